@@ -1,0 +1,12 @@
+"""Where the app finds its bundled resources, from a source tree or a PyInstaller bundle."""
+
+import sys
+from pathlib import Path
+
+
+def resources_dir() -> Path:
+    """The `resources/` folder: next to `app/` in a checkout, under `_MEIPASS` in a bundle."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:
+        return Path(bundle) / "resources"
+    return Path(__file__).resolve().parent.parent / "resources"
