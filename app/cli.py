@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import NoReturn
 
@@ -63,11 +64,19 @@ def main(argv: list[str]) -> int:
         except KeyboardInterrupt:
             print("interrupted", file=sys.stderr)
             return 130
+        except BrokenPipeError:
+            # `tpotbench report ... | head` closed our stdout: not an error worth a traceback.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 0
     args = _gui_parser().parse_args(argv)
     try:
         gui = importlib.import_module("app.ui.launch")
-    except ImportError as exc:  # the window lands in a later change; say what works today
-        print(f"tpotbench: the window is not available ({exc}).", file=sys.stderr)
-        _gui_parser().print_help()
-        return 0
+    except ImportError as exc:  # Qt or a system library missing: the headless commands still work
+        print(
+            f"tpotbench: the window cannot start ({exc}); the commands in "
+            "'tpotbench --help' still work.",
+            file=sys.stderr,
+        )
+        return 1
     return int(gui.launch(args))

@@ -1,0 +1,266 @@
+"""`tpotbench roofline`: the decode floor, bytes per step, MBU, ridge point and KV capacity."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from app.roofline.capacity import KVCapacity, kv_capacity
+from app.roofline.catalog import (
+    CatalogError,
+    add_custom_gpu,
+    get_gpu,
+    get_kv_dtype,
+    get_model,
+    get_weight_format,
+    list_gpus,
+    list_kv_dtypes,
+    list_models,
+    list_weight_formats,
+    user_gpu_file,
+)
+from app.roofline.decode import (
+    arithmetic_intensity,
+    decode_floor,
+    decode_step_bytes,
+    decode_step_flops,
+    mbu,
+    mfu,
+    prefill_floor,
+    ridge_point,
+)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
+
+
+def _utilisation(text: str) -> float:
+    value = _positive_float(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--gpu", default="rtx3090", help="GPU id or name (default: rtx3090)")
+    parser.add_argument(
+        "--model",
+        default="qwen2.5-7b",
+        help="model id, Hugging Face repo name, or a path to a config.json (default: qwen2.5-7b)",
+    )
+    parser.add_argument(
+        "--dtype",
+        default="bf16",
+        help="weight format: bf16 fp16 fp8 int8 awq-int4 gptq-int4 q8_0 q4_k_m (default: bf16)",
+    )
+    parser.add_argument("--kv-dtype", default="fp16", help="KV-cache dtype: fp16 bf16 fp8")
+    parser.add_argument("--batch", type=_positive_int, default=1, help="running sequences")
+    parser.add_argument(
+        "--context", type=_non_negative_int, default=512, help="cached tokens per sequence"
+    )
+    parser.add_argument("--tpot-ms", type=_positive_float, help="a measured TPOT, for MBU/MFU")
+    parser.add_argument(
+        "--prompt-tokens", type=_positive_int, help="also print the prefill floor for this prompt"
+    )
+    parser.add_argument(
+        "--gpu-memory-utilization", type=_utilisation, default=0.85, help="as vLLM's flag"
+    )
+    parser.add_argument("--block-size", type=_positive_int, default=16, help="KV block size")
+    parser.add_argument(
+        "--num-gpu-blocks",
+        type=_non_negative_int,
+        help="the server's num_gpu_blocks (vllm:cache_config_info) instead of the estimate",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--list",
+        choices=["gpus", "models", "formats"],
+        help="list the catalogue instead of computing",
+    )
+    custom = parser.add_argument_group(
+        "adding a GPU to your catalogue (gpus.json in the config dir)"
+    )
+    custom.add_argument("--add-gpu", metavar="ID", help="save a custom GPU under this id")
+    custom.add_argument("--gpu-name", help="display name of the custom GPU")
+    custom.add_argument("--memory-gib", type=_positive_float, help="memory size in GiB")
+    custom.add_argument("--bandwidth-gb-s", type=_positive_float, help="peak bandwidth, GB/s")
+    custom.add_argument("--bf16-tflops", type=_positive_float, help="dense BF16/FP16 TFLOPS")
+    custom.add_argument("--fp8-tflops", type=_positive_float, help="dense FP8 TFLOPS")
+    custom.add_argument("--int8-tops", type=_positive_float, help="dense INT8 TOPS")
+    custom.add_argument("--source", help="where the numbers come from (datasheet, URL)")
+
+
+def compute(args: argparse.Namespace) -> dict[str, Any]:
+    """Every figure the command prints, keyed as in the --json output (raises CatalogError)."""
+    gpu, model = get_gpu(args.gpu), get_model(args.model)
+    fmt, kv = get_weight_format(args.dtype), get_kv_dtype(args.kv_dtype)
+    step = decode_step_bytes(model, fmt, kv, args.batch, args.context)
+    floor = decode_floor(gpu, model, fmt, kv, args.batch, args.context)
+    single = decode_floor(gpu, model, fmt, kv, 1, args.context)
+    if args.num_gpu_blocks is not None:
+        cap = KVCapacity(
+            args.num_gpu_blocks, args.block_size, args.num_gpu_blocks * args.block_size
+        )
+        cap_source = "server"
+    else:
+        cap = kv_capacity(gpu, model, fmt, kv, args.gpu_memory_utilization, args.block_size)
+        cap_source = "estimate"
+    out: dict[str, Any] = {
+        "gpu": gpu.id,
+        "model": model.id,
+        "dtype": fmt.id,
+        "kv_dtype": kv.id,
+        "batch": args.batch,
+        "context": args.context,
+        "floor_tpot_ms": floor.seconds * 1e3,
+        "memory_ms": floor.memory_s * 1e3,
+        "compute_ms": floor.compute_s * 1e3,
+        "bound": floor.bound,
+        "bytes_per_step": step.total_bytes,
+        "weights_bytes": step.weights_bytes,
+        "lm_head_bytes": step.lm_head_bytes,
+        "kv_bytes": step.kv_bytes,
+        "flops_per_step": decode_step_flops(model, args.batch, args.context),
+        "arithmetic_intensity": arithmetic_intensity(model, fmt, kv, args.batch, args.context),
+        "ridge_flops_per_byte": ridge_point(gpu, fmt),
+        "best_single_stream_tok_s": 1.0 / single.seconds,
+        "kv_capacity_tokens": cap.tokens,
+        "num_gpu_blocks": cap.num_gpu_blocks,
+        "block_size": cap.block_size,
+        "kv_capacity_source": cap_source,
+        "max_concurrency_at_context": cap.concurrency(args.context) if args.context else None,
+        "tpot_ms": args.tpot_ms,
+        "mbu": None,
+        "mfu": None,
+        "sources": {"gpu": gpu.source, "model": model.source, "dtype": fmt.source},
+    }
+    if args.tpot_ms is not None:
+        seconds = args.tpot_ms / 1e3
+        out["mbu"] = mbu(step.total_bytes, seconds, gpu)
+        out["mfu"] = mfu(out["flops_per_step"], seconds, gpu, fmt)
+    if args.prompt_tokens:
+        out["prefill_floor_ms"] = prefill_floor(gpu, model, fmt, args.prompt_tokens).seconds * 1e3
+    return out
+
+
+def _gb(n: float) -> str:
+    return f"{n / 1e9:.3f} GB"
+
+
+def _text(r: dict[str, Any]) -> str:
+    lines = [
+        f"{r['model']} ({r['dtype']}, KV {r['kv_dtype']}) on {r['gpu']}, "
+        f"batch {r['batch']}, context {r['context']}",
+        f"  floor TPOT       {r['floor_tpot_ms']:.2f} ms ({r['bound']}-bound: memory "
+        f"{r['memory_ms']:.2f} ms, compute {r['compute_ms']:.2f} ms)",
+        f"  bytes per step   {_gb(r['bytes_per_step'])} = weights {_gb(r['weights_bytes'])} "
+        f"+ LM head {_gb(r['lm_head_bytes'])} + KV {_gb(r['kv_bytes'])}",
+        f"  best single-stream {r['best_single_stream_tok_s']:.1f} tok/s",
+        f"  ridge point      {r['ridge_flops_per_byte']:.1f} FLOP/byte "
+        f"(this step: {r['arithmetic_intensity']:.2f} FLOP/byte)",
+        f"  KV capacity      {r['kv_capacity_tokens']:,} tokens ({r['num_gpu_blocks']:,} blocks "
+        f"of {r['block_size']}, {r['kv_capacity_source']})",
+    ]
+    if r["max_concurrency_at_context"] is not None:
+        lines.append(
+            f"  concurrency      {r['max_concurrency_at_context']:.1f} sequences "
+            f"of {r['context']} tokens"
+        )
+    if r.get("prefill_floor_ms") is not None:
+        lines.append(f"  prefill floor    {r['prefill_floor_ms']:.2f} ms")
+    if r["mbu"] is not None:
+        lines.append(
+            f"  measured {r['tpot_ms']:g} ms: MBU {r['mbu'] * 100:.1f} %, "
+            f"MFU {r['mfu'] * 100:.2f} %"
+        )
+    return "\n".join(lines)
+
+
+def _listing(kind: str) -> str:
+    if kind == "gpus":
+        return "\n".join(
+            f"{g.id:<16} {g.memory_bytes / 2**30:>5.0f} GiB {g.bandwidth_bytes_per_s / 1e9:>6.0f} "
+            f"GB/s {g.flops_dense_bf16 / 1e12:>7.1f} TFLOPS  {g.name}"
+            for g in list_gpus()
+        )
+    if kind == "models":
+        return "\n".join(
+            f"{m.id:<16} {m.params_total / 1e9:>7.2f}B  {m.name}" for m in list_models()
+        )
+    fmts = [f"{f.id:<10} {f.bytes_per_param:.4f} B/weight  {f.name}" for f in list_weight_formats()]
+    kvs = [f"kv {k.id:<7} {k.bytes:g} B/element" for k in list_kv_dtypes()]
+    return "\n".join(fmts + kvs)
+
+
+def _add_gpu(args: argparse.Namespace) -> int:
+    needed = {
+        "--memory-gib": args.memory_gib,
+        "--bandwidth-gb-s": args.bandwidth_gb_s,
+        "--bf16-tflops": args.bf16_tflops,
+        "--source": args.source,
+    }
+    missing = [flag for flag, value in needed.items() if not value]
+    if missing:
+        print(
+            f"tpotbench roofline: error: --add-gpu also needs {', '.join(missing)}", file=sys.stderr
+        )
+        return 2
+    gpu = add_custom_gpu(
+        args.add_gpu,
+        args.gpu_name or args.add_gpu,
+        args.memory_gib,
+        args.bandwidth_gb_s,
+        args.bf16_tflops,
+        args.source,
+        args.fp8_tflops,
+        args.int8_tops,
+    )
+    print(f"saved GPU {gpu.id!r} to {user_gpu_file()}; use it with --gpu {gpu.id}")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if args.add_gpu:
+            return _add_gpu(args)
+        if args.list:
+            print(_listing(args.list))
+            return 0
+        result = compute(args)
+    except CatalogError as exc:
+        print(f"tpotbench roofline: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"tpotbench roofline: error: cannot save the GPU: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, indent=1) if args.json else _text(result))
+    return 0
