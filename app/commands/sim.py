@@ -1,0 +1,211 @@
+"""`tpotbench sim`: serve the simulated vLLM (OpenAI-compatible API, /metrics) until Ctrl+C."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from app.sim.config import DEFAULT_SPIN_US, FAULT_KINDS, SimConfig, SimConfigError
+
+_D = SimConfig()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.ArgumentDefaultsHelpFormatter
+    add = parser.add_argument
+    add("--host", default=_D.host, help="address to listen on")
+    add("--port", type=int, default=_D.port, help="port to listen on (0 = any free port)")
+    add(
+        "--gpu",
+        default=_D.gpu,
+        help="simulated GPU id from the catalogue (see 'tpotbench roofline')",
+    )
+    add("--model", default=_D.model, help="simulated model architecture id from the catalogue")
+    add("--dtype", default=_D.dtype, help="weight format id (bf16, fp16, fp8, awq-int4, ...)")
+    add("--kv-cache-dtype", default=_D.kv_cache_dtype, help="auto, fp16, bf16 or fp8")
+    add(
+        "--served-model-name",
+        nargs="+",
+        default=None,
+        help="name(s) the API accepts in 'model' (default: the --model id)",
+    )
+    add(
+        "--gpu-memory-utilization",
+        type=float,
+        default=_D.gpu_memory_utilization,
+        help="share of GPU memory for weights, activations and KV cache, as in vLLM",
+    )
+    add("--max-model-len", type=int, default=_D.max_model_len, help="prompt + reply limit")
+    add("--max-num-seqs", type=int, default=_D.max_num_seqs, help="most running sequences")
+    add(
+        "--max-num-batched-tokens",
+        type=int,
+        default=_D.max_num_batched_tokens,
+        help="token budget of one engine step (decodes + prefill chunks)",
+    )
+    add("--block-size", type=int, default=_D.block_size, help="KV cache block size in tokens")
+    add("--seed", type=int, default=_D.seed, help="seed for reply lengths, text and faults")
+
+    timing = parser.add_argument_group("timing model")
+    timing.add_argument(
+        "--bandwidth-efficiency",
+        type=float,
+        default=_D.bandwidth_efficiency,
+        help="achieved share of peak memory bandwidth",
+    )
+    timing.add_argument(
+        "--compute-efficiency",
+        type=float,
+        default=_D.compute_efficiency,
+        help="achieved share of peak tensor FLOP/s",
+    )
+    timing.add_argument(
+        "--step-overhead-ms", type=float, default=_D.step_overhead_ms, help="fixed cost per step"
+    )
+    timing.add_argument(
+        "--spin-us",
+        type=float,
+        default=DEFAULT_SPIN_US,
+        help="busy-wait this long before each step's deadline (asyncio timers tick in ms)",
+    )
+    timing.add_argument(
+        "--eos-median-tokens",
+        type=float,
+        default=_D.eos_median_tokens,
+        help="median natural reply length when ignore_eos is off (log-normal)",
+    )
+    timing.add_argument(
+        "--eos-sigma", type=float, default=_D.eos_sigma, help="log-normal spread of reply lengths"
+    )
+
+    gateway = parser.add_argument_group("gateway behaviour")
+    gateway.add_argument("--path-prefix", default="", help="serve under a prefix, e.g. /api")
+    gateway.add_argument(
+        "--api-key", default=None, help="require 'Authorization: Bearer KEY' on /v1 routes"
+    )
+    gateway.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        default=None,
+        help="like --api-key, the key read from this environment variable (not shown by ps)",
+    )
+    gateway.add_argument(
+        "--network-latency-ms",
+        type=float,
+        default=0.0,
+        help="added one-way delay on every request and every response write",
+    )
+    gateway.add_argument(
+        "--no-stream-usage",
+        action="store_true",
+        help="never send the usage chunk, even when stream_options.include_usage is set",
+    )
+    gateway.add_argument("--disable-metrics", action="store_true", help="answer 404 on /metrics")
+
+    faults = parser.add_argument_group(
+        "fault injection",
+        "; ".join(f"{k}: {v}" for k, v in FAULT_KINDS.items()),
+    )
+    faults.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        choices=list(FAULT_KINDS),
+        help="inject this fault (repeat to rotate several); on every request unless limited",
+    )
+    faults.add_argument(
+        "--fault-rate", type=float, default=None, help="share of requests hit (0-1)"
+    )
+    faults.add_argument("--fault-every", type=int, default=None, help="hit every Nth request")
+    faults.add_argument(
+        "--retry-after", type=int, default=_D.retry_after_s, help="429 Retry-After (s)"
+    )
+    faults.add_argument(
+        "--slow-first-byte-ms",
+        type=float,
+        default=_D.slow_first_byte_ms,
+        help="delay of the slow-first-byte fault",
+    )
+
+
+def config_from_args(args: argparse.Namespace) -> SimConfig:
+    return SimConfig(
+        host=args.host,
+        port=args.port,
+        gpu=args.gpu,
+        model=args.model,
+        dtype=args.dtype,
+        kv_cache_dtype=args.kv_cache_dtype,
+        served_model_name=list(args.served_model_name or [args.model]),
+        gpu_memory_utilization=args.gpu_memory_utilization,
+        max_model_len=args.max_model_len,
+        max_num_seqs=args.max_num_seqs,
+        max_num_batched_tokens=args.max_num_batched_tokens,
+        block_size=args.block_size,
+        seed=args.seed,
+        bandwidth_efficiency=args.bandwidth_efficiency,
+        compute_efficiency=args.compute_efficiency,
+        step_overhead_ms=args.step_overhead_ms,
+        spin_us=args.spin_us,
+        eos_median_tokens=args.eos_median_tokens,
+        eos_sigma=args.eos_sigma,
+        path_prefix=args.path_prefix,
+        api_key=args.api_key,
+        network_latency_ms=args.network_latency_ms,
+        faults=list(args.fault),
+        fault_rate=args.fault_rate,
+        fault_every=args.fault_every,
+        retry_after_s=args.retry_after,
+        slow_first_byte_ms=args.slow_first_byte_ms,
+        no_stream_usage=args.no_stream_usage,
+        disable_metrics=args.disable_metrics,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    try:
+        if args.api_key_env:
+            key = os.environ.get(args.api_key_env)
+            if not key:
+                raise SimConfigError(f"--api-key-env: the variable {args.api_key_env} is not set")
+            config.api_key = key
+        config.validate()
+        from app.roofline.catalog import CatalogError
+        from app.sim.server import build_app
+
+        try:
+            app = build_app(config)
+        except CatalogError as exc:
+            raise SimConfigError(str(exc)) from None
+    except SimConfigError as exc:
+        print(f"tpotbench sim: error: {exc}", file=sys.stderr)
+        return 2
+    import gc
+
+    import uvicorn
+
+    # Everything built so far lives as long as the server: keep it out of the collector's
+    # full passes, whose pauses (a few ms) would otherwise make a step late now and then.
+    gc.collect()
+    gc.freeze()
+    state = app.state.sim
+    prefix = config.normalized_prefix
+    print(
+        f"tpotbench sim: {config.model} ({config.dtype}) on {state.cost.gpu.name}, "
+        f"{state.cost.num_gpu_blocks} KV blocks x {config.block_size} tokens; "
+        f"serving {', '.join(config.served_model_name)} at "
+        f"http://{config.host}:{config.port}{prefix}/v1",
+        flush=True,
+    )
+    uvicorn.run(
+        app,
+        host=config.host,
+        port=config.port,
+        log_level="warning",
+        loop="auto",
+        http="auto",
+        timeout_graceful_shutdown=2,
+    )
+    return 0

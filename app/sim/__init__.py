@@ -1,0 +1,1 @@
+"""The built-in simulated vLLM server: continuous batching on a roofline cost model."""

@@ -1,0 +1,159 @@
+"""Every setting of the simulated vLLM server, with validation that names the bad value."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+FAULT_KINDS: dict[str, str] = {
+    "429": "answer 429 Too Many Requests with a Retry-After header",
+    "500": "answer 500 Internal Server Error",
+    "cut": "stream half the reply, then drop the connection (no finish_reason, no [DONE])",
+    "malformed": "send one chunk that is not valid JSON in the middle of the stream",
+    "no-choices": "answer 200 with a JSON body (or chunks) that has no 'choices' key",
+    "slow-first-byte": "hold the response headers back for --slow-first-byte-ms",
+}
+
+
+DEFAULT_SPIN_US = 3000.0
+
+
+class SimConfigError(ValueError):
+    """A setting is out of range; the message says which and what is allowed."""
+
+
+@dataclass
+class SimConfig:
+    """The simulator's settings; defaults are the field guide's RTX 3090 + Qwen2.5-7B case."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    gpu: str = "rtx3090"
+    model: str = "qwen2.5-7b"
+    dtype: str = "bf16"
+    kv_cache_dtype: str = "auto"
+    served_model_name: list[str] = field(default_factory=lambda: ["qwen2.5-7b"])
+    gpu_memory_utilization: float = 0.85
+    max_model_len: int = 4096
+    max_num_seqs: int = 256
+    max_num_batched_tokens: int = 2048
+    block_size: int = 16
+    seed: int = 0
+    # Timing model, calibrated on the field guide (see benchmarks/sim_calibration.py).
+    bandwidth_efficiency: float = 0.86
+    compute_efficiency: float = 0.85
+    step_overhead_ms: float = 2.0
+    # Wake this long before a step's deadline and busy-wait the rest: event-loop timers fire up
+    # to ~2 ms late (millisecond ticks, a cached loop clock). None = 3000 us in a process of its
+    # own, 0 in a thread (spinning would hold the interpreter lock the host application needs).
+    spin_us: float | None = None
+    # Natural reply length (tokens) when ignore_eos is off: log-normal, heavy-tailed. Long on
+    # purpose: in the field guide's run (ShareGPT prompts, max_tokens = the dataset reply) the
+    # model generated 211.6 tokens per request, the dataset's mean, so EOS rarely came first.
+    eos_median_tokens: float = 1200.0
+    eos_sigma: float = 0.5
+    # Gateway behaviour.
+    path_prefix: str = ""
+    api_key: str | None = field(default=None, repr=False)
+    network_latency_ms: float = 0.0
+    # Fault injection (off unless `faults` is non-empty).
+    faults: list[str] = field(default_factory=list)
+    fault_rate: float | None = None
+    fault_every: int | None = None
+    retry_after_s: int = 1
+    slow_first_byte_ms: float = 2000.0
+    no_stream_usage: bool = False
+    disable_metrics: bool = False
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.repr
+        )
+        key = ", api_key=<set>" if self.api_key else ""
+        return f"SimConfig({shown}{key})"
+
+    @property
+    def resolved_kv_dtype(self) -> str:
+        """vLLM's 'auto' stores the KV cache in the model's activation dtype."""
+        if self.kv_cache_dtype != "auto":
+            return self.kv_cache_dtype
+        return "fp16" if self.dtype == "fp16" else "bf16"
+
+    @property
+    def normalized_prefix(self) -> str:
+        prefix = self.path_prefix.strip()
+        if not prefix or prefix == "/":
+            return ""
+        return "/" + prefix.strip("/")
+
+    def validate(self) -> None:
+        """Raise SimConfigError with a one-line message for the first out-of-range setting."""
+        checks: list[tuple[bool, str]] = [
+            (0 <= self.port <= 65535, f"--port must be 0-65535, got {self.port}"),
+            (
+                0.0 < self.gpu_memory_utilization <= 1.0,
+                f"--gpu-memory-utilization must be in (0, 1], got {self.gpu_memory_utilization}",
+            ),
+            (self.max_model_len >= 16, f"--max-model-len must be >= 16, got {self.max_model_len}"),
+            (self.max_num_seqs >= 1, f"--max-num-seqs must be >= 1, got {self.max_num_seqs}"),
+            (
+                self.max_num_batched_tokens >= 16,
+                f"--max-num-batched-tokens must be >= 16, got {self.max_num_batched_tokens}",
+            ),
+            (
+                self.block_size in (8, 16, 32),
+                f"--block-size must be 8, 16 or 32, got {self.block_size}",
+            ),
+            (
+                0.0 < self.bandwidth_efficiency <= 1.0,
+                f"--bandwidth-efficiency must be in (0, 1], got {self.bandwidth_efficiency}",
+            ),
+            (
+                0.0 < self.compute_efficiency <= 1.0,
+                f"--compute-efficiency must be in (0, 1], got {self.compute_efficiency}",
+            ),
+            (
+                self.step_overhead_ms >= 0,
+                f"--step-overhead-ms must be >= 0, got {self.step_overhead_ms}",
+            ),
+            (
+                self.eos_median_tokens >= 1,
+                f"--eos-median-tokens must be >= 1, got {self.eos_median_tokens}",
+            ),
+            (
+                self.spin_us is None or 0 <= self.spin_us <= 20_000,
+                f"--spin-us must be 0-20000, got {self.spin_us}",
+            ),
+            (self.eos_sigma >= 0, f"--eos-sigma must be >= 0, got {self.eos_sigma}"),
+            (
+                self.network_latency_ms >= 0,
+                f"--network-latency-ms must be >= 0, got {self.network_latency_ms}",
+            ),
+            (
+                self.fault_rate is None or 0.0 <= self.fault_rate <= 1.0,
+                f"--fault-rate must be in [0, 1], got {self.fault_rate}",
+            ),
+            (
+                self.fault_every is None or self.fault_every >= 1,
+                f"--fault-every must be >= 1, got {self.fault_every}",
+            ),
+            (self.retry_after_s >= 0, f"--retry-after must be >= 0, got {self.retry_after_s}"),
+            (
+                self.slow_first_byte_ms >= 0,
+                f"--slow-first-byte-ms must be >= 0, got {self.slow_first_byte_ms}",
+            ),
+            (bool(self.served_model_name), "--served-model-name needs at least one name"),
+            (
+                self.kv_cache_dtype in ("auto", "fp16", "bf16", "fp8"),
+                f"--kv-cache-dtype must be auto, fp16, bf16 or fp8, got {self.kv_cache_dtype!r}",
+            ),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise SimConfigError(message)
+        for kind in self.faults:
+            if kind not in FAULT_KINDS:
+                known = ", ".join(FAULT_KINDS)
+                raise SimConfigError(f"unknown --fault {kind!r}; choose from {known}")
+        if self.path_prefix and not self.normalized_prefix.startswith("/"):
+            raise SimConfigError(f"--path-prefix must look like /api, got {self.path_prefix!r}")

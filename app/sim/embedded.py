@@ -1,0 +1,173 @@
+"""Run the simulator inside this process (a uvicorn thread) or as a `python -m app sim` child."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from types import TracebackType
+
+from app.sim.config import SimConfig
+
+_START_TIMEOUT_S = 20.0
+
+
+class SimStartError(RuntimeError):
+    """The simulator did not come up; the message says why."""
+
+
+class RunningSim:
+    """A started simulator: `base_url` (with any path prefix), `port`, `stop()`."""
+
+    def __init__(self, host: str, port: int, prefix: str, stopper: object) -> None:
+        self.host = host
+        self.port = port
+        self.root_url = f"http://{host}:{port}"
+        self.base_url = self.root_url + prefix
+        self._stopper = stopper
+
+    def stop(self) -> None:
+        stop = self._stopper
+        self._stopper = None
+        if stop is not None:
+            stop()  # type: ignore[operator]
+
+    def __enter__(self) -> RunningSim:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"RunningSim(base_url={self.base_url!r})"
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def start_sim_thread(
+    config: SimConfig | None = None, host: str = "127.0.0.1", port: int = 0
+) -> RunningSim:
+    """uvicorn on a daemon thread with its own event loop; returns once it accepts requests."""
+    import uvicorn
+
+    from app.sim.server import build_app
+
+    config = config or SimConfig()
+    if config.spin_us is None:  # never busy-wait holding the host process's interpreter lock
+        config = dataclasses.replace(config, spin_us=0.0)
+    app = build_app(config)
+    sock = _bind(host, port)
+    actual_port = sock.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            log_level="warning",
+            lifespan="on",
+            loop="asyncio",
+            http="h11",
+            timeout_graceful_shutdown=2,
+        )
+    )
+    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(server.serve(sockets=[sock]))
+        except BaseException as exc:  # surfaced to the starting thread below
+            errors.append(exc)
+        finally:
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    thread = threading.Thread(target=run, name=f"tpotbench-sim-{actual_port}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + _START_TIMEOUT_S
+    while not server.started:
+        if errors or not thread.is_alive():
+            sock.close()
+            raise SimStartError(f"the simulator thread failed to start: {errors[:1]}")
+        if time.monotonic() > deadline:
+            server.should_exit = True
+            thread.join(5)
+            sock.close()
+            raise SimStartError("the simulator thread did not start within 20 s")
+        time.sleep(0.005)
+
+    def stop() -> None:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+    return RunningSim(host, actual_port, config.normalized_prefix, stop)
+
+
+def start_sim_process(args: list[str], port: int = 0) -> RunningSim:
+    """`python -m app sim ARGS --port PORT` as a child process (its own GIL and core)."""
+    host = "127.0.0.1"
+    if port == 0:
+        probe = _bind(host, 0)
+        port = probe.getsockname()[1]
+        probe.close()
+    prefix = ""
+    if "--path-prefix" in args:
+        prefix = SimConfig(path_prefix=args[args.index("--path-prefix") + 1]).normalized_prefix
+    cmd = [sys.executable, "-m", "app", "sim", *args, "--host", host, "--port", str(port)]
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    # stderr goes to a file, not a pipe nobody drains: a chatty child must never block.
+    errors = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # noqa: SIM115 (closed by stop)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=errors, env=env)
+
+    def stop() -> None:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        errors.close()
+
+    deadline = time.monotonic() + _START_TIMEOUT_S
+    while True:
+        if proc.poll() is not None:
+            errors.seek(0)
+            message = errors.read().strip()
+            stop()
+            raise SimStartError(f"'tpotbench sim' exited with code {proc.returncode}: {message}")
+        try:
+            with socket.create_connection((host, port), timeout=0.2):
+                break
+        except OSError:
+            if time.monotonic() > deadline:
+                stop()
+                raise SimStartError(
+                    "'tpotbench sim' did not accept connections within 20 s"
+                ) from None
+            time.sleep(0.02)
+
+    return RunningSim(host, port, prefix, stop)

@@ -1,0 +1,123 @@
+"""The engine's timing model in virtual time: a benchmark run in milliseconds, no HTTP.
+
+Feeds a workload through the same scheduler and cost model the server uses, with a client
+like `vllm bench serve` (arrivals at a rate or all at once, a concurrency cap) and the same
+per-request reply-length draws, and reports vLLM's per-request metrics. It shows what the
+model itself predicts, apart from HTTP and machine noise; the calibration test uses it.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+import random
+from dataclasses import dataclass, field
+
+from app.sim.config import SimConfig
+from app.sim.engine import Engine, SimRequest
+from app.sim.textgen import reply_length
+from app.sim.timing import StepCostModel
+
+
+class _NullSink:
+    def prepare(self, text: str, finish_reason: str | None) -> None:
+        pass
+
+    def flush(self, deadline_ns: int) -> None:
+        pass
+
+    def aborted(self, reason: str) -> None:
+        pass
+
+
+@dataclass
+class ReplayResult:
+    ttft_s: list[float] = field(default_factory=list)
+    tpot_s: list[float] = field(default_factory=list)  # requests with more than one token
+    output_tokens: list[int] = field(default_factory=list)
+    duration_s: float = 0.0
+    preemptions: int = 0
+
+    @property
+    def request_throughput(self) -> float:
+        return len(self.output_tokens) / self.duration_s
+
+    @property
+    def output_throughput(self) -> float:
+        return sum(self.output_tokens) / self.duration_s
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Linear interpolation between closest ranks, as numpy's default."""
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100.0
+    low, high = math.floor(pos), math.ceil(pos)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def replay(
+    config: SimConfig,
+    workload: list[tuple[int, int, int]],
+    *,
+    max_concurrency: int,
+    request_rate: float = math.inf,
+    seed: int = 0,
+) -> ReplayResult:
+    """Run (prompt tokens, max_tokens, reply seed) requests in order, in virtual time.
+
+    The reply seed is `textgen.request_seed(config.seed, prompt text)`, as the server draws it.
+    """
+    cost = StepCostModel(config)
+    engine = Engine(
+        step_seconds=cost.step_seconds,
+        num_gpu_blocks=cost.num_gpu_blocks,
+        block_size=config.block_size,
+        max_num_seqs=config.max_num_seqs,
+        max_num_batched_tokens=config.max_num_batched_tokens,
+    )
+    arrivals = [0.0] * len(workload)
+    if math.isfinite(request_rate):
+        rng = random.Random(seed)
+        for i in range(1, len(workload)):
+            arrivals[i] = arrivals[i - 1] + rng.expovariate(request_rate)
+    result = ReplayResult()
+    queue: collections.deque[int] = collections.deque()
+    sent: dict[SimRequest, tuple[float, list[float]]] = {}
+    now, next_arrival, first_send, last_end = 0.0, 0, math.inf, 0.0
+    while len(result.output_tokens) < len(workload):
+        while next_arrival < len(workload) and arrivals[next_arrival] <= now:
+            queue.append(next_arrival)
+            next_arrival += 1
+        while queue and len(sent) < max_concurrency:
+            index = queue.popleft()
+            prompt, max_tokens, req_seed = workload[index]
+            target, reason = reply_length(
+                random.Random(req_seed),
+                max_tokens=max_tokens,
+                min_tokens=0,
+                ignore_eos=False,
+                median=config.eos_median_tokens,
+                sigma=config.eos_sigma,
+            )
+            req = SimRequest(str(index), prompt, target, reason, _NullSink(), req_seed)
+            engine.submit(req)
+            sent[req] = (now, [])
+            first_send = min(first_send, now)
+        if not engine.running and not engine.waiting:
+            now = max(now, arrivals[next_arrival])
+            continue
+        outputs, work = engine._plan()
+        now += cost.step_seconds(work)
+        for req in outputs:
+            start, times = sent[req]
+            times.append(now)
+            if req.generated >= req.target_tokens:
+                del sent[req]
+                last_end = max(last_end, now)
+                result.ttft_s.append(times[0] - start)
+                result.output_tokens.append(len(times))
+                if len(times) > 1:
+                    result.tpot_s.append((times[-1] - times[0]) / (len(times) - 1))
+    result.duration_s = last_end - first_send
+    result.preemptions = engine.num_preemptions
+    return result

@@ -1,0 +1,161 @@
+"""Parsing and validating OpenAI request bodies the way vLLM does, with vLLM's error statuses."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from app.sim.config import SimConfig
+from app.sim.textgen import count_chat_tokens, count_tokens, message_text
+
+
+class ApiError(Exception):
+    """A request vLLM would refuse; status and OpenAI error type included."""
+
+    def __init__(self, status: int, message: str, err_type: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.err_type = err_type
+
+
+def error_body(message: str, err_type: str, code: int | str | None) -> dict[str, Any]:
+    """OpenAI's error shape, which current vLLM also sends (code = the HTTP status there)."""
+    return {"error": {"message": message, "type": err_type, "param": None, "code": code}}
+
+
+def _bad(message: str) -> ApiError:
+    return ApiError(400, message, "BadRequestError")
+
+
+@dataclass
+class ParsedRequest:
+    model: str
+    prompt_tokens: int
+    max_tokens: int
+    min_tokens: int
+    ignore_eos: bool
+    stream: bool
+    include_usage: bool
+    seed: int | None
+    prompt_key: str  # the prompt as text, so a prompt always gets the same reply (greedy-like)
+
+
+def _int_field(body: dict[str, Any], name: str, minimum: int) -> int | None:
+    value = body.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _bad(f"'{name}' must be an integer, got {json.dumps(value)}")
+    if value < minimum:
+        raise _bad(f"'{name}' must be at least {minimum}, got {value}")
+    return value
+
+
+def _prompt_key(body: dict[str, Any], chat: bool) -> str:
+    """The prompt's text: message contents joined by newlines, or the completion prompt."""
+    if chat:
+        return "\n".join(message_text(m.get("content")) for m in body["messages"])
+    prompt = body.get("prompt")
+    if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], str):
+        prompt = prompt[0]
+    return prompt if isinstance(prompt, str) else json.dumps(prompt)
+
+
+def _prompt_tokens(body: dict[str, Any], chat: bool) -> int:
+    if chat:
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            raise _bad("'messages' must be a non-empty list of {role, content} objects")
+        if not all(isinstance(m, dict) and "role" in m for m in messages):
+            raise _bad("every entry of 'messages' must be an object with a 'role'")
+        return count_chat_tokens(messages)
+    prompt = body.get("prompt")
+    if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], str | list):
+        prompt = prompt[0]
+    if isinstance(prompt, str):
+        return count_tokens(prompt)
+    if isinstance(prompt, list) and prompt and all(isinstance(t, int) for t in prompt):
+        return len(prompt)  # token ids
+    if isinstance(prompt, list):
+        raise _bad("'prompt' must be one string or one list of token ids (no batches here)")
+    raise _bad("'prompt' is required: a string or a list of token ids")
+
+
+def parse_request(raw: bytes, config: SimConfig, *, chat: bool) -> ParsedRequest:
+    """Validate a chat or completions body; raise ApiError with vLLM's status otherwise."""
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise _bad(f"the request body is not valid JSON ({exc})") from None
+    if not isinstance(body, dict):
+        raise _bad("the request body must be a JSON object")
+    model = body.get("model")
+    names = config.served_model_name
+    if model is None:
+        model = names[0]  # vLLM serves the first served name when 'model' is omitted
+    if not isinstance(model, str) or model not in names:
+        served = ", ".join(names)
+        raise ApiError(
+            404,
+            f"The model `{model}` does not exist. Served models: {served}.",
+            "NotFoundError",
+        )
+    prompt_tokens = _prompt_tokens(body, chat)
+    if body.get("n", 1) != 1:
+        raise _bad("'n' must be 1 on the simulator")
+    limit = config.max_model_len
+    if prompt_tokens >= limit:
+        raise _bad(
+            f"This model's maximum context length is {limit} tokens. However, your request has "
+            f"{prompt_tokens} input tokens. Please reduce the length of the input messages."
+        )
+    max_tokens = _int_field(body, "max_completion_tokens", 1)
+    if max_tokens is None:
+        max_tokens = _int_field(body, "max_tokens", 1)
+    if max_tokens is None:
+        max_tokens = limit - prompt_tokens
+    elif prompt_tokens + max_tokens > limit:
+        raise _bad(
+            f"'max_tokens' or 'max_completion_tokens' is too large: {max_tokens}. This model's "
+            f"maximum context length is {limit} tokens and your request has {prompt_tokens} "
+            f"input tokens ({max_tokens} > {limit} - {prompt_tokens})."
+        )
+    min_tokens = _int_field(body, "min_tokens", 0) or 0
+    if min_tokens > max_tokens:
+        raise _bad(
+            f"min_tokens ({min_tokens}) must be less than or equal to max_tokens ({max_tokens})"
+        )
+    temperature = body.get("temperature")
+    if temperature is not None and (
+        isinstance(temperature, bool) or not isinstance(temperature, int | float) or temperature < 0
+    ):
+        raise _bad(f"'temperature' must be a number >= 0, got {json.dumps(temperature)}")
+    stop = body.get("stop")
+    if stop is not None and not isinstance(stop, str | list):
+        raise _bad("'stop' must be a string or a list of strings")
+    stream = body.get("stream", False)
+    if not isinstance(stream, bool):
+        raise _bad("'stream' must be true or false")
+    options = body.get("stream_options")
+    if options is not None and not isinstance(options, dict):
+        raise _bad("'stream_options' must be an object")
+    if options and not stream:
+        raise _bad("Stream options can only be defined when `stream=True`.")
+    include_usage = bool(options and options.get("include_usage"))
+    ignore_eos = body.get("ignore_eos", False)
+    if not isinstance(ignore_eos, bool):
+        raise _bad("'ignore_eos' must be true or false")
+    seed = _int_field(body, "seed", -(2**63))
+    return ParsedRequest(
+        model=model,
+        prompt_tokens=prompt_tokens,
+        max_tokens=max_tokens,
+        min_tokens=min_tokens,
+        ignore_eos=ignore_eos,
+        stream=stream,
+        include_usage=include_usage,
+        seed=seed,
+        prompt_key=_prompt_key(body, chat),
+    )

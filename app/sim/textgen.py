@@ -1,0 +1,137 @@
+"""Deterministic readable text, the simulator's token-count approximation, and reply lengths."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import zlib
+
+# Short common words, 3.3 letters on average: each is one token under `count_tokens` and under
+# real BPE vocabularies, and "a space + 3.3 letters" is also one token by the ~4 characters per
+# token rule of thumb, so every way of counting this text agrees within a few per cent.
+_WORD_LIST = """
+of to in is it on as at by be or an we if no so up do my me us go the and for was are one
+you had not but all can out its new two may any now our man did way how too own see men get
+day old off few bad far low red dry wet eye sea sun air end run ask try put let big sky ice
+tea cup pen box bag hat map key car bus bed arm leg yet why who lot bit top art egg gas oil
+law tax job pay fee sum net aim that with this from have they what were when more said into
+than them only some time then such like over even most made also many must back well down
+each just good very make work long here both life same know last year come came used take
+next able fast slow wide deep open near high blue warm cold soft hard loud dark tree road
+room door book word
+"""
+WORDS: tuple[str, ...] = tuple(_WORD_LIST.split())
+
+_TOKEN_RE = re.compile(r"[A-Za-z0-9']+|[^\sA-Za-z0-9']")
+_ALNUM_PER_TOKEN = 10
+
+# Chat template overhead, like a ChatML template: role markers per message + generation prompt.
+CHAT_TOKENS_PER_MESSAGE = 4
+CHAT_GENERATION_PROMPT_TOKENS = 3
+
+
+def count_tokens(text: str) -> int:
+    """Approximate token count: each run of ASCII letters/digits is ceil(len/10) tokens and
+    every other non-space character (punctuation, CJK) is one token.
+
+    It is exact for the simulator's own words and the synthetic dataset (one word or mark =
+    one token) and within the usual 1-1.5x of BPE tokenizers for English and Chinese prose.
+    """
+    total = 0
+    for match in _TOKEN_RE.finditer(text):
+        piece = match.group()
+        if piece[0].isascii() and (piece[0].isalnum() or piece[0] == "'"):
+            total += -(-len(piece) // _ALNUM_PER_TOKEN)
+        else:
+            total += 1
+    return total
+
+
+def count_chat_tokens(messages: list[dict]) -> int:
+    """Prompt tokens of a chat request: message contents plus the template's fixed overhead."""
+    total = CHAT_GENERATION_PROMPT_TOKENS
+    for message in messages:
+        total += CHAT_TOKENS_PER_MESSAGE + count_tokens(message_text(message.get("content")))
+    return total
+
+
+def message_text(content: object) -> str:
+    """The text of a message's content: a string or OpenAI content parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # OpenAI content parts: [{"type": "text", "text": ...}]
+        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return ""
+
+
+class WordStream:
+    """Yields the text of successive tokens: words with a leading space, full stops, capitals."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+        self._since_stop = 0
+        self._sentence_len = self._rng.randint(6, 16)
+        self._first = True
+        self._started = False
+
+    def next_token(self) -> str:
+        if self._since_stop >= self._sentence_len:
+            self._since_stop = 0
+            self._sentence_len = self._rng.randint(6, 16)
+            self._first = True
+            return "."
+        word = WORDS[self._rng.randrange(len(WORDS))]
+        self._since_stop += 1
+        if not self._started:  # a reply starts without a space, like real detokenised text
+            self._started = True
+            self._first = False
+            return word.capitalize()
+        if self._first:
+            self._first = False
+            return " " + word.capitalize()
+        return " " + word
+
+    def take(self, n: int) -> list[str]:
+        return [self.next_token() for _ in range(n)]
+
+
+def words_text(seed: int, n_tokens: int) -> str:
+    """A readable string of exactly n_tokens tokens under `count_tokens` (no leading space)."""
+    return "".join(WordStream(seed).take(n_tokens))
+
+
+def request_seed(server_seed: int, prompt: str, request_seed: int | None = None) -> int:
+    """The seed of one reply: the request's own `seed`, else the server seed and the prompt.
+
+    Keyed on the prompt rather than on arrival order, a prompt gets the same reply length and
+    words whatever the concurrency or the order requests arrive in (like greedy decoding).
+    """
+    if request_seed is not None:
+        return request_seed
+    return server_seed * 1_000_003 + zlib.crc32(prompt.encode("utf-8"))
+
+
+def natural_reply_tokens(rng: random.Random, median: float, sigma: float) -> int:
+    """Where EOS would fall: log-normal (heavy right tail, like ShareGPT replies), >= 1."""
+    if sigma == 0:
+        return max(1, round(median))
+    return max(1, round(math.exp(rng.gauss(math.log(median), sigma))))
+
+
+def reply_length(
+    rng: random.Random,
+    *,
+    max_tokens: int,
+    min_tokens: int,
+    ignore_eos: bool,
+    median: float,
+    sigma: float,
+) -> tuple[int, str]:
+    """(tokens to generate, finish_reason) for one request; never above max_tokens."""
+    if ignore_eos:
+        return max_tokens, "length"
+    natural = max(natural_reply_tokens(rng, median, sigma), min_tokens)
+    if natural >= max_tokens:
+        return max_tokens, "length"
+    return natural, "stop"

@@ -1,0 +1,165 @@
+"""The engine's scheduler (KV blocks, waiting, preemption, chunked prefill) and its cost model."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from app.sim.config import SimConfig
+from app.sim.engine import Engine, SimRequest
+from app.sim.timing import StepCostModel, StepWork
+
+
+class Sink:
+    def __init__(self) -> None:
+        self.tokens: list[tuple[str, str | None]] = []
+
+    def prepare(self, text: str, finish_reason: str | None) -> None:
+        self.tokens.append((text, finish_reason))
+
+    def flush(self, deadline_ns: int) -> None:
+        pass
+
+    def aborted(self, reason: str) -> None:
+        pass
+
+
+def make_engine(blocks: int, *, seqs: int = 256, budget: int = 2048) -> Engine:
+    return Engine(
+        step_seconds=lambda work: 0.001,
+        num_gpu_blocks=blocks,
+        block_size=16,
+        max_num_seqs=seqs,
+        max_num_batched_tokens=budget,
+    )
+
+
+def request(name: str, prompt: int, target: int) -> SimRequest:
+    return SimRequest(name, prompt, target, "length", Sink(), seed=1)
+
+
+def test_reference_case_has_5306_blocks() -> None:
+    assert StepCostModel(SimConfig()).num_gpu_blocks == 5306
+
+
+def test_requests_wait_when_kv_blocks_run_out() -> None:
+    engine = make_engine(blocks=10)  # 160 tokens of KV
+    reqs = [request(f"r{i}", prompt=60, target=5) for i in range(3)]  # 4 blocks each
+    for req in reqs:
+        engine.submit(req)
+    outputs, work = engine._plan()
+    assert engine.running == reqs[:2]
+    assert list(engine.waiting) == [reqs[2]]
+    assert engine.free_blocks == 2
+    assert work.prefill_chunks == ((60, 0), (60, 0))
+    assert outputs == reqs[:2]  # a finished prefill samples the first token
+
+
+def test_running_sequence_that_cannot_grow_preempts_the_newest() -> None:
+    engine = make_engine(blocks=4)  # 64 tokens
+    first, second = request("a", prompt=32, target=50), request("b", prompt=16, target=50)
+    engine.submit(first)
+    engine.submit(second)
+    engine._plan()  # a: 2 blocks, b: 1 block, each samples its first token -> 1 block free
+    assert engine.free_blocks == 1
+    assert engine.num_preemptions == 0
+    # Step 2: a's 33rd token needs a 3rd block (takes the free one); b's 17th token needs a
+    # 2nd block and none is left, so the newest running request (b) is preempted.
+    outputs, work = engine._plan()
+    assert engine.num_preemptions == 1
+    assert outputs == [first]
+    assert work.decode_contexts == (32,)
+    assert engine.running == [first]
+    assert list(engine.waiting) == [second]
+    assert second.num_computed == 0 and second.blocks == 0  # recompute from scratch
+    assert second.generated == 1  # but keeps the token it already produced
+    assert engine.free_blocks == 1
+    # b now needs 2 blocks for its 17 tokens and only 1 is free: it keeps waiting.
+    engine._plan()
+    assert list(engine.waiting) == [second]
+
+
+def test_long_prompt_is_prefilled_in_chunks_of_the_token_budget() -> None:
+    engine = make_engine(blocks=1000)
+    req = request("long", prompt=3000, target=3)
+    engine.submit(req)
+    outputs, work = engine._plan()
+    assert work.prefill_chunks == ((2048, 0),)
+    assert outputs == []
+    outputs, work = engine._plan()
+    assert work.prefill_chunks == ((952, 2048),)
+    assert outputs == [req]
+    assert req.generated == 1
+
+
+def test_decode_and_new_prefill_share_a_step() -> None:
+    engine = make_engine(blocks=1000)
+    old = request("old", prompt=100, target=10)
+    engine.submit(old)
+    engine._plan()
+    new = request("new", prompt=50, target=10)
+    engine.submit(new)
+    outputs, work = engine._plan()
+    assert work.decode_contexts == (100,)
+    assert work.prefill_chunks == ((50, 0),)
+    assert outputs == [old, new]
+
+
+def test_max_num_seqs_caps_the_batch() -> None:
+    engine = make_engine(blocks=1000, seqs=2)
+    for i in range(3):
+        engine.submit(request(f"r{i}", prompt=10, target=5))
+    engine._plan()
+    assert len(engine.running) == 2
+    assert len(engine.waiting) == 1
+
+
+def test_finished_request_frees_its_blocks() -> None:
+    engine = make_engine(blocks=100)
+    req = request("r", prompt=20, target=2)
+    engine.submit(req)
+    engine._plan()
+    assert engine.free_blocks == 98
+    engine._plan()
+    assert req.finished
+    assert engine.free_blocks == 100
+    assert [t[1] for t in req.sink.tokens] == [None, "length"]  # type: ignore[attr-defined]
+
+
+def test_engine_runs_in_real_time_and_stops_cleanly() -> None:
+    async def scenario() -> list[tuple[str, str | None]]:
+        engine = make_engine(blocks=100)
+        engine.start()
+        req = request("r", prompt=20, target=4)
+        engine.submit(req)
+        for _ in range(200):
+            await asyncio.sleep(0.002)
+            if req.finished:
+                break
+        await engine.stop()
+        return req.sink.tokens  # type: ignore[attr-defined,no-any-return]
+
+    tokens = asyncio.run(scenario())
+    assert len(tokens) == 4
+
+
+def test_step_cost_is_the_memory_roofline_plus_overhead() -> None:
+    model = StepCostModel(
+        SimConfig(bandwidth_efficiency=0.5, compute_efficiency=0.5, step_overhead_ms=1.0)
+    )
+    # Qwen2.5-7B BF16 streams 14,141,238,272 weight bytes per step (no input embedding table);
+    # at 936 GB/s x 0.5 that is 30.216 ms, plus 1 ms overhead.
+    assert model.step_seconds(StepWork(decode_contexts=(0,))) == pytest.approx(0.031216, abs=2e-6)
+    # 1,000 cached tokens add 1,000 x 57,344 KV bytes = 0.1225 ms at 468 GB/s.
+    one_k = model.step_seconds(StepWork(decode_contexts=(1000,)))
+    assert one_k - 0.031216 == pytest.approx(0.0001225, abs=3e-6)
+    assert model.step_seconds(StepWork()) == 0.0
+
+
+def test_big_prefill_is_compute_bound() -> None:
+    model = StepCostModel(SimConfig(compute_efficiency=0.5, step_overhead_ms=0.0))
+    seconds = model.step_seconds(StepWork(prefill_chunks=((2048, 0),)))
+    # ~2 x 7.07e9 x 2048 = 2.9e13 FLOPs at 35.5 TFLOP/s is ~0.82 s, far above the 17.6 ms
+    # memory time, so compute decides.
+    assert 0.8 < seconds < 0.9
