@@ -1,0 +1,1 @@
+"""The measurement engine: endpoints, streaming requests, load, metrics and result files (no Qt)."""

@@ -1,0 +1,114 @@
+"""The shared HTTP client: transport choice, a pool sized to the concurrency, pool warm-up."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any, Literal, TypeVar
+
+import httpx
+
+Transport = Literal["aiohttp", "httpx"]
+T = TypeVar("T")
+
+# Below uvicorn's (and so vLLM's) 5 s keep-alive timeout, so the client drops an idle
+# connection before the server does and never POSTs into a socket the server just closed.
+KEEPALIVE_EXPIRY_S = 4.0
+DEFAULT_CONNECT_TIMEOUT_S = 10.0
+# A stalled stream is reported as a timeout after this long without a byte; long enough for
+# a deep queue (TTFT of minutes) at high concurrency.
+DEFAULT_READ_TIMEOUT_S = 600.0
+
+
+class BenchClient(httpx.AsyncClient):
+    """An httpx.AsyncClient with a lean path for the benchmark's own streaming requests."""
+
+    async def send_stream(self, request: httpx.Request) -> httpx.Response:
+        """Send and return the response with its body unread, like ``send(stream=True)``.
+
+        Skips what the measured requests never use (auth flows, redirects, cookie jar,
+        event hooks, per-request logging): about 40 us per request, paid by every request
+        of a burst before the last one goes out. Proxy mounts are still honoured.
+        """
+        transport = self._transport_for_url(request.url)
+        response = await transport.handle_async_request(request)
+        response.request = request
+        return response
+
+
+def make_client(
+    max_concurrency: int,
+    verify_tls: bool = True,
+    timeout_s: float | None = DEFAULT_READ_TIMEOUT_S,
+    *,
+    connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
+    transport: Transport = "aiohttp",
+) -> BenchClient:
+    """An httpx.AsyncClient for streaming benchmarks.
+
+    ``transport='aiohttp'`` (the default, see benchmarks/fidelity_stream.py for the numbers)
+    runs the requests on aiohttp's C-accelerated HTTP parser behind the httpx API; ``'httpx'``
+    is httpx's own transport. ``timeout_s`` is the longest silence tolerated while reading
+    (None: wait forever); there is no total timeout, like vLLM's benchmark client.
+    """
+    size = max(1, int(max_concurrency))
+    limits = httpx.Limits(
+        max_connections=size,
+        max_keepalive_connections=size,
+        keepalive_expiry=KEEPALIVE_EXPIRY_S,
+    )
+    # pool=None: a request waiting for a free connection is the load generator's business
+    # (its slot wait is measured separately), never a failure.
+    timeout = httpx.Timeout(connect=connect_timeout_s, read=timeout_s, write=timeout_s, pool=None)
+    if transport == "aiohttp":
+        from httpx_aiohttp import AiohttpTransport
+
+        return BenchClient(
+            transport=AiohttpTransport(verify=verify_tls, limits=limits, trust_env=True),
+            timeout=timeout,
+            limits=limits,
+            trust_env=True,
+        )
+    if transport == "httpx":
+        return BenchClient(
+            verify=verify_tls, timeout=timeout, limits=limits, http2=False, trust_env=True
+        )
+    raise ValueError(f"unknown transport '{transport}'; use 'aiohttp' or 'httpx'")
+
+
+async def warm_pool(
+    client: httpx.AsyncClient,
+    url: str,
+    connections: int,
+    headers: dict[str, str] | None = None,
+) -> int:
+    """Open up to ``connections`` keep-alive connections before the clock starts.
+
+    Sends that many concurrent GETs (e.g. to the models URL, with the auth headers so a
+    gateway does not count them as failed logins) and reads them fully so each connection
+    goes back to the pool; returns how many answered below 500. Errors are ignored: a
+    failing endpoint shows up in the measured requests with its real error.
+    """
+
+    async def one() -> bool:
+        try:
+            response = await client.get(url, headers=headers)
+        except httpx.HTTPError:
+            return False
+        return response.status_code < 500
+
+    results = await asyncio.gather(*(one() for _ in range(max(0, connections))))
+    return sum(results)
+
+
+def run(main: Coroutine[Any, Any, T], *, use_uvloop: bool = True) -> T:
+    """asyncio.run on uvloop when it is installed (less loop overhead per streamed chunk)."""
+    if use_uvloop:
+        try:
+            import uvloop
+        except ImportError:
+            pass
+        else:
+            with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+                return runner.run(main)
+    return asyncio.run(main)

@@ -1,0 +1,239 @@
+"""Endpoint resolution: base URL + endpoint path + API flavour -> one request URL; auth headers."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+from urllib.parse import urlsplit
+
+Api = Literal["chat", "completions"]
+
+# vLLM's --backend names map onto the two API flavours.
+_API_ALIASES: dict[str, Api] = {
+    "chat": "chat",
+    "openai-chat": "chat",
+    "completions": "completions",
+    "openai": "completions",
+}
+_SUFFIX: dict[Api, list[str]] = {"chat": ["chat", "completions"], "completions": ["completions"]}
+_BACKEND: dict[Api, str] = {"chat": "openai-chat", "completions": "openai"}
+_VERSION = re.compile(r"v\d+(beta\d*|alpha\d*)?$")
+
+
+class EndpointError(ValueError):
+    """An endpoint that cannot be used as given; the message says why and what to pass instead."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedEndpoint:
+    url: str
+    api: Api
+    root_url: str
+    models_url: str
+    metrics_url: str
+    notes: list[str] = field(default_factory=list)
+    model: str | None = None
+
+
+def normalize_api(api: str | None) -> Api | None:
+    if api is None:
+        return None
+    try:
+        return _API_ALIASES[api.strip().lower()]
+    except KeyError:
+        raise EndpointError(
+            f"unknown API flavour '{api}'; use 'chat' (--backend openai-chat) "
+            "or 'completions' (--backend openai)"
+        ) from None
+
+
+def _segments(path: str) -> list[str]:
+    return [s for s in path.split("/") if s]
+
+
+def _api_of(segs: list[str]) -> tuple[Api | None, list[str]]:
+    """The API a path ends in, and the path before it."""
+    if segs[-2:] == ["chat", "completions"]:
+        return "chat", segs[:-2]
+    if segs[-1:] == ["completions"]:
+        return "completions", segs[:-1]
+    return None, segs
+
+
+def _undouble(segs: list[str]) -> tuple[list[str], bool]:
+    out: list[str] = []
+    for s in segs:
+        if out and s == out[-1] and _VERSION.match(s):
+            continue
+        out.append(s)
+    return out, len(out) != len(segs)
+
+
+def _path(segs: list[str]) -> str:
+    return "/" + "/".join(segs) if segs else ""
+
+
+def _parse_base(base_url: str) -> tuple[str, list[str], str]:
+    raw = base_url.strip()
+    if not raw:
+        raise EndpointError("no base URL given; pass one such as http://localhost:8000")
+    if "://" not in raw:
+        raise EndpointError(
+            f"base URL '{raw}' has no scheme; write it as 'http://{raw}' (or https://)"
+        )
+    parts = urlsplit(raw)
+    if parts.scheme.lower() not in ("http", "https"):
+        raise EndpointError(
+            f"base URL '{raw}' uses '{parts.scheme}://'; only http:// and https:// are supported"
+        )
+    if parts.username or parts.password:
+        raise EndpointError(
+            "the base URL contains a user name or password; remove it and pass the key "
+            "through --api-key-env instead"
+        )
+    if not parts.hostname:
+        raise EndpointError(f"base URL '{raw}' has no host name, e.g. http://localhost:8000")
+    try:
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        raise EndpointError(
+            f"base URL '{raw}' has an invalid port; use a number from 1 to 65535"
+        ) from None
+    if any(ch.isspace() for ch in raw):
+        raise EndpointError(f"base URL '{raw}' contains spaces; remove them")
+    origin = f"{parts.scheme.lower()}://{parts.netloc}"
+    query = f"?{parts.query}" if parts.query else ""
+    return origin, _segments(parts.path), query
+
+
+def resolve_endpoint(
+    base_url: str,
+    endpoint: str | None = None,
+    api: str | None = None,
+    model: str | None = None,
+) -> ResolvedEndpoint:
+    """Resolve vLLM-style (root + --endpoint) and OpenAI-style (API base) URLs to one URL.
+
+    Raises EndpointError with a sentence naming the problem and the URL that would be used.
+    """
+    want = normalize_api(api)
+    endpoint = endpoint.strip() if endpoint else None
+    if endpoint and "://" in endpoint:
+        raise EndpointError(
+            f"--endpoint '{endpoint}' is a full URL; pass the server root as the base URL "
+            "and only the path (such as /v1/chat/completions) as the endpoint"
+        )
+    origin, base, query = _parse_base(base_url)
+    notes: list[str] = []
+
+    base, doubled = _undouble(base)
+    if doubled:
+        notes.append("the base URL repeats a version segment; dropped one, using {url}")
+
+    base_api, base_prefix = _api_of(base)
+    if endpoint:
+        ep = _segments(endpoint.split("?", 1)[0])
+        ep_api, ep_prefix = _api_of(ep)
+        if ep_api is None:
+            raise EndpointError(
+                f"endpoint '{endpoint}' is not a completions endpoint; use "
+                "/v1/chat/completions (chat) or /v1/completions (completions)"
+            )
+        if base_api is not None:
+            if base_api == ep_api and base_prefix[-len(ep_prefix) :] == ep_prefix:
+                segs = base
+                notes.append(
+                    f"the base URL already ends with {endpoint}; not appended twice, "
+                    f"using {origin}{_path(segs)}"
+                )
+            else:
+                fixed = _undouble(base_prefix + ep)[0]
+                raise EndpointError(
+                    f"the base URL already ends in an API path ({_path(base)}) and the endpoint "
+                    f"adds {endpoint}; pass only the server root as the base URL "
+                    f"(such as {origin}), which gives {origin}{_path(fixed)}"
+                )
+        elif base and _VERSION.match(base[-1]) and ep and _VERSION.match(ep[0]):
+            if base[-1] != ep[0]:
+                raise EndpointError(
+                    f"the base URL ends with /{base[-1]} but the endpoint starts with /{ep[0]}; "
+                    f"drop one of them (the base URL's would give "
+                    f"{origin}{_path(base + ep[1:])})"
+                )
+            segs = base + ep[1:]
+            notes.append(
+                f"/{base[-1]} is both at the end of the base URL and at the start of the "
+                f"endpoint; used once: {origin}{_path(segs)}"
+            )
+        else:
+            segs = base + ep
+            if base and ep and _VERSION.match(ep[0]):
+                notes.append(
+                    f"kept the base URL's path {_path(base)} in front of the endpoint: "
+                    f"{origin}{_path(segs)}"
+                )
+        segs, doubled = _undouble(segs)
+        if doubled:
+            notes.append("the endpoint repeats a version segment; dropped one, using {url}")
+    elif base_api is not None:
+        segs = base
+    elif base and _VERSION.match(base[-1]):
+        segs = base + _SUFFIX[want or "chat"]
+    else:
+        segs = [*base, "v1", *_SUFFIX[want or "chat"]]
+        if base:  # a bare server root is the usual vLLM case; a path there is a guess
+            notes.append(
+                f"no /v1 in the base URL; using {origin}{_path(segs)} "
+                "(pass the full path with --endpoint if the server differs)"
+            )
+
+    got, api_base = _api_of(segs)
+    assert got is not None  # every branch above ends the path in an API suffix
+    url = f"{origin}{_path(segs)}{query}"
+    if want is not None and want != got:
+        other = origin + _path(api_base + _SUFFIX[want])
+        raise EndpointError(
+            f"--backend {_BACKEND[want]} ({want} API) does not match {url}, which is the {got} "
+            f"endpoint; use --backend {_BACKEND[got]}, or the {want} endpoint {other}"
+        )
+    root = api_base[:-1] if api_base and _VERSION.match(api_base[-1]) else api_base
+    return ResolvedEndpoint(
+        url=url,
+        api=got,
+        root_url=origin + _path(root),
+        models_url=origin + _path([*api_base, "models"]),
+        metrics_url=origin + _path([*root, "metrics"]),
+        notes=[n.replace("{url}", url) for n in notes],
+        model=model or None,
+    )
+
+
+class AuthHeaders(dict):
+    """A plain header dict whose repr and str never show the Authorization value."""
+
+    def __repr__(self) -> str:
+        shown = {k: ("<redacted>" if k.lower() == "authorization" else v) for k, v in self.items()}
+        return f"AuthHeaders({shown!r})"
+
+    __str__ = __repr__
+
+
+def auth_headers(api_key: str | None, extra_headers: dict[str, str] | None = None) -> AuthHeaders:
+    """Headers for a request: extra headers, then ``Authorization: Bearer KEY`` if a key is set.
+
+    Surrounding whitespace (a common copy-paste slip) is stripped from the key.
+    """
+    headers = AuthHeaders(extra_headers or {})
+    key = (api_key or "").strip()
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    return headers
+
+
+def redact(text: str, api_key: str | None) -> str:
+    """Remove a key from a message that may echo it (surrounding whitespace is no secret)."""
+    key = (api_key or "").strip()
+    if len(key) >= 4:
+        text = text.replace(key, "<redacted>")
+    return text

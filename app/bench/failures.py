@@ -1,0 +1,234 @@
+"""The one failure taxonomy: every way a request can fail, as a kind id with a fix sentence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class FailureKind:
+    id: str
+    title: str
+    fix: str
+
+
+_KINDS = (
+    FailureKind(
+        "dns",
+        "host name not found",
+        "Check the host name in the base URL (typo? VPN or proxy needed?).",
+    ),
+    FailureKind(
+        "connect",
+        "connection refused or reset",
+        "Check that the server is running and listening on this host and port "
+        "(try GET /v1/models), and that the base URL uses the right port.",
+    ),
+    FailureKind(
+        "tls",
+        "TLS handshake or certificate failed",
+        "Use https:// only if the server speaks TLS; for a self-signed certificate turn off "
+        "certificate verification for this endpoint.",
+    ),
+    FailureKind(
+        "timeout",
+        "no answer within the time limit",
+        "The server or network is too slow or stalled; check that it is not overloaded, or "
+        "raise the timeout.",
+    ),
+    FailureKind(
+        "http_400",
+        "HTTP 400 bad request",
+        "The server rejected the request body; read the message (max_tokens too large for "
+        "the context, unsupported parameter, wrong model id).",
+    ),
+    FailureKind(
+        "http_401",
+        "HTTP 401 unauthorized",
+        "Send a valid key: set it in the environment variable named by --api-key-env "
+        "(or OPENAI_API_KEY / API_KEY) without stray spaces; local vLLM needs none.",
+    ),
+    FailureKind(
+        "http_403",
+        "HTTP 403 forbidden",
+        "The key is valid but not allowed here: check its permissions, quota or expiry, "
+        "and that it belongs to this endpoint.",
+    ),
+    FailureKind(
+        "http_404",
+        "HTTP 404 not found",
+        "The path or model is wrong: check /v1 is neither missing nor doubled, that the "
+        "endpoint matches the API (chat vs completions), and that the model id is served.",
+    ),
+    FailureKind(
+        "http_405",
+        "HTTP 405 method not allowed",
+        "The URL points at something that is not a completions endpoint; check the "
+        "base URL and endpoint path.",
+    ),
+    FailureKind(
+        "http_413",
+        "HTTP 413 request too large",
+        "The prompt is larger than the server or gateway accepts; use shorter prompts.",
+    ),
+    FailureKind(
+        "http_422",
+        "HTTP 422 unprocessable request",
+        "The server did not accept a field of the request; read the message for the field.",
+    ),
+    FailureKind(
+        "http_429",
+        "HTTP 429 rate limited",
+        "The server or gateway is throttling: lower --request-rate or --max-concurrency, "
+        "or raise the key's rate limit.",
+    ),
+    FailureKind(
+        "http_4xx",
+        "HTTP client error",
+        "The server refused the request; read the message it returned.",
+    ),
+    FailureKind(
+        "http_5xx",
+        "HTTP server error",
+        "The server failed internally (overloaded, crashed, out of memory); check its log.",
+    ),
+    FailureKind(
+        "not_sse",
+        "response is not an event stream",
+        "The server answered without Server-Sent Events; check that it supports "
+        '"stream": true on this endpoint and that the URL is the API, not a web page.',
+    ),
+    FailureKind(
+        "stream_cut",
+        "stream ended early",
+        "The connection closed before the reply finished (no finish_reason, no [DONE]); "
+        "check the server log or a proxy's timeout.",
+    ),
+    FailureKind(
+        "malformed_chunk",
+        "stream message is not valid JSON",
+        "Something between client and server rewrites the stream, or the server is not "
+        "OpenAI-compatible; look at the excerpt.",
+    ),
+    FailureKind(
+        "stream_error",
+        "server sent an error inside the stream",
+        "Read the error the server sent; it often names the bad parameter or an overload.",
+    ),
+    FailureKind(
+        "no_choices",
+        "no message carried choices",
+        "The reply had no choices: usually a chat model called on /v1/completions or the "
+        "other way round; match --backend (openai-chat / openai) to the endpoint.",
+    ),
+    FailureKind(
+        "cancelled",
+        "cancelled by the user",
+        "The run was stopped before this request finished; nothing to fix.",
+    ),
+    FailureKind(
+        "client_error",
+        "unexpected client-side error",
+        "This is a bug in TPOT Bench or an unusual server reply; please report the message.",
+    ),
+)
+
+KINDS: dict[str, FailureKind] = {kind.id: kind for kind in _KINDS}
+
+
+def kind_for_status(status: int) -> str:
+    """The failure kind id for a non-200 HTTP status."""
+    specific = f"http_{status}"
+    if specific in KINDS:
+        return specific
+    return "http_5xx" if status >= 500 else "http_4xx"
+
+
+def fix_for(kind: str) -> str:
+    """The fix sentence for a kind id (kinds from other tools fall back to a generic one)."""
+    known = KINDS.get(kind)
+    if known is not None:
+        return known.fix
+    if kind.startswith("http_5"):
+        return KINDS["http_5xx"].fix
+    if kind.startswith("http_"):
+        return KINDS["http_4xx"].fix
+    return KINDS["client_error"].fix
+
+
+def title_for(kind: str) -> str:
+    """A short human title for a kind id."""
+    known = KINDS.get(kind)
+    if known is not None:
+        return known.title
+    if kind.startswith("http_"):
+        return f"HTTP {kind.removeprefix('http_')}"
+    return kind
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and cur not in seen and len(seen) < 10:
+        seen.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    return seen
+
+
+def _has(chain: list[BaseException], names: tuple[str, ...]) -> bool:
+    return any(type(e).__name__ in names for e in chain)
+
+
+def classify_exception(exc: BaseException, *, after_headers: bool) -> tuple[str, str]:
+    """(kind, one-line message) for an exception raised while sending or reading a request.
+
+    Looks through the whole cause chain: the httpx-aiohttp transport re-raises aiohttp errors
+    as httpx ones and some of those mappings are too coarse (a dropped connection becomes a
+    ConnectTimeout), so the original error decides.
+    """
+    import socket
+    import ssl
+
+    chain = _chain(exc)
+    deepest = next((e for e in reversed(chain) if str(e).strip()), exc)
+    detail = " ".join(str(deepest).split()) or type(deepest).__name__
+    if len(detail) > 200:
+        detail = detail[:197] + "..."
+    if any(isinstance(e, socket.gaierror) for e in chain) or _has(
+        chain, ("ClientConnectorDNSError",)
+    ):
+        return "dns", f"host name not found: {detail}"
+    if any(isinstance(e, ssl.SSLError | ssl.CertificateError) for e in chain) or _has(
+        chain, ("ClientSSLError", "ClientConnectorCertificateError")
+    ):
+        return "tls", f"TLS failed: {detail}"
+    timeout_names = ("TimeoutException", "ConnectTimeout", "ReadTimeout", "WriteTimeout")
+    if any(isinstance(e, TimeoutError) for e in chain) or (
+        _has(chain, ("PoolTimeout", *timeout_names))
+        and not _has(chain, ("ServerDisconnectedError", "ClientOSError", "ClientConnectorError"))
+    ):
+        what = "reading the reply" if after_headers else "connecting or waiting for the reply"
+        return "timeout", f"timed out {what}: {detail}"
+    if _has(chain, ("UnsupportedProtocol", "InvalidURL", "InvalidUrlClientError")):
+        return "connect", f"cannot use this URL: {detail}"
+    transport = (
+        "TransportError",
+        "NetworkError",
+        "ConnectError",
+        "ReadError",
+        "WriteError",
+        "RemoteProtocolError",
+        "LocalProtocolError",
+        "ProtocolError",
+        "ClientError",
+        "ClientPayloadError",
+        "ServerDisconnectedError",
+        "ClientOSError",
+        "ClientConnectorError",
+        "ClientConnectionError",
+    )
+    if any(isinstance(e, OSError) for e in chain) or _has(chain, transport):
+        if after_headers:
+            return "stream_cut", f"connection lost while streaming: {detail}"
+        return "connect", f"cannot connect: {detail}"
+    return "client_error", f"{type(exc).__name__}: {detail}"

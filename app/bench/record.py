@@ -1,0 +1,70 @@
+"""One streaming request as measured: send time, per-chunk arrival times, tokens, outcome."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Literal
+
+TokenSource = Literal["usage", "tokenizer", "estimate"]
+
+_NS = 1e-9
+
+
+@dataclass(slots=True)
+class RequestRecord:
+    """All times are clock nanoseconds (time.perf_counter_ns, CLOCK_MONOTONIC on Linux).
+
+    A "token chunk" is an SSE message whose choices are non-empty, except a role-only first
+    delta (``{"role": "assistant", "content": ""}``) which carries no generated token;
+    ``first_choice_ns`` keeps vLLM's own stamp (the first message with any choices) so its
+    exact TTFT can be recomputed.
+    """
+
+    request_id: str = ""
+    prompt_len: int = 0
+    output_len_requested: int = 0
+    slot_wait_ns: int = 0
+    send_ns: int = 0
+    first_token_ns: int | None = None
+    chunk_ns: list[int] = field(default_factory=list)
+    chunk_tokens: list[int] | None = None
+    end_ns: int = 0
+    ok: bool = False
+    http_status: int | None = None
+    error_kind: str | None = None
+    error: str = ""
+    generated_text: str = ""
+    finish_reason: str | None = None
+    usage: dict | None = None
+    output_tokens: int = 0
+    output_tokens_source: TokenSource = "estimate"
+    first_choice_ns: int | None = None
+    # when send_request was called; send_ns is when the request bytes started going out
+    submit_ns: int = 0
+    done_seen: bool = False
+    messages: int = 0
+    reads: int = 0
+
+    @property
+    def ttft_s(self) -> float | None:
+        if self.first_token_ns is None:
+            return None
+        return (self.first_token_ns - self.send_ns) * _NS
+
+    @property
+    def itls_s(self) -> list[float]:
+        """One gap per pair of successive token chunks (a k-token chunk is still one gap)."""
+        ns = self.chunk_ns
+        return [(b - a) * _NS for a, b in pairwise(ns)]
+
+    @property
+    def e2el_s(self) -> float:
+        return (self.end_ns - self.send_ns) * _NS
+
+    @property
+    def tpot_s(self) -> float | None:
+        """vLLM's TPOT: (E2EL - TTFT) / (output tokens - 1), only with more than one token."""
+        if self.first_token_ns is None or self.output_tokens <= 1:
+            return None
+        return (self.end_ns - self.first_token_ns) * _NS / (self.output_tokens - 1)

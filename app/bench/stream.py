@@ -1,0 +1,433 @@
+"""One streaming completion request, timed per network read: the engine's hot path."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import KW_ONLY, dataclass
+from typing import Any
+
+import httpx
+
+from app import __version__
+from app.bench.client import BenchClient
+from app.bench.endpoint import ResolvedEndpoint, auth_headers, redact
+from app.bench.failures import classify_exception, kind_for_status
+from app.bench.record import RequestRecord
+from app.bench.sse import DONE, SSEDecoder
+from app.bench.tokens import TokenCounter, estimate_tokens
+
+Clock = Callable[[], int]
+ChunkObserver = Callable[[RequestRecord, int], None]
+
+_EXCERPT = 200
+_USER_AGENT = f"tpotbench/{__version__}"
+_raw_decode = json.JSONDecoder().raw_decode
+_MALFORMED = object()
+_ERROR_BODY_LIMIT = 4096
+
+
+@dataclass(slots=True)
+class RequestSpec:
+    prompt: str | list[dict[str, Any]]
+    prompt_len: int
+    max_tokens: int
+    _: KW_ONLY
+    ignore_eos: bool = False
+    model: str = ""
+    extra_body: dict[str, Any] | None = None
+    request_id: str = ""
+
+
+def build_body(api: str, model: str, spec: RequestSpec) -> dict[str, Any]:
+    """The JSON body vLLM's openai / openai-chat backends send, streaming with usage."""
+    body: dict[str, Any] = {"model": model}
+    if api == "chat":
+        prompt = spec.prompt
+        body["messages"] = (
+            prompt if isinstance(prompt, list) else [{"role": "user", "content": prompt}]
+        )
+    else:
+        body["prompt"] = spec.prompt
+    # max_tokens rather than max_completion_tokens: every OpenAI-compatible server and gateway
+    # accepts it, and vLLM treats both the same.
+    body["max_tokens"] = spec.max_tokens
+    body["stream"] = True
+    body["stream_options"] = {"include_usage": True}
+    if spec.ignore_eos:
+        body["ignore_eos"] = True
+    if spec.extra_body:
+        body.update(spec.extra_body)
+    return body
+
+
+def _one_line(text: str, limit: int = _EXCERPT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _error_detail(body: bytes) -> str:
+    """The message inside an OpenAI-style error body, else an excerpt of the body."""
+    try:
+        obj = json.loads(body)
+    except ValueError:
+        return _one_line(body.decode("utf-8", "replace"))
+    if isinstance(obj, dict):
+        err = obj.get("error", obj)
+        if isinstance(err, dict):
+            msg = err.get("message") or err.get("detail") or err.get("msg")
+            if msg:
+                return _one_line(str(msg))
+        elif isinstance(err, str):
+            return _one_line(err)
+        if "detail" in obj:
+            return _one_line(str(obj["detail"]))
+    return _one_line(body.decode("utf-8", "replace"))
+
+
+async def _read_limited(response: httpx.Response, limit: int = _ERROR_BODY_LIMIT) -> bytes:
+    buf = b""
+    async for data in response.aiter_raw():
+        buf += data
+        if len(buf) >= limit:
+            break
+    return buf[:limit]
+
+
+class _Collector:
+    """Per-request stream state; ``message`` handles one SSE data payload stamped ``t``."""
+
+    __slots__ = (
+        "chat",
+        "chunk_ns",
+        "cum_tokens",
+        "done",
+        "error",
+        "extra_parts",
+        "finish_reason",
+        "first_choice_ns",
+        "kind",
+        "messages",
+        "on_chunk",
+        "rec",
+        "text_parts",
+        "usage",
+    )
+
+    def __init__(self, rec: RequestRecord, chat: bool, on_chunk: ChunkObserver | None) -> None:
+        self.rec = rec
+        self.chat = chat
+        self.on_chunk = on_chunk
+        self.chunk_ns = rec.chunk_ns
+        self.text_parts: list[str] = []
+        self.extra_parts: list[str] = []  # reasoning / tool-call text: tokens, not shown
+        self.cum_tokens: list[int] = []
+        self.usage: dict | None = None
+        self.finish_reason: str | None = None
+        self.first_choice_ns: int | None = None
+        self.kind: str | None = None
+        self.error = ""
+        self.done = False
+        self.messages = 0
+
+    def fail(self, kind: str, error: str) -> bool:
+        self.kind = kind
+        self.error = error
+        return True
+
+    def message(self, payload: bytes, t: int, final: bool = False) -> bool:
+        """Returns True when the stream must stop (a failure was recorded)."""
+        self.messages += 1
+        if payload == DONE:
+            self.done = True
+            return False
+        try:
+            # raw_decode on str is about twice as fast as json.loads on bytes; the end check
+            # keeps "{...} trailing junk" malformed, and json.loads covers leading whitespace.
+            text = payload.decode()
+            obj, end = _raw_decode(text)
+            if end != len(text) and text[end:].strip():
+                raise ValueError("trailing data")
+        except ValueError:
+            try:
+                obj = json.loads(payload)
+            except ValueError:
+                obj = _MALFORMED
+        if obj is _MALFORMED:
+            if payload.strip() == DONE:
+                self.done = True
+                return False
+            if final:  # the body ended in the middle of this message
+                return self.fail("stream_cut", "the stream ended inside a message: " + _ex(payload))
+            return self.fail("malformed_chunk", "a stream message is not JSON: " + _ex(payload))
+        if type(obj) is not dict:
+            return self.fail(
+                "malformed_chunk", "a stream message is not a JSON object: " + _ex(payload)
+            )
+        choices = obj.get("choices")
+        u = obj.get("usage")
+        if choices:
+            c0 = choices[0]
+            fr = c0.get("finish_reason")
+            if fr:
+                self.finish_reason = fr
+            if self.first_choice_ns is None:
+                self.first_choice_ns = t
+            if self.chat:
+                delta = c0.get("delta") or c0.get("message") or {}
+                piece = delta.get("content")
+                other = delta.get("reasoning_content") or delta.get("reasoning")
+                if other:
+                    self.extra_parts.append(other)
+                elif delta.get("tool_calls"):
+                    self.extra_parts.append(json.dumps(delta["tool_calls"]))
+                elif not piece and fr is None and "role" in delta:
+                    return False  # the role-only opening delta: no generated token yet
+            else:
+                piece = c0.get("text")
+            if piece:
+                self.text_parts.append(piece)
+            self.chunk_ns.append(t)
+            if u:
+                self.cum_tokens.append(u.get("completion_tokens") or 0)
+            if self.on_chunk is not None:
+                self.on_chunk(self.rec, t)
+        if u:
+            self.usage = u
+        elif not choices and ("error" in obj or obj.get("object") == "error"):
+            return self.fail(
+                "stream_error", "the server sent an error in the stream: " + _error_detail(payload)
+            )
+        return False
+
+
+def _ex(payload: bytes) -> str:
+    return _one_line(payload.decode("utf-8", "replace"), 120)
+
+
+async def send_request(
+    client: httpx.AsyncClient,
+    resolved: ResolvedEndpoint,
+    spec: RequestSpec,
+    *,
+    api_key: str | None = None,
+    extra_headers: dict[str, str] | None = None,
+    clock: Clock = time.perf_counter_ns,
+    tokenizer: TokenCounter | None = None,
+    on_chunk: ChunkObserver | None = None,
+) -> RequestRecord:
+    """Send one streaming request and time it; network, HTTP and stream errors become
+    ``error_kind`` + a one-line ``error`` on the record instead of exceptions.
+
+    Every network read gets ONE clock reading, taken before it is parsed; all SSE messages
+    that came in that read share it. ``on_chunk(record, t_ns)`` is called per token chunk.
+    """
+    rec = RequestRecord(
+        request_id=spec.request_id,
+        prompt_len=spec.prompt_len,
+        output_len_requested=spec.max_tokens,
+    )
+    model = spec.model or resolved.model or ""
+    content = json.dumps(build_body(resolved.api, model, spec), ensure_ascii=False).encode()
+    headers = auth_headers(api_key, extra_headers)
+    headers["Content-Type"] = "application/json"
+    headers["Accept"] = "text/event-stream"
+    headers.setdefault("User-Agent", _USER_AGENT)
+    if spec.request_id:
+        headers["X-Request-Id"] = spec.request_id
+    # httpx.Request directly rather than client.build_request: no merging of client defaults
+    # and cookies, and the URL is parsed once per endpoint; ~50 us less per request, which
+    # every request of a burst of hundreds of simultaneous sends pays for the others.
+    url = _url(resolved.url)
+    # with stream= httpx adds no automatic headers: Host and Content-Length are ours to set
+    headers["Host"] = url.netloc.decode("ascii")
+    headers["Content-Length"] = str(len(content))
+    request = httpx.Request(
+        "POST",
+        url,
+        headers=headers,
+        stream=_StampedBody(content, rec, clock),
+        extensions={"timeout": client.timeout.as_dict()},
+    )
+    col = _Collector(rec, resolved.api == "chat", on_chunk)
+    reads = 0
+    head = b""
+
+    rec.submit_ns = rec.send_ns = clock()  # send_ns moves to the body write, see _StampedBody
+    try:
+        if isinstance(client, BenchClient):
+            response = await client.send_stream(request)
+        else:
+            response = await client.send(request, stream=True)
+    except Exception as exc:  # every failure before the first byte becomes a kind
+        end_ns = clock()
+        kind, error = classify_exception(exc, after_headers=False)
+        return _finish_failed(rec, kind, redact(error, api_key), end_ns)
+
+    try:
+        rec.http_status = status = response.status_code
+        if status != 200:
+            body = await _read_limited(response)
+            end_ns = clock()
+            detail = _error_detail(body) if body else ""
+            reason = response.reason_phrase or ""
+            return _finish_failed(
+                rec,
+                kind_for_status(status),
+                redact(_one_line(f"HTTP {status} {reason}: {detail}".strip(" :")), api_key),
+                end_ns,
+            )
+        decoder = SSEDecoder()
+        feed = decoder.feed
+        handle = col.message
+        reader = _reader(response)
+        t = rec.send_ns
+        stopped = False
+        async for data in reader:
+            t = clock()
+            reads += 1
+            if reads <= 2:
+                head += data[:300]
+            for payload in feed(data):
+                if handle(payload, t):
+                    stopped = True
+                    break
+            if stopped:
+                break
+        else:
+            for payload in decoder.flush():
+                if handle(payload, t, final=True):
+                    break
+        end_ns = clock()
+        if col.kind is None and col.messages == 0:
+            ctype = response.headers.get("content-type", "")
+            if "event-stream" not in ctype:
+                col.fail(
+                    "not_sse",
+                    f"HTTP 200 but the reply is '{ctype or 'untyped'}', not an event stream: "
+                    + _ex(head),
+                )
+    except Exception as exc:  # a read error after the headers: keep what arrived
+        end_ns = clock()
+        col.fail(*classify_exception(exc, after_headers=True))
+    finally:
+        # closing a broken connection may raise; the outcome is already recorded
+        with contextlib.suppress(Exception):
+            await response.aclose()
+
+    chunk_ns = rec.chunk_ns
+    rec.reads = reads
+    rec.messages = col.messages
+    rec.done_seen = col.done
+    rec.first_choice_ns = col.first_choice_ns
+    rec.finish_reason = col.finish_reason
+    rec.usage = col.usage
+    rec.generated_text = "".join(col.text_parts)
+    if col.kind is None:
+        if not chunk_ns:
+            col.fail(
+                "no_choices",
+                f"HTTP 200 but none of {col.messages} stream messages carried choices"
+                + (f" (first: {_ex(head)})" if head else ""),
+            )
+        elif not col.done and col.finish_reason is None:
+            col.fail(
+                "stream_cut",
+                f"the stream closed after {len(chunk_ns)} chunks without finish_reason or [DONE]",
+            )
+    if chunk_ns:
+        rec.first_token_ns = chunk_ns[0]
+        rec.end_ns = chunk_ns[-1]
+    else:
+        rec.end_ns = end_ns
+    if col.kind is not None:
+        rec.error_kind = col.kind
+        rec.error = redact(col.error, api_key)
+    else:
+        rec.ok = True
+    _count_tokens(rec, col.usage, col.cum_tokens, col.extra_parts, tokenizer)
+    return rec
+
+
+class _StampedBody(httpx.AsyncByteStream):
+    """The request body; reading it stamps ``send_ns``: the moment the request goes out.
+
+    On Python 3.11 aiohttp writes a request body from a separate task that runs only after
+    every other ready task, so a clock read before ``client.send`` would charge a burst of N
+    simultaneous requests with the set-up time of all the others (20 ms at N=256 here).
+    """
+
+    def __init__(self, data: bytes, rec: RequestRecord, clock: Clock) -> None:
+        self._data = data
+        self._rec = rec
+        self._clock = clock
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        self._rec.send_ns = self._clock()
+        yield self._data
+
+
+@functools.lru_cache(maxsize=64)
+def _url(url: str) -> httpx.URL:
+    return httpx.URL(url)
+
+
+def _reader(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The response body, one item per network read.
+
+    On the httpx-aiohttp transport this is aiohttp's own ``iter_any()``, under the three
+    async-generator layers httpx and the transport add per chunk (a third of the per-chunk
+    CPU); any other transport, or a compressed body, goes through httpx.
+    """
+    if "content-encoding" in response.headers:
+        return response.aiter_bytes()
+    stream = response.stream
+    # httpx's client.send wraps the transport's stream in a BoundAsyncStream; send_stream not
+    stream = getattr(stream, "_stream", stream)
+    content = getattr(getattr(stream, "_aiohttp_response", None), "content", None)
+    if content is not None and hasattr(content, "iter_any"):
+        return content.iter_any()
+    return response.aiter_raw()
+
+
+def _finish_failed(rec: RequestRecord, kind: str, error: str, end_ns: int) -> RequestRecord:
+    rec.error_kind = kind
+    rec.error = error
+    rec.end_ns = end_ns
+    return rec
+
+
+def _count_tokens(
+    rec: RequestRecord,
+    usage: dict | None,
+    cum_tokens: list[int],
+    extra_parts: list[str],
+    tokenizer: TokenCounter | None,
+) -> None:
+    completion = usage.get("completion_tokens") if usage else None
+    if isinstance(completion, int):
+        rec.output_tokens = completion
+        rec.output_tokens_source = "usage"
+        prompt_tokens = usage.get("prompt_tokens") if usage else None
+        if isinstance(prompt_tokens, int):
+            rec.prompt_len = prompt_tokens
+    else:
+        text = rec.generated_text + "".join(extra_parts)
+        if tokenizer is not None:
+            rec.output_tokens = tokenizer.count(text)
+            rec.output_tokens_source = "tokenizer"
+        else:
+            rec.output_tokens = estimate_tokens(text)
+            rec.output_tokens_source = "estimate"
+    # Per-chunk token counts only when every token chunk carried cumulative usage
+    # (vLLM's continuous_usage_stats); never guessed from the number of chunks.
+    if cum_tokens and len(cum_tokens) == len(rec.chunk_ns):
+        prev = 0
+        per_chunk = []
+        for c in cum_tokens:
+            per_chunk.append(c - prev)
+            prev = c
+        rec.chunk_tokens = per_chunk

@@ -1,0 +1,358 @@
+"""`tpotbench probe`: one streaming request, its TTFT, TPOT, output tokens and tokens/s."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from typing import Any
+
+DEFAULT_PROMPT = "Explain in three sentences what GPU memory bandwidth is."
+DEFAULT_KEY_ENVS = ("OPENAI_API_KEY", "API_KEY")
+
+
+class UsageError(ValueError):
+    """Bad flags or inputs: one line, exit code 2."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--base-url", help="server root (http://host:8000) or API base (…/v1)")
+    parser.add_argument("--endpoint", help="path such as /v1/chat/completions (vLLM style)")
+    parser.add_argument(
+        "--backend",
+        choices=["openai-chat", "openai"],
+        help="openai-chat: /v1/chat/completions; openai: /v1/completions (default: from the "
+        "URL, else chat)",
+    )
+    parser.add_argument("--model", help="model id (default: the first id of /v1/models)")
+    parser.add_argument("--profile", help="a saved endpoint profile (flags given here win)")
+    parser.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        help="environment variable holding the key (default: OPENAI_API_KEY, then API_KEY)",
+    )
+    parser.add_argument(
+        "--header", action="append", default=[], metavar="KEY=VALUE", help="extra HTTP header"
+    )
+    parser.add_argument("--prompt", default=DEFAULT_PROMPT)
+    parser.add_argument("--max-tokens", type=int, default=128)
+    parser.add_argument("--ignore-eos", action="store_true", help="generate all --max-tokens")
+    parser.add_argument(
+        "--tokenizer",
+        metavar="DIR",
+        help="tokenizer.json folder for counts when the server sends no usage",
+    )
+    parser.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="longest silence while waiting or reading, seconds (default 120)",
+    )
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print JSON, every ITL included")
+    out.add_argument("--events", choices=["jsonl"], help="JSON-lines events on stdout (GUI)")
+
+
+def _api_key(args: argparse.Namespace, profile: str | None) -> str | None:
+    if args.api_key_env:
+        value = os.environ.get(args.api_key_env)
+        if value is None:
+            raise UsageError(f"--api-key-env: environment variable {args.api_key_env} is not set")
+        return value
+    if profile:
+        from app.secrets import KeyStore
+
+        value = KeyStore().get(profile)
+        if value:
+            return value
+    for name in DEFAULT_KEY_ENVS:
+        if os.environ.get(name):
+            return os.environ[name]
+    return None
+
+
+def _headers(items: list[str]) -> dict[str, str]:
+    headers = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"--header: {item!r} is not KEY=VALUE")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def _target(args: argparse.Namespace) -> dict[str, Any]:
+    from app.bench.endpoint import EndpointError, resolve_endpoint
+
+    if args.max_tokens < 1:
+        raise UsageError("--max-tokens must be at least 1")
+    if not args.timeout > 0:
+        raise UsageError("--timeout must be greater than 0")
+    headers = _headers(args.header)
+    base_url, api, model, verify, profile = args.base_url, args.backend, args.model, True, None
+    if args.profile:
+        from app.profiles import ProfileStore
+
+        found = ProfileStore().get(args.profile)
+        if found is None:
+            raise UsageError(f"--profile: no profile named '{args.profile}'")
+        profile = found.name
+        base_url = base_url or found.base_url or None
+        api = api or found.api
+        model = model or found.model or None
+        verify = found.verify_tls
+        headers = {**found.headers, **headers}
+    if not base_url:
+        raise UsageError("--base-url is required (for example http://localhost:8000)")
+    try:
+        resolved = resolve_endpoint(base_url, args.endpoint, api, model)
+    except EndpointError as exc:
+        raise UsageError(str(exc)) from None
+    tokenizer = None
+    if args.tokenizer:
+        from app.bench.tokens import TokenCounter, TokenizerError
+
+        try:
+            tokenizer = TokenCounter(args.tokenizer)
+        except TokenizerError as exc:
+            raise UsageError(f"--tokenizer: {exc}") from None
+    return {
+        "resolved": resolved,
+        "headers": headers,
+        "verify": verify and not args.insecure,
+        "api_key": _api_key(args, profile),
+        "tokenizer": tokenizer,
+    }
+
+
+async def _probe(args: argparse.Namespace, target: dict[str, Any], events: Any) -> Any:
+    from dataclasses import replace
+
+    from app.bench.client import make_client
+    from app.bench.stream import RequestSpec, send_request
+    from app.bench.sweep import UnreachableError, fetch_first_model
+
+    resolved = target["resolved"]
+    if not resolved.model:
+        try:
+            model = await fetch_first_model(
+                resolved, target["api_key"], target["headers"], target["verify"]
+            )
+        except UnreachableError as exc:
+            return str(exc)
+        if not model:
+            raise UsageError(
+                f"--model is required: {resolved.models_url} lists no model id to default to"
+            )
+        resolved = replace(resolved, model=model)
+        target["resolved"] = resolved
+    spec = RequestSpec(args.prompt, 0, args.max_tokens, ignore_eos=args.ignore_eos)
+    on_chunk = None
+    if events is not None:
+        point = _Point()
+        events.run_started([point], 1, _endpoint_info(resolved))
+        events.point_started(point)
+        on_chunk = _TokenEvents(events)
+    async with make_client(1, target["verify"], args.timeout) as client:
+        record = await send_request(
+            client,
+            resolved,
+            spec,
+            api_key=target["api_key"],
+            extra_headers=target["headers"],
+            tokenizer=target["tokenizer"],
+            on_chunk=on_chunk,
+        )
+    if on_chunk is not None:
+        on_chunk.flush()
+    return record
+
+
+class _Point:
+    index = 0
+    request_rate = math.inf
+    max_concurrency = 1
+
+
+class _TokenEvents:
+    """Token arrivals as `tokens` events, batched about ten times a second."""
+
+    def __init__(self, events: Any) -> None:
+        self.events = events
+        self.t_s: list[float] = []
+        self.itl_ms: list[float] = []
+        self.last_flush = time.perf_counter_ns()
+
+    def __call__(self, record: Any, t_ns: int) -> None:
+        ns = record.chunk_ns
+        if len(ns) >= 2:
+            self.t_s.append((t_ns - record.send_ns) / 1e9)
+            self.itl_ms.append((ns[-1] - ns[-2]) / 1e6)
+        if t_ns - self.last_flush > 100_000_000:
+            self.flush()
+            self.last_flush = t_ns
+
+    def flush(self) -> None:
+        if self.t_s:
+            self.events.tokens(0, self.t_s, self.itl_ms)
+            self.t_s, self.itl_ms = [], []
+
+
+def _endpoint_info(resolved: Any) -> dict[str, Any]:
+    return {"url": resolved.url, "model": resolved.model, "api": resolved.api}
+
+
+def _report(record: Any) -> dict[str, Any]:
+    from app.bench.failures import fix_for
+    from app.bench.metrics import vllm_timings
+
+    out: dict[str, Any] = {"ok": record.ok, "generated_text": record.generated_text}
+    if record.ok:
+        ttft, itls, e2el, _ = vllm_timings(record)
+        n = record.output_tokens
+        out.update(
+            ttft_ms=ttft * 1e3,
+            ttft_first_content_ms=record.ttft_s * 1e3,
+            tpot_ms=(e2el - ttft) / (n - 1) * 1e3 if n > 1 else None,
+            e2el_ms=e2el * 1e3,
+            output_tokens=n,
+            output_tokens_source=record.output_tokens_source,
+            output_tok_s=n / e2el if e2el > 0 else None,
+            chunks=len(record.chunk_ns),
+            finish_reason=record.finish_reason,
+            itl_ms=[v * 1e3 for v in itls],
+            chunk_tokens=record.chunk_tokens,
+            error_kind=None,
+            error=None,
+            fix=None,
+        )
+    else:
+        out.update(
+            http_status=record.http_status,
+            error_kind=record.error_kind,
+            error=record.error,
+            fix=fix_for(record.error_kind or "client_error"),
+        )
+    return out
+
+
+def _fmt(value: float | None, unit: str = "ms") -> str:
+    return "n/a" if value is None else f"{value:.2f} {unit}"
+
+
+def _print_text(report: dict[str, Any], resolved: Any) -> None:
+    print(f"endpoint   {resolved.url} ({resolved.api}, model {resolved.model})")
+    if not report["ok"]:
+        return
+    first = report["ttft_first_content_ms"]
+    ttft = _fmt(report["ttft_ms"])
+    if abs(first - report["ttft_ms"]) >= 0.01:
+        ttft += f" (first content: {first:.2f} ms)"
+    itls = report["itl_ms"]
+    print(f"TTFT       {ttft}")
+    print(f"TPOT       {_fmt(report['tpot_ms'])}")
+    if itls:
+        ordered = sorted(itls)
+        p99 = ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
+        print(
+            f"ITL        mean {sum(itls) / len(itls):.2f} ms, max {ordered[-1]:.2f} ms, "
+            f"p99 {p99:.2f} ms over {len(itls)} gaps"
+        )
+    print(f"E2EL       {_fmt(report['e2el_ms'])}")
+    source = report["output_tokens_source"]
+    note = "" if source == "usage" else " - the server sent no usage"
+    print(
+        f"output     {report['output_tokens']} tokens ({source}{note}), "
+        f"{report['chunks']} chunks, finish_reason {report['finish_reason']}"
+    )
+    print(f"tok/s      {_fmt(report['output_tok_s'], 'tok/s')} (output tokens / E2EL)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.bench.client import run as run_async
+
+    events = None
+    if args.events:
+        from app.bench.events import EventWriter
+
+        events = EventWriter(sys.stdout)
+    try:
+        target = _target(args)
+        for note in target["resolved"].notes:
+            print(f"note: {note}", file=sys.stderr)
+        outcome = run_async(_probe(args, target, events))
+    except UsageError as exc:
+        if events is not None:
+            events.error(str(exc))
+        print(f"tpotbench probe: error: {exc}", file=sys.stderr)
+        return 2
+    resolved = target["resolved"]
+    if isinstance(outcome, str):  # nothing answered at all
+        if events is not None:
+            events.error(outcome)
+        print(f"tpotbench probe: {outcome}", file=sys.stderr)
+        return 1
+    record = outcome
+    report = _report(record)
+    if events is not None:
+        events.request(
+            0,
+            record.ok,
+            _seconds(report.get("ttft_ms")),
+            _seconds(report.get("tpot_ms")),
+            _seconds(report.get("e2el_ms")),
+            record.output_tokens,
+            record.error_kind,
+        )
+        events.point_finished(0, None, _summary(report, resolved))
+        events.run_finished(False, [], None)
+    elif args.json:
+        print(
+            json.dumps(
+                {
+                    "url": resolved.url,
+                    "api": resolved.api,
+                    "model": resolved.model,
+                    "notes": resolved.notes,
+                    **report,
+                },
+                indent=2,
+            )
+        )
+    else:
+        _print_text(report, resolved)
+    if not record.ok:
+        print(
+            f"tpotbench probe: {record.error} [{record.error_kind}] {report['fix']}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def _seconds(ms: float | None) -> float | None:
+    return None if ms is None else ms / 1e3
+
+
+def _summary(report: dict[str, Any], resolved: Any) -> dict[str, Any]:
+    keys = (
+        "ok",
+        "ttft_ms",
+        "ttft_first_content_ms",
+        "tpot_ms",
+        "e2el_ms",
+        "output_tokens",
+        "output_tokens_source",
+        "output_tok_s",
+        "finish_reason",
+        "error_kind",
+        "error",
+        "fix",
+        "generated_text",
+    )
+    return {**{k: report.get(k) for k in keys}, "endpoint": _endpoint_info(resolved)}
