@@ -1,0 +1,374 @@
+"""Per-point aggregation of request records with `vllm bench serve`'s metric definitions.
+
+Per request (successful ones only, as vLLM): TTFT from send to the first message with
+non-empty `choices`; ITLs are the gaps between successive such messages, pooled over all
+requests (a chunk carrying k tokens is one gap); E2EL from send to the last such message;
+TPOT = (E2EL - TTFT) / (n - 1) with n = output tokens from `usage` (requests with n <= 1 have
+no TPOT, and count as TPOT 0 for goodput). Per point: mean, median, population std and
+percentiles with numpy's linear interpolation (an empty list reads as 0, as vLLM's
+`np.mean(x or 0)`); throughputs divide by the duration given by the runner (first send to last
+completion). Peak output tokens/s and peak concurrency follow vLLM exactly (one-second buckets
+counting one per streamed message; a sweep line over successful requests). Extras vLLM lacks:
+a token-weighted peak, tokens per chunk, client slot wait, TTFT to the first chunk with
+content (`ttft_first_content`: differs from vLLM's when a server sends a role-only delta before
+generating), failures grouped by kind.
+
+One known difference: vLLM stamps each SSE message separately, so a role-only delta that
+arrives in the same network read as the first content adds a near-zero ITL to its pool; our
+records stamp once per read and cannot see that delta, so no such gap is counted here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+DEFAULT_PERCENTILES: tuple[float, ...] = (50.0, 90.0, 95.0, 99.0)
+PERCENTILE_METRICS = (
+    "ttft",
+    "tpot",
+    "itl",
+    "e2el",
+    "client_queue_time",
+    "e2el_including_client_queue",
+)
+GOODPUT_METRICS = ("ttft", "tpot", "e2el")
+METRIC_TITLES = {
+    "ttft": ("TTFT", "Time to First Token"),
+    "tpot": ("TPOT", "Time per Output Token (excl. 1st token)"),
+    "itl": ("ITL", "Inter-token Latency"),
+    "e2el": ("E2EL", "End-to-end Latency"),
+    "client_queue_time": ("Client Queue Time", "Client-side Queueing"),
+    "e2el_including_client_queue": (
+        "E2EL incl. Client Queue",
+        "Queue-inclusive End-to-end Latency",
+    ),
+}
+
+
+def percentile_word(p: float) -> str:
+    """The key fragment vLLM uses: 99 -> '99', 99.9 -> '99.9'."""
+    return str(int(p)) if int(p) == p else str(p)
+
+
+def parse_percentiles(text: str) -> tuple[float, ...]:
+    """`--metric-percentiles 50,90,99` -> (50.0, 90.0, 99.0); ValueError names the bad item."""
+    values = []
+    for item in text.split(","):
+        item = item.strip()
+        try:
+            value = float(item)
+        except ValueError:
+            raise ValueError(f"--metric-percentiles: {item!r} is not a number") from None
+        if not 0.0 <= value <= 100.0:
+            raise ValueError(f"--metric-percentiles: {item} is outside 0..100")
+        values.append(value)
+    return tuple(values)
+
+
+def parse_percentile_metrics(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    for name in names:
+        if name not in PERCENTILE_METRICS:
+            raise ValueError(
+                f"--percentile-metrics: unknown metric {name!r}; choose from "
+                + ", ".join(PERCENTILE_METRICS)
+            )
+    return names
+
+
+def parse_goodput(pairs: Sequence[str]) -> dict[str, float]:
+    """`--goodput ttft:500 tpot:50` -> {'ttft': 500.0, 'tpot': 50.0} (milliseconds)."""
+    slos: dict[str, float] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition(":")
+        try:
+            if not sep:
+                raise ValueError
+            number = float(value)
+        except ValueError:
+            raise ValueError(
+                f"--goodput: {pair!r} is not KEY:MILLISECONDS (e.g. ttft:500 tpot:50)"
+            ) from None
+        if name not in GOODPUT_METRICS:
+            raise ValueError(
+                f"--goodput: unknown metric {name!r}; choose from {', '.join(GOODPUT_METRICS)}"
+            )
+        if number < 0:
+            raise ValueError(f"--goodput: {name} must not be negative")
+        slos[name] = number
+    return slos
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Summary of one metric in milliseconds; `percentiles` maps '99' -> value."""
+
+    mean: float
+    median: float
+    std: float
+    percentiles: dict[str, float]
+
+    @classmethod
+    def of_seconds(cls, values_s: Sequence[float], percentiles: Iterable[float]) -> Stats:
+        data: Any = list(values_s) or 0  # vLLM's `x or 0`: an empty list summarises as 0
+        return cls(
+            mean=float(np.mean(data)) * 1000,
+            median=float(np.median(data)) * 1000,
+            std=float(np.std(data)) * 1000,
+            percentiles={
+                percentile_word(p): float(np.percentile(data, p)) * 1000 for p in percentiles
+            },
+        )
+
+
+@dataclass(frozen=True)
+class FailureGroup:
+    kind: str
+    count: int
+    example: str
+
+
+@dataclass
+class PointMetrics:
+    """Everything `vllm bench serve` computes for one run, plus our extras."""
+
+    completed: int
+    failed: int
+    total_input: int
+    total_output: int
+    duration_s: float
+    request_throughput: float
+    request_goodput: float | None
+    output_throughput: float
+    total_token_throughput: float
+    stats: dict[str, Stats]
+    max_output_tokens_per_s: float
+    max_concurrent_requests: int
+    peak_output_tokens_per_s_weighted: float
+    tokens_per_chunk_mean: float
+    tokens_per_chunk_max: int | None
+    multi_token_chunk_share: float | None
+    failures: list[FailureGroup]
+    output_tokens_source: dict[str, int]
+    # Per-request arrays in request order (failed requests hold 0 / [] like vLLM's), seconds.
+    input_lens: list[int] = field(default_factory=list)
+    output_lens: list[int] = field(default_factory=list)
+    ttfts: list[float] = field(default_factory=list)
+    itls: list[list[float]] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+    start_times: list[float] = field(default_factory=list)
+    queue_times: list[float] = field(default_factory=list)
+    generated_texts: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    chunk_counts: list[int] = field(default_factory=list)
+    error_kinds: list[str | None] = field(default_factory=list)
+
+
+def vllm_timings(record: Any) -> tuple[float, list[float], float, list[int]]:
+    """(TTFT, ITLs, E2EL) in seconds as vLLM's client measures them, plus the message stamps.
+
+    vLLM stamps every message with non-empty choices, a role-only first delta included; our
+    record keeps that stamp as `first_choice_ns` and leaves it out of `chunk_ns`, so it is put
+    back in front here. E2EL ends at the last such message (the usage-only message and
+    [DONE] do not count).
+    """
+    stamps = list(record.chunk_ns)
+    first = record.first_choice_ns
+    if first is None:
+        first = record.first_token_ns
+    if first is not None and (not stamps or first < stamps[0]):
+        stamps.insert(0, first)
+    if not stamps:
+        stamps = [record.end_ns]
+    send = record.send_ns
+    gaps = [(b - a) / 1e9 for a, b in itertools.pairwise(stamps)]
+    return (stamps[0] - send) / 1e9, gaps, (stamps[-1] - send) / 1e9, stamps
+
+
+def _prompt_len(record: Any) -> int:
+    usage = record.usage or {}
+    prompt_tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+    # vLLM replaces the dataset's prompt length with the server's count when it has one.
+    return int(prompt_tokens) if isinstance(prompt_tokens, int) else int(record.prompt_len)
+
+
+def _peak_tokens_per_s(
+    starts: list[float],
+    ends: list[float],
+    token_times: list[list[float]],
+    weights: list[list[float]] | None,
+) -> float:
+    """vLLM's one-second buckets from the earliest send: int(t - origin) truncates, and the
+    bucket count is ceil(last end - origin) + 1."""
+    origin = min(starts)
+    size = math.ceil(max(ends) - origin) + 1
+    times = np.fromiter((t for ts in token_times for t in ts), dtype=float)
+    index = (times - origin).astype(np.int64)  # truncation toward 0, like int()
+    keep = (times - origin > -1) & (index < size)  # int() maps (-1, 0) to bucket 0 too
+    if weights is None:
+        counts = np.bincount(index[keep], minlength=size)
+    else:
+        w = np.fromiter((x for ws in weights for x in ws), dtype=float)
+        counts = np.bincount(index[keep], weights=w[keep], minlength=size)
+    return float(counts.max()) if size > 0 and len(counts) else 0.0
+
+
+def _peak_concurrency(starts: list[float], ends: list[float]) -> int:
+    # Half-open intervals [start, end): a departure at t is processed before an arrival at t.
+    events = sorted([(s, 1) for s in starts] + [(e, -1) for e in ends])
+    current = peak = 0
+    for _, delta in events:
+        current += delta
+        peak = max(peak, current)
+    return peak
+
+
+def compute_point_metrics(
+    records: Sequence[Any],
+    duration_s: float,
+    *,
+    percentiles: Iterable[float] = DEFAULT_PERCENTILES,
+    goodput: dict[str, float] | None = None,
+    origin_ns: int | None = None,
+    count_queue_in_e2el: bool = False,
+) -> PointMetrics:
+    """Aggregate one point's RequestRecords (warmups excluded) over `duration_s` seconds.
+
+    `origin_ns` is the clock reading the per-request `start_times` are measured from (the
+    point's start); `count_queue_in_e2el` adds the queue-inclusive E2EL statistic, which vLLM
+    reports only with a finite request rate and a concurrency limit.
+    """
+    percentiles = tuple(percentiles)
+    if duration_s <= 0:
+        duration_s = 1e-9  # a point with no requests; throughputs are then 0
+    if origin_ns is None:
+        origin_ns = min((r.send_ns for r in records), default=0)
+    ttfts: list[float] = []
+    content_ttfts: list[float] = []
+    tpots: list[float] = []
+    all_tpots: list[float] = []
+    itls: list[float] = []
+    e2els: list[float] = []
+    queue: list[float] = []
+    e2el_queue: list[float] = []
+    starts: list[float] = []
+    ends: list[float] = []
+    token_times: list[list[float]] = []
+    token_weights: list[list[float]] = []
+    chunks_total = 0
+    chunk_max: int | None = None
+    multi_chunks = known_chunks = 0
+    sources: dict[str, int] = {}
+    failures: dict[str, FailureGroup] = {}
+    total_input = total_output = completed = 0
+    out = PointMetrics(
+        0, 0, 0, 0, duration_s, 0.0, None, 0.0, 0.0, {}, 0.0, 0, 0.0, 0.0, None, None, [], {}
+    )
+    for record in records:
+        ok = bool(record.ok)
+        wait_s = (record.slot_wait_ns or 0) / 1e9
+        out.queue_times.append(wait_s)
+        out.start_times.append((record.send_ns - origin_ns) / 1e9)
+        out.generated_texts.append(record.generated_text or "")
+        out.errors.append("" if ok else (record.error or ""))
+        out.error_kinds.append(None if ok else (record.error_kind or "unknown"))
+        out.chunk_counts.append(len(record.chunk_ns) if ok else 0)
+        prompt_len = _prompt_len(record)
+        out.input_lens.append(prompt_len)
+        if not ok:
+            kind = record.error_kind or "unknown"
+            group = failures.get(kind)
+            failures[kind] = FailureGroup(
+                kind,
+                (group.count if group else 0) + 1,
+                group.example if group else (record.error or ""),
+            )
+            out.output_lens.append(0)
+            out.ttfts.append(0.0)
+            out.itls.append([])
+            out.latencies.append(0.0)
+            continue
+        completed += 1
+        n = int(record.output_tokens or 0) or 1  # vLLM's fallback when nothing counted tokens
+        source = record.output_tokens_source or "usage"
+        sources[source] = sources.get(source, 0) + 1
+        ttft, gaps, e2el, stamps = vllm_timings(record)
+        if record.first_token_ns is not None:
+            content_ttfts.append((record.first_token_ns - record.send_ns) / 1e9)
+        tpot = 0.0
+        if n > 1:
+            tpot = (e2el - ttft) / (n - 1)
+            tpots.append(tpot)
+        all_tpots.append(tpot)
+        ttfts.append(ttft)
+        e2els.append(e2el)
+        itls.extend(gaps)
+        queue.append(wait_s)
+        e2el_queue.append(e2el + wait_s)
+        total_input += prompt_len
+        total_output += n
+        out.output_lens.append(n)
+        out.ttfts.append(ttft)
+        out.itls.append(gaps)
+        out.latencies.append(e2el)
+        start = record.send_ns / 1e9
+        starts.append(start)
+        ends.append(start + e2el)
+        times = [start + (t - record.send_ns) / 1e9 for t in stamps]
+        token_times.append(times)
+        content = len(record.chunk_ns)
+        lead = [0.0] * (len(times) - content)  # a role-only first delta carries no token
+        sizes = record.chunk_tokens
+        if sizes and len(sizes) == content:
+            token_weights.append(lead + [float(s) for s in sizes])
+            chunk_max = max([chunk_max or 0, *sizes])
+            known_chunks += len(sizes)
+            multi_chunks += sum(1 for s in sizes if s > 1)
+        else:
+            token_weights.append(lead + [n / max(content, 1)] * content)
+        chunks_total += content
+
+    good = 0
+    if goodput:
+        columns = {"ttft": ttfts, "tpot": all_tpots, "e2el": e2els}
+        names = [name for name in GOODPUT_METRICS if name in goodput]
+        for values in zip(*(columns[name] for name in names), strict=True):
+            if all(goodput[name] / 1000 >= v for name, v in zip(names, values, strict=True)):
+                good += 1
+
+    out.completed = completed
+    out.failed = len(records) - completed
+    out.total_input = total_input
+    out.total_output = total_output
+    out.request_throughput = completed / duration_s
+    out.request_goodput = good / duration_s if goodput else None
+    out.output_throughput = total_output / duration_s
+    out.total_token_throughput = (total_input + total_output) / duration_s
+    out.stats = {
+        "ttft": Stats.of_seconds(ttfts, percentiles),
+        "tpot": Stats.of_seconds(tpots, percentiles),
+        "itl": Stats.of_seconds(itls, percentiles),
+        "e2el": Stats.of_seconds(e2els, percentiles),
+        "client_queue_time": Stats.of_seconds(queue, percentiles),
+        "ttft_first_content": Stats.of_seconds(content_ttfts, percentiles),
+    }
+    if count_queue_in_e2el:
+        out.stats["e2el_including_client_queue"] = Stats.of_seconds(e2el_queue, percentiles)
+    if starts:
+        out.max_output_tokens_per_s = _peak_tokens_per_s(starts, ends, token_times, None)
+        out.peak_output_tokens_per_s_weighted = _peak_tokens_per_s(
+            starts, ends, token_times, token_weights
+        )
+        out.max_concurrent_requests = _peak_concurrency(starts, ends)
+    out.tokens_per_chunk_mean = total_output / chunks_total if chunks_total else 0.0
+    out.tokens_per_chunk_max = chunk_max
+    out.multi_token_chunk_share = multi_chunks / known_chunks if known_chunks else None
+    out.failures = sorted(failures.values(), key=lambda g: (-g.count, g.kind))
+    out.output_tokens_source = sources
+    return out

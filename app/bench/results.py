@@ -1,0 +1,495 @@
+"""Result files: per-point JSON (a superset of `vllm bench serve --save-result`), sweep.csv,
+and reading back ours, vLLM's and the older benchmark_serving.py's into one PointResult."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import math
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from app import __version__
+from app.bench.failures import fix_for, title_for
+from app.bench.metrics import PointMetrics, Stats
+
+SCHEMA_VERSION = 1
+# vLLM drops these per-request arrays unless --save-detailed (latencies/queue_times it keeps).
+DETAILED_KEYS = (
+    "input_lens",
+    "output_lens",
+    "start_times",
+    "ttfts",
+    "itls",
+    "generated_texts",
+    "errors",
+)
+_STAT_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_([a-z0-9_]+)_ms$")
+
+
+class ResultFileError(ValueError):
+    """A result file that cannot be read; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class PointInfo:
+    """How a point was run: everything a result file records besides the measurements."""
+
+    backend: str
+    model_id: str
+    endpoint_url: str
+    api: str
+    num_prompts: int
+    request_rate: float
+    max_concurrency: int | None
+    burstiness: float = 1.0
+    label: str | None = None
+    tokenizer_id: str | None = None
+    point_index: int = 0
+    percentile_metrics: tuple[str, ...] = ("ttft", "tpot", "itl", "e2el")
+    percentiles: tuple[float, ...] = (50.0, 90.0, 95.0, 99.0)
+    goodput: dict[str, float] | None = None
+    num_warmups: int = 0
+    seed: int = 0
+    dataset_name: str = "sharegpt"
+    dataset_path: str | None = None
+    profile: str | None = None
+
+
+def rate_value(rate: float) -> float | str:
+    """Request rate as vLLM writes it: a number, or the string "inf"."""
+    return "inf" if math.isinf(rate) else rate
+
+
+def rate_label(rate: float) -> str:
+    """4.0 -> '4', 0.5 -> '0.5', inf -> 'inf' (the field guide's file names)."""
+    if math.isinf(rate):
+        return "inf"
+    return str(int(rate)) if rate == int(rate) else repr(rate)
+
+
+def point_filename(label: str, rate: float, max_concurrency: int | None) -> str:
+    """`{label}_rate{rate}_conc{conc}.json`, e.g. expA_rate4_conc32.json."""
+    conc = "none" if max_concurrency is None else str(max_concurrency)
+    return f"{label}_rate{rate_label(rate)}_conc{conc}.json"
+
+
+def _stats_dict(stats: Stats) -> dict[str, float]:
+    out = {"mean": stats.mean, "median": stats.median, "std": stats.std}
+    out.update({f"p{word}": value for word, value in stats.percentiles.items()})
+    return out
+
+
+def build_result(
+    info: PointInfo,
+    metrics: PointMetrics,
+    *,
+    save_detailed: bool = False,
+    cancelled: bool = False,
+    aborted: int = 0,
+    not_sent: int = 0,
+    started_at: datetime | None = None,
+    roofline: dict[str, Any] | None = None,
+    server_metrics: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The JSON document for one point: vLLM's keys and units first, then our `tpotbench` block."""
+    started_at = started_at or datetime.now(UTC)
+    result: dict[str, Any] = {
+        "date": started_at.astimezone().strftime("%Y%m%d-%H%M%S"),
+        "endpoint_type": info.backend,
+        "backend": info.backend,
+        "label": info.label,
+        "model_id": info.model_id,
+        "tokenizer_id": info.tokenizer_id,
+        "num_prompts": info.num_prompts,
+        "request_rate": rate_value(info.request_rate),
+        "burstiness": info.burstiness,
+        "max_concurrency": info.max_concurrency,
+        "duration": metrics.duration_s,
+        "completed": metrics.completed,
+        "failed": metrics.failed,
+        "total_input_tokens": metrics.total_input,
+        "total_output_tokens": metrics.total_output,
+        "request_throughput": metrics.request_throughput,
+        "request_goodput": metrics.request_goodput,
+        "output_throughput": metrics.output_throughput,
+        "total_token_throughput": metrics.total_token_throughput,
+    }
+    if save_detailed:
+        result.update(
+            input_lens=metrics.input_lens,
+            output_lens=metrics.output_lens,
+            ttfts=metrics.ttfts,
+            itls=metrics.itls,
+            start_times=metrics.start_times,
+            generated_texts=metrics.generated_texts,
+            errors=metrics.errors,
+        )
+    result.update(
+        latencies=metrics.latencies,
+        queue_times=metrics.queue_times,
+        max_output_tokens_per_s=metrics.max_output_tokens_per_s,
+        max_concurrent_requests=metrics.max_concurrent_requests,
+        rtfx=0.0,
+    )
+    for name in info.percentile_metrics:
+        stats = metrics.stats.get(name)
+        if stats is None or (name == "client_queue_time" and info.max_concurrency is None):
+            continue
+        result[f"mean_{name}_ms"] = stats.mean
+        result[f"median_{name}_ms"] = stats.median
+        result[f"std_{name}_ms"] = stats.std
+        for word, value in stats.percentiles.items():
+            result[f"p{word}_{name}_ms"] = value
+    block: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "app_version": __version__,
+        "started_at": started_at.astimezone(UTC).isoformat(timespec="seconds"),
+        "profile": info.profile,
+        "endpoint": {"url": info.endpoint_url, "api": info.api, "model": info.model_id},
+        "point": {
+            "index": info.point_index,
+            "request_rate": rate_value(info.request_rate),
+            "max_concurrency": info.max_concurrency,
+        },
+        "dataset": {"name": info.dataset_name, "path": info.dataset_path, "seed": info.seed},
+        "num_warmups": info.num_warmups,
+        "percentiles": list(info.percentiles),
+        "goodput_slos_ms": info.goodput,
+        "duration_definition": "first send to last completion",
+        "cancelled": cancelled,
+        "aborted": aborted,
+        "not_sent": not_sent,
+        "slot_wait_ms": _stats_dict(metrics.stats["client_queue_time"]),
+        "ttft_first_content_ms": _stats_dict(metrics.stats["ttft_first_content"]),
+        "tokens_per_chunk": {
+            "mean": metrics.tokens_per_chunk_mean,
+            "max": metrics.tokens_per_chunk_max,
+            "multi_token_share": metrics.multi_token_chunk_share,
+        },
+        "peak_output_tokens_per_s_weighted": metrics.peak_output_tokens_per_s_weighted,
+        "output_tokens_source": metrics.output_tokens_source,
+        "failures": [
+            {
+                "kind": group.kind,
+                "count": group.count,
+                "title": title_for(group.kind),
+                "fix": fix_for(group.kind),
+                "example": group.example[:500],
+            }
+            for group in metrics.failures
+        ],
+        "roofline": roofline,
+        "server_metrics": server_metrics,
+    }
+    if save_detailed:
+        block["chunk_counts"] = metrics.chunk_counts
+        block["error_kinds"] = metrics.error_kinds
+    result["tpotbench"] = block
+    return result
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):  # not every filesystem lets a folder be opened
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write via a temp file in the same folder + fsync + os.replace: readers and a crash
+    see either the old file or the whole new one, never a torn one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def write_point_json(path: Path, result: dict[str, Any]) -> Path:
+    atomic_write_text(Path(path), json.dumps(result, indent=2) + "\n")
+    return Path(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading back
+
+
+@dataclass
+class PointResult:
+    """One benchmark point, whichever tool wrote it. Times in ms, throughputs per second."""
+
+    path: Path | None
+    source: str  # 'tpotbench' | 'vllm' | 'benchmark_serving'
+    label: str | None
+    model_id: str | None
+    backend: str | None
+    date: str | None
+    request_rate: float
+    max_concurrency: int | None
+    burstiness: float | None
+    num_prompts: int | None
+    completed: int
+    failed: int | None
+    duration_s: float
+    total_input_tokens: int | None
+    total_output_tokens: int | None
+    request_throughput: float | None
+    request_goodput: float | None
+    output_throughput: float | None
+    total_token_throughput: float | None
+    max_output_tokens_per_s: float | None
+    max_concurrent_requests: int | None
+    stats: dict[str, dict[str, float]] = field(default_factory=dict)
+    tpotbench: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def metric(self, name: str, stat: str) -> float | None:
+        """E.g. metric('tpot', 'p99') -> the P99 TPOT in ms, or None if the file has none."""
+        return self.stats.get(name, {}).get(stat)
+
+    def summary_row(self) -> dict[str, Any]:
+        """One flat row for `tpotbench report`, sweep.csv and the GUI's results table."""
+        wait = (self.tpotbench or {}).get("slot_wait_ms") or {}
+        failures = (self.tpotbench or {}).get("failures") or []
+        row: dict[str, Any] = {
+            "file": self.path.name if self.path else "",
+            "source": self.source,
+            "label": self.label,
+            "model": self.model_id,
+            "request_rate": rate_value(self.request_rate),
+            "max_concurrency": self.max_concurrency,
+            "completed": self.completed,
+            "failed": self.failed,
+            "duration_s": self.duration_s,
+            "request_throughput": self.request_throughput,
+            "output_throughput": self.output_throughput,
+            "total_token_throughput": self.total_token_throughput,
+            "request_goodput": self.request_goodput,
+        }
+        for name in ("ttft", "tpot", "itl", "e2el"):
+            for stat in ("mean", "median", "p99"):
+                row[f"{stat}_{name}_ms"] = self.metric(name, stat)
+        row["max_output_tokens_per_s"] = self.max_output_tokens_per_s
+        row["max_concurrent_requests"] = self.max_concurrent_requests
+        row["mean_slot_wait_ms"] = wait.get("mean")
+        row["failure_kinds"] = " ".join(f"{f['kind']}:{f['count']}" for f in failures)
+        return row
+
+
+SUMMARY_COLUMNS: tuple[str, ...] = tuple(
+    PointResult(
+        None,
+        "",
+        None,
+        None,
+        None,
+        None,
+        0.0,
+        None,
+        None,
+        None,
+        0,
+        None,
+        0.0,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+    ).summary_row()
+)
+
+
+def _number(data: dict[str, Any], key: str, path: Path | None) -> float | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ResultFileError(f"{path}: '{key}' is {value!r}, expected a number")
+    return float(value)
+
+
+def _int(data: dict[str, Any], key: str, path: Path | None) -> int | None:
+    value = _number(data, key, path)
+    return None if value is None else int(value)
+
+
+def _parse_rate(value: Any, path: Path | None) -> float:
+    if value is None:
+        return math.inf
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            raise ResultFileError(f"{path}: request_rate {value!r} is not a number") from None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    raise ResultFileError(f"{path}: request_rate {value!r} is not a number")
+
+
+def point_from_dict(data: Any, path: Path | None = None) -> PointResult:
+    """Interpret one result document (ours, vllm bench serve's, or benchmark_serving.py's)."""
+    if not isinstance(data, dict):
+        raise ResultFileError(f"{path}: expected a JSON object, found {type(data).__name__}")
+    if "completed" not in data or "duration" not in data:
+        raise ResultFileError(
+            f"{path}: not a benchmark result (no 'completed'/'duration'; is this a "
+            "vllm bench serve --save-result or tpotbench file?)"
+        )
+    block = data.get("tpotbench")
+    if isinstance(block, dict):
+        source = "tpotbench"
+    elif "failed" in data or "max_concurrent_requests" in data or "endpoint_type" in data:
+        source = "vllm"
+    else:
+        source = "benchmark_serving"
+    goodput_key = "request_goodput" if "request_goodput" in data else "request_goodput:"
+    completed = _int(data, "completed", path) or 0
+    failed = _int(data, "failed", path)
+    num_prompts = _int(data, "num_prompts", path)
+    if failed is None and num_prompts is not None:
+        failed = max(0, num_prompts - completed)  # benchmark_serving.py did not write it
+    stats: dict[str, dict[str, float]] = {}
+    for key, value in data.items():
+        match = _STAT_KEY.match(key)
+        if match and isinstance(value, int | float) and not isinstance(value, bool):
+            stats.setdefault(match.group(2), {})[match.group(1)] = float(value)
+    return PointResult(
+        path=path,
+        source=source,
+        label=data.get("label") if isinstance(data.get("label"), str) else None,
+        model_id=data.get("model_id"),
+        backend=data.get("backend") or data.get("endpoint_type"),
+        date=data.get("date"),
+        request_rate=_parse_rate(data.get("request_rate"), path),
+        max_concurrency=_int(data, "max_concurrency", path),
+        burstiness=_number(data, "burstiness", path),
+        num_prompts=num_prompts,
+        completed=completed,
+        failed=failed,
+        duration_s=_number(data, "duration", path) or 0.0,
+        total_input_tokens=_int(data, "total_input_tokens", path),
+        total_output_tokens=_int(data, "total_output_tokens", path),
+        request_throughput=_number(data, "request_throughput", path),
+        request_goodput=_number(data, goodput_key, path),
+        output_throughput=_number(data, "output_throughput", path),
+        total_token_throughput=_number(data, "total_token_throughput", path),
+        max_output_tokens_per_s=_number(data, "max_output_tokens_per_s", path),
+        max_concurrent_requests=_int(data, "max_concurrent_requests", path),
+        stats=stats,
+        tpotbench=block if isinstance(block, dict) else None,
+        raw=data,
+    )
+
+
+def _documents(path: Path) -> list[Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ResultFileError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise ResultFileError(f"{path}: not a text file (not UTF-8)") from None
+    except OSError as exc:
+        raise ResultFileError(f"{path}: cannot read ({exc.strerror})") from None
+    decoder = json.JSONDecoder()
+    docs: list[Any] = []
+    pos = 0
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            break
+        try:
+            doc, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise ResultFileError(
+                f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+                "the file is truncated or corrupt"
+            ) from None
+        docs.append(doc)
+    if not docs:
+        raise ResultFileError(f"{path}: the file is empty")
+    return docs
+
+
+def read_points(path: Path) -> list[PointResult]:
+    """All results in one file (vLLM's --append-result puts several in one file)."""
+    path = Path(path)
+    return [point_from_dict(doc, path) for doc in _documents(path)]
+
+
+def load_result(path: str | Path) -> PointResult:
+    points = read_points(Path(path))
+    if len(points) != 1:
+        raise ResultFileError(
+            f"{path}: holds {len(points)} results (written with --append-result); "
+            "read it with load_results"
+        )
+    return points[0]
+
+
+def _natural_key(path: Path) -> list[Any]:
+    # expB_rateinf_conc8 before expB_rateinf_conc16, as a person would list them
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", path.name)]
+
+
+def load_results(paths: Iterable[str | Path]) -> list[PointResult]:
+    """Results from files and folders (a folder: its *.json files in natural name order).
+    Our own temp files and vLLM's *.pytorch.json side files are skipped."""
+    points: list[PointResult] = []
+    for item in paths:
+        item = Path(item)
+        if item.is_dir():
+            files = sorted(
+                (
+                    p
+                    for p in item.glob("*.json")
+                    if not p.name.startswith(".") and not p.name.endswith(".pytorch.json")
+                ),
+                key=_natural_key,
+            )
+            for file in files:
+                points.extend(read_points(file))
+        elif item.exists():
+            points.extend(read_points(item))
+        else:
+            raise ResultFileError(f"{item}: no such file or folder")
+    return points
+
+
+def sweep_csv_text(points: Sequence[PointResult]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(SUMMARY_COLUMNS), lineterminator="\n")
+    writer.writeheader()
+    for point in points:
+        writer.writerow({k: ("" if v is None else v) for k, v in point.summary_row().items()})
+    return buffer.getvalue()
+
+
+def write_sweep_csv(path: str | Path, points: Sequence[PointResult]) -> Path:
+    """sweep.csv: one summary row per point, rewritten atomically after every point."""
+    atomic_write_text(Path(path), sweep_csv_text(points))
+    return Path(path)

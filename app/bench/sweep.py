@@ -1,0 +1,491 @@
+"""A sweep: the grid of request rates x concurrencies, run point by point, each saved at once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import math
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+import httpx
+
+from app.bench import client as client_mod
+from app.bench.datasets import SampleRequest
+from app.bench.endpoint import ResolvedEndpoint, auth_headers, redact
+from app.bench.failures import classify_exception
+from app.bench.load import DEFAULT_GRACE_S, LoadState, run_load, run_warmups
+from app.bench.metrics import DEFAULT_PERCENTILES, compute_point_metrics, vllm_timings
+from app.bench.record import RequestRecord
+from app.bench.results import (
+    PointInfo,
+    PointResult,
+    ResultFileError,
+    build_result,
+    point_filename,
+    read_points,
+    write_point_json,
+    write_sweep_csv,
+)
+from app.bench.serverstats import MetricsSample, MetricsScraper, result_block
+from app.bench.stream import RequestSpec, send_request
+from app.bench.tokens import TokenCounter
+
+TICK_S = 0.1
+CSV_NAME = "sweep.csv"
+
+
+@dataclass(frozen=True)
+class PointSpec:
+    index: int
+    request_rate: float
+    max_concurrency: int | None
+
+
+def plan_points(rates: Sequence[float], concurrencies: Sequence[int | None]) -> list[PointSpec]:
+    """Every (rate, concurrency) pair, rate-major, in the order given."""
+    return [
+        PointSpec(i, rate, conc)
+        for i, (rate, conc) in enumerate((r, c) for r in rates for c in concurrencies)
+    ]
+
+
+class SweepObserver(Protocol):
+    """What a sweep reports. The CLI's progress bar and the JSON-lines writer both implement
+    it (methods they do not care about do nothing); a GUI adapter can turn it into signals."""
+
+    def run_started(
+        self, points: Sequence[PointSpec], num_prompts: int, endpoint: dict[str, Any]
+    ) -> None: ...
+    def point_started(self, point: PointSpec) -> None: ...
+    def tokens(self, point: int, t_s: Sequence[float], itl_ms: Sequence[float]) -> None: ...
+    def progress(
+        self,
+        point: int,
+        completed: int,
+        failed: int,
+        total: int,
+        in_flight: int,
+        elapsed_s: float,
+        output_tok_s: float,
+    ) -> None: ...
+    def request(
+        self,
+        point: int,
+        ok: bool,
+        ttft_s: float | None,
+        tpot_s: float | None,
+        e2el_s: float | None,
+        output_tokens: int,
+        error_kind: str | None,
+    ) -> None: ...
+    def point_finished(self, point: int, path: Path | None, result: dict[str, Any]) -> None: ...
+    def run_finished(self, cancelled: bool, paths: Sequence[Path], csv: Path | None) -> None: ...
+    def error(self, message: str) -> None: ...
+
+
+class UnreachableError(RuntimeError):
+    """The endpoint did not answer at all before the sweep started (exit code 1)."""
+
+
+@dataclass
+class SweepConfig:
+    resolved: ResolvedEndpoint
+    model: str
+    backend: str
+    samples: list[SampleRequest]
+    rates: list[float]
+    concurrencies: list[int | None]
+    result_dir: Path
+    label: str | None = None
+    result_filename: str | None = None
+    burstiness: float = 1.0
+    seed: int = 0
+    num_warmups: int = 0
+    ignore_eos: bool = False
+    goodput: dict[str, float] | None = None
+    percentile_metrics: tuple[str, ...] = ("ttft", "tpot", "itl", "e2el")
+    percentiles: tuple[float, ...] = DEFAULT_PERCENTILES
+    save_detailed: bool = False
+    extra_body: dict[str, Any] | None = None
+    extra_headers: dict[str, str] | None = None
+    api_key: str | None = field(default=None, repr=False)
+    tokenizer: TokenCounter | None = None
+    tokenizer_id: str | None = None
+    dataset_name: str = "sharegpt"
+    dataset_path: str | None = None
+    profile: str | None = None
+    grace_s: float = DEFAULT_GRACE_S
+    verify_tls: bool = True
+    transport: client_mod.Transport = "aiohttp"
+    write_csv: bool = True
+    roofline: dict[str, Any] | None = None  # the profile's GPU/model context, copied to files
+    server_metrics: bool = False  # scrape /metrics during each point (on its own thread)
+
+    @property
+    def points(self) -> list[PointSpec]:
+        return plan_points(self.rates, self.concurrencies)
+
+    def path_for(self, point: PointSpec) -> Path:
+        if self.result_filename:
+            return self.result_dir / self.result_filename
+        return self.result_dir / point_filename(
+            self.label or self.backend, point.request_rate, point.max_concurrency
+        )
+
+
+@dataclass
+class SweepOutcome:
+    paths: list[Path]
+    csv: Path | None
+    cancelled: bool
+    results: list[dict[str, Any]]
+
+
+async def fetch_first_model(
+    resolved: ResolvedEndpoint,
+    api_key: str | None,
+    extra_headers: dict[str, str] | None,
+    verify_tls: bool = True,
+) -> str | None:
+    """Check the server answers at all and return the first model id of /v1/models (as
+    vLLM does without --model), or None if that list is not available there.
+    Raises UnreachableError if nothing answers."""
+    headers = auth_headers(api_key, extra_headers)
+    timeout = httpx.Timeout(10.0)
+    async with httpx.AsyncClient(verify=verify_tls, timeout=timeout, trust_env=True) as http:
+        try:
+            response = await http.get(resolved.models_url, headers=headers)
+        except Exception as exc:
+            kind, message = classify_exception(exc, after_headers=False)
+            message = redact(message, api_key)
+            raise UnreachableError(
+                f"cannot reach {resolved.models_url} ({kind}: {message})"
+            ) from None
+    if response.status_code != 200:
+        return None
+    try:
+        data = response.json()
+        return str(data["data"][0]["id"])
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None
+
+
+def _existing_points(directory: Path) -> list[PointResult]:
+    points = []
+    for file in sorted(directory.glob("*.json")):
+        if file.name.startswith(".") or file.name.endswith(".pytorch.json"):
+            continue
+        with contextlib.suppress(ResultFileError):
+            points.extend(read_points(file))
+    return points
+
+
+def _csv_sort_key(point: PointResult) -> tuple[str, float, float]:
+    conc = point.max_concurrency if point.max_concurrency is not None else math.inf
+    return (point.label or "", conc, point.request_rate)
+
+
+class _TokenBatch:
+    """Chunk arrivals collected between ticks, for the `tokens` event."""
+
+    def __init__(self) -> None:
+        self.t_s: list[float] = []
+        self.itl_ms: list[float] = []
+        self.origin_ns = 0
+
+    def on_chunk(self, record: RequestRecord, t_ns: int) -> None:
+        ns = record.chunk_ns
+        if len(ns) >= 2:
+            self.t_s.append((t_ns - self.origin_ns) / 1e9)
+            self.itl_ms.append((ns[-1] - ns[-2]) / 1e6)
+
+    def take(self) -> tuple[list[float], list[float]]:
+        t_s, itl_ms = self.t_s, self.itl_ms
+        self.t_s, self.itl_ms = [], []
+        return t_s, itl_ms
+
+
+def _request_event(point: int, record: RequestRecord) -> dict[str, Any]:
+    if not record.ok:
+        return dict(
+            point=point,
+            ok=False,
+            ttft_s=None,
+            tpot_s=None,
+            e2el_s=None,
+            output_tokens=record.output_tokens,
+            error_kind=record.error_kind,
+        )
+    ttft, _, e2el, _ = vllm_timings(record)
+    n = record.output_tokens
+    tpot = (e2el - ttft) / (n - 1) if n > 1 else None
+    return dict(
+        point=point,
+        ok=True,
+        ttft_s=ttft,
+        tpot_s=tpot,
+        e2el_s=e2el,
+        output_tokens=n,
+        error_kind=None,
+    )
+
+
+class _ScraperThread:
+    """A MetricsScraper on its own thread and event loop: parsing a large /metrics page then
+    never holds up the measuring loop (it can still take the GIL for a few ms at a time)."""
+
+    def __init__(self, config: SweepConfig, observers: Sequence[SweepObserver]) -> None:
+        sinks = [obs for obs in observers if hasattr(obs, "server_metrics")]
+
+        def on_sample(sample: MetricsSample) -> None:  # runs on the scraper's thread
+            for obs in sinks:
+                obs.server_metrics(sample.to_dict())  # type: ignore[attr-defined]
+
+        self.scraper = MetricsScraper.for_endpoint(
+            config.resolved,
+            api_key=config.api_key,
+            extra_headers=config.extra_headers,
+            verify_tls=config.verify_tls,
+            on_sample=on_sample,
+        )
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="metrics", daemon=True)
+
+    async def _call(self, coro: Any) -> Any:
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self._loop))
+
+    async def start(self) -> None:
+        self._thread.start()
+        await self._call(self.scraper.start())  # the baseline scrape, before the load starts
+
+    def set_origin(self, origin_ns: int) -> None:
+        self._loop.call_soon_threadsafe(self.scraper.set_origin, origin_ns)
+
+    async def stop(self) -> None:
+        try:
+            await self._call(self.scraper.scrape_now())  # close the window at the point's end
+            await self._call(self.scraper.stop())
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            await asyncio.to_thread(self._thread.join, 10)
+            self._loop.close()
+
+
+async def _unless_cancelled(work: Any, cancel: asyncio.Event) -> None:
+    """Await `work` unless `cancel` is set first, in which case it is cancelled."""
+    task = asyncio.ensure_future(work)
+    stop = asyncio.ensure_future(cancel.wait())
+    try:
+        await asyncio.wait([task, stop], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for pending in (task, stop):
+            pending.cancel()
+        await asyncio.gather(task, stop, return_exceptions=True)
+
+
+async def run_point(
+    config: SweepConfig,
+    point: PointSpec,
+    observers: Sequence[SweepObserver],
+    cancel: asyncio.Event,
+    path: Path | None = None,
+) -> tuple[Path | None, dict[str, Any]]:
+    """Run one point (warmups first, not counted), save its JSON (to `path`, default from the
+    config's naming) and return (path, result); the path is None for a point cancelled before
+    any request finished, which is not saved."""
+    for obs in observers:
+        obs.point_started(point)
+    conc = point.max_concurrency
+    pool = min(conc or len(config.samples), len(config.samples)) or 1
+    prefix = f"tpotbench-{uuid.uuid4().hex[:8]}-"
+    specs = [
+        RequestSpec(
+            s.prompt,
+            s.prompt_len,
+            s.expected_output_len,
+            ignore_eos=config.ignore_eos,
+            model=config.model,
+            extra_body=config.extra_body,
+            request_id=prefix + s.request_id,
+        )
+        for s in config.samples
+    ]
+    batch = _TokenBatch()
+    wants_tokens = any(getattr(obs, "wants_tokens", True) for obs in observers)
+    state = LoadState(total=len(specs))
+    started_at = datetime.now(UTC)
+    async with client_mod.make_client(
+        pool, verify_tls=config.verify_tls, transport=config.transport
+    ) as http:
+        send = functools.partial(
+            send_request,
+            http,
+            config.resolved,
+            api_key=config.api_key,
+            extra_headers=config.extra_headers,
+            tokenizer=config.tokenizer,
+        )
+        if config.num_warmups > 0 and not cancel.is_set():
+            await _unless_cancelled(run_warmups(send, specs[0], config.num_warmups, conc), cancel)
+        await client_mod.warm_pool(http, config.resolved.models_url, pool)
+        scraper = _ScraperThread(config, observers) if config.server_metrics else None
+        if scraper is not None:
+            await scraper.start()
+        measured = functools.partial(send, on_chunk=batch.on_chunk) if wants_tokens else send
+
+        def on_record(index: int, record: RequestRecord) -> None:
+            event = _request_event(point.index, record)
+            for obs in observers:
+                obs.request(**event)
+
+        def tick() -> None:
+            elapsed = max(0.0, (time.perf_counter_ns() - state.origin_ns) / 1e9)
+            t_s, itl_ms = batch.take()
+            for obs in observers:
+                if t_s:
+                    obs.tokens(point.index, t_s, itl_ms)
+                obs.progress(
+                    point.index,
+                    state.completed,
+                    state.failed,
+                    state.total,
+                    state.in_flight,
+                    elapsed,
+                    state.output_tokens / elapsed if elapsed > 0 else 0.0,
+                )
+
+        async def ticker() -> None:
+            while True:
+                await asyncio.sleep(TICK_S)
+                tick()
+
+        load = asyncio.ensure_future(
+            run_load(
+                measured,
+                specs,
+                request_rate=point.request_rate,
+                burstiness=config.burstiness,
+                seed=config.seed,
+                max_concurrency=conc,
+                cancel=cancel,
+                grace_s=config.grace_s,
+                on_record=on_record,
+                state=state,
+            )
+        )
+        await asyncio.sleep(0)  # let run_load stamp its origin before the first tick
+        batch.origin_ns = state.origin_ns or time.perf_counter_ns()
+        if scraper is not None:
+            scraper.set_origin(batch.origin_ns)
+        ticking = asyncio.ensure_future(ticker())
+        try:
+            outcome = await load
+        finally:
+            ticking.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await ticking
+            if scraper is not None:
+                await scraper.stop()
+        tick()
+    metrics = compute_point_metrics(
+        outcome.records,
+        outcome.duration_s,
+        percentiles=config.percentiles,
+        goodput=config.goodput,
+        origin_ns=outcome.origin_ns,
+        count_queue_in_e2el=conc is not None and not math.isinf(point.request_rate),
+    )
+    info = PointInfo(
+        backend=config.backend,
+        model_id=config.model,
+        endpoint_url=config.resolved.url,
+        api=config.resolved.api,
+        num_prompts=len(config.samples),
+        request_rate=point.request_rate,
+        max_concurrency=conc,
+        burstiness=config.burstiness,
+        label=config.label,
+        tokenizer_id=config.tokenizer_id,
+        point_index=point.index,
+        percentile_metrics=config.percentile_metrics,
+        percentiles=config.percentiles,
+        goodput=config.goodput,
+        num_warmups=config.num_warmups,
+        seed=config.seed,
+        dataset_name=config.dataset_name,
+        dataset_path=config.dataset_path,
+        profile=config.profile,
+    )
+    result = build_result(
+        info,
+        metrics,
+        save_detailed=config.save_detailed,
+        cancelled=outcome.cancelled,
+        aborted=outcome.aborted,
+        not_sent=outcome.not_sent,
+        started_at=started_at,
+        roofline=config.roofline,
+        server_metrics=None
+        if scraper is None
+        else result_block(
+            scraper.scraper,
+            # The longest context seen: how many such requests the KV pool holds at once.
+            context_len=max(
+                (r.prompt_len + r.output_tokens for r in outcome.records if r.ok), default=None
+            ),
+            client={f"mean_{k}_ms": metrics.stats[k].mean for k in ("ttft", "itl", "e2el")},
+        ),
+    )
+    path = path or config.path_for(point)
+    if outcome.cancelled:
+        if not outcome.records:  # cancelled before anything finished: nothing worth a file
+            return None, result
+        # A partial point never replaces a complete file of the same name from an earlier run.
+        path = path.with_name(path.stem + ".partial.json")
+    return write_point_json(path, result), result
+
+
+async def run_sweep(
+    config: SweepConfig,
+    observers: Sequence[SweepObserver],
+    cancel: asyncio.Event | None = None,
+) -> SweepOutcome:
+    """Run every point in order; a point's JSON (and sweep.csv) is on disk before the next
+    point starts. After a cancel, the interrupted point is saved (marked cancelled) and the
+    remaining points are skipped."""
+    cancel = cancel or asyncio.Event()
+    points = config.points
+    endpoint = {"url": config.resolved.url, "model": config.model, "api": config.resolved.api}
+    for obs in observers:
+        obs.run_started(points, len(config.samples), endpoint)
+    paths: list[Path] = []
+    results: list[dict[str, Any]] = []
+    csv_path: Path | None = None
+    for point in points:
+        if cancel.is_set():
+            break
+        target = config.path_for(point)
+        if target in paths:  # the same (rate, concurrency) twice in one grid: keep both
+            target = target.with_name(f"{target.stem}_{point.index}{target.suffix}")
+        path, result = await run_point(config, point, observers, cancel, target)
+        if path is None:
+            break
+        paths.append(path)
+        results.append(result)
+        if config.write_csv:
+            rows = sorted(_existing_points(config.result_dir), key=_csv_sort_key)
+            csv_path = write_sweep_csv(config.result_dir / CSV_NAME, rows)
+        for obs in observers:
+            obs.point_finished(point.index, path, result)
+    cancelled = cancel.is_set()
+    for obs in observers:
+        obs.run_finished(cancelled, paths, csv_path)
+    return SweepOutcome(paths, csv_path, cancelled, results)

@@ -1,0 +1,107 @@
+"""`tpotbench report`: one summary row per result file (ours or vLLM's), as a table, CSV or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.bench.results import (
+    PointResult,
+    ResultFileError,
+    load_results,
+    rate_label,
+    write_sweep_csv,
+)
+
+# (header, row key, format) of the terminal table: the columns an engineer reads first.
+_TABLE = (
+    ("file", "file", "{}"),
+    ("rate", "request_rate", "{}"),
+    ("conc", "max_concurrency", "{}"),
+    ("ok", "completed", "{}"),
+    ("fail", "failed", "{}"),
+    ("req/s", "request_throughput", "{:.2f}"),
+    ("out tok/s", "output_throughput", "{:.1f}"),
+    ("TTFT p50", "median_ttft_ms", "{:.1f}"),
+    ("TTFT p99", "p99_ttft_ms", "{:.1f}"),
+    ("TPOT p50", "median_tpot_ms", "{:.2f}"),
+    ("TPOT p99", "p99_tpot_ms", "{:.2f}"),
+    ("ITL p99", "p99_itl_ms", "{:.2f}"),
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="result files or folders (tpotbench's or vllm bench serve's)",
+    )
+    parser.add_argument("--csv", metavar="FILE", help="also write the rows as CSV to FILE")
+    parser.add_argument("--json", action="store_true", help="print the rows as a JSON list")
+
+
+def _cell(value: Any, fmt: str) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float) and math.isinf(value):
+        return "inf"
+    try:
+        return fmt.format(value)
+    except (ValueError, TypeError):
+        return str(value)
+
+
+def format_table(points: list[PointResult]) -> str:
+    rows = []
+    for point in points:
+        row = point.summary_row()
+        row["request_rate"] = rate_label(point.request_rate)
+        rows.append([_cell(row[key], fmt) for _, key, fmt in _TABLE])
+    headers = [title for title, _, _ in _TABLE]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    lines = [
+        "  ".join(
+            h.ljust(w) if i == 0 else h.rjust(w)
+            for i, (h, w) in enumerate(zip(headers, widths, strict=True))
+        )
+    ]
+    for r in rows:
+        lines.append(
+            "  ".join(
+                c.ljust(w) if i == 0 else c.rjust(w)
+                for i, (c, w) in enumerate(zip(r, widths, strict=True))
+            )
+        )
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        points = load_results(args.paths)
+    except ResultFileError as exc:
+        print(f"tpotbench report: error: {exc}", file=sys.stderr)
+        return 2
+    if not points:
+        print(
+            "tpotbench report: error: no result files (*.json) found in " + ", ".join(args.paths),
+            file=sys.stderr,
+        )
+        return 2
+    if args.csv:
+        try:
+            write_sweep_csv(Path(args.csv), points)
+        except OSError as exc:
+            print(
+                f"tpotbench report: error: cannot write {args.csv}: {exc.strerror}", file=sys.stderr
+            )
+            return 1
+    if args.json:
+        print(json.dumps([p.summary_row() for p in points], indent=2))
+    else:
+        print(format_table(points))
+    return 0

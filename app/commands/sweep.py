@@ -1,0 +1,509 @@
+"""`tpotbench sweep`: `vllm bench serve` over a grid of request rates x concurrencies."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from app.bench.datasets import DATASET_NAMES, DatasetError, DatasetOptions, HFVocab, get_samples
+from app.bench.endpoint import EndpointError, resolve_endpoint
+from app.bench.events import EventWriter
+from app.bench.metrics import (
+    METRIC_TITLES,
+    parse_goodput,
+    parse_percentile_metrics,
+    parse_percentiles,
+)
+from app.bench.results import PointResult, point_from_dict
+from app.bench.sweep import PointSpec, SweepConfig, UnreachableError, fetch_first_model, run_sweep
+from app.bench.tokens import TokenCounter, TokenizerError, estimate_tokens
+
+DEFAULT_KEY_ENVS = ("OPENAI_API_KEY", "API_KEY")
+
+
+class UsageError(ValueError):
+    """Bad flags or inputs: one line, exit code 2."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add = parser.add_argument
+    add(
+        "--backend",
+        choices=["openai", "openai-chat"],
+        help="API flavour as in vllm bench serve: openai (completions) or openai-chat "
+        "(default: from --endpoint, else openai-chat)",
+    )
+    add("--base-url", help="server root or API base (default http://HOST:PORT)")
+    add("--host", default="127.0.0.1", help="server host when --base-url is not given")
+    add("--port", type=int, default=8000, help="server port when --base-url is not given")
+    add("--endpoint", help="API path, e.g. /v1/chat/completions (as in vllm bench serve)")
+    add("--model", help="model id (default: the first id from /v1/models)")
+    add(
+        "--tokenizer",
+        metavar="DIR",
+        help="folder with tokenizer.json, for prompt lengths and replies without usage "
+        "(default: an estimate, marked as such)",
+    )
+    add("--profile", help="use a saved endpoint profile (its key from the keyring)")
+    add(
+        "--api-key-env",
+        metavar="NAME",
+        help="environment variable holding the API key (default: OPENAI_API_KEY, then API_KEY)",
+    )
+    add(
+        "--header",
+        metavar="KEY=VALUE",
+        nargs="*",
+        default=[],
+        help="extra HTTP headers for every request",
+    )
+    add("--insecure", action="store_true", help="do not verify the server's TLS certificate")
+    add(
+        "--dataset-name",
+        choices=DATASET_NAMES,
+        default="sharegpt",
+        help="sharegpt (default: the shipped synthetic ShareGPT file), random, or prompts",
+    )
+    add("--dataset-path", help="ShareGPT JSON or prompts file (text lines or JSONL)")
+    add("--num-prompts", type=int, default=1000, help="requests per point (default 1000)")
+    add("--random-input-len", type=int, default=1024)
+    add("--random-output-len", type=int, default=128)
+    add("--random-range-ratio", type=float, default=0.0)
+    add("--sharegpt-output-len", type=int, help="fixed output length for ShareGPT prompts")
+    add("--output-len", type=int, help="output length for every dataset (overrides the others)")
+    add(
+        "--request-rate",
+        default="inf",
+        help="requests/s, or a comma list such as 1,2,4,inf (default inf: all at once)",
+    )
+    add(
+        "--burstiness",
+        type=float,
+        default=1.0,
+        help="gamma shape of arrival gaps: 1 = Poisson, <1 burstier, >1 more even",
+    )
+    add(
+        "--max-concurrency",
+        default=None,
+        help="most requests in flight, or a comma list such as 1,4,8,16,32",
+    )
+    add("--seed", type=int, default=0)
+    add(
+        "--num-warmups", type=int, default=0, help="warmup requests before each point (not counted)"
+    )
+    add("--ignore-eos", action="store_true", help="ask the server to ignore end-of-sequence")
+    add("--temperature", type=float, help="sampling temperature sent with every request")
+    add("--extra-body", type=json.loads, help="JSON merged into every request body")
+    add("--goodput", nargs="+", metavar="KEY:MS", help="SLOs for goodput, e.g. ttft:500 tpot:50")
+    add(
+        "--percentile-metrics",
+        default="ttft,tpot,itl,e2el",
+        help="metrics with percentiles: ttft,tpot,itl,e2el,client_queue_time,"
+        "e2el_including_client_queue",
+    )
+    add("--metric-percentiles", default="50,90,95,99", help="percentiles, e.g. 50,90,99")
+    add("--result-dir", default=".", help="folder for the result files (default: current)")
+    add("--result-filename", help="file name for a single-point run (as in vllm bench serve)")
+    add("--label", help="file name prefix: {label}_rate{rate}_conc{conc}.json")
+    add(
+        "--save-result",
+        action="store_true",
+        help="accepted for vllm bench serve compatibility; results are always saved",
+    )
+    add(
+        "--save-detailed",
+        action="store_true",
+        help="also save per-request arrays (ttfts, itls, latencies ... in seconds)",
+    )
+    add("--events", choices=["jsonl"], help="write machine-readable events to stdout")
+    add("--disable-tqdm", action="store_true", help="no progress bar")
+    add(
+        "--scrape-metrics",
+        "--server-metrics",
+        dest="server_metrics",
+        action="store_true",
+        help="scrape the server's /metrics about once a second during each point (KV cache, "
+        "running, waiting, preemptions, server-side TTFT/ITL) and save a summary with the point",
+    )
+    add(
+        "--grace-period",
+        type=float,
+        default=5.0,
+        metavar="S",
+        help="seconds in-flight requests may finish after a cancel (default 5)",
+    )
+
+
+def _rates(text: str) -> list[float]:
+    rates = []
+    for item in text.split(","):
+        item = item.strip()
+        try:
+            value = float(item)
+        except ValueError:
+            raise UsageError(f"--request-rate: {item!r} is not a number or 'inf'") from None
+        if not value > 0 or math.isnan(value):
+            raise UsageError(f"--request-rate: {item} must be greater than 0")
+        rates.append(value)
+    return rates
+
+
+def _concurrencies(text: str | None) -> list[int | None]:
+    if text is None:
+        return [None]
+    values: list[int | None] = []
+    for item in text.split(","):
+        item = item.strip()
+        try:
+            value = int(item)
+        except ValueError:
+            raise UsageError(f"--max-concurrency: {item!r} is not a whole number") from None
+        if value < 1:
+            raise UsageError(f"--max-concurrency: {item} must be at least 1")
+        values.append(value)
+    return values
+
+
+def _headers(items: Sequence[str]) -> dict[str, str]:
+    headers = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"--header: {item!r} is not KEY=VALUE")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def _api_key(args: argparse.Namespace, profile: str | None) -> str | None:
+    if args.api_key_env:
+        value = os.environ.get(args.api_key_env)
+        if value is None:
+            raise UsageError(f"--api-key-env: environment variable {args.api_key_env} is not set")
+        return value
+    if profile:
+        from app.secrets import KeyStore
+
+        value = KeyStore().get(profile)
+        if value:
+            return value
+    for name in DEFAULT_KEY_ENVS:
+        if os.environ.get(name):
+            return os.environ[name]
+    return None
+
+
+class _EstimateCounter:
+    def count(self, text: str) -> int:
+        return estimate_tokens(text)
+
+
+def format_summary(result: dict[str, Any] | PointResult) -> str:
+    """vLLM's end-of-run block ("==== Serving Benchmark Result ====") for one point."""
+    point = result if isinstance(result, PointResult) else point_from_dict(result)
+    lines = ["{s:{c}^{n}}".format(s=" Serving Benchmark Result ", n=50, c="=")]
+
+    def row(label: str, value: Any, fmt: str = "{:<10}") -> None:
+        lines.append(f"{label:<40} " + fmt.format(value))
+
+    row("Successful requests:", point.completed)
+    row("Failed requests:", point.failed if point.failed is not None else "n/a")
+    if point.max_concurrency is not None:
+        row("Maximum request concurrency:", point.max_concurrency)
+    if not math.isinf(point.request_rate):
+        row("Request rate configured (RPS):", point.request_rate, "{:<10.2f}")
+    row("Benchmark duration (s):", point.duration_s, "{:<10.2f}")
+    row("Total input tokens:", point.total_input_tokens)
+    row("Total generated tokens:", point.total_output_tokens)
+    row("Request throughput (req/s):", point.request_throughput or 0.0, "{:<10.2f}")
+    if point.request_goodput is not None:
+        row("Request goodput (req/s):", point.request_goodput, "{:<10.2f}")
+    row("Output token throughput (tok/s):", point.output_throughput or 0.0, "{:<10.2f}")
+    if point.max_output_tokens_per_s is not None:
+        row("Peak output token throughput (tok/s):", point.max_output_tokens_per_s, "{:<10.2f}")
+    if point.max_concurrent_requests is not None:
+        row("Peak concurrent requests:", point.max_concurrent_requests, "{:<10.2f}")
+    row("Total token throughput (tok/s):", point.total_token_throughput or 0.0, "{:<10.2f}")
+    for name, (short, header) in METRIC_TITLES.items():
+        stats = point.stats.get(name)
+        if not stats:
+            continue
+        lines.append("{s:{c}^{n}}".format(s=header, n=50, c="-"))
+        row(f"Mean {short} (ms):", stats.get("mean", 0.0), "{:<10.2f}")
+        row(f"Median {short} (ms):", stats.get("median", 0.0), "{:<10.2f}")
+        for key in sorted((k for k in stats if k.startswith("p")), key=lambda k: float(k[1:])):
+            row(f"P{key[1:]} {short} (ms):", stats[key], "{:<10.2f}")
+    block = point.tpotbench or {}
+    if block:
+        lines.append("{s:{c}^{n}}".format(s="TPOT Bench extras", n=50, c="-"))
+        wait = block.get("slot_wait_ms") or {}
+        row("Mean slot wait (ms):", wait.get("mean", 0.0), "{:<10.2f}")
+        chunk = block.get("tokens_per_chunk") or {}
+        row("Tokens per chunk (mean):", chunk.get("mean") or 0.0, "{:<10.2f}")
+        for failure in block.get("failures") or []:
+            row(f"Failed ({failure['kind']}):", failure["count"])
+            lines.append(f"  e.g. {failure['example'][:120]}")
+            lines.append(f"  fix: {failure['fix']}")
+        if block.get("cancelled"):
+            lines.append("Cancelled: this point stopped early; the numbers cover what finished.")
+    lines.append("=" * 50)
+    return "\n".join(lines)
+
+
+class ConsoleReporter:
+    """The terminal consumer of sweep events: a progress line per point on stderr and vLLM's
+    result block after each point (stdout, or stderr when stdout carries events)."""
+
+    wants_tokens = False
+
+    def __init__(self, *, bar: bool, summary_stream: Any) -> None:
+        self.bar = bar and sys.stderr.isatty()
+        self.out = summary_stream
+        self.burstiness = 1.0
+
+    def run_started(
+        self, points: Sequence[PointSpec], num_prompts: int, endpoint: dict[str, Any]
+    ) -> None:
+        print(
+            f"Sweep: {len(points)} point(s) x {num_prompts} prompts -> {endpoint['url']} "
+            f"(model {endpoint['model']})",
+            file=sys.stderr,
+        )
+
+    def point_started(self, point: PointSpec) -> None:
+        process = "Poisson process" if self.burstiness == 1.0 else "Gamma distribution"
+        # vLLM's own preamble lines, so a log reads the same as theirs
+        print(
+            f"\nPoint {point.index + 1}\nTraffic request rate: {point.request_rate}\n"
+            f"Burstiness factor: {self.burstiness} ({process})\n"
+            f"Maximum request concurrency: {point.max_concurrency}",
+            file=sys.stderr,
+        )
+
+    def tokens(self, point: int, t_s: Sequence[float], itl_ms: Sequence[float]) -> None:
+        pass
+
+    def progress(
+        self,
+        point: int,
+        completed: int,
+        failed: int,
+        total: int,
+        in_flight: int,
+        elapsed_s: float,
+        output_tok_s: float,
+    ) -> None:
+        if not self.bar:
+            return
+        done = completed + failed
+        width = 30
+        filled = int(width * done / total) if total else width
+        sys.stderr.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
+            f"failed {failed} in flight {in_flight} {elapsed_s:6.1f}s "
+            f"{output_tok_s:8.1f} tok/s "
+        )
+        sys.stderr.flush()
+
+    def request(self, **_: Any) -> None:
+        pass
+
+    def point_finished(self, point: int, path: Path | None, result: dict[str, Any]) -> None:
+        if self.bar:
+            sys.stderr.write("\n")
+        print(format_summary(result), file=self.out, flush=True)
+        print(f"saved {path}", file=sys.stderr)
+
+    def run_finished(self, cancelled: bool, paths: Sequence[Path], csv: Path | None) -> None:
+        if cancelled:
+            print("Cancelled: finished points are saved.", file=sys.stderr)
+        if csv:
+            print(f"summary {csv}", file=sys.stderr)
+
+    def error(self, message: str) -> None:
+        print(f"tpotbench sweep: error: {message}", file=sys.stderr)
+
+
+def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
+    """Flags -> a SweepConfig without the model (resolved later); UsageError on bad input."""
+    rates = _rates(args.request_rate)
+    concurrencies = _concurrencies(args.max_concurrency)
+    if args.result_filename and len(rates) * len(concurrencies) > 1:
+        raise UsageError(
+            "--result-filename names one file but the sweep has "
+            f"{len(rates) * len(concurrencies)} points; use --label instead"
+        )
+    if args.num_prompts < 1:
+        raise UsageError("--num-prompts must be at least 1")
+    if args.num_warmups < 0:
+        raise UsageError("--num-warmups must not be negative")
+    if not args.burstiness > 0:
+        raise UsageError("--burstiness must be greater than 0")
+    for flag in ("output_len", "sharegpt_output_len"):
+        value = getattr(args, flag)
+        if value is not None and value < 1:
+            raise UsageError(f"--{flag.replace('_', '-')} must be at least 1")
+    try:
+        percentiles = parse_percentiles(args.metric_percentiles)
+        percentile_metrics = parse_percentile_metrics(args.percentile_metrics)
+        goodput = parse_goodput(args.goodput) if args.goodput else None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    headers = _headers(args.header)
+    base_url, api, model, verify, profile_name = args.base_url, args.backend, args.model, True, None
+    roofline = None
+    if args.profile:
+        from app.profiles import ProfileStore
+
+        profile = ProfileStore().get(args.profile)
+        if profile is None:
+            raise UsageError(f"--profile: no profile named '{args.profile}'")
+        profile_name = profile.name
+        base_url = base_url or profile.base_url or None
+        api = api or profile.api
+        model = model or profile.model or None
+        verify = profile.verify_tls
+        roofline = profile.roofline
+        headers = {**profile.headers, **headers}
+        if not base_url:
+            raise UsageError(f"--profile: '{args.profile}' has no base URL; pass --base-url")
+    base_url = base_url or f"http://{args.host}:{args.port}"
+    try:
+        resolved = resolve_endpoint(base_url, args.endpoint, api, model)
+    except EndpointError as exc:
+        raise UsageError(str(exc)) from None
+    counter: Any = _EstimateCounter()
+    tokenizer = None
+    if args.tokenizer:
+        try:
+            tokenizer = counter = TokenCounter(args.tokenizer)
+        except TokenizerError as exc:
+            raise UsageError(f"--tokenizer: {exc}") from None
+    options = DatasetOptions(
+        name=args.dataset_name,
+        path=Path(args.dataset_path) if args.dataset_path else None,
+        num_prompts=args.num_prompts,
+        seed=args.seed,
+        output_len=args.output_len,
+        sharegpt_output_len=args.sharegpt_output_len,
+        random_input_len=args.random_input_len,
+        random_output_len=args.random_output_len,
+        random_range_ratio=args.random_range_ratio,
+    )
+    vocab = None
+    if tokenizer is not None and args.dataset_name == "random":
+        vocab = HFVocab(tokenizer.path)
+    try:
+        samples = get_samples(options, counter, vocab)
+    except DatasetError as exc:
+        raise UsageError(str(exc)) from None
+    extra_body = dict(args.extra_body or {})
+    if args.temperature is not None:
+        extra_body["temperature"] = args.temperature
+    config = SweepConfig(
+        resolved=resolved,
+        model=model or "",
+        backend="openai-chat" if resolved.api == "chat" else "openai",
+        samples=samples,
+        rates=rates,
+        concurrencies=concurrencies,
+        result_dir=Path(args.result_dir),
+        label=args.label,
+        result_filename=args.result_filename,
+        burstiness=args.burstiness,
+        seed=args.seed,
+        num_warmups=args.num_warmups,
+        # vLLM ignores EOS for the random dataset so replies run to the requested length.
+        ignore_eos=args.ignore_eos or args.dataset_name == "random",
+        goodput=goodput,
+        percentile_metrics=percentile_metrics,
+        percentiles=percentiles,
+        save_detailed=args.save_detailed,
+        extra_body=extra_body or None,
+        extra_headers=headers or None,
+        api_key=_api_key(args, profile_name),
+        tokenizer=tokenizer,
+        tokenizer_id=args.tokenizer,
+        dataset_name=args.dataset_name,
+        dataset_path=str(options.path) if options.path else None,
+        profile=profile_name,
+        grace_s=args.grace_period,
+        verify_tls=verify and not args.insecure,
+        roofline=roofline,
+        server_metrics=args.server_metrics,
+    )
+    return config, list(resolved.notes)
+
+
+def _watch_stdin(loop: asyncio.AbstractEventLoop, cancel: asyncio.Event) -> None:
+    def reader() -> None:
+        for line in sys.stdin:
+            if line.strip() == "cancel":
+                loop.call_soon_threadsafe(cancel.set)
+                return
+
+    threading.Thread(target=reader, name="cancel-reader", daemon=True).start()
+
+
+async def _main(args: argparse.Namespace, config: SweepConfig, observers: list[Any]) -> int:
+    loop = asyncio.get_running_loop()
+    cancel = asyncio.Event()
+
+    def on_signal() -> None:
+        if cancel.is_set():
+            os._exit(130)  # a second Ctrl-C: finished points are already on disk
+        cancel.set()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, on_signal)
+    if args.events:
+        _watch_stdin(loop, cancel)
+    first = await fetch_first_model(
+        config.resolved, config.api_key, config.extra_headers, config.verify_tls
+    )
+    if not config.model:
+        if first is None:
+            raise UnreachableError(f"no model list at {config.resolved.models_url}; pass --model")
+        config.model = first
+    outcome = await run_sweep(config, observers, cancel)
+    return 130 if outcome.cancelled and not args.events else 0
+
+
+def run(args: argparse.Namespace) -> int:
+    events = EventWriter(sys.stdout) if args.events else None
+    try:
+        config, notes = _build_config(args)
+    except UsageError as exc:
+        if events:
+            events.error(str(exc))
+        print(f"tpotbench sweep: error: {exc}", file=sys.stderr)
+        return 2
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    console = ConsoleReporter(
+        bar=not args.disable_tqdm, summary_stream=sys.stderr if events else sys.stdout
+    )
+    console.burstiness = config.burstiness
+    observers: list[Any] = [console] + ([events] if events else [])
+    from app.bench.client import run as run_async
+
+    try:
+        return run_async(_main(args, config, observers))
+    except UnreachableError as exc:
+        if events:
+            events.error(str(exc))
+        print(f"tpotbench sweep: error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # the result folder cannot be written, for instance
+        if events:
+            events.error(str(exc))
+        print(f"tpotbench sweep: error: {exc}", file=sys.stderr)
+        return 1

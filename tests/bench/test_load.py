@@ -1,0 +1,126 @@
+"""Arrival schedules (vLLM's gamma process) and the runner's slots, waits and cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import statistics
+import time
+
+import pytest
+
+from app.bench.load import arrival_offsets, run_load, run_warmups
+from app.bench.record import RequestRecord
+
+
+def test_seeded_poisson_schedule_is_reproducible_and_ends_at_n_over_rate() -> None:
+    offsets = arrival_offsets(5, 4.0, 1.0, seed=0)
+    # numpy's legacy generator seeded with 0, rescaled so request 5 leaves at 5 / 4 = 1.25 s
+    assert offsets == pytest.approx(
+        [0.2306466500154486, 0.594618884530151, 0.8621715245662005, 1.090304611890903, 1.25],
+        abs=1e-12,
+    )
+    assert offsets[-1] == 1.25
+    assert arrival_offsets(5, 4.0, 1.0, seed=0) == offsets
+    assert arrival_offsets(5, 4.0, 1.0, seed=1) != offsets
+
+
+def test_inf_rate_and_inf_burstiness() -> None:
+    assert arrival_offsets(3, math.inf) == [0.0, 0.0, 0.0]
+    assert arrival_offsets(4, 2.0, math.inf) == pytest.approx([0.5, 1.0, 1.5, 2.0])
+    assert arrival_offsets(0, 2.0) == []
+    with pytest.raises(ValueError, match="burstiness must be positive"):
+        arrival_offsets(3, 1.0, 0.0)
+
+
+@pytest.mark.parametrize(("burstiness", "cv"), [(0.25, 2.0), (1.0, 1.0), (4.0, 0.5)])
+def test_burstiness_sets_the_spread_of_gaps(burstiness: float, cv: float) -> None:
+    # gamma(shape k) gaps have coefficient of variation 1 / sqrt(k)
+    offsets = arrival_offsets(4000, 10.0, burstiness, seed=7)
+    gaps = [b - a for a, b in zip([0.0, *offsets], offsets, strict=False)]
+    assert statistics.mean(gaps) == pytest.approx(0.1, rel=1e-9)
+    assert statistics.pstdev(gaps) / statistics.mean(gaps) == pytest.approx(cv, rel=0.1)
+
+
+def fake_sender(duration_s: float, log: list[str]):
+    """Stands in for send_request: takes `duration_s`, stamps like the real one."""
+
+    async def send(spec: str) -> RequestRecord:
+        record = RequestRecord(request_id=spec, send_ns=time.perf_counter_ns())
+        log.append(spec)
+        await asyncio.sleep(duration_s)
+        record.end_ns = time.perf_counter_ns()
+        record.chunk_ns = [record.end_ns]
+        record.ok = True
+        record.output_tokens = 3
+        return record
+
+    return send
+
+
+def test_concurrency_limit_records_slot_wait() -> None:
+    log: list[str] = []
+    outcome = asyncio.run(run_load(fake_sender(0.1, log), ["a", "b", "c", "d"], max_concurrency=2))
+    waits = sorted(r.slot_wait_ns / 1e6 for r in outcome.records)
+    # two go at once; the other two wait for a slot about one request long (100 ms)
+    assert waits[0] < 20 and waits[1] < 20
+    assert 80 < waits[2] < 160 and 80 < waits[3] < 160
+    assert [r.request_id for r in outcome.records] == ["a", "b", "c", "d"]
+    assert 0.18 < outcome.duration_s < 0.35
+    assert not outcome.cancelled and outcome.not_sent == 0
+
+
+def test_cancel_stops_new_sends_and_keeps_finished() -> None:
+    async def scenario():
+        cancel = asyncio.Event()
+        log: list[str] = []
+        asyncio.get_running_loop().call_later(0.05, cancel.set)
+        outcome = await run_load(
+            fake_sender(0.15, log), list("abcdef"), max_concurrency=2, cancel=cancel, grace_s=1.0
+        )
+        return outcome, log
+
+    outcome, log = asyncio.run(scenario())
+    assert log == ["a", "b"]  # nothing new after the cancel
+    assert [r.request_id for r in outcome.records] == ["a", "b"]  # finished within the grace
+    assert outcome.cancelled and outcome.not_sent == 4 and outcome.aborted == 0
+
+
+def test_grace_period_then_abort() -> None:
+    async def scenario():
+        cancel = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.05, cancel.set)
+        started = time.perf_counter()
+        outcome = await run_load(
+            fake_sender(5.0, []), ["a", "b", "c"], max_concurrency=2, cancel=cancel, grace_s=0.1
+        )
+        return outcome, time.perf_counter() - started
+
+    outcome, elapsed = asyncio.run(scenario())
+    assert outcome.records == [] and outcome.aborted == 2 and outcome.not_sent == 1
+    assert elapsed < 1.0
+
+
+def test_cancel_during_the_arrival_schedule() -> None:
+    async def scenario():
+        cancel = asyncio.Event()
+        log: list[str] = []
+        asyncio.get_running_loop().call_later(0.15, cancel.set)
+        # rate 10/s evenly: a at 0.1 s, b at 0.2 s, ... so only a is released before 0.15 s
+        outcome = await run_load(
+            fake_sender(0.01, log),
+            list("abcde"),
+            request_rate=10.0,
+            burstiness=math.inf,
+            cancel=cancel,
+        )
+        return outcome, log
+
+    outcome, log = asyncio.run(scenario())
+    assert log == ["a"] and outcome.not_sent == 4
+
+
+def test_warmups_run_the_first_request_and_are_returned_not_counted() -> None:
+    log: list[str] = []
+    records = asyncio.run(run_warmups(fake_sender(0.01, log), "first", 3, max_concurrency=1))
+    assert log == ["first"] * 3 and len(records) == 3
