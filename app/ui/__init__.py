@@ -1,0 +1,1 @@
+"""The PySide6 window: it only shows and drives the Qt-free engine."""

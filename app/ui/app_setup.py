@@ -1,0 +1,128 @@
+"""The QApplication: names, high-DPI, logging to a file, settings, and the crash dialog."""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import os
+import sys
+import traceback
+from pathlib import Path
+from types import TracebackType
+
+import platformdirs
+from PySide6.QtCore import QCoreApplication, QSettings, Qt
+from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from app.paths import resources_dir
+from app.profiles import CONFIG_ENV
+
+APP_NAME = "tpotbench"
+DISPLAY_NAME = "TPOT Bench"
+DESKTOP_ID = "io.github.tpotbench.TPOTBench"
+LOG_ENV = "TPOTBENCH_LOG_DIR"
+
+log = logging.getLogger(__name__)
+
+
+def log_dir() -> Path:
+    override = os.environ.get(LOG_ENV)
+    if override:
+        return Path(override)
+    return Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
+
+
+def setup_logging() -> Path:
+    """Send the app's log records to a rotating file and return its path."""
+    directory = log_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "tpotbench.log"
+    root = logging.getLogger()
+    for handler in root.handlers:
+        if getattr(handler, "baseFilename", None) == str(path):
+            return path
+    handler = logging.handlers.RotatingFileHandler(
+        path, maxBytes=2_000_000, backupCount=3, encoding="utf-8"
+    )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    return path
+
+
+def settings() -> QSettings:
+    """QSettings for window state and last choices (never keys). Honours TPOTBENCH_CONFIG_DIR."""
+    override = os.environ.get(CONFIG_ENV)
+    if override:
+        return QSettings(str(Path(override) / "settings.ini"), QSettings.Format.IniFormat)
+    return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, APP_NAME, APP_NAME)
+
+
+def create_application(argv: list[str] | None = None) -> QApplication:
+    """Create (or reuse) the QApplication with the app's names, icon and DPI policy."""
+    existing = QApplication.instance()
+    if isinstance(existing, QApplication):
+        app = existing
+    else:
+        # Fractional scale factors (125 %, 150 %) render sharp instead of rounding to 1x or 2x.
+        QGuiApplication.setHighDpiScaleFactorRoundingPolicy(
+            Qt.HighDpiScaleFactorRoundingPolicy.PassThrough
+        )
+        app = QApplication(argv if argv is not None else [sys.argv[0]])
+    QCoreApplication.setOrganizationName(APP_NAME)
+    QCoreApplication.setApplicationName(APP_NAME)
+    QGuiApplication.setApplicationDisplayName(DISPLAY_NAME)
+    QGuiApplication.setDesktopFileName(DESKTOP_ID)
+    icon = resources_dir() / "icons" / "app" / "tpotbench.svg"
+    if icon.exists():
+        app.setWindowIcon(QIcon(str(icon)))
+    return app
+
+
+class CrashHandler:
+    """sys.excepthook replacement: logs the traceback and shows a dialog naming the log file."""
+
+    def __init__(self, log_path: Path, interactive: bool = True) -> None:
+        self.log_path = log_path
+        self.interactive = interactive
+        self._showing = False
+        self.count = 0
+
+    def __call__(
+        self,
+        exc_type: type[BaseException],
+        exc: BaseException,
+        tb: TracebackType | None,
+    ) -> None:
+        self.count += 1
+        log.error("unexpected error", exc_info=(exc_type, exc, tb))
+        if not self.interactive or self._showing or QApplication.instance() is None:
+            sys.stderr.write("".join(traceback.format_exception_only(exc_type, exc)))
+            sys.stderr.write(f"(details in {self.log_path})\n")
+            return
+        self._showing = True
+        try:
+            QMessageBox.critical(
+                None,
+                QCoreApplication.translate("CrashHandler", "Unexpected error"),
+                QCoreApplication.translate(
+                    "CrashHandler",
+                    "Something went wrong inside TPOT Bench: {error}\n\n"
+                    "The details were written to the log file:\n{path}\n\n"
+                    "Finished results are already saved. Please include the log file if you "
+                    "report this.",
+                ).format(error=f"{exc_type.__name__}: {exc}", path=self.log_path),
+            )
+        finally:
+            self._showing = False
+
+    def asyncio_handler(self, loop: object, context: dict) -> None:
+        exc = context.get("exception")
+        if isinstance(exc, BaseException):
+            self(type(exc), exc, exc.__traceback__)
+        else:
+            log.error("asyncio: %s", context.get("message", context))
+
+    def install(self) -> None:
+        sys.excepthook = self

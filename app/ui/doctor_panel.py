@@ -1,0 +1,217 @@
+"""The "Check connection" panel: the doctor's ordered checklist with a fix for each problem."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.bench.doctor import CHECK_IDS, Check, DoctorReport, DoctorTarget, diagnose
+
+# Okabe-Ito colours: distinguishable with colour-blindness, readable on light and dark.
+_STYLE = {
+    "ok": ("✔", "#009E73"),
+    "warn": ("⚠", "#E69F00"),
+    "fail": ("✖", "#D55E00"),
+    "skip": ("–", "#999999"),
+    "pending": ("○", "#999999"),
+    "running": ("…", "#0072B2"),
+}
+
+
+class _Row:
+    """One check's line: icon, title, detail and (for warn/fail) the fix."""
+
+    def __init__(self, grid: QGridLayout, row: int, title: str) -> None:
+        self.icon = QLabel()
+        self.icon.setFixedWidth(22)
+        self.icon.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignHCenter)
+        self.title = QLabel(f"<b>{title}</b>")
+        self.title.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.detail = QLabel()
+        self.detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.fix = QLabel()
+        self.fix.setWordWrap(True)
+        self.fix.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        text = QVBoxLayout()
+        text.setSpacing(2)
+        text.addWidget(self.detail)
+        text.addWidget(self.fix)
+        top = Qt.AlignmentFlag.AlignTop
+        grid.addWidget(self.icon, row, 0, top)
+        grid.addWidget(self.title, row, 1, top)
+        grid.addLayout(text, row, 2, top)
+        self.status = "pending"
+        self.set("pending", "")
+
+    def set(self, status: str, detail: str, fix: str = "", fix_label: str = "") -> None:
+        self.status = status
+        glyph, colour = _STYLE[status]
+        self.icon.setText(f"<span style='color:{colour}; font-size:14pt'>{glyph}</span>")
+        self.detail.setText(detail)
+        self.fix.setText(f"<i>{fix_label} {fix}</i>" if fix else "")
+        self.fix.setVisible(bool(fix))
+
+
+class DoctorPanel(QWidget):
+    """Runs the doctor against the current target and shows each check as it is decided.
+
+    Signals:
+        finished(dict): the report as `tpotbench doctor --json` prints it ({} if it could not run).
+        runningChanged(bool): a check run started or ended.
+    """
+
+    finished = Signal(dict)
+    runningChanged = Signal(bool)
+
+    def __init__(self, target_provider: Callable[[], Any], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._target_provider = target_provider
+        self._task: asyncio.Task[None] | None = None
+        # A closure over the set, not over self: it runs while the C++ object is going away.
+        tasks: set[asyncio.Task[None]] = set()
+        self._tasks = tasks
+        self.destroyed.connect(lambda *_: [t.cancel() for t in list(tasks)])
+        self.report: DoctorReport | None = None
+        self.timeout_s = 5.0
+
+        self.button = QPushButton(self.tr("Check connection"))
+        self.button.clicked.connect(self._toggle)
+        self.copy_button = QPushButton(self.tr("Copy report"))
+        self.copy_button.setEnabled(False)
+        self.copy_button.clicked.connect(self._copy)
+        self.summary = QLabel(
+            self.tr("Checks the endpoint in the order the field guide advises: reachable, key, "
+                    "path, model, response body, streaming, server metrics.")
+        )  # fmt: skip
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        titles = {
+            "reachable": self.tr("Server reachable"),
+            "auth": self.tr("API key"),
+            "path": self.tr("URL path"),
+            "model": self.tr("Model"),
+            "body": self.tr("Response body"),
+            "streaming": self.tr("Streaming"),
+            "metrics": self.tr("Server metrics"),
+        }
+        box = QFrame()
+        box.setFrameShape(QFrame.Shape.StyledPanel)
+        grid = QGridLayout(box)
+        grid.setColumnStretch(2, 1)
+        grid.setVerticalSpacing(10)
+        self.rows = {cid: _Row(grid, i, titles[cid]) for i, cid in enumerate(CHECK_IDS)}
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.button)
+        buttons.addWidget(self.copy_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(buttons)
+        layout.addWidget(self.summary)
+        layout.addWidget(box)
+        layout.addStretch(1)
+
+    # -- running -----------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        """The running check (a handle to cancel or await)."""
+        return self._task
+
+    def start(self) -> None:
+        """Run the checks on the current asyncio (qasync) loop."""
+        if self.running:
+            return
+        self.report = None
+        self.copy_button.setEnabled(False)
+        for row in self.rows.values():
+            row.set("pending", "")
+        self._task = asyncio.ensure_future(self._run())
+        self._tasks.add(self._task)
+        self._task.add_done_callback(self._tasks.discard)
+        self.button.setText(self.tr("Cancel"))
+        self.runningChanged.emit(True)
+
+    def cancel(self) -> None:
+        if self.running and self._task is not None:
+            self._task.cancel()
+
+    def _toggle(self) -> None:
+        if self.running:
+            self.cancel()
+        else:
+            self.start()
+
+    async def _run(self) -> None:
+        result: dict[str, Any] = {}
+        try:
+            target = DoctorTarget.from_target(self._target_provider())
+            self.summary.setText(self.tr("Checking {0} …").format(target.base_url))
+            self.rows["reachable"].set("running", self.tr("checking…"))
+            report = await diagnose(target, timeout_s=self.timeout_s, on_check=self._on_check)
+        except asyncio.CancelledError:
+            if not shiboken6.isValid(self):
+                raise  # the panel was destroyed mid-check: nothing left to show
+            for row in self.rows.values():
+                if row.status in ("pending", "running"):
+                    row.set("skip", self.tr("cancelled"))
+            self.summary.setText(self.tr("Check cancelled."))
+        except Exception as exc:  # a bad URL, a missing profile: say it, don't crash the window
+            self.summary.setText(self.tr("Cannot check this endpoint: {0}").format(exc))
+            for row in self.rows.values():
+                row.set("pending", "")
+        else:
+            self.report = report
+            result = report.to_json()
+            self.summary.setText(self._verdict(report))
+            self.copy_button.setEnabled(True)
+        self.button.setText(self.tr("Check connection"))
+        self.runningChanged.emit(False)
+        self.finished.emit(result)
+
+    def _on_check(self, check: Check) -> None:
+        self.rows[check.id].set(check.status, check.detail, check.fix, self.tr("Fix:"))
+        following = CHECK_IDS.index(check.id) + 1
+        if following < len(CHECK_IDS) and self.rows[CHECK_IDS[following]].status == "pending":
+            self.rows[CHECK_IDS[following]].set("running", self.tr("checking…"))
+
+    def _verdict(self, report: DoctorReport) -> str:
+        failed = [c for c in report.checks if c.status == "fail"]
+        warned = [c for c in report.checks if c.status == "warn"]
+        if failed:
+            text = self.tr("{0} check(s) failed; start with the first one.").format(len(failed))
+        elif warned:
+            text = self.tr("Works, with {0} warning(s).").format(len(warned))
+        else:
+            text = self.tr("All checks passed.")
+        return f"{text}  {report.resolved_url}"
+
+    def _copy(self) -> None:
+        if self.report is not None:
+            text = json.dumps(self.report.to_json(), ensure_ascii=False, indent=2)
+            QGuiApplication.clipboard().setText(text)
+
+    def statuses(self) -> dict[str, str]:
+        return {cid: row.status for cid, row in self.rows.items()}

@@ -1,0 +1,367 @@
+"""The endpoint list and editor: profiles, their keys in the keyring, and /v1/models lookup."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+import httpx
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.profiles import APIS, SIMULATOR_NAME, Profile, ProfileError, ProfileStore, presets
+from app.secrets import KeyStore
+
+log = logging.getLogger(__name__)
+
+
+def models_url(base_url: str) -> str:
+    """The /v1/models URL for a base URL, through the engine's own URL rules."""
+    from app.bench.endpoint import resolve_endpoint
+
+    return resolve_endpoint(base_url).models_url
+
+
+async def list_models(
+    base_url: str, api_key: str, headers: dict[str, str], verify_tls: bool
+) -> list[str]:
+    """Model ids from GET /v1/models; raises ValueError with one readable sentence."""
+    from app.bench.endpoint import EndpointError, auth_headers
+
+    try:
+        url = models_url(base_url)
+    except EndpointError as exc:
+        raise ValueError(str(exc)) from None
+    async with httpx.AsyncClient(verify=verify_tls, timeout=httpx.Timeout(10.0)) as client:
+        try:
+            response = await client.get(url, headers=auth_headers(api_key or None, headers))
+        except httpx.HTTPError as exc:
+            raise ValueError(f"Could not reach {url}: {type(exc).__name__}.") from None
+    if response.status_code in (401, 403):
+        raise ValueError(f"{url} answered {response.status_code}: check the API key.")
+    if response.status_code != 200:
+        raise ValueError(f"{url} answered HTTP {response.status_code}.")
+    try:
+        data = response.json().get("data", [])
+        return [str(m["id"]) for m in data if isinstance(m, dict) and "id" in m]
+    except (ValueError, AttributeError):
+        raise ValueError(f"{url} did not return a JSON model list.") from None
+
+
+def parse_headers(text: str) -> dict[str, str]:
+    """'Name: value' lines into a dict; raises ProfileError naming the bad line."""
+    headers: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        name, sep, value = line.partition(":")
+        if not sep or not name.strip():
+            raise ProfileError(f"Header line {number} must look like 'Name: value'.")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+class EndpointEditor(QWidget):
+    """Profiles on top, the selected one's fields below.
+
+    Signals:
+        currentChanged(str): the selected profile's name.
+        profileSaved(str): a profile was saved (its name after saving).
+    """
+
+    currentChanged = Signal(str)
+    profileSaved = Signal(str)
+
+    def __init__(
+        self,
+        store: ProfileStore,
+        keys: KeyStore,
+        simulator_url: Callable[[], str],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.keys = keys
+        self._simulator_url = simulator_url
+        self._loaded_name = ""
+        self._models_task: asyncio.Task[None] | None = None
+
+        self.list = QListWidget()
+        self.list.setObjectName("endpointList")
+        self.list.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.list.currentItemChanged.connect(self._on_current_item)
+
+        self.add_button = QToolButton()
+        self.add_button.setText(self.tr("New"))
+        self.add_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.add_button)
+        menu.addAction(self.tr("Custom endpoint"), lambda: self.new_profile(None))
+        for preset in presets()[1:]:
+            menu.addAction(
+                self.tr("From preset: {name}").format(name=preset.name),
+                lambda p=preset: self.new_profile(p),
+            )
+        self.add_button.setMenu(menu)
+        self.delete_button = QPushButton(self.tr("Delete"))
+        self.delete_button.clicked.connect(self.delete_current)
+
+        self.name_edit = QLineEdit()
+        self.url_edit = QLineEdit()
+        self.url_edit.setPlaceholderText("http://localhost:8000")
+        self.api_combo = QComboBox()
+        self.api_combo.addItem(self.tr("Chat completions"), "chat")
+        self.api_combo.addItem(self.tr("Completions"), "completions")
+        self.model_edit = QComboBox()
+        self.model_edit.setEditable(True)
+        self.model_edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.model_edit.lineEdit().setPlaceholderText(self.tr("model id"))
+        self.models_button = QPushButton(self.tr("List models"))
+        self.models_button.setToolTip(
+            self.tr("Ask the endpoint's /v1/models which models it serves")
+        )
+        self.models_button.clicked.connect(self._start_list_models)
+        self.key_edit = QLineEdit()
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_edit.setPlaceholderText(self.tr("none"))
+        self.tls_check = QCheckBox(self.tr("Verify TLS certificates"))
+        self.headers_edit = QPlainTextEdit()
+        self.headers_edit.setPlaceholderText(self.tr("Name: value (one per line)"))
+        self.headers_edit.setMaximumHeight(56)
+        self.backend_label = QLabel()
+        self.backend_label.setWordWrap(True)
+        self.backend_label.setObjectName("keyringBackend")
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setObjectName("editorMessage")
+        self.save_button = QPushButton(self.tr("Save"))
+        self.save_button.setDefault(True)
+        self.save_button.clicked.connect(self.save_current)
+        self.revert_button = QPushButton(self.tr("Revert"))
+        self.revert_button.clicked.connect(lambda: self._load(self._loaded_name))
+
+        model_row = QHBoxLayout()
+        model_row.setContentsMargins(0, 0, 0, 0)
+        model_row.addWidget(self.model_edit, 1)
+        model_row.addWidget(self.models_button)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow(self.tr("Name"), self.name_edit)
+        form.addRow(self.tr("Base URL"), self.url_edit)
+        form.addRow(self.tr("API"), self.api_combo)
+        form.addRow(self.tr("Model"), model_row)
+        form.addRow(self.tr("API key"), self.key_edit)
+        form.addRow("", self.tls_check)
+        form.addRow(self.tr("Headers"), self.headers_edit)
+
+        list_buttons = QHBoxLayout()
+        list_buttons.addWidget(self.add_button)
+        list_buttons.addWidget(self.delete_button)
+        list_buttons.addStretch(1)
+        edit_buttons = QHBoxLayout()
+        edit_buttons.addStretch(1)
+        edit_buttons.addWidget(self.revert_button)
+        edit_buttons.addWidget(self.save_button)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.list)
+        layout.addLayout(list_buttons)
+        layout.addLayout(form)
+        layout.addWidget(self.backend_label)
+        layout.addLayout(edit_buttons)
+        layout.addWidget(self.message)
+        layout.addStretch(1)
+
+        self.refresh_list()
+        self._show_backend()
+
+    # ---- list ----
+
+    def refresh_list(self, select: str | None = None) -> None:
+        select = select or self.current_name()
+        self.list.blockSignals(True)
+        self.list.clear()
+        for profile in self.store.profiles:
+            label = profile.name
+            if profile.kind == "simulator":
+                name = self.tr("Built-in simulator") if label == SIMULATOR_NAME else label
+                label = self.tr("{name} (no GPU needed)").format(name=name)
+            item = QListWidgetItem(label)
+            item.setData(Qt.ItemDataRole.UserRole, profile.name)
+            self.list.addItem(item)
+        self.list.blockSignals(False)
+        names = self.store.names()
+        self.select(select if select in names else names[0])
+
+    def current_name(self) -> str:
+        item = self.list.currentItem()
+        return str(item.data(Qt.ItemDataRole.UserRole)) if item else ""
+
+    def current_profile(self) -> Profile:
+        return self.store.get(self.current_name()) or self.store.simulator()
+
+    def select(self, name: str) -> None:
+        for row in range(self.list.count()):
+            if self.list.item(row).data(Qt.ItemDataRole.UserRole) == name:
+                self.list.setCurrentRow(row)
+                return
+
+    def _on_current_item(self, item: QListWidgetItem | None, _previous: object) -> None:
+        if item is None:
+            return
+        name = str(item.data(Qt.ItemDataRole.UserRole))
+        self._load(name)
+        self.currentChanged.emit(name)
+
+    # ---- editing ----
+
+    def _load(self, name: str) -> None:
+        profile = self.store.get(name)
+        if profile is None:
+            return
+        self._loaded_name = name
+        simulator = profile.kind == "simulator"
+        self.name_edit.setText(profile.name)
+        self.url_edit.setText(self._simulator_url() if simulator else profile.base_url)
+        self.url_edit.setReadOnly(simulator)
+        self.url_edit.setToolTip(
+            self.tr("The built-in simulator listens on a free loopback port chosen at start-up.")
+            if simulator
+            else ""
+        )
+        self.api_combo.setCurrentIndex(max(0, APIS.index(profile.api)))
+        self.model_edit.clear()
+        self.model_edit.setEditText(profile.model)
+        self.key_edit.setText(self.keys.get(profile.name))
+        self.tls_check.setChecked(profile.verify_tls)
+        self.headers_edit.setPlainText("\n".join(f"{k}: {v}" for k, v in profile.headers.items()))
+        self.delete_button.setEnabled(not simulator)
+        self.message.clear()
+
+    def simulator_url_changed(self) -> None:
+        if self.current_profile().kind == "simulator":
+            self.url_edit.setText(self._simulator_url())
+
+    def _form_profile(self) -> Profile:
+        current = self.store.get(self._loaded_name)
+        return Profile(
+            name=self.name_edit.text().strip(),
+            kind=current.kind if current else "custom",
+            base_url=""
+            if current and current.kind == "simulator"
+            else self.url_edit.text().strip(),
+            api=str(self.api_combo.currentData()),
+            model=self.model_edit.currentText().strip(),
+            verify_tls=self.tls_check.isChecked(),
+            headers=parse_headers(self.headers_edit.toPlainText()),
+            roofline=current.roofline if current else None,
+        )
+
+    def save_current(self) -> bool:
+        """Save the form; the key goes to the keyring, the rest to the profiles file."""
+        old = self._loaded_name
+        try:
+            profile = self.store.update(old, self._form_profile())
+        except ProfileError as exc:
+            self._say(str(exc), error=True)
+            return False
+        self.keys.rename(old, profile.name)
+        stored = self.keys.set(profile.name, self.key_edit.text())
+        self.refresh_list(select=profile.name)
+        self._show_backend()
+        if self.key_edit.text() and not stored:
+            self._say(self.tr("Saved. The key is kept for this session only."), error=True)
+        else:
+            self._say(self.tr("Saved."))
+        self.profileSaved.emit(profile.name)
+        return True
+
+    def new_profile(self, preset: Profile | None) -> None:
+        base = preset or Profile(
+            name=self.tr("New endpoint"), kind="custom", base_url="http://localhost:8000"
+        )
+        profile = Profile(**{**base.to_json(), "name": self.store.unique_name(base.name)})
+        self.store.profiles.append(profile)  # shown at once; validated and written on Save
+        self.store.save()
+        self.refresh_list(select=profile.name)
+        self.name_edit.setFocus()
+        self.name_edit.selectAll()
+
+    def delete_current(self) -> None:
+        name = self.current_name()
+        try:
+            self.store.remove(name)
+        except ProfileError as exc:
+            self._say(str(exc), error=True)
+            return
+        self.keys.delete(name)
+        self.refresh_list(select=self.store.simulator().name)
+        self._say(self.tr("Deleted {name} and its key.").format(name=name))
+
+    def _show_backend(self) -> None:
+        status = self.keys.status()
+        if status.secure:
+            text = self.tr("Keys are stored in the OS keyring: {backend}").format(
+                backend=status.backend
+            )
+        else:
+            text = self.tr(
+                "No secure keyring is available: keys are kept in memory for this session only."
+            )
+        self.backend_label.setText(text)
+        self.backend_label.setToolTip(status.message)
+
+    def _say(self, text: str, error: bool = False) -> None:
+        self.message.setText(text)
+        self.message.setProperty("error", error)
+        self.message.setStyleSheet("color: #c62828;" if error else "")
+
+    # ---- /v1/models ---------------------------------------------------------------------------
+
+    def _start_list_models(self) -> None:
+        if self._models_task is not None and not self._models_task.done():
+            return
+        self._models_task = asyncio.get_event_loop().create_task(self.fetch_models())
+
+    async def fetch_models(self) -> list[str]:
+        try:
+            headers = parse_headers(self.headers_edit.toPlainText())
+        except ProfileError as exc:
+            self._say(str(exc), error=True)
+            return []
+        self.models_button.setEnabled(False)
+        self._say(self.tr("Asking the endpoint for its models…"))
+        try:
+            models = await list_models(
+                self.url_edit.text().strip(),
+                self.key_edit.text(),
+                headers,
+                self.tls_check.isChecked(),
+            )
+        except ValueError as exc:
+            self._say(str(exc), error=True)
+            return []
+        finally:
+            self.models_button.setEnabled(True)
+        typed = self.model_edit.currentText()
+        self.model_edit.clear()
+        self.model_edit.addItems(models)
+        self.model_edit.setEditText(typed if typed in models or not models else models[0])
+        self._say(self.tr("{n} model(s) found.").format(n=len(models)))
+        return models

@@ -1,0 +1,300 @@
+"""Result table columns and metric tooltips; exports as CSV, JSON, Markdown, PNG and SVG."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRect, Qt
+from PySide6.QtGui import QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QApplication
+
+from app.ui.live_plots import (
+    LiveCharts,
+    Series,
+    SweepCurves,
+    concurrency_value,
+    format_number,
+    rate_value,
+)
+
+EXPORT_SCHEMA = 1
+
+# (summary key, English column header, decimals); None decimals = shown as is.
+TABLE_COLUMNS: tuple[tuple[str, str, int | None], ...] = (
+    ("request_rate", QT_TRANSLATE_NOOP("Metrics", "Rate (req/s)"), None),
+    ("max_concurrency", QT_TRANSLATE_NOOP("Metrics", "Concurrency"), None),
+    ("completed", QT_TRANSLATE_NOOP("Metrics", "Completed"), 0),
+    ("failed", QT_TRANSLATE_NOOP("Metrics", "Failed"), 0),
+    ("request_throughput", QT_TRANSLATE_NOOP("Metrics", "Req/s"), 2),
+    ("output_throughput", QT_TRANSLATE_NOOP("Metrics", "Output tok/s"), 1),
+    ("median_ttft_ms", QT_TRANSLATE_NOOP("Metrics", "TTFT P50 (ms)"), 1),
+    ("p99_ttft_ms", QT_TRANSLATE_NOOP("Metrics", "TTFT P99 (ms)"), 1),
+    ("median_tpot_ms", QT_TRANSLATE_NOOP("Metrics", "TPOT P50 (ms)"), 2),
+    ("p99_tpot_ms", QT_TRANSLATE_NOOP("Metrics", "TPOT P99 (ms)"), 2),
+    ("p99_itl_ms", QT_TRANSLATE_NOOP("Metrics", "ITL P99 (ms)"), 2),
+    ("median_e2el_ms", QT_TRANSLATE_NOOP("Metrics", "E2EL P50 (ms)"), 0),
+    ("duration", QT_TRANSLATE_NOOP("Metrics", "Duration (s)"), 1),
+)
+
+# Everything a spreadsheet user wants per point, in vLLM's key names and units.
+CSV_KEYS: tuple[str, ...] = (
+    "request_rate",
+    "max_concurrency",
+    "num_prompts",
+    "completed",
+    "failed",
+    "duration",
+    "total_input_tokens",
+    "total_output_tokens",
+    "request_throughput",
+    "output_throughput",
+    "total_token_throughput",
+    "max_output_tokens_per_s",
+    "max_concurrent_requests",
+    *(
+        f"{stat}_{m}_ms"
+        for m in ("ttft", "tpot", "itl", "e2el")
+        for stat in ("mean", "median", "std", "p90", "p99")
+    ),
+)
+
+
+def metric_tooltips() -> dict[str, str]:
+    """What each column means, with the names GuideLLM and AIPerf use for the same quantity."""
+    ttft = QCoreApplication.translate(
+        "Metrics",
+        "Time to first token: from sending the request to the first streamed message with "
+        "generated content. GuideLLM: time_to_first_token_ms; AIPerf: Time to First Token.",
+    )
+    tpot = QCoreApplication.translate(
+        "Metrics",
+        "Time per output token, excluding the first: (E2EL − TTFT) / (output tokens − 1) per "
+        "request, output tokens from the server's usage. GuideLLM: inter_token_latency_ms; "
+        "AIPerf: Inter Token Latency (note: their 'ITL' is this TPOT).",
+    )
+    itl = QCoreApplication.translate(
+        "Metrics",
+        "Inter-token latency: each gap between successive streamed chunks, pooled over all "
+        "requests (a chunk with several tokens is one gap). AIPerf: Inter Chunk Latency; "
+        "GuideLLM has no per-chunk equivalent.",
+    )
+    e2el = QCoreApplication.translate(
+        "Metrics",
+        "End-to-end latency: from sending the request to its last streamed chunk. "
+        "GuideLLM: request_latency; AIPerf: Request Latency.",
+    )
+    return {
+        "request_rate": QCoreApplication.translate(
+            "Metrics",
+            "Target request rate (Poisson arrivals); inf sends every request at once, "
+            "limited only by the concurrency.",
+        ),
+        "max_concurrency": QCoreApplication.translate(
+            "Metrics",
+            "Most requests in flight at once. GuideLLM: concurrent rate; AIPerf: --concurrency.",
+        ),
+        "completed": QCoreApplication.translate("Metrics", "Requests that finished successfully."),
+        "failed": QCoreApplication.translate(
+            "Metrics", "Requests that failed, grouped by kind in the result file."
+        ),
+        "request_throughput": QCoreApplication.translate(
+            "Metrics",
+            "Completed requests per second over the point's duration. "
+            "GuideLLM: requests_per_second; AIPerf: Request Throughput.",
+        ),
+        "output_throughput": QCoreApplication.translate(
+            "Metrics",
+            "Generated tokens per second over the point's duration (tokens from usage). "
+            "GuideLLM: output_tokens_per_second; AIPerf: Output Token Throughput.",
+        ),
+        "median_ttft_ms": ttft,
+        "p99_ttft_ms": ttft,
+        "median_tpot_ms": tpot,
+        "p99_tpot_ms": tpot,
+        "p99_itl_ms": itl,
+        "median_e2el_ms": e2el,
+        "duration": QCoreApplication.translate(
+            "Metrics", "From the first request sent to the last one completed, in seconds."
+        ),
+    }
+
+
+def set_chart_tooltips(curves: SweepCurves, live: LiveCharts | None = None) -> None:
+    """Hovering a chart tells what it plots, in the same words as the table headers."""
+    tips = metric_tooltips()
+    curves.throughput.setToolTip(tips["output_throughput"])
+    curves.tpot.setToolTip(tips["median_tpot_ms"])
+    curves.ttft.setToolTip(tips["p99_ttft_ms"])
+    if live is not None:
+        live.itl.setToolTip(tips["p99_itl_ms"])
+        live.tpot.setToolTip(tips["median_tpot_ms"])
+
+
+def cell_text(point: Mapping[str, Any], key: str, decimals: int | None) -> str:
+    """One table cell: rates and concurrencies as 'inf' when unlimited, numbers rounded."""
+    value = point.get(key)
+    if key == "request_rate":
+        return format_number(rate_value(value))
+    if key == "max_concurrency":
+        return format_number(concurrency_value(value))
+    if value is None or value == "":
+        return "–"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return format_number(value) if math.isinf(value) else "–"
+    if decimals is None:
+        return f"{value:g}"
+    return f"{value:.{decimals}f}"
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe: infinities become the string 'inf' (JSON has no Infinity), NaN becomes null."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def runs_csv(series: Sequence[Series]) -> str:
+    """One row per point of every run; a 'run' column first so comparisons stay one file."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["run", *CSV_KEYS])
+    for s in series:
+        for point in s.points:
+            row = [s.name]
+            for key in CSV_KEYS:
+                if key == "request_rate":
+                    row.append(format_number(rate_value(point.get(key))))
+                elif key == "max_concurrency":
+                    row.append(format_number(concurrency_value(point.get(key))))
+                else:
+                    value = _plain(point.get(key))
+                    row.append("" if value is None else value)
+            writer.writerow(row)
+    return buf.getvalue()
+
+
+def runs_json(series: Sequence[Series]) -> str:
+    """The runs with every summary key as read (schema-versioned), for scripts to load."""
+    payload = {
+        "schema": EXPORT_SCHEMA,
+        "kind": "tpotbench-comparison",
+        "runs": [{"name": s.name, "points": [_plain(dict(p)) for p in s.points]} for s in series],
+    }
+    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+
+
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A GitHub-flavoured Markdown table; '|' inside cells is escaped."""
+
+    def esc(text: str) -> str:
+        return str(text).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(esc(h) for h in headers) + " |"]
+    lines.append("|" + "|".join("---" for _ in headers) + "|")
+    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def runs_markdown(series: Sequence[Series], headers: Sequence[str] | None = None) -> str:
+    """The results table as Markdown: run name, then TABLE_COLUMNS (headers may be translated)."""
+    heads = list(headers) if headers else ["Run", *(h for _, h, _ in TABLE_COLUMNS)]
+    rows = [
+        [s.name, *(cell_text(p, key, dec) for key, _, dec in TABLE_COLUMNS)]
+        for s in series
+        for p in s.points
+    ]
+    return markdown_table(heads, rows)
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
+    """Write via a temp file in the same folder and rename, so a crash never leaves half a file."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def export_plot(plot: Any, path: str | os.PathLike[str]) -> Path:
+    """Save a laid-out PlotWidget as PNG (what is on screen) or SVG (vector), by extension."""
+    target = Path(path)
+    suffix = target.suffix.lower()
+    if suffix not in (".png", ".svg"):
+        raise ValueError(
+            QCoreApplication.translate(
+                "ResultsPanel", "Choose a .png or .svg file name (got {0})."
+            ).format(target.name)
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if suffix == ".png":
+        if not plot.grab().save(str(target), "PNG"):
+            raise OSError(f"could not write {target}")
+    else:
+        # QSvgGenerator rather than pyqtgraph's SVGExporter, whose path rewriting fails on the
+        # path data Qt 6.11 writes (ValueError in SVGExporter.correctCoordinates).
+        generator = QSvgGenerator()
+        generator.setFileName(str(target))
+        generator.setSize(plot.size())
+        generator.setViewBox(QRect(0, 0, plot.width(), plot.height()))
+        painter = QPainter(generator)
+        try:
+            plot.render(painter)
+        finally:
+            painter.end()
+    return target
+
+
+def export_curves(
+    series: Sequence[Series], path: str | os.PathLike[str], size: tuple[int, int] = (900, 600)
+) -> list[Path]:
+    """Each sweep chart as PATHSTEM_throughput/_tpot/_ttft(.png|.svg), drawn at `size`.
+
+    The charts are redrawn in a hidden window of a fixed size, so an export looks the same
+    whatever the size of the panel on screen (or whether it was ever shown).
+    """
+    base = Path(path)
+    if base.suffix.lower() not in (".png", ".svg"):
+        raise ValueError(
+            QCoreApplication.translate(
+                "ResultsPanel", "Choose a .png or .svg file name (got {0})."
+            ).format(base.name)
+        )
+    curves = SweepCurves()
+    curves.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    try:
+        curves.layout().setSpacing(0)
+        curves.resize(size[0] * 3, size[1])
+        curves.show()
+        curves.set_series(series)
+        QApplication.processEvents()
+        return [
+            export_plot(plot, base.with_name(f"{base.stem}_{key}{base.suffix}"))
+            for key, plot in curves.plots().items()
+        ]
+    finally:
+        curves.close()
+        curves.deleteLater()

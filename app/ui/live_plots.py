@@ -1,0 +1,480 @@
+"""Bounded live-plot data (numpy ring buffers) and the pyqtgraph charts built on them."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsItem, QGridLayout, QWidget
+
+# Colours that stay readable on light and dark backgrounds (Okabe-Ito, colour-blind safe).
+PALETTE: tuple[str, ...] = (
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#F0E442",
+    "#999999",
+)
+
+
+class RingBuffer:
+    """A preallocated numpy ring of rows with `width` float columns; the oldest rows drop off."""
+
+    def __init__(self, capacity: int, width: int = 2) -> None:
+        if capacity < 1 or width < 1:
+            raise ValueError("capacity and width must be at least 1")
+        self._data = np.full((capacity, width), np.nan, dtype=np.float64)
+        self._capacity = capacity
+        self._start = 0
+        self._size = 0
+        self.total_added = 0
+
+    def __len__(self) -> int:
+        return self._size
+
+    @property
+    def capacity(self) -> int:
+        return self._capacity
+
+    def clear(self) -> None:
+        self._start = 0
+        self._size = 0
+        self.total_added = 0
+
+    def append(self, *values: float) -> None:
+        self.extend(np.asarray(values, dtype=np.float64).reshape(1, -1))
+
+    def extend(self, rows: np.ndarray | Sequence[Sequence[float]]) -> None:
+        block = np.asarray(rows, dtype=np.float64)
+        if block.ndim == 1:
+            block = block.reshape(-1, self._data.shape[1])
+        n = block.shape[0]
+        if n == 0:
+            return
+        self.total_added += n
+        if n >= self._capacity:  # only the newest `capacity` rows survive
+            self._data[:] = block[-self._capacity :]
+            self._start, self._size = 0, self._capacity
+            return
+        end = (self._start + self._size) % self._capacity
+        first = min(n, self._capacity - end)
+        self._data[end : end + first] = block[:first]
+        self._data[: n - first] = block[first:]
+        overflow = max(0, self._size + n - self._capacity)
+        self._size = min(self._capacity, self._size + n)
+        self._start = (self._start + overflow) % self._capacity
+
+    def view(self) -> np.ndarray:
+        """The rows oldest-first, as a new (size, width) array."""
+        if self._start + self._size <= self._capacity:
+            return self._data[self._start : self._start + self._size].copy()
+        head = self._data[self._start :]
+        return np.concatenate([head, self._data[: self._size - len(head)]])
+
+    def tail(self, n: int) -> np.ndarray:
+        rows = self.view()
+        return rows[-n:] if n < len(rows) else rows
+
+
+def downsample_scatter(x: np.ndarray, y: np.ndarray, max_points: int) -> tuple[np.ndarray, ...]:
+    """At most `max_points` points: an even stride of the bulk plus every point above its p99.
+
+    A plain stride would hide exactly the stalls a user looks for, so the slowest 1 % is kept.
+    """
+    n = len(x)
+    if n <= max_points:
+        return x, y
+    finite = np.isfinite(y)
+    cutoff = np.percentile(y[finite], 99) if finite.any() else np.inf
+    tail_idx = np.flatnonzero(y > cutoff)[: max_points // 4]
+    stride = max(1, math.ceil(n / (max_points - len(tail_idx))))
+    idx = np.union1d(np.arange(0, n, stride), tail_idx)
+    return x[idx], y[idx]
+
+
+def rate_value(value: Any) -> float:
+    """A request rate as a float; 'inf', None, Infinity and <= 0 mean 'as fast as possible'."""
+    if value is None:
+        return math.inf
+    if isinstance(value, str):
+        text = value.strip().lower()
+        return math.inf if text in ("inf", "infinity", "") else float(text)
+    number = float(value)
+    return math.inf if number <= 0 else number
+
+
+def concurrency_value(value: Any) -> float:
+    """A max concurrency as a float; None or 0 means 'unlimited' (inf)."""
+    if value in (None, "", 0, "0"):
+        return math.inf
+    return float(value)
+
+
+def format_number(value: float) -> str:
+    if math.isinf(value):
+        return "inf"
+    return f"{value:g}"
+
+
+@dataclass
+class Series:
+    """One run's sweep points, as drawn on the sweep curves (a summary dict per point)."""
+
+    name: str
+    points: list[Mapping[str, Any]] = field(default_factory=list)
+
+
+def sweep_axis(series: Iterable[Series]) -> str:
+    """'rate' when every run holds concurrency fixed and varies the rate, else 'concurrency'."""
+    concs: set[float] = set()
+    rates: set[float] = set()
+    for s in series:
+        for p in s.points:
+            concs.add(concurrency_value(p.get("max_concurrency")))
+            rates.add(rate_value(p.get("request_rate")))
+    return "rate" if len(concs) <= 1 and len(rates) > 1 else "concurrency"
+
+
+def metric(point: Mapping[str, Any], key: str) -> float:
+    value = point.get(key)
+    try:
+        return float(value) if value is not None else math.nan
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def make_plot(title: str, y_label: str, x_label: str, title_size: str = "10pt") -> pg.PlotWidget:
+    """A PlotWidget set up for live data: clipped to view, peak downsampling, grid, legend."""
+    plot = pg.PlotWidget()
+    item = plot.getPlotItem()
+    item.setTitle(title, size=title_size)
+    item.setLabel("left", y_label)
+    item.setLabel("bottom", x_label)
+    item.showGrid(x=True, y=True, alpha=0.25)
+    item.setClipToView(True)
+    item.setDownsampling(auto=True, mode="peak")
+    item.addLegend(offset=(10, 10), labelTextSize="8pt")
+    plot.setMinimumSize(120, 100)
+    return plot
+
+
+class SweepCurves(QWidget):
+    """Output tok/s, TPOT P50/P99 and TTFT P99 against concurrency (or rate), one colour per run.
+
+    The x axis is categorical (one slot per distinct value, labelled with it) so 1..128 and
+    'inf' fit on one readable axis and runs with different grids still line up by value.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.throughput = make_plot(
+            self.tr("Output throughput"), self.tr("tok/s"), self.tr("concurrency")
+        )
+        self.tpot = make_plot(self.tr("TPOT P50 / P99"), self.tr("ms"), self.tr("concurrency"))
+        self.ttft = make_plot(self.tr("TTFT P99"), self.tr("ms"), self.tr("concurrency"))
+        layout = QGridLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.throughput, 0, 0)
+        layout.addWidget(self.tpot, 0, 1)
+        layout.addWidget(self.ttft, 0, 2)
+        self.axis = "concurrency"
+        self._series: list[Series] = []
+
+    def plots(self) -> dict[str, pg.PlotWidget]:
+        return {"throughput": self.throughput, "tpot": self.tpot, "ttft": self.ttft}
+
+    def set_series(self, series: Sequence[Series]) -> None:
+        self._series = [s for s in series if s.points]
+        for plot in self.plots().values():
+            plot.getPlotItem().clear()
+            legend = plot.getPlotItem().legend
+            if legend is not None:
+                legend.clear()
+        self.axis = sweep_axis(self._series)
+        key = "request_rate" if self.axis == "rate" else "max_concurrency"
+        to_value = rate_value if self.axis == "rate" else concurrency_value
+        values = sorted({to_value(p.get(key)) for s in self._series for p in s.points})
+        slot = {v: i for i, v in enumerate(values)}
+        ticks = [[(i, format_number(v)) for v, i in slot.items()]]
+        label = (
+            self.tr("request rate (req/s)") if self.axis == "rate" else self.tr("max concurrency")
+        )
+        for plot in self.plots().values():
+            item = plot.getPlotItem()
+            item.getAxis("bottom").setTicks(ticks)
+            item.setLabel("bottom", label)
+        many = len(self._series) > 1
+        for n, s in enumerate(self._series):
+            colour = PALETTE[n % len(PALETTE)]
+            ordered = sorted(s.points, key=lambda p: to_value(p.get(key)))
+            x = np.array([slot[to_value(p.get(key))] for p in ordered], dtype=float)
+
+            prefix = f"{s.name} " if many else ""
+            # One run: P99 gets its own colour; several runs: a colour per run, P99 dashed.
+            p99_colour = colour if many else PALETTE[1]
+            for plot, mkey, name, dashed, col in (
+                (self.throughput, "output_throughput", s.name if many else None, False, colour),
+                (self.tpot, "median_tpot_ms", f"{prefix}P50", False, colour),
+                (self.tpot, "p99_tpot_ms", f"{prefix}P99", True, p99_colour),
+                (self.ttft, "p99_ttft_ms", s.name if many else None, False, colour),
+            ):
+                y = np.array([metric(p, mkey) for p in ordered], dtype=float)
+                style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
+                plot.plot(
+                    x,
+                    y,
+                    pen=pg.mkPen(col, width=2, style=style),
+                    symbol="t" if dashed else "o",
+                    symbolSize=7,
+                    symbolBrush=col,
+                    symbolPen=col,
+                    name=name,
+                    connect="finite",
+                )
+        for plot in self.plots().values():
+            item = plot.getPlotItem()
+            item.enableAutoRange(axis="y")
+            item.setXRange(-0.5, max(0, len(values) - 1) + 0.5, padding=0)
+
+
+def nice_ceiling(value: float) -> float:
+    """The smallest of 1, 2, 5 x 10^k that is >= value (axis limits that change rarely)."""
+    if not value > 0 or not math.isfinite(value):
+        return 1.0
+    exp = math.floor(math.log10(value))
+    for step in (1.0, 2.0, 5.0, 10.0):
+        if step * 10**exp >= value * (1 - 1e-12):
+            return step * 10**exp
+    return 10.0 ** (exp + 1)
+
+
+def nice_limit(value: float, steps: int = 6) -> float:
+    """An axis limit a little above `value`, a multiple of a 1-2-5 step (about value/steps)."""
+    step = nice_ceiling(max(value, 1e-9) / steps)
+    return max(step, math.ceil(value * 1.04 / step) * step)
+
+
+def _dots(x: np.ndarray, y: np.ndarray, width: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each point as a tiny horizontal segment (`width` in x units) drawn with a thick pen:
+    one QPainterPath of segments is far cheaper than ScatterPlotItem's per-spot bookkeeping."""
+    xs = np.empty(2 * len(x))
+    xs[0::2] = x
+    xs[1::2] = x + width
+    return xs, np.repeat(y, 2)
+
+
+def log_ticks(lo: int, hi: int) -> list[list[tuple[float, str]]]:
+    """Tick labels for a log10 axis from 10^lo to 10^hi: 1, 10, 100 and 2, 5 between."""
+    major = [(float(k), f"{10.0**k:g}") for k in range(lo, hi + 1)]
+    minor = [(math.log10(m * 10.0**k), f"{m * 10.0**k:g}") for k in range(lo, hi) for m in (2, 5)]
+    return [major, minor]
+
+
+class LiveCharts(QWidget):
+    """The live view of a running sweep: ITL scatter, rolling TPOT, tok/s and requests in flight.
+
+    Data calls (`add_*`) only append to bounded ring buffers and mark what changed; `refresh()`
+    — called by the owner's single repaint timer — is the only place that touches the plots.
+    Axis ranges are set by hand in coarse steps, so axes (slow to draw) repaint only when a
+    step is crossed, not every frame.
+    """
+
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        token_capacity: int = 200_000,
+        max_scatter_points: int = 3_000,
+        rolling_window: int = 64,
+    ) -> None:
+        super().__init__(parent)
+        self.max_scatter_points = max_scatter_points
+        self.rolling_window = rolling_window
+        self.tokens = RingBuffer(token_capacity, 2)  # run time s, ITL ms
+        self.requests = RingBuffer(20_000, 2)  # run time s, TPOT ms
+        self.rolling = RingBuffer(20_000, 3)  # run time s, TPOT p50, p99
+        self.progress = RingBuffer(20_000, 3)  # run time s, output tok/s, in flight
+        self._offset_s = 0.0
+        self._cursor_s = 0.0
+        self._requests_seen = 0
+        self._dirty: set[str] = set()
+        self._ranges: dict[str, tuple[float, float]] = {}
+        self._point_lines: list[pg.InfiniteLine] = []
+
+        self.itl = make_plot(
+            self.tr("Inter-token latency, every token (all streams)"),
+            self.tr("ITL (ms)"),
+            self.tr("time (s)"),
+        )
+        # The three small charts: shorter titles in a smaller size, so narrow windows fit them.
+        self.tpot = make_plot(self.tr("Rolling TPOT"), self.tr("ms"), self.tr("time (s)"), "9pt")
+        self.tok_s = make_plot(
+            self.tr("Output tok/s"), self.tr("tok/s"), self.tr("time (s)"), "9pt"
+        )
+        self.in_flight = make_plot(
+            self.tr("In flight"), self.tr("requests"), self.tr("time (s)"), "9pt"
+        )
+        self.tok_s.setToolTip(
+            self.tr("Output tokens per second of the requests completed so far in this point.")
+        )
+        self.in_flight.setToolTip(self.tr("Requests sent and not yet finished."))
+        for plot in self.plots():
+            item = plot.getPlotItem()
+            item.disableAutoRange()
+            for name in ("left", "bottom"):
+                # Axes change only when a range step is crossed: blit them from a cache.
+                item.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            # downsample_scatter already bounds the dots; pyqtgraph's decimation would thin
+            # the cloud a second time.
+            item.setDownsampling(auto=False)
+        # Log scale: a 20 ms bulk and 700 ms prefill stalls stay readable on one chart.
+        self.itl.getPlotItem().setLogMode(y=True)
+        dot_pen = pg.mkPen(QColor(0, 114, 178, 150), width=2.5, cosmetic=True)
+        dot_pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        self._scatter = pg.PlotCurveItem(connect="pairs", pen=dot_pen, antialias=False)
+        self.itl.addItem(self._scatter)
+        self._p50 = self.tpot.plot([], [], pen=pg.mkPen(PALETTE[0], width=2), name="P50")
+        self._p99 = self.tpot.plot([], [], pen=pg.mkPen(PALETTE[1], width=2), name="P99")
+        self._tok = self.tok_s.plot([], [], pen=pg.mkPen(PALETTE[2], width=2))
+        self._flight = self.in_flight.plot([], [], pen=pg.mkPen(PALETTE[3], width=2))
+        layout = QGridLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.itl, 0, 0, 1, 3)
+        layout.addWidget(self.tpot, 1, 0)
+        layout.addWidget(self.tok_s, 1, 1)
+        layout.addWidget(self.in_flight, 1, 2)
+        layout.setRowStretch(0, 3)
+        layout.setRowStretch(1, 2)
+        self.clear()
+
+    def plots(self) -> tuple[pg.PlotWidget, ...]:
+        return (self.itl, self.tpot, self.tok_s, self.in_flight)
+
+    def scatter_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """The (time s, ITL ms) points the scatter shows now."""
+        x, y = self._scatter.getData()
+        if x is None:
+            return np.empty(0), np.empty(0)
+        return x[::2], 10.0 ** y[::2]
+
+    # data side: no painting here
+    def clear(self) -> None:
+        for ring in (self.tokens, self.requests, self.rolling, self.progress):
+            ring.clear()
+        self._offset_s = self._cursor_s = 0.0
+        self._requests_seen = 0
+        for line in self._point_lines:
+            self.itl.removeItem(line)
+        self._point_lines.clear()
+        self._ranges.clear()
+        # Sensible empty axes before the first data: 0-10 s, ITL 1-100 ms on the log scale.
+        for n, plot in enumerate(self.plots()):
+            self._set_range(f"x{n}", plot, "x", 0.0, 10.0)
+        self.itl.getPlotItem().getAxis("left").setTicks(log_ticks(0, 2))
+        self._set_range("itl.y", self.itl, "y", 0, 2)
+        for key, plot in (
+            ("tpot.y", self.tpot),
+            ("tok.y", self.tok_s),
+            ("flight.y", self.in_flight),
+        ):
+            self._set_range(key, plot, "y", 0.0, 1.0)
+        self._dirty = {"tokens", "requests", "progress"}
+
+    def start_point(self, label: str) -> None:
+        """A new sweep point: its times continue after the previous point's on one run axis."""
+        self._offset_s = self._cursor_s
+        line = pg.InfiniteLine(
+            pos=self._offset_s,
+            angle=90,
+            pen=pg.mkPen("#888888", style=Qt.PenStyle.DotLine),
+            label=label,
+            # Staggered heights so labels of short, adjacent points do not overprint.
+            labelOpts={"position": 0.95 - 0.08 * (len(self._point_lines) % 3), "color": "#888888"},
+        )
+        self._point_lines.append(line)
+        self.itl.addItem(line)
+        self._dirty.add("x")
+
+    def add_tokens(
+        self, t_s: Sequence[float] | np.ndarray, itl_ms: Sequence[float] | np.ndarray
+    ) -> None:
+        t = np.asarray(t_s, dtype=np.float64) + self._offset_s
+        y = np.asarray(itl_ms, dtype=np.float64)
+        n = min(len(t), len(y))
+        if n == 0:
+            return
+        self.tokens.extend(np.column_stack([t[:n], y[:n]]))
+        self._cursor_s = max(self._cursor_s, float(np.nanmax(t[:n])))
+        self._dirty.update(("tokens", "x"))
+
+    def add_request(self, tpot_ms: float | None) -> None:
+        if tpot_ms is None or not math.isfinite(tpot_ms):
+            return
+        self.requests.append(self._cursor_s, float(tpot_ms))
+        self._dirty.add("requests")
+
+    def add_progress(self, elapsed_s: float, output_tok_s: float, in_flight: float) -> None:
+        t = self._offset_s + float(elapsed_s)
+        self._cursor_s = max(self._cursor_s, t)
+        self.progress.append(t, float(output_tok_s), float(in_flight))
+        self._dirty.update(("progress", "x"))
+
+    # paint side: only from the repaint timer
+    def _set_range(self, key: str, plot: pg.PlotWidget, axis: str, lo: float, hi: float) -> None:
+        if self._ranges.get(key) == (lo, hi):
+            return  # unchanged: no axis repaint
+        self._ranges[key] = (lo, hi)
+        if axis == "x":
+            plot.setXRange(lo, hi, padding=0)
+        else:
+            plot.setYRange(lo, hi, padding=0)
+
+    def refresh(self) -> bool:
+        """Push what changed into the plots; True if anything was redrawn."""
+        dirty, self._dirty = self._dirty, set()
+        if not dirty:
+            return False
+        if "tokens" in dirty:
+            tokens = self.tokens.view()
+            x, y = downsample_scatter(tokens[:, 0], tokens[:, 1], self.max_scatter_points)
+            # Log axis: gaps under 10 µs (chunks that arrived in one read) sit on the floor.
+            y = np.clip(y, 1e-2, None)
+            width = max(self._cursor_s, 1.0) / 2000  # about one pixel on a wide chart
+            self._scatter.setData(*_dots(x, np.log10(y), width))
+            if len(y):
+                lo = math.floor(math.log10(float(y.min())))
+                hi = max(math.ceil(math.log10(float(y.max()) * 1.05)), lo + 1)
+                if self._ranges.get("itl.y") != (lo, hi):
+                    self.itl.getPlotItem().getAxis("left").setTicks(log_ticks(lo, hi))
+                self._set_range("itl.y", self.itl, "y", lo, hi)
+        if "requests" in dirty and self.requests.total_added > self._requests_seen:
+            self._requests_seen = self.requests.total_added
+            recent = self.requests.tail(self.rolling_window)
+            p50, p99 = np.percentile(recent[:, 1], [50, 99])
+            self.rolling.append(recent[-1, 0], p50, p99)
+            rolling = self.rolling.view()
+            self._p50.setData(rolling[:, 0], rolling[:, 1])
+            self._p99.setData(rolling[:, 0], rolling[:, 2])
+            top = nice_limit(float(np.nanmax(rolling[:, 2])))
+            self._set_range("tpot.y", self.tpot, "y", 0.0, top)
+        if "progress" in dirty:
+            progress = self.progress.view()
+            self._tok.setData(progress[:, 0], progress[:, 1])
+            self._flight.setData(progress[:, 0], progress[:, 2])
+            for key, plot, column in (("tok.y", self.tok_s, 1), ("flight.y", self.in_flight, 2)):
+                top = float(np.nanmax(progress[:, column])) if len(progress) else 0.0
+                self._set_range(key, plot, "y", 0.0, nice_limit(max(top, 1.0)))
+        if "x" in dirty:
+            right = nice_limit(max(self._cursor_s, 1.0))
+            for n, plot in enumerate(self.plots()):
+                self._set_range(f"x{n}", plot, "x", 0.0, right)
+        return True

@@ -1,0 +1,266 @@
+"""Live server-side charts: KV-cache usage, running and waiting requests, preemptions."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import Property, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from app.bench.serverstats import MetricsSample, MetricsScraper
+from app.ui.live_plots import PALETTE, RingBuffer, make_plot
+from app.ui.theme import apply_plot_theme
+
+# Columns of the ring buffer, in the order add_sample stores them.
+_COLUMNS = ("t_s", "kv_cache_usage", "running", "waiting", "preemptions")
+
+
+def _number(value: Any) -> float:
+    try:
+        return float(value) if value is not None else math.nan
+    except (TypeError, ValueError):
+        return math.nan
+
+
+class ServerMetricsPanel(QWidget):
+    """Charts of the server's own gauges against time, fed by add_sample() or its own scraper.
+
+    Signals:
+        statusTextChanged(str): the one-line readout for the status bar changed.
+    """
+
+    statusTextChanged = Signal(str)
+
+    def __init__(
+        self, parent: QWidget | None = None, capacity: int = 3600, repaint_ms: int = 250
+    ) -> None:
+        super().__init__(parent)
+        self._buffer = RingBuffer(capacity, len(_COLUMNS))
+        self._dirty = False
+        self._status = ""
+        self._server = ""
+        self._kv_capacity: int | None = None
+        self._scraper: MetricsScraper | None = None
+        self._task: asyncio.Task[None] | None = None
+        # Stop scraping when the widget goes away; the closure must not hold self.
+        tasks: set[asyncio.Task[None]] = set()
+        self._tasks = tasks
+        self.destroyed.connect(lambda *_: [t.cancel() for t in list(tasks)])
+
+        self.kv_plot = make_plot(self.tr("KV-cache usage"), self.tr("%"), self.tr("time (s)"))
+        self.kv_plot.setYRange(-6, 102, padding=0)  # room for the 0 label
+        self.queue_plot = make_plot(self.tr("Requests"), self.tr("requests"), self.tr("time (s)"))
+        self.preempt_plot = make_plot(
+            self.tr("Preemptions (since start)"), self.tr("count"), self.tr("time (s)")
+        )
+        for plot in (self.queue_plot, self.preempt_plot):
+            plot.setXLink(self.kv_plot)
+        for plot in (self.kv_plot, self.queue_plot, self.preempt_plot):
+            for side in ("left", "bottom"):  # "time (s) (x0.001)" helps nobody
+                plot.getPlotItem().getAxis(side).enableAutoSIPrefix(False)
+        self.kv_curve = self.kv_plot.plot(
+            name=self.tr("KV usage"), pen={"color": PALETTE[0], "width": 2}, connect="finite"
+        )
+        self.running_curve = self.queue_plot.plot(
+            name=self.tr("running"), pen={"color": PALETTE[2], "width": 2}, connect="finite"
+        )
+        self.waiting_curve = self.queue_plot.plot(
+            name=self.tr("waiting"), pen={"color": PALETTE[1], "width": 2}, connect="finite"
+        )
+        self.preempt_curve = self.preempt_plot.plot(
+            name=self.tr("preemptions"), pen={"color": PALETTE[3], "width": 2}, connect="finite"
+        )
+
+        apply_plot_theme(self)
+        self.message = QLabel(self.tr("No server metrics yet."))
+        self.message.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.message)
+        layout.addWidget(self.kv_plot, 3)
+        layout.addWidget(self.queue_plot, 3)
+        layout.addWidget(self.preempt_plot, 2)
+
+        # Samples arrive about once a second; drawing happens only here, never on arrival.
+        self._timer = QTimer(self)
+        self._timer.setInterval(repaint_ms)
+        self._timer.timeout.connect(self._repaint)
+        self._timer.start()
+
+    # -- data in -------------------------------------------------------------------------------
+
+    def add_sample(self, sample: Mapping[str, Any]) -> None:
+        """Take one `server_metrics` event (t_s, kv_cache_usage 0..1, running, waiting, ...)."""
+        row = [_number(sample.get(key)) for key in _COLUMNS]
+        if math.isnan(row[0]):
+            return
+        if len(self._buffer) and row[0] < self._buffer.tail(1)[0, 0]:
+            # Time went back: a new sweep point (its t_s count from the point's start, like
+            # the latency charts), so the chart starts over with it.
+            self._buffer.clear()
+        if not math.isnan(row[1]):
+            row[1] *= 100.0
+        self._buffer.append(*row)
+        if "server" in sample:
+            self._server = str(sample["server"])
+        if sample.get("kv_capacity_tokens"):
+            self._kv_capacity = int(sample["kv_capacity_tokens"])
+        self._dirty = True
+        self._set_status(self._describe(row))
+
+    def set_server(self, server: str, kv_capacity_tokens: int | None = None) -> None:
+        """Name the server kind (a serverstats.SERVER_LABELS key) and its KV pool."""
+        self._server = server
+        self._kv_capacity = kv_capacity_tokens
+        self._set_status(self._status)
+
+    def clear(self) -> None:
+        self._buffer.clear()
+        self._dirty = True
+        self._set_status("")
+        self.message.setText(self.tr("No server metrics yet."))
+
+    def sample_count(self) -> int:
+        return len(self._buffer)
+
+    def data(self) -> np.ndarray:
+        """The buffered rows (t_s, KV %, running, waiting, preemptions), oldest first."""
+        return self._buffer.view()
+
+    # -- status text -------------------------------------------------------------------------
+
+    def _get_status_text(self) -> str:
+        return self._status
+
+    statusText = Property(str, _get_status_text, notify=statusTextChanged)
+
+    @property
+    def status_text(self) -> str:
+        return self._status
+
+    def _describe(self, row: list[float]) -> str:
+        parts = []
+        if not math.isnan(row[1]):
+            parts.append(self.tr("KV {0:.0f}%").format(row[1]))
+        if not math.isnan(row[2]):
+            parts.append(self.tr("running {0:.0f}").format(row[2]))
+        if not math.isnan(row[3]):
+            parts.append(self.tr("waiting {0:.0f}").format(row[3]))
+        if not math.isnan(row[4]):
+            parts.append(self.tr("preemptions {0:.0f}").format(row[4]))
+        return " · ".join(parts) if parts else self.tr("server metrics: no known gauges")
+
+    def _server_label(self, server: str) -> str:
+        labels = {
+            "vllm": self.tr("vLLM (V1 metric names)"),
+            "vllm-legacy": self.tr("vLLM (legacy V0 metric names)"),
+            "sglang": self.tr("SGLang"),
+            "llamacpp": self.tr("llama.cpp server"),
+            "tgi": self.tr("Text Generation Inference"),
+            "unknown": self.tr("unrecognised Prometheus exporter"),
+        }
+        return labels.get(server, server)
+
+    def _set_status(self, text: str) -> None:
+        if text and self._server:
+            label = self._server_label(self._server)
+            if self._kv_capacity:
+                label += " · " + self.tr("KV pool {0:,} tokens").format(self._kv_capacity)
+            text = f"{text} ({label})"
+        if text != self._status:
+            self._status = text
+            self.statusTextChanged.emit(text)
+
+    # -- drawing -----------------------------------------------------------------------------
+
+    def _repaint(self) -> None:
+        if not self._dirty:
+            return
+        self._dirty = False
+        rows = self._buffer.view()
+        if len(rows) == 0:
+            for curve in (
+                self.kv_curve,
+                self.running_curve,
+                self.waiting_curve,
+                self.preempt_curve,
+            ):
+                curve.setData([], [])
+            return
+        t = rows[:, 0]
+        self.kv_curve.setData(t, rows[:, 1])
+        self.running_curve.setData(t, rows[:, 2])
+        self.waiting_curve.setData(t, rows[:, 3])
+        self.preempt_curve.setData(t, rows[:, 4])
+        # Counts start at zero and stay readable when flat (auto-range would centre 0 at ±0.5).
+        counts = ((self.queue_plot, [2, 3], 4, 0.06), (self.preempt_plot, [4], 2, 0.15))
+        for plot, columns, ticks, below in counts:
+            values = rows[:, columns]
+            top = float(np.nanmax(values)) if np.isfinite(values).any() else 0.0
+            top = max(1.0, top)
+            # Room below zero, or pyqtgraph drops the "0" label at the axis edge.
+            plot.setYRange(-below * top, 1.08 * top, padding=0)
+            step = max(1, math.ceil(top / ticks))  # whole requests and preemptions: integer ticks
+            plot.getPlotItem().getAxis("left").setTickSpacing(levels=[(step, 0)])
+        self.message.setText(self._status)
+
+    def repaint_now(self) -> None:
+        """Draw pending samples at once (tests, screenshots)."""
+        self._repaint()
+
+    # -- own scraper -------------------------------------------------------------------------
+
+    @property
+    def scraping(self) -> bool:
+        return self._scraper is not None and self._scraper.running
+
+    def start(self, target: Any, interval_s: float = 1.0) -> None:
+        """Scrape `target`'s /metrics on the running (qasync) loop until stop()."""
+        from app.bench.endpoint import resolve_endpoint
+
+        if self._scraper is not None:
+            self.stop()
+        resolved = resolve_endpoint(target.base_url, api=target.api, model=target.model)
+        self.clear()
+
+        def on_sample(sample: MetricsSample) -> None:
+            latest = scraper.latest
+            if latest is not None and latest.server != self._server:
+                capacity = latest.capacity.tokens if latest.capacity else None
+                self.set_server(latest.server, capacity)
+            self.add_sample(sample.to_dict())
+
+        scraper = MetricsScraper.for_endpoint(
+            resolved,
+            api_key=getattr(target, "api_key", None) or None,
+            extra_headers=dict(target.headers),
+            interval_s=interval_s,
+            verify_tls=bool(target.verify_tls),
+            on_sample=on_sample,
+        )
+        self._scraper = scraper
+        # One task owns the scraper from start to close, so a stop() that comes before the
+        # task ever ran leaves nothing open.
+        self._task = asyncio.ensure_future(self._scrape(scraper))
+        self._tasks.add(self._task)
+        self._task.add_done_callback(self._tasks.discard)
+
+    @staticmethod
+    async def _scrape(scraper: MetricsScraper) -> None:
+        async with scraper:
+            await asyncio.Event().wait()
+
+    def stop(self) -> asyncio.Task[None] | None:
+        """Stop the own scraper; returns its task (await it to be sure the connection closed)."""
+        task, self._task = self._task, None
+        self._scraper = None
+        if task is not None:
+            task.cancel()
+        return task
+
+    @property
+    def scrape_error(self) -> str | None:
+        return self._scraper.last_error if self._scraper is not None else None

@@ -1,0 +1,431 @@
+"""Runs `tpotbench sweep --events jsonl` in a worker process and turns its events into Qt signals.
+
+The engine stamps every token in its own process, so nothing the window paints can delay a
+timestamp; this side only reads lines and forwards them.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import sys
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import platformdirs
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QObject,
+    QProcess,
+    QProcessEnvironment,
+    QTimer,
+    Signal,
+)
+
+from app.bench import events
+from app.bench.events import EventError
+from app.profiles import Target
+
+# The key reaches the worker only through this variable (the engine reads --api-key-env NAME).
+KEY_ENV = "TPOTBENCH_WORKER_API_KEY"
+# Variables the engine would fall back to; removed so a key meant for another endpoint never leaks.
+_FALLBACK_KEY_ENVS = ("OPENAI_API_KEY", "API_KEY")
+DATASETS = ("synthetic", "sharegpt", "random", "prompts")
+MAX_LINE_BYTES = 64 * 1024 * 1024
+
+
+@dataclass
+class SweepSpec:
+    """What the user asked for in the sweep form (the endpoint comes from the Target)."""
+
+    request_rates: list[float] = field(default_factory=lambda: [math.inf])
+    max_concurrencies: list[int] = field(default_factory=lambda: [8])
+    dataset: str = "synthetic"
+    dataset_path: str = ""
+    random_input_len: int = 256
+    random_output_len: int = 64
+    num_prompts: int = 64
+    seed: int = 0
+    ignore_eos: bool = False
+    label: str = "sweep"
+    result_dir: str = ""
+    extra_args: list[str] = field(default_factory=list)
+
+    @property
+    def num_points(self) -> int:
+        return len(self.request_rates) * len(self.max_concurrencies)
+
+
+# The strings the module-level helpers pass to _tr(), spelled out for lupdate.
+_TR_STRINGS = (
+    QT_TRANSLATE_NOOP("SweepForm", "'{0}' is not a request rate: use numbers or inf."),
+    QT_TRANSLATE_NOOP("SweepForm", "Request rate {0} must be above 0 (use inf for no limit)."),
+    QT_TRANSLATE_NOOP("SweepForm", "Enter at least one request rate, for example: inf"),
+    QT_TRANSLATE_NOOP("SweepForm", "'{0}' is not a concurrency: use whole numbers of 1 or more."),
+    QT_TRANSLATE_NOOP("SweepForm", "Enter at least one concurrency, for example: 32"),
+    QT_TRANSLATE_NOOP("SweepForm", "{0} h {1} min"),
+    QT_TRANSLATE_NOOP("SweepForm", "{0} min {1} s"),
+    QT_TRANSLATE_NOOP("SweepForm", "{0} s"),
+)
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("SweepForm", text)
+
+
+def parse_rates(text: str) -> list[float]:
+    """'1, 2, 4, inf' -> [1.0, 2.0, 4.0, inf]; ValueError says which item is wrong."""
+    rates: list[float] = []
+    for item in filter(None, (s.strip() for s in re.split(r"[,\s;]+", text))):
+        if item.lower() in ("inf", "infinity", "∞"):
+            rates.append(math.inf)
+            continue
+        try:
+            value = float(item)
+        except ValueError:
+            raise ValueError(
+                _tr("'{0}' is not a request rate: use numbers or inf.").format(item)
+            ) from None
+        if not value > 0 or math.isnan(value):
+            raise ValueError(
+                _tr("Request rate {0} must be above 0 (use inf for no limit).").format(item)
+            )
+        rates.append(value)
+    if not rates:
+        raise ValueError(_tr("Enter at least one request rate, for example: inf"))
+    return rates
+
+
+def parse_concurrencies(text: str) -> list[int]:
+    """'1, 4, 8' -> [1, 4, 8]; ValueError says which item is wrong."""
+    values: list[int] = []
+    for item in filter(None, (s.strip() for s in re.split(r"[,\s;]+", text))):
+        if not item.isdigit() or int(item) < 1:
+            raise ValueError(
+                _tr("'{0}' is not a concurrency: use whole numbers of 1 or more.").format(item)
+            )
+        values.append(int(item))
+    if not values:
+        raise ValueError(_tr("Enter at least one concurrency, for example: 32"))
+    return values
+
+
+def format_duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    if seconds >= 3600:
+        return _tr("{0} h {1} min").format(seconds // 3600, seconds % 3600 // 60)
+    if seconds >= 60:
+        return _tr("{0} min {1} s").format(seconds // 60, seconds % 60)
+    return _tr("{0} s").format(seconds)
+
+
+def default_results_root() -> Path:
+    """Documents/TPOT Bench results when there is a documents folder, else the data dir."""
+    try:
+        docs = Path(platformdirs.user_documents_dir())
+        if docs.is_dir():
+            return docs / "TPOT Bench results"
+    except OSError:
+        pass
+    return Path(platformdirs.user_data_dir("tpotbench", appauthor=False)) / "results"
+
+
+def _rate_text(rate: float) -> str:
+    return "inf" if math.isinf(rate) else f"{rate:g}"
+
+
+def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
+    """The worker's command line; never contains the API key (only the variable's name).
+
+    The dataset is chosen before the flags that take a list (--header), so they cannot swallow it.
+    """
+    if spec.dataset not in DATASETS:
+        raise ValueError(f"Unknown dataset {spec.dataset!r}: use one of {', '.join(DATASETS)}.")
+    argv = [
+        sys.executable,
+        "-m",
+        "app",
+        "sweep",
+        "--backend",
+        "openai-chat" if target.api == "chat" else "openai",
+        "--base-url",
+        target.base_url,
+        "--request-rate",
+        ",".join(_rate_text(r) for r in spec.request_rates),
+        "--max-concurrency",
+        ",".join(str(c) for c in spec.max_concurrencies),
+        "--num-prompts",
+        str(spec.num_prompts),
+        "--seed",
+        str(spec.seed),
+        "--label",
+        spec.label,
+        "--result-dir",
+        spec.result_dir,
+        "--save-result",
+        "--events",
+        "jsonl",
+    ]
+    if target.api_key:  # the engine refuses --api-key-env naming an unset variable
+        argv += ["--api-key-env", KEY_ENV]
+    if target.model:
+        argv += ["--model", target.model]
+    if not target.verify_tls:
+        argv.append("--insecure")
+    if target.headers:  # one --header with every KEY=VALUE (the flag takes a list)
+        argv += ["--header", *(f"{k}={v}" for k, v in target.headers.items())]
+    if spec.dataset == "random":
+        argv += [
+            "--dataset-name",
+            "random",
+            "--random-input-len",
+            str(spec.random_input_len),
+            "--random-output-len",
+            str(spec.random_output_len),
+        ]
+    elif spec.dataset == "prompts":
+        argv += ["--dataset-name", "prompts", "--dataset-path", spec.dataset_path]
+    else:
+        argv += ["--dataset-name", "sharegpt"]
+        if spec.dataset == "sharegpt":
+            argv += ["--dataset-path", spec.dataset_path]
+    if spec.ignore_eos:
+        argv.append("--ignore-eos")
+    return argv + list(spec.extra_args)
+
+
+def parse_event(line: str | bytes) -> dict[str, Any]:
+    """One event line as a dict (the engine's schema); token batches become numpy arrays."""
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    event = events.parse_event(text)
+    if event["type"] == "tokens":
+        try:
+            event["t_s"] = np.asarray(event.get("t_s") or [], dtype=np.float64)
+            event["itl_ms"] = np.asarray(event.get("itl_ms") or [], dtype=np.float64)
+        except (TypeError, ValueError):
+            raise EventError("tokens event with non-numeric t_s/itl_ms") from None
+        if event["t_s"].ndim != 1 or event["t_s"].shape != event["itl_ms"].shape:
+            raise EventError("tokens event whose t_s and itl_ms differ in length")
+    return event
+
+
+class SweepWorker(QObject):
+    """Owns one `tpotbench sweep` worker process.
+
+    Signals:
+        runStarted(dict), pointStarted(dict), tokens(dict), progress(dict), request(dict),
+        pointFinished(dict), serverMetrics(dict), runFinished(dict): the engine's events.
+        errorMessage(str): a readable one-line problem (an engine `error` event, a worker that
+            could not start or died). The sweep's finished points are already on disk.
+        stopped(): the process is gone; emitted exactly once per start().
+    """
+
+    runStarted = Signal(dict)
+    pointStarted = Signal(dict)
+    tokens = Signal(dict)
+    progress = Signal(dict)
+    request = Signal(dict)
+    pointFinished = Signal(dict)
+    serverMetrics = Signal(dict)
+    runFinished = Signal(dict)
+    errorMessage = Signal(str)
+    stopped = Signal()
+
+    def __init__(self, parent: QObject | None = None, *, cancel_grace_ms: int = 15_000) -> None:
+        super().__init__(parent)
+        self.cancel_grace_ms = cancel_grace_ms
+        self._process: QProcess | None = None
+        self._stderr_tail: deque[str] = deque(maxlen=20)
+        self._buffer = b""
+        self._run_finished = False
+        self._cancelling = False
+        self._error_reported = False
+        self._result_dir = ""
+        self._kill_timer = QTimer(self)
+        self._kill_timer.setSingleShot(True)
+        self._kill_timer.timeout.connect(self._escalate)
+        self.bad_lines = 0
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.shutdown)
+
+    def is_running(self) -> bool:
+        return self._process is not None
+
+    def start(self, spec: SweepSpec, target: Target, *, argv: Sequence[str] | None = None) -> None:
+        """Start the worker; `argv` overrides the command line (tests, benchmarks)."""
+        if self._process is not None:
+            raise RuntimeError("a sweep is already running")
+        command = list(argv) if argv is not None else build_sweep_argv(spec, target)
+        env = QProcessEnvironment.systemEnvironment()
+        for name in (*_FALLBACK_KEY_ENVS, KEY_ENV):
+            env.remove(name)
+        if target.api_key:
+            env.insert(KEY_ENV, target.api_key)
+        env.insert("PYTHONUNBUFFERED", "1")
+        env.insert("PYTHONIOENCODING", "utf-8")
+        # The worker must import `app` from the same place as the window (a checkout or a bundle).
+        root = str(Path(__file__).resolve().parents[2])
+        env.insert("PYTHONPATH", os.pathsep.join(p for p in (root, env.value("PYTHONPATH")) if p))
+        self._stderr_tail.clear()
+        self._buffer = b""
+        self._run_finished = self._cancelling = self._error_reported = False
+        self._result_dir = spec.result_dir
+        self.bad_lines = 0
+        proc = QProcess(self)
+        proc.setProcessEnvironment(env)
+        proc.readyReadStandardOutput.connect(self._read_stdout)
+        proc.readyReadStandardError.connect(self._read_stderr)
+        proc.finished.connect(self._on_finished)
+        proc.errorOccurred.connect(self._on_error)
+        self._process = proc
+        proc.start(command[0], command[1:])
+
+    def cancel(self) -> None:
+        """Ask the engine to stop (it saves finished points); force it after the grace period."""
+        proc = self._process
+        if proc is None or self._cancelling:
+            return
+        self._cancelling = True
+        if proc.state() == QProcess.ProcessState.Running:
+            proc.write(b"cancel\n")
+        self._kill_timer.start(self.cancel_grace_ms)
+
+    def shutdown(self, wait_ms: int = 8_000) -> None:
+        """Blocking stop for app exit: ask the engine to cancel (it saves the point in progress),
+        wait up to `wait_ms`, then kill it; never leaves an orphan worker behind."""
+        proc = self._process
+        if proc is None:
+            return
+        self._cancelling = True
+        if proc.state() == QProcess.ProcessState.Running:
+            proc.write(b"cancel\n")
+            if not proc.waitForFinished(wait_ms):
+                proc.kill()
+                proc.waitForFinished(2_000)
+        if self._process is not None:  # finished() was not delivered: clean up here
+            self._on_finished(proc.exitCode(), proc.exitStatus())
+
+    def _escalate(self) -> None:
+        proc = self._process
+        if proc is None:
+            return
+        if not getattr(self, "_terminated", False):
+            self._terminated = True
+            proc.terminate()
+            self._kill_timer.start(3_000)
+        else:
+            proc.kill()
+
+    def _read_stdout(self) -> None:
+        proc = self._process
+        if proc is None:
+            return
+        self._buffer += bytes(proc.readAllStandardOutput().data())
+        *lines, self._buffer = self._buffer.split(b"\n")
+        if len(self._buffer) > MAX_LINE_BYTES:  # a runaway line: drop it rather than grow
+            self._buffer = b""
+            self.bad_lines += 1
+        for raw in lines:
+            self._dispatch(raw)
+
+    def _dispatch(self, raw: bytes) -> None:
+        if not raw.strip():
+            return
+        try:
+            event = parse_event(raw)
+        except EventError:
+            self.bad_lines += 1
+            self._stderr_tail.append(raw.decode("utf-8", "replace")[:300])
+            return
+        kind = event["type"]
+        if kind == "run_finished":
+            self._run_finished = True
+        if kind == "error":
+            self._error_reported = True
+            self.errorMessage.emit(str(event.get("message") or "The sweep failed."))
+            return
+        signal = {  # unknown types are refused by parse_event
+            "run_started": self.runStarted,
+            "point_started": self.pointStarted,
+            "tokens": self.tokens,
+            "progress": self.progress,
+            "request": self.request,
+            "point_finished": self.pointFinished,
+            "server_metrics": self.serverMetrics,
+            "run_finished": self.runFinished,
+        }.get(kind)
+        if signal is not None:
+            signal.emit(event)
+
+    def _read_stderr(self) -> None:
+        proc = self._process
+        if proc is None:
+            return
+        text = bytes(proc.readAllStandardError().data()).decode("utf-8", "replace")
+        for line in text.replace("\r", "\n").splitlines():
+            if line.strip():
+                self._stderr_tail.append(line.strip()[:300])
+
+    def _last_problem(self) -> str:
+        for line in reversed(self._stderr_tail):
+            if not line.startswith(("Traceback", "  ")):
+                return line
+        return ""
+
+    def _on_error(self, error: QProcess.ProcessError) -> None:
+        if error == QProcess.ProcessError.FailedToStart and self._process is not None:
+            self._report(
+                self.tr("The benchmark worker could not start ({0}).").format(
+                    self._process.errorString()
+                )
+            )
+            self._cleanup()
+
+    def _report(self, message: str) -> None:
+        if not self._error_reported:
+            self._error_reported = True
+            self.errorMessage.emit(message)
+
+    def _on_finished(self, exit_code: int, status: QProcess.ExitStatus) -> None:
+        proc = self._process
+        if proc is None:
+            return
+        self._read_stdout()
+        if self._buffer.strip():
+            self._dispatch(self._buffer)
+            self._buffer = b""
+        self._read_stderr()
+        if not self._run_finished and not self._cancelling:
+            detail = self._last_problem()
+            if status == QProcess.ExitStatus.CrashExit:
+                message = self.tr("The benchmark worker crashed.")
+            else:
+                message = self.tr("The benchmark worker stopped with exit code {0}.").format(
+                    exit_code
+                )
+            if detail:
+                message += " " + detail
+            if self._result_dir:
+                message += " " + self.tr("Finished points are saved in {0}.").format(
+                    self._result_dir
+                )
+            self._report(message)
+        elif self._cancelling and not self._run_finished:
+            # Cancelled and forced to stop: tell the panel the run is over (points kept on disk).
+            self.runFinished.emit({"type": "run_finished", "cancelled": True, "paths": []})
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        self._kill_timer.stop()
+        self._terminated = False
+        proc, self._process = self._process, None
+        if proc is not None:
+            proc.deleteLater()
+            self.stopped.emit()

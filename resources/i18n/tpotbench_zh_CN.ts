@@ -1,0 +1,1824 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>CrashHandler</name>
+    <message>
+        <location filename="../../app/ui/app_setup.py" line="108"/>
+        <source>Unexpected error</source>
+        <translation>意外错误</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/app_setup.py" line="109"/>
+        <source>Something went wrong inside TPOT Bench: {error}
+
+The details were written to the log file:
+{path}
+
+Finished results are already saved. Please include the log file if you report this.</source>
+        <translation>TPOT Bench 内部出错：{error}
+
+详细信息已写入日志文件：
+{path}
+
+已完成的结果均已保存。报告问题时请附上该日志文件。</translation>
+    </message>
+</context>
+<context>
+    <name>CustomGpuDialog</name>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="104"/>
+        <source>Add a GPU</source>
+        <translation>添加 GPU</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="107"/>
+        <source>datasheet name or URL</source>
+        <translation>数据手册名称或网址</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="108"/>
+        <source> GiB</source>
+        <translation> GiB</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="109"/>
+        <source> GB/s</source>
+        <translation> GB/s</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="110"/>
+        <source> TFLOPS</source>
+        <translation> TFLOPS</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="114"/>
+        <source>Id</source>
+        <translation>标识</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="115"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="116"/>
+        <source>Memory</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="117"/>
+        <source>Bandwidth</source>
+        <translation>带宽</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="118"/>
+        <source>Dense BF16/FP16 tensor</source>
+        <translation>稠密 BF16/FP16 张量算力</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="119"/>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="140"/>
+        <source>Give the GPU an id and say where the numbers come from.</source>
+        <translation>请为 GPU 填写标识，并注明这些数字的来源。</translation>
+    </message>
+</context>
+<context>
+    <name>DoctorPanel</name>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="94"/>
+        <location filename="../../app/ui/doctor_panel.py" line="190"/>
+        <source>Check connection</source>
+        <translation>检查连接</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="96"/>
+        <source>Copy report</source>
+        <translation>复制报告</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="100"/>
+        <source>Checks the endpoint in the order the field guide advises: reachable, key, path, model, response body, streaming, server metrics.</source>
+        <translation>按实战指南建议的顺序检查端点：服务可达、密钥、路径、模型、返回体、流式输出、服务器指标。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="107"/>
+        <source>Server reachable</source>
+        <translation>服务可达</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="108"/>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="109"/>
+        <source>URL path</source>
+        <translation>URL 路径</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="110"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="111"/>
+        <source>Response body</source>
+        <translation>返回体</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="112"/>
+        <source>Streaming</source>
+        <translation>流式输出</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="113"/>
+        <source>Server metrics</source>
+        <translation>服务器指标</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="154"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="171"/>
+        <source>Checking {0} …</source>
+        <translation>正在检查 {0} …</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="172"/>
+        <location filename="../../app/ui/doctor_panel.py" line="198"/>
+        <source>checking…</source>
+        <translation>检查中…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="179"/>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="180"/>
+        <source>Check cancelled.</source>
+        <translation>检查已取消。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="182"/>
+        <source>Cannot check this endpoint: {0}</source>
+        <translation>无法检查此端点：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="195"/>
+        <source>Fix:</source>
+        <translation>解决办法：</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="204"/>
+        <source>{0} check(s) failed; start with the first one.</source>
+        <translation>{0} 项检查未通过；请从第一项开始处理。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="206"/>
+        <source>Works, with {0} warning(s).</source>
+        <translation>可以使用，但有 {0} 条警告。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="208"/>
+        <source>All checks passed.</source>
+        <translation>全部检查通过。</translation>
+    </message>
+</context>
+<context>
+    <name>EndpointEditor</name>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="112"/>
+        <source>New</source>
+        <translation>新建</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="115"/>
+        <source>Custom endpoint</source>
+        <translation>自定义端点</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="118"/>
+        <source>From preset: {name}</source>
+        <translation>来自预设：{name}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="122"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="129"/>
+        <source>Chat completions</source>
+        <translation>Chat Completions（对话）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="130"/>
+        <source>Completions</source>
+        <translation>Completions（补全）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="134"/>
+        <source>model id</source>
+        <translation>模型 ID</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="135"/>
+        <source>List models</source>
+        <translation>列出模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="137"/>
+        <source>Ask the endpoint&apos;s /v1/models which models it serves</source>
+        <translation>向端点的 /v1/models 查询其提供的模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="142"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="143"/>
+        <source>Verify TLS certificates</source>
+        <translation>验证 TLS 证书</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="145"/>
+        <source>Name: value (one per line)</source>
+        <translation>名称: 值（每行一个）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="153"/>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="156"/>
+        <source>Revert</source>
+        <translation>还原</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="165"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="166"/>
+        <source>Base URL</source>
+        <translation>基础 URL</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="167"/>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="168"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="169"/>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="171"/>
+        <source>Headers</source>
+        <translation>请求头</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="203"/>
+        <source>Built-in simulator</source>
+        <translation>内置模拟器</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="204"/>
+        <source>{name} (no GPU needed)</source>
+        <translation>{name}（无需 GPU）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="244"/>
+        <source>The built-in simulator listens on a free loopback port chosen at start-up.</source>
+        <translation>内置模拟器在启动时选定的空闲本地回环端口上监听。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="289"/>
+        <source>Saved. The key is kept for this session only.</source>
+        <translation>已保存。密钥仅在本次会话中保留。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="291"/>
+        <source>Saved.</source>
+        <translation>已保存。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="297"/>
+        <source>New endpoint</source>
+        <translation>新端点</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="315"/>
+        <source>Deleted {name} and its key.</source>
+        <translation>已删除 {name} 及其密钥。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="320"/>
+        <source>Keys are stored in the OS keyring: {backend}</source>
+        <translation>密钥保存在系统密钥环中：{backend}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="325"/>
+        <source>No secure keyring is available: keys are kept in memory for this session only.</source>
+        <translation>没有可用的安全密钥环：密钥仅在本次会话的内存中保留。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="349"/>
+        <source>Asking the endpoint for its models…</source>
+        <translation>正在向端点查询模型…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/endpoint_editor.py" line="366"/>
+        <source>{n} model(s) found.</source>
+        <translation>找到 {n} 个模型。</translation>
+    </message>
+</context>
+<context>
+    <name>LiveCharts</name>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="314"/>
+        <source>Inter-token latency, every token (all streams)</source>
+        <translation>逐 token 间隔延迟（ITL，全部流）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="315"/>
+        <source>ITL (ms)</source>
+        <translation>ITL（毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="316"/>
+        <location filename="../../app/ui/live_plots.py" line="319"/>
+        <location filename="../../app/ui/live_plots.py" line="321"/>
+        <location filename="../../app/ui/live_plots.py" line="324"/>
+        <source>time (s)</source>
+        <translation>时间（秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="319"/>
+        <source>Rolling TPOT</source>
+        <translation>滚动 TPOT</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="319"/>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="321"/>
+        <source>Output tok/s</source>
+        <translation>输出 token/秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="324"/>
+        <source>In flight</source>
+        <translation>进行中</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="327"/>
+        <source>Output tokens per second of the requests completed so far in this point.</source>
+        <translation>本测试点中已完成请求的每秒输出 token 数。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="329"/>
+        <source>Requests sent and not yet finished.</source>
+        <translation>已发出但尚未完成的请求。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="321"/>
+        <source>tok/s</source>
+        <translation>token/秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="324"/>
+        <source>requests</source>
+        <translation>请求数</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="113"/>
+        <source>Endpoints</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="124"/>
+        <source>Probe</source>
+        <translation>探测</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="125"/>
+        <source>Sweep</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="126"/>
+        <source>Results</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="127"/>
+        <source>Doctor</source>
+        <translation>诊断</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="139"/>
+        <source>Roofline</source>
+        <translation>Roofline 屋顶线</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="148"/>
+        <source>Server metrics</source>
+        <translation>服务器指标</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="209"/>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="210"/>
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="215"/>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="220"/>
+        <location filename="../../app/ui/main_window.py" line="221"/>
+        <source>&amp;Run</source>
+        <translation>运行(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="224"/>
+        <source>&amp;Cancel</source>
+        <translation>取消(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="230"/>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="235"/>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="240"/>
+        <source>System default</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="251"/>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="252"/>
+        <source>&amp;About TPOT Bench</source>
+        <translation>关于 TPOT Bench(&amp;A)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="284"/>
+        <source>simulator running at {url}</source>
+        <translation>模拟器运行于 {url}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="286"/>
+        <source>simulator failed to start: {error}</source>
+        <translation>模拟器启动失败：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="288"/>
+        <source>simulator starting…</source>
+        <translation>模拟器启动中…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="292"/>
+        <source>Endpoint: {name} ({where})</source>
+        <translation>端点：{name}（{where}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="298"/>
+        <source>Keyring: {backend}</source>
+        <translation>密钥环：{backend}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="300"/>
+        <source>Keyring: none (keys kept for this session only)</source>
+        <translation>密钥环：无（密钥仅在本次会话中保留）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="311"/>
+        <source>The built-in simulator did not start: {error}</source>
+        <translation>内置模拟器未能启动：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="395"/>
+        <source>Nothing to export on this tab.</source>
+        <translation>此标签页没有可导出的内容。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="407"/>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="408"/>
+        <source>Stop the running measurement first, then switch.</source>
+        <translation>请先停止正在进行的测量，再切换语言。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="415"/>
+        <source>About TPOT Bench</source>
+        <translation>关于 TPOT Bench</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="419"/>
+        <source>&lt;h3&gt;TPOT Bench {version}&lt;/h3&gt;&lt;p&gt;Measures TTFT, TPOT, ITL and throughput of OpenAI-compatible LLM endpoints and explains them with a roofline.&lt;/p&gt;&lt;p&gt;Qt {qt} · PySide6 {pyside} · Python {python} ({platform})&lt;br&gt;Keyring backend: {backend}&lt;br&gt;Log file: {log}&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;TPOT Bench {version}&lt;/h3&gt;&lt;p&gt;测量 OpenAI 兼容 LLM 端点的 TTFT、TPOT、ITL 与吞吐量，并用 Roofline 屋顶线模型加以解释。&lt;/p&gt;&lt;p&gt;Qt {qt} · PySide6 {pyside} · Python {python}（{platform}）&lt;br&gt;密钥环后端：{backend}&lt;br&gt;日志文件：{log}&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/main_window.py" line="430"/>
+        <source>none (session only)</source>
+        <translation>无（仅本次会话）</translation>
+    </message>
+</context>
+<context>
+    <name>Metrics</name>
+    <message>
+        <location filename="../../app/ui/exports.py" line="33"/>
+        <source>Rate (req/s)</source>
+        <translation>速率（请求/秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="34"/>
+        <source>Concurrency</source>
+        <translation>并发数</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="35"/>
+        <source>Completed</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="36"/>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="37"/>
+        <source>Req/s</source>
+        <translation>请求/秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="38"/>
+        <source>Output tok/s</source>
+        <translation>输出 token/秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="39"/>
+        <source>TTFT P50 (ms)</source>
+        <translation>TTFT P50（毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="40"/>
+        <source>TTFT P99 (ms)</source>
+        <translation>TTFT P99（毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="41"/>
+        <source>TPOT P50 (ms)</source>
+        <translation>TPOT P50（毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="42"/>
+        <source>TPOT P99 (ms)</source>
+        <translation>TPOT P99（毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="43"/>
+        <source>ITL P99 (ms)</source>
+        <translation>ITL P99（毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="44"/>
+        <source>E2EL P50 (ms)</source>
+        <translation>E2EL P50（毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="45"/>
+        <source>Duration (s)</source>
+        <translation>时长（秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="73"/>
+        <source>Time to first token: from sending the request to the first streamed message with generated content. GuideLLM: time_to_first_token_ms; AIPerf: Time to First Token.</source>
+        <translation>首 token 延迟（TTFT）：从发出请求到收到第一条带生成内容的流式消息。GuideLLM 称 time_to_first_token_ms；AIPerf 称 Time to First Token。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="78"/>
+        <source>Time per output token, excluding the first: (E2EL − TTFT) / (output tokens − 1) per request, output tokens from the server&apos;s usage. GuideLLM: inter_token_latency_ms; AIPerf: Inter Token Latency (note: their &apos;ITL&apos; is this TPOT).</source>
+        <translation>每输出 token 时间（不含首 token，TPOT）：每个请求的 (E2EL − TTFT) / (输出 token 数 − 1)，输出 token 数取自服务器返回的 usage。GuideLLM 称 inter_token_latency_ms；AIPerf 称 Inter Token Latency（注意：它们的 “ITL” 就是这里的 TPOT）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="84"/>
+        <source>Inter-token latency: each gap between successive streamed chunks, pooled over all requests (a chunk with several tokens is one gap). AIPerf: Inter Chunk Latency; GuideLLM has no per-chunk equivalent.</source>
+        <translation>token 间隔延迟（ITL）：相邻两个流式数据块之间的每一个间隔，汇总所有请求（一个块含多个 token 时算一个间隔）。AIPerf 称 Inter Chunk Latency；GuideLLM 没有逐块的对应指标。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="90"/>
+        <source>End-to-end latency: from sending the request to its last streamed chunk. GuideLLM: request_latency; AIPerf: Request Latency.</source>
+        <translation>端到端延迟（E2EL）：从发出请求到收到最后一个流式数据块。GuideLLM 称 request_latency；AIPerf 称 Request Latency。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="96"/>
+        <source>Target request rate (Poisson arrivals); inf sends every request at once, limited only by the concurrency.</source>
+        <translation>目标请求速率（泊松到达）；inf 表示一次性发出全部请求，只受并发数限制。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="101"/>
+        <source>Most requests in flight at once. GuideLLM: concurrent rate; AIPerf: --concurrency.</source>
+        <translation>同时进行的最大请求数。GuideLLM 称 concurrent rate；AIPerf 称 --concurrency。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="105"/>
+        <source>Requests that finished successfully.</source>
+        <translation>成功完成的请求数。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="106"/>
+        <source>Requests that failed, grouped by kind in the result file.</source>
+        <translation>失败的请求数，结果文件中按类型分组。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="109"/>
+        <source>Completed requests per second over the point&apos;s duration. GuideLLM: requests_per_second; AIPerf: Request Throughput.</source>
+        <translation>该测试点持续时间内每秒完成的请求数。GuideLLM 称 requests_per_second；AIPerf 称 Request Throughput。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="114"/>
+        <source>Generated tokens per second over the point&apos;s duration (tokens from usage). GuideLLM: output_tokens_per_second; AIPerf: Output Token Throughput.</source>
+        <translation>该测试点持续时间内每秒生成的 token 数（token 数取自 usage）。GuideLLM 称 output_tokens_per_second；AIPerf 称 Output Token Throughput。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="125"/>
+        <source>From the first request sent to the last one completed, in seconds.</source>
+        <translation>从发出第一个请求到最后一个请求完成，单位秒。</translation>
+    </message>
+</context>
+<context>
+    <name>ProbePanel</name>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="44"/>
+        <source>Time to first token: from sending the request to the first chunk that carries generated text. Includes queueing, prefill and the network.
+GuideLLM: time_to_first_token_ms. AIPerf: Time to First Token (TTFT).</source>
+        <translation>首 token 时延（TTFT）：从发出请求到收到第一个携带生成文本的数据块。包含排队、预填充（prefill）和网络时间。
+GuideLLM：time_to_first_token_ms。AIPerf：Time to First Token (TTFT)。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="50"/>
+        <source>Time per output token, excluding the first: (end-to-end latency − TTFT) ÷ (output tokens − 1), as vllm bench serve computes it.
+GuideLLM calls this inter_token_latency_ms (its time_per_output_token_ms includes the first token). AIPerf: Inter Token Latency (ITL).</source>
+        <translation>每个输出 token 的时间（不含首个）：(端到端时延 − TTFT) ÷ (输出 token 数 − 1)，与 vllm bench serve 的算法一致。
+GuideLLM 称之为 inter_token_latency_ms（其 time_per_output_token_ms 包含首个 token）。AIPerf：Inter Token Latency (ITL)。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="57"/>
+        <source>Output tokens per second for this request: output tokens ÷ end-to-end latency (vllm bench serve&apos;s output throughput for one request).
+GuideLLM: output_tokens_per_second. AIPerf&apos;s Output Token Throughput Per User is 1 ÷ ITL instead (decode speed only, without TTFT).</source>
+        <translation>本次请求每秒输出的 token 数：输出 token 数 ÷ 端到端时延（即 vllm bench serve 单个请求的输出吞吐量）。
+GuideLLM：output_tokens_per_second。AIPerf 的 Output Token Throughput Per User 则是 1 ÷ ITL（只含解码速度，不含 TTFT）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="64"/>
+        <source>Output tokens as reported by the server&apos;s usage field (completion_tokens), never counted from stream chunks.
+GuideLLM: output_tokens. AIPerf: Output Sequence Length (OSL).</source>
+        <translation>输出 token 数取自服务器返回的 usage 字段（completion_tokens），绝不按流式数据块计数。
+GuideLLM：output_tokens。AIPerf：Output Sequence Length (OSL)。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="70"/>
+        <source>Inter-token latency: the gap before each chunk that carries generated text. A chunk with several tokens is one gap.
+GuideLLM does not keep per-chunk gaps. AIPerf: Inter Chunk Latency (ICL).</source>
+        <translation>token 间时延（ITL）：每个携带生成文本的数据块之前的间隔。包含多个 token 的数据块只算一个间隔。
+GuideLLM 不保留逐块间隔。AIPerf：Inter Chunk Latency (ICL)。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="127"/>
+        <source>Enter a valid API key for this endpoint in the editor on the left.</source>
+        <translation>请在左侧编辑器中为此端点填写有效的 API 密钥。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="250"/>
+        <source>The request&apos;s max_tokens</source>
+        <translation>请求的 max_tokens</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="251"/>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="252"/>
+        <source>Send one streaming request (Ctrl+R)</source>
+        <translation>发送一个流式请求（Ctrl+R）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="254"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="255"/>
+        <source>Cancel the request (Esc)</source>
+        <translation>取消请求（Esc）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="260"/>
+        <source>Max tokens</source>
+        <translation>最大 token 数</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="266"/>
+        <source>TTFT (ms)</source>
+        <translation>TTFT（毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="267"/>
+        <source>TPOT (ms)</source>
+        <translation>TPOT（毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="268"/>
+        <source>Output tok/s</source>
+        <translation>输出 token/秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="269"/>
+        <source>Output tokens</source>
+        <translation>输出 token 数</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="284"/>
+        <source>Inter-token latency</source>
+        <translation>token 间时延</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="285"/>
+        <source>Time since request sent</source>
+        <translation>自请求发出起的时间</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="311"/>
+        <source>Earlier probes in this session; click one to show it</source>
+        <translation>本次会话中较早的探测；点击查看</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="359"/>
+        <source>Type a prompt first.</source>
+        <translation>请先输入提示词。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="364"/>
+        <source>The endpoint has no URL yet (the simulator is still starting).</source>
+        <translation>该端点还没有 URL（模拟器仍在启动）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="372"/>
+        <source>Streaming from {url} …</source>
+        <translation>正在从 {url} 流式接收…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="407"/>
+        <source>Stopped.</source>
+        <translation>已停止。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="410"/>
+        <source>The probe ended without a result.</source>
+        <translation>探测结束，但没有结果。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="503"/>
+        <source> Token count estimated: the server sent no usage.</source>
+        <translation> token 数为估算值：服务器未返回 usage。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="505"/>
+        <source>Done: {n} tokens in {s:.2f} s.</source>
+        <translation>完成：{s:.2f} 秒内 {n} 个 token。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="528"/>
+        <source>{when}  {profile}: failed ({kind})</source>
+        <translation>{when}  {profile}：失败（{kind}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/probe_panel.py" line="531"/>
+        <source>{when}  {profile}: TTFT {ttft} ms · TPOT {tpot} ms · {n} tok</source>
+        <translation>{when}  {profile}：TTFT {ttft} 毫秒 · TPOT {tpot} 毫秒 · {n} token</translation>
+    </message>
+</context>
+<context>
+    <name>ResultsPanel</name>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="126"/>
+        <source>{0}: cannot list ({1})</source>
+        <translation>{0}：无法列出内容（{1}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="164"/>
+        <source>A folder with result JSON files</source>
+        <translation>包含结果 JSON 文件的文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="166"/>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="168"/>
+        <source>Reload</source>
+        <translation>重新加载</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="172"/>
+        <source>Results folder</source>
+        <translation>结果文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="178"/>
+        <location filename="../../app/ui/results_panel.py" line="208"/>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="178"/>
+        <source>Points</source>
+        <translation>测试点</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="178"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="184"/>
+        <source>Select one run to open it; Ctrl/Shift-select to compare.</source>
+        <translation>选中一次运行即可打开；按住 Ctrl/Shift 多选以对比。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="188"/>
+        <source>Export data…</source>
+        <translation>导出数据…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="189"/>
+        <source>CSV, JSON or Markdown table (Ctrl+E)</source>
+        <translation>CSV、JSON 或 Markdown 表格（Ctrl+E）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="191"/>
+        <source>Export charts…</source>
+        <translation>导出图表…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="192"/>
+        <source>Each chart as PNG or SVG</source>
+        <translation>每张图表导出为 PNG 或 SVG</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="251"/>
+        <source>No results yet: a sweep saves its runs in {0}.</source>
+        <translation>还没有结果：扫描的运行结果会保存在 {0}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="255"/>
+        <source>{0} is not a folder.</source>
+        <translation>{0} 不是文件夹。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="260"/>
+        <source>{0}
+written by {1}</source>
+        <translation>{0}
+由 {1} 写入</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="272"/>
+        <source>{0} run(s) found.</source>
+        <translation>找到 {0} 次运行。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="278"/>
+        <source>{0} file(s) could not be read; the others opened:</source>
+        <translation>有 {0} 个文件无法读取；其余文件已打开：</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="283"/>
+        <source>Choose a results folder</source>
+        <translation>选择结果文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="341"/>
+        <source>Choose a .csv, .json or .md file name (got {0}).</source>
+        <translation>请选择 .csv、.json 或 .md 文件名（当前为 {0}）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="352"/>
+        <source>Export data</source>
+        <translation>导出数据</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="354"/>
+        <source>CSV (*.csv);;JSON (*.json);;Markdown table (*.md)</source>
+        <translation>CSV (*.csv);;JSON (*.json);;Markdown 表格 (*.md)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="361"/>
+        <source>Export charts</source>
+        <translation>导出图表</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="361"/>
+        <source>PNG (*.png);;SVG (*.svg)</source>
+        <translation>PNG (*.png);;SVG (*.svg)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="370"/>
+        <source>Could not export to {0}: {1}</source>
+        <translation>无法导出到 {0}：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/results_panel.py" line="373"/>
+        <source>Exported to {0}.</source>
+        <translation>已导出到 {0}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="248"/>
+        <location filename="../../app/ui/exports.py" line="282"/>
+        <source>Choose a .png or .svg file name (got {0}).</source>
+        <translation>请选择 .png 或 .svg 文件名（当前为 {0}）。</translation>
+    </message>
+</context>
+<context>
+    <name>RooflinePanel</name>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="194"/>
+        <source> tokens</source>
+        <translation> 个 token</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="195"/>
+        <source>Tokens already in each sequence&apos;s KV cache</source>
+        <translation>每个序列的 KV cache 中已有的 token 数</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="199"/>
+        <source>Load a Hugging Face config.json</source>
+        <translation>加载 Hugging Face 的 config.json</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="202"/>
+        <source>Add a GPU that is not in the catalogue</source>
+        <translation>添加目录中没有的 GPU</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="215"/>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="216"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="217"/>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="218"/>
+        <source>KV cache</source>
+        <translation>KV cache</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="219"/>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="255"/>
+        <source>TPOT vs batch</source>
+        <translation>TPOT 与批大小</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="256"/>
+        <source>Roofline</source>
+        <translation>Roofline</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="257"/>
+        <source>What-if</source>
+        <translation>假设分析</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="283"/>
+        <source>TPOT (ms)</source>
+        <translation>TPOT（毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="284"/>
+        <source>batch (running sequences)</source>
+        <translation>批大小（运行中的序列数）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="290"/>
+        <source>floor</source>
+        <translation>下限</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="313"/>
+        <source>measured p50–p99</source>
+        <translation>实测 p50–p99</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="333"/>
+        <location filename="../../app/ui/roofline_panel.py" line="754"/>
+        <source>live probe</source>
+        <translation>实时探测</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="343"/>
+        <source>attainable TFLOP/s</source>
+        <translation>可达 TFLOP/s</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="344"/>
+        <source>arithmetic intensity (FLOP/byte)</source>
+        <translation>算术强度（FLOP/字节）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="347"/>
+        <source>roof</source>
+        <translation>屋顶</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="357"/>
+        <source>decode floor, batch 1…1024</source>
+        <translation>decode 下限，批大小 1…1024</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="359"/>
+        <source>batch 1</source>
+        <translation>批大小 1</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="374"/>
+        <source>measured p50</source>
+        <translation>实测 p50</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="385"/>
+        <source>Setup</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="386"/>
+        <source>Floor TPOT</source>
+        <translation>TPOT 下限</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="387"/>
+        <source>Best tok/s</source>
+        <translation>最佳 tok/s</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="388"/>
+        <source>KV capacity</source>
+        <translation>KV 容量</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="389"/>
+        <source>vs now</source>
+        <translation>相对当前</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="543"/>
+        <source>Hugging Face config.json</source>
+        <translation>Hugging Face config.json</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="543"/>
+        <source>JSON files (*.json)</source>
+        <translation>JSON 文件 (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="553"/>
+        <location filename="../../app/ui/roofline_panel.py" line="554"/>
+        <source>Cannot use that file: {error}</source>
+        <translation>无法使用该文件：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="574"/>
+        <source>memory-bound</source>
+        <translation>受显存带宽限制</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="574"/>
+        <source>compute-bound</source>
+        <translation>受算力限制</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="576"/>
+        <source>Batch-1 floor: &lt;b&gt;{v:.2f} ms&lt;/b&gt;</source>
+        <translation>单请求（批大小 1）下限：&lt;b&gt;{v:.2f} ms&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="580"/>
+        <source>floor = max(bytes ÷ bandwidth, FLOPs ÷ peak)
+= max({b} ÷ {bw:.0f} GB/s, {f:.1f} GFLOP ÷ {p:.1f} TFLOP/s)
+= max({m}, {c}) → {bound}
+context {ctx} tokens; the input embedding is gathered, not read whole</source>
+        <translation>下限 = max(字节数 ÷ 带宽, FLOPs ÷ 峰值算力)
+= max({b} ÷ {bw:.0f} GB/s, {f:.1f} GFLOP ÷ {p:.1f} TFLOP/s)
+= max({m}, {c}) → {bound}
+上下文 {ctx} 个 token；输入 embedding 只按行取用，不整表读取</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="596"/>
+        <source>Best single stream: &lt;b&gt;{v:.1f} tok/s&lt;/b&gt;</source>
+        <translation>单流最快：&lt;b&gt;{v:.1f} tok/s&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="599"/>
+        <source>best tok/s = 1 ÷ batch-1 floor = 1 ÷ {f}</source>
+        <translation>最快 tok/s = 1 ÷ 批大小 1 的下限 = 1 ÷ {f}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="602"/>
+        <source>KV capacity: &lt;b&gt;{t:,} tokens&lt;/b&gt;</source>
+        <translation>KV 容量：&lt;b&gt;{t:,} 个 token&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="604"/>
+        <source> ({n} seqs × {ctx})</source>
+        <translation>（{n} 个序列 × {ctx}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="608"/>
+        <source>num_gpu_blocks = (memory × 0.987 visible × utilisation {u} − weights {w} − activation/non-torch reserve) ÷ (block {bs} × {kv:,.0f} B per token)
+= {blocks:,} blocks = {t:,} tokens; KV bytes per token = 2 × {L} layers × {h} KV heads × {d} head dim × {e:g} B</source>
+        <translation>num_gpu_blocks = (显存 × 0.987 可见 × 利用率 {u} − 权重 {w} − 激活/非 torch 预留) ÷ (块大小 {bs} × 每 token {kv:,.0f} B)
+= {blocks:,} 块 = {t:,} 个 token；每 token 的 KV 字节 = 2 × {L} 层 × {h} 个 KV 头 × 头维度 {d} × {e:g} B</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="626"/>
+        <source>Ridge: &lt;b&gt;{r:.0f} FLOP/B&lt;/b&gt; (decode: {i:.1f})</source>
+        <translation>脊点：&lt;b&gt;{r:.0f} FLOP/B&lt;/b&gt;（decode：{i:.1f}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="632"/>
+        <source>ridge = peak ÷ bandwidth = {p:.1f} TFLOP/s ÷ {bw:.0f} GB/s
+batch-1 decode intensity = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/byte</source>
+        <translation>脊点 = 峰值算力 ÷ 带宽 = {p:.1f} TFLOP/s ÷ {bw:.0f} GB/s
+批大小 1 的 decode 算术强度 = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/字节</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="643"/>
+        <source>weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="644"/>
+        <source>LM head</source>
+        <translation>LM head</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="645"/>
+        <source>KV</source>
+        <translation>KV</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="649"/>
+        <source>Bytes per step {total}: </source>
+        <translation>每步读取 {total}：</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="656"/>
+        <source>weights: transformer layers in {fmt} ({bpp:.3f} B per weight incl. scales)
+LM head: {V:,} × {h:,} read whole every step
+KV: batch 1 × {ctx} tokens × {kv:,.0f} B per token</source>
+        <translation>权重：{fmt} 格式的 transformer 层（含缩放因子，每个权重 {bpp:.3f} B）
+LM head：{V:,} × {h:,}，每步整表读取
+KV：批大小 1 × {ctx} 个 token × 每 token {kv:,.0f} B</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="690"/>
+        <source>batch-1 floor {v:.1f} ms</source>
+        <translation>批大小 1 下限 {v:.1f} ms</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="695"/>
+        <source>KV full
+at {n}</source>
+        <translation>KV 满
+于 {n}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="711"/>
+        <source>ridge {r:.0f} FLOP/B</source>
+        <translation>脊点 {r:.0f} FLOP/B</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="760"/>
+        <source>p50 at batch {b:g}</source>
+        <translation>批大小 {b:g} 的 p50</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="763"/>
+        <source>MBU: run a probe or sweep</source>
+        <translation>MBU：请运行一次探测或扫描</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="765"/>
+        <source>MBU = bytes per step ÷ measured TPOT ÷ peak bandwidth</source>
+        <translation>MBU = 每步字节数 ÷ 实测 TPOT ÷ 峰值带宽</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="771"/>
+        <source>MBU: &lt;b&gt;{v:.1f} %&lt;/b&gt; at {ms:.1f} ms ({what})</source>
+        <translation>MBU：&lt;b&gt;{v:.1f} %&lt;/b&gt;，{ms:.1f} ms（{what}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="777"/>
+        <source>MBU = bytes per step ÷ measured TPOT ÷ peak bandwidth
+= {b} ÷ {ms:.2f} ms ÷ {bw:.0f} GB/s = {v:.1f} %
+MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</source>
+        <translation>MBU = 每步字节数 ÷ 实测 TPOT ÷ 峰值带宽
+= {b} ÷ {ms:.2f} ms ÷ {bw:.0f} GB/s = {v:.1f} %
+MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="798"/>
+        <source>{model} on {gpu}, every weight format</source>
+        <translation>{model} 在 {gpu} 上，各种权重格式</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="805"/>
+        <source>{model} in {fmt}, other GPUs</source>
+        <translation>{model}（{fmt}）在其他 GPU 上</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="814"/>
+        <source>AWQ INT4 vs BF16 on {gpu}: floor {a:.2f} ms vs {b:.2f} ms, {g:.1f}× faster ({p:.0f} % of the BF16 floor). Measured INT4 TPOT usually gains less: the field guide expects it roughly halved.</source>
+        <translation>{gpu} 上 AWQ INT4 对比 BF16：下限 {a:.2f} ms 对 {b:.2f} ms，快 {g:.1f} 倍（为 BF16 下限的 {p:.0f} %）。实测 INT4 的 TPOT 通常提升更少：实战指南预计大约减半。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="820"/>
+        <source>gain = BF16 bytes per step ÷ INT4 bytes per step = {x} ÷ {y}</source>
+        <translation>提升 = BF16 每步字节数 ÷ INT4 每步字节数 = {x} ÷ {y}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="841"/>
+        <source>floor = {b} per step ÷ {bw:.0f} GB/s ({fmt}, {gpu}, batch 1)</source>
+        <translation>下限 = 每步 {b} ÷ {bw:.0f} GB/s（{fmt}，{gpu}，批大小 1）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="849"/>
+        <source>1000 ÷ {f:.2f} ms</source>
+        <translation>1000 ÷ {f:.2f} ms</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="851"/>
+        <source>does not fit</source>
+        <translation>放不下</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="852"/>
+        <source>tokens of KV cache at gpu_memory_utilization {u}, block 16</source>
+        <translation>gpu_memory_utilization 为 {u}、块大小 16 时 KV cache 可容纳的 token 数</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="856"/>
+        <source>current floor ÷ this floor</source>
+        <translation>当前下限 ÷ 此下限</translation>
+    </message>
+</context>
+<context>
+    <name>ServerMetricsPanel</name>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="54"/>
+        <source>KV-cache usage</source>
+        <translation>KV 缓存占用</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="54"/>
+        <source>%</source>
+        <translation>%</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="54"/>
+        <location filename="../../app/ui/server_metrics_panel.py" line="56"/>
+        <location filename="../../app/ui/server_metrics_panel.py" line="58"/>
+        <source>time (s)</source>
+        <translation>时间 (s)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="56"/>
+        <source>Requests</source>
+        <translation>请求数</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="56"/>
+        <source>requests</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="58"/>
+        <source>Preemptions (since start)</source>
+        <translation>抢占次数（自开始起）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="58"/>
+        <source>count</source>
+        <translation>次数</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="66"/>
+        <source>KV usage</source>
+        <translation>KV 占用</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="69"/>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="72"/>
+        <source>waiting</source>
+        <translation>排队中</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="75"/>
+        <source>preemptions</source>
+        <translation>抢占</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="79"/>
+        <location filename="../../app/ui/server_metrics_panel.py" line="124"/>
+        <source>No server metrics yet.</source>
+        <translation>尚无服务器指标。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="147"/>
+        <source>KV {0:.0f}%</source>
+        <translation>KV {0:.0f}%</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="149"/>
+        <source>running {0:.0f}</source>
+        <translation>运行 {0:.0f}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="151"/>
+        <source>waiting {0:.0f}</source>
+        <translation>排队 {0:.0f}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="153"/>
+        <source>preemptions {0:.0f}</source>
+        <translation>抢占 {0:.0f}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="154"/>
+        <source>server metrics: no known gauges</source>
+        <translation>服务器指标：没有可识别的指标</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="158"/>
+        <source>vLLM (V1 metric names)</source>
+        <translation>vLLM（V1 指标名）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="159"/>
+        <source>vLLM (legacy V0 metric names)</source>
+        <translation>vLLM（旧版 V0 指标名）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="160"/>
+        <source>SGLang</source>
+        <translation>SGLang</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="161"/>
+        <source>llama.cpp server</source>
+        <translation>llama.cpp 服务器</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="162"/>
+        <source>Text Generation Inference</source>
+        <translation>Text Generation Inference</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="163"/>
+        <source>unrecognised Prometheus exporter</source>
+        <translation>未识别的 Prometheus 导出端</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/server_metrics_panel.py" line="171"/>
+        <source>KV pool {0:,} tokens</source>
+        <translation>KV 池 {0:,} 个 token</translation>
+    </message>
+</context>
+<context>
+    <name>SweepCurves</name>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="180"/>
+        <source>Output throughput</source>
+        <translation>输出吞吐量</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="180"/>
+        <source>tok/s</source>
+        <translation>token/秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="180"/>
+        <location filename="../../app/ui/live_plots.py" line="182"/>
+        <location filename="../../app/ui/live_plots.py" line="183"/>
+        <source>concurrency</source>
+        <translation>并发数</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="182"/>
+        <source>TPOT P50 / P99</source>
+        <translation>TPOT P50 / P99</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="182"/>
+        <location filename="../../app/ui/live_plots.py" line="183"/>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="183"/>
+        <source>TTFT P99</source>
+        <translation>TTFT P99</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="209"/>
+        <source>request rate (req/s)</source>
+        <translation>请求速率（请求/秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/live_plots.py" line="209"/>
+        <source>max concurrency</source>
+        <translation>最大并发数</translation>
+    </message>
+</context>
+<context>
+    <name>SweepForm</name>
+    <message>
+        <location filename="../../app/ui/worker.py" line="67"/>
+        <source>&apos;{0}&apos; is not a request rate: use numbers or inf.</source>
+        <translation>“{0}” 不是有效的请求速率：请填数字或 inf。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/worker.py" line="68"/>
+        <source>Request rate {0} must be above 0 (use inf for no limit).</source>
+        <translation>请求速率 {0} 必须大于 0（不限速请填 inf）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/worker.py" line="69"/>
+        <source>Enter at least one request rate, for example: inf</source>
+        <translation>请至少填写一个请求速率，例如：inf</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/worker.py" line="70"/>
+        <source>&apos;{0}&apos; is not a concurrency: use whole numbers of 1 or more.</source>
+        <translation>“{0}” 不是有效的并发数：请填 1 或更大的整数。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/worker.py" line="71"/>
+        <source>Enter at least one concurrency, for example: 32</source>
+        <translation>请至少填写一个并发数，例如：32</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/worker.py" line="72"/>
+        <source>{0} h {1} min</source>
+        <translation>{0} 小时 {1} 分</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/worker.py" line="73"/>
+        <source>{0} min {1} s</source>
+        <translation>{0} 分 {1} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/worker.py" line="74"/>
+        <source>{0} s</source>
+        <translation>{0} 秒</translation>
+    </message>
+</context>
+<context>
+    <name>SweepPanel</name>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="98"/>
+        <source>Quick demo (about 30 s)</source>
+        <translation>快速演示（约 30 秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="99"/>
+        <source>Experiment A (rates)</source>
+        <translation>实验 A（请求速率）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="100"/>
+        <source>Experiment B (concurrencies)</source>
+        <translation>实验 B（并发数）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="101"/>
+        <source>Custom</source>
+        <translation>自定义</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="104"/>
+        <source>The field guide&apos;s experiment A: concurrency 32, rate 1, 2, 4, 8, 16, inf.</source>
+        <translation>实战指南的实验 A：并发 32，速率 1、2、4、8、16、inf。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="109"/>
+        <source>The field guide&apos;s experiment B: rate inf, concurrency 1 … 128.</source>
+        <translation>实战指南的实验 B：速率 inf，并发 1 … 128。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="114"/>
+        <source>Rate inf, concurrency 8 … 64, 64 short random prompts per point.</source>
+        <translation>速率 inf，并发 8 … 64，每点 64 条较短的随机提示词。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="123"/>
+        <source>Preset</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="126"/>
+        <location filename="../../app/ui/sweep_panel.py" line="131"/>
+        <source>Comma-separated.</source>
+        <translation>用逗号分隔。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="128"/>
+        <source>Request rates</source>
+        <translation>请求速率</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="133"/>
+        <source>Concurrencies</source>
+        <translation>并发数</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="139"/>
+        <source>Synthetic ShareGPT (shipped)</source>
+        <translation>合成 ShareGPT（内置）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="140"/>
+        <source>ShareGPT JSON file</source>
+        <translation>ShareGPT JSON 文件</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="141"/>
+        <source>Random lengths</source>
+        <translation>随机长度</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="142"/>
+        <source>Prompts file (text lines or JSONL)</source>
+        <translation>提示词文件（每行一条或 JSONL）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="148"/>
+        <source>Dataset</source>
+        <translation>数据集</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="151"/>
+        <location filename="../../app/ui/sweep_panel.py" line="173"/>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="154"/>
+        <source>Dataset file</source>
+        <translation>数据集文件</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="158"/>
+        <source>in</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="158"/>
+        <source>out</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="160"/>
+        <source>Random tokens</source>
+        <translation>随机 token 数</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="162"/>
+        <source>Requests sent at each sweep point.</source>
+        <translation>每个扫描点发送的请求数。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="163"/>
+        <source>Prompts per point</source>
+        <translation>每点提示词数</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="165"/>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="166"/>
+        <source>Ignore EOS</source>
+        <translation>忽略 EOS</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="167"/>
+        <source>Always generate the requested output length.</source>
+        <translation>始终生成请求的输出长度。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="170"/>
+        <source>File names become LABEL_rateR_concC.json.</source>
+        <translation>文件名为 LABEL_rateR_concC.json。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="171"/>
+        <source>Label</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="175"/>
+        <source>Results folder</source>
+        <translation>结果文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="176"/>
+        <source>Run sweep</source>
+        <translation>开始扫描</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="177"/>
+        <source>Run the sweep (Ctrl+R)</source>
+        <translation>开始扫描（Ctrl+R）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="179"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="181"/>
+        <source>Stop after in-flight requests; keeps finished points (Esc)</source>
+        <translation>等进行中的请求结束后停止；保留已完成的测试点（Esc）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="190"/>
+        <source>Ready.</source>
+        <translation>就绪。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="204"/>
+        <source>Live</source>
+        <translation>实时</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="205"/>
+        <source>Sweep curves</source>
+        <translation>扫描曲线</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="289"/>
+        <source>Choose a dataset file</source>
+        <translation>选择数据集文件</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="294"/>
+        <source>Choose the results folder</source>
+        <translation>选择结果文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="306"/>
+        <source>Choose a dataset file, or pick another dataset.</source>
+        <translation>请选择数据集文件，或改用其他数据集。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="308"/>
+        <source>The dataset file {0} does not exist.</source>
+        <translation>数据集文件 {0} 不存在。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="313"/>
+        <source>Choose a results folder.</source>
+        <translation>请选择结果文件夹。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="340"/>
+        <source>The selected endpoint has no base URL yet.</source>
+        <translation>所选端点还没有基础 URL。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="364"/>
+        <source>Starting the benchmark worker…</source>
+        <translation>正在启动测试进程…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="373"/>
+        <source>Cancelling: waiting for in-flight requests…</source>
+        <translation>正在取消：等待进行中的请求…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="438"/>
+        <source>Cancelled: {0} finished point(s) kept in {1}.</source>
+        <translation>已取消：{0} 个已完成的测试点保存在 {1}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="440"/>
+        <source>Done: {0} point(s) saved in {1}.</source>
+        <translation>完成：{0} 个测试点已保存到 {1}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="465"/>
+        <source>this run</source>
+        <translation>本次运行</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="489"/>
+        <source>Point {0} of {1} · requests {2}/{3}</source>
+        <translation>第 {0}/{1} 个测试点 · 请求 {2}/{3}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="493"/>
+        <source>({0} failed)</source>
+        <translation>（{0} 个失败）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="495"/>
+        <source>about {0} left</source>
+        <translation>约剩 {0}</translation>
+    </message>
+</context>
+<context>
+    <name>SweepWorker</name>
+    <message>
+        <location filename="../../app/ui/worker.py" line="385"/>
+        <source>The benchmark worker could not start ({0}).</source>
+        <translation>测试进程无法启动（{0}）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/worker.py" line="408"/>
+        <source>The benchmark worker crashed.</source>
+        <translation>测试进程崩溃了。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/worker.py" line="410"/>
+        <source>The benchmark worker stopped with exit code {0}.</source>
+        <translation>测试进程已退出，退出码 {0}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/worker.py" line="416"/>
+        <source>Finished points are saved in {0}.</source>
+        <translation>已完成的测试点保存在 {0}。</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,98 @@
+"""UI test fixtures: a qasync loop under pytest-qt, an in-memory keyring, isolated settings."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import keyring.backend
+import pytest
+from keyring.errors import PasswordDeleteError
+
+os.environ.setdefault("QT_API", "pyside6")
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """Stands in for the OS keyring in UI tests (tests/test_secrets_real.py uses the real one)."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if (service, username) not in self.entries:
+            raise PasswordDeleteError(username)
+        del self.entries[(service, username)]
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Profiles, QSettings and the log file go to the test's own folder, never the user's."""
+    monkeypatch.setenv("TPOTBENCH_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("TPOTBENCH_LOG_DIR", str(tmp_path / "log"))
+    return tmp_path
+
+
+@pytest.fixture
+def qloop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
+    """A qasync loop riding on pytest-qt's event processing (qtbot.wait* drives its tasks).
+
+    Never loop.stop(): on qasync it calls QApplication.exit(), which poisons every later
+    QEventLoop.exec() in the session.
+    """
+    import qasync
+
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    asyncio.set_event_loop(loop)
+    yield loop
+    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for task in pending:
+        task.cancel()
+    deadline = 200
+    while any(not t.done() for t in pending) and deadline:
+        qapp.processEvents()
+        deadline -= 1
+    asyncio.set_event_loop(None)
+    # already_running=True registers the loop as *running* for this thread; left so, any later
+    # test calling asyncio.run() fails with "cannot be called from a running event loop".
+    asyncio.events._set_running_loop(None)
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_windows(qapp) -> Iterator[None]:
+    """Fail a test that leaves a parentless top-level widget alive (a forgotten window)."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    before = {id(w) for w in qapp.topLevelWidgets()}
+    yield
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    qapp.processEvents()
+    leaked = [
+        w
+        for w in qapp.topLevelWidgets()
+        if id(w) not in before and w.parent() is None and w.isVisible()
+    ]
+    for w in leaked:
+        w.close()
+        w.deleteLater()
+    assert not leaked, f"test left top-level widgets open: {[type(w).__name__ for w in leaked]}"

@@ -1,0 +1,106 @@
+"""Application plumbing: the crash dialog names the log file, fonts, themes, keys stay out."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import pyqtgraph as pg
+import pytest
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from app.profiles import ProfileStore
+from app.secrets import KeyStore
+from app.ui import app_setup
+from app.ui.app_setup import CrashHandler, settings, setup_logging
+from app.ui.app_setup_i18n import apply_font, choose_language, cjk_family
+from app.ui.app_setup_sim import SimulatorService
+from app.ui.main_window import AppContext, MainWindow
+from app.ui.theme import apply_plot_theme, plot_colors
+
+
+def test_crash_dialog_names_the_log_file(monkeypatch: pytest.MonkeyPatch, qapp) -> None:
+    log_path = setup_logging()
+    shown: list[str] = []
+    monkeypatch.setattr(
+        QMessageBox, "critical", staticmethod(lambda _parent, _title, text: shown.append(text))
+    )
+    handler = CrashHandler(log_path)
+    try:
+        raise RuntimeError("boom in a slot")
+    except RuntimeError as exc:
+        handler(type(exc), exc, exc.__traceback__)
+    assert len(shown) == 1
+    assert str(log_path) in shown[0]
+    assert "RuntimeError: boom in a slot" in shown[0]
+    for h in logging.getLogger().handlers:
+        h.flush()
+    assert "Traceback" in log_path.read_text()  # the details go to the file, not the dialog
+    assert "Traceback" not in shown[0]
+
+
+def test_log_file_lives_in_the_log_dir() -> None:
+    path = setup_logging()
+    assert path.parent == Path(os.environ["TPOTBENCH_LOG_DIR"])
+    assert app_setup.log_dir() == path.parent
+
+
+def test_language_choice_order(qapp) -> None:
+    s = settings()
+    s.setValue("ui/language", "zh_CN")
+    assert choose_language(None, s) == "zh_CN"
+    assert choose_language("en", s) == "en"  # --lang wins over the menu choice
+    s.setValue("ui/language", "")
+    assert choose_language(None, s) in ("en", "zh_CN")  # the system locale decides
+
+
+def test_cjk_font_is_a_fallback_family(qapp) -> None:
+    family = cjk_family()
+    if family is None:
+        pytest.skip("no CJK font installed (apt-get install fonts-wqy-microhei)")
+    before = QApplication.font()
+    try:
+        apply_font(qapp, "zh_CN")
+        assert QApplication.font().families()[0] == family
+        apply_font(qapp, "en")
+        assert family in QApplication.font().families()[1:]
+    finally:
+        QApplication.setFont(before)
+
+
+def test_plots_follow_the_palette(qtbot, qapp) -> None:
+    before = QApplication.palette()
+    dark = QPalette(before)
+    dark.setColor(QPalette.ColorRole.Base, QColor("#202020"))
+    dark.setColor(QPalette.ColorRole.Text, QColor("#e0e0e0"))
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    try:
+        QApplication.setPalette(dark)
+        apply_plot_theme(plot)
+        background, foreground = plot_colors()
+        assert background.name() == "#202020"
+        assert foreground.name() == "#e0e0e0"
+        assert plot.backgroundBrush().color().name() == "#202020"
+    finally:
+        QApplication.setPalette(before)
+        apply_plot_theme()
+
+
+def test_key_never_reaches_settings_or_log(qtbot, qloop, memory_keyring, isolated_dirs) -> None:
+    ctx = AppContext(ProfileStore(), KeyStore(), settings(), SimulatorService(), setup_logging())
+    win = MainWindow(ctx)
+    qtbot.addWidget(win)
+    win.editor.select("TaoToken")
+    win.editor.key_edit.setText("sk-must-not-leak-42")
+    win.editor.model_edit.setEditText("some-model")
+    assert win.editor.save_current()
+    assert "sk-must-not-leak-42" not in repr(win.current_target())
+    win.close()
+    for h in logging.getLogger().handlers:
+        h.flush()
+    for path in isolated_dirs.rglob("*"):
+        if path.is_file():
+            assert b"sk-must-not-leak-42" not in path.read_bytes(), path

@@ -1,0 +1,104 @@
+"""The endpoint editor: profiles and their keys, through the widgets a user clicks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import keyring.backends.fail
+from PySide6.QtCore import Qt
+
+from app.profiles import ProfileStore, config_dir
+from app.secrets import SERVICE, KeyStore
+from app.ui.endpoint_editor import EndpointEditor, parse_headers
+
+
+def make_editor(qtbot, keys: KeyStore, sim_url: str = "http://127.0.0.1:9") -> EndpointEditor:
+    editor = EndpointEditor(ProfileStore(), keys, lambda: sim_url)
+    qtbot.addWidget(editor)
+    return editor
+
+
+def profiles_file() -> dict:
+    return json.loads((config_dir() / "profiles.json").read_text())
+
+
+def test_first_run_selects_the_simulator_and_shows_its_url(qtbot, memory_keyring) -> None:
+    editor = make_editor(qtbot, KeyStore(), sim_url="http://127.0.0.1:4567")
+    assert editor.current_profile().kind == "simulator"
+    assert editor.url_edit.text() == "http://127.0.0.1:4567"
+    assert editor.url_edit.isReadOnly()
+    assert not editor.delete_button.isEnabled()
+    assert editor.list.count() == 3
+
+
+def test_create_edit_delete_with_key(qtbot, memory_keyring) -> None:
+    editor = make_editor(qtbot, KeyStore())
+    editor.new_profile(None)
+    editor.name_edit.setText("lab box")
+    editor.url_edit.setText("http://10.1.2.3:8000")
+    editor.model_edit.setEditText("qwen2.5-7b")
+    editor.key_edit.setText("sk-lab-123")
+    editor.headers_edit.setPlainText("X-Team: perf\n")
+    editor.tls_check.setChecked(False)
+    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    assert editor.message.text() == "Saved."
+    assert memory_keyring.entries == {(SERVICE, "lab box"): "sk-lab-123"}
+    saved = next(p for p in profiles_file()["profiles"] if p["name"] == "lab box")
+    assert saved["base_url"] == "http://10.1.2.3:8000"
+    assert saved["headers"] == {"X-Team": "perf"}
+    assert saved["verify_tls"] is False
+    assert "sk-lab-123" not in (config_dir() / "profiles.json").read_text()
+
+    # Rename: the key follows the profile.
+    editor.name_edit.setText("lab")
+    editor.save_current()
+    assert memory_keyring.entries == {(SERVICE, "lab"): "sk-lab-123"}
+
+    editor.delete_current()
+    assert memory_keyring.entries == {}
+    assert "lab" not in [p["name"] for p in profiles_file()["profiles"]]
+    assert editor.current_profile().kind == "simulator"
+    assert (
+        "Keys are stored in the OS keyring: conftest MemoryKeyring" in editor.backend_label.text()
+    )
+
+
+def test_bad_url_is_refused_with_a_sentence(qtbot, memory_keyring) -> None:
+    editor = make_editor(qtbot, KeyStore())
+    editor.select("Local vLLM")
+    editor.url_edit.setText("localhost:8000")
+    assert editor.save_current() is False
+    assert "must start with http:// or https://" in editor.message.text()
+
+
+def test_no_secure_backend_says_so_and_keeps_key_for_session(qtbot) -> None:
+    keys = KeyStore(keyring.backends.fail.Keyring())
+    editor = make_editor(qtbot, keys)
+    assert "No secure keyring" in editor.backend_label.text()
+    editor.select("TaoToken")
+    editor.key_edit.setText("sk-tao")
+    editor.model_edit.setEditText("deepseek-v3")
+    assert editor.save_current()
+    assert "session only" in editor.message.text()
+    assert keys.get("TaoToken") == "sk-tao"
+    config = config_dir()
+    written = "".join(p.read_text() for p in Path(config).rglob("*") if p.is_file())
+    assert "sk-tao" not in written
+
+
+def test_preset_from_menu_gets_a_unique_name(qtbot, memory_keyring) -> None:
+    editor = make_editor(qtbot, KeyStore())
+    editor.new_profile(ProfileStore().get("TaoToken"))
+    assert editor.current_name() == "TaoToken 2"
+    assert editor.url_edit.text() == "https://taotoken.net/api"
+
+
+def test_parse_headers_names_the_bad_line() -> None:
+    assert parse_headers("A: 1\n\nB:two") == {"A": "1", "B": "two"}
+    try:
+        parse_headers("A: 1\nnot a header")
+    except ValueError as exc:
+        assert "line 2" in str(exc)
+    else:
+        raise AssertionError("expected a ProfileError")

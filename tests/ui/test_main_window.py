@@ -1,0 +1,204 @@
+"""The main window against the real simulator: probe, panels wired, language, saved state."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from app.profiles import ProfileStore
+from app.secrets import KeyStore
+from app.ui.app_setup import settings
+from app.ui.app_setup_i18n import Translations
+from app.ui.app_setup_sim import SimulatorService
+from app.ui.main_window import AppContext, MainWindow
+
+
+@pytest.fixture
+def ctx(sim, memory_keyring) -> AppContext:
+    service = SimulatorService()
+    service.adopt(sim)  # the session's simulator; the window does not stop it
+    return AppContext(ProfileStore(), KeyStore(), settings(), service)
+
+
+@pytest.fixture
+def window(qtbot, qloop, ctx) -> MainWindow:
+    win = MainWindow(ctx)
+    qtbot.addWidget(win)
+    win.show()
+    return win
+
+
+def run_probe(qtbot, win: MainWindow, max_tokens: int) -> None:
+    win.probe.max_tokens.setValue(max_tokens)
+    with qtbot.waitSignal(win.probe.probeFinished, timeout=60_000):
+        win.run_action.trigger()  # Ctrl+R on the Probe tab
+
+
+def test_first_run_selects_the_simulator(window: MainWindow, sim) -> None:
+    target = window.current_target()
+    assert target.base_url == sim.base_url
+    assert target.model == "qwen2.5-7b"
+    assert "simulator running at" in window.endpoint_status.text()
+
+
+def test_probe_fills_chart_and_readouts(qtbot, window: MainWindow) -> None:
+    run_probe(qtbot, window, 32)
+    probe = window.probe
+    # 32 tokens, one per chunk from the simulator: 31 gaps on the chart.
+    assert probe.tokens.value.text() == "32"
+    x, y = probe.curve.getData()
+    assert len(x) == 31
+    assert np.all(np.diff(x) > 0)
+    # The simulator plays Qwen2.5-7B BF16 on an RTX 3090: ~19.7 ms per token at batch 1.
+    tpot = float(probe.tpot.value.text())
+    assert 17.0 < tpot < 26.0
+    assert 17.0 < float(np.median(y)) < 26.0
+    # tok/s = 32 tokens / E2EL, so between 32 / (TTFT + 31 * TPOT) bounds.
+    assert 30.0 < float(probe.tps.value.text()) < 60.0
+    assert float(probe.ttft.value.text()) > 0
+    assert probe.history_list.count() == 1
+    assert "TPOT" in probe.history_list.item(0).text()
+    assert not probe.running
+
+
+def test_unreachable_endpoint_is_a_readable_message(qtbot, window: MainWindow) -> None:
+    editor = window.editor
+    editor.select("Local vLLM")
+    editor.url_edit.setText("http://127.0.0.1:9")  # nothing listens on the discard port
+    assert editor.save_current()
+    run_probe(qtbot, window, 8)
+    text = window.probe.status.text()
+    assert "connection refused" in text.lower()
+    assert "Traceback" not in text
+    assert window.probe.history_list.count() == 1
+
+
+def test_roofline_context_is_stored_on_the_profile(window: MainWindow, ctx) -> None:
+    if window.roofline is None:
+        pytest.skip("the roofline panel is not in this tree yet")
+    context = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "fp8", "kv_dtype": "fp16"}
+    window.roofline.contextChanged.emit(context)
+    assert ProfileStore().simulator().roofline == context
+
+
+def test_sweep_points_reach_the_roofline(window: MainWindow) -> None:
+    if window.roofline is None or window.sweep is None:
+        pytest.skip("sweep or roofline panel not in this tree yet")
+    seen: list[tuple] = []
+    window.roofline.add_measured_point = lambda *a: seen.append(a)  # observe the wiring only
+    window.sweep.pointFinished.emit(
+        {"max_concurrency": 16, "median_tpot_ms": 21.5, "p99_tpot_ms": 30.0}
+    )
+    assert seen == [(16, 21.5, 30.0, None)]
+
+
+def test_state_is_remembered(qtbot, qloop, ctx) -> None:
+    first = MainWindow(ctx)
+    qtbot.addWidget(first)
+    first.editor.select("TaoToken")
+    first.probe.max_tokens.setValue(77)
+    first.close()  # closeEvent saves
+    second = MainWindow(ctx)
+    qtbot.addWidget(second)
+    assert second.editor.current_name() == "TaoToken"
+    assert second.probe.max_tokens.value() == 77
+
+
+def test_about_names_versions_and_backend(window: MainWindow) -> None:
+    import PySide6
+
+    from app import __version__
+
+    text = window.about_text("conftest MemoryKeyring")
+    assert __version__ in text
+    assert PySide6.__version__ in text
+    assert "conftest MemoryKeyring" in text
+
+
+def test_chinese_locale_shows_chinese_labels(qtbot, qloop, ctx) -> None:
+    translations = Translations(QApplication.instance())
+    assert translations.install("zh_CN")
+    try:
+        win = MainWindow(ctx)
+        qtbot.addWidget(win)
+        tabs = [win.tabs.tabText(i) for i in range(win.tabs.count())]
+        assert tabs[0] == "探测"
+        assert win.probe.run_button.text() == "运行"
+        assert win.endpoints_dock.windowTitle() == "端点"
+        assert win.menuBar().actions()[0].text() == "文件(&F)"
+        assert "内置模拟器" in win.editor.list.item(0).text()
+    finally:
+        translations.install("en")
+
+
+def test_rate_point_uses_peak_concurrency_and_running_batch(window: MainWindow) -> None:
+    if window.roofline is None or window.sweep is None:
+        pytest.skip("sweep or roofline panel not in this tree yet")
+    seen: list[tuple] = []
+    window.roofline.add_measured_point = lambda *a: seen.append(a)
+    window.sweep.pointFinished.emit(
+        {
+            "max_concurrency": None,
+            "max_concurrent_requests": 9,
+            "median_tpot_ms": 20.0,
+            "p99_tpot_ms": 25.0,
+            "tpotbench": {"server_metrics": {"running": {"mean": 7.5, "max": 9}}},
+        }
+    )
+    assert seen == [(9, 20.0, 25.0, 7.5)]
+    assert "--server-metrics" in window.sweep.extra_args
+
+
+def test_cancel_stops_a_running_probe(qtbot, window: MainWindow) -> None:
+    probe = window.probe
+    probe.max_tokens.setValue(4000)  # ~80 s at 20 ms per token: only Cancel ends it in time
+    with qtbot.waitSignal(probe.runningChanged, timeout=5_000):
+        window.run_action.trigger()
+    qtbot.waitUntil(lambda: probe.live.count > 5, timeout=30_000)
+    with qtbot.waitSignal(probe.runningChanged, timeout=10_000) as blocker:
+        window.cancel_action.trigger()  # Esc / Ctrl+.
+    assert blocker.args == [False]
+    assert probe.status.text() == "Stopped."
+    assert probe.history_list.count() == 0
+    assert probe.run_button.isEnabled()
+
+
+def test_list_models_asks_the_simulator(qtbot, window: MainWindow) -> None:
+    editor = window.editor
+    editor.model_edit.setEditText("")
+    qtbot.mouseClick(editor.models_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: editor.message.text() == "1 model(s) found.", timeout=10_000)
+    assert [editor.model_edit.itemText(i) for i in range(editor.model_edit.count())] == [
+        "qwen2.5-7b"
+    ]
+    assert editor.model_edit.currentText() == "qwen2.5-7b"
+
+
+def test_list_models_on_a_dead_port_says_so(qtbot, window: MainWindow) -> None:
+    editor = window.editor
+    editor.select("Local vLLM")
+    editor.url_edit.setText("http://127.0.0.1:9")
+    qtbot.mouseClick(editor.models_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Could not reach" in editor.message.text(), timeout=10_000)
+    assert "http://127.0.0.1:9/v1/models" in editor.message.text()
+
+
+def test_closing_mid_sweep_keeps_finished_points(qtbot, window: MainWindow, tmp_path) -> None:
+    sweep = window.sweep
+    if sweep is None:
+        pytest.skip("the sweep panel is not in this tree yet")
+    window.show_panel(sweep)
+    sweep.apply_preset("demo")
+    sweep.results_root.setText(str(tmp_path / "results"))
+    sweep.concurrencies.setText("4, 8")
+    sweep.num_prompts.setValue(8)
+    sweep.output_len.setValue(64)
+    with qtbot.waitSignal(sweep.pointFinished, timeout=60_000):
+        window.run_action.trigger()
+    with qtbot.waitSignal(sweep.runningChanged, timeout=30_000) as stopped:
+        window.close()  # what the user does; the app then waits for this signal
+    assert stopped.args == [False]
+    saved = sorted(p.name for p in (tmp_path / "results").rglob("*.json"))
+    assert any("conc4" in name for name in saved), saved

@@ -1,0 +1,58 @@
+"""The probe panel's worker command line and its reading of the worker's summary."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from app.profiles import Target
+from app.ui.probe_panel import outcome_from_summary, probe_argv
+from app.ui.worker import KEY_ENV
+
+
+def test_argv_names_the_key_variable_never_the_key() -> None:
+    target = Target(
+        "gw",
+        "https://gw.example/api",
+        "completions",
+        "m1",
+        verify_tls=False,
+        headers={"X-Org": "lab"},
+        api_key="sk-secret-9",
+    )
+    argv = probe_argv(target, "hi", 16)
+    assert argv[:4] == [sys.executable, "-m", "app", "probe"]
+    assert "sk-secret-9" not in " ".join(argv)
+    assert argv[argv.index("--api-key-env") + 1] == KEY_ENV
+    assert argv[argv.index("--backend") + 1] == "openai"
+    assert argv[argv.index("--max-tokens") + 1] == "16"
+    assert argv[argv.index("--header") + 1] == "X-Org=lab"
+    assert "--insecure" in argv
+
+
+def test_summary_becomes_outcome_and_failures_read_as_sentences() -> None:
+    ok = outcome_from_summary(
+        {
+            "ok": True,
+            "ttft_ms": 40.0,
+            "tpot_ms": 19.5,
+            "e2el_ms": 659.5,
+            "output_tokens": 33,
+            "output_tok_s": 50.04,
+            "output_tokens_source": "usage",
+        },
+        np.array([0.06, 0.08]),
+        np.array([20.0, 19.0]),
+    )
+    assert (ok.ttft_ms, ok.tpot_ms, ok.output_tokens, ok.tok_s) == (40.0, 19.5, 33, 50.04)
+    bad = outcome_from_summary(
+        {"ok": False, "error_kind": "http_401", "error": "HTTP 401 Unauthorized: bad key"},
+        np.empty(0),
+        np.empty(0),
+    )
+    assert not bad.ok
+    assert bad.message.splitlines() == [
+        "HTTP 401 unauthorized: HTTP 401 Unauthorized: bad key",
+        "Enter a valid API key for this endpoint in the editor on the left.",
+    ]

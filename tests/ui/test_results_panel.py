@@ -1,0 +1,245 @@
+"""The Results panel: our files and vLLM's, overlays, exports read back, corrupt files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage
+
+from app.ui.exports import markdown_table, runs_csv
+from app.ui.live_plots import RingBuffer, Series, downsample_scatter
+from app.ui.results_panel import ResultsPanel
+
+# What `vllm bench serve --save-result` writes (a subset of its keys; the field guide's
+# rate=4 / concurrency=16 figures and its concurrency-32 saturation point).
+VLLM_RATE4 = {
+    "date": "20250601-101500",
+    "endpoint_type": "openai-chat",
+    "backend": "openai-chat",
+    "label": None,
+    "model_id": "qwen2.5-7b",
+    "tokenizer_id": "qwen2.5-7b",
+    "num_prompts": 200,
+    "request_rate": 4.0,
+    "burstiness": 1.0,
+    "max_concurrency": 16,
+    "duration": 75.76,
+    "completed": 200,
+    "failed": 0,
+    "total_input_tokens": 49324,
+    "total_output_tokens": 42318,
+    "request_throughput": 2.64,
+    "request_goodput": None,
+    "output_throughput": 558.58,
+    "total_token_throughput": 1209.61,
+    "max_output_tokens_per_s": 688.0,
+    "max_concurrent_requests": 16,
+    "mean_ttft_ms": 127.67,
+    "median_ttft_ms": 113.43,
+    "std_ttft_ms": 50.1,
+    "p99_ttft_ms": 293.48,
+    "mean_tpot_ms": 23.91,
+    "median_tpot_ms": 23.87,
+    "std_tpot_ms": 2.2,
+    "p99_tpot_ms": 34.38,
+    "mean_itl_ms": 23.8,
+    "median_itl_ms": 22.9,
+    "std_itl_ms": 4.0,
+    "p99_itl_ms": 41.2,
+}
+VLLM_CONC32 = {
+    **VLLM_RATE4,
+    "request_rate": "inf",
+    "max_concurrency": 32,
+    "output_throughput": 978.0,
+    "median_tpot_ms": 31.5,
+    "p99_tpot_ms": 60.0,
+    "p99_ttft_ms": 812.0,
+}
+
+
+@pytest.fixture(scope="module")
+def ours(tmp_path_factory, sim) -> Path:
+    """A real two-point run written by `tpotbench sweep` against the simulator."""
+    out = tmp_path_factory.mktemp("ours") / "local-bf16"
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "app", "sweep", "--base-url", sim.base_url),
+            *("--dataset-name", "random", "--random-input-len", "32", "--random-output-len", "8"),
+            *("--num-prompts", "4", "--max-concurrency", "2,4", "--label", "bf16"),
+            *("--result-dir", str(out), "--disable-tqdm"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return out
+
+
+@pytest.fixture
+def root(tmp_path, ours) -> Path:
+    base = tmp_path / "results"
+    local = base / "local-bf16"
+    local.mkdir(parents=True)
+    for f in ours.glob("*"):
+        (local / f.name).write_bytes(f.read_bytes())
+    old = base / "vllm-old"
+    old.mkdir()
+    # vLLM's own default names; `vllm bench serve` writes "inf" as a string.
+    (old / "openai-chat-4.0qps-concurrency16-qwen2.5-7b-20250601-101500.json").write_text(
+        json.dumps(VLLM_RATE4)
+    )
+    (old / "openai-chat-infqps-concurrency32-qwen2.5-7b-20250601-103000.json").write_text(
+        json.dumps(VLLM_CONC32)
+    )
+    (base / "broken.json").write_text('{"completed": 3, "duration": ')
+    return base
+
+
+def _panel(qtbot, root: Path) -> ResultsPanel:
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    panel.set_folder(root)
+    return panel
+
+
+def test_opens_ours_and_vllm_and_reports_the_corrupt_file(qtbot, root) -> None:
+    panel = _panel(qtbot, root)
+    assert [(r.name, len(r.points), r.source) for r in panel.runs] == [
+        ("local-bf16", 2, "tpotbench"),
+        ("vllm-old", 2, "vllm"),
+    ]
+    assert len(panel.errors) == 1
+    assert "broken.json" in panel.errors[0] and "not valid JSON" in panel.errors[0]
+    assert "1 file(s) could not be read; the others opened" in panel.message.text()
+    assert panel.tree.topLevelItemCount() == 2
+
+    panel.tree.topLevelItem(1).setSelected(True)
+    assert [r.name for r in panel.shown] == ["vllm-old"]
+    assert panel.table.rowCount() == 2
+    row = [panel.table.item(0, c).text() for c in range(panel.table.columnCount())]
+    # Run, rate, conc, completed, failed, req/s, tok/s, TTFT p50/p99, TPOT p50/p99, ITL p99
+    assert row[:12] == [
+        "vllm-old", "4", "16", "200", "0", "2.64", "558.6", "113.4", "293.5", "23.87",
+        "34.38", "41.20",
+    ]  # fmt: skip
+    # Different rates and concurrencies: plotted against concurrency, slots 16 and 32.
+    assert panel.curves.axis == "concurrency"
+    xs, ys = panel.curves.throughput.getPlotItem().listDataItems()[0].getData()
+    assert xs.tolist() == [0.0, 1.0] and ys.tolist() == [558.58, 978.0]
+
+
+def test_overlay_and_exports_read_back(qtbot, root, tmp_path) -> None:
+    panel = _panel(qtbot, root)
+    panel.show_runs(["local-bf16", "vllm-old"])
+    assert panel.table.rowCount() == 4
+    items = panel.curves.throughput.getPlotItem().listDataItems()
+    assert len(items) == 2  # one curve per run
+    ticks = panel.curves.throughput.getPlotItem().getAxis("bottom")._tickLevels[0]
+    assert [label for _, label in ticks] == ["2", "4", "16", "32"]
+    assert items[1].getData()[0].tolist() == [2.0, 3.0]  # vLLM's points sit at 16 and 32
+
+    out = tmp_path / "out"
+    panel.export_data(out / "cmp.csv")
+    rows = list(csv.DictReader(io.StringIO((out / "cmp.csv").read_text())))
+    assert [(r["run"], r["max_concurrency"], r["request_rate"]) for r in rows] == [
+        ("local-bf16", "2", "inf"),
+        ("local-bf16", "4", "inf"),
+        ("vllm-old", "16", "4"),
+        ("vllm-old", "32", "inf"),
+    ]
+    assert rows[2]["output_throughput"] == "558.58" and rows[3]["p99_tpot_ms"] == "60.0"
+    assert rows[0]["completed"] == "4"
+
+    panel.export_data(out / "cmp.json")
+    doc = json.loads((out / "cmp.json").read_text())
+    assert doc["schema"] == 1 and [r["name"] for r in doc["runs"]] == ["local-bf16", "vllm-old"]
+    assert doc["runs"][1]["points"][0]["median_tpot_ms"] == 23.87
+    assert doc["runs"][0]["points"][0]["request_rate"] == "inf"  # JSON has no Infinity
+
+    panel.export_data(out / "cmp.md")
+    lines = (out / "cmp.md").read_text().splitlines()
+    assert len(lines) == 2 + 4
+    assert lines[0].startswith("| Run | Rate (req/s) | Concurrency |")
+    assert lines[4].startswith("| vllm-old | 4 | 16 | 200 | 0 | 2.64 | 558.6 | 113.4 | 293.5 |")
+
+    pngs = panel.export_charts(out / "charts.png")
+    assert [p.name for p in pngs] == [
+        "charts_throughput.png",
+        "charts_tpot.png",
+        "charts_ttft.png",
+    ]
+    image = QImage(str(pngs[0]))
+    assert (image.width(), image.height()) == (900, 600)
+    colours = {image.pixelColor(x, y).name() for x in range(0, 900, 3) for y in range(0, 600, 3)}
+    assert {"#0072b2", "#d55e00"} <= colours  # both runs' curves are drawn in their colours
+    svgs = panel.export_charts(out / "charts.svg")
+    tree = ET.parse(svgs[1])
+    assert tree.getroot().tag.endswith("svg")
+    strokes = {e.get("stroke") for e in tree.iter()}
+    assert {"#0072b2", "#d55e00"} <= strokes  # vector curves, one colour per run
+    assert "TPOT P50 / P99" in {(e.text or "").strip() for e in tree.iter()}
+    with pytest.raises(ValueError, match=r"\.csv, \.json or \.md"):
+        panel.export_data(out / "cmp.xlsx")
+
+
+def test_a_folder_of_only_bad_files_says_so(qtbot, tmp_path) -> None:
+    (tmp_path / "list.json").write_text("[1, 2]")
+    (tmp_path / "other.json").write_text('{"hello": 1}')
+    panel = _panel(qtbot, tmp_path)
+    assert panel.runs == []
+    assert len(panel.errors) == 2
+    assert "expected a JSON object" in panel.message.text()
+    assert "not a benchmark result" in panel.message.text()
+    assert not panel.export_data_button.isEnabled()
+    panel.set_folder(tmp_path / "nope")
+    assert "is not a folder" in panel.message.text()
+
+
+def test_default_folder_is_where_sweeps_save_and_empty_is_not_an_error(
+    qtbot, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setattr("platformdirs.user_documents_dir", lambda: str(tmp_path))
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    assert panel.folder.text() == str(tmp_path / "TPOT Bench results")
+    assert panel.errors == [] and panel.runs == []
+    assert panel.message.text().startswith("No results yet: a sweep saves its runs in")
+
+
+def test_ring_buffer_keeps_the_newest_rows_in_order() -> None:
+    ring = RingBuffer(4, 2)
+    ring.extend([[1, 10], [2, 20], [3, 30]])
+    ring.append(4, 40)
+    ring.extend([[5, 50], [6, 60]])
+    assert ring.view()[:, 0].tolist() == [3, 4, 5, 6]
+    assert ring.total_added == 6
+    ring.extend([[i, i] for i in range(10, 20)])
+    assert ring.view()[:, 0].tolist() == [16, 17, 18, 19]
+    assert ring.tail(2)[:, 1].tolist() == [18, 19]
+
+
+def test_downsampling_is_bounded_and_keeps_the_slowest_tokens() -> None:
+    import numpy as np
+
+    x = np.arange(10_000, dtype=float)
+    y = np.full(10_000, 20.0)
+    y[[123, 4567, 8901]] = [500.0, 700.0, 900.0]  # three stalls
+    dx, dy = downsample_scatter(x, y, 1_000)
+    assert len(dx) <= 1_000
+    assert {123.0, 4567.0, 8901.0} <= set(dx.tolist())
+    assert sorted(dy.tolist())[-3:] == [500.0, 700.0, 900.0]
+
+
+def test_markdown_and_csv_escape_and_format() -> None:
+    expected = "| a\\|b | c |\n|---|---|\n| 1 | x\\|y |\n"
+    assert markdown_table(["a|b", "c"], [["1", "x|y"]]) == expected
+    text = runs_csv([Series("r", [{"request_rate": None, "max_concurrency": None}])])
+    assert text.splitlines()[1].startswith("r,inf,inf,")

@@ -1,0 +1,138 @@
+"""The roofline panel on the reference case: floor, MBU, what-if, selectors and tooltips."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.roofline.catalog import CatalogError
+from app.ui.roofline_panel import CustomGpuDialog, RooflinePanel
+
+# Reference case by hand, context 512 (the panel's default):
+#   bytes per step = 14,141,238,272 (weights + LM head) + 512 * 57,344 (KV) = 14,170,598,400 B
+#   floor = 14,170,598,400 / 936e9 = 15.1395 ms
+#   MBU at 19.7 ms = 14,170,598,400 / 0.0197 / 936e9 = 76.85 % (shown as 76.9 %)
+#   AWQ INT4: 4,480,752,640 + 29,360,128 = 4,510,112,768 B / 936e9 = 4.8185 ms (31.8 %)
+
+
+@pytest.fixture
+def panel(qtbot):
+    widget = RooflinePanel()
+    qtbot.addWidget(widget)
+    widget.set_context("rtx3090", "qwen2.5-7b", "bf16", "fp16")
+    return widget
+
+
+def test_reference_floor_label_and_line(panel):
+    assert "15.14 ms" in panel.floor_label.text()
+    assert panel.floor_line.value() == pytest.approx(15.1395, abs=1e-4)
+    assert "15.1 ms" in panel.floor_line.label.format
+    assert "max(bytes ÷ bandwidth" in panel.floor_label.toolTip()
+    assert "14.171 GB ÷ 936 GB/s" in panel.floor_label.toolTip()
+    assert "84,896 tokens" in panel.capacity_label.text()
+    assert "66.1 tok/s" in panel.speed_label.text()
+
+
+def test_measured_point_gives_mbu(panel):
+    assert "run a probe or sweep" in panel.mbu_label.text()
+    panel.add_measured_point(1, 19.7, 19.8)
+    assert "76.9 %" in panel.mbu_label.text()
+    assert "19.70 ms ÷ 936 GB/s = 76.9 %" in panel.mbu_label.toolTip()
+    # xData/yData are the data as given (getData() returns the log10-mapped x)
+    curve = panel.measured_curve
+    assert list(curve.xData) == [1.0] and list(curve.yData) == [19.7]
+    assert [t.toPlainText() for t in panel._mbu_texts] == ["77%"]
+    # the server's running batch, when known, places the point instead of the concurrency
+    panel.add_measured_point(32, 30.0, 60.0, running_batch=28.0)
+    assert list(curve.xData) == [1.0, 28.0]
+    assert list(panel.band_curve.yData) == [19.7, 19.8, 30.0, 60.0]
+    panel.clear_measured()
+    assert curve.xData is None or len(curve.xData) == 0
+    assert panel._mbu_texts == []
+
+
+def test_live_probe_tpot(panel):
+    panel.set_live_tpot_ms(19.7)
+    assert "76.9 %" in panel.mbu_label.text()
+    assert "live probe" in panel.mbu_label.text()
+
+
+def test_whatif_table_has_awq_int4_at_under_half(panel):
+    rows = {r[0]: r for r in panel.whatif_rows() if len(r) == 5}
+    assert rows["BF16"][1] == "15.14 ms"
+    awq = rows["AWQ INT4 (group 128)"]
+    assert awq[1] == "4.82 ms"
+    assert float(awq[1].split()[0]) / 15.14 < 0.5
+    assert awq[4] == "3.14×"
+    assert "NVIDIA H100 SXM5 80 GB" in rows
+    assert "3.1× faster" in panel.gain_label.text()
+    item = panel.whatif_table.item(2, 1)  # BF16 floor cell, under the first section row
+    assert "per step ÷ 936 GB/s" in item.toolTip()
+
+
+def test_user_change_emits_context_and_set_context_does_not(panel, qtbot):
+    seen: list[dict] = []
+    panel.contextChanged.connect(seen.append)
+    panel.set_context(fmt="fp8")
+    assert seen == []
+    with qtbot.waitSignal(panel.contextChanged, timeout=1000) as blocker:
+        panel.fmt_combo.setCurrentIndex(panel.fmt_combo.findData("awq-int4"))
+    assert blocker.args[0] == {
+        "gpu_id": "rtx3090",
+        "model_id": "qwen2.5-7b",
+        "fmt": "awq-int4",
+        "kv_dtype": "fp16",
+        "context": 512,
+    }
+    assert "4.82 ms" in panel.floor_label.text()
+
+
+def test_bad_context_is_refused_and_nothing_changes(panel):
+    with pytest.raises(CatalogError, match="unknown GPU 'rtx9999'"):
+        panel.set_context("rtx9999", None, None, None)
+    assert panel.context()["gpu_id"] == "rtx3090"
+
+
+def test_config_json_model(panel, tmp_path):
+    bad = tmp_path / "config.json"
+    bad.write_text("{oops")
+    assert not panel.load_model_config(str(bad))
+    assert "is not valid JSON" in panel.floor_label.text()
+    good = tmp_path / "tiny" / "config.json"
+    good.parent.mkdir()
+    good.write_text(
+        json.dumps(
+            {"model_type": "llama", "hidden_size": 1024, "intermediate_size": 4096,
+             "num_hidden_layers": 8, "num_attention_heads": 8, "vocab_size": 1000}
+        )
+    )  # fmt: skip
+    assert panel.load_model_config(str(good))
+    assert panel.context()["model_id"] == str(good)
+
+
+def test_custom_gpu_dialog_adds_gpu(panel, qtbot):
+    dialog = CustomGpuDialog(panel)
+    dialog.save()
+    assert "id" in dialog.error.text()
+    dialog.id_edit.setText("lab-card")
+    dialog.source_edit.setText("vendor sheet rev 2")
+    dialog.bandwidth.setValue(1872)
+    dialog.save()
+    assert dialog.gpu is not None and dialog.gpu.id == "lab-card"
+    panel._fill_combos()
+    panel.set_context(gpu_id="lab-card")
+    # twice the RTX 3090's bandwidth: 14,170,598,400 / 1872e9 = 7.57 ms
+    assert "7.57 ms" in panel.floor_label.text()
+
+
+def test_panel_renders(panel, qtbot):
+    panel.resize(560, 820)
+    panel.add_measured_point(1, 19.7, 19.8)
+    panel.show()
+    qtbot.waitExposed(panel)
+    image = panel.grab().toImage()
+    assert image.width() == 560
+    colours = {image.pixel(x, y) for x in range(0, 560, 7) for y in range(300, 820, 7)}
+    assert len(colours) > 5  # the plot drew something, not a blank rectangle
+    panel.hide()

@@ -1,0 +1,197 @@
+"""The Sweep panel driving a real `tpotbench sweep` worker against the built-in simulator."""
+
+from __future__ import annotations
+
+import csv
+import math
+import socket
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QTranslator
+
+from app.bench.results import load_result
+from app.paths import resources_dir
+from app.profiles import Target
+from app.ui.exports import TABLE_COLUMNS
+from app.ui.sweep_panel import SweepPanel
+from app.ui.worker import format_duration, parse_concurrencies, parse_rates
+
+COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}
+
+
+def _panel(qtbot, base_url: str, root: Path) -> SweepPanel:
+    panel = SweepPanel(lambda: Target("Built-in simulator", base_url, "chat", ""))
+    qtbot.addWidget(panel)
+    panel.results_root.setText(str(root))
+    panel.dataset.setCurrentIndex(panel.dataset.findData("random"))
+    panel.input_len.setValue(32)
+    panel.rates.setText("inf")
+    panel.label.setText("t")
+    return panel
+
+
+def test_rate_and_concurrency_lists_parse_or_say_what_is_wrong() -> None:
+    assert parse_rates("1, 2,4 inf") == [1.0, 2.0, 4.0, math.inf]
+    assert parse_concurrencies("1,4; 8") == [1, 4, 8]
+    with pytest.raises(ValueError, match="'fast' is not a request rate"):
+        parse_rates("1, fast")
+    with pytest.raises(ValueError, match="above 0"):
+        parse_rates("0")
+    with pytest.raises(ValueError, match=r"'2\.5' is not a concurrency"):
+        parse_concurrencies("2.5")
+    with pytest.raises(ValueError, match="at least one concurrency"):
+        parse_concurrencies(" , ")
+    assert format_duration(59.6) == "1 min 0 s"
+    assert format_duration(3725) == "1 h 2 min"
+
+
+def test_presets_fill_the_field_guide_experiments(qtbot, tmp_path) -> None:
+    panel = _panel(qtbot, "http://127.0.0.1:9", tmp_path)
+    panel.apply_preset("A")
+    spec = panel.build_spec()
+    assert spec.request_rates == [1, 2, 4, 8, 16, math.inf]
+    assert spec.max_concurrencies == [32]
+    assert spec.label == "expA"
+    assert spec.dataset == "sharegpt" and spec.dataset_path.endswith("sharegpt_synthetic.json")
+    panel.apply_preset("B")
+    spec = panel.build_spec()
+    assert spec.request_rates == [math.inf]
+    assert spec.max_concurrencies == [1, 4, 8, 16, 32, 64, 128]
+    assert spec.num_points == 7
+    qtbot.keyClicks(panel.concurrencies, ", 256")  # a hand edit is no longer experiment B
+    assert panel.preset.currentData() == "custom"
+    assert panel.build_spec().max_concurrencies[-1] == 256
+
+
+def test_bad_form_input_is_a_message_not_a_run(qtbot, tmp_path) -> None:
+    panel = _panel(qtbot, "http://127.0.0.1:9", tmp_path)
+    panel.rates.setText("1, fast")
+    assert panel.run() is False
+    assert "'fast' is not a request rate" in panel.status.text()
+    assert not panel.is_running()
+    panel.rates.setText("inf")
+    panel.dataset.setCurrentIndex(panel.dataset.findData("prompts"))
+    panel.dataset_path.setText(str(tmp_path / "missing.txt"))
+    assert panel.run() is False
+    assert "missing.txt does not exist" in panel.status.text()
+
+
+def test_short_sweep_fills_table_and_charts_and_writes_files(qtbot, sim, tmp_path) -> None:
+    panel = _panel(qtbot, sim.base_url, tmp_path)
+    panel.concurrencies.setText("2, 4")
+    panel.output_len.setValue(12)
+    panel.num_prompts.setValue(8)
+    running: list[bool] = []
+    finished: list[dict] = []
+    panel.runningChanged.connect(running.append)
+    panel.pointFinished.connect(finished.append)
+    assert panel.run()
+    qtbot.waitUntil(lambda: not panel.is_running(), timeout=45_000)
+    assert panel.last_error == ""
+    assert running == [True, False]
+    assert panel.status.text().startswith("Done: 2 point(s) saved in")
+
+    # Files: one JSON per point, named like the field guide, plus sweep.csv.
+    run_dir = panel.run_dir
+    assert run_dir is not None and run_dir.parent == tmp_path
+    for conc in (2, 4):
+        point = load_result(run_dir / f"t_rateinf_conc{conc}.json")
+        assert (point.completed, point.failed, point.max_concurrency) == (8, 0, conc)
+        assert point.total_output_tokens == 8 * 12  # random dataset: exact output length
+    with open(run_dir / "sweep.csv", newline="") as fh:
+        assert len(list(csv.DictReader(fh))) == 2
+
+    # Table: a row per finished point, in order.
+    assert panel.table.rowCount() == 2
+    cells = [
+        [panel.table.item(r, c).text() for c in range(panel.table.columnCount())] for r in range(2)
+    ]
+    assert [row[COL["max_concurrency"]] for row in cells] == ["2", "4"]
+    assert [row[COL["request_rate"]] for row in cells] == ["inf", "inf"]
+    assert [row[COL["completed"]] for row in cells] == ["8", "8"]
+    assert [f["path"] for f in finished] == [
+        str(run_dir / "t_rateinf_conc2.json"),
+        str(run_dir / "t_rateinf_conc4.json"),
+    ]
+
+    # Live charts: every gap after a request's first chunk (12 tokens -> 11 gaps, one token
+    # per chunk on the simulator), 16 requests' TPOTs, progress samples.
+    assert panel.live.tokens.total_added == 2 * 8 * 11
+    assert panel.live.requests.total_added == 16
+    itl = panel.live.tokens.view()[:, 1]
+    assert 5 < float(np.median(itl)) < 200  # the simulator's ~20 ms decode step
+    assert len(panel.live.rolling) >= 1 and len(panel.live.progress) >= 2
+    x, _ = panel.live.scatter_data()
+    assert len(x) == 176
+
+    # Sweep curves: x slots 0, 1 for concurrency 2, 4, y = the points' throughputs.
+    assert panel.curves.axis == "concurrency"
+    item = panel.curves.throughput.getPlotItem().listDataItems()[0]
+    xs, ys = item.getData()
+    assert xs.tolist() == [0.0, 1.0]
+    assert ys.tolist() == [f["output_throughput"] for f in finished]
+    ticks = panel.curves.throughput.getPlotItem().getAxis("bottom")._tickLevels
+    assert [label for _, label in ticks[0]] == ["2", "4"]
+
+
+def test_cancel_mid_sweep_keeps_finished_points(qtbot, sim, tmp_path) -> None:
+    panel = _panel(qtbot, sim.base_url, tmp_path)
+    panel.concurrencies.setText("4, 1, 2")
+    panel.output_len.setValue(16)
+    panel.num_prompts.setValue(8)
+    first: list[dict] = []
+    panel.pointFinished.connect(first.append)
+    assert panel.run()
+    qtbot.waitUntil(lambda: len(first) >= 1, timeout=30_000)
+    panel.cancel()
+    qtbot.waitUntil(lambda: not panel.is_running(), timeout=30_000)
+    assert panel.status.text().startswith("Cancelled:")
+    assert panel.last_error == ""
+    run_dir = panel.run_dir
+    assert run_dir is not None
+    done = load_result(run_dir / "t_rateinf_conc4.json")
+    assert done.completed == 8
+    # The point running at the cancel is saved too (marked cancelled); the last never starts.
+    assert not (run_dir / "t_rateinf_conc2.json").exists()
+    saved = sorted(p.name for p in run_dir.glob("t_*.json"))
+    assert saved == sorted(Path(p["path"]).name for p in panel.points)
+    assert panel.table.rowCount() == len(panel.points)
+
+
+def test_unreachable_endpoint_is_a_readable_message(qtbot, tmp_path) -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    panel = _panel(qtbot, f"http://127.0.0.1:{port}", tmp_path)
+    panel.concurrencies.setText("2")
+    assert panel.run()
+    qtbot.waitUntil(lambda: not panel.is_running(), timeout=30_000)
+    assert "cannot reach" in panel.last_error
+    assert "Traceback" not in panel.status.text()
+    assert panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
+
+
+def test_server_metrics_events_are_forwarded(qtbot, tmp_path) -> None:
+    panel = _panel(qtbot, "http://127.0.0.1:9", tmp_path)
+    sample = {"type": "server_metrics", "t_s": 1.5, "kv_cache_usage": 0.25, "running": 3}
+    with qtbot.waitSignal(panel.serverMetrics) as blocker:
+        panel.worker.serverMetrics.emit(sample)
+    assert blocker.args == [sample]
+
+
+def test_chinese_translation_covers_the_panel(qtbot, qapp, tmp_path) -> None:
+    translator = QTranslator()
+    assert translator.load("tpotbench_zh_CN", str(resources_dir() / "i18n"))
+    qapp.installTranslator(translator)
+    try:
+        panel = _panel(qtbot, "http://127.0.0.1:9", tmp_path)
+        assert panel.run_button.text() == "开始扫描"
+        assert panel.tabs.tabText(1) == "扫描曲线"
+        header = panel.table.horizontalHeaderItem(COL["max_concurrency"])
+        assert header.text() == "并发数" and "AIPerf" in header.toolTip()
+        with pytest.raises(ValueError, match="不是有效的请求速率"):
+            parse_rates("fast")
+    finally:
+        qapp.removeTranslator(translator)

@@ -1,0 +1,199 @@
+"""The sweep worker: command line, key hand-off, event parsing, crash and cancel handling."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+from app.bench.events import EventError
+from app.profiles import Target
+from app.ui.worker import KEY_ENV, SweepSpec, SweepWorker, build_sweep_argv, parse_event
+
+SECRET = "sk-test-0123456789-secret"
+
+
+def _target(key: str = SECRET, **kw: object) -> Target:
+    values = dict(
+        profile_name="t",
+        base_url="http://127.0.0.1:9",
+        api="chat",
+        model="m1",
+        headers={"X-Org": "lab"},
+        api_key=key,
+    )
+    values.update(kw)
+    return Target(**values)  # type: ignore[arg-type]
+
+
+def test_argv_names_the_key_variable_but_never_holds_the_key() -> None:
+    spec = SweepSpec(
+        request_rates=[1.0, 2.5, math.inf],
+        max_concurrencies=[4, 32],
+        dataset="random",
+        random_input_len=100,
+        random_output_len=20,
+        num_prompts=10,
+        seed=7,
+        ignore_eos=True,
+        label="expA",
+        result_dir="/results/run1",
+    )
+    argv = build_sweep_argv(spec, _target())
+    assert argv[:4] == [sys.executable, "-m", "app", "sweep"]
+    assert SECRET not in " ".join(argv)
+    pairs = dict(itertools.pairwise(argv))
+    assert pairs["--request-rate"] == "1,2.5,inf"
+    assert pairs["--max-concurrency"] == "4,32"
+    assert pairs["--api-key-env"] == KEY_ENV
+    assert pairs["--events"] == "jsonl"
+    assert pairs["--backend"] == "openai-chat"
+    assert pairs["--model"] == "m1"
+    assert pairs["--random-input-len"] == "100"
+    assert pairs["--header"] == "X-Org=lab"
+    assert "--ignore-eos" in argv
+    assert spec.num_points == 6
+    completions = build_sweep_argv(spec, _target(api="completions"))
+    assert completions[completions.index("--backend") + 1] == "openai"
+
+
+def test_unknown_dataset_is_refused_with_the_choices() -> None:
+    with pytest.raises(ValueError, match="synthetic, sharegpt, random, prompts"):
+        build_sweep_argv(SweepSpec(dataset="csv"), _target())
+
+
+def test_parse_event_turns_token_batches_into_arrays() -> None:
+    event = parse_event(b'{"type":"tokens","point":0,"t_s":[0.5,0.75],"itl_ms":[20.0,21.5]}')
+    assert event["t_s"].dtype == np.float64
+    assert event["itl_ms"].tolist() == [20.0, 21.5]
+    with pytest.raises(EventError):
+        parse_event('{"type":"tokens","point":0,"t_s":[0.5],"itl_ms":[]}')
+    with pytest.raises(EventError):
+        parse_event("Traceback (most recent call last):")
+    with pytest.raises(EventError):
+        parse_event('{"type":"no_such_event"}')
+
+
+def _script(body: str) -> list[str]:
+    return [sys.executable, "-c", textwrap.dedent(body)]
+
+
+def test_key_reaches_the_worker_only_through_its_variable(qtbot, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-shell")
+    worker = SweepWorker()
+    seen: list[str] = []
+    worker.errorMessage.connect(seen.append)
+    # The child reports what it can see of the key (its length, and the fallbacks' presence).
+    argv = _script(
+        f"""
+        import json, os, sys
+        key = os.environ.get({KEY_ENV!r}, "")
+        fallback = "OPENAI_API_KEY" in os.environ
+        print(json.dumps({{"type": "error", "message": f"len={{len(key)}} fb={{fallback}}"}}))
+        print(json.dumps({{"type": "run_finished", "cancelled": False, "paths": [], "csv": None}}))
+        print(" ".join(sys.argv))
+        """
+    )
+    with qtbot.waitSignal(worker.stopped, timeout=10_000):
+        worker.start(SweepSpec(), _target(), argv=argv)
+    assert seen == [f"len={len(SECRET)} fb=False"]
+    assert not worker.is_running()
+
+
+def test_a_dying_worker_gives_a_readable_message_and_keeps_finished_points(qtbot) -> None:
+    worker = SweepWorker()
+    finished: list[dict] = []
+    errors: list[str] = []
+    worker.pointFinished.connect(finished.append)
+    worker.errorMessage.connect(errors.append)
+    point = {"type": "point_finished", "point": 0, "path": "/r/a.json", "summary": {"completed": 3}}
+    argv = _script(
+        f"""
+        import sys
+        print({json.dumps(json.dumps(point))}, flush=True)
+        print("garbage that is not an event", flush=True)
+        sys.stderr.write("RuntimeError: the engine fell over\\n")
+        sys.exit(3)
+        """
+    )
+    with qtbot.waitSignal(worker.stopped, timeout=10_000):
+        worker.start(SweepSpec(result_dir="/r"), _target(), argv=argv)
+    assert finished[0]["summary"] == {"completed": 3}
+    assert worker.bad_lines == 1
+    assert len(errors) == 1
+    assert "exit code 3" in errors[0]
+    assert "RuntimeError: the engine fell over" in errors[0]
+    assert "/r" in errors[0]
+
+
+def test_a_worker_that_cannot_start_says_so(qtbot) -> None:
+    worker = SweepWorker()
+    errors: list[str] = []
+    worker.errorMessage.connect(errors.append)
+    with qtbot.waitSignal(worker.stopped, timeout=10_000):
+        worker.start(SweepSpec(), _target(), argv=["/nonexistent/python-binary"])
+    assert errors and "could not start" in errors[0]
+
+
+def test_cancel_writes_cancel_then_terminates_a_worker_that_ignores_it(qtbot) -> None:
+    worker = SweepWorker(cancel_grace_ms=300)
+    finished: list[dict] = []
+    worker.runFinished.connect(finished.append)
+    # Reads stdin: echoes what it got as an error event, then hangs (ignores the request).
+    argv = _script(
+        """
+        import json, sys, time
+        print(json.dumps({"type": "run_started", "points": []}), flush=True)
+        line = sys.stdin.readline().strip()
+        print(json.dumps({"type": "error", "message": "got " + line}), flush=True)
+        time.sleep(60)
+        """
+    )
+    errors: list[str] = []
+    worker.errorMessage.connect(errors.append)
+    with qtbot.waitSignal(worker.runStarted, timeout=10_000):
+        worker.start(SweepSpec(), _target(), argv=argv)
+    with qtbot.waitSignal(worker.stopped, timeout=10_000):
+        worker.cancel()
+    assert errors == ["got cancel"]
+    assert finished and finished[0]["cancelled"] is True
+
+
+def test_shutdown_lets_the_engine_save_then_never_leaves_an_orphan(qtbot) -> None:
+    worker = SweepWorker()
+    ended: list[dict] = []
+    worker.runFinished.connect(ended.append)
+    # Answers "cancel" like the engine: a last event, then exit 0.
+    polite = _script(
+        """
+        import json, sys
+        print(json.dumps({"type": "run_started", "points": []}), flush=True)
+        sys.stdin.readline()
+        print(json.dumps({"type": "run_finished", "cancelled": True, "paths": ["/r/p.json"]}))
+        """
+    )
+    with qtbot.waitSignal(worker.runStarted, timeout=10_000):
+        worker.start(SweepSpec(), _target(), argv=polite)
+    worker.shutdown(wait_ms=5_000)
+    assert not worker.is_running()
+    assert ended == [{"type": "run_finished", "cancelled": True, "paths": ["/r/p.json"]}]
+
+    stubborn = _script(
+        """
+        import json, time
+        print(json.dumps({"type": "run_started", "points": []}), flush=True)
+        time.sleep(60)
+        """
+    )
+    with qtbot.waitSignal(worker.runStarted, timeout=10_000):
+        worker.start(SweepSpec(), _target(), argv=stubborn)
+    started = time.monotonic()
+    worker.shutdown(wait_ms=300)
+    assert not worker.is_running()
+    assert time.monotonic() - started < 5
