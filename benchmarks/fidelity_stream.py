@@ -1,0 +1,507 @@
+"""Streaming-client fidelity: client timings against the server's own logged chunk write times."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+USAGE = """
+Starts benchmarks/chunk_server.py (fixed ITL; logs when it wrote each chunk on CLOCK_MONOTONIC,
+the clock perf_counter_ns reads on Linux), runs each client variant in a fresh child process
+at each concurrency, and prints per variant and concurrency:
+
+  TTFTexcess  mean of (client TTFT - server TTFT), p99 beside it; server TTFT = request fully
+              received -> first chunk written, so the request's way to the server, the server
+              reading it and the first chunk's way back all count as client error
+  lag         mean (client stamp - server write) over all chunks
+  ITLp99err   p99 of the client's ITLs - p99 of the server's write gaps
+  gapErrP99   p99 of |client gap - server gap|, gap by gap
+  TPOTerr%    mean client TPOT vs mean server TPOT, percent
+  CPU/1k      client CPU (all threads and worker processes) per 1,000 streamed tokens
+  tok/s       streamed tokens / wall time of the run
+
+  python benchmarks/fidelity_stream.py                     # 1/32/256 streams, all variants
+  python benchmarks/fidelity_stream.py --variants ours,guide --repeat 3
+  python benchmarks/fidelity_stream.py --throughput        # ITL 2 ms: the tok/s ceiling
+"""
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+VARIANTS = {
+    "ours": "send_request, httpx API on the aiohttp transport, uvloop, pool warmed",
+    "ours-asyncio": "same on the default asyncio loop",
+    "ours-nowarm": "same without warming the pool",
+    "ours-httpx": "send_request on httpx's own transport (uvloop, warmed)",
+    "ours-2proc": "send_request in 2 worker processes, each half the streams",
+    "ours-noreadtimeout": "same as ours without a read timeout (no per-chunk timer)",
+    "aiohttp-loop": "vLLM's client shape: plain aiohttp, a clock reading per message",
+    "guide": "the field guide's loop shape: requests + iter_lines, one thread per stream",
+}
+
+
+# ---- child side: one variant at one concurrency ----------------------------------------------
+
+
+def _records_ours(url: str, conc: int, total: int, tokens: int, tag: str, opts: dict) -> dict:
+    from app.bench.client import make_client, run, warm_pool
+    from app.bench.endpoint import resolve_endpoint
+    from app.bench.stream import RequestSpec, send_request
+
+    resolved = resolve_endpoint(url, None, "chat", model="bench")
+
+    async def main() -> tuple[list, float, float]:
+        timeout = None if opts.get("no_read_timeout") else 600.0
+        async with make_client(conc, timeout_s=timeout, transport=opts["transport"]) as client:
+            # one full request first: lazy imports and TLS-context set-up are not per-token costs
+            await send_request(client, resolved, RequestSpec("hi", 1, 4, request_id=f"{tag}-w"))
+            if opts["warm"]:
+                await warm_pool(client, resolved.models_url, conc)
+            if opts.get("start_at"):
+                await asyncio.sleep(max(0.0, (opts["start_at"] - time.perf_counter_ns()) / 1e9))
+            sem = asyncio.Semaphore(conc)
+
+            async def one(i: int):
+                async with sem:
+                    spec = RequestSpec("hi", 1, tokens, request_id=f"{tag}-{i}")
+                    return await send_request(client, resolved, spec)
+
+            cpu0, wall0 = time.process_time(), time.perf_counter()
+            recs = await asyncio.gather(*(one(i) for i in range(total)))
+            return recs, time.process_time() - cpu0, time.perf_counter() - wall0
+
+    recs, cpu_s, wall_s = run(main(), use_uvloop=opts["uvloop"])
+    return {
+        "records": [
+            {
+                "id": r.request_id,
+                "ok": r.ok,
+                "error": r.error,
+                "send_ns": r.send_ns,
+                "chunk_ns": r.chunk_ns,
+                "tokens": r.output_tokens,
+            }
+            for r in recs
+        ],
+        "cpu_s": cpu_s,
+        "wall_s": wall_s,
+    }
+
+
+def _records_guide(url: str, conc: int, total: int, tokens: int, tag: str) -> dict:
+    """The field guide's script shape (requests.post(stream=True) + iter_lines, stamp on every
+    `data: ` line), one thread per concurrent stream; written here, not copied."""
+    try:
+        import requests
+    except ImportError:
+        raise SystemExit("the 'guide' variant needs requests: pip install requests") from None
+
+    out: list[dict] = []
+    lock = threading.Lock()
+    counter = iter(range(total))
+
+    def worker() -> None:
+        while True:
+            with lock:
+                i = next(counter, None)
+            if i is None:
+                return
+            payload = {
+                "model": "bench",
+                "messages": [{"role": "user", "content": "hi"}],
+                "max_tokens": tokens,
+                "stream": True,
+            }
+            headers = {"Content-Type": "application/json", "X-Request-Id": f"{tag}-{i}"}
+            stamps: list[int] = []
+            start = time.perf_counter_ns()
+            with requests.post(
+                f"{url}/v1/chat/completions", headers=headers, json=payload, stream=True
+            ) as resp:
+                for line in resp.iter_lines():
+                    if not line:
+                        continue
+                    if line.startswith(b"data: ") and b"[DONE]" not in line:
+                        stamps.append(time.perf_counter_ns())
+            with lock:
+                out.append(
+                    {
+                        "id": f"{tag}-{i}",
+                        "ok": bool(stamps),
+                        "error": "",
+                        "send_ns": start,
+                        "chunk_ns": stamps,
+                        "tokens": len(stamps),
+                    }
+                )
+
+    requests.post(
+        f"{url}/v1/chat/completions",
+        json={
+            "model": "bench",
+            "max_tokens": 4,
+            "messages": [{"role": "user", "content": "hi"}],
+            "stream": True,
+        },
+    ).close()
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    threads = [threading.Thread(target=worker) for _ in range(conc)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return {
+        "records": out,
+        "cpu_s": time.process_time() - cpu0,
+        "wall_s": time.perf_counter() - wall0,
+    }
+
+
+def _records_aiohttp_loop(url: str, conc: int, total: int, tokens: int, tag: str) -> dict:
+    """vLLM's client shape on plain aiohttp (written here, not copied): iter_any, split on
+    blank lines, json.loads, a perf_counter reading per message with choices."""
+    import aiohttp
+
+    from app.bench.client import run
+
+    async def main() -> tuple[list, float, float]:
+        timeout = aiohttp.ClientTimeout(total=6 * 3600)
+        # a pool as large as the concurrency, as vLLM's benchmark configures it
+        connector = aiohttp.TCPConnector(limit=conc, limit_per_host=conc, keepalive_timeout=60)
+        async with aiohttp.ClientSession(timeout=timeout, connector=connector) as session:
+            sem = asyncio.Semaphore(conc)
+
+            async def one(i: int) -> dict:
+                body = {
+                    "model": "bench",
+                    "messages": [{"role": "user", "content": "hi"}],
+                    "max_completion_tokens": tokens,
+                    "stream": True,
+                    "stream_options": {"include_usage": True},
+                }
+                async with sem:
+                    stamps: list[int] = []
+                    start = time.perf_counter_ns()
+                    async with session.post(
+                        f"{url}/v1/chat/completions",
+                        json=body,
+                        headers={"X-Request-Id": f"{tag}-{i}"},
+                    ) as resp:
+                        buf = ""
+                        async for raw in resp.content.iter_any():
+                            buf += raw.decode()
+                            while "\n\n" in buf:
+                                msg, buf = buf.split("\n\n", 1)
+                                data = msg.strip().removeprefix("data: ")
+                                if data and data != "[DONE]" and json.loads(data).get("choices"):
+                                    stamps.append(time.perf_counter_ns())
+                    return {
+                        "id": f"{tag}-{i}",
+                        "ok": bool(stamps),
+                        "error": "",
+                        "send_ns": start,
+                        "chunk_ns": stamps,
+                        "tokens": len(stamps),
+                    }
+
+            await one(-1)
+            cpu0, wall0 = time.process_time(), time.perf_counter()
+            recs = await asyncio.gather(*(one(i) for i in range(total)))
+            return recs, time.process_time() - cpu0, time.perf_counter() - wall0
+
+    recs, cpu_s, wall_s = run(main(), use_uvloop=False)
+    return {"records": recs, "cpu_s": cpu_s, "wall_s": wall_s}
+
+
+def _records_multiproc(url: str, conc: int, total: int, tokens: int, tag: str, procs: int) -> dict:
+    """Split the streams over worker processes; perf_counter_ns is CLOCK_MONOTONIC, one clock
+    for every process on the machine, so their records merge as they are."""
+    # every worker starts its streams at the same moment, as one process would
+    start_at = time.perf_counter_ns() + 3_000_000_000
+    children = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(procs):
+            sub_conc = conc // procs + (1 if k < conc % procs else 0)
+            sub_total = total // procs + (1 if k < total % procs else 0)
+            if sub_conc == 0 or sub_total == 0:
+                continue
+            out = Path(tmp) / f"w{k}.json"
+            cmd = [
+                sys.executable,
+                __file__,
+                "--child",
+                "ours",
+                "--url",
+                url,
+                "--conc",
+                str(sub_conc),
+                "--total",
+                str(sub_total),
+                "--tokens",
+                str(tokens),
+                "--tag",
+                f"{tag}w{k}",
+                "--out",
+                str(out),
+                "--start-at",
+                str(start_at),
+            ]
+            children.append((subprocess.Popen(cmd), out))
+        results = []
+        for c, out in children:
+            if c.wait() != 0:
+                raise SystemExit(f"worker failed with exit code {c.returncode}")
+            results.append(json.loads(out.read_text()))
+    return {
+        "records": [r for res in results for r in res["records"]],
+        "cpu_s": sum(res["cpu_s"] for res in results),
+        "wall_s": max(res["wall_s"] for res in results),
+    }
+
+
+def child(args: argparse.Namespace) -> None:
+    v = args.child
+    if v == "guide":
+        res = _records_guide(args.url, args.conc, args.total, args.tokens, args.tag)
+    elif v == "aiohttp-loop":
+        res = _records_aiohttp_loop(args.url, args.conc, args.total, args.tokens, args.tag)
+    elif v == "ours-2proc":
+        res = _records_multiproc(args.url, args.conc, args.total, args.tokens, args.tag, 2)
+    else:
+        opts = {
+            "transport": "httpx" if v == "ours-httpx" else "aiohttp",
+            "uvloop": v != "ours-asyncio",
+            "warm": v != "ours-nowarm",
+            "start_at": args.start_at,
+            "no_read_timeout": v == "ours-noreadtimeout",
+        }
+        res = _records_ours(args.url, args.conc, args.total, args.tokens, args.tag, opts)
+    if args.out:
+        Path(args.out).write_text(json.dumps(res))
+    else:
+        print(json.dumps(res))
+
+
+# ---- parent side -------------------------------------------------------------------------------
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return math.nan
+    s = sorted(values)
+    pos = (len(s) - 1) * q / 100
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else math.nan
+
+
+def evaluate(res: dict, truth: dict) -> dict:
+    excess, lag, c_itl, s_itl, gap_err, c_tpot, s_tpot = [], [], [], [], [], [], []
+    up, first = [], []
+    tokens = failed = 0
+    for r in res["records"]:
+        t = truth.get(r["id"])
+        if not r["ok"] or t is None:
+            failed += 1
+            continue
+        c, s = r["chunk_ns"], t["write_ns"]
+        n = min(len(c), len(s))
+        tokens += len(s)
+        if n < 2:
+            continue
+        excess.append(((c[0] - r["send_ns"]) - (s[0] - t["recv_ns"])) / 1e6)
+        up.append((t["recv_ns"] - r["send_ns"]) / 1e6)
+        first.append((c[0] - s[0]) / 1e6)
+        lag.extend((c[i] - s[i]) / 1e6 for i in range(n))
+        for i in range(1, n):
+            cg, sg = (c[i] - c[i - 1]) / 1e6, (s[i] - s[i - 1]) / 1e6
+            c_itl.append(cg)
+            s_itl.append(sg)
+            gap_err.append(abs(cg - sg))
+        c_tpot.append((c[n - 1] - c[0]) / 1e6 / (n - 1))
+        s_tpot.append((s[n - 1] - s[0]) / 1e6 / (n - 1))
+    ms_tpot = _mean(s_tpot)
+    return {
+        "requests": len(res["records"]),
+        "failed": failed,
+        "ttft_excess_ms": _mean(excess),
+        "ttft_excess_p99_ms": _pct(excess, 99),
+        "lag_mean_ms": _mean(lag),
+        "send_to_server_ms": _mean(up),
+        "first_chunk_lag_ms": _mean(first),
+        "itl_p99_err_ms": _pct(c_itl, 99) - _pct(s_itl, 99),
+        "gap_err_p99_ms": _pct(gap_err, 99),
+        "tpot_err_pct": (_mean(c_tpot) - ms_tpot) / ms_tpot * 100 if s_tpot else math.nan,
+        "server_itl_p99_ms": _pct(s_itl, 99),
+        "cpu_ms_per_1k": res["cpu_s"] * 1e3 / (tokens / 1e3) if tokens else math.nan,
+        "tok_s": tokens / res["wall_s"] if res["wall_s"] else math.nan,
+    }
+
+
+def _start_server(itl_ms: float, tokens: int) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "chunk_server.py"),
+            "--itl-ms",
+            str(itl_ms),
+            "--tokens",
+            str(tokens),
+            "--ttft-ms",
+            "5",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    line = proc.stdout.readline()
+    return proc, f"http://127.0.0.1:{int(line.split()[1])}"
+
+
+def _print_row(variant: str, conc: int, fig: dict) -> None:
+    print(
+        f"{variant:<13}{conc:>5}{fig['requests']:>6.0f}{fig['failed']:>5.0f}"
+        f"{fig['ttft_excess_ms']:>11.3f}{fig['ttft_excess_p99_ms']:>8.2f}"
+        f"{fig['lag_mean_ms']:>7.3f}{fig['itl_p99_err_ms']:>10.3f}"
+        f"{fig['gap_err_p99_ms']:>10.3f}{fig['tpot_err_pct']:>9.3f}"
+        f"{fig['cpu_ms_per_1k']:>8.1f}{fig['tok_s']:>8.0f}",
+        flush=True,
+    )
+
+
+def _uptime() -> str:
+    return os.popen("uptime").read().strip()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__,
+        epilog=USAGE + "variants:\n" + "\n".join(f"  {k:<19}{v}" for k, v in VARIANTS.items()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--conc", default="1,32,256")
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--itl-ms", type=float, default=20.0)
+    parser.add_argument("--tokens", type=int, default=128)
+    parser.add_argument("--waves", type=int, default=2, help="requests per stream slot")
+    parser.add_argument("--min-requests", type=int, default=16)
+    parser.add_argument("--repeat", type=int, default=1, help="runs; prints medians too")
+    parser.add_argument("--throughput", action="store_true", help="ITL 2 ms, 128 streams, ours")
+    parser.add_argument("--json", metavar="FILE", help="also write all figures as JSON")
+    # child mode (internal)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--total", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--tag", default="r", help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
+    parser.add_argument("--start-at", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        args.conc = int(args.conc)
+        child(args)
+        return
+    if args.throughput:
+        args.itl_ms, args.conc = 2.0, args.conc if args.conc != "1,32,256" else "128"
+        if args.variants == ",".join(VARIANTS):
+            args.variants = "ours,ours-2proc"
+    concs = [int(c) for c in args.conc.split(",")]
+    variants = [v for v in args.variants.split(",") if v]
+    server, url = _start_server(args.itl_ms, args.tokens)
+    rows = []
+    tmp = tempfile.mkdtemp(prefix="fidelity-")
+    clock = time.get_clock_info("perf_counter").implementation
+    if "CLOCK_MONOTONIC" not in clock:
+        raise SystemExit(f"perf_counter is {clock}, not CLOCK_MONOTONIC: processes cannot compare")
+    print(f"# {_uptime()}")
+    print(f"# clock: perf_counter_ns = {clock}, one clock for server, client and workers")
+    print(f"# server: ITL {args.itl_ms} ms, {args.tokens} tokens, TTFT 5 ms; {url}")
+    print(
+        f"{'variant':<13}{'conc':>5}{'reqs':>6}{'fail':>5}{'TTFTexcess':>11}{'p99':>8}"
+        f"{'lag':>7}{'ITLp99err':>10}{'gapErrP99':>10}{'TPOTerr%':>9}{'CPU/1k':>8}{'tok/s':>8}"
+    )
+    try:
+        for _ in range(args.repeat):
+            for conc in concs:
+                for variant in variants:
+                    total = max(
+                        args.min_requests if conc < args.min_requests else conc, conc * args.waves
+                    )
+                    result_file = Path(tmp) / f"{variant}-{conc}.json"
+                    proc = subprocess.run(
+                        [
+                            sys.executable,
+                            __file__,
+                            "--child",
+                            variant,
+                            "--url",
+                            url,
+                            "--conc",
+                            str(conc),
+                            "--total",
+                            str(total),
+                            "--tokens",
+                            str(args.tokens),
+                            "--tag",
+                            f"{variant}-{conc}",
+                            "--out",
+                            str(result_file),
+                        ],
+                        capture_output=True,
+                        text=True,
+                        timeout=900,
+                    )
+                    if proc.returncode != 0:
+                        print(f"{variant:<13}{conc:>5}  failed: {proc.stderr.strip()[-300:]}")
+                        continue
+                    # through a file: a megabyte printed to the captured stdout pipe came back
+                    # with a stray line break now and then
+                    res = json.loads(result_file.read_text())
+                    with urllib.request.urlopen(f"{url}/truth") as resp:
+                        truth = json.loads(resp.read())
+                    fig = evaluate(res, truth)
+                    rows.append({"variant": variant, "conc": conc, **fig})
+                    _print_row(variant, conc, fig)
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"# {_uptime()}")
+    summary = rows
+    if args.repeat > 1:
+        print(f"# median of {args.repeat} runs")
+        summary = []
+        for conc in concs:
+            for variant in variants:
+                runs = [r for r in rows if r["variant"] == variant and r["conc"] == conc]
+                if runs:
+                    keys = [k for k in runs[0] if k not in ("variant", "conc")]
+                    med = {k: statistics.median(r[k] for r in runs) for k in keys}
+                    _print_row(variant, conc, med)
+                    summary.append({"variant": variant, "conc": conc, **med})
+    for row in summary:
+        print(
+            f"# {row['variant']} conc {row['conc']}: TTFT excess = request send->server "
+            f"{row['send_to_server_ms']:.3f} ms + first chunk write->client stamp "
+            f"{row['first_chunk_lag_ms']:.3f} ms"
+        )
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()
