@@ -500,67 +500,67 @@ Finished results are already saved. Please include the log file if you report th
         <translation>关于 TPOT Bench(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="284"/>
+        <location filename="../../app/ui/main_window.py" line="288"/>
         <source>simulator running at {url}</source>
         <translation>模拟器运行于 {url}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="286"/>
+        <location filename="../../app/ui/main_window.py" line="290"/>
         <source>simulator failed to start: {error}</source>
         <translation>模拟器启动失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="288"/>
+        <location filename="../../app/ui/main_window.py" line="292"/>
         <source>simulator starting…</source>
         <translation>模拟器启动中…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="292"/>
+        <location filename="../../app/ui/main_window.py" line="296"/>
         <source>Endpoint: {name} ({where})</source>
         <translation>端点：{name}（{where}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="298"/>
+        <location filename="../../app/ui/main_window.py" line="302"/>
         <source>Keyring: {backend}</source>
         <translation>密钥环：{backend}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="300"/>
+        <location filename="../../app/ui/main_window.py" line="304"/>
         <source>Keyring: none (keys kept for this session only)</source>
         <translation>密钥环：无（密钥仅在本次会话中保留）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="311"/>
+        <location filename="../../app/ui/main_window.py" line="315"/>
         <source>The built-in simulator did not start: {error}</source>
         <translation>内置模拟器未能启动：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="395"/>
+        <location filename="../../app/ui/main_window.py" line="399"/>
         <source>Nothing to export on this tab.</source>
         <translation>此标签页没有可导出的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="407"/>
+        <location filename="../../app/ui/main_window.py" line="411"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="408"/>
+        <location filename="../../app/ui/main_window.py" line="412"/>
         <source>Stop the running measurement first, then switch.</source>
         <translation>请先停止正在进行的测量，再切换语言。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="415"/>
+        <location filename="../../app/ui/main_window.py" line="419"/>
         <source>About TPOT Bench</source>
         <translation>关于 TPOT Bench</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="419"/>
+        <location filename="../../app/ui/main_window.py" line="423"/>
         <source>&lt;h3&gt;TPOT Bench {version}&lt;/h3&gt;&lt;p&gt;Measures TTFT, TPOT, ITL and throughput of OpenAI-compatible LLM endpoints and explains them with a roofline.&lt;/p&gt;&lt;p&gt;Qt {qt} · PySide6 {pyside} · Python {python} ({platform})&lt;br&gt;Keyring backend: {backend}&lt;br&gt;Log file: {log}&lt;/p&gt;</source>
         <translation>&lt;h3&gt;TPOT Bench {version}&lt;/h3&gt;&lt;p&gt;测量 OpenAI 兼容 LLM 端点的 TTFT、TPOT、ITL 与吞吐量，并用 Roofline 屋顶线模型加以解释。&lt;/p&gt;&lt;p&gt;Qt {qt} · PySide6 {pyside} · Python {python}（{platform}）&lt;br&gt;密钥环后端：{backend}&lt;br&gt;日志文件：{log}&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="430"/>
+        <location filename="../../app/ui/main_window.py" line="434"/>
         <source>none (session only)</source>
         <translation>无（仅本次会话）</translation>
     </message>

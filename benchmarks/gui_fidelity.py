@@ -1,0 +1,312 @@
+"""GUI fidelity: per-token timing error, event-loop stalls and memory with the charts live.
+
+Runs sweeps through the Sweep panel's own code path (form -> worker process -> events -> live
+charts repainted at ~30 Hz, the panel shown) against benchmarks/chunk_server.py, which logs the
+monotonic time it wrote every chunk. Prints:
+
+  1. concurrency 64: per-token ITL error |client gap - server gap| p50/p99 (goal p99 < 1 ms),
+     TTFT excess (client TTFT - server first write after receiving the request), and the GUI
+     event-loop stall p99 (lateness of a 5 ms timer; goal < 50 ms);
+  2. experiment B (rate inf, concurrency 1..128, 200 prompts per point): the window's RSS
+     after it and the worker's peak RSS (goal < 500 MB), with the stalls during it.
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/gui_fidelity.py [--skip-b]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def start_chunk_server(itl_ms: float, tokens: int) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, str(ROOT / "benchmarks" / "chunk_server.py")),
+            *("--itl-ms", str(itl_ms), "--tokens", str(tokens), "--ttft-ms", "5"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    line = proc.stdout.readline() if proc.stdout else ""
+    if not line.startswith("READY"):
+        proc.kill()
+        raise SystemExit(f"chunk server did not start: {line!r}")
+    return proc, f"http://127.0.0.1:{int(line.split()[1])}"
+
+
+def rss_mb(pid: int | str = "self") -> tuple[float, float]:
+    """(current, peak) resident memory in MB from /proc (Linux)."""
+    values = {}
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            if line.startswith(("VmRSS:", "VmHWM:")):
+                key, amount, _unit = line.split()
+                values[key] = int(amount) / 1024
+    return values.get("VmRSS:", math.nan), values.get("VmHWM:", math.nan)
+
+
+def pct(values: list[float] | np.ndarray, q: float) -> float:
+    arr = np.asarray(values, dtype=float)
+    return float(np.percentile(arr, q)) if arr.size else math.nan
+
+
+class StallProbe:
+    """A 5 ms precise timer on the GUI thread; lateness of each tick = event-loop stall."""
+
+    def __init__(self, interval_ms: int = 5) -> None:
+        from PySide6.QtCore import Qt, QTimer
+
+        self.interval_ns = interval_ms * 1_000_000
+        self.lateness_ms: list[float] = []
+        self._last = time.perf_counter_ns()
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(interval_ms)
+        self.timer.timeout.connect(self._tick)
+
+    def start(self) -> None:
+        self.lateness_ms.clear()
+        self._last = time.perf_counter_ns()
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def _tick(self) -> None:
+        now = time.perf_counter_ns()
+        self.lateness_ms.append(max(0, now - self._last - self.interval_ns) / 1e6)
+        self._last = now
+
+
+def run_sweep(panel, timeout_s: float) -> float:  # type: ignore[no-untyped-def]
+    """Press Run and spin a real Qt event loop until the worker is gone; returns wall time."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    panel.runningChanged.connect(lambda running: None if running else loop.quit())
+    t0 = time.monotonic()
+    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+    kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if not panel.run():
+        raise SystemExit(f"the panel refused to run: {panel.status.text()}")
+    pid = panel.worker._process.processId() if panel.worker._process else 0
+    panel.worker_peak_mb = 0.0
+
+    def sample() -> None:
+        with contextlib.suppress(OSError):  # the worker may have just exited
+            panel.worker_peak_mb = max(panel.worker_peak_mb, rss_mb(pid)[1])
+        if time.monotonic() - t0 > timeout_s:
+            panel.cancel()
+
+    sampler = QTimer()
+    sampler.timeout.connect(sample)
+    sampler.start(250)
+    if panel.is_running():
+        loop.exec()
+    sampler.stop()
+    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    kids1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    panel.gui_cpu_s = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
+    panel.worker_cpu_s = kids1.ru_utime + kids1.ru_stime - kids0.ru_utime - kids0.ru_stime
+    if panel.last_error:
+        raise SystemExit(f"sweep failed: {panel.last_error}")
+    return time.monotonic() - t0
+
+
+def evaluate(result_file: Path, truth: dict) -> dict[str, float]:
+    """Match client requests (detailed arrays, in request order) to the server's log by id."""
+    doc = json.loads(result_file.read_text())
+    by_index = {int(rid.rsplit("-", 1)[1]): t for rid, t in truth.items()}
+    gap_err: list[float] = []
+    excess: list[float] = []
+    client_itl: list[float] = []
+    server_itl: list[float] = []
+    matched = 0
+    for i, (ttft, itls) in enumerate(zip(doc["ttfts"], doc["itls"], strict=True)):
+        t = by_index.get(i)
+        if t is None or not itls:
+            continue
+        writes = np.asarray(t["write_ns"], dtype=np.float64)
+        s_gaps = np.diff(writes) / 1e6
+        c_gaps = np.asarray(itls) * 1e3
+        n = min(len(s_gaps), len(c_gaps))
+        gap_err.extend(np.abs(c_gaps[:n] - s_gaps[:n]).tolist())
+        client_itl.extend(c_gaps[:n].tolist())
+        server_itl.extend(s_gaps[:n].tolist())
+        excess.append(ttft * 1e3 - (writes[0] - t["recv_ns"]) / 1e6)
+        matched += 1
+    return {
+        "requests": len(doc["ttfts"]),
+        "matched": matched,
+        "tokens": len(gap_err) + matched,
+        "gap_err_p50_ms": pct(gap_err, 50),
+        "gap_err_p99_ms": pct(gap_err, 99),
+        "itl_p99_client_ms": pct(client_itl, 99),
+        "itl_p99_server_ms": pct(server_itl, 99),
+        "ttft_excess_mean_ms": float(np.mean(excess)) if excess else math.nan,
+        "ttft_excess_p99_ms": pct(excess, 99),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--itl-ms", type=float, default=20.0, help="chunk server's token gap")
+    parser.add_argument("--tokens", type=int, default=128, help="tokens per reply")
+    parser.add_argument("--waves", type=int, default=4, help="requests per slot at conc 64")
+    parser.add_argument("--skip-b", action="store_true", help="only the concurrency-64 run")
+    parser.add_argument("--b-prompts", type=int, default=200)
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="also run the same sweep headless (the CLI, no window) to separate the machine's "
+        "own noise from what the window adds",
+    )
+    args = parser.parse_args()
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+    from PySide6.QtWidgets import QApplication
+
+    from app.profiles import Target
+    from app.ui.sweep_panel import SweepPanel
+    from app.ui.worker import build_sweep_argv
+
+    app = QApplication.instance() or QApplication([])
+    out = Path(tempfile.mkdtemp(prefix="tpotbench-gui-fidelity-"))
+    print(f"load before: {os.popen('uptime').read().strip()}")
+
+    # 1. Concurrency 64 (default), 128 tokens at 20 ms, charts live.
+    server, url = start_chunk_server(args.itl_ms, args.tokens)
+    try:
+        panel = SweepPanel(lambda: Target("chunk server", url, "chat", "bench"))
+        panel.resize(1400, 850)
+        panel.show()
+        panel.results_root.setText(str(out))
+        panel.rates.setText("inf")
+        panel.concurrencies.setText(str(args.concurrency))
+        panel.dataset.setCurrentIndex(panel.dataset.findData("random"))
+        panel.input_len.setValue(32)
+        panel.output_len.setValue(args.tokens)
+        panel.num_prompts.setValue(args.concurrency * args.waves)
+        panel.label.setText("fid")
+        panel.extra_args = ["--save-detailed"]
+        probe = StallProbe()
+        probe.start()
+        wall = run_sweep(panel, 300)
+        probe.stop()
+        with urllib.request.urlopen(f"{url}/truth") as resp:
+            truth = json.loads(resp.read())
+        assert panel.run_dir is not None
+        result = next(panel.run_dir.glob("fid_rateinf_conc*.json"))
+        fig = evaluate(result, truth)
+        load = os.popen("uptime").read().strip()
+        panel.grab().save(str(out / "gui_fidelity_c64.png"))
+        print(
+            f"\nconcurrency {args.concurrency}, {fig['requests']} requests "
+            f"({fig['matched']} matched to the server log), {fig['tokens']} tokens, "
+            f"{wall:.1f} s, charts live"
+        )
+        print(
+            f"  CPU: window {panel.gui_cpu_s:.1f} s ({panel.gui_cpu_s / wall:.0%} of a core), "
+            f"worker {panel.worker_cpu_s:.1f} s"
+        )
+        print(
+            f"  per-token ITL error |client - server| p50 {fig['gap_err_p50_ms']:.3f} ms, "
+            f"p99 {fig['gap_err_p99_ms']:.3f} ms (goal p99 < 1 ms)"
+        )
+        print(
+            f"  ITL p99 client {fig['itl_p99_client_ms']:.2f} ms vs server "
+            f"{fig['itl_p99_server_ms']:.2f} ms; TTFT excess mean "
+            f"{fig['ttft_excess_mean_ms']:.2f} ms, p99 {fig['ttft_excess_p99_ms']:.2f} ms"
+        )
+        print(
+            f"  GUI event-loop stall p50 {pct(probe.lateness_ms, 50):.2f} ms, p99 "
+            f"{pct(probe.lateness_ms, 99):.2f} ms, max {max(probe.lateness_ms):.1f} ms "
+            f"(goal p99 < 50 ms); {len(probe.lateness_ms)} ticks"
+        )
+        print(f"  load: {load}")
+        if args.baseline:
+            spec = panel.build_spec()
+            spec.result_dir = str(out / "headless")
+            argv = build_sweep_argv(spec, Target("chunk server", url, "chat", "bench"))
+            t0 = time.monotonic()
+            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            with urllib.request.urlopen(f"{url}/truth") as resp:
+                truth = json.loads(resp.read())
+            base = evaluate(next((out / "headless").glob("fid_*.json")), truth)
+            print(
+                f"  headless baseline (same sweep, no window, {time.monotonic() - t0:.1f} s): "
+                f"ITL error p50 {base['gap_err_p50_ms']:.3f} ms, p99 "
+                f"{base['gap_err_p99_ms']:.3f} ms; TTFT excess mean "
+                f"{base['ttft_excess_mean_ms']:.2f} ms"
+            )
+            print(f"  load: {os.popen('uptime').read().strip()}")
+    finally:
+        server.kill()
+        server.wait()
+
+    if args.skip_b:
+        return
+    # 2. Experiment B with 200 prompts per point; a fast server so it takes about a minute.
+    server, url = start_chunk_server(2.0, 64)
+    try:
+        panel.close()
+        panel = SweepPanel(lambda: Target("chunk server", url, "chat", "bench"))
+        panel.resize(1400, 850)
+        panel.show()
+        panel.results_root.setText(str(out))
+        panel.apply_preset("B")
+        panel.dataset.setCurrentIndex(panel.dataset.findData("random"))
+        panel.input_len.setValue(32)
+        panel.output_len.setValue(64)
+        panel.num_prompts.setValue(args.b_prompts)
+        probe.start()
+        wall = run_sweep(panel, 900)
+        probe.stop()
+        app.processEvents()
+        now, peak = rss_mb()
+        load = os.popen("uptime").read().strip()
+        panel.grab().save(str(out / "gui_fidelity_expB.png"))
+        print(
+            f"\nexperiment B (conc 1..128, {args.b_prompts} prompts per point, 64 tokens at "
+            f"2 ms): {len(panel.points)} points, {panel.live.tokens.total_added} token gaps "
+            f"charted, {wall:.1f} s"
+        )
+        print(
+            f"  CPU: window {panel.gui_cpu_s:.1f} s ({panel.gui_cpu_s / wall:.0%} of a core), "
+            f"worker {panel.worker_cpu_s:.1f} s"
+        )
+        print(
+            f"  window RSS after {now:.0f} MB (peak {peak:.0f} MB); worker peak RSS "
+            f"{panel.worker_peak_mb:.0f} MB (goal < 500 MB)"
+        )
+        print(
+            f"  GUI event-loop stall p50 {pct(probe.lateness_ms, 50):.2f} ms, p99 "
+            f"{pct(probe.lateness_ms, 99):.2f} ms, max {max(probe.lateness_ms):.1f} ms"
+        )
+        print(f"  load: {load}")
+        print(f"\nscreenshots and results in {out}")
+    finally:
+        server.kill()
+        server.wait()
+        panel.close()
+
+
+if __name__ == "__main__":
+    main()
