@@ -5,9 +5,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import icons
 import pytest
 from PySide6.QtGui import QColor, QImage
+
+import icons
 
 ROOT = Path(__file__).resolve().parents[2]
 DESKTOP = ROOT / "packaging" / "linux" / f"{icons.APP_ID}.desktop"

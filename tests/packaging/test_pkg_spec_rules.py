@@ -8,11 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import bundle_rules as rules
 import pytest
 
-import build
 from app.cli import COMMANDS
+
+import build
+import bundle_rules as rules
 
 ROOT = Path(__file__).resolve().parents[2]
 
