@@ -28,8 +28,12 @@ STATUSES = ("ok", "warn", "fail", "skip")
 PROBE_TEXT = "Reply with the word OK."
 _WS_NAMES = {" ": "space", "\t": "tab", "\n": "newline", "\r": "carriage return"}
 _WS_MARKS = {" ": "␠", "\t": "⇥", "\n": "⏎", "\r": "␍"}
-# endpoint.py notes that mean "the URL as written would 404 elsewhere; we repaired it".
-_CORRECTION_WORDS = ("repeat", "twice", "used once")
+# Corrections (endpoint.CORRECTIONS ids) after which the URL as written would 404 in other
+# clients. Appending /v1 to a gateway root is a guess, not a repair: reported by the path check
+# only if the server does not answer there.
+_REPAIRS = frozenset(
+    {"doubled_v1", "doubled_v1_in_endpoint", "path_on_base_url", "v1_in_base_and_endpoint"}
+)
 
 
 @dataclass
@@ -397,12 +401,11 @@ def _endpoint_path(res: ResolvedEndpoint) -> str:
 
 
 def _path_check(res: ResolvedEndpoint, status: int, base_url: str) -> Check:
-    fixes = [n for n in res.notes if any(w in n for w in _CORRECTION_WORDS)]
-    if fixes:
+    if _REPAIRS.intersection(res.corrections):
         return Check(
             "path",
             "warn",
-            f"{res.url} answers (HTTP {status}) after a correction: {'; '.join(fixes)}",
+            f"{res.url} answers (HTTP {status}) after a correction: {'; '.join(res.notes)}",
             f"Write the base URL as {res.root_url} (with --endpoint {_endpoint_path(res)}): "
             "TPOT Bench repaired it, but vllm bench serve and other clients would get 404.",
         )

@@ -20,6 +20,15 @@ _SUFFIX: dict[Api, list[str]] = {"chat": ["chat", "completions"], "completions":
 _BACKEND: dict[Api, str] = {"chat": "openai-chat", "completions": "openai"}
 _VERSION = re.compile(r"v\d+(beta\d*|alpha\d*)?$")
 
+# Ids of ResolvedEndpoint.corrections: what was changed in the URL as written.
+CORRECTIONS = {
+    "doubled_v1": "the base URL repeats a version segment (/v1/v1); one dropped",
+    "doubled_v1_in_endpoint": "the endpoint repeats a version segment; one dropped",
+    "path_on_base_url": "the base URL already ends with the endpoint; not appended twice",
+    "v1_in_base_and_endpoint": "/v1 ends the base URL and starts the endpoint; used once",
+    "api_v1_on_gateway_root": "a base URL with a path but no version; /v1/... appended",
+}
+
 
 class EndpointError(ValueError):
     """An endpoint that cannot be used as given; the message says why and what to pass instead."""
@@ -32,8 +41,9 @@ class ResolvedEndpoint:
     root_url: str
     models_url: str
     metrics_url: str
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # for people: what was changed, and the URL
     model: str | None = None
+    corrections: list[str] = field(default_factory=list)  # for code: ids from CORRECTIONS
 
 
 def normalize_api(api: str | None) -> Api | None:
@@ -126,10 +136,12 @@ def resolve_endpoint(
         )
     origin, base, query = _parse_base(base_url)
     notes: list[str] = []
+    corrections: list[str] = []
 
     base, doubled = _undouble(base)
     if doubled:
         notes.append("the base URL repeats a version segment; dropped one, using {url}")
+        corrections.append("doubled_v1")
 
     base_api, base_prefix = _api_of(base)
     if endpoint:
@@ -147,6 +159,7 @@ def resolve_endpoint(
                     f"the base URL already ends with {endpoint}; not appended twice, "
                     f"using {origin}{_path(segs)}"
                 )
+                corrections.append("path_on_base_url")
             else:
                 fixed = _undouble(base_prefix + ep)[0]
                 raise EndpointError(
@@ -166,6 +179,7 @@ def resolve_endpoint(
                 f"/{base[-1]} is both at the end of the base URL and at the start of the "
                 f"endpoint; used once: {origin}{_path(segs)}"
             )
+            corrections.append("v1_in_base_and_endpoint")
         else:
             segs = base + ep
             if base and ep and _VERSION.match(ep[0]):
@@ -176,6 +190,7 @@ def resolve_endpoint(
         segs, doubled = _undouble(segs)
         if doubled:
             notes.append("the endpoint repeats a version segment; dropped one, using {url}")
+            corrections.append("doubled_v1_in_endpoint")
     elif base_api is not None:
         segs = base
     elif base and _VERSION.match(base[-1]):
@@ -187,6 +202,7 @@ def resolve_endpoint(
                 f"no /v1 in the base URL; using {origin}{_path(segs)} "
                 "(pass the full path with --endpoint if the server differs)"
             )
+            corrections.append("api_v1_on_gateway_root")
 
     got, api_base = _api_of(segs)
     assert got is not None  # every branch above ends the path in an API suffix
@@ -206,6 +222,7 @@ def resolve_endpoint(
         metrics_url=origin + _path([*root, "metrics"]),
         notes=[n.replace("{url}", url) for n in notes],
         model=model or None,
+        corrections=corrections,
     )
 
 

@@ -23,14 +23,24 @@ Cancelling: the line "cancel" on the worker's stdin, or SIGINT / SIGTERM, stops 
 gives in-flight requests a grace period, saves what finished and ends with
 run_finished {cancelled: true}. The API key reaches a worker only through the environment
 variable named by --api-key-env and never appears in any event.
+
+A sweep writes from a background thread (EventWriter(..., background=True)): a reader that
+falls behind fills the pipe and blocks that thread, never the measuring event loop. Adjacent
+`tokens` events of one point may then arrive merged into one line; nothing is dropped or
+reordered. A reader that goes away (broken pipe) ends the run like a cancel.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import json
 import math
+import os
+import queue
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -72,20 +82,150 @@ def _ms(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds * 1000, 4)
 
 
-class EventWriter:
-    """Writes events to a text stream; safe to call from several threads."""
+_STOP = object()  # the writer thread's last queue item
+# Most token arrivals in one merged line: json.dumps holds the GIL for a whole line, so a huge
+# line (after a long reader stall) would stall the measuring loop in turn; ~1 ms each at this size.
+MERGE_LIMIT = 4096
 
-    def __init__(self, stream: IO[str]) -> None:
+
+def _encode(type_: str, fields: dict[str, Any]) -> str:
+    if type_ == "tokens":  # rounded here, on the writer's thread, not the measuring loop
+        fields = {
+            **fields,
+            "t_s": [round(t, 6) for t in fields["t_s"]],
+            "itl_ms": [round(v, 4) for v in fields["itl_ms"]],
+        }
+    event = {"type": type_, **fields}
+    try:
+        return json.dumps(event, separators=(",", ":"), allow_nan=False) + "\n"
+    except (ValueError, TypeError):  # a stray NaN or odd type must not kill the writer thread
+        return json.dumps(_finite(event), separators=(",", ":"), default=str) + "\n"
+
+
+def _coalesce(items: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """Merge runs of adjacent `tokens` events of the same point (order kept, nothing lost)."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    owned = False  # out[-1] is a copy made here, safe to extend
+    for type_, fields in items:
+        if (
+            type_ == "tokens"
+            and out
+            and out[-1][0] == "tokens"
+            and out[-1][1]["point"] == fields["point"]
+            and len(out[-1][1]["t_s"]) + len(fields["t_s"]) <= MERGE_LIMIT
+        ):
+            if not owned:
+                first = out[-1][1]
+                out[-1] = (
+                    "tokens",
+                    {**first, "t_s": list(first["t_s"]), "itl_ms": list(first["itl_ms"])},
+                )
+                owned = True
+            out[-1][1]["t_s"].extend(fields["t_s"])
+            out[-1][1]["itl_ms"].extend(fields["itl_ms"])
+            continue
+        out.append((type_, fields))
+        owned = False
+    return out
+
+
+class EventWriter:
+    """Writes events to a text stream; safe to call from several threads.
+
+    With `background=True` the callers only enqueue; a daemon thread encodes and writes, so a
+    slow reader blocks that thread instead of the caller. close() (also run at exit) writes
+    everything queued before returning. `on_broken` is called once, from the writer's thread,
+    if the reader has gone (broken pipe); later events are then discarded.
+    """
+
+    def __init__(
+        self,
+        stream: IO[str],
+        *,
+        background: bool = False,
+        on_broken: Callable[[], None] | None = None,
+    ) -> None:
         self._stream = stream
         self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self.on_broken = on_broken
+        self.broken = False
+        self._closed = False
+        self._queue: queue.SimpleQueue[Any] | None = None
+        self._thread: threading.Thread | None = None
+        if background:
+            self._queue = queue.SimpleQueue()
+            self._thread = threading.Thread(target=self._run, name="events", daemon=True)
+            self._thread.start()
+            atexit.register(self.close)
 
     def emit(self, type_: str, **fields: Any) -> None:
         if type_ not in EVENT_TYPES:
             raise ValueError(f"unknown event type {type_!r}")
-        line = json.dumps({"type": type_, **fields}, separators=(",", ":"), allow_nan=False)
+        if self._queue is not None:
+            with self._lock:  # never behind _STOP: after close() the write is direct
+                if not self._closed:
+                    self._queue.put((type_, fields))
+                    return
+            if self._thread is not threading.current_thread():
+                self._thread.join()  # after whatever was queued before close()
+        self._write(_encode(type_, fields))
+
+    def close(self) -> None:
+        """Write what is queued and stop the writer thread (idempotent)."""
+        if self._queue is None or self._thread is None:
+            return
         with self._lock:
-            self._stream.write(line + "\n")
-            self._stream.flush()
+            if self._closed:
+                return
+            self._closed = True
+            self._queue.put(_STOP)
+        self._thread.join()
+        atexit.unregister(self.close)
+
+    def __enter__(self) -> EventWriter:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _run(self) -> None:
+        assert self._queue is not None
+        while True:
+            items = [self._queue.get()]
+            with contextlib.suppress(queue.Empty):
+                while True:  # whatever piled up while the last write was blocked
+                    items.append(self._queue.get_nowait())
+            stop = items[-1] is _STOP
+            events = [i for i in items if i is not _STOP]
+            if events:
+                self._write("".join(_encode(t, f) for t, f in _coalesce(events)))
+            if stop:
+                return
+
+    def _write(self, text: str) -> None:
+        with self._write_lock:
+            if self.broken:
+                return
+            try:
+                self._stream.write(text)
+                self._stream.flush()
+            except (BrokenPipeError, ConnectionResetError, ValueError):  # ValueError: closed
+                self.broken = True
+                self._silence()
+            else:
+                return
+        if self.on_broken is not None:
+            self.on_broken()
+
+    def _silence(self) -> None:
+        """Point stdout at /dev/null so the interpreter's exit flush does not complain."""
+        if self._stream not in (sys.stdout, sys.__stdout__):
+            return
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
 
     # The sweep observer interface (app.bench.sweep.SweepObserver).
     def run_started(
@@ -116,12 +256,7 @@ class EventWriter:
         )
 
     def tokens(self, point: int, t_s: Sequence[float], itl_ms: Sequence[float]) -> None:
-        self.emit(
-            "tokens",
-            point=point,
-            t_s=[round(t, 6) for t in t_s],
-            itl_ms=[round(v, 4) for v in itl_ms],
-        )
+        self.emit("tokens", point=point, t_s=list(t_s), itl_ms=list(itl_ms))
 
     def progress(
         self,

@@ -20,6 +20,7 @@ from typing import Any
 from app import __version__
 from app.bench.failures import fix_for, title_for
 from app.bench.metrics import PointMetrics, Stats
+from app.roofline.scenario import point_fields
 
 SCHEMA_VERSION = 1
 # vLLM drops these per-request arrays unless --save-detailed (latencies/queue_times it keeps).
@@ -197,6 +198,32 @@ def build_result(
     return result
 
 
+def roofline_block(
+    context: dict[str, Any], batch: float, batch_source: str, tpot_p50_ms: float | None
+) -> dict[str, Any]:
+    """tpotbench.roofline of a point: the chosen context, the decode floor at the point's batch
+    (rounded to whole sequences) and the MBU of its TPOT p50 (None without a TPOT).
+
+    `batch_source` says where the batch came from: 'server_running' (mean of the server's
+    running-requests gauge), 'concurrency' (the slot limit of an unlimited-rate point) or
+    'mean_in_flight' (busy request time / duration, for rate-limited points).
+    """
+    fields = point_fields(context, batch, tpot_p50_ms)
+    return {
+        "gpu_id": str(context["gpu_id"]),
+        "model_id": str(context["model_id"]),
+        "fmt": str(context["fmt"]),
+        "kv_dtype": str(context["kv_dtype"]),
+        "context": fields["roofline_context"],
+        "batch": round(float(batch), 3),
+        "batch_source": batch_source,
+        "tpot_p50_ms": tpot_p50_ms if tpot_p50_ms and tpot_p50_ms > 0 else None,
+        "floor_tpot_ms": fields["floor_tpot_ms"],
+        "bytes_per_step": fields["bytes_per_step"],
+        "mbu": fields["mbu"],
+    }
+
+
 def _fsync_dir(directory: Path) -> None:
     with contextlib.suppress(OSError):  # not every filesystem lets a folder be opened
         fd = os.open(directory, os.O_RDONLY)
@@ -271,6 +298,8 @@ class PointResult:
         """One flat row for `tpotbench report`, sweep.csv and the GUI's results table."""
         wait = (self.tpotbench or {}).get("slot_wait_ms") or {}
         failures = (self.tpotbench or {}).get("failures") or []
+        roofline = (self.tpotbench or {}).get("roofline")
+        roofline = roofline if isinstance(roofline, dict) else {}
         row: dict[str, Any] = {
             "file": self.path.name if self.path else "",
             "source": self.source,
@@ -293,7 +322,17 @@ class PointResult:
         row["max_concurrent_requests"] = self.max_concurrent_requests
         row["mean_slot_wait_ms"] = wait.get("mean")
         row["failure_kinds"] = " ".join(f"{f['kind']}:{f['count']}" for f in failures)
+        # Older files (and vLLM's) have no floor: the columns stay empty rather than guessed.
+        row["roofline_batch"] = _finite_number(roofline.get("batch"))
+        row["floor_tpot_ms"] = _finite_number(roofline.get("floor_tpot_ms"))
+        row["mbu"] = _finite_number(roofline.get("mbu"))
         return row
+
+
+def _finite_number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
 
 
 SUMMARY_COLUMNS: tuple[str, ...] = tuple(

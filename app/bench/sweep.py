@@ -31,15 +31,18 @@ from app.bench.results import (
     build_result,
     point_filename,
     read_points,
+    roofline_block,
     write_point_json,
     write_sweep_csv,
 )
 from app.bench.serverstats import MetricsSample, MetricsScraper, result_block
 from app.bench.stream import RequestSpec, send_request
 from app.bench.tokens import TokenCounter
+from app.roofline.scenario import Scenario
 
 TICK_S = 0.1
 CSV_NAME = "sweep.csv"
+ROOFLINE_KEYS = ("gpu_id", "model_id", "fmt", "kv_dtype", "context")
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,9 @@ class SweepConfig:
     verify_tls: bool = True
     transport: client_mod.Transport = "aiohttp"
     write_csv: bool = True
-    roofline: dict[str, Any] | None = None  # the profile's GPU/model context, copied to files
+    # GPU/model/format/KV dtype/context (the roofline panel's keys, see check_roofline): each
+    # point's file gets it with the floor at the point's batch and the MBU of its TPOT p50.
+    roofline: dict[str, Any] | None = None
     server_metrics: bool = False  # scrape /metrics during each point (on its own thread)
 
     @property
@@ -176,6 +181,44 @@ async def fetch_first_model(
         return str(data["data"][0]["id"])
     except (ValueError, KeyError, IndexError, TypeError):
         return None
+
+
+def check_roofline(context: dict[str, Any]) -> dict[str, Any]:
+    """A roofline context with every key, as the roofline panel stores it; CatalogError
+    (a ValueError naming the unknown id) when an id is not in the catalogue."""
+    missing = [k for k in ROOFLINE_KEYS[:4] if not context.get(k)]
+    if missing:
+        raise ValueError(f"roofline context lacks {', '.join(missing)}")
+    try:
+        tokens = int(context.get("context") or 512)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"roofline context length {context.get('context')!r} is not a number"
+        ) from None
+    if tokens < 0:
+        raise ValueError(f"roofline context length must not be negative, got {tokens}")
+    ids = {k: str(context[k]) for k in ROOFLINE_KEYS[:4]}
+    Scenario.from_ids(**ids, context=tokens)
+    return {**ids, "context": tokens}
+
+
+def roofline_batch(
+    point: PointSpec, outcome: Any, num_prompts: int, server: dict[str, Any] | None
+) -> tuple[float, str] | None:
+    """The decode batch a point ran at, and where that figure comes from: the server's mean
+    running-requests gauge when scraped; else the concurrency limit of an unlimited-rate point
+    (the slots stay full); else the time-averaged number of requests in flight (Little's law:
+    summed request time / duration). None when nothing finished."""
+    running = ((server or {}).get("running") or {}).get("mean")
+    if isinstance(running, int | float) and not isinstance(running, bool) and running > 0:
+        return float(running), "server_running"
+    if point.max_concurrency is not None and math.isinf(point.request_rate):
+        return float(min(point.max_concurrency, num_prompts)), "concurrency"
+    busy_ns = sum(r.end_ns - r.send_ns for r in outcome.records if r.end_ns > r.send_ns)
+    duration_s = outcome.duration_s
+    if busy_ns <= 0 or duration_s <= 0:
+        return None
+    return busy_ns / 1e9 / duration_s, "mean_in_flight"
 
 
 def _existing_points(directory: Path) -> list[PointResult]:
@@ -424,16 +467,8 @@ async def run_point(
         dataset_path=config.dataset_path,
         profile=config.profile,
     )
-    result = build_result(
-        info,
-        metrics,
-        save_detailed=config.save_detailed,
-        cancelled=outcome.cancelled,
-        aborted=outcome.aborted,
-        not_sent=outcome.not_sent,
-        started_at=started_at,
-        roofline=config.roofline,
-        server_metrics=None
+    server_block = (
+        None
         if scraper is None
         else result_block(
             scraper.scraper,
@@ -442,7 +477,28 @@ async def run_point(
                 (r.prompt_len + r.output_tokens for r in outcome.records if r.ok), default=None
             ),
             client={f"mean_{k}_ms": metrics.stats[k].mean for k in ("ttft", "itl", "e2el")},
-        ),
+        )
+    )
+    roofline = None
+    if config.roofline:
+        found = roofline_batch(point, outcome, len(config.samples), server_block)
+        tpot = metrics.stats.get("tpot")
+        p50 = tpot.median if tpot is not None and metrics.completed else None
+        roofline = dict(config.roofline)
+        if found is not None:
+            # A context check_roofline did not vet is still recorded, just without a floor.
+            with contextlib.suppress(KeyError, ValueError):
+                roofline = roofline_block(config.roofline, *found, p50)
+    result = build_result(
+        info,
+        metrics,
+        save_detailed=config.save_detailed,
+        cancelled=outcome.cancelled,
+        aborted=outcome.aborted,
+        not_sent=outcome.not_sent,
+        started_at=started_at,
+        roofline=roofline,
+        server_metrics=server_block,
     )
     path = path or config.path_for(point)
     if outcome.cancelled:

@@ -31,6 +31,9 @@ _TABLE = (
     ("TPOT p50", "median_tpot_ms", "{:.2f}"),
     ("TPOT p99", "p99_tpot_ms", "{:.2f}"),
     ("ITL p99", "p99_itl_ms", "{:.2f}"),
+    # From the roofline context the run recorded (sweep --gpu ...); "-" when it had none.
+    ("floor", "floor_tpot_ms", "{:.2f}"),
+    ("MBU", "mbu", "{:.1%}"),
 )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -24,7 +25,14 @@ from app.bench.metrics import (
     parse_percentiles,
 )
 from app.bench.results import PointResult, point_from_dict
-from app.bench.sweep import PointSpec, SweepConfig, UnreachableError, fetch_first_model, run_sweep
+from app.bench.sweep import (
+    PointSpec,
+    SweepConfig,
+    UnreachableError,
+    check_roofline,
+    fetch_first_model,
+    run_sweep,
+)
 from app.bench.tokens import TokenCounter, TokenizerError, estimate_tokens
 
 DEFAULT_KEY_ENVS = ("OPENAI_API_KEY", "API_KEY")
@@ -133,6 +141,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="scrape the server's /metrics about once a second during each point (KV cache, "
         "running, waiting, preemptions, server-side TTFT/ITL) and save a summary with the point",
+    )
+    add(
+        "--gpu",
+        help="roofline: the GPU serving the model (catalogue id or name, e.g. rtx3090); each "
+        "point's file then records the decode floor at its batch and the MBU of its TPOT p50",
+    )
+    add(
+        "--roofline-model",
+        metavar="MODEL",
+        help="roofline: the model's architecture (catalogue id, Hugging Face name or a path to "
+        "its config.json; default: --model)",
+    )
+    add("--dtype", help="roofline: weight format, e.g. bf16, fp8, awq-int4 (default bf16)")
+    add("--kv-dtype", help="roofline: KV-cache dtype fp16, bf16 or fp8 (default fp16)")
+    add(
+        "--roofline-context",
+        type=int,
+        metavar="TOKENS",
+        help="roofline: context length per sequence for the KV bytes (default 512)",
     )
     add(
         "--grace-period",
@@ -375,6 +402,7 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         headers = {**profile.headers, **headers}
         if not base_url:
             raise UsageError(f"--profile: '{args.profile}' has no base URL; pass --base-url")
+    roofline, roofline_notes = _roofline(args, roofline, model)
     base_url = base_url or f"http://{args.host}:{args.port}"
     try:
         resolved = resolve_endpoint(base_url, args.endpoint, api, model)
@@ -440,7 +468,52 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         roofline=roofline,
         server_metrics=args.server_metrics,
     )
-    return config, list(resolved.notes)
+    return config, list(resolved.notes) + roofline_notes
+
+
+def _roofline(
+    args: argparse.Namespace, saved: dict[str, Any] | None, model: str | None
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """The roofline context of the run: the profile's, with any roofline flag overriding its
+    part; (None, notes) when neither gives a GPU. UsageError for a bad id in a flag."""
+    flags = {
+        "gpu_id": args.gpu,
+        "model_id": args.roofline_model,
+        "fmt": args.dtype,
+        "kv_dtype": args.kv_dtype,
+        "context": args.roofline_context,
+    }
+    given = {k: v for k, v in flags.items() if v is not None}
+    names = {
+        "gpu_id": "--gpu",
+        "model_id": "--roofline-model",
+        "fmt": "--dtype",
+        "kv_dtype": "--kv-dtype",
+        "context": "--roofline-context",
+    }
+    if not given:
+        if not saved:
+            return None, []
+        try:
+            return check_roofline(saved), []
+        except ValueError as exc:  # a profile saved before a catalogue change: run without it
+            return None, [f"the profile's roofline context is not used: {exc}"]
+    context = {**(saved or {}), **given}
+    context.setdefault("fmt", "bf16")
+    context.setdefault("kv_dtype", "fp16")
+    guessed = not context.get("model_id") and bool(model)
+    if guessed:
+        context["model_id"] = model
+    if not context.get("gpu_id"):
+        flags_given = ", ".join(names[k] for k in given)
+        raise UsageError(f"{flags_given}: the roofline also needs --gpu (e.g. --gpu rtx3090)")
+    if not context.get("model_id"):
+        raise UsageError("--gpu needs --roofline-model (e.g. qwen2.5-7b or a config.json path)")
+    try:
+        return check_roofline(context), []
+    except ValueError as exc:
+        hint = "; name the architecture with --roofline-model" if guessed else ""
+        raise UsageError(f"roofline: {exc}{hint}") from None
 
 
 def _watch_stdin(loop: asyncio.AbstractEventLoop, cancel: asyncio.Event) -> None:
@@ -466,6 +539,14 @@ async def _main(args: argparse.Namespace, config: SweepConfig, observers: list[A
         loop.add_signal_handler(sig, on_signal)
     if args.events:
         _watch_stdin(loop, cancel)
+
+        def reader_gone() -> None:  # on the writer's thread; the loop may be over by then
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(cancel.set)
+
+        for obs in observers:
+            if isinstance(obs, EventWriter):
+                obs.on_broken = reader_gone
     first = await fetch_first_model(
         config.resolved, config.api_key, config.extra_headers, config.verify_tls
     )
@@ -478,7 +559,16 @@ async def _main(args: argparse.Namespace, config: SweepConfig, observers: list[A
 
 
 def run(args: argparse.Namespace) -> int:
-    events = EventWriter(sys.stdout) if args.events else None
+    # Written from its own thread: a GUI that reads slowly must not hold up token timestamps.
+    events = EventWriter(sys.stdout, background=True) if args.events else None
+    try:
+        return _run(args, events)
+    finally:
+        if events is not None:
+            events.close()  # everything queued, run_finished last, is written before exit
+
+
+def _run(args: argparse.Namespace, events: EventWriter | None) -> int:
     try:
         config, notes = _build_config(args)
     except UsageError as exc:

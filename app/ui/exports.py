@@ -43,7 +43,17 @@ TABLE_COLUMNS: tuple[tuple[str, str, int | None], ...] = (
     ("p99_itl_ms", QT_TRANSLATE_NOOP("Metrics", "ITL P99 (ms)"), 2),
     ("median_e2el_ms", QT_TRANSLATE_NOOP("Metrics", "E2EL P50 (ms)"), 0),
     ("duration", QT_TRANSLATE_NOOP("Metrics", "Duration (s)"), 1),
+    ("floor_tpot_ms", QT_TRANSLATE_NOOP("Metrics", "Floor (ms)"), 2),
+    ("mbu", QT_TRANSLATE_NOOP("Metrics", "MBU"), None),
 )
+
+# Roofline figures of a point: flat in a summary read from a file, nested under
+# tpotbench.roofline in a live sweep's point_finished summary (key there in brackets).
+ROOFLINE_KEYS: dict[str, str] = {
+    "roofline_batch": "batch",
+    "floor_tpot_ms": "floor_tpot_ms",
+    "mbu": "mbu",
+}
 
 # Everything a spreadsheet user wants per point, in vLLM's key names and units.
 CSV_KEYS: tuple[str, ...] = (
@@ -65,7 +75,19 @@ CSV_KEYS: tuple[str, ...] = (
         for m in ("ttft", "tpot", "itl", "e2el")
         for stat in ("mean", "median", "std", "p90", "p99")
     ),
+    *ROOFLINE_KEYS,
 )
+
+
+def point_value(point: Mapping[str, Any], key: str) -> Any:
+    """A summary value by its flat key; roofline figures also from tpotbench.roofline."""
+    value = point.get(key)
+    if value is None and key in ROOFLINE_KEYS:
+        block = point.get("tpotbench")
+        roofline = block.get("roofline") if isinstance(block, Mapping) else None
+        if isinstance(roofline, Mapping):
+            value = roofline.get(ROOFLINE_KEYS[key])
+    return value
 
 
 def metric_tooltips() -> dict[str, str]:
@@ -125,6 +147,18 @@ def metric_tooltips() -> dict[str, str]:
         "duration": QCoreApplication.translate(
             "Metrics", "From the first request sent to the last one completed, in seconds."
         ),
+        "floor_tpot_ms": QCoreApplication.translate(
+            "Metrics",
+            "Roofline floor: the fastest TPOT the chosen GPU allows at this point's batch = "
+            "max(bytes read per decode step / memory bandwidth, FLOPs / peak). The batch is "
+            "the server's mean running requests when scraped, else the concurrency (or the "
+            "mean requests in flight at a fixed rate). Empty when the run chose no GPU.",
+        ),
+        "mbu": QCoreApplication.translate(
+            "Metrics",
+            "Memory-bandwidth utilisation: bytes per decode step / TPOT P50 / the GPU's "
+            "bandwidth. 100 % would mean the TPOT sits on the floor.",
+        ),
     }
 
 
@@ -141,7 +175,9 @@ def set_chart_tooltips(curves: SweepCurves, live: LiveCharts | None = None) -> N
 
 def cell_text(point: Mapping[str, Any], key: str, decimals: int | None) -> str:
     """One table cell: rates and concurrencies as 'inf' when unlimited, numbers rounded."""
-    value = point.get(key)
+    value = point_value(point, key)
+    if key == "mbu" and isinstance(value, int | float) and math.isfinite(value):
+        return f"{value * 100:.1f} %"
     if key == "request_rate":
         return format_number(rate_value(value))
     if key == "max_concurrency":
@@ -185,10 +221,17 @@ def runs_csv(series: Sequence[Series]) -> str:
                 elif key == "max_concurrency":
                     row.append(format_number(concurrency_value(point.get(key))))
                 else:
-                    value = _plain(point.get(key))
+                    value = _plain(point_value(point, key))
                     row.append("" if value is None else value)
             writer.writerow(row)
     return buf.getvalue()
+
+
+def _json_point(point: Mapping[str, Any]) -> Any:
+    flat = dict(point)
+    for key in ROOFLINE_KEYS:  # flat beside the nested block, so scripts find them one way
+        flat[key] = point_value(point, key)
+    return _plain(flat)
 
 
 def runs_json(series: Sequence[Series]) -> str:
@@ -196,7 +239,7 @@ def runs_json(series: Sequence[Series]) -> str:
     payload = {
         "schema": EXPORT_SCHEMA,
         "kind": "tpotbench-comparison",
-        "runs": [{"name": s.name, "points": [_plain(dict(p)) for p in s.points]} for s in series],
+        "runs": [{"name": s.name, "points": [_json_point(p) for p in s.points]} for s in series],
     }
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
 

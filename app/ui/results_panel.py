@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from app.bench.results import PointResult, ResultFileError, read_points
 from app.ui.exports import (
+    ROOFLINE_KEYS,
     TABLE_COLUMNS,
     cell_text,
     export_curves,
@@ -90,6 +91,8 @@ def summary_of(point: PointResult) -> dict[str, Any]:
     for name, stats in point.stats.items():
         for stat, value in stats.items():
             summary[f"{stat}_{name}_ms"] = value
+    row = point.summary_row()
+    summary.update({key: row[key] for key in ROOFLINE_KEYS})  # the roofline table columns
     return summary
 
 

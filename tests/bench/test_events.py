@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import io
 import json
 import math
+import os
+import threading
+import time
 
 import pytest
 
@@ -121,3 +126,183 @@ def test_engine_modules_import_without_qt() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+# ---- the background writer: the engine's loop only enqueues ------------------------------
+
+
+def _flatten_sent(batches: list[list[float]]) -> list[tuple[str, float]]:
+    return [("t", t) for batch in batches for t in batch]
+
+
+def _emit_while_measuring_lag(writer: EventWriter, seconds: float) -> tuple[float, list]:
+    """Emit ~16 KB of events every 5 ms from an asyncio loop for `seconds`; return the loop's
+    worst lateness (ms) and what was sent, flattened: ('t', value) per token, ('p', i)."""
+    sent: list[tuple[str, float]] = []
+
+    async def scenario() -> float:
+        worst = 0.0
+        stop = time.perf_counter() + seconds
+        i = 0
+        while time.perf_counter() < stop:
+            before = time.perf_counter()
+            # three token batches in a row (the writer may merge them), then a progress event
+            batches = [[round(i + k / 10 + j * 1e-4, 6) for j in range(200)] for k in range(3)]
+            for batch in batches:
+                writer.tokens(0, batch, [5.0] * len(batch))
+            writer.progress(0, i, 0, 10**6, 1, 0.0, 0.0)
+            sent.extend(_flatten_sent(batches))
+            sent.append(("p", i))
+            i += 1
+            await asyncio.sleep(0.005)
+            worst = max(worst, (time.perf_counter() - before - 0.005) * 1e3)
+        return worst
+
+    return asyncio.run(scenario()), sent
+
+
+def _stalled_reader(fd: int, stall_s: float, received: list[str]) -> threading.Thread:
+    def read() -> None:
+        time.sleep(stall_s)  # the GUI busy elsewhere: the 64 KB pipe fills up
+        with os.fdopen(fd, encoding="utf-8") as fh:
+            received.extend(fh)
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread
+
+
+def _flatten_received(lines_: list[str]) -> list[tuple[str, float]]:
+    out: list[tuple[str, float]] = []
+    for event in map(parse_event, lines_):
+        if event["type"] == "tokens":
+            assert len(event["t_s"]) == len(event["itl_ms"])
+            out.extend(("t", t) for t in event["t_s"])
+        elif event["type"] == "progress":
+            out.append(("p", event["completed"]))
+    return out
+
+
+@pytest.mark.parametrize("background", [True, False])
+def test_a_stalled_reader_does_not_hold_up_the_loop(background: bool) -> None:
+    read_fd, write_fd = os.pipe()
+    received: list[str] = []
+    reader = _stalled_reader(read_fd, 1.0, received)
+    stream = os.fdopen(write_fd, "w", encoding="utf-8")
+    writer = EventWriter(stream, background=background)
+    try:
+        worst_ms, sent = _emit_while_measuring_lag(writer, 1.5)
+        writer.run_finished(False, [], None)
+    finally:
+        writer.close()
+        stream.close()
+    reader.join(10)
+    assert len(sent) > 20_000  # ~3 MB of JSON: far more than a pipe holds
+    if background:
+        # Generous for a shared 2-core machine; writing in the loop stalls it for ~1,000 ms.
+        assert worst_ms < 250, worst_ms
+    else:
+        assert worst_ms > 600, worst_ms  # the control: this test can tell the difference
+    assert parse_event(received[-1])["type"] == "run_finished"  # written before close returned
+    assert _flatten_received(received) == sent  # every event, in order
+
+
+def test_background_writer_merges_only_adjacent_token_batches() -> None:
+    out = io.StringIO()
+    writer = EventWriter(out, background=True)
+    with writer._write_lock:  # as if the pipe were full: events pile up in the queue
+        for k in range(5):
+            writer.tokens(0, [float(k)], [1.0])
+        writer.progress(0, 1, 0, 2, 1, 0.0, 0.0)
+        writer.tokens(0, [9.0], [1.0])
+        time.sleep(0.05)
+    writer.close()
+    events = lines(out)
+    assert _flatten_received(out.getvalue().splitlines(keepends=True)) == [
+        *(("t", float(k)) for k in range(5)),
+        ("p", 1),
+        ("t", 9.0),
+    ]
+    assert len(events) <= 4  # the piled-up token batches went out as one line
+    writer.tokens(1, [0.5], [2.0])  # after close: written directly, still in order
+    assert lines(out)[-1] == {"type": "tokens", "point": 1, "t_s": [0.5], "itl_ms": [2.0]}
+    from app.bench.events import _coalesce
+
+    merged = _coalesce(
+        [
+            ("tokens", {"point": 0, "t_s": [1.0], "itl_ms": [5.0]}),
+            ("tokens", {"point": 0, "t_s": [2.0, 3.0], "itl_ms": [6.0, 7.0]}),
+            ("tokens", {"point": 1, "t_s": [4.0], "itl_ms": [8.0]}),
+            ("progress", {"point": 1}),
+            ("tokens", {"point": 1, "t_s": [5.0], "itl_ms": [9.0]}),
+        ]
+    )
+    assert merged == [
+        ("tokens", {"point": 0, "t_s": [1.0, 2.0, 3.0], "itl_ms": [5.0, 6.0, 7.0]}),
+        ("tokens", {"point": 1, "t_s": [4.0], "itl_ms": [8.0]}),
+        ("progress", {"point": 1}),
+        ("tokens", {"point": 1, "t_s": [5.0], "itl_ms": [9.0]}),
+    ]
+
+
+def test_a_broken_pipe_calls_back_once_and_later_events_are_dropped() -> None:
+    read_fd, write_fd = os.pipe()
+    os.close(read_fd)  # the reader has gone
+    stream = os.fdopen(write_fd, "w", encoding="utf-8")
+    calls: list[str] = []
+    writer = EventWriter(stream, background=True, on_broken=lambda: calls.append("gone"))
+    try:
+        for i in range(50):
+            writer.progress(0, i, 0, 50, 1, 0.0, 0.0)
+        writer.run_finished(True, [], None)
+    finally:
+        writer.close()
+        with contextlib.suppress(BrokenPipeError):
+            stream.close()
+    assert writer.broken and calls == ["gone"]
+
+
+def test_sweep_whose_reader_goes_away_stops_like_a_cancel(sim, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "app", "sweep", "--events", "jsonl"),
+            *("--base-url", sim.base_url, "--model", "qwen2.5-7b"),
+            # ~60 s of work at 20 ms per token if it were not stopped
+            *("--num-prompts", "200", "--max-concurrency", "4", "--output-len", "64"),
+            *("--dataset-name", "random", "--random-input-len", "16"),
+            *("--result-dir", str(tmp_path), "--grace-period", "0.5"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if parse_event(line)["type"] == "progress":
+                break
+        t0 = time.monotonic()
+        proc.stdout.close()  # the GUI went away
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert time.monotonic() - t0 < 20
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert "Cancelled: finished points are saved." in err
+
+
+def test_a_value_json_cannot_hold_does_not_stop_the_writer_thread() -> None:
+    out = io.StringIO()
+    with EventWriter(out, background=True) as writer:
+        writer.server_metrics({"t_s": math.nan, "running": 3})
+        writer.error("still here")
+    assert lines(out) == [
+        {"type": "server_metrics", "t_s": None, "running": 3},
+        {"type": "error", "message": "still here"},
+    ]

@@ -434,7 +434,13 @@ def test_profile_supplies_url_model_and_roofline(sim, tmp_path: Path) -> None:
             kind="vllm",
             base_url=sim.base_url,
             model="qwen2.5-7b",
-            roofline={"gpu": "rtx3090", "model": "qwen2.5-7b"},
+            roofline={
+                "gpu_id": "rtx3090",
+                "model_id": "qwen2.5-7b",
+                "fmt": "bf16",
+                "kv_dtype": "fp16",
+                "context": 512,
+            },
         )
     )
     store.save()
@@ -458,4 +464,16 @@ def test_profile_supplies_url_model_and_roofline(sim, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     point = load_results([tmp_path / "out"])[0]
     assert point.completed == 2 and point.tpotbench["profile"] == "lab"
-    assert point.tpotbench["roofline"] == {"gpu": "rtx3090", "model": "qwen2.5-7b"}
+    roofline = point.tpotbench["roofline"]
+    assert {k: roofline[k] for k in ("gpu_id", "model_id", "fmt", "kv_dtype", "context")} == {
+        "gpu_id": "rtx3090",
+        "model_id": "qwen2.5-7b",
+        "fmt": "bf16",
+        "kv_dtype": "fp16",
+        "context": 512,
+    }
+    # No concurrency limit: the batch is the mean number in flight, between 1 and the 2 sent.
+    assert roofline["batch_source"] == "mean_in_flight" and 1.0 <= roofline["batch"] <= 2.0
+    # Hand count: 7,070,619,136 weights read (total minus the gathered embedding) x 2 bytes
+    # + 512 tokens x 57,344 KV bytes per sequence; 1 or 2 sequences.
+    assert roofline["bytes_per_step"] in (14_170_598_400, 14_199_958_528)

@@ -1,0 +1,189 @@
+"""The roofline context through sweeps: floor and MBU per point in files, sweep.csv and report."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.bench.events import parse_event
+from app.bench.load import LoadOutcome
+from app.bench.record import RequestRecord
+from app.bench.results import (
+    SUMMARY_COLUMNS,
+    load_result,
+    load_results,
+    roofline_block,
+    sweep_csv_text,
+    write_point_json,
+)
+from app.bench.sweep import PointSpec, check_roofline, roofline_batch
+from app.commands.report import format_table
+
+REFERENCE = {
+    "gpu_id": "rtx3090",
+    "model_id": "qwen2.5-7b",
+    "fmt": "bf16",
+    "kv_dtype": "fp16",
+    "context": 512,
+}
+# Qwen2.5-7B: 7,615,616,512 parameters less the 152,064 x 3,584 input embedding (gathered,
+# not read) = 7,070,619,136 read per step x 2 bytes; KV 28 layers x 2 x 4 heads x 128 x 2 B
+# = 57,344 B per token, x 512 tokens = 29,360,128 B per sequence. RTX 3090: 936 GB/s.
+BYTES_B1 = 14_170_598_400
+BYTES_B4 = 14_258_678_784
+BYTES_B8 = 14_376_119_296
+MS = 1_000_000
+
+
+def test_block_for_the_reference_case() -> None:
+    block = roofline_block(REFERENCE, 1.0, "concurrency", 19.7)
+    assert {k: block[k] for k in REFERENCE} == REFERENCE
+    assert block["batch"] == 1.0 and block["batch_source"] == "concurrency"
+    assert block["bytes_per_step"] == BYTES_B1
+    assert block["floor_tpot_ms"] == pytest.approx(15.139528, abs=1e-6)  # BYTES_B1 / 936e9
+    assert block["mbu"] == pytest.approx(0.768504, abs=1e-6)  # BYTES_B1 / 19.7 ms / 936e9
+    # A mean running batch of 7.6 is read at 8 sequences; no TPOT means no MBU.
+    block = roofline_block(REFERENCE, 7.6, "server_running", None)
+    assert block["batch"] == 7.6 and block["bytes_per_step"] == BYTES_B8
+    assert block["floor_tpot_ms"] == pytest.approx(15.359102, abs=1e-6)
+    assert block["mbu"] is None and block["tpot_p50_ms"] is None
+
+
+def test_context_check_fills_defaults_and_names_the_bad_id() -> None:
+    partial = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "awq-int4", "kv_dtype": "fp8"}
+    assert check_roofline(partial) == {**partial, "context": 512}
+    with pytest.raises(ValueError, match="unknown GPU 'rtx9999'"):
+        check_roofline({**REFERENCE, "gpu_id": "rtx9999"})
+    with pytest.raises(ValueError, match="lacks kv_dtype"):
+        check_roofline({k: v for k, v in REFERENCE.items() if k != "kv_dtype"})
+
+
+def _outcome(*spans_ms: tuple[int, int]) -> LoadOutcome:
+    records = [RequestRecord(send_ns=a * MS, end_ns=b * MS, ok=True) for a, b in spans_ms]
+    return LoadOutcome(
+        records,
+        origin_ns=0,
+        first_send_ns=min(a for a, _ in spans_ms) * MS,
+        last_end_ns=max(b for _, b in spans_ms) * MS,
+        cancelled=False,
+    )
+
+
+def test_batch_comes_from_server_then_concurrency_then_little() -> None:
+    spans = _outcome((0, 1000), (500, 2000))  # 1.0 s + 1.5 s busy over 2.0 s
+    limited = PointSpec(0, math.inf, 4)
+    assert roofline_batch(limited, spans, 100, {"running": {"mean": 7.6, "max": 9}}) == (
+        7.6,
+        "server_running",
+    )
+    assert roofline_batch(limited, spans, 100, None) == (4.0, "concurrency")
+    assert roofline_batch(limited, spans, 100, {"running": None}) == (4.0, "concurrency")
+    assert roofline_batch(PointSpec(0, math.inf, 16), spans, 8, None) == (8.0, "concurrency")
+    # A fixed rate (or no limit): the time-averaged number in flight, 2.5 s / 2.0 s.
+    assert roofline_batch(PointSpec(0, 2.0, 4), spans, 100, None) == (1.25, "mean_in_flight")
+    assert roofline_batch(PointSpec(0, math.inf, None), spans, 2, None) == (1.25, "mean_in_flight")
+    empty = LoadOutcome([], 0, None, None, cancelled=True)
+    assert roofline_batch(PointSpec(0, 2.0, None), empty, 2, None) is None
+
+
+def _file(tmp_path: Path, name: str, roofline: dict | None) -> Path:
+    doc = {
+        "completed": 4,
+        "duration": 2.0,
+        "request_rate": "inf",
+        "max_concurrency": 4,
+        "median_tpot_ms": 19.7,
+        "tpotbench": {"roofline": roofline},
+    }
+    return write_point_json(tmp_path / name, doc)
+
+
+def test_rows_csv_and_report_carry_floor_and_mbu(tmp_path: Path) -> None:
+    assert SUMMARY_COLUMNS[-3:] == ("roofline_batch", "floor_tpot_ms", "mbu")
+    _file(tmp_path, "a_rateinf_conc4.json", roofline_block(REFERENCE, 4, "concurrency", 19.7))
+    _file(tmp_path, "b_rateinf_conc4.json", None)  # a run that chose no GPU
+    _file(tmp_path, "c_rateinf_conc4.json", {"gpu": "rtx3090"})  # phase-1 profile dict
+    points = load_results([tmp_path])
+    rows = [p.summary_row() for p in points]
+    assert rows[0]["roofline_batch"] == 4.0
+    assert rows[0]["floor_tpot_ms"] == pytest.approx(15.233631, abs=1e-6)  # BYTES_B4 / 936e9
+    assert rows[0]["mbu"] == pytest.approx(0.773281, abs=1e-6)  # BYTES_B4 / 19.7 ms / 936e9
+    assert all(r[k] is None for r in rows[1:] for k in ("floor_tpot_ms", "mbu"))
+    table = list(csv.DictReader(io.StringIO(sweep_csv_text(points))))
+    assert table[0]["floor_tpot_ms"].startswith("15.2336") and table[0]["mbu"].startswith("0.7732")
+    assert table[1]["floor_tpot_ms"] == "" and table[1]["mbu"] == ""
+    lines = format_table(points).splitlines()
+    assert lines[0].split()[-2:] == ["floor", "MBU"]
+    assert lines[1].split()[-2:] == ["15.23", "77.3%"]
+    assert lines[2].split()[-2:] == ["-", "-"]
+
+
+def _sweep(*extra: str, timeout: float = 90) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "app", "sweep", *extra],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_sweep_records_the_context_and_reports_it(sim, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    proc = _sweep(
+        *("--base-url", sim.base_url, "--model", "qwen2.5-7b"),
+        *("--max-concurrency", "4", "--num-prompts", "4", "--output-len", "8"),
+        *("--gpu", "rtx3090", "--roofline-model", "qwen2.5-7b"),
+        *("--result-dir", str(out), "--label", "r", "--events", "jsonl", "--disable-tqdm"),
+    )
+    assert proc.returncode == 0, proc.stderr
+    point = load_result(out / "r_rateinf_conc4.json")
+    block = point.tpotbench["roofline"]
+    assert {k: block[k] for k in REFERENCE} == REFERENCE  # --dtype bf16, --kv-dtype fp16 default
+    assert (block["batch"], block["batch_source"]) == (4.0, "concurrency")
+    assert block["bytes_per_step"] == BYTES_B4
+    assert block["floor_tpot_ms"] == pytest.approx(15.233631, abs=1e-6)
+    p50 = point.metric("tpot", "median")
+    assert block["tpot_p50_ms"] == pytest.approx(p50)
+    assert block["mbu"] == pytest.approx(BYTES_B4 / (p50 / 1e3) / 936e9)
+    assert 0.6 < block["mbu"] < 0.9  # the simulator plays the reference case, ~19.7 ms
+    events = [parse_event(line) for line in proc.stdout.splitlines()]
+    [finished] = [e for e in events if e["type"] == "point_finished"]
+    assert finished["summary"]["tpotbench"]["roofline"]["bytes_per_step"] == BYTES_B4
+    with open(out / "sweep.csv", newline="") as fh:
+        [row] = list(csv.DictReader(fh))
+    assert float(row["floor_tpot_ms"]) == pytest.approx(15.233631, abs=1e-6)
+    assert float(row["mbu"]) == pytest.approx(block["mbu"])
+    report = subprocess.run(
+        [sys.executable, "-m", "app", "report", str(out), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    [summary] = json.loads(report.stdout)
+    assert summary["floor_tpot_ms"] == pytest.approx(15.233631, abs=1e-6)
+    assert summary["mbu"] == pytest.approx(block["mbu"])
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--gpu", "rtx9999", "--roofline-model", "qwen2.5-7b"], "unknown GPU 'rtx9999'"),
+        (["--gpu", "rtx3090", "--roofline-model", "qwen2.5-7b", "--dtype", "int3"], "'int3'"),
+        (["--dtype", "fp8"], "--dtype: the roofline also needs --gpu"),
+        (["--gpu", "rtx3090"], "--gpu needs --roofline-model"),
+        (["--gpu", "rtx3090", "--model", "my-served-name"], "name the architecture with"),
+    ],
+)
+def test_bad_roofline_flags_are_one_line_and_exit_2(
+    tmp_path: Path, flags: list[str], message: str
+) -> None:
+    proc = _sweep(*flags, "--base-url", "http://127.0.0.1:9", "--result-dir", str(tmp_path))
+    assert proc.returncode == 2
+    assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
