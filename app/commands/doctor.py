@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 
 from app.bench.doctor import Check, DoctorTarget, diagnose
 from app.bench.endpoint import EndpointError, resolve_endpoint
+from app.commands.credentials import find_api_key
 
-DEFAULT_KEY_ENVS = ("OPENAI_API_KEY", "API_KEY")
 _MARK = {"ok": "[ ok ]", "warn": "[warn]", "fail": "[FAIL]", "skip": "[skip]"}
 
 
@@ -44,28 +43,6 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _key(args: argparse.Namespace, profile_name: str | None) -> tuple[str | None, str]:
-    """The key and a phrase saying where it came from (never the key itself)."""
-    if args.api_key_env:
-        value = os.environ.get(args.api_key_env)
-        if value is None:
-            return None, f"environment variable {args.api_key_env} is not set"
-        if not value.strip():
-            return None, f"environment variable {args.api_key_env} is empty"
-        return value, f"from ${args.api_key_env}"
-    if profile_name:
-        from app.secrets import KeyStore
-
-        value = KeyStore().get(profile_name)
-        if value:
-            return value, f"from the keyring entry of profile '{profile_name}'"
-    for name in DEFAULT_KEY_ENVS:
-        value = os.environ.get(name)
-        if value:
-            return value, f"from ${name}"
-    return None, ""
-
-
 def build_target(args: argparse.Namespace) -> DoctorTarget:
     """Flags (and a profile) to a DoctorTarget; raises ValueError with a one-line message."""
     base_url, api, model, verify, headers = args.base_url, None, args.model, True, {}
@@ -85,7 +62,7 @@ def build_target(args: argparse.Namespace) -> DoctorTarget:
         verify, headers = profile.verify_tls, dict(profile.headers)
     if not base_url:
         raise ValueError("give --base-url (e.g. http://localhost:8000) or --profile")
-    key, source = _key(args, args.profile)
+    key, source = find_api_key(args.api_key_env, args.profile)
     return DoctorTarget(
         base_url=base_url,
         endpoint=args.endpoint,

@@ -5,17 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 import time
 from typing import Any
 
+from app.commands.credentials import UsageError, parse_headers, require_api_key
+
 DEFAULT_PROMPT = "Explain in three sentences what GPU memory bandwidth is."
-DEFAULT_KEY_ENVS = ("OPENAI_API_KEY", "API_KEY")
-
-
-class UsageError(ValueError):
-    """Bad flags or inputs: one line, exit code 2."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -58,34 +54,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--events", choices=["jsonl"], help="JSON-lines events on stdout (GUI)")
 
 
-def _api_key(args: argparse.Namespace, profile: str | None) -> str | None:
-    if args.api_key_env:
-        value = os.environ.get(args.api_key_env)
-        if value is None:
-            raise UsageError(f"--api-key-env: environment variable {args.api_key_env} is not set")
-        return value
-    if profile:
-        from app.secrets import KeyStore
-
-        value = KeyStore().get(profile)
-        if value:
-            return value
-    for name in DEFAULT_KEY_ENVS:
-        if os.environ.get(name):
-            return os.environ[name]
-    return None
-
-
-def _headers(items: list[str]) -> dict[str, str]:
-    headers = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise UsageError(f"--header: {item!r} is not KEY=VALUE")
-        headers[name.strip()] = value.strip()
-    return headers
-
-
 def _target(args: argparse.Namespace) -> dict[str, Any]:
     from app.bench.endpoint import EndpointError, resolve_endpoint
 
@@ -93,7 +61,7 @@ def _target(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--max-tokens must be at least 1")
     if not args.timeout > 0:
         raise UsageError("--timeout must be greater than 0")
-    headers = _headers(args.header)
+    headers = parse_headers(args.header)
     base_url, api, model, verify, profile = args.base_url, args.backend, args.model, True, None
     if args.profile:
         from app.profiles import ProfileStore
@@ -125,7 +93,7 @@ def _target(args: argparse.Namespace) -> dict[str, Any]:
         "resolved": resolved,
         "headers": headers,
         "verify": verify and not args.insecure,
-        "api_key": _api_key(args, profile),
+        "api_key": require_api_key(args.api_key_env, profile),
         "tokenizer": tokenizer,
     }
 

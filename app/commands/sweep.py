@@ -34,12 +34,7 @@ from app.bench.sweep import (
     run_sweep,
 )
 from app.bench.tokens import TokenCounter, TokenizerError, estimate_tokens
-
-DEFAULT_KEY_ENVS = ("OPENAI_API_KEY", "API_KEY")
-
-
-class UsageError(ValueError):
-    """Bad flags or inputs: one line, exit code 2."""
+from app.commands.credentials import UsageError, parse_headers, require_api_key
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -200,34 +195,6 @@ def _concurrencies(text: str | None) -> list[int | None]:
     return values
 
 
-def _headers(items: Sequence[str]) -> dict[str, str]:
-    headers = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise UsageError(f"--header: {item!r} is not KEY=VALUE")
-        headers[name.strip()] = value.strip()
-    return headers
-
-
-def _api_key(args: argparse.Namespace, profile: str | None) -> str | None:
-    if args.api_key_env:
-        value = os.environ.get(args.api_key_env)
-        if value is None:
-            raise UsageError(f"--api-key-env: environment variable {args.api_key_env} is not set")
-        return value
-    if profile:
-        from app.secrets import KeyStore
-
-        value = KeyStore().get(profile)
-        if value:
-            return value
-    for name in DEFAULT_KEY_ENVS:
-        if os.environ.get(name):
-            return os.environ[name]
-    return None
-
-
 class _EstimateCounter:
     def count(self, text: str) -> int:
         return estimate_tokens(text)
@@ -384,7 +351,7 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         goodput = parse_goodput(args.goodput) if args.goodput else None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    headers = _headers(args.header)
+    headers = parse_headers(args.header)
     base_url, api, model, verify, profile_name = args.base_url, args.backend, args.model, True, None
     roofline = None
     if args.profile:
@@ -457,7 +424,7 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         save_detailed=args.save_detailed,
         extra_body=extra_body or None,
         extra_headers=headers or None,
-        api_key=_api_key(args, profile_name),
+        api_key=require_api_key(args.api_key_env, profile_name),
         tokenizer=tokenizer,
         tokenizer_id=args.tokenizer,
         dataset_name=args.dataset_name,

@@ -1,0 +1,58 @@
+"""Where a command's API key and extra headers come from: a flag, a profile's keyring entry, env."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+DEFAULT_KEY_ENVS = ("OPENAI_API_KEY", "API_KEY")
+
+
+class UsageError(ValueError):
+    """Bad flags or inputs: one line, exit code 2."""
+
+
+def find_api_key(api_key_env: str | None, profile: str | None) -> tuple[str | None, str]:
+    """The key and a phrase saying where it came from (never the key itself).
+
+    Order: the variable named by --api-key-env, the profile's keyring entry, then the variables
+    users already export for OpenAI-style clients. A named variable that is unset or empty gives
+    (None, what is wrong) so the caller can refuse it or diagnose it.
+    """
+    if api_key_env:
+        value = os.environ.get(api_key_env)
+        if value is None:
+            return None, f"environment variable {api_key_env} is not set"
+        if not value.strip():
+            return None, f"environment variable {api_key_env} is empty"
+        return value, f"from ${api_key_env}"
+    if profile:
+        from app.secrets import KeyStore
+
+        value = KeyStore().get(profile)
+        if value:
+            return value, f"from the keyring entry of profile '{profile}'"
+    for name in DEFAULT_KEY_ENVS:
+        value = os.environ.get(name)
+        if value:
+            return value, f"from ${name}"
+    return None, ""
+
+
+def require_api_key(api_key_env: str | None, profile: str | None) -> str | None:
+    """find_api_key for commands that send: a named but missing variable is a usage error."""
+    value, origin = find_api_key(api_key_env, profile)
+    if api_key_env and value is None:
+        raise UsageError(f"--api-key-env: {origin}")
+    return value
+
+
+def parse_headers(items: Sequence[str]) -> dict[str, str]:
+    """--header KEY=VALUE items as a dict; UsageError naming the bad item."""
+    headers = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"--header: {item!r} is not KEY=VALUE")
+        headers[name.strip()] = value.strip()
+    return headers
