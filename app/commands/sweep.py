@@ -475,7 +475,8 @@ def _roofline(
         flags_given = ", ".join(names[k] for k in given)
         raise UsageError(f"{flags_given}: the roofline also needs --gpu (e.g. --gpu rtx3090)")
     if not context.get("model_id"):
-        raise UsageError("--gpu needs --roofline-model (e.g. qwen2.5-7b or a config.json path)")
+        # Filled in from /v1/models once the server has named its model (see _run).
+        return context, []
     try:
         return check_roofline(context), []
     except ValueError as exc:
@@ -521,6 +522,16 @@ async def _main(args: argparse.Namespace, config: SweepConfig, observers: list[A
         if first is None:
             raise UnreachableError(f"no model list at {config.resolved.models_url}; pass --model")
         config.model = first
+    if config.roofline is not None and not config.roofline.get("model_id"):
+        try:
+            config.roofline = check_roofline({**config.roofline, "model_id": config.model})
+        except ValueError as exc:
+            print(
+                f"note: no roofline for this run: {exc}; name the architecture with "
+                "--roofline-model",
+                file=sys.stderr,
+            )
+            config.roofline = None
     outcome = await run_sweep(config, observers, cancel)
     return 130 if outcome.cancelled and not args.events else 0
 

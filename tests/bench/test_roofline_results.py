@@ -177,7 +177,6 @@ def test_sweep_records_the_context_and_reports_it(sim, tmp_path: Path) -> None:
         (["--gpu", "rtx9999", "--roofline-model", "qwen2.5-7b"], "unknown GPU 'rtx9999'"),
         (["--gpu", "rtx3090", "--roofline-model", "qwen2.5-7b", "--dtype", "int3"], "'int3'"),
         (["--dtype", "fp8"], "--dtype: the roofline also needs --gpu"),
-        (["--gpu", "rtx3090"], "--gpu needs --roofline-model"),
         (["--gpu", "rtx3090", "--model", "my-served-name"], "name the architecture with"),
     ],
 )
@@ -187,3 +186,22 @@ def test_bad_roofline_flags_are_one_line_and_exit_2(
     proc = _sweep(*flags, "--base-url", "http://127.0.0.1:9", "--result-dir", str(tmp_path))
     assert proc.returncode == 2
     assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_roofline_model_defaults_to_the_served_model(sim, make_sim, tmp_path: Path) -> None:
+    args = ("--max-concurrency", "1", "--num-prompts", "1", "--output-len", "4", "--disable-tqdm")
+    proc = _sweep(
+        "--base-url", sim.base_url, "--gpu", "rtx3090", "--result-dir", str(tmp_path / "a"), *args
+    )
+    assert proc.returncode == 0, proc.stderr
+    [path] = (tmp_path / "a").glob("*.json")
+    assert load_result(path).tpotbench["roofline"]["model_id"] == "qwen2.5-7b"
+    # A served name the catalogue does not know: the run goes on without a roofline, and says why.
+    odd = make_sim(served_model_name=["my-finetune"])
+    proc = _sweep(
+        "--base-url", odd.base_url, "--gpu", "rtx3090", "--result-dir", str(tmp_path / "b"), *args
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "no roofline for this run" in proc.stderr and "--roofline-model" in proc.stderr
+    [path] = (tmp_path / "b").glob("*.json")
+    assert not load_result(path).tpotbench.get("roofline")
