@@ -1,7 +1,8 @@
 """The simulator against the field guide's RTX 3090 + Qwen2.5-7B BF16 figures.
 
 Starts `tpotbench sim` with its default (reference-case) settings as a child process, runs the
-field guide's scenarios through `tpotbench sweep` on the shipped synthetic ShareGPT dataset,
+field guide's scenarios through `tpotbench sweep` on the shipped synthetic ShareGPT dataset
+(sampled with the simulated model's tokenizer, as `vllm bench serve --tokenizer` would be),
 and prints each measured figure beside the reference with its pass band.
 
     .venv/bin/python benchmarks/sim_calibration.py [--quick]
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.sim.embedded import start_sim_process
+from app.sim.textgen import tokenizer_json
 
 
 @dataclass
@@ -62,10 +64,11 @@ CHECKS = [
 ]
 
 
-def run_point(base_url: str, point: Point, prompts: int, out_dir: Path) -> dict:
+def run_point(base_url: str, point: Point, prompts: int, out_dir: Path, tokenizer: Path) -> dict:
     cmd = [
         sys.executable, "-m", "app", "sweep",
         "--base-url", base_url,
+        "--tokenizer", str(tokenizer),
         "--num-prompts", str(prompts),
         "--request-rate", point.rate,
         "--max-concurrency", str(point.concurrency),
@@ -93,12 +96,17 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out_dir = Path(args.keep or tmp)
         out_dir.mkdir(parents=True, exist_ok=True)
+        # Like `vllm bench serve --tokenizer <the model>`: the simulated model's tokenizer
+        # decides vLLM's ShareGPT length filter and each request's max_tokens.
+        tokenizer = Path(tmp) / "tokenizer"
+        tokenizer.mkdir()
+        (tokenizer / "tokenizer.json").write_text(tokenizer_json(), encoding="utf-8")
         for point in POINTS:
             prompts = point.quick_prompts if args.quick else point.prompts
             print(f"running {point.name} ({prompts} prompts) ...", file=sys.stderr, flush=True)
             # A fresh simulator per point: request n always draws the same reply length.
             with start_sim_process([]) as sim:
-                results[point.name] = run_point(sim.base_url, point, prompts, out_dir)
+                results[point.name] = run_point(sim.base_url, point, prompts, out_dir, tokenizer)
     load_after = os.getloadavg()
 
     print(f"{'figure':<32}{'reference':>11}{'measured':>11}  {'band':<22}result")

@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from app.sim.config import DEFAULT_SPIN_US, FAULT_KINDS, SimConfig, SimConfigError
+
+if TYPE_CHECKING:
+    import uvicorn
 
 _D = SimConfig()
 
@@ -46,6 +50,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add("--block-size", type=int, default=_D.block_size, help="KV cache block size in tokens")
     add("--seed", type=int, default=_D.seed, help="seed for reply lengths, text and faults")
+    add(
+        "--exit-on-stdin-eof",
+        action="store_true",
+        help="shut down when standard input reaches end of file: a parent that starts the "
+        "simulator with a pipe on its stdin takes it down when it exits, even if killed",
+    )
 
     timing = parser.add_argument_group("timing model")
     timing.add_argument(
@@ -199,13 +209,34 @@ def run(args: argparse.Namespace) -> int:
         f"http://{config.host}:{config.port}{prefix}/v1",
         flush=True,
     )
-    uvicorn.run(
-        app,
-        host=config.host,
-        port=config.port,
-        log_level="warning",
-        loop="auto",
-        http="auto",
-        timeout_graceful_shutdown=2,
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host=config.host,
+            port=config.port,
+            log_level="warning",
+            loop="auto",
+            http="auto",
+            timeout_graceful_shutdown=2,
+        )
     )
+    if args.exit_on_stdin_eof:
+        _watch_stdin(server)
+    server.run()
     return 0
+
+
+def _watch_stdin(server: uvicorn.Server) -> None:
+    """Ask the server to exit once stdin closes (the parent exited or closed the pipe)."""
+    import threading
+
+    def watch() -> None:
+        stream = sys.stdin.buffer if sys.stdin is not None else None
+        try:
+            while stream is not None and stream.read(4096):
+                pass
+        except (OSError, ValueError):
+            pass
+        server.should_exit = True
+
+    threading.Thread(target=watch, name="stdin-eof-watch", daemon=True).start()

@@ -41,7 +41,10 @@ class SimConfig:
     seed: int = 0
     # Timing model, calibrated on the field guide (see benchmarks/sim_calibration.py).
     bandwidth_efficiency: float = 0.86
-    compute_efficiency: float = 0.85
+    # About 57 of the RTX 3090's 71 dense BF16 TFLOP/s in prefill (large GEMMs on a consumer
+    # card under its power limit): TTFT at one user comes out 36 ms against the field guide's
+    # 41 ms, while concurrency 32 keeps its throughput (see benchmarks/sim_calibration.py).
+    compute_efficiency: float = 0.8
     step_overhead_ms: float = 2.0
     # Wake this long before a step's deadline and busy-wait the rest: event-loop timers fire up
     # to ~2 ms late (millisecond ticks, a cached loop clock). None = 3000 us in a process of its

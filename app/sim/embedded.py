@@ -8,12 +8,12 @@ import dataclasses
 import os
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from types import TracebackType
 
+from app.paths import cli_command
 from app.sim.config import SimConfig
 
 _START_TIMEOUT_S = 20.0
@@ -94,7 +94,9 @@ def start_sim_thread(
     errors: list[BaseException] = []
 
     def run() -> None:
-        loop = asyncio.new_event_loop()
+        # Not asyncio.new_event_loop(): that follows the global loop policy, which a GUI host
+        # may have pointed at its own (Qt) loop. uvicorn needs a plain selector loop here.
+        loop = asyncio.SelectorEventLoop()
         try:
             loop.run_until_complete(server.serve(sockets=[sock]))
         except BaseException as exc:  # surfaced to the starting thread below
@@ -127,7 +129,11 @@ def start_sim_thread(
 
 
 def start_sim_process(args: list[str], port: int = 0) -> RunningSim:
-    """`python -m app sim ARGS --port PORT` as a child process (its own GIL and core)."""
+    """`tpotbench sim ARGS --port PORT` as a child process (its own GIL and core).
+
+    The child watches the stdin pipe it gets from this process and exits when that pipe
+    closes, so it never outlives its parent, even one that is killed outright.
+    """
     host = "127.0.0.1"
     if port == 0:
         probe = _bind(host, 0)
@@ -136,13 +142,20 @@ def start_sim_process(args: list[str], port: int = 0) -> RunningSim:
     prefix = ""
     if "--path-prefix" in args:
         prefix = SimConfig(path_prefix=args[args.index("--path-prefix") + 1]).normalized_prefix
-    cmd = [sys.executable, "-m", "app", "sim", *args, "--host", host, "--port", str(port)]
+    cmd = [*cli_command(), "sim", *args, "--host", host, "--port", str(port), "--exit-on-stdin-eof"]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     # stderr goes to a file, not a pipe nobody drains: a chatty child must never block.
     errors = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # noqa: SIM115 (closed by stop)
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=errors, env=env)
+    proc = subprocess.Popen(
+        cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=errors, env=env
+    )
 
     def stop() -> None:
+        assert proc.stdin is not None
+        with contextlib.suppress(OSError):
+            proc.stdin.close()  # the child's cue to shut down cleanly
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(5)
         if proc.poll() is None:
             proc.terminate()
             try:

@@ -9,6 +9,7 @@ model itself predicts, apart from HTTP and machine noise; the calibration test u
 from __future__ import annotations
 
 import collections
+import heapq
 import math
 import random
 from dataclasses import dataclass, field
@@ -62,10 +63,16 @@ def replay(
     max_concurrency: int,
     request_rate: float = math.inf,
     seed: int = 0,
+    transit_s: float = 0.0005,
+    send_gap_s: float = 0.00001,
 ) -> ReplayResult:
     """Run (prompt tokens, max_tokens, reply seed) requests in order, in virtual time.
 
     The reply seed is `textgen.request_seed(config.seed, prompt text)`, as the server draws it.
+    A request reaches the engine `transit_s` after it is sent (client, HTTP and parsing), and
+    requests sent together go out `send_gap_s` apart, as from a real client: the engine starts
+    its first step with the first request alone, and a request sent when one finishes joins
+    the step after next, as it does against the live server.
     """
     cost = StepCostModel(config)
     engine = Engine(
@@ -83,11 +90,13 @@ def replay(
     result = ReplayResult()
     queue: collections.deque[int] = collections.deque()
     sent: dict[SimRequest, tuple[float, list[float]]] = {}
+    in_transit: list[tuple[float, int, SimRequest]] = []  # heap of (arrival at the engine, n, req)
     now, next_arrival, first_send, last_end = 0.0, 0, math.inf, 0.0
     while len(result.output_tokens) < len(workload):
         while next_arrival < len(workload) and arrivals[next_arrival] <= now:
             queue.append(next_arrival)
             next_arrival += 1
+        burst = 0
         while queue and len(sent) < max_concurrency:
             index = queue.popleft()
             prompt, max_tokens, req_seed = workload[index]
@@ -100,11 +109,18 @@ def replay(
                 sigma=config.eos_sigma,
             )
             req = SimRequest(str(index), prompt, target, reason, _NullSink(), req_seed)
-            engine.submit(req)
-            sent[req] = (now, [])
-            first_send = min(first_send, now)
+            sent_at = now + burst * send_gap_s
+            heapq.heappush(in_transit, (sent_at + transit_s, index, req))
+            sent[req] = (sent_at, [])
+            first_send = min(first_send, sent_at)
+            burst += 1
+        while in_transit and in_transit[0][0] <= now:
+            engine.submit(heapq.heappop(in_transit)[2])
         if not engine.running and not engine.waiting:
-            now = max(now, arrivals[next_arrival])
+            upcoming = [in_transit[0][0]] if in_transit else []
+            if next_arrival < len(workload):
+                upcoming.append(arrivals[next_arrival])
+            now = max(now, min(upcoming))
             continue
         outputs, work = engine._plan()
         now += cost.step_seconds(work)

@@ -40,6 +40,7 @@ class ParsedRequest:
     include_usage: bool
     seed: int | None
     prompt_key: str  # the prompt as text, so a prompt always gets the same reply (greedy-like)
+    stop: tuple[str, ...] = ()
 
 
 def _int_field(body: dict[str, Any], name: str, minimum: int) -> int | None:
@@ -135,6 +136,9 @@ def parse_request(raw: bytes, config: SimConfig, *, chat: bool) -> ParsedRequest
     stop = body.get("stop")
     if stop is not None and not isinstance(stop, str | list):
         raise _bad("'stop' must be a string or a list of strings")
+    stops = [stop] if isinstance(stop, str) else list(stop or [])
+    if not all(isinstance(s, str) for s in stops):
+        raise _bad("'stop' must be a string or a list of strings")
     stream = body.get("stream", False)
     if not isinstance(stream, bool):
         raise _bad("'stream' must be true or false")
@@ -158,4 +162,5 @@ def parse_request(raw: bytes, config: SimConfig, *, chat: bool) -> ParsedRequest
         include_usage=include_usage,
         seed=seed,
         prompt_key=_prompt_key(body, chat),
+        stop=tuple(s for s in stops if s),
     )

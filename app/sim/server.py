@@ -24,7 +24,7 @@ from app.sim.faults import FaultPlan
 from app.sim.metrics import CONTENT_TYPE, SimMetrics
 from app.sim.requests import ApiError, ParsedRequest, error_body, parse_request
 from app.sim.streams import SSE_HEADERS, ChunkFormat, CollectSink, StreamSink, sse
-from app.sim.textgen import reply_length, request_seed
+from app.sim.textgen import find_stop, reply_length, request_seed
 from app.sim.timing import StepCostModel
 
 
@@ -278,6 +278,11 @@ async def _generate(state: SimState, request: Request, *, chat: bool) -> Respons
         median=state.config.eos_median_tokens,
         sigma=state.config.eos_sigma,
     )
+    stop = find_stop(seed, target, parsed.stop, parsed.min_tokens)
+    if stop is not None:  # the reply ends with the token completing the stop string
+        target, reason = stop.tokens, "stop"
+    text_limit = None if stop is None else stop.chars
+    stop_reason = None if stop is None else stop.stop
     if parsed.stream:
         sink = StreamSink(
             fmt,
@@ -286,17 +291,27 @@ async def _generate(state: SimState, request: Request, *, chat: bool) -> Respons
             latency_s=state.latency_s,
             cut_after=max(1, target // 2) if fault == "cut" else None,
             malformed_at=max(1, target // 2) if fault == "malformed" else None,
+            text_limit=text_limit,
+            stop_reason=stop_reason,
         )
         req = SimRequest(fmt.request_id, parsed.prompt_tokens, target, reason, sink, seed)
         return _EngineStream(state.engine, req, sink)
-    collect = CollectSink()
+    collect = CollectSink(text_limit)
     req = SimRequest(fmt.request_id, parsed.prompt_tokens, target, reason, collect, seed)
     state.engine.submit(req)
+    disconnect = asyncio.ensure_future(_wait_disconnect(request.receive))
     try:
-        await collect.done
+        await asyncio.wait({disconnect, collect.done}, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        state.engine.abort(req)
-    return JSONResponse(_full_body(fmt, parsed, collect.text, collect.finish_reason, req.generated))
+        disconnect.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await disconnect
+        state.engine.abort(req)  # frees the sequence's KV blocks if the client left early
+    if not collect.done.done():
+        return Response(status_code=499)  # nobody is listening; nginx's "client closed" code
+    body = _full_body(fmt, parsed, collect.text, collect.finish_reason, req.generated)
+    body["choices"][0]["stop_reason"] = stop_reason
+    return JSONResponse(body)
 
 
 def _usage(prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:

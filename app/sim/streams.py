@@ -38,7 +38,7 @@ class ChunkFormat:
         head = {"id": request_id, "object": self.object, "created": created, "model": model}
         self._head = json.dumps(head, separators=(",", ":"))[:-1].encode()
 
-    def token(self, text: str, finish_reason: str | None) -> bytes:
+    def token(self, text: str, finish_reason: str | None, stop_reason: str | None = None) -> bytes:
         body = json.dumps(text)
         if self.chat:
             choice = f'{{"index":0,"delta":{{"content":{body}}},"logprobs":null,'
@@ -47,7 +47,8 @@ class ChunkFormat:
         if finish_reason is None:
             choice += '"finish_reason":null}'
         else:
-            choice += f'"finish_reason":"{finish_reason}","stop_reason":null}}'
+            stop = "null" if stop_reason is None else json.dumps(stop_reason)
+            choice += f'"finish_reason":"{finish_reason}","stop_reason":{stop}}}'
         return b"data: " + self._head + b',"choices":[' + choice.encode() + b"]}\n\n"
 
     def role(self) -> bytes:
@@ -91,8 +92,12 @@ class StreamSink:
         latency_s: float = 0.0,
         cut_after: int | None = None,
         malformed_at: int | None = None,
+        text_limit: int | None = None,
+        stop_reason: str | None = None,
     ) -> None:
         self.fmt = fmt
+        self.clip = _TextClip(text_limit)
+        self.stop_reason = stop_reason
         self.prompt_tokens = prompt_tokens
         self.include_usage = include_usage
         self.latency_s = latency_s
@@ -118,10 +123,11 @@ class StreamSink:
             self._pending = None
             self.cut = True  # at this step's deadline the handler drops the connection
             return
+        text = self.clip(text)
         chunk = (
             self.fmt.malformed(text)
             if n == self.malformed_at
-            else self.fmt.token(text, finish_reason)
+            else self.fmt.token(text, finish_reason, self.stop_reason if finish_reason else None)
         )
         if n == 1 and self.fmt.chat:
             chunk = self.fmt.role() + chunk
@@ -199,16 +205,31 @@ class StreamSink:
             self.done.set_result(None)
 
 
+class _TextClip:
+    """Cuts a reply's text at `limit` characters (where a stop string begins)."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.left = limit
+
+    def __call__(self, text: str) -> str:
+        if self.left is None:
+            return text
+        text = text[: self.left]
+        self.left -= len(text)
+        return text
+
+
 class CollectSink:
     """Collects a non-streamed reply; `done` resolves with (text, finish_reason, tokens)."""
 
-    def __init__(self) -> None:
+    def __init__(self, text_limit: int | None = None) -> None:
+        self.clip = _TextClip(text_limit)
         self.parts: list[str] = []
         self.finish_reason: str | None = None
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def prepare(self, text: str, finish_reason: str | None) -> None:
-        self.parts.append(text)
+        self.parts.append(self.clip(text))
         self.finish_reason = finish_reason
 
     def flush(self, deadline_ns: int) -> None:

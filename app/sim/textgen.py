@@ -6,6 +6,7 @@ import math
 import random
 import re
 import zlib
+from dataclasses import dataclass
 
 # Short common words, 3.3 letters on average: each is one token under `count_tokens` and under
 # real BPE vocabularies, and "a space + 3.3 letters" is also one token by the ~4 characters per
@@ -46,6 +47,23 @@ def count_tokens(text: str) -> int:
         else:
             total += 1
     return total
+
+
+def tokenizer_json() -> str:
+    """A Hugging Face `tokenizer.json` that counts exactly like `count_tokens`.
+
+    Benchmark clients sample ShareGPT with the served model's tokenizer (vLLM's filter and
+    max_tokens come from it); this one is the simulated model's, so a client given it asks
+    for the reply lengths the dataset was written with.
+    """
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers
+
+    tok = Tokenizer(models.WordLevel(vocab={"[UNK]": 0}, unk_token="[UNK]"))
+    pieces = f"[A-Za-z0-9']{{1,{_ALNUM_PER_TOKEN}}}|[^\\sA-Za-z0-9']"
+    tok.pre_tokenizer = pre_tokenizers.Sequence(  # type: ignore[assignment]
+        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Split(Regex(pieces), "isolated")]
+    )
+    return tok.to_str()
 
 
 def count_chat_tokens(messages: list[dict]) -> int:
@@ -135,3 +153,37 @@ def reply_length(
     if natural >= max_tokens:
         return max_tokens, "length"
     return natural, "stop"
+
+
+@dataclass(frozen=True)
+class StopMatch:
+    """Where a stop string ends a reply: after `tokens` tokens, text cut at `chars`."""
+
+    tokens: int
+    chars: int
+    stop: str
+
+
+def find_stop(
+    seed: int, target: int, stops: tuple[str, ...], min_tokens: int = 0
+) -> StopMatch | None:
+    """The first stop string the reply of `seed` would produce within `target` tokens.
+
+    Like vLLM, stop strings are checked once min_tokens are out, the reply ends with the token
+    that completes the match, and the text is cut where the stop string begins.
+    """
+    if not stops:
+        return None
+    words = WordStream(seed)
+    text = ""
+    for n in range(1, target + 1):
+        before = len(text)
+        text += words.next_token()
+        if n < min_tokens:
+            continue
+        # only matches that end inside the new token are new
+        hits = [(i, s) for s in stops if (i := text.find(s, max(0, before - len(s) + 1))) >= 0]
+        if hits:
+            chars, stop = min(hits)
+            return StopMatch(n, chars, stop)
+    return None
