@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 from collections.abc import Callable
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -33,15 +34,67 @@ _STYLE = {
 }
 
 
-class _Row:
-    """One check's line: icon, title, detail and (for warn/fail) the fix."""
+def status_words() -> dict[str, str]:
+    """The status shown beside each check, in the UI language."""
+    return {
+        "ok": QCoreApplication.translate("DoctorPanel", "passed"),
+        "warn": QCoreApplication.translate("DoctorPanel", "warning"),
+        "fail": QCoreApplication.translate("DoctorPanel", "failed"),
+        "skip": QCoreApplication.translate("DoctorPanel", "skipped"),
+        "pending": QCoreApplication.translate("DoctorPanel", "not run"),
+        "running": QCoreApplication.translate("DoctorPanel", "checking"),
+    }
 
-    def __init__(self, grid: QGridLayout, row: int, title: str) -> None:
+
+def check_explanations() -> dict[str, str]:
+    """What each check looks at, one line in the UI language (the engine reports in English)."""
+    return {
+        "reachable": QCoreApplication.translate(
+            "DoctorPanel", "Does the host answer at all: DNS, connection, TLS, time-out."
+        ),
+        "auth": QCoreApplication.translate(
+            "DoctorPanel", "Is the API key sent and accepted (401/403 means no)."
+        ),
+        "path": QCoreApplication.translate(
+            "DoctorPanel", "Is the URL right: with or without /v1, /api versus /api/v1 (404/405)."
+        ),
+        "model": QCoreApplication.translate(
+            "DoctorPanel", "Does the server serve the model id you entered."
+        ),
+        "body": QCoreApplication.translate(
+            "DoctorPanel", "Does a reply contain 'choices' (chat versus completions endpoint)."
+        ),
+        "streaming": QCoreApplication.translate(
+            "DoctorPanel", "Do tokens stream as SSE chunks, end with [DONE] and report usage."
+        ),
+        "metrics": QCoreApplication.translate(
+            "DoctorPanel", "Is /metrics readable: which server it is and its KV-cache size."
+        ),
+    }
+
+
+class _Row:
+    """One check's line: icon, title and status word, what it checks, detail and the fix.
+
+    The detail and fix sentences come from the engine in English; the title, status word and
+    the one-line explanation are translated so a reader of any UI language knows what failed.
+    """
+
+    def __init__(self, grid: QGridLayout, row: int, title: str, explanation: str) -> None:
         self.icon = QLabel()
         self.icon.setFixedWidth(22)
         self.icon.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignHCenter)
-        self.title = QLabel(f"<b>{title}</b>")
+        self.title_text = title
+        self.title = QLabel()
         self.title.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.title.setToolTip(explanation)
+        self.explanation = QLabel(explanation)
+        self.explanation.setWordWrap(True)
+        muted = self.explanation.palette()
+        muted.setColor(
+            QPalette.ColorRole.WindowText, muted.color(QPalette.ColorRole.PlaceholderText)
+        )
+        self.explanation.setPalette(muted)
         self.detail = QLabel()
         self.detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.detail.setWordWrap(True)
@@ -51,6 +104,7 @@ class _Row:
         self.fix.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         text = QVBoxLayout()
         text.setSpacing(2)
+        text.addWidget(self.explanation)
         text.addWidget(self.detail)
         text.addWidget(self.fix)
         top = Qt.AlignmentFlag.AlignTop
@@ -64,7 +118,12 @@ class _Row:
         self.status = status
         glyph, colour = _STYLE[status]
         self.icon.setText(f"<span style='color:{colour}; font-size:14pt'>{glyph}</span>")
+        word = html.escape(status_words()[status])
+        self.title.setText(
+            f"<b>{html.escape(self.title_text)}</b><br><span style='color:{colour}'>{word}</span>"
+        )
         self.detail.setText(detail)
+        self.detail.setVisible(bool(detail))
         self.fix.setText(f"<i>{fix_label} {fix}</i>" if fix else "")
         self.fix.setVisible(bool(fix))
 
@@ -117,7 +176,10 @@ class DoctorPanel(QWidget):
         grid = QGridLayout(box)
         grid.setColumnStretch(2, 1)
         grid.setVerticalSpacing(10)
-        self.rows = {cid: _Row(grid, i, titles[cid]) for i, cid in enumerate(CHECK_IDS)}
+        explanations = check_explanations()
+        self.rows = {
+            cid: _Row(grid, i, titles[cid], explanations[cid]) for i, cid in enumerate(CHECK_IDS)
+        }
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.button)

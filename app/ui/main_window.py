@@ -38,6 +38,14 @@ log = logging.getLogger(__name__)
 RUN_METHODS = ("start", "run", "start_sweep", "run_diagnosis")
 CANCEL_METHODS = ("stop", "cancel")
 EXPORT_METHODS = ("export", "export_dialog", "_export_data_dialog")
+# Roofline dock context key -> `tpotbench sweep` flag: each point's file records the floor/MBU.
+ROOFLINE_FLAGS = (
+    ("gpu_id", "--gpu"),
+    ("model_id", "--roofline-model"),
+    ("fmt", "--dtype"),
+    ("kv_dtype", "--kv-dtype"),
+    ("context", "--roofline-context"),
+)
 
 
 @dataclass
@@ -79,6 +87,23 @@ def scrollable(widget: QWidget, max_width: int, max_height: int) -> QWidget:
     area.setFrameShape(QScrollArea.Shape.NoFrame)
     area.setWidget(widget)
     return area
+
+
+# Saved with the dock state; bump it when the default dock arrangement changes.
+LAYOUT_VERSION = 2
+
+
+def default_size(available: tuple[int, int]) -> tuple[int, int]:
+    """First-run window size: 1400x900, or what fits the screen with room for its panels."""
+    width, height = available
+    return min(1400, max(1024, int(width * 0.95))), min(900, max(640, int(height * 0.92)))
+
+
+def dock_widths(window_width: int) -> tuple[int, int]:
+    """Endpoints and Roofline dock widths; the tabs in the middle get the rest."""
+    left = min(340, max(280, round(window_width * 0.21)))
+    right = min(440, max(340, round(window_width * 0.27)))
+    return left, right
 
 
 def _inner(widget: QWidget) -> QWidget:
@@ -151,7 +176,9 @@ class MainWindow(QMainWindow):
             )
 
         if self.roofline_dock is not None and self.metrics_dock is not None:
-            self.splitDockWidget(self.roofline_dock, self.metrics_dock, Qt.Orientation.Vertical)
+            # Stacked, each got half the height: too little for three time-series charts.
+            self.tabifyDockWidget(self.roofline_dock, self.metrics_dock)
+            self.roofline_dock.raise_()
         self._wire_panels()
         if self.results is not None and hasattr(self.results, "export_data_button"):
             # File > Export owns Ctrl+E; the same shortcut on a button would make both ambiguous.
@@ -169,7 +196,8 @@ class MainWindow(QMainWindow):
     # ---- building ----
 
     def _dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
-        return self._dock_raw(name, title, scrollable(widget, 420, 360), area)
+        # The right-hand docks are tabbed and get the window's full height.
+        return self._dock_raw(name, title, scrollable(widget, 420, 520), area)
 
     def _dock_raw(
         self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea
@@ -202,6 +230,7 @@ class MainWindow(QMainWindow):
         if self.roofline is not None:
             if hasattr(self.roofline, "contextChanged"):
                 self.roofline.contextChanged.connect(self._on_roofline_context)
+            self._sync_roofline_args()
             self.probe.probeFinished.connect(self._on_probe_finished)
 
     def _build_menus(self) -> None:
@@ -325,6 +354,7 @@ class MainWindow(QMainWindow):
                 self.roofline.set_context(**{k: saved.get(k) for k in keys})
             except (ValueError, TypeError):
                 log.warning("stored roofline context of %s no longer valid", name)
+        self._sync_roofline_args()  # set_context does not emit contextChanged
 
     # ---- wiring between panels ----
 
@@ -350,6 +380,26 @@ class MainWindow(QMainWindow):
             keys = ("gpu_id", "model_id", "fmt", "kv_dtype")
             context = dict(zip(keys, args, strict=False))
         self.ctx.store.set_roofline(self.editor.current_name(), context)
+        self._sync_roofline_args()
+
+    def _sync_roofline_args(self) -> None:
+        """Give the sweep worker the Roofline dock's current context as flags."""
+        extra = getattr(self.sweep, "extra_args", None)
+        if not isinstance(extra, list) or not callable(getattr(self.roofline, "context", None)):
+            return
+        flags = {flag for _key, flag in ROOFLINE_FLAGS}
+        kept: list[str] = []
+        args = iter(extra)
+        for arg in args:
+            if arg in flags:
+                next(args, None)  # and its value
+            else:
+                kept.append(arg)
+        context = self.roofline.context()
+        for key, flag in ROOFLINE_FLAGS:
+            if context.get(key) not in (None, ""):
+                kept += [flag, str(context[key])]
+        extra[:] = kept  # the same list the panel reads when Run is pressed
 
     def _on_probe_finished(self, result: dict) -> None:
         if self.roofline is not None and result.get("tpot_ms") is not None:
@@ -443,9 +493,10 @@ class MainWindow(QMainWindow):
         if geometry is not None:
             self.restoreGeometry(geometry)
         else:
-            self.resize(1360, 860)
+            self.resize(*default_size(self.screen().availableGeometry().size().toTuple()))
         state = s.value("window/state")
-        if state is None or not self.restoreState(state):
+        # A state saved by an older layout would bring its dock arrangement back: ignore it.
+        if state is None or not self.restoreState(state, LAYOUT_VERSION):
             # Dock sizes only stick once the window is laid out, so after the first show.
             QTimer.singleShot(0, self._default_dock_sizes)
         tab = s.value("window/tab")
@@ -466,17 +517,16 @@ class MainWindow(QMainWindow):
             self.probe.prompt.setPlainText(prompt)
 
     def _default_dock_sizes(self) -> None:
-        self.resizeDocks([self.endpoints_dock], [340], Qt.Orientation.Horizontal)
-        right = [d for d in (self.roofline_dock, self.metrics_dock) if d is not None]
-        if right:
-            self.resizeDocks(right[:1], [400], Qt.Orientation.Horizontal)
-        if len(right) == 2:
-            self.resizeDocks(right, [520, 340], Qt.Orientation.Vertical)
+        left, right = dock_widths(self.width())
+        self.resizeDocks([self.endpoints_dock], [left], Qt.Orientation.Horizontal)
+        docks = [d for d in (self.roofline_dock, self.metrics_dock) if d is not None]
+        if docks:
+            self.resizeDocks(docks[:1], [right], Qt.Orientation.Horizontal)
 
     def save_state(self) -> None:
         s = self.ctx.settings
         s.setValue("window/geometry", self.saveGeometry())
-        s.setValue("window/state", self.saveState())
+        s.setValue("window/state", self.saveState(LAYOUT_VERSION))
         s.setValue("window/tab", self.current_panel().objectName())
         s.setValue("endpoints/selected", self.editor.current_name())
         s.setValue("probe/max_tokens", self.probe.max_tokens.value())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.bench.failures import fix_for, title_for
+from app.paths import cli_command
 from app.profiles import Target
 from app.ui.theme import accent
 from app.ui.worker import KEY_ENV, SweepSpec, SweepWorker
@@ -138,9 +138,7 @@ def failure_message(kind: str, detail: str) -> str:
 def probe_argv(target: Target, prompt: str, max_tokens: int) -> list[str]:
     """`tpotbench probe --events jsonl` for this target; the key travels only in KEY_ENV."""
     argv = [
-        sys.executable,
-        "-m",
-        "app",
+        *cli_command(),  # a frozen bundle runs itself, not `python -m app`
         "probe",
         "--events",
         "jsonl",
@@ -311,6 +309,7 @@ class ProbePanel(QWidget):
             self.tr("Earlier probes in this session; click one to show it")
         )
         self.history_list.currentRowChanged.connect(self._show_history)
+        self.history_list.setWordWrap(True)  # a one-line entry is wider than the list
 
         lower = QSplitter(Qt.Orientation.Horizontal)
         lower.addWidget(self.text)
@@ -420,6 +419,7 @@ class ProbePanel(QWidget):
         )
         self.history.append(entry)
         item = QListWidgetItem(self._history_label(entry))
+        item.setToolTip(item.text())
         self.history_list.blockSignals(True)
         self.history_list.addItem(item)
         self.history_list.setCurrentItem(item)

@@ -83,6 +83,10 @@ class ServerMetricsPanel(QWidget):
         layout.addWidget(self.kv_plot, 3)
         layout.addWidget(self.queue_plot, 3)
         layout.addWidget(self.preempt_plot, 2)
+        # Below these heights the axis labels print over each other.
+        self.kv_plot.setMinimumHeight(140)
+        self.queue_plot.setMinimumHeight(140)
+        self.preempt_plot.setMinimumHeight(110)
 
         # Samples arrive about once a second; drawing happens only here, never on arrival.
         self._timer = QTimer(self)

@@ -10,9 +10,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QBoxLayout,
     QCheckBox,
     QComboBox,
     QFileDialog,
@@ -23,12 +25,12 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -89,11 +91,11 @@ class SweepPanel(QWidget):
 
     # ---- construction -------------------------------------------------------------------
     def _build_ui(self) -> None:
-        form_box = QWidget()
-        form = QFormLayout(form_box)
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        # In a narrow window the labels go above their fields instead of clipping them.
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        # The settings sit above the charts in two form columns (one when narrow), so the
+        # charts get the panel's whole width and the panel no longer needs a wide window.
+        self.settings_box = _Columns()
+        form = self.settings_box.left
+        more = self.settings_box.right
         self.preset = QComboBox()
         self.preset.addItem(self.tr("Quick demo (about 30 s)"), "demo")
         self.preset.addItem(self.tr("Experiment A (rates)"), "A")
@@ -118,7 +120,7 @@ class SweepPanel(QWidget):
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
             )
-            combo.setMinimumContentsLength(16)
+            combo.setMinimumContentsLength(12)
         self.preset.activated.connect(lambda _i: self.apply_preset(self.preset.currentData()))
         form.addRow(self.tr("Preset"), self.preset)
         self.rates = QLineEdit()
@@ -143,7 +145,7 @@ class SweepPanel(QWidget):
         self.dataset.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
-        self.dataset.setMinimumContentsLength(16)
+        self.dataset.setMinimumContentsLength(12)
         self.dataset.currentIndexChanged.connect(self._dataset_changed)
         form.addRow(self.tr("Dataset"), self.dataset)
         self.dataset_path = QLineEdit()
@@ -160,19 +162,20 @@ class SweepPanel(QWidget):
         form.addRow(self.tr("Random tokens"), self.lengths_row)
         self.num_prompts = QSpinBox(minimum=1, maximum=1_000_000, value=64)
         self.num_prompts.setToolTip(self.tr("Requests sent at each sweep point."))
-        form.addRow(self.tr("Prompts per point"), self.num_prompts)
+        more.addRow(self.tr("Prompts per point"), self.num_prompts)
         self.seed = QSpinBox(minimum=0, maximum=2**31 - 1, value=0)
-        form.addRow(self.tr("Seed"), self.seed)
+        more.addRow(self.tr("Seed"), self.seed)
         self.ignore_eos = QCheckBox(self.tr("Ignore EOS"))
         self.ignore_eos.setToolTip(self.tr("Always generate the requested output length."))
-        form.addRow("", self.ignore_eos)
+        more.addRow("", self.ignore_eos)
         self.label = QLineEdit("sweep")
         self.label.setToolTip(self.tr("File names become LABEL_rateR_concC.json."))
-        form.addRow(self.tr("Label"), self.label)
+        more.addRow(self.tr("Label"), self.label)
         self.results_root = QLineEdit(str(default_results_root()))
+        self.results_root.setMinimumWidth(90)
         pick = QPushButton(self.tr("Browse…"))
         pick.clicked.connect(self._browse_results)
-        form.addRow(self.tr("Results folder"), self._row(self.results_root, pick))
+        more.addRow(self.tr("Results folder"), self._row(self.results_root, pick))
         self.run_button = QPushButton(self.tr("Run sweep"))
         self.run_button.setToolTip(self.tr("Run the sweep (Ctrl+R)"))
         self.run_button.clicked.connect(self.run)
@@ -182,20 +185,25 @@ class SweepPanel(QWidget):
         )
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
-        form.addRow(self._row(self.run_button, self.cancel_button))
         self.progress_bar = QProgressBar()
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(False)
-        form.addRow(self.progress_bar)
-        self.status = QLabel(self.tr("Ready."))
-        self.status.setWordWrap(True)
+        self.settings_toggle = QToolButton()
+        self.settings_toggle.setText(self.tr("Settings"))
+        self.settings_toggle.setToolTip(self.tr("Show or hide the sweep settings"))
+        self.settings_toggle.setCheckable(True)
+        self.settings_toggle.setChecked(True)
+        self.settings_toggle.setArrowType(Qt.ArrowType.DownArrow)
+        self.settings_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.settings_toggle.toggled.connect(self._show_settings)
+        actions = QHBoxLayout()
+        actions.setContentsMargins(0, 0, 0, 0)
+        actions.addWidget(self.run_button)
+        actions.addWidget(self.cancel_button)
+        actions.addWidget(self.progress_bar, 1)
+        actions.addWidget(self.settings_toggle)
+        self.status = _WrappedLabel(self.tr("Ready."))
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        form.addRow(self.status)
-        scroll = QScrollArea()
-        scroll.setWidget(form_box)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(form_box.minimumSizeHint().width() + 24)
 
         self.live = LiveCharts()
         self.curves = SweepCurves()
@@ -212,22 +220,28 @@ class SweepPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.verticalHeader().setVisible(False)
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.tabs)
-        right.addWidget(self.table)
-        right.setStretchFactor(0, 3)
-        right.setStretchFactor(1, 1)
-        right.setSizes([600, 190])
-        self.table.setMinimumHeight(120)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(scroll)
-        splitter.addWidget(right)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([380, 1000])  # wide enough for one-line rows when there is room
+        charts = QSplitter(Qt.Orientation.Vertical)
+        charts.addWidget(self.tabs)
+        charts.addWidget(self.table)
+        charts.setStretchFactor(0, 3)
+        charts.setStretchFactor(1, 1)
+        charts.setSizes([600, 190])
+        charts.setChildrenCollapsible(False)
+        self.tabs.setMinimumHeight(300)
+        self.table.setMinimumHeight(110)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter)
+        layout.addWidget(self.settings_box)
+        layout.addLayout(actions)
+        layout.addWidget(self.status)
+        layout.addWidget(charts, 1)
         self._dataset_changed()
+
+    def _show_settings(self, shown: bool) -> None:
+        self.settings_box.setVisible(shown)
+        self.settings_toggle.setArrowType(
+            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
+        )
 
     @staticmethod
     def _row(*widgets: QWidget) -> QWidget:
@@ -498,6 +512,76 @@ class SweepPanel(QWidget):
     def closeEvent(self, event: Any) -> None:
         self.cancel()
         super().closeEvent(event)
+
+
+class _WrappedLabel(QLabel):
+    """A word-wrapping label that grows its minimum height instead of using height-for-width.
+
+    In the window's scroll area a height-for-width layout is given its preferred height, which
+    made the charts taller than the tab and scrolled the table out of sight.
+    """
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setWordWrap(True)
+
+    def hasHeightForWidth(self) -> bool:
+        return False  # QLabel turns it back on with every setText
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(hint.width(), self.heightForWidth(self.width())) if self.width() > 1 else hint
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        self.setMinimumHeight(self.heightForWidth(max(self.width(), 1)))
+
+
+class _Columns(QWidget):
+    """Two form columns side by side, stacked into one when the panel is too narrow."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.left = _form()
+        self.right = _form()
+        self._box = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
+        self._box.setContentsMargins(0, 0, 0, 0)
+        self._box.setSpacing(10)
+        self._box.addLayout(self.left, 1)
+        self._box.addLayout(self.right, 1)
+
+    def two_column_width(self) -> int:
+        spacing = self._box.spacing()
+        return self.left.minimumSize().width() + self.right.minimumSize().width() + spacing
+
+    def minimumSizeHint(self) -> QSize:
+        # The one-column width: the panel may get that narrow; resizeEvent then stacks.
+        hint = super().minimumSizeHint()
+        one = max(self.left.minimumSize().width(), self.right.minimumSize().width())
+        return QSize(one, hint.height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        wanted = (
+            QBoxLayout.Direction.LeftToRight
+            if event.size().width() >= self.two_column_width()
+            else QBoxLayout.Direction.TopToBottom
+        )
+        if self._box.direction() != wanted:
+            self._box.setDirection(wanted)
+        super().resizeEvent(event)
+
+
+def _form() -> QFormLayout:
+    form = QFormLayout()
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    return form
 
 
 def _as_rate(value: Any) -> float:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import sys
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from PySide6.QtCore import (
 
 from app.bench import events
 from app.bench.events import EventError
+from app.paths import cli_command
 from app.profiles import Target
 
 # The key reaches the worker only through this variable (the engine reads --api-key-env NAME).
@@ -148,9 +148,7 @@ def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
     if spec.dataset not in DATASETS:
         raise ValueError(f"Unknown dataset {spec.dataset!r}: use one of {', '.join(DATASETS)}.")
     argv = [
-        sys.executable,
-        "-m",
-        "app",
+        *cli_command(),  # a frozen bundle runs itself, not `python -m app`
         "sweep",
         "--backend",
         "openai-chat" if target.api == "chat" else "openai",

@@ -90,104 +90,169 @@ Finished results are already saved. Please include the log file if you report th
 <context>
     <name>DoctorPanel</name>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="94"/>
-        <location filename="../../app/ui/doctor_panel.py" line="190"/>
+        <location filename="../../app/ui/doctor_panel.py" line="40"/>
+        <source>passed</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="41"/>
+        <source>warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="42"/>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="43"/>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="44"/>
+        <source>not run</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="45"/>
+        <source>checking</source>
+        <translation>检查中</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="52"/>
+        <source>Does the host answer at all: DNS, connection, TLS, time-out.</source>
+        <translation>主机是否有响应：DNS、连接、TLS、超时。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="55"/>
+        <source>Is the API key sent and accepted (401/403 means no).</source>
+        <translation>API 密钥是否已发送并被接受（401/403 表示没有）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="58"/>
+        <source>Is the URL right: with or without /v1, /api versus /api/v1 (404/405).</source>
+        <translation>URL 是否正确：带不带 /v1，/api 还是 /api/v1（404/405）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="61"/>
+        <source>Does the server serve the model id you entered.</source>
+        <translation>服务器是否提供你填写的模型 ID。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="64"/>
+        <source>Does a reply contain &apos;choices&apos; (chat versus completions endpoint).</source>
+        <translation>回复中是否有 &apos;choices&apos;（对话接口还是补全接口）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="67"/>
+        <source>Do tokens stream as SSE chunks, end with [DONE] and report usage.</source>
+        <translation>token 是否以 SSE 分块流式返回、以 [DONE] 结束并报告 usage。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="70"/>
+        <source>Is /metrics readable: which server it is and its KV-cache size.</source>
+        <translation>/metrics 是否可读：是哪种服务器，KV 缓存有多大。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_panel.py" line="153"/>
+        <location filename="../../app/ui/doctor_panel.py" line="252"/>
         <source>Check connection</source>
         <translation>检查连接</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="96"/>
+        <location filename="../../app/ui/doctor_panel.py" line="155"/>
         <source>Copy report</source>
         <translation>复制报告</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="100"/>
+        <location filename="../../app/ui/doctor_panel.py" line="159"/>
         <source>Checks the endpoint in the order the field guide advises: reachable, key, path, model, response body, streaming, server metrics.</source>
         <translation>按实战指南建议的顺序检查端点：服务可达、密钥、路径、模型、返回体、流式输出、服务器指标。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="107"/>
+        <location filename="../../app/ui/doctor_panel.py" line="166"/>
         <source>Server reachable</source>
         <translation>服务可达</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="108"/>
+        <location filename="../../app/ui/doctor_panel.py" line="167"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="109"/>
+        <location filename="../../app/ui/doctor_panel.py" line="168"/>
         <source>URL path</source>
         <translation>URL 路径</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="110"/>
+        <location filename="../../app/ui/doctor_panel.py" line="169"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="111"/>
+        <location filename="../../app/ui/doctor_panel.py" line="170"/>
         <source>Response body</source>
         <translation>返回体</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="112"/>
+        <location filename="../../app/ui/doctor_panel.py" line="171"/>
         <source>Streaming</source>
         <translation>流式输出</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="113"/>
+        <location filename="../../app/ui/doctor_panel.py" line="172"/>
         <source>Server metrics</source>
         <translation>服务器指标</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="154"/>
+        <location filename="../../app/ui/doctor_panel.py" line="216"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="171"/>
+        <location filename="../../app/ui/doctor_panel.py" line="233"/>
         <source>Checking {0} …</source>
         <translation>正在检查 {0} …</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="172"/>
-        <location filename="../../app/ui/doctor_panel.py" line="198"/>
+        <location filename="../../app/ui/doctor_panel.py" line="234"/>
+        <location filename="../../app/ui/doctor_panel.py" line="260"/>
         <source>checking…</source>
         <translation>检查中…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="179"/>
+        <location filename="../../app/ui/doctor_panel.py" line="241"/>
         <source>cancelled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="180"/>
+        <location filename="../../app/ui/doctor_panel.py" line="242"/>
         <source>Check cancelled.</source>
         <translation>检查已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="182"/>
+        <location filename="../../app/ui/doctor_panel.py" line="244"/>
         <source>Cannot check this endpoint: {0}</source>
         <translation>无法检查此端点：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="195"/>
+        <location filename="../../app/ui/doctor_panel.py" line="257"/>
         <source>Fix:</source>
         <translation>解决办法：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="204"/>
+        <location filename="../../app/ui/doctor_panel.py" line="266"/>
         <source>{0} check(s) failed; start with the first one.</source>
         <translation>{0} 项检查未通过；请从第一项开始处理。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="206"/>
+        <location filename="../../app/ui/doctor_panel.py" line="268"/>
         <source>Works, with {0} warning(s).</source>
         <translation>可以使用，但有 {0} 条警告。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="208"/>
+        <location filename="../../app/ui/doctor_panel.py" line="270"/>
         <source>All checks passed.</source>
         <translation>全部检查通过。</translation>
     </message>
@@ -414,153 +479,153 @@ Finished results are already saved. Please include the log file if you report th
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/ui/main_window.py" line="113"/>
+        <location filename="../../app/ui/main_window.py" line="138"/>
         <source>Endpoints</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="124"/>
+        <location filename="../../app/ui/main_window.py" line="149"/>
         <source>Probe</source>
         <translation>探测</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="125"/>
+        <location filename="../../app/ui/main_window.py" line="150"/>
         <source>Sweep</source>
         <translation>扫描</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="126"/>
+        <location filename="../../app/ui/main_window.py" line="151"/>
         <source>Results</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="127"/>
+        <location filename="../../app/ui/main_window.py" line="152"/>
         <source>Doctor</source>
         <translation>诊断</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="139"/>
+        <location filename="../../app/ui/main_window.py" line="164"/>
         <source>Roofline</source>
         <translation>Roofline 屋顶线</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="148"/>
+        <location filename="../../app/ui/main_window.py" line="173"/>
         <source>Server metrics</source>
         <translation>服务器指标</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="209"/>
+        <location filename="../../app/ui/main_window.py" line="238"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="210"/>
+        <location filename="../../app/ui/main_window.py" line="239"/>
         <source>&amp;Export…</source>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="215"/>
+        <location filename="../../app/ui/main_window.py" line="244"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="220"/>
-        <location filename="../../app/ui/main_window.py" line="221"/>
+        <location filename="../../app/ui/main_window.py" line="249"/>
+        <location filename="../../app/ui/main_window.py" line="250"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="224"/>
+        <location filename="../../app/ui/main_window.py" line="253"/>
         <source>&amp;Cancel</source>
         <translation>取消(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="230"/>
+        <location filename="../../app/ui/main_window.py" line="259"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="235"/>
+        <location filename="../../app/ui/main_window.py" line="264"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="240"/>
+        <location filename="../../app/ui/main_window.py" line="269"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="251"/>
+        <location filename="../../app/ui/main_window.py" line="280"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="252"/>
+        <location filename="../../app/ui/main_window.py" line="281"/>
         <source>&amp;About TPOT Bench</source>
         <translation>关于 TPOT Bench(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="288"/>
+        <location filename="../../app/ui/main_window.py" line="317"/>
         <source>simulator running at {url}</source>
         <translation>模拟器运行于 {url}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="290"/>
+        <location filename="../../app/ui/main_window.py" line="319"/>
         <source>simulator failed to start: {error}</source>
         <translation>模拟器启动失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="292"/>
+        <location filename="../../app/ui/main_window.py" line="321"/>
         <source>simulator starting…</source>
         <translation>模拟器启动中…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="296"/>
+        <location filename="../../app/ui/main_window.py" line="325"/>
         <source>Endpoint: {name} ({where})</source>
         <translation>端点：{name}（{where}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="302"/>
+        <location filename="../../app/ui/main_window.py" line="331"/>
         <source>Keyring: {backend}</source>
         <translation>密钥环：{backend}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="304"/>
+        <location filename="../../app/ui/main_window.py" line="333"/>
         <source>Keyring: none (keys kept for this session only)</source>
         <translation>密钥环：无（密钥仅在本次会话中保留）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="315"/>
+        <location filename="../../app/ui/main_window.py" line="344"/>
         <source>The built-in simulator did not start: {error}</source>
         <translation>内置模拟器未能启动：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="399"/>
+        <location filename="../../app/ui/main_window.py" line="449"/>
         <source>Nothing to export on this tab.</source>
         <translation>此标签页没有可导出的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="411"/>
+        <location filename="../../app/ui/main_window.py" line="461"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="412"/>
+        <location filename="../../app/ui/main_window.py" line="462"/>
         <source>Stop the running measurement first, then switch.</source>
         <translation>请先停止正在进行的测量，再切换语言。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="419"/>
+        <location filename="../../app/ui/main_window.py" line="469"/>
         <source>About TPOT Bench</source>
         <translation>关于 TPOT Bench</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="423"/>
+        <location filename="../../app/ui/main_window.py" line="473"/>
         <source>&lt;h3&gt;TPOT Bench {version}&lt;/h3&gt;&lt;p&gt;Measures TTFT, TPOT, ITL and throughput of OpenAI-compatible LLM endpoints and explains them with a roofline.&lt;/p&gt;&lt;p&gt;Qt {qt} · PySide6 {pyside} · Python {python} ({platform})&lt;br&gt;Keyring backend: {backend}&lt;br&gt;Log file: {log}&lt;/p&gt;</source>
         <translation>&lt;h3&gt;TPOT Bench {version}&lt;/h3&gt;&lt;p&gt;测量 OpenAI 兼容 LLM 端点的 TTFT、TPOT、ITL 与吞吐量，并用 Roofline 屋顶线模型加以解释。&lt;/p&gt;&lt;p&gt;Qt {qt} · PySide6 {pyside} · Python {python}（{platform}）&lt;br&gt;密钥环后端：{backend}&lt;br&gt;日志文件：{log}&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="434"/>
+        <location filename="../../app/ui/main_window.py" line="484"/>
         <source>none (session only)</source>
         <translation>无（仅本次会话）</translation>
     </message>
@@ -633,59 +698,79 @@ Finished results are already saved. Please include the log file if you report th
         <translation>时长（秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="73"/>
+        <location filename="../../app/ui/exports.py" line="46"/>
+        <source>Floor (ms)</source>
+        <translation>下限（毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="47"/>
+        <source>MBU</source>
+        <translation>MBU</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="95"/>
         <source>Time to first token: from sending the request to the first streamed message with generated content. GuideLLM: time_to_first_token_ms; AIPerf: Time to First Token.</source>
         <translation>首 token 延迟（TTFT）：从发出请求到收到第一条带生成内容的流式消息。GuideLLM 称 time_to_first_token_ms；AIPerf 称 Time to First Token。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="78"/>
+        <location filename="../../app/ui/exports.py" line="100"/>
         <source>Time per output token, excluding the first: (E2EL − TTFT) / (output tokens − 1) per request, output tokens from the server&apos;s usage. GuideLLM: inter_token_latency_ms; AIPerf: Inter Token Latency (note: their &apos;ITL&apos; is this TPOT).</source>
         <translation>每输出 token 时间（不含首 token，TPOT）：每个请求的 (E2EL − TTFT) / (输出 token 数 − 1)，输出 token 数取自服务器返回的 usage。GuideLLM 称 inter_token_latency_ms；AIPerf 称 Inter Token Latency（注意：它们的 “ITL” 就是这里的 TPOT）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="84"/>
+        <location filename="../../app/ui/exports.py" line="106"/>
         <source>Inter-token latency: each gap between successive streamed chunks, pooled over all requests (a chunk with several tokens is one gap). AIPerf: Inter Chunk Latency; GuideLLM has no per-chunk equivalent.</source>
         <translation>token 间隔延迟（ITL）：相邻两个流式数据块之间的每一个间隔，汇总所有请求（一个块含多个 token 时算一个间隔）。AIPerf 称 Inter Chunk Latency；GuideLLM 没有逐块的对应指标。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="90"/>
+        <location filename="../../app/ui/exports.py" line="112"/>
         <source>End-to-end latency: from sending the request to its last streamed chunk. GuideLLM: request_latency; AIPerf: Request Latency.</source>
         <translation>端到端延迟（E2EL）：从发出请求到收到最后一个流式数据块。GuideLLM 称 request_latency；AIPerf 称 Request Latency。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="96"/>
+        <location filename="../../app/ui/exports.py" line="118"/>
         <source>Target request rate (Poisson arrivals); inf sends every request at once, limited only by the concurrency.</source>
         <translation>目标请求速率（泊松到达）；inf 表示一次性发出全部请求，只受并发数限制。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="101"/>
+        <location filename="../../app/ui/exports.py" line="123"/>
         <source>Most requests in flight at once. GuideLLM: concurrent rate; AIPerf: --concurrency.</source>
         <translation>同时进行的最大请求数。GuideLLM 称 concurrent rate；AIPerf 称 --concurrency。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="105"/>
+        <location filename="../../app/ui/exports.py" line="127"/>
         <source>Requests that finished successfully.</source>
         <translation>成功完成的请求数。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="106"/>
+        <location filename="../../app/ui/exports.py" line="128"/>
         <source>Requests that failed, grouped by kind in the result file.</source>
         <translation>失败的请求数，结果文件中按类型分组。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="109"/>
+        <location filename="../../app/ui/exports.py" line="131"/>
         <source>Completed requests per second over the point&apos;s duration. GuideLLM: requests_per_second; AIPerf: Request Throughput.</source>
         <translation>该测试点持续时间内每秒完成的请求数。GuideLLM 称 requests_per_second；AIPerf 称 Request Throughput。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="114"/>
+        <location filename="../../app/ui/exports.py" line="136"/>
         <source>Generated tokens per second over the point&apos;s duration (tokens from usage). GuideLLM: output_tokens_per_second; AIPerf: Output Token Throughput.</source>
         <translation>该测试点持续时间内每秒生成的 token 数（token 数取自 usage）。GuideLLM 称 output_tokens_per_second；AIPerf 称 Output Token Throughput。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="125"/>
+        <location filename="../../app/ui/exports.py" line="147"/>
         <source>From the first request sent to the last one completed, in seconds.</source>
         <translation>从发出第一个请求到最后一个请求完成，单位秒。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="150"/>
+        <source>Roofline floor: the fastest TPOT the chosen GPU allows at this point&apos;s batch = max(bytes read per decode step / memory bandwidth, FLOPs / peak). The batch is the server&apos;s mean running requests when scraped, else the concurrency (or the mean requests in flight at a fixed rate). Empty when the run chose no GPU.</source>
+        <translation>屋顶线下限：所选 GPU 在该测试点批大小下允许的最快 TPOT = max(每个解码步读取的字节数 / 显存带宽, FLOPs / 峰值算力)。批大小取抓取到的服务器平均运行请求数，否则取并发数（固定速率时取平均在途请求数）。未选择 GPU 时为空。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/exports.py" line="157"/>
+        <source>Memory-bandwidth utilisation: bytes per decode step / TPOT P50 / the GPU&apos;s bandwidth. 100 % would mean the TPOT sits on the floor.</source>
+        <translation>显存带宽利用率：每个解码步的字节数 / TPOT P50 / GPU 带宽。100 % 表示 TPOT 正好在下限上。</translation>
     </message>
 </context>
 <context>
@@ -731,112 +816,112 @@ GuideLLM 不保留逐块间隔。AIPerf：Inter Chunk Latency (ICL)。</translat
         <translation>请在左侧编辑器中为此端点填写有效的 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="250"/>
+        <location filename="../../app/ui/probe_panel.py" line="248"/>
         <source>The request&apos;s max_tokens</source>
         <translation>请求的 max_tokens</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="251"/>
+        <location filename="../../app/ui/probe_panel.py" line="249"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="252"/>
+        <location filename="../../app/ui/probe_panel.py" line="250"/>
         <source>Send one streaming request (Ctrl+R)</source>
         <translation>发送一个流式请求（Ctrl+R）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="254"/>
+        <location filename="../../app/ui/probe_panel.py" line="252"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="255"/>
+        <location filename="../../app/ui/probe_panel.py" line="253"/>
         <source>Cancel the request (Esc)</source>
         <translation>取消请求（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="260"/>
+        <location filename="../../app/ui/probe_panel.py" line="258"/>
         <source>Max tokens</source>
         <translation>最大 token 数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="266"/>
+        <location filename="../../app/ui/probe_panel.py" line="264"/>
         <source>TTFT (ms)</source>
         <translation>TTFT（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="267"/>
+        <location filename="../../app/ui/probe_panel.py" line="265"/>
         <source>TPOT (ms)</source>
         <translation>TPOT（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="268"/>
+        <location filename="../../app/ui/probe_panel.py" line="266"/>
         <source>Output tok/s</source>
         <translation>输出 token/秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="269"/>
+        <location filename="../../app/ui/probe_panel.py" line="267"/>
         <source>Output tokens</source>
         <translation>输出 token 数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="284"/>
+        <location filename="../../app/ui/probe_panel.py" line="282"/>
         <source>Inter-token latency</source>
         <translation>token 间时延</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="285"/>
+        <location filename="../../app/ui/probe_panel.py" line="283"/>
         <source>Time since request sent</source>
         <translation>自请求发出起的时间</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="311"/>
+        <location filename="../../app/ui/probe_panel.py" line="309"/>
         <source>Earlier probes in this session; click one to show it</source>
         <translation>本次会话中较早的探测；点击查看</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="359"/>
+        <location filename="../../app/ui/probe_panel.py" line="357"/>
         <source>Type a prompt first.</source>
         <translation>请先输入提示词。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="364"/>
+        <location filename="../../app/ui/probe_panel.py" line="362"/>
         <source>The endpoint has no URL yet (the simulator is still starting).</source>
         <translation>该端点还没有 URL（模拟器仍在启动）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="372"/>
+        <location filename="../../app/ui/probe_panel.py" line="370"/>
         <source>Streaming from {url} …</source>
         <translation>正在从 {url} 流式接收…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="407"/>
+        <location filename="../../app/ui/probe_panel.py" line="405"/>
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="410"/>
+        <location filename="../../app/ui/probe_panel.py" line="408"/>
         <source>The probe ended without a result.</source>
         <translation>探测结束，但没有结果。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="503"/>
+        <location filename="../../app/ui/probe_panel.py" line="501"/>
         <source> Token count estimated: the server sent no usage.</source>
         <translation> token 数为估算值：服务器未返回 usage。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="505"/>
+        <location filename="../../app/ui/probe_panel.py" line="503"/>
         <source>Done: {n} tokens in {s:.2f} s.</source>
         <translation>完成：{s:.2f} 秒内 {n} 个 token。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="528"/>
+        <location filename="../../app/ui/probe_panel.py" line="526"/>
         <source>{when}  {profile}: failed ({kind})</source>
         <translation>{when}  {profile}：失败（{kind}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="531"/>
+        <location filename="../../app/ui/probe_panel.py" line="529"/>
         <source>{when}  {profile}: TTFT {ttft} ms · TPOT {tpot} ms · {n} tok</source>
         <translation>{when}  {profile}：TTFT {ttft} 毫秒 · TPOT {tpot} 毫秒 · {n} token</translation>
     </message>
@@ -844,141 +929,141 @@ GuideLLM 不保留逐块间隔。AIPerf：Inter Chunk Latency (ICL)。</translat
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="126"/>
+        <location filename="../../app/ui/results_panel.py" line="129"/>
         <source>{0}: cannot list ({1})</source>
         <translation>{0}：无法列出内容（{1}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="164"/>
+        <location filename="../../app/ui/results_panel.py" line="167"/>
         <source>A folder with result JSON files</source>
         <translation>包含结果 JSON 文件的文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="166"/>
+        <location filename="../../app/ui/results_panel.py" line="169"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="168"/>
+        <location filename="../../app/ui/results_panel.py" line="171"/>
         <source>Reload</source>
         <translation>重新加载</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="172"/>
+        <location filename="../../app/ui/results_panel.py" line="175"/>
         <source>Results folder</source>
         <translation>结果文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="178"/>
-        <location filename="../../app/ui/results_panel.py" line="208"/>
+        <location filename="../../app/ui/results_panel.py" line="181"/>
+        <location filename="../../app/ui/results_panel.py" line="211"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="178"/>
+        <location filename="../../app/ui/results_panel.py" line="181"/>
         <source>Points</source>
         <translation>测试点</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="178"/>
+        <location filename="../../app/ui/results_panel.py" line="181"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="184"/>
+        <location filename="../../app/ui/results_panel.py" line="187"/>
         <source>Select one run to open it; Ctrl/Shift-select to compare.</source>
         <translation>选中一次运行即可打开；按住 Ctrl/Shift 多选以对比。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="188"/>
+        <location filename="../../app/ui/results_panel.py" line="191"/>
         <source>Export data…</source>
         <translation>导出数据…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="189"/>
+        <location filename="../../app/ui/results_panel.py" line="192"/>
         <source>CSV, JSON or Markdown table (Ctrl+E)</source>
         <translation>CSV、JSON 或 Markdown 表格（Ctrl+E）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="191"/>
+        <location filename="../../app/ui/results_panel.py" line="194"/>
         <source>Export charts…</source>
         <translation>导出图表…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="192"/>
+        <location filename="../../app/ui/results_panel.py" line="195"/>
         <source>Each chart as PNG or SVG</source>
         <translation>每张图表导出为 PNG 或 SVG</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="251"/>
+        <location filename="../../app/ui/results_panel.py" line="254"/>
         <source>No results yet: a sweep saves its runs in {0}.</source>
         <translation>还没有结果：扫描的运行结果会保存在 {0}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="255"/>
+        <location filename="../../app/ui/results_panel.py" line="258"/>
         <source>{0} is not a folder.</source>
         <translation>{0} 不是文件夹。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="260"/>
+        <location filename="../../app/ui/results_panel.py" line="263"/>
         <source>{0}
 written by {1}</source>
         <translation>{0}
 由 {1} 写入</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="272"/>
+        <location filename="../../app/ui/results_panel.py" line="275"/>
         <source>{0} run(s) found.</source>
         <translation>找到 {0} 次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="278"/>
+        <location filename="../../app/ui/results_panel.py" line="281"/>
         <source>{0} file(s) could not be read; the others opened:</source>
         <translation>有 {0} 个文件无法读取；其余文件已打开：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="283"/>
+        <location filename="../../app/ui/results_panel.py" line="286"/>
         <source>Choose a results folder</source>
         <translation>选择结果文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="341"/>
+        <location filename="../../app/ui/results_panel.py" line="344"/>
         <source>Choose a .csv, .json or .md file name (got {0}).</source>
         <translation>请选择 .csv、.json 或 .md 文件名（当前为 {0}）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="352"/>
+        <location filename="../../app/ui/results_panel.py" line="355"/>
         <source>Export data</source>
         <translation>导出数据</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="354"/>
+        <location filename="../../app/ui/results_panel.py" line="357"/>
         <source>CSV (*.csv);;JSON (*.json);;Markdown table (*.md)</source>
         <translation>CSV (*.csv);;JSON (*.json);;Markdown 表格 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="361"/>
+        <location filename="../../app/ui/results_panel.py" line="364"/>
         <source>Export charts</source>
         <translation>导出图表</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="361"/>
+        <location filename="../../app/ui/results_panel.py" line="364"/>
         <source>PNG (*.png);;SVG (*.svg)</source>
         <translation>PNG (*.png);;SVG (*.svg)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="370"/>
+        <location filename="../../app/ui/results_panel.py" line="373"/>
         <source>Could not export to {0}: {1}</source>
         <translation>无法导出到 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="373"/>
+        <location filename="../../app/ui/results_panel.py" line="376"/>
         <source>Exported to {0}.</source>
         <translation>已导出到 {0}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="248"/>
-        <location filename="../../app/ui/exports.py" line="282"/>
+        <location filename="../../app/ui/exports.py" line="291"/>
+        <location filename="../../app/ui/exports.py" line="325"/>
         <source>Choose a .png or .svg file name (got {0}).</source>
         <translation>请选择 .png 或 .svg 文件名（当前为 {0}）。</translation>
     </message>
@@ -1389,67 +1474,67 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     </message>
     <message>
         <location filename="../../app/ui/server_metrics_panel.py" line="79"/>
-        <location filename="../../app/ui/server_metrics_panel.py" line="124"/>
+        <location filename="../../app/ui/server_metrics_panel.py" line="128"/>
         <source>No server metrics yet.</source>
         <translation>尚无服务器指标。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="147"/>
+        <location filename="../../app/ui/server_metrics_panel.py" line="151"/>
         <source>KV {0:.0f}%</source>
         <translation>KV {0:.0f}%</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="149"/>
+        <location filename="../../app/ui/server_metrics_panel.py" line="153"/>
         <source>running {0:.0f}</source>
         <translation>运行 {0:.0f}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="151"/>
+        <location filename="../../app/ui/server_metrics_panel.py" line="155"/>
         <source>waiting {0:.0f}</source>
         <translation>排队 {0:.0f}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="153"/>
+        <location filename="../../app/ui/server_metrics_panel.py" line="157"/>
         <source>preemptions {0:.0f}</source>
         <translation>抢占 {0:.0f}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="154"/>
+        <location filename="../../app/ui/server_metrics_panel.py" line="158"/>
         <source>server metrics: no known gauges</source>
         <translation>服务器指标：没有可识别的指标</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="158"/>
+        <location filename="../../app/ui/server_metrics_panel.py" line="162"/>
         <source>vLLM (V1 metric names)</source>
         <translation>vLLM（V1 指标名）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="159"/>
+        <location filename="../../app/ui/server_metrics_panel.py" line="163"/>
         <source>vLLM (legacy V0 metric names)</source>
         <translation>vLLM（旧版 V0 指标名）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="160"/>
+        <location filename="../../app/ui/server_metrics_panel.py" line="164"/>
         <source>SGLang</source>
         <translation>SGLang</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="161"/>
+        <location filename="../../app/ui/server_metrics_panel.py" line="165"/>
         <source>llama.cpp server</source>
         <translation>llama.cpp 服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="162"/>
+        <location filename="../../app/ui/server_metrics_panel.py" line="166"/>
         <source>Text Generation Inference</source>
         <translation>Text Generation Inference</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="163"/>
+        <location filename="../../app/ui/server_metrics_panel.py" line="167"/>
         <source>unrecognised Prometheus exporter</source>
         <translation>未识别的 Prometheus 导出端</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="171"/>
+        <location filename="../../app/ui/server_metrics_panel.py" line="175"/>
         <source>KV pool {0:,} tokens</source>
         <translation>KV 池 {0:,} 个 token</translation>
     </message>
@@ -1546,254 +1631,264 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
 <context>
     <name>SweepPanel</name>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="98"/>
+        <location filename="../../app/ui/sweep_panel.py" line="100"/>
         <source>Quick demo (about 30 s)</source>
         <translation>快速演示（约 30 秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="99"/>
+        <location filename="../../app/ui/sweep_panel.py" line="101"/>
         <source>Experiment A (rates)</source>
         <translation>实验 A（请求速率）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="100"/>
+        <location filename="../../app/ui/sweep_panel.py" line="102"/>
         <source>Experiment B (concurrencies)</source>
         <translation>实验 B（并发数）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="101"/>
+        <location filename="../../app/ui/sweep_panel.py" line="103"/>
         <source>Custom</source>
         <translation>自定义</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="104"/>
+        <location filename="../../app/ui/sweep_panel.py" line="106"/>
         <source>The field guide&apos;s experiment A: concurrency 32, rate 1, 2, 4, 8, 16, inf.</source>
         <translation>实战指南的实验 A：并发 32，速率 1、2、4、8、16、inf。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="109"/>
+        <location filename="../../app/ui/sweep_panel.py" line="111"/>
         <source>The field guide&apos;s experiment B: rate inf, concurrency 1 … 128.</source>
         <translation>实战指南的实验 B：速率 inf，并发 1 … 128。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="114"/>
+        <location filename="../../app/ui/sweep_panel.py" line="116"/>
         <source>Rate inf, concurrency 8 … 64, 64 short random prompts per point.</source>
         <translation>速率 inf，并发 8 … 64，每点 64 条较短的随机提示词。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="123"/>
+        <location filename="../../app/ui/sweep_panel.py" line="125"/>
         <source>Preset</source>
         <translation>预设</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="126"/>
-        <location filename="../../app/ui/sweep_panel.py" line="131"/>
+        <location filename="../../app/ui/sweep_panel.py" line="128"/>
+        <location filename="../../app/ui/sweep_panel.py" line="133"/>
         <source>Comma-separated.</source>
         <translation>用逗号分隔。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="128"/>
+        <location filename="../../app/ui/sweep_panel.py" line="130"/>
         <source>Request rates</source>
         <translation>请求速率</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="133"/>
+        <location filename="../../app/ui/sweep_panel.py" line="135"/>
         <source>Concurrencies</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="139"/>
+        <location filename="../../app/ui/sweep_panel.py" line="141"/>
         <source>Synthetic ShareGPT (shipped)</source>
         <translation>合成 ShareGPT（内置）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="140"/>
+        <location filename="../../app/ui/sweep_panel.py" line="142"/>
         <source>ShareGPT JSON file</source>
         <translation>ShareGPT JSON 文件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="141"/>
+        <location filename="../../app/ui/sweep_panel.py" line="143"/>
         <source>Random lengths</source>
         <translation>随机长度</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="142"/>
+        <location filename="../../app/ui/sweep_panel.py" line="144"/>
         <source>Prompts file (text lines or JSONL)</source>
         <translation>提示词文件（每行一条或 JSONL）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="148"/>
+        <location filename="../../app/ui/sweep_panel.py" line="150"/>
         <source>Dataset</source>
         <translation>数据集</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="151"/>
-        <location filename="../../app/ui/sweep_panel.py" line="173"/>
+        <location filename="../../app/ui/sweep_panel.py" line="153"/>
+        <location filename="../../app/ui/sweep_panel.py" line="176"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="154"/>
+        <location filename="../../app/ui/sweep_panel.py" line="156"/>
         <source>Dataset file</source>
         <translation>数据集文件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="158"/>
+        <location filename="../../app/ui/sweep_panel.py" line="160"/>
         <source>in</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="158"/>
+        <location filename="../../app/ui/sweep_panel.py" line="160"/>
         <source>out</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="160"/>
+        <location filename="../../app/ui/sweep_panel.py" line="162"/>
         <source>Random tokens</source>
         <translation>随机 token 数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="162"/>
+        <location filename="../../app/ui/sweep_panel.py" line="164"/>
         <source>Requests sent at each sweep point.</source>
         <translation>每个扫描点发送的请求数。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="163"/>
+        <location filename="../../app/ui/sweep_panel.py" line="165"/>
         <source>Prompts per point</source>
         <translation>每点提示词数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="165"/>
+        <location filename="../../app/ui/sweep_panel.py" line="167"/>
         <source>Seed</source>
         <translation>随机种子</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="166"/>
+        <location filename="../../app/ui/sweep_panel.py" line="168"/>
         <source>Ignore EOS</source>
         <translation>忽略 EOS</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="167"/>
+        <location filename="../../app/ui/sweep_panel.py" line="169"/>
         <source>Always generate the requested output length.</source>
         <translation>始终生成请求的输出长度。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="170"/>
+        <location filename="../../app/ui/sweep_panel.py" line="172"/>
         <source>File names become LABEL_rateR_concC.json.</source>
         <translation>文件名为 LABEL_rateR_concC.json。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="171"/>
+        <location filename="../../app/ui/sweep_panel.py" line="173"/>
         <source>Label</source>
         <translation>标签</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="175"/>
+        <location filename="../../app/ui/sweep_panel.py" line="178"/>
         <source>Results folder</source>
         <translation>结果文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="176"/>
+        <location filename="../../app/ui/sweep_panel.py" line="179"/>
         <source>Run sweep</source>
         <translation>开始扫描</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="177"/>
+        <location filename="../../app/ui/sweep_panel.py" line="180"/>
         <source>Run the sweep (Ctrl+R)</source>
         <translation>开始扫描（Ctrl+R）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="179"/>
+        <location filename="../../app/ui/sweep_panel.py" line="182"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="181"/>
+        <location filename="../../app/ui/sweep_panel.py" line="184"/>
         <source>Stop after in-flight requests; keeps finished points (Esc)</source>
         <translation>等进行中的请求结束后停止；保留已完成的测试点（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="190"/>
+        <location filename="../../app/ui/sweep_panel.py" line="192"/>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="193"/>
+        <source>Show or hide the sweep settings</source>
+        <translation>显示或隐藏扫描设置</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/sweep_panel.py" line="205"/>
         <source>Ready.</source>
         <translation>就绪。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="204"/>
+        <location filename="../../app/ui/sweep_panel.py" line="212"/>
         <source>Live</source>
         <translation>实时</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="205"/>
+        <location filename="../../app/ui/sweep_panel.py" line="213"/>
         <source>Sweep curves</source>
         <translation>扫描曲线</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="289"/>
+        <location filename="../../app/ui/sweep_panel.py" line="303"/>
         <source>Choose a dataset file</source>
         <translation>选择数据集文件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="294"/>
+        <location filename="../../app/ui/sweep_panel.py" line="308"/>
         <source>Choose the results folder</source>
         <translation>选择结果文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="306"/>
+        <location filename="../../app/ui/sweep_panel.py" line="320"/>
         <source>Choose a dataset file, or pick another dataset.</source>
         <translation>请选择数据集文件，或改用其他数据集。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="308"/>
+        <location filename="../../app/ui/sweep_panel.py" line="322"/>
         <source>The dataset file {0} does not exist.</source>
         <translation>数据集文件 {0} 不存在。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="313"/>
+        <location filename="../../app/ui/sweep_panel.py" line="327"/>
         <source>Choose a results folder.</source>
         <translation>请选择结果文件夹。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="340"/>
+        <location filename="../../app/ui/sweep_panel.py" line="354"/>
         <source>The selected endpoint has no base URL yet.</source>
         <translation>所选端点还没有基础 URL。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="364"/>
+        <location filename="../../app/ui/sweep_panel.py" line="378"/>
         <source>Starting the benchmark worker…</source>
         <translation>正在启动测试进程…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="373"/>
+        <location filename="../../app/ui/sweep_panel.py" line="387"/>
         <source>Cancelling: waiting for in-flight requests…</source>
         <translation>正在取消：等待进行中的请求…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="438"/>
+        <location filename="../../app/ui/sweep_panel.py" line="452"/>
         <source>Cancelled: {0} finished point(s) kept in {1}.</source>
         <translation>已取消：{0} 个已完成的测试点保存在 {1}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="440"/>
+        <location filename="../../app/ui/sweep_panel.py" line="454"/>
         <source>Done: {0} point(s) saved in {1}.</source>
         <translation>完成：{0} 个测试点已保存到 {1}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="465"/>
+        <location filename="../../app/ui/sweep_panel.py" line="479"/>
         <source>this run</source>
         <translation>本次运行</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="489"/>
+        <location filename="../../app/ui/sweep_panel.py" line="503"/>
         <source>Point {0} of {1} · requests {2}/{3}</source>
         <translation>第 {0}/{1} 个测试点 · 请求 {2}/{3}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="493"/>
+        <location filename="../../app/ui/sweep_panel.py" line="507"/>
         <source>({0} failed)</source>
         <translation>（{0} 个失败）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="495"/>
+        <location filename="../../app/ui/sweep_panel.py" line="509"/>
         <source>about {0} left</source>
         <translation>约剩 {0}</translation>
     </message>
@@ -1801,22 +1896,22 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
 <context>
     <name>SweepWorker</name>
     <message>
-        <location filename="../../app/ui/worker.py" line="385"/>
+        <location filename="../../app/ui/worker.py" line="383"/>
         <source>The benchmark worker could not start ({0}).</source>
         <translation>测试进程无法启动（{0}）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/worker.py" line="408"/>
+        <location filename="../../app/ui/worker.py" line="406"/>
         <source>The benchmark worker crashed.</source>
         <translation>测试进程崩溃了。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/worker.py" line="410"/>
+        <location filename="../../app/ui/worker.py" line="408"/>
         <source>The benchmark worker stopped with exit code {0}.</source>
         <translation>测试进程已退出，退出码 {0}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/worker.py" line="416"/>
+        <location filename="../../app/ui/worker.py" line="414"/>
         <source>Finished points are saved in {0}.</source>
         <translation>已完成的测试点保存在 {0}。</translation>
     </message>
