@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 import os
+import signal
 import sys
 import tempfile
 from collections.abc import Coroutine
@@ -15,6 +16,7 @@ from typing import Any
 os.environ.setdefault("QT_API", "pyside6")  # qasync probes bindings; never pick up PyQt
 
 import qasync
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.profiles import ProfileStore
@@ -142,6 +144,7 @@ async def _main(
     if screenshot:
         manager.window.resize(*SCREENSHOT_SIZE)
     manager.window.show()
+    wakeup = close_on_signals(app)  # noqa: F841  (kept alive for the loop's lifetime)
     sim_task = asyncio.ensure_future(ctx.simulator.start())
     try:
         if screenshot:
@@ -155,6 +158,24 @@ async def _main(
         if not sim_task.done():
             sim_task.cancel()
         ctx.simulator.stop()
+
+
+def close_on_signals(app: QApplication) -> QTimer:
+    """Ctrl-C in the terminal or SIGTERM from the session closes the window the normal way, so a
+    running sweep is cancelled with its finished points saved and the simulator is stopped."""
+
+    def handler(signum: int, frame: object) -> None:
+        log.info("signal %s: closing the window", signum)
+        QTimer.singleShot(0, app.closeAllWindows)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, handler)
+    # Python runs signal handlers only between bytecodes; a Qt loop idling in C++ would put them
+    # off indefinitely, so a slow no-op timer hands control back to the interpreter.
+    timer = QTimer()
+    timer.timeout.connect(lambda: None)
+    timer.start(250)
+    return timer
 
 
 async def _let_workers_finish(window: MainWindow) -> None:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
@@ -36,6 +41,36 @@ def test_screenshot_command_writes_a_png(tmp_path: Path) -> None:
     # The probe ran against the built-in simulator and the history shows it.
     log = (Path(os.environ["TPOTBENCH_LOG_DIR"]) / "tpotbench.log").read_text()
     assert "built-in simulator at http://127.0.0.1:" in log
+
+
+def test_sigterm_closes_the_window_cleanly_and_stops_the_simulator() -> None:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    log_file = Path(os.environ["TPOTBENCH_LOG_DIR"]) / "tpotbench.log"
+    before = log_file.read_text() if log_file.exists() else ""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # wait until the built-in simulator is up
+            text = log_file.read_text() if log_file.exists() else ""
+            if "built-in simulator at http://127.0.0.1:" in text[len(before) :]:
+                break
+            time.sleep(0.2)
+        else:
+            raise AssertionError("the window never started its simulator")
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err.decode()[-2000:]
+    assert b"Traceback" not in err
+    fresh = text[len(before) :]
+    port = int(re.search(r"built-in simulator at http://127\.0\.0\.1:(\d+)", fresh).group(1))
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
 
 
 def test_language_switch_rebuilds_and_persists(qtbot, qloop, sim, memory_keyring) -> None:
