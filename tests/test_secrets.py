@@ -9,30 +9,10 @@ import keyring.backend
 import keyring.backends.chainer
 import keyring.backends.fail
 import pytest
-from keyring.errors import KeyringLocked, PasswordDeleteError
+from keyring.errors import KeyringLocked
 
 from app.secrets import SERVICE, KeyStore, is_secure_backend, pick_secure_backend
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """An in-memory stand-in for the OS keyring (the real one is tested in test_secrets_real)."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.entries: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.entries.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.entries[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if (service, username) not in self.entries:
-            raise PasswordDeleteError(username)
-        del self.entries[(service, username)]
+from tests.keyring_double import MemoryKeyring
 
 
 class LockedKeyring(MemoryKeyring):

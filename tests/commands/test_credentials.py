@@ -7,7 +7,7 @@ import pytest
 
 from app.commands.credentials import UsageError, find_api_key, parse_headers, require_api_key
 from app.secrets import SERVICE
-from tests.test_secrets import MemoryKeyring
+from tests.keyring_double import MemoryKeyring
 
 
 @pytest.fixture

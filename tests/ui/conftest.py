@@ -10,30 +10,10 @@ from pathlib import Path
 import keyring
 import keyring.backend
 import pytest
-from keyring.errors import PasswordDeleteError
+
+from tests.keyring_double import MemoryKeyring
 
 os.environ.setdefault("QT_API", "pyside6")
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """Stands in for the OS keyring in UI tests (tests/test_secrets_real.py uses the real one)."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.entries: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.entries.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.entries[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if (service, username) not in self.entries:
-            raise PasswordDeleteError(username)
-        del self.entries[(service, username)]
 
 
 @pytest.fixture

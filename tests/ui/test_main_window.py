@@ -111,10 +111,10 @@ def test_about_names_versions_and_backend(window: MainWindow) -> None:
 
     from app import __version__
 
-    text = window.about_text("conftest MemoryKeyring")
+    text = window.about_text("keyring double MemoryKeyring")
     assert __version__ in text
     assert PySide6.__version__ in text
-    assert "conftest MemoryKeyring" in text
+    assert "keyring double MemoryKeyring" in text
 
 
 def test_chinese_locale_shows_chinese_labels(qtbot, qloop, ctx) -> None:
