@@ -2,6 +2,46 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>BatchPlot</name>
+    <message>
+        <location filename="../../app/ui/roofline_charts.py" line="54"/>
+        <source>TPOT (ms)</source>
+        <translation>TPOT（毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_charts.py" line="54"/>
+        <source>batch (running sequences)</source>
+        <translation>批大小（运行中的序列数）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_charts.py" line="59"/>
+        <source>floor</source>
+        <translation>下限</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_charts.py" line="82"/>
+        <source>measured p50–p99</source>
+        <translation>实测 p50–p99</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_charts.py" line="86"/>
+        <source>live probe</source>
+        <translation>实时探测</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_charts.py" line="98"/>
+        <source>batch-1 floor {v:.1f} ms</source>
+        <translation>批大小 1 下限 {v:.1f} ms</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_charts.py" line="103"/>
+        <source>KV full
+at {n}</source>
+        <translation>KV 满
+于 {n}</translation>
+    </message>
+</context>
+<context>
     <name>CrashHandler</name>
     <message>
         <location filename="../../app/ui/app_setup.py" line="108"/>
@@ -27,62 +67,62 @@ Finished results are already saved. Please include the log file if you report th
 <context>
     <name>CustomGpuDialog</name>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="104"/>
+        <location filename="../../app/ui/custom_gpu_dialog.py" line="23"/>
         <source>Add a GPU</source>
         <translation>添加 GPU</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="107"/>
+        <location filename="../../app/ui/custom_gpu_dialog.py" line="26"/>
         <source>datasheet name or URL</source>
         <translation>数据手册名称或网址</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="108"/>
+        <location filename="../../app/ui/custom_gpu_dialog.py" line="27"/>
         <source> GiB</source>
         <translation> GiB</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="109"/>
+        <location filename="../../app/ui/custom_gpu_dialog.py" line="28"/>
         <source> GB/s</source>
         <translation> GB/s</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="110"/>
+        <location filename="../../app/ui/custom_gpu_dialog.py" line="29"/>
         <source> TFLOPS</source>
         <translation> TFLOPS</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="114"/>
+        <location filename="../../app/ui/custom_gpu_dialog.py" line="33"/>
         <source>Id</source>
         <translation>标识</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="115"/>
+        <location filename="../../app/ui/custom_gpu_dialog.py" line="34"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="116"/>
+        <location filename="../../app/ui/custom_gpu_dialog.py" line="35"/>
         <source>Memory</source>
         <translation>显存</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="117"/>
+        <location filename="../../app/ui/custom_gpu_dialog.py" line="36"/>
         <source>Bandwidth</source>
         <translation>带宽</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="118"/>
+        <location filename="../../app/ui/custom_gpu_dialog.py" line="37"/>
         <source>Dense BF16/FP16 tensor</source>
         <translation>稠密 BF16/FP16 张量算力</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="119"/>
+        <location filename="../../app/ui/custom_gpu_dialog.py" line="38"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="140"/>
+        <location filename="../../app/ui/custom_gpu_dialog.py" line="59"/>
         <source>Give the GPU an id and say where the numbers come from.</source>
         <translation>请为 GPU 填写标识，并注明这些数字的来源。</translation>
     </message>
@@ -881,47 +921,47 @@ GuideLLM 不保留逐块间隔。AIPerf：Inter Chunk Latency (ICL)。</translat
         <translation>本次会话中较早的探测；点击查看</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="357"/>
+        <location filename="../../app/ui/probe_panel.py" line="358"/>
         <source>Type a prompt first.</source>
         <translation>请先输入提示词。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="362"/>
+        <location filename="../../app/ui/probe_panel.py" line="363"/>
         <source>The endpoint has no URL yet (the simulator is still starting).</source>
         <translation>该端点还没有 URL（模拟器仍在启动）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="370"/>
+        <location filename="../../app/ui/probe_panel.py" line="371"/>
         <source>Streaming from {url} …</source>
         <translation>正在从 {url} 流式接收…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="405"/>
+        <location filename="../../app/ui/probe_panel.py" line="406"/>
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="408"/>
+        <location filename="../../app/ui/probe_panel.py" line="409"/>
         <source>The probe ended without a result.</source>
         <translation>探测结束，但没有结果。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="501"/>
+        <location filename="../../app/ui/probe_panel.py" line="503"/>
         <source> Token count estimated: the server sent no usage.</source>
         <translation> token 数为估算值：服务器未返回 usage。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="503"/>
+        <location filename="../../app/ui/probe_panel.py" line="505"/>
         <source>Done: {n} tokens in {s:.2f} s.</source>
         <translation>完成：{s:.2f} 秒内 {n} 个 token。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="526"/>
+        <location filename="../../app/ui/probe_panel.py" line="528"/>
         <source>{when}  {profile}: failed ({kind})</source>
         <translation>{when}  {profile}：失败（{kind}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="529"/>
+        <location filename="../../app/ui/probe_panel.py" line="531"/>
         <source>{when}  {profile}: TTFT {ttft} ms · TPOT {tpot} ms · {n} tok</source>
         <translation>{when}  {profile}：TTFT {ttft} 毫秒 · TPOT {tpot} 毫秒 · {n} token</translation>
     </message>
@@ -995,69 +1035,69 @@ GuideLLM 不保留逐块间隔。AIPerf：Inter Chunk Latency (ICL)。</translat
         <translation>每张图表导出为 PNG 或 SVG</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="254"/>
+        <location filename="../../app/ui/results_panel.py" line="256"/>
         <source>No results yet: a sweep saves its runs in {0}.</source>
         <translation>还没有结果：扫描的运行结果会保存在 {0}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="258"/>
+        <location filename="../../app/ui/results_panel.py" line="260"/>
         <source>{0} is not a folder.</source>
         <translation>{0} 不是文件夹。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="263"/>
+        <location filename="../../app/ui/results_panel.py" line="265"/>
         <source>{0}
 written by {1}</source>
         <translation>{0}
 由 {1} 写入</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="275"/>
+        <location filename="../../app/ui/results_panel.py" line="277"/>
         <source>{0} run(s) found.</source>
         <translation>找到 {0} 次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="281"/>
+        <location filename="../../app/ui/results_panel.py" line="283"/>
         <source>{0} file(s) could not be read; the others opened:</source>
         <translation>有 {0} 个文件无法读取；其余文件已打开：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="286"/>
+        <location filename="../../app/ui/results_panel.py" line="288"/>
         <source>Choose a results folder</source>
         <translation>选择结果文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="344"/>
+        <location filename="../../app/ui/results_panel.py" line="346"/>
         <source>Choose a .csv, .json or .md file name (got {0}).</source>
         <translation>请选择 .csv、.json 或 .md 文件名（当前为 {0}）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="355"/>
+        <location filename="../../app/ui/results_panel.py" line="357"/>
         <source>Export data</source>
         <translation>导出数据</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="357"/>
+        <location filename="../../app/ui/results_panel.py" line="359"/>
         <source>CSV (*.csv);;JSON (*.json);;Markdown table (*.md)</source>
         <translation>CSV (*.csv);;JSON (*.json);;Markdown 表格 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="364"/>
+        <location filename="../../app/ui/results_panel.py" line="366"/>
         <source>Export charts</source>
         <translation>导出图表</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="364"/>
+        <location filename="../../app/ui/results_panel.py" line="366"/>
         <source>PNG (*.png);;SVG (*.svg)</source>
         <translation>PNG (*.png);;SVG (*.svg)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="373"/>
+        <location filename="../../app/ui/results_panel.py" line="375"/>
         <source>Could not export to {0}: {1}</source>
         <translation>无法导出到 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="376"/>
+        <location filename="../../app/ui/results_panel.py" line="378"/>
         <source>Exported to {0}.</source>
         <translation>已导出到 {0}。</translation>
     </message>
@@ -1069,181 +1109,143 @@ written by {1}</source>
     </message>
 </context>
 <context>
-    <name>RooflinePanel</name>
+    <name>RoofPlot</name>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="194"/>
-        <source> tokens</source>
-        <translation> 个 token</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="195"/>
-        <source>Tokens already in each sequence&apos;s KV cache</source>
-        <translation>每个序列的 KV cache 中已有的 token 数</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="199"/>
-        <source>Load a Hugging Face config.json</source>
-        <translation>加载 Hugging Face 的 config.json</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="202"/>
-        <source>Add a GPU that is not in the catalogue</source>
-        <translation>添加目录中没有的 GPU</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="215"/>
-        <source>GPU</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="216"/>
-        <source>Model</source>
-        <translation>模型</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="217"/>
-        <source>Weights</source>
-        <translation>权重</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="218"/>
-        <source>KV cache</source>
-        <translation>KV cache</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="219"/>
-        <source>Context</source>
-        <translation>上下文</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="255"/>
-        <source>TPOT vs batch</source>
-        <translation>TPOT 与批大小</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="256"/>
-        <source>Roofline</source>
-        <translation>Roofline</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="257"/>
-        <source>What-if</source>
-        <translation>假设分析</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="283"/>
-        <source>TPOT (ms)</source>
-        <translation>TPOT（毫秒）</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="284"/>
-        <source>batch (running sequences)</source>
-        <translation>批大小（运行中的序列数）</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="290"/>
-        <source>floor</source>
-        <translation>下限</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="313"/>
-        <source>measured p50–p99</source>
-        <translation>实测 p50–p99</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="333"/>
-        <location filename="../../app/ui/roofline_panel.py" line="754"/>
-        <source>live probe</source>
-        <translation>实时探测</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="343"/>
+        <location filename="../../app/ui/roofline_charts.py" line="144"/>
         <source>attainable TFLOP/s</source>
         <translation>可达 TFLOP/s</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="344"/>
+        <location filename="../../app/ui/roofline_charts.py" line="144"/>
         <source>arithmetic intensity (FLOP/byte)</source>
         <translation>算术强度（FLOP/字节）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="347"/>
+        <location filename="../../app/ui/roofline_charts.py" line="147"/>
         <source>roof</source>
         <translation>屋顶</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="357"/>
+        <location filename="../../app/ui/roofline_charts.py" line="149"/>
         <source>decode floor, batch 1…1024</source>
         <translation>decode 下限，批大小 1…1024</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="359"/>
+        <location filename="../../app/ui/roofline_charts.py" line="150"/>
         <source>batch 1</source>
         <translation>批大小 1</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="374"/>
+        <location filename="../../app/ui/roofline_charts.py" line="155"/>
         <source>measured p50</source>
         <translation>实测 p50</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="385"/>
-        <source>Setup</source>
-        <translation>配置</translation>
+        <location filename="../../app/ui/roofline_charts.py" line="171"/>
+        <source>ridge {r:.0f} FLOP/B</source>
+        <translation>脊点 {r:.0f} FLOP/B</translation>
+    </message>
+</context>
+<context>
+    <name>RooflinePanel</name>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="82"/>
+        <source> tokens</source>
+        <translation> 个 token</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="386"/>
-        <source>Floor TPOT</source>
-        <translation>TPOT 下限</translation>
+        <location filename="../../app/ui/roofline_panel.py" line="83"/>
+        <source>Tokens already in each sequence&apos;s KV cache</source>
+        <translation>每个序列的 KV cache 中已有的 token 数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="387"/>
-        <source>Best tok/s</source>
-        <translation>最佳 tok/s</translation>
+        <location filename="../../app/ui/roofline_panel.py" line="87"/>
+        <source>Load a Hugging Face config.json</source>
+        <translation>加载 Hugging Face 的 config.json</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="388"/>
-        <source>KV capacity</source>
-        <translation>KV 容量</translation>
+        <location filename="../../app/ui/roofline_panel.py" line="90"/>
+        <source>Add a GPU that is not in the catalogue</source>
+        <translation>添加目录中没有的 GPU</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="389"/>
-        <source>vs now</source>
-        <translation>相对当前</translation>
+        <location filename="../../app/ui/roofline_panel.py" line="103"/>
+        <source>GPU</source>
+        <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="543"/>
+        <location filename="../../app/ui/roofline_panel.py" line="104"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="105"/>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="106"/>
+        <source>KV cache</source>
+        <translation>KV cache</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="107"/>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="149"/>
+        <source>TPOT vs batch</source>
+        <translation>TPOT 与批大小</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="150"/>
+        <source>Roofline</source>
+        <translation>Roofline</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="151"/>
+        <source>What-if</source>
+        <translation>假设分析</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="463"/>
+        <source>live probe</source>
+        <translation>实时探测</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_panel.py" line="309"/>
         <source>Hugging Face config.json</source>
         <translation>Hugging Face config.json</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="543"/>
+        <location filename="../../app/ui/roofline_panel.py" line="309"/>
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="553"/>
-        <location filename="../../app/ui/roofline_panel.py" line="554"/>
+        <location filename="../../app/ui/roofline_panel.py" line="319"/>
+        <location filename="../../app/ui/roofline_panel.py" line="320"/>
         <source>Cannot use that file: {error}</source>
         <translation>无法使用该文件：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="574"/>
+        <location filename="../../app/ui/roofline_panel.py" line="340"/>
         <source>memory-bound</source>
         <translation>受显存带宽限制</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="574"/>
+        <location filename="../../app/ui/roofline_panel.py" line="340"/>
         <source>compute-bound</source>
         <translation>受算力限制</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="576"/>
+        <location filename="../../app/ui/roofline_panel.py" line="342"/>
         <source>Batch-1 floor: &lt;b&gt;{v:.2f} ms&lt;/b&gt;</source>
         <translation>单请求（批大小 1）下限：&lt;b&gt;{v:.2f} ms&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="580"/>
+        <location filename="../../app/ui/roofline_panel.py" line="346"/>
         <source>floor = max(bytes ÷ bandwidth, FLOPs ÷ peak)
 = max({b} ÷ {bw:.0f} GB/s, {f:.1f} GFLOP ÷ {p:.1f} TFLOP/s)
 = max({m}, {c}) → {bound}
@@ -1254,66 +1256,66 @@ context {ctx} tokens; the input embedding is gathered, not read whole</source>
 上下文 {ctx} 个 token；输入 embedding 只按行取用，不整表读取</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="596"/>
+        <location filename="../../app/ui/roofline_panel.py" line="362"/>
         <source>Best single stream: &lt;b&gt;{v:.1f} tok/s&lt;/b&gt;</source>
         <translation>单流最快：&lt;b&gt;{v:.1f} tok/s&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="599"/>
+        <location filename="../../app/ui/roofline_panel.py" line="365"/>
         <source>best tok/s = 1 ÷ batch-1 floor = 1 ÷ {f}</source>
         <translation>最快 tok/s = 1 ÷ 批大小 1 的下限 = 1 ÷ {f}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="602"/>
+        <location filename="../../app/ui/roofline_panel.py" line="368"/>
         <source>KV capacity: &lt;b&gt;{t:,} tokens&lt;/b&gt;</source>
         <translation>KV 容量：&lt;b&gt;{t:,} 个 token&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="604"/>
+        <location filename="../../app/ui/roofline_panel.py" line="370"/>
         <source> ({n} seqs × {ctx})</source>
         <translation>（{n} 个序列 × {ctx}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="608"/>
+        <location filename="../../app/ui/roofline_panel.py" line="374"/>
         <source>num_gpu_blocks = (memory × 0.987 visible × utilisation {u} − weights {w} − activation/non-torch reserve) ÷ (block {bs} × {kv:,.0f} B per token)
 = {blocks:,} blocks = {t:,} tokens; KV bytes per token = 2 × {L} layers × {h} KV heads × {d} head dim × {e:g} B</source>
         <translation>num_gpu_blocks = (显存 × 0.987 可见 × 利用率 {u} − 权重 {w} − 激活/非 torch 预留) ÷ (块大小 {bs} × 每 token {kv:,.0f} B)
 = {blocks:,} 块 = {t:,} 个 token；每 token 的 KV 字节 = 2 × {L} 层 × {h} 个 KV 头 × 头维度 {d} × {e:g} B</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="626"/>
+        <location filename="../../app/ui/roofline_panel.py" line="392"/>
         <source>Ridge: &lt;b&gt;{r:.0f} FLOP/B&lt;/b&gt; (decode: {i:.1f})</source>
         <translation>脊点：&lt;b&gt;{r:.0f} FLOP/B&lt;/b&gt;（decode：{i:.1f}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="632"/>
+        <location filename="../../app/ui/roofline_panel.py" line="398"/>
         <source>ridge = peak ÷ bandwidth = {p:.1f} TFLOP/s ÷ {bw:.0f} GB/s
 batch-1 decode intensity = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/byte</source>
         <translation>脊点 = 峰值算力 ÷ 带宽 = {p:.1f} TFLOP/s ÷ {bw:.0f} GB/s
 批大小 1 的 decode 算术强度 = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/字节</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="643"/>
+        <location filename="../../app/ui/roofline_panel.py" line="409"/>
         <source>weights</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="644"/>
+        <location filename="../../app/ui/roofline_panel.py" line="410"/>
         <source>LM head</source>
         <translation>LM head</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="645"/>
+        <location filename="../../app/ui/roofline_panel.py" line="411"/>
         <source>KV</source>
         <translation>KV</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="649"/>
+        <location filename="../../app/ui/roofline_panel.py" line="415"/>
         <source>Bytes per step {total}: </source>
         <translation>每步读取 {total}：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="656"/>
+        <location filename="../../app/ui/roofline_panel.py" line="422"/>
         <source>weights: transformer layers in {fmt} ({bpp:.3f} B per weight incl. scales)
 LM head: {V:,} × {h:,} read whole every step
 KV: batch 1 × {ctx} tokens × {kv:,.0f} B per token</source>
@@ -1322,95 +1324,33 @@ LM head：{V:,} × {h:,}，每步整表读取
 KV：批大小 1 × {ctx} 个 token × 每 token {kv:,.0f} B</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="690"/>
-        <source>batch-1 floor {v:.1f} ms</source>
-        <translation>批大小 1 下限 {v:.1f} ms</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="695"/>
-        <source>KV full
-at {n}</source>
-        <translation>KV 满
-于 {n}</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="711"/>
-        <source>ridge {r:.0f} FLOP/B</source>
-        <translation>脊点 {r:.0f} FLOP/B</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="760"/>
+        <location filename="../../app/ui/roofline_panel.py" line="469"/>
         <source>p50 at batch {b:g}</source>
         <translation>批大小 {b:g} 的 p50</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="763"/>
+        <location filename="../../app/ui/roofline_panel.py" line="472"/>
         <source>MBU: run a probe or sweep</source>
         <translation>MBU：请运行一次探测或扫描</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="765"/>
+        <location filename="../../app/ui/roofline_panel.py" line="474"/>
         <source>MBU = bytes per step ÷ measured TPOT ÷ peak bandwidth</source>
         <translation>MBU = 每步字节数 ÷ 实测 TPOT ÷ 峰值带宽</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="771"/>
+        <location filename="../../app/ui/roofline_panel.py" line="480"/>
         <source>MBU: &lt;b&gt;{v:.1f} %&lt;/b&gt; at {ms:.1f} ms ({what})</source>
         <translation>MBU：&lt;b&gt;{v:.1f} %&lt;/b&gt;，{ms:.1f} ms（{what}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="777"/>
+        <location filename="../../app/ui/roofline_panel.py" line="486"/>
         <source>MBU = bytes per step ÷ measured TPOT ÷ peak bandwidth
 = {b} ÷ {ms:.2f} ms ÷ {bw:.0f} GB/s = {v:.1f} %
 MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</source>
         <translation>MBU = 每步字节数 ÷ 实测 TPOT ÷ 峰值带宽
 = {b} ÷ {ms:.2f} ms ÷ {bw:.0f} GB/s = {v:.1f} %
 MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="798"/>
-        <source>{model} on {gpu}, every weight format</source>
-        <translation>{model} 在 {gpu} 上，各种权重格式</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="805"/>
-        <source>{model} in {fmt}, other GPUs</source>
-        <translation>{model}（{fmt}）在其他 GPU 上</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="814"/>
-        <source>AWQ INT4 vs BF16 on {gpu}: floor {a:.2f} ms vs {b:.2f} ms, {g:.1f}× faster ({p:.0f} % of the BF16 floor). Measured INT4 TPOT usually gains less: the field guide expects it roughly halved.</source>
-        <translation>{gpu} 上 AWQ INT4 对比 BF16：下限 {a:.2f} ms 对 {b:.2f} ms，快 {g:.1f} 倍（为 BF16 下限的 {p:.0f} %）。实测 INT4 的 TPOT 通常提升更少：实战指南预计大约减半。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="820"/>
-        <source>gain = BF16 bytes per step ÷ INT4 bytes per step = {x} ÷ {y}</source>
-        <translation>提升 = BF16 每步字节数 ÷ INT4 每步字节数 = {x} ÷ {y}</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="841"/>
-        <source>floor = {b} per step ÷ {bw:.0f} GB/s ({fmt}, {gpu}, batch 1)</source>
-        <translation>下限 = 每步 {b} ÷ {bw:.0f} GB/s（{fmt}，{gpu}，批大小 1）</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="849"/>
-        <source>1000 ÷ {f:.2f} ms</source>
-        <translation>1000 ÷ {f:.2f} ms</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="851"/>
-        <source>does not fit</source>
-        <translation>放不下</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="852"/>
-        <source>tokens of KV cache at gpu_memory_utilization {u}, block 16</source>
-        <translation>gpu_memory_utilization 为 {u}、块大小 16 时 KV cache 可容纳的 token 数</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/roofline_panel.py" line="856"/>
-        <source>current floor ÷ this floor</source>
-        <translation>当前下限 ÷ 此下限</translation>
     </message>
 </context>
 <context>
@@ -1914,6 +1854,79 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <location filename="../../app/ui/worker.py" line="414"/>
         <source>Finished points are saved in {0}.</source>
         <translation>已完成的测试点保存在 {0}。</translation>
+    </message>
+</context>
+<context>
+    <name>WhatIfView</name>
+    <message>
+        <location filename="../../app/ui/roofline_whatif.py" line="63"/>
+        <source>Setup</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_whatif.py" line="64"/>
+        <source>Floor TPOT</source>
+        <translation>TPOT 下限</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_whatif.py" line="65"/>
+        <source>Best tok/s</source>
+        <translation>最佳 tok/s</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_whatif.py" line="66"/>
+        <source>KV capacity</source>
+        <translation>KV 容量</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_whatif.py" line="67"/>
+        <source>vs now</source>
+        <translation>相对当前</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_whatif.py" line="89"/>
+        <source>{model} on {gpu}, every weight format</source>
+        <translation>{model} 在 {gpu} 上，各种权重格式</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_whatif.py" line="96"/>
+        <source>{model} in {fmt}, other GPUs</source>
+        <translation>{model}（{fmt}）在其他 GPU 上</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_whatif.py" line="105"/>
+        <source>AWQ INT4 vs BF16 on {gpu}: floor {a:.2f} ms vs {b:.2f} ms, {g:.1f}× faster ({p:.0f} % of the BF16 floor). Measured INT4 TPOT usually gains less: the field guide expects it roughly halved.</source>
+        <translation>{gpu} 上 AWQ INT4 对比 BF16：下限 {a:.2f} ms 对 {b:.2f} ms，快 {g:.1f} 倍（为 BF16 下限的 {p:.0f} %）。实测 INT4 的 TPOT 通常提升更少：实战指南预计大约减半。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_whatif.py" line="111"/>
+        <source>gain = BF16 bytes per step ÷ INT4 bytes per step = {x} ÷ {y}</source>
+        <translation>提升 = BF16 每步字节数 ÷ INT4 每步字节数 = {x} ÷ {y}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_whatif.py" line="138"/>
+        <source>floor = {b} per step ÷ {bw:.0f} GB/s ({fmt}, {gpu}, batch 1)</source>
+        <translation>下限 = 每步 {b} ÷ {bw:.0f} GB/s（{fmt}，{gpu}，批大小 1）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_whatif.py" line="146"/>
+        <source>1000 ÷ {f:.2f} ms</source>
+        <translation>1000 ÷ {f:.2f} ms</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_whatif.py" line="148"/>
+        <source>does not fit</source>
+        <translation>放不下</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_whatif.py" line="149"/>
+        <source>tokens of KV cache at gpu_memory_utilization {u}, block 16</source>
+        <translation>gpu_memory_utilization 为 {u}、块大小 16 时 KV cache 可容纳的 token 数</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/roofline_whatif.py" line="153"/>
+        <source>current floor ÷ this floor</source>
+        <translation>当前下限 ÷ 此下限</translation>
     </message>
 </context>
 </TS>

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from app.bench.doctor import _path_check
+from app.bench.doctor_paths import path_check
 from app.bench.endpoint import CORRECTIONS, resolve_endpoint
 
 
@@ -56,13 +56,13 @@ def test_each_correction_has_its_id(
 
 def test_doctor_decides_by_id_not_by_the_wording_of_notes() -> None:
     repaired = resolve_endpoint("http://h:8000/v1", "/v1/chat/completions")
-    check = _path_check(repaired, 200, "http://h:8000/v1")
+    check = path_check(repaired, 200, "http://h:8000/v1")
     assert check.status == "warn"
     assert "used once" in check.detail  # the note, for people
     assert check.fix.startswith("Write the base URL as http://h:8000 ")
     # Same notes without the id: not a repair, whatever the words say.
     reworded = dataclasses.replace(repaired, corrections=[])
-    assert _path_check(reworded, 200, "http://h:8000").status == "ok"
+    assert path_check(reworded, 200, "http://h:8000").status == "ok"
     # A guessed /v1 on a gateway root that answered is fine as it is.
     guessed = resolve_endpoint("https://gw.example/api")
-    assert _path_check(guessed, 200, "https://gw.example/api").status == "ok"
+    assert path_check(guessed, 200, "https://gw.example/api").status == "ok"

@@ -1,0 +1,180 @@
+"""The roofline panel's two plots: TPOT against batch, and the log-log roofline."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from app.roofline.scenario import BATCH_GRID, Scenario
+
+COLORS = {"floor": "#0072B2", "line": "#D55E00", "measured": "#009E73", "live": "#CC79A7"}
+
+
+class Measured(NamedTuple):
+    concurrency: int
+    p50_ms: float
+    p99_ms: float
+    running: float | None
+
+    @property
+    def batch(self) -> float:
+        """Where the point sits: the server's running batch when known, else the concurrency."""
+        return self.running if self.running and self.running > 0 else float(self.concurrency)
+
+
+def _axes(plot: pg.PlotWidget, log_y: bool, left: str, bottom: str) -> pg.PlotItem:
+    """The plot's item with a log x axis, a faint grid, axis labels and a legend."""
+    item = plot.getPlotItem()
+    item.setLogMode(x=True, y=log_y)
+    item.showGrid(x=True, y=True, alpha=0.25)
+    item.setLabel("left", left)
+    item.setLabel("bottom", bottom)
+    item.addLegend(offset=(10, 10))
+    return item
+
+
+def _dots(
+    item: pg.PlotItem, symbol: str, size: int, color: str, name: str | None = None
+) -> pg.PlotDataItem:
+    """An empty series drawn as markers only, to be filled by setData."""
+    markers = {"symbol": symbol, "symbolSize": size, "symbolBrush": color, "symbolPen": None}
+    return item.plot([], [], pen=None, name=name, **markers)
+
+
+class BatchPlot(pg.PlotWidget):
+    """TPOT (ms) against batch: the decode floor, where the KV cache fills, measured points."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        item = _axes(self, False, self.tr("TPOT (ms)"), self.tr("batch (running sequences)"))
+        # Powers of two read better than pyqtgraph's log-axis minor labels, which collide.
+        ticks = [(math.log10(2**k), str(2**k)) for k in range(11)]
+        item.getAxis("bottom").setTicks([ticks, []])
+        self.floor_curve = item.plot(
+            [], [], pen=pg.mkPen(COLORS["floor"], width=2), name=self.tr("floor")
+        )
+        self.floor_line = pg.InfiniteLine(
+            angle=0,
+            movable=False,
+            pen=pg.mkPen(COLORS["line"], width=1, style=Qt.PenStyle.DashLine),
+            label="",
+            labelOpts={"position": 0.5, "color": COLORS["line"], "anchors": [(0.5, 0), (0.5, 0)]},
+        )
+        item.addItem(self.floor_line)
+        self.kv_line = pg.InfiniteLine(
+            angle=90,
+            movable=False,
+            pen=pg.mkPen("#999999", width=1, style=Qt.PenStyle.DotLine),
+            label="",
+            labelOpts={"position": 0.6, "color": "#999999", "anchors": [(0, 0.5), (0, 0.5)]},
+        )
+        item.addItem(self.kv_line)
+        self.band_curve = item.plot(
+            [],
+            [],
+            pen=pg.mkPen(COLORS["measured"], width=6),
+            connect="pairs",
+            name=self.tr("measured p50–p99"),
+        )
+        self.band_curve.setOpacity(0.45)
+        self.measured_curve = _dots(item, "o", 9, COLORS["measured"])
+        self.live_curve = _dots(item, "d", 11, COLORS["live"], self.tr("live probe"))
+        self.mbu_texts: list[pg.TextItem] = []
+
+    def show_floor(self, s: Scenario, measured: Sequence[Measured], floor_tip: str) -> None:
+        """Draw the floor curve and the batch-1 and KV-full lines for the scenario."""
+        max_batch = s.max_batch()
+        # Past the KV capacity the floor is unreachable: draw a little beyond it, not to 1024.
+        limit = max(64, 2 * max_batch, *(2 * m.batch for m in measured))
+        curve = s.floor_curve(tuple(b for b in BATCH_GRID if b <= limit) or BATCH_GRID[:1])
+        self.floor_curve.setData([b for b, _ in curve], [ms for _, ms in curve])
+        floor_ms = curve[0][1]
+        self.floor_line.setValue(floor_ms)
+        self.floor_line.label.setFormat(self.tr("batch-1 floor {v:.1f} ms").format(v=floor_ms))
+        self.floor_line.setToolTip(floor_tip)
+        self.kv_line.setVisible(0 < max_batch <= BATCH_GRID[-1])
+        if max_batch > 0:
+            self.kv_line.setValue(math.log10(max_batch))
+            self.kv_line.label.setFormat(self.tr("KV full\nat {n}").format(n=max_batch))
+
+    def show_measured(
+        self, s: Scenario, measured: Sequence[Measured], live_ms: float | None
+    ) -> None:
+        """Draw each point's p50 with its MBU, its p50–p99 band, and the live probe at batch 1."""
+        item = self.getPlotItem()
+        for text in self.mbu_texts:
+            item.removeItem(text)
+        self.mbu_texts = []
+        self.measured_curve.setData([m.batch for m in measured], [m.p50_ms for m in measured])
+        band_x: list[float] = []
+        band_y: list[float] = []
+        for m in measured:
+            band_x += [m.batch, m.batch]
+            band_y += [m.p50_ms, m.p99_ms]
+            text = pg.TextItem(
+                f"{s.mbu(m.batch, m.p50_ms) * 100:.0f}%",
+                color=COLORS["measured"],
+                anchor=(-0.1, 0.5),
+            )
+            text.setPos(math.log10(max(m.batch, 1e-3)), m.p50_ms)
+            item.addItem(text)
+            self.mbu_texts.append(text)
+        self.band_curve.setData(band_x, band_y)
+        if live_ms is not None:
+            self.live_curve.setData([1.0], [live_ms])
+        else:
+            self.live_curve.setData([], [])
+        # y from 0 so the floor's distance from zero is honest and its label fits below it
+        _, ys = self.floor_curve.getData()
+        top = max([*(ys if ys is not None else [1.0]), *band_y, live_ms or 0.0])
+        item.setYRange(0, top * 1.08, padding=0)
+
+
+class RoofPlot(pg.PlotWidget):
+    """Attainable TFLOP/s against arithmetic intensity, both log: the roof, ridge and decode."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        item = _axes(
+            self, True, self.tr("attainable TFLOP/s"), self.tr("arithmetic intensity (FLOP/byte)")
+        )
+        self.roof_curve = item.plot(
+            [], [], pen=pg.mkPen(COLORS["floor"], width=2), name=self.tr("roof")
+        )
+        self.decode_curve = _dots(item, "o", 6, "#777777", self.tr("decode floor, batch 1…1024"))
+        self.batch1_text = pg.TextItem(self.tr("batch 1"), color="#777777", anchor=(-0.15, 0.0))
+        item.addItem(self.batch1_text)
+        self.ridge_point = _dots(item, "s", 10, COLORS["line"])
+        self.ridge_text = pg.TextItem(color=COLORS["line"], anchor=(0.0, 1.2))
+        item.addItem(self.ridge_text)
+        self.roof_measured = _dots(item, "o", 9, COLORS["measured"], self.tr("measured p50"))
+
+    def show_roof(self, s: Scenario) -> None:
+        """Draw the GPU's roof, its ridge point and the decode floor over the batch grid."""
+        peak_t = s.peak_flops() / 1e12
+        bw = s.gpu.bandwidth_bytes_per_s
+        x = np.logspace(-1, 4, 200)
+        self.roof_curve.setData(x, np.minimum(peak_t, x * bw / 1e12))
+        pts = [
+            (s.intensity(b), min(s.peak_flops(), s.flops(b) / s.floor(b).seconds) / 1e12)
+            for b in BATCH_GRID
+        ]
+        self.decode_curve.setData([p[0] for p in pts], [p[1] for p in pts])
+        self.batch1_text.setPos(math.log10(pts[0][0]), math.log10(pts[0][1]))
+        ridge = s.ridge()
+        self.ridge_point.setData([ridge], [peak_t])
+        self.ridge_text.setText(self.tr("ridge {r:.0f} FLOP/B").format(r=ridge))
+        self.ridge_text.setPos(math.log10(ridge), math.log10(peak_t))
+
+    def show_measured(self, s: Scenario, measured: Sequence[Measured]) -> None:
+        """Place each measured p50 at its batch's intensity and achieved TFLOP/s."""
+        roof = [
+            (s.intensity(max(1, round(m.batch))), s.achieved_flops(m.batch, m.p50_ms) / 1e12)
+            for m in measured
+        ]
+        self.roof_measured.setData([r[0] for r in roof], [r[1] for r in roof])
