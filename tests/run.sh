@@ -6,39 +6,46 @@ cd "$(dirname "$0")/.."
 PY="${PYTHON:-.venv/bin/python}"
 [ -x "$PY" ] || PY=python3
 export QT_QPA_PLATFORM=offscreen
-"$PY" -m pytest -m "not secretservice" "$@"
 
-# The real Secret Service part. gnome-keyring needs a session bus, an unlocked collection
+# The real Secret Service part runs first, so the main suite's summary is the last line printed. gnome-keyring needs a session bus, an unlocked collection
 # (--unlock reads the password from stdin) and a private HOME so nothing touches a user's keyring.
 if ! command -v dbus-run-session >/dev/null || ! command -v gnome-keyring-daemon >/dev/null; then
     echo "run.sh: skipping the secretservice tests: dbus-run-session or gnome-keyring-daemon" \
         "is not installed (apt-get install dbus gnome-keyring)"
-    exit 0
+    ss_status=0
+else
+    SS_HOME="$(mktemp -d)"
+    trap 'rm -rf "$SS_HOME"' EXIT
+    mkdir -m 700 "$SS_HOME/run"
+    ss_status=0
+    HOME="$SS_HOME" XDG_RUNTIME_DIR="$SS_HOME/run" XDG_DATA_HOME="$SS_HOME/data" \
+        dbus-run-session -- bash -c '
+            set -euo pipefail
+            printf "throwaway" | gnome-keyring-daemon --foreground --unlock --components=secrets \
+                >/dev/null 2>&1 &
+            daemon=$!
+            owned=no
+            for _ in $(seq 100); do
+                if dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+                    org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null \
+                    | grep -q "boolean true"; then
+                    owned=yes
+                    break
+                fi
+                sleep 0.1
+            done
+            [ "$owned" = yes ] || echo "run.sh: gnome-keyring did not claim org.freedesktop.secrets" \
+                "within 10 s; the secretservice tests will skip"
+            status=0
+            "$0" -m pytest -m secretservice -p no:cacheprovider tests/test_secrets_real.py -q || status=$?
+            kill "$daemon" 2>/dev/null || true
+            wait "$daemon" 2>/dev/null || true
+            exit "$status"
+        ' "$PY" || ss_status=$?
 fi
-SS_HOME="$(mktemp -d)"
-trap 'rm -rf "$SS_HOME"' EXIT
-mkdir -m 700 "$SS_HOME/run"
-HOME="$SS_HOME" XDG_RUNTIME_DIR="$SS_HOME/run" XDG_DATA_HOME="$SS_HOME/data" \
-    dbus-run-session -- bash -c '
-        set -euo pipefail
-        printf "throwaway" | gnome-keyring-daemon --foreground --unlock --components=secrets \
-            >/dev/null 2>&1 &
-        daemon=$!
-        owned=no
-        for _ in $(seq 100); do
-            if dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-                org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null \
-                | grep -q "boolean true"; then
-                owned=yes
-                break
-            fi
-            sleep 0.1
-        done
-        [ "$owned" = yes ] || echo "run.sh: gnome-keyring did not claim org.freedesktop.secrets" \
-            "within 10 s; the secretservice tests will skip"
-        status=0
-        "$0" -m pytest -m secretservice -p no:cacheprovider tests/test_secrets_real.py -q || status=$?
-        kill "$daemon" 2>/dev/null || true
-        wait "$daemon" 2>/dev/null || true
-        exit "$status"
-    ' "$PY"
+
+main_status=0
+"$PY" -m pytest -m "not secretservice" "$@" || main_status=$?
+[ "$ss_status" -eq 0 ] || echo "run.sh: the secretservice tests failed (exit $ss_status)"
+[ "$main_status" -ne 0 ] && exit "$main_status"
+exit "$ss_status"
