@@ -20,7 +20,15 @@ from app.bench.doctor_probe import (
     refused,
     served_ids,
 )
-from app.bench.doctor_report import CHECK_IDS, STATUSES, Check, DoctorReport, DoctorTarget
+from app.bench.doctor_report import (
+    CHECK_IDS,
+    STATUSES,
+    Check,
+    DoctorReport,
+    DoctorTarget,
+    Msg,
+    msg,
+)
 from app.bench.endpoint import EndpointError, ResolvedEndpoint, normalize_api, resolve_endpoint
 
 __all__ = [
@@ -29,6 +37,7 @@ __all__ = [
     "Check",
     "DoctorReport",
     "DoctorTarget",
+    "Msg",
     "diagnose",
     "key_problems",
     "redact_key",
@@ -67,9 +76,9 @@ async def diagnose(
     return report
 
 
-def _skip(emit: Callable[[Check], None], ids: tuple[str, ...], why: str) -> None:
+def _skip(emit: Callable[[Check], None], ids: tuple[str, ...], why: Msg) -> None:
     for cid in ids:
-        emit(Check(cid, "skip", f"not run: {why}"))
+        emit(Check.of(cid, "skip", msg("not run: {why}", why=why)))
 
 
 async def _run(
@@ -77,7 +86,7 @@ async def _run(
 ) -> None:
     t, host = probe.target, urlsplit(res.url).netloc
 
-    async def stop_after(check: Check, why: str) -> None:
+    async def stop_after(check: Check, why: Msg) -> None:
         """Emit `check`, skip the request checks after it, still look at /metrics."""
         emit(check)
         _skip(emit, CHECK_IDS[CHECK_IDS.index(check.id) + 1 : -1], why)
@@ -88,15 +97,18 @@ async def _run(
         models = await probe.get(res.models_url)
     except httpx.HTTPError as exc:
         kind, message = failures.classify_exception(exc, after_headers=False)
-        detail = f"{failures.title_for(kind)} for {host}: {probe.scrub(message)}"
+        title = msg(failures.title_for(kind))
+        detail = msg(
+            "{title} for {host}: {message}", title=title, host=host, message=probe.scrub(message)
+        )
         if kind == "connect" and refused(exc):
-            detail = f"nothing is listening at {host} (connection refused)"
-        emit(Check("reachable", "fail", detail, failures.fix_for(kind)))
-        _skip(emit, CHECK_IDS[1:], "the server could not be reached")
+            detail = msg("nothing is listening at {host} (connection refused)", host=host)
+        emit(Check.of("reachable", "fail", detail, msg(failures.fix_for(kind))))
+        _skip(emit, CHECK_IDS[1:], msg("the server could not be reached"))
         return
     ms = (time.perf_counter() - t0) * 1000
     probe.max_model_len = listed_max_model_len(models, t.model)
-    emit(Check("reachable", "ok", f"{host} answered in {ms:.0f} ms"))
+    emit(Check.of("reachable", "ok", msg("{host} answered in {ms:.0f} ms", host=host, ms=ms)))
 
     post, post_kind, post_error = None, "", ""
     try:
@@ -105,37 +117,44 @@ async def _run(
         post_kind, post_error = failures.classify_exception(exc, after_headers=False)
     auth = auth_check(probe, [r.status_code for r in (models, post) if r is not None])
     if auth.status == "fail":
-        return await stop_after(auth, "authentication failed")
+        return await stop_after(auth, msg("authentication failed"))
     emit(auth)
 
     if post is None:  # GET answered, the generation request did not: not a path problem
-        emit(Check("path", "warn", f"POST {res.url} got no answer, so the path is unconfirmed"))
+        unconfirmed = msg("POST {url} got no answer, so the path is unconfirmed", url=res.url)
+        emit(Check.of("path", "warn", unconfirmed))
         emit(model_check(t.model, served_ids(models), None, False))
-        detail = f"POST {res.url}: {probe.scrub(post_error)}"
-        body = Check("body", "fail", detail, failures.fix_for(post_kind))
-        return await stop_after(body, "the non-streaming request failed")
+        detail = msg("POST {url}: {error}", url=res.url, error=probe.scrub(post_error))
+        body = Check.of("body", "fail", detail, msg(failures.fix_for(post_kind)))
+        return await stop_after(body, msg("the non-streaming request failed"))
     model_404 = post.status_code == 404 and mentions_model(post)
     if post.status_code in (404, 405) and not model_404:
         path = await path_search(probe, res, post)
-        return await stop_after(path, "no completions endpoint answered")
+        return await stop_after(path, msg("no completions endpoint answered"))
     if post.is_redirect:
-        path = Check(
+        path = Check.of(
             "path",
             "fail",
-            f"POST {res.url} is redirected (HTTP {post.status_code}) to "
-            f"{post.headers.get('location', '?')}",
-            "Use the URL it redirects to as the base URL (often https:// instead of "
-            "http://): clients do not send a POST body on through a redirect.",
+            msg(
+                "POST {url} is redirected (HTTP {status}) to {location}",
+                url=res.url,
+                status=post.status_code,
+                location=post.headers.get("location", "?"),
+            ),
+            msg(
+                "Use the URL it redirects to as the base URL (often https:// instead of "
+                "http://): clients do not send a POST body on through a redirect."
+            ),
         )
-        return await stop_after(path, "the endpoint redirects")
+        return await stop_after(path, msg("the endpoint redirects"))
     emit(path_check(res, post.status_code, t.base_url))
     model = model_check(t.model, served_ids(models), post, model_404)
     if model.status == "fail":
-        return await stop_after(model, "the model is not served")
+        return await stop_after(model, msg("the model is not served"))
     emit(model)
     body = await body_check(probe, res, post, mismatch)
     if body.status == "fail":
-        return await stop_after(body, "the non-streaming request failed")
+        return await stop_after(body, msg("the non-streaming request failed"))
     emit(body)
     emit(await stream_check(probe, res))
     emit(await metrics_check(probe, res))

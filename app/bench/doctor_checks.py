@@ -15,7 +15,7 @@ from app.bench.doctor_probe import (
     payload,
     shorten,
 )
-from app.bench.doctor_report import Check
+from app.bench.doctor_report import Check, Msg, msg, verbatim
 from app.bench.endpoint import ResolvedEndpoint
 from app.bench.serverstats import SERVER_LABELS, MetricsParseError, parse_metrics
 from app.bench.sse import SSEDecoder
@@ -26,26 +26,35 @@ def model_check(
 ) -> Check:
     """Whether the requested model is among the served ids (or was accepted)."""
     listing = ", ".join(served or [])
-    fix = (
+    fix = msg(
         "Pass one of the served ids with --model; vLLM serves the name given by "
         "--served-model-name (e.g. --served-model-name qwen2.5-7b)."
     )
     if not model:
         if served:
-            return Check(
+            return Check.of(
                 "model",
                 "warn",
-                f"no model given; the server serves: {listing}",
-                f"Pass --model {served[0]} so requests and results name the model.",
+                msg("no model given; the server serves: {served}", served=listing),
+                msg(
+                    "Pass --model {model} so requests and results name the model.",
+                    model=served[0],
+                ),
             )
-        return Check("model", "warn", "no model given and the server lists none", fix)
+        return Check.of("model", "warn", msg("no model given and the server lists none"), fix)
     if served is not None and model not in served:
-        return Check("model", "fail", f"'{model}' is not served; served ids: {listing}", fix)
+        detail = msg("'{model}' is not served; served ids: {served}", model=model, served=listing)
+        return Check.of("model", "fail", detail, fix)
     if model_404 and post is not None:
-        return Check("model", "fail", f"'{model}' is unknown: {shorten(error_message(post))}", fix)
+        error = shorten(error_message(post))
+        return Check.of(
+            "model", "fail", msg("'{model}' is unknown: {error}", model=model, error=error), fix
+        )
     if served is None:
-        return Check("model", "ok", f"'{model}' accepted (the server publishes no model list)")
-    return Check("model", "ok", f"'{model}' is served (served ids: {listing})")
+        detail = msg("'{model}' accepted (the server publishes no model list)", model=model)
+        return Check.of("model", "ok", detail)
+    detail = msg("'{model}' is served (served ids: {served})", model=model, served=listing)
+    return Check.of("model", "ok", detail)
 
 
 async def body_check(
@@ -55,7 +64,8 @@ async def body_check(
     if has_choices(post):
         choice = json_body(post)["choices"][0]
         text = (choice.get("message") or {}).get("content") or choice.get("text") or ""
-        return Check("body", "ok", f"'choices' present; reply: {shorten(str(text), 60)!r}")
+        reply = shorten(str(text), 60)
+        return Check.of("body", "ok", msg("'choices' present; reply: {reply!r}", reply=reply))
     excerpt = probe.scrub(shorten(post.text))
     other = "completions" if probe.api == "chat" else "chat"
     if post.status_code in (200, 400, 422):
@@ -66,28 +76,51 @@ async def body_check(
             retry = None
         if has_choices(retry):
             backend = "openai-chat" if other == "chat" else "openai"
-            return Check(
+            return Check.of(
                 "body",
                 "fail",
-                f"HTTP {post.status_code} with a {probe.api} body: {excerpt}; the same URL "
-                f"answers a {other} body, so it is the {other} endpoint",
-                (mismatch[:1].upper() + mismatch[1:])
-                or f"Use --backend {backend} with this URL, or point --endpoint at the "
-                f"{probe.api} path; backend and endpoint must match.",
+                msg(
+                    "HTTP {status} with a {api} body: {excerpt}; the same URL answers a {other} "
+                    "body, so it is the {other} endpoint",
+                    status=post.status_code,
+                    api=probe.api,
+                    excerpt=excerpt,
+                    other=other,
+                ),
+                _sentence(mismatch)
+                or msg(
+                    "Use --backend {backend} with this URL, or point --endpoint at the {api} "
+                    "path; backend and endpoint must match.",
+                    backend=backend,
+                    api=probe.api,
+                ),
             )
     if post.status_code == 200:
-        why = "it is not JSON" if json_body(post) is None else "it has no 'choices'"
-        return Check(
+        why = msg("it is not JSON") if json_body(post) is None else msg("it has no 'choices'")
+        return Check.of(
             "body",
             "fail",
-            f"HTTP 200 but {why} (the KeyError: 'choices' case); body: {excerpt}",
-            failures.fix_for("no_choices"),
+            msg(
+                "HTTP 200 but {why} (the KeyError: 'choices' case); body: {excerpt}",
+                why=why,
+                excerpt=excerpt,
+            ),
+            msg(failures.fix_for("no_choices")),
         )
-    detail = f"HTTP {post.status_code}: {probe.scrub(shorten(error_message(post)))}"
-    if post.headers.get("retry-after"):
-        detail += f" (Retry-After: {post.headers['retry-after']} s)"
-    fix = failures.fix_for(failures.kind_for_status(post.status_code))
-    return Check("body", "fail", detail, mismatch[:1].upper() + mismatch[1:] if mismatch else fix)
+    retry_after = post.headers.get("retry-after")
+    detail = msg(
+        "HTTP {status}: {error}{retry_after}",
+        status=post.status_code,
+        error=probe.scrub(shorten(error_message(post))),
+        retry_after=msg(" (Retry-After: {seconds} s)", seconds=retry_after) if retry_after else "",
+    )
+    fix = msg(failures.fix_for(failures.kind_for_status(post.status_code)))
+    return Check.of("body", "fail", detail, _sentence(mismatch) or fix)
+
+
+def _sentence(mismatch: str) -> Msg | None:
+    """The endpoint module's mismatch message as a fix sentence (its words, capitalised)."""
+    return verbatim(mismatch[:1].upper() + mismatch[1:]) if mismatch else None
 
 
 async def stream_check(probe: Probe, res: ResolvedEndpoint) -> Check:
@@ -103,9 +136,11 @@ async def stream_check(probe: Probe, res: ResolvedEndpoint) -> Check:
             if resp.status_code != 200:
                 await resp.aread()
                 kind = failures.kind_for_status(resp.status_code)
-                msg = probe.scrub(shorten(error_message(resp)))
-                detail = f"HTTP {resp.status_code} for stream=true: {msg}"
-                return Check("streaming", "fail", detail, failures.fix_for(kind))
+                text = probe.scrub(shorten(error_message(resp)))
+                detail = msg(
+                    "HTTP {status} for stream=true: {error}", status=resp.status_code, error=text
+                )
+                return Check.of("streaming", "fail", detail, msg(failures.fix_for(kind)))
             ctype = resp.headers.get("content-type", "")
             async for piece in resp.aiter_bytes():
                 for data in decoder.feed(piece):
@@ -114,66 +149,108 @@ async def stream_check(probe: Probe, res: ResolvedEndpoint) -> Check:
                         done = True
                         continue
                     try:
-                        msg = json.loads(data)
+                        event = json.loads(data)
                     except ValueError:
                         malformed += 1
                         continue
-                    usage = (msg.get("usage") if isinstance(msg, dict) else None) or usage
-                    for ch in (msg.get("choices") if isinstance(msg, dict) else None) or []:
+                    usage = (event.get("usage") if isinstance(event, dict) else None) or usage
+                    for ch in (event.get("choices") if isinstance(event, dict) else None) or []:
                         content += bool((ch.get("delta") or {}).get("content") or ch.get("text"))
                         finish = ch.get("finish_reason") or finish
     except httpx.HTTPError as exc:
         kind, message = failures.classify_exception(exc, after_headers=True)
-        detail = f"the stream broke after {events} events: {probe.scrub(message)}"
-        return Check("streaming", "fail", detail, failures.fix_for(kind))
-    seen = f"{events} SSE events, {content} with text, finish_reason={finish}"
+        detail = msg(
+            "the stream broke after {events} events: {error}",
+            events=events,
+            error=probe.scrub(message),
+        )
+        return Check.of("streaming", "fail", detail, msg(failures.fix_for(kind)))
+    seen = msg(
+        "{events} SSE events, {content} with text, finish_reason={finish}",
+        events=events,
+        content=content,
+        finish=finish,
+    )
     if events == 0:
-        detail = f"no SSE events (content-type {ctype or 'missing'})"
-        return Check("streaming", "fail", detail, failures.fix_for("not_sse"))
+        content_type = verbatim(ctype) if ctype else msg("missing")
+        detail = msg("no SSE events (content-type {content_type})", content_type=content_type)
+        return Check.of("streaming", "fail", detail, msg(failures.fix_for("not_sse")))
     if malformed:
-        detail = f"{seen}; {malformed} not valid JSON"
-        return Check("streaming", "fail", detail, failures.fix_for("malformed_chunk"))
+        detail = msg("{seen}; {malformed} not valid JSON", seen=seen, malformed=malformed)
+        return Check.of("streaming", "fail", detail, msg(failures.fix_for("malformed_chunk")))
     if not done:
-        return Check("streaming", "fail", f"{seen}; no [DONE]", failures.fix_for("stream_cut"))
+        detail = msg("{seen}; no [DONE]", seen=seen)
+        return Check.of("streaming", "fail", detail, msg(failures.fix_for("stream_cut")))
     if not usage:
-        return Check(
+        return Check.of(
             "streaming",
             "warn",
-            f"{seen}, [DONE] seen, but no usage in the stream",
-            "Token counts will be estimated with a tokenizer and results marked estimated; a "
-            "server that honours stream_options.include_usage (vLLM does) gives exact counts.",
+            msg("{seen}, [DONE] seen, but no usage in the stream", seen=seen),
+            msg(
+                "Token counts will be estimated with a tokenizer and results marked estimated; "
+                "a server that honours stream_options.include_usage (vLLM does) gives exact "
+                "counts."
+            ),
         )
     tokens = usage.get("completion_tokens")
-    return Check("streaming", "ok", f"{seen}, [DONE] seen, usage: {tokens} completion tokens")
+    detail = msg("{seen}, [DONE] seen, usage: {tokens} completion tokens", seen=seen, tokens=tokens)
+    return Check.of("streaming", "ok", detail)
 
 
 async def metrics_check(probe: Probe, res: ResolvedEndpoint) -> Check:
     """Which server's Prometheus metrics answer, and the KV cache they report."""
     url = res.metrics_url
-    fix = "Server-side charts (KV cache, queues) stay empty; client-side figures are unaffected."
+    fix = msg(
+        "Server-side charts (KV cache, queues) stay empty; client-side figures are unaffected."
+    )
     try:
         resp = await probe.get(url)
     except httpx.HTTPError as exc:
-        return Check("metrics", "warn", f"{url}: {probe.scrub(shorten(str(exc)))}", fix)
+        error = probe.scrub(shorten(str(exc)))
+        return Check.of("metrics", "warn", msg("{url}: {error}", url=url, error=error), fix)
     if resp.status_code != 200:
-        detail = f"no Prometheus metrics at {url} (HTTP {resp.status_code})"
-        return Check("metrics", "warn", detail, fix + " Gateways usually hide /metrics.")
+        detail = msg(
+            "no Prometheus metrics at {url} (HTTP {status})", url=url, status=resp.status_code
+        )
+        hidden = msg(
+            "Server-side charts (KV cache, queues) stay empty; client-side figures are "
+            "unaffected. Gateways usually hide /metrics."
+        )
+        return Check.of("metrics", "warn", detail, hidden)
     try:
         snap = parse_metrics(resp.text)
     except MetricsParseError:
-        detail = f"{url} answered, but not with Prometheus text: {shorten(resp.text, 80)}"
-        return Check("metrics", "warn", detail, fix)
-    detail = f"{SERVER_LABELS[snap.server]} at {url}"
+        detail = msg(
+            "{url} answered, but not with Prometheus text: {excerpt}",
+            url=url,
+            excerpt=shorten(resp.text, 80),
+        )
+        return Check.of("metrics", "warn", detail, fix)
     cap = snap.capacity
+    capacity: Msg | str = ""
     if cap is not None and cap.num_gpu_blocks and cap.block_size:
-        detail += (
-            f"; KV cache {cap.num_gpu_blocks:,} blocks × {cap.block_size} = {cap.tokens:,} tokens"
+        capacity = msg(
+            "; KV cache {blocks:,} blocks × {block_size} = {tokens:,} tokens",
+            blocks=cap.num_gpu_blocks,
+            block_size=cap.block_size,
+            tokens=cap.tokens,
         )
     elif cap is not None:
-        detail += f"; KV cache {cap.tokens:,} tokens"
+        capacity = msg("; KV cache {tokens:,} tokens", tokens=cap.tokens)
+    fit: Msg | str = ""
     if cap is not None and probe.max_model_len:
-        n, ctx = cap.max_sequences(probe.max_model_len), probe.max_model_len
-        detail += f"; {n} requests of the full {ctx:,}-token context fit at once"
+        fit = msg(
+            "; {n} requests of the full {context:,}-token context fit at once",
+            n=cap.max_sequences(probe.max_model_len),
+            context=probe.max_model_len,
+        )
+    detail = msg(
+        "{server} at {url}{capacity}{fit}",
+        server=msg(SERVER_LABELS[snap.server]),
+        url=url,
+        capacity=capacity,
+        fit=fit,
+    )
     if snap.server == "unknown":
-        return Check("metrics", "warn", detail, fix)
-    return Check("metrics", "ok", detail)
+        return Check.of("metrics", "warn", detail, fix)
+    return Check.of("metrics", "ok", detail)

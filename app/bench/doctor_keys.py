@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from app.bench import failures
 from app.bench.doctor_probe import Probe
-from app.bench.doctor_report import Check
+from app.bench.doctor_report import PROFILE_SOURCE, Check, Msg, msg, verbatim
 
 _WS_NAMES = {" ": "space", "\t": "tab", "\n": "newline", "\r": "carriage return"}
+_WS_OTHER = "whitespace character"
 _WS_MARKS = {" ": "␠", "\t": "⇥", "\n": "⏎", "\r": "␍"}
 
 
@@ -27,18 +28,23 @@ def redact_key(key: str) -> str:
 
 def key_problems(key: str) -> list[str]:
     """Copy-paste slips in a key, as phrases: 'a trailing space', 'quotes around it', ..."""
+    return [m.render() for m in key_problem_messages(key)]
+
+
+def key_problem_messages(key: str) -> list[Msg]:
+    """key_problems as translatable phrases."""
     found = []
     lead, trail, core = key[: len(key) - len(key.lstrip())], key[len(key.rstrip()) :], key.strip()
     if lead:
-        found.append(f"a leading {_WS_NAMES.get(lead[0], 'whitespace character')}")
+        found.append(msg("a leading {what}", what=msg(_WS_NAMES.get(lead[0], _WS_OTHER))))
     if trail:
-        found.append(f"a trailing {_WS_NAMES.get(trail[-1], 'whitespace character')}")
+        found.append(msg("a trailing {what}", what=msg(_WS_NAMES.get(trail[-1], _WS_OTHER))))
     if any(c.isspace() for c in core):
-        found.append("whitespace inside it")
+        found.append(msg("whitespace inside it"))
     if len(core) >= 2 and core[0] == core[-1] and core[0] in "\"'":
-        found.append("quotes around it")
+        found.append(msg("quotes around it"))
     if core.lower().startswith("bearer "):
-        found.append("the word 'Bearer' in it (TPOT Bench adds that itself)")
+        found.append(msg("the word 'Bearer' in it (TPOT Bench adds that itself)"))
     return found
 
 
@@ -46,41 +52,70 @@ def auth_check(probe: Probe, statuses: list[int]) -> Check:
     """Whether the key was accepted, given the HTTP statuses the first requests got."""
     t = probe.target
     key = t.api_key or ""
-    problems = key_problems(key) if key.strip() else []
+    problems = key_problem_messages(key) if key.strip() else []
     header = f"Authorization: Bearer {redact_key(key)}"
-    source = f" ({t.key_source})" if t.key_source else ""
+    source: Msg | str = ""
+    if t.key_source:
+        # The profile phrase is the UI's; the CLI's (environment variable names) stay as data.
+        said = msg(PROFILE_SOURCE) if t.key_source == PROFILE_SOURCE else verbatim(t.key_source)
+        source = msg(" ({source})", source=said)
     if any(s in (401, 403) for s in statuses):
         status = 403 if 403 in statuses and 401 not in statuses else 401
         if not key.strip():
-            return Check(
+            return Check.of(
                 "auth",
                 "fail",
-                f"HTTP {status}: the server wants a key and none was sent{source}",
-                "Set the key in the environment variable named by --api-key-env (e.g. export "
-                "OPENAI_API_KEY=...) or in the profile; local vLLM needs none, a gateway does.",
+                msg(
+                    "HTTP {status}: the server wants a key and none was sent{source}",
+                    status=status,
+                    source=source,
+                ),
+                msg(
+                    "Set the key in the environment variable named by --api-key-env (e.g. "
+                    "export OPENAI_API_KEY=...) or in the profile; local vLLM needs none, a "
+                    "gateway does."
+                ),
             )
-        detail = f"HTTP {status}: the server rejected {header}{source}"
         if problems:
-            detail += f"; the key has {', '.join(problems)}"
+            detail = msg(
+                "HTTP {status}: the server rejected {header}{source}; the key has {problems}",
+                status=status,
+                header=header,
+                source=source,
+                problems=problems,
+            )
         else:
-            detail += ": a key for another endpoint, mistyped, or expired"
-        return Check("auth", "fail", detail, failures.fix_for(f"http_{status}"))
+            detail = msg(
+                "HTTP {status}: the server rejected {header}{source}: a key for another "
+                "endpoint, mistyped, or expired",
+                status=status,
+                header=header,
+                source=source,
+            )
+        return Check.of("auth", "fail", detail, msg(failures.fix_for(f"http_{status}")))
     if all(s in (404, 405) for s in statuses):
-        return Check(
+        return Check.of(
             "auth",
             "warn",
-            "not confirmed: every URL tried answered 404/405, so the key was never checked",
-            "Fix the path first (next check), then run the doctor again.",
+            msg("not confirmed: every URL tried answered 404/405, so the key was never checked"),
+            msg("Fix the path first (next check), then run the doctor again."),
         )
     if not key.strip():
-        return Check("auth", "ok", "no key sent, and the server did not ask for one")
+        return Check.of("auth", "ok", msg("no key sent, and the server did not ask for one"))
     if problems:
-        return Check(
+        return Check.of(
             "auth",
             "warn",
-            f"accepted {header}{source}, but the key has {', '.join(problems)}; TPOT Bench "
-            "strips surrounding whitespace before sending",
-            "Remove the stray characters where the key is stored: curl, vllm bench serve and "
-            "SDKs send it as is and get 401.",
+            msg(
+                "accepted {header}{source}, but the key has {problems}; TPOT Bench strips "
+                "surrounding whitespace before sending",
+                header=header,
+                source=source,
+                problems=problems,
+            ),
+            msg(
+                "Remove the stray characters where the key is stored: curl, vllm bench serve "
+                "and SDKs send it as is and get 401."
+            ),
         )
-    return Check("auth", "ok", f"accepted {header}{source}")
+    return Check.of("auth", "ok", msg("accepted {header}{source}", header=header, source=source))

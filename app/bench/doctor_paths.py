@@ -8,7 +8,7 @@ import httpx
 
 from app.bench import failures
 from app.bench.doctor_probe import Probe, served_ids
-from app.bench.doctor_report import Check
+from app.bench.doctor_report import Check, msg
 from app.bench.endpoint import EndpointError, ResolvedEndpoint, resolve_endpoint
 
 # Corrections (endpoint.CORRECTIONS ids) after which the URL as written would 404 in other
@@ -44,27 +44,45 @@ def endpoint_path(res: ResolvedEndpoint) -> str:
 def path_check(res: ResolvedEndpoint, status: int, base_url: str) -> Check:
     """Whether the URL that answered is one other clients would also reach."""
     if _REPAIRS.intersection(res.corrections):
-        return Check(
+        # The notes are the endpoint module's English sentences: shown as data.
+        return Check.of(
             "path",
             "warn",
-            f"{res.url} answers (HTTP {status}) after a correction: {'; '.join(res.notes)}",
-            f"Write the base URL as {res.root_url} (with --endpoint {endpoint_path(res)}): "
-            "TPOT Bench repaired it, but vllm bench serve and other clients would get 404.",
+            msg(
+                "{url} answers (HTTP {status}) after a correction: {notes}",
+                url=res.url,
+                status=status,
+                notes="; ".join(res.notes),
+            ),
+            msg(
+                "Write the base URL as {root} (with --endpoint {endpoint}): TPOT Bench repaired "
+                "it, but vllm bench serve and other clients would get 404.",
+                root=res.root_url,
+                endpoint=endpoint_path(res),
+            ),
         )
     if urlsplit(base_url).path.rstrip("/").endswith("completions"):
-        return Check(
+        return Check.of(
             "path",
             "warn",
-            f"{res.url} answers (HTTP {status}), but the base URL carries the API path",
-            f"Pass the server root {res.root_url} as the base URL and the path as --endpoint: "
-            "vllm bench serve appends --endpoint to the base URL.",
+            msg(
+                "{url} answers (HTTP {status}), but the base URL carries the API path",
+                url=res.url,
+                status=status,
+            ),
+            msg(
+                "Pass the server root {root} as the base URL and the path as --endpoint: "
+                "vllm bench serve appends --endpoint to the base URL.",
+                root=res.root_url,
+            ),
         )
-    return Check("path", "ok", f"POST {res.url} answered HTTP {status}")
+    return Check.of(
+        "path", "ok", msg("POST {url} answered HTTP {status}", url=res.url, status=status)
+    )
 
 
 async def path_search(probe: Probe, res: ResolvedEndpoint, post: httpx.Response) -> Check:
     """After a 404/405, which other spelling of the base URL does answer."""
-    got = f"HTTP {post.status_code}"
     tried = []
     for base in base_candidates(probe.target.base_url):
         try:
@@ -76,16 +94,30 @@ async def path_search(probe: Probe, res: ResolvedEndpoint, post: httpx.Response)
         except (EndpointError, httpx.HTTPError):
             continue
         if hit:
-            return Check(
+            return Check.of(
                 "path",
                 "fail",
-                f"POST {res.url} gave {got}; {cand.url} answers instead",
-                f"Use --base-url {base} (requests then go to {cand.url}).",
+                msg(
+                    "POST {url} gave HTTP {status}; {candidate} answers instead",
+                    url=res.url,
+                    status=post.status_code,
+                    candidate=cand.url,
+                ),
+                msg(
+                    "Use --base-url {base} (requests then go to {candidate}).",
+                    base=base,
+                    candidate=cand.url,
+                ),
             )
     kind = failures.kind_for_status(post.status_code)
-    return Check(
+    return Check.of(
         "path",
         "fail",
-        f"POST {res.url} gave {got}; none of these answered either: {', '.join(tried)}",
-        failures.fix_for(kind),
+        msg(
+            "POST {url} gave HTTP {status}; none of these answered either: {tried}",
+            url=res.url,
+            status=post.status_code,
+            tried=", ".join(tried),
+        ),
+        msg(failures.fix_for(kind)),
     )

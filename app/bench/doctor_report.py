@@ -2,11 +2,58 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 CHECK_IDS = ("reachable", "auth", "path", "model", "body", "streaming", "metrics")
 STATUSES = ("ok", "warn", "fail", "skip")
+VERBATIM = "{text}"  # a message that is data (a server's or another module's words), not a phrase
+LIST_SEPARATOR = ", "
+PROFILE_SOURCE = "from the profile"
+
+
+def _same(text: str) -> str:
+    return text
+
+
+@dataclass(frozen=True)
+class Msg:
+    """An English sentence as a template plus its parameters, so that a UI can translate it.
+
+    Parameters are data (URLs, ids, numbers, server excerpts) or phrases of their own: a Msg,
+    or a list of Msgs joined with LIST_SEPARATOR.
+    """
+
+    template: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+    def render(self, translate: Callable[[str], str] = _same) -> str:
+        """The sentence with every template passed through `translate` (English by default)."""
+        if not self.args:
+            return translate(self.template)
+        values = {k: _render_arg(v, translate) for k, v in self.args.items()}
+        try:
+            return translate(self.template).format(**values)
+        except (KeyError, IndexError, ValueError):  # a translation that broke a placeholder
+            return self.template.format(**values)
+
+
+def _render_arg(value: Any, translate: Callable[[str], str]) -> Any:
+    if isinstance(value, Msg):
+        return value.render(translate)
+    if isinstance(value, list):
+        return translate(LIST_SEPARATOR).join(str(_render_arg(v, translate)) for v in value)
+    return value
+
+
+def msg(template: str, **args: Any) -> Msg:
+    return Msg(template, args)
+
+
+def verbatim(text: str) -> Msg:
+    """Text shown as is in every language."""
+    return Msg(VERBATIM, {"text": text})
 
 
 @dataclass
@@ -15,6 +62,37 @@ class Check:
     status: str  # one of STATUSES; "skip" when an earlier failure makes the check meaningless
     detail: str
     fix: str = ""
+    # The English detail and fix as templates (detail == detail_template.format(**detail_args)
+    # after rendering nested phrases), for the UI's translation; empty for hand-made checks.
+    detail_template: str = field(default="", repr=False)
+    detail_args: dict[str, Any] = field(default_factory=dict, repr=False)
+    fix_template: str = field(default="", repr=False)
+    fix_args: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, check_id: str, status: str, detail: Msg, fix: Msg | None = None) -> Check:
+        """A check whose English sentences are rendered from translatable messages."""
+        fix = fix or Msg("")
+        return cls(
+            check_id,
+            status,
+            detail.render(),
+            fix.render(),
+            detail.template,
+            dict(detail.args),
+            fix.template,
+            dict(fix.args),
+        )
+
+    @property
+    def detail_msg(self) -> Msg:
+        if self.detail_template:
+            return Msg(self.detail_template, self.detail_args)
+        return verbatim(self.detail)
+
+    @property
+    def fix_msg(self) -> Msg:
+        return Msg(self.fix_template, self.fix_args) if self.fix_template else verbatim(self.fix)
 
     def to_json(self) -> dict[str, str]:
         return {"id": self.id, "status": self.status, "detail": self.detail, "fix": self.fix}
@@ -63,5 +141,5 @@ class DoctorTarget:
             api_key=getattr(target, "api_key", None) or None,
             verify_tls=bool(getattr(target, "verify_tls", True)),
             headers=dict(getattr(target, "headers", {}) or {}),
-            key_source="from the profile" if getattr(target, "profile_name", "") else "",
+            key_source=PROFILE_SOURCE if getattr(target, "profile_name", "") else "",
         )

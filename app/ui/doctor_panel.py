@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.bench.doctor import CHECK_IDS, Check, DoctorReport, DoctorTarget, diagnose
+from app.ui.doctor_messages import translate_check
 
 # Okabe-Ito colours: distinguishable with colour-blindness, readable on light and dark.
 _STYLE = {
@@ -47,7 +48,7 @@ def status_words() -> dict[str, str]:
 
 
 def check_explanations() -> dict[str, str]:
-    """What each check looks at, one line in the UI language (the engine reports in English)."""
+    """What each check looks at, one line in the UI language."""
     return {
         "reachable": QCoreApplication.translate(
             "DoctorPanel", "Does the host answer at all: DNS, connection, TLS, time-out."
@@ -76,8 +77,8 @@ def check_explanations() -> dict[str, str]:
 class _Row:
     """One check's line: icon, title and status word, what it checks, detail and the fix.
 
-    The detail and fix sentences come from the engine in English; the title, status word and
-    the one-line explanation are translated so a reader of any UI language knows what failed.
+    Everything is in the UI language: the engine's detail and fix sentences are translated
+    from their templates (doctor_messages); "Copy report" keeps the engine's English.
     """
 
     def __init__(self, grid: QGridLayout, row: int, title: str, explanation: str) -> None:
@@ -254,7 +255,8 @@ class DoctorPanel(QWidget):
         self.finished.emit(result)
 
     def _on_check(self, check: Check) -> None:
-        self.rows[check.id].set(check.status, check.detail, check.fix, self.tr("Fix:"))
+        detail, fix = translate_check(check)
+        self.rows[check.id].set(check.status, detail, fix, self.tr("Fix:"))
         following = CHECK_IDS.index(check.id) + 1
         if following < len(CHECK_IDS) and self.rows[CHECK_IDS[following]].status == "pending":
             self.rows[CHECK_IDS[following]].set("running", self.tr("checking…"))

@@ -128,171 +128,814 @@ Finished results are already saved. Please include the log file if you report th
     </message>
 </context>
 <context>
+    <name>DoctorMessages</name>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="16"/>
+        <source>POST {url} got no answer, so the path is unconfirmed</source>
+        <translation>POST {url} 没有得到应答，路径无法确认</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="17"/>
+        <source>POST {url}: {error}</source>
+        <translation>POST {url}：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="18"/>
+        <source>{title} for {host}: {message}</source>
+        <translation>{host}：{title}（{message}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="19"/>
+        <source>{host} answered in {ms:.0f} ms</source>
+        <translation>{host} 在 {ms:.0f} 毫秒内应答</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="20"/>
+        <source>POST {url} is redirected (HTTP {status}) to {location}</source>
+        <translation>POST {url} 被重定向（HTTP {status}）到 {location}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="23"/>
+        <source>Use the URL it redirects to as the base URL (often https:// instead of http://): clients do not send a POST body on through a redirect.</source>
+        <translation>把重定向的目标地址用作基础 URL（常见情况是 https:// 而不是 http://）：客户端跟随重定向时不会再次发送 POST 请求体。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="28"/>
+        <source>not run: {why}</source>
+        <translation>未运行：{why}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="29"/>
+        <source>nothing is listening at {host} (connection refused)</source>
+        <translation>{host} 上没有服务在监听（连接被拒绝）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="30"/>
+        <source>the server could not be reached</source>
+        <translation>无法连接到服务器</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="31"/>
+        <source>authentication failed</source>
+        <translation>认证失败</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="32"/>
+        <source>the non-streaming request failed</source>
+        <translation>非流式请求失败</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="33"/>
+        <source>no completions endpoint answered</source>
+        <translation>没有任何 completions 端点应答</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="34"/>
+        <source>the endpoint redirects</source>
+        <translation>端点发生了重定向</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="35"/>
+        <source>the model is not served</source>
+        <translation>服务器没有提供该模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="36"/>
+        <source>Pass one of the served ids with --model; vLLM serves the name given by --served-model-name (e.g. --served-model-name qwen2.5-7b).</source>
+        <translation>用 --model 传入服务器提供的某个模型 ID；vLLM 对外使用 --served-model-name 指定的名称（例如 --served-model-name qwen2.5-7b）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="41"/>
+        <source>&apos;{model}&apos; is served (served ids: {served})</source>
+        <translation>服务器提供 &apos;{model}&apos;（提供的模型 ID：{served}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="42"/>
+        <source>HTTP {status}: {error}{retry_after}</source>
+        <translation>HTTP {status}：{error}{retry_after}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="43"/>
+        <source>{events} SSE events, {content} with text, finish_reason={finish}</source>
+        <translation>{events} 个 SSE 事件，其中 {content} 个带文本，finish_reason={finish}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="47"/>
+        <source>{seen}, [DONE] seen, usage: {tokens} completion tokens</source>
+        <translation>{seen}，收到 [DONE]，usage：{tokens} 个 completion token</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="50"/>
+        <source>Server-side charts (KV cache, queues) stay empty; client-side figures are unaffected.</source>
+        <translation>服务器端图表（KV 缓存、队列）将保持为空；客户端测得的数据不受影响。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="54"/>
+        <source>{server} at {url}{capacity}{fit}</source>
+        <translation>{url} 上是 {server}{capacity}{fit}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="55"/>
+        <source>&apos;{model}&apos; is not served; served ids: {served}</source>
+        <translation>服务器没有提供 &apos;{model}&apos;；提供的模型 ID：{served}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="56"/>
+        <source>&apos;{model}&apos; accepted (the server publishes no model list)</source>
+        <translation>&apos;{model}&apos; 被接受（服务器没有公开模型列表）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="59"/>
+        <source>no SSE events (content-type {content_type})</source>
+        <translation>没有收到 SSE 事件（content-type 为 {content_type}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="60"/>
+        <source>{seen}; {malformed} not valid JSON</source>
+        <translation>{seen}；其中 {malformed} 个不是有效的 JSON</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="61"/>
+        <source>{seen}; no [DONE]</source>
+        <translation>{seen}；没有收到 [DONE]</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="62"/>
+        <source>no Prometheus metrics at {url} (HTTP {status})</source>
+        <translation>{url} 上没有 Prometheus 指标（HTTP {status}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="63"/>
+        <source>Server-side charts (KV cache, queues) stay empty; client-side figures are unaffected. Gateways usually hide /metrics.</source>
+        <translation>服务器端图表（KV 缓存、队列）将保持为空；客户端测得的数据不受影响。网关通常不开放 /metrics。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="68"/>
+        <source>; KV cache {blocks:,} blocks × {block_size} = {tokens:,} tokens</source>
+        <translation>；KV 缓存 {blocks:,} 块 × {block_size} = {tokens:,} 个 token</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="72"/>
+        <source>; {n} requests of the full {context:,}-token context fit at once</source>
+        <translation>；可同时容纳 {n} 个占满 {context:,} token 上下文的请求</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="76"/>
+        <source>no model given and the server lists none</source>
+        <translation>没有指定模型，服务器也没有列出任何模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="77"/>
+        <source>&apos;{model}&apos; is unknown: {error}</source>
+        <translation>服务器不认识 &apos;{model}&apos;：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="78"/>
+        <source>&apos;choices&apos; present; reply: {reply!r}</source>
+        <translation>包含 &apos;choices&apos;；回复：{reply!r}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="79"/>
+        <source>it is not JSON</source>
+        <translation>返回的不是 JSON</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="80"/>
+        <source>it has no &apos;choices&apos;</source>
+        <translation>返回中没有 &apos;choices&apos;</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="81"/>
+        <source>HTTP 200 but {why} (the KeyError: &apos;choices&apos; case); body: {excerpt}</source>
+        <translation>HTTP 200，但{why}（即 KeyError: &apos;choices&apos; 的情形）；返回体：{excerpt}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="85"/>
+        <source>the stream broke after {events} events: {error}</source>
+        <translation>流在 {events} 个事件后中断：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="86"/>
+        <source>missing</source>
+        <translation>缺失</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="87"/>
+        <source>{seen}, [DONE] seen, but no usage in the stream</source>
+        <translation>{seen}，收到 [DONE]，但流中没有 usage</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="88"/>
+        <source>Token counts will be estimated with a tokenizer and results marked estimated; a server that honours stream_options.include_usage (vLLM does) gives exact counts.</source>
+        <translation>token 数将用分词器估算，结果会标为估算值；支持 stream_options.include_usage 的服务器（vLLM 支持）会给出准确的计数。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="93"/>
+        <source>{url} answered, but not with Prometheus text: {excerpt}</source>
+        <translation>{url} 有应答，但不是 Prometheus 文本格式：{excerpt}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="96"/>
+        <source>; KV cache {tokens:,} tokens</source>
+        <translation>；KV 缓存 {tokens:,} 个 token</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="97"/>
+        <source>no model given; the server serves: {served}</source>
+        <translation>没有指定模型；服务器提供：{served}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="98"/>
+        <source>Pass --model {model} so requests and results name the model.</source>
+        <translation>传入 --model {model}，让请求和结果都带上模型名。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="102"/>
+        <source>HTTP {status} with a {api} body: {excerpt}; the same URL answers a {other} body, so it is the {other} endpoint</source>
+        <translation>用 {api} 格式的请求体得到 HTTP {status}：{excerpt}；同一 URL 能应答 {other} 格式的请求体，所以它是 {other} 端点</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="107"/>
+        <source> (Retry-After: {seconds} s)</source>
+        <translation>（Retry-After：{seconds} 秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="108"/>
+        <source>HTTP {status} for stream=true: {error}</source>
+        <translation>stream=true 时得到 HTTP {status}：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="109"/>
+        <source>{url}: {error}</source>
+        <translation>{url}：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="110"/>
+        <source>Use --backend {backend} with this URL, or point --endpoint at the {api} path; backend and endpoint must match.</source>
+        <translation>对这个 URL 使用 --backend {backend}，或把 --endpoint 指向 {api} 路径；backend 与端点必须一致。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="115"/>
+        <source> ({source})</source>
+        <translation>（{source}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="116"/>
+        <source>accepted {header}{source}</source>
+        <translation>已接受 {header}{source}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="117"/>
+        <source>a leading {what}</source>
+        <translation>开头多了一个{what}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="118"/>
+        <source>a trailing {what}</source>
+        <translation>末尾多了一个{what}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="119"/>
+        <source>whitespace inside it</source>
+        <translation>中间有空白字符</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="120"/>
+        <source>quotes around it</source>
+        <translation>两边带了引号</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="121"/>
+        <source>the word &apos;Bearer&apos; in it (TPOT Bench adds that itself)</source>
+        <translation>含有 &apos;Bearer&apos; 一词（TPOT Bench 会自动加上）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="124"/>
+        <source>HTTP {status}: the server rejected {header}{source}; the key has {problems}</source>
+        <translation>HTTP {status}：服务器拒绝了 {header}{source}；密钥的问题：{problems}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="128"/>
+        <source>HTTP {status}: the server rejected {header}{source}: a key for another endpoint, mistyped, or expired</source>
+        <translation>HTTP {status}：服务器拒绝了 {header}{source}：可能是别的端点的密钥、输错了或已过期</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="133"/>
+        <source>not confirmed: every URL tried answered 404/405, so the key was never checked</source>
+        <translation>未确认：尝试的每个 URL 都返回 404/405，密钥根本没有被检查</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="137"/>
+        <source>Fix the path first (next check), then run the doctor again.</source>
+        <translation>先修正路径（下一项检查），再重新检查一次。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="141"/>
+        <source>no key sent, and the server did not ask for one</source>
+        <translation>没有发送密钥，服务器也不需要</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="142"/>
+        <source>accepted {header}{source}, but the key has {problems}; TPOT Bench strips surrounding whitespace before sending</source>
+        <translation>已接受 {header}{source}，但密钥的问题：{problems}；TPOT Bench 发送前会去掉首尾空白</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="147"/>
+        <source>Remove the stray characters where the key is stored: curl, vllm bench serve and SDKs send it as is and get 401.</source>
+        <translation>在保存密钥的地方删掉多余的字符：curl、vllm bench serve 和各种 SDK 会原样发送，结果得到 401。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="152"/>
+        <source>HTTP {status}: the server wants a key and none was sent{source}</source>
+        <translation>HTTP {status}：服务器需要密钥，但没有发送{source}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="156"/>
+        <source>Set the key in the environment variable named by --api-key-env (e.g. export OPENAI_API_KEY=...) or in the profile; local vLLM needs none, a gateway does.</source>
+        <translation>在 --api-key-env 指定的环境变量中（例如 export OPENAI_API_KEY=...）或在端点配置中设置密钥；本地 vLLM 不需要密钥，网关需要。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="161"/>
+        <source>POST {url} answered HTTP {status}</source>
+        <translation>POST {url} 返回 HTTP {status}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="162"/>
+        <source>POST {url} gave HTTP {status}; none of these answered either: {tried}</source>
+        <translation>POST {url} 返回 HTTP {status}；以下地址也都没有应答：{tried}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="166"/>
+        <source>{url} answers (HTTP {status}) after a correction: {notes}</source>
+        <translation>{url} 经修正后有应答（HTTP {status}）：{notes}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="170"/>
+        <source>Write the base URL as {root} (with --endpoint {endpoint}): TPOT Bench repaired it, but vllm bench serve and other clients would get 404.</source>
+        <translation>把基础 URL 写成 {root}（配合 --endpoint {endpoint}）：TPOT Bench 自动修正了它，但 vllm bench serve 和其他客户端会得到 404。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="175"/>
+        <source>{url} answers (HTTP {status}), but the base URL carries the API path</source>
+        <translation>{url} 有应答（HTTP {status}），但基础 URL 中带了 API 路径</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="179"/>
+        <source>Pass the server root {root} as the base URL and the path as --endpoint: vllm bench serve appends --endpoint to the base URL.</source>
+        <translation>把服务器根地址 {root} 作为基础 URL，路径用 --endpoint 传入：vllm bench serve 会把 --endpoint 拼接在基础 URL 后面。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="184"/>
+        <source>POST {url} gave HTTP {status}; {candidate} answers instead</source>
+        <translation>POST {url} 返回 HTTP {status}；而 {candidate} 有应答</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="188"/>
+        <source>Use --base-url {base} (requests then go to {candidate}).</source>
+        <translation>使用 --base-url {base}（请求将发往 {candidate}）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="192"/>
+        <source>host name not found</source>
+        <translation>找不到主机名</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="193"/>
+        <source>Check the host name in the base URL (typo? VPN or proxy needed?).</source>
+        <translation>检查基础 URL 中的主机名（是否拼错？是否需要 VPN 或代理？）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="197"/>
+        <source>connection refused or reset</source>
+        <translation>连接被拒绝或被重置</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="198"/>
+        <source>Check that the server is running and listening on this host and port (try GET /v1/models), and that the base URL uses the right port.</source>
+        <translation>确认服务器正在运行并在这个主机和端口上监听（试试 GET /v1/models），以及基础 URL 中的端口是否正确。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="203"/>
+        <source>TLS handshake or certificate failed</source>
+        <translation>TLS 握手或证书校验失败</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="204"/>
+        <source>Use https:// only if the server speaks TLS; for a self-signed certificate turn off certificate verification for this endpoint.</source>
+        <translation>只有服务器支持 TLS 时才用 https://；如果是自签名证书，请为这个端点关闭证书校验。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="209"/>
+        <source>no answer within the time limit</source>
+        <translation>在时限内没有应答</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="210"/>
+        <source>The server or network is too slow or stalled; check that it is not overloaded, or raise the timeout.</source>
+        <translation>服务器或网络太慢或卡住了；检查服务器是否过载，或调大超时时间。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="215"/>
+        <source>HTTP 400 bad request</source>
+        <translation>HTTP 400 错误请求</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="216"/>
+        <source>The server rejected the request body; read the message (max_tokens too large for the context, unsupported parameter, wrong model id).</source>
+        <translation>服务器拒绝了请求体；请阅读返回的信息（max_tokens 超出上下文长度、不支持的参数、模型 ID 错误）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="221"/>
+        <source>HTTP 401 unauthorized</source>
+        <translation>HTTP 401 未授权</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="222"/>
+        <source>Send a valid key: set it in the environment variable named by --api-key-env (or OPENAI_API_KEY / API_KEY) without stray spaces; local vLLM needs none.</source>
+        <translation>发送有效的密钥：把它设置在 --api-key-env 指定的环境变量中（或 OPENAI_API_KEY / API_KEY），不要带多余的空格；本地 vLLM 不需要密钥。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="227"/>
+        <source>HTTP 403 forbidden</source>
+        <translation>HTTP 403 禁止访问</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="228"/>
+        <source>The key is valid but not allowed here: check its permissions, quota or expiry, and that it belongs to this endpoint.</source>
+        <translation>密钥有效，但无权访问这里：检查它的权限、配额或有效期，以及它是否属于这个端点。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="233"/>
+        <source>HTTP 404 not found</source>
+        <translation>HTTP 404 未找到</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="234"/>
+        <source>The path or model is wrong: check /v1 is neither missing nor doubled, that the endpoint matches the API (chat vs completions), and that the model id is served.</source>
+        <translation>路径或模型不对：检查 /v1 既没有漏掉也没有重复，端点与 API 类型一致（chat 还是 completions），以及服务器提供该模型 ID。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="239"/>
+        <source>HTTP 405 method not allowed</source>
+        <translation>HTTP 405 方法不允许</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="240"/>
+        <source>The URL points at something that is not a completions endpoint; check the base URL and endpoint path.</source>
+        <translation>这个 URL 指向的不是 completions 端点；检查基础 URL 和端点路径。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="245"/>
+        <source>HTTP 413 request too large</source>
+        <translation>HTTP 413 请求过大</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="246"/>
+        <source>The prompt is larger than the server or gateway accepts; use shorter prompts.</source>
+        <translation>提示词超过了服务器或网关能接受的大小；请使用更短的提示词。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="250"/>
+        <source>HTTP 422 unprocessable request</source>
+        <translation>HTTP 422 无法处理的请求</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="251"/>
+        <source>The server did not accept a field of the request; read the message for the field.</source>
+        <translation>服务器不接受请求中的某个字段；从返回的信息中找出是哪个字段。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="255"/>
+        <source>HTTP 429 rate limited</source>
+        <translation>HTTP 429 被限流</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="256"/>
+        <source>The server or gateway is throttling: lower --request-rate or --max-concurrency, or raise the key&apos;s rate limit.</source>
+        <translation>服务器或网关正在限流：降低 --request-rate 或 --max-concurrency，或提高该密钥的速率限制。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="261"/>
+        <source>HTTP client error</source>
+        <translation>HTTP 客户端错误</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="262"/>
+        <source>The server refused the request; read the message it returned.</source>
+        <translation>服务器拒绝了请求；请阅读它返回的信息。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="266"/>
+        <source>HTTP server error</source>
+        <translation>HTTP 服务器错误</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="267"/>
+        <source>The server failed internally (overloaded, crashed, out of memory); check its log.</source>
+        <translation>服务器内部出错（过载、崩溃、显存或内存不足）；查看它的日志。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="271"/>
+        <source>response is not an event stream</source>
+        <translation>响应不是事件流</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="272"/>
+        <source>The server answered without Server-Sent Events; check that it supports &quot;stream&quot;: true on this endpoint and that the URL is the API, not a web page.</source>
+        <translation>服务器的应答不是 Server-Sent Events；检查它在这个端点上是否支持 &quot;stream&quot;: true，以及这个 URL 是 API 而不是网页。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="277"/>
+        <source>stream ended early</source>
+        <translation>流提前结束</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="278"/>
+        <source>The connection closed before the reply finished (no finish_reason, no [DONE]); check the server log or a proxy&apos;s timeout.</source>
+        <translation>回复还没结束连接就关闭了（没有 finish_reason，也没有 [DONE]）；检查服务器日志或代理的超时设置。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="283"/>
+        <source>stream message is not valid JSON</source>
+        <translation>流中的消息不是有效的 JSON</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="284"/>
+        <source>Something between client and server rewrites the stream, or the server is not OpenAI-compatible; look at the excerpt.</source>
+        <translation>客户端和服务器之间有东西改写了流，或者服务器并不兼容 OpenAI；请看摘录。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="289"/>
+        <source>server sent an error inside the stream</source>
+        <translation>服务器在流中发送了错误</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="290"/>
+        <source>Read the error the server sent; it often names the bad parameter or an overload.</source>
+        <translation>阅读服务器发来的错误；它通常会指出出错的参数或过载情况。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="294"/>
+        <source>no message carried choices</source>
+        <translation>没有任何消息带有 choices</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="295"/>
+        <source>The reply had no choices: usually a chat model called on /v1/completions or the other way round; match --backend (openai-chat / openai) to the endpoint.</source>
+        <translation>回复中没有 choices：通常是在 /v1/completions 上调用了 chat 模型，或者反过来；让 --backend（openai-chat / openai）与端点一致。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="300"/>
+        <source>cancelled by the user</source>
+        <translation>已被用户取消</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="301"/>
+        <source>The run was stopped before this request finished; nothing to fix.</source>
+        <translation>这个请求完成前运行已被停止；无需修复。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="305"/>
+        <source>unexpected client-side error</source>
+        <translation>意外的客户端错误</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="306"/>
+        <source>This is a bug in TPOT Bench or an unusual server reply; please report the message.</source>
+        <translation>这是 TPOT Bench 的缺陷或服务器的异常应答；请报告这条信息。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="311"/>
+        <source>vLLM (V1 metric names)</source>
+        <translation>vLLM（V1 指标名）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="312"/>
+        <source>vLLM (legacy V0 metric names)</source>
+        <translation>vLLM（旧版 V0 指标名）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="313"/>
+        <source>SGLang</source>
+        <translation>SGLang</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="314"/>
+        <source>llama.cpp server</source>
+        <translation>llama.cpp 服务器</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="315"/>
+        <source>Text Generation Inference</source>
+        <translation>Text Generation Inference</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="316"/>
+        <source>unrecognised Prometheus exporter</source>
+        <translation>未识别的 Prometheus 导出端</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="318"/>
+        <source>space</source>
+        <translation>空格</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="319"/>
+        <source>tab</source>
+        <translation>制表符</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="320"/>
+        <source>newline</source>
+        <translation>换行符</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="321"/>
+        <source>carriage return</source>
+        <translation>回车符</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="322"/>
+        <source>whitespace character</source>
+        <translation>空白字符</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="323"/>
+        <source>from the profile</source>
+        <translation>来自端点配置</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/doctor_messages.py" line="324"/>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+</context>
+<context>
     <name>DoctorPanel</name>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="40"/>
+        <location filename="../../app/ui/doctor_panel.py" line="41"/>
         <source>passed</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="41"/>
+        <location filename="../../app/ui/doctor_panel.py" line="42"/>
         <source>warning</source>
         <translation>警告</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="42"/>
+        <location filename="../../app/ui/doctor_panel.py" line="43"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="43"/>
+        <location filename="../../app/ui/doctor_panel.py" line="44"/>
         <source>skipped</source>
         <translation>已跳过</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="44"/>
+        <location filename="../../app/ui/doctor_panel.py" line="45"/>
         <source>not run</source>
         <translation>未运行</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="45"/>
+        <location filename="../../app/ui/doctor_panel.py" line="46"/>
         <source>checking</source>
         <translation>检查中</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="52"/>
+        <location filename="../../app/ui/doctor_panel.py" line="53"/>
         <source>Does the host answer at all: DNS, connection, TLS, time-out.</source>
         <translation>主机是否有响应：DNS、连接、TLS、超时。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="55"/>
+        <location filename="../../app/ui/doctor_panel.py" line="56"/>
         <source>Is the API key sent and accepted (401/403 means no).</source>
         <translation>API 密钥是否已发送并被接受（401/403 表示没有）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="58"/>
+        <location filename="../../app/ui/doctor_panel.py" line="59"/>
         <source>Is the URL right: with or without /v1, /api versus /api/v1 (404/405).</source>
         <translation>URL 是否正确：带不带 /v1，/api 还是 /api/v1（404/405）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="61"/>
+        <location filename="../../app/ui/doctor_panel.py" line="62"/>
         <source>Does the server serve the model id you entered.</source>
         <translation>服务器是否提供你填写的模型 ID。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="64"/>
+        <location filename="../../app/ui/doctor_panel.py" line="65"/>
         <source>Does a reply contain &apos;choices&apos; (chat versus completions endpoint).</source>
         <translation>回复中是否有 &apos;choices&apos;（对话接口还是补全接口）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="67"/>
+        <location filename="../../app/ui/doctor_panel.py" line="68"/>
         <source>Do tokens stream as SSE chunks, end with [DONE] and report usage.</source>
         <translation>token 是否以 SSE 分块流式返回、以 [DONE] 结束并报告 usage。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="70"/>
+        <location filename="../../app/ui/doctor_panel.py" line="71"/>
         <source>Is /metrics readable: which server it is and its KV-cache size.</source>
         <translation>/metrics 是否可读：是哪种服务器，KV 缓存有多大。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="153"/>
-        <location filename="../../app/ui/doctor_panel.py" line="252"/>
+        <location filename="../../app/ui/doctor_panel.py" line="154"/>
+        <location filename="../../app/ui/doctor_panel.py" line="253"/>
         <source>Check connection</source>
         <translation>检查连接</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="155"/>
+        <location filename="../../app/ui/doctor_panel.py" line="156"/>
         <source>Copy report</source>
         <translation>复制报告</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="159"/>
+        <location filename="../../app/ui/doctor_panel.py" line="160"/>
         <source>Checks the endpoint in the order the field guide advises: reachable, key, path, model, response body, streaming, server metrics.</source>
         <translation>按实战指南建议的顺序检查端点：服务可达、密钥、路径、模型、返回体、流式输出、服务器指标。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="166"/>
+        <location filename="../../app/ui/doctor_panel.py" line="167"/>
         <source>Server reachable</source>
         <translation>服务可达</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="167"/>
+        <location filename="../../app/ui/doctor_panel.py" line="168"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="168"/>
+        <location filename="../../app/ui/doctor_panel.py" line="169"/>
         <source>URL path</source>
         <translation>URL 路径</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="169"/>
+        <location filename="../../app/ui/doctor_panel.py" line="170"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="170"/>
+        <location filename="../../app/ui/doctor_panel.py" line="171"/>
         <source>Response body</source>
         <translation>返回体</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="171"/>
+        <location filename="../../app/ui/doctor_panel.py" line="172"/>
         <source>Streaming</source>
         <translation>流式输出</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="172"/>
+        <location filename="../../app/ui/doctor_panel.py" line="173"/>
         <source>Server metrics</source>
         <translation>服务器指标</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="216"/>
+        <location filename="../../app/ui/doctor_panel.py" line="217"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="233"/>
+        <location filename="../../app/ui/doctor_panel.py" line="234"/>
         <source>Checking {0} …</source>
         <translation>正在检查 {0} …</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="234"/>
-        <location filename="../../app/ui/doctor_panel.py" line="260"/>
+        <location filename="../../app/ui/doctor_panel.py" line="235"/>
+        <location filename="../../app/ui/doctor_panel.py" line="262"/>
         <source>checking…</source>
         <translation>检查中…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="241"/>
+        <location filename="../../app/ui/doctor_panel.py" line="242"/>
         <source>cancelled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="242"/>
+        <location filename="../../app/ui/doctor_panel.py" line="243"/>
         <source>Check cancelled.</source>
         <translation>检查已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="244"/>
+        <location filename="../../app/ui/doctor_panel.py" line="245"/>
         <source>Cannot check this endpoint: {0}</source>
         <translation>无法检查此端点：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="257"/>
+        <location filename="../../app/ui/doctor_panel.py" line="259"/>
         <source>Fix:</source>
         <translation>解决办法：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="266"/>
+        <location filename="../../app/ui/doctor_panel.py" line="268"/>
         <source>{0} check(s) failed; start with the first one.</source>
         <translation>{0} 项检查未通过；请从第一项开始处理。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="268"/>
+        <location filename="../../app/ui/doctor_panel.py" line="270"/>
         <source>Works, with {0} warning(s).</source>
         <translation>可以使用，但有 {0} 条警告。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="270"/>
+        <location filename="../../app/ui/doctor_panel.py" line="272"/>
         <source>All checks passed.</source>
         <translation>全部检查通过。</translation>
     </message>
@@ -1035,69 +1678,69 @@ GuideLLM 不保留逐块间隔。AIPerf：Inter Chunk Latency (ICL)。</translat
         <translation>每张图表导出为 PNG 或 SVG</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="256"/>
+        <location filename="../../app/ui/results_panel.py" line="254"/>
         <source>No results yet: a sweep saves its runs in {0}.</source>
         <translation>还没有结果：扫描的运行结果会保存在 {0}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="260"/>
+        <location filename="../../app/ui/results_panel.py" line="258"/>
         <source>{0} is not a folder.</source>
         <translation>{0} 不是文件夹。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="265"/>
+        <location filename="../../app/ui/results_panel.py" line="263"/>
         <source>{0}
 written by {1}</source>
         <translation>{0}
 由 {1} 写入</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="277"/>
+        <location filename="../../app/ui/results_panel.py" line="275"/>
         <source>{0} run(s) found.</source>
         <translation>找到 {0} 次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="283"/>
+        <location filename="../../app/ui/results_panel.py" line="281"/>
         <source>{0} file(s) could not be read; the others opened:</source>
         <translation>有 {0} 个文件无法读取；其余文件已打开：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="288"/>
+        <location filename="../../app/ui/results_panel.py" line="286"/>
         <source>Choose a results folder</source>
         <translation>选择结果文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="346"/>
+        <location filename="../../app/ui/results_panel.py" line="344"/>
         <source>Choose a .csv, .json or .md file name (got {0}).</source>
         <translation>请选择 .csv、.json 或 .md 文件名（当前为 {0}）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="357"/>
+        <location filename="../../app/ui/results_panel.py" line="355"/>
         <source>Export data</source>
         <translation>导出数据</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="359"/>
+        <location filename="../../app/ui/results_panel.py" line="357"/>
         <source>CSV (*.csv);;JSON (*.json);;Markdown table (*.md)</source>
         <translation>CSV (*.csv);;JSON (*.json);;Markdown 表格 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="366"/>
+        <location filename="../../app/ui/results_panel.py" line="364"/>
         <source>Export charts</source>
         <translation>导出图表</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="366"/>
+        <location filename="../../app/ui/results_panel.py" line="364"/>
         <source>PNG (*.png);;SVG (*.svg)</source>
         <translation>PNG (*.png);;SVG (*.svg)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="375"/>
+        <location filename="../../app/ui/results_panel.py" line="373"/>
         <source>Could not export to {0}: {1}</source>
         <translation>无法导出到 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="378"/>
+        <location filename="../../app/ui/results_panel.py" line="376"/>
         <source>Exported to {0}.</source>
         <translation>已导出到 {0}。</translation>
     </message>

@@ -1,5 +1,5 @@
-"""The doctor checklist in Chinese: titles, status words and explanations translated, the
-engine's own sentences (detail, fix) left in English."""
+"""The doctor checklist in Chinese: titles, status words, explanations and the engine's
+detail sentences all translated."""
 
 from __future__ import annotations
 
@@ -46,9 +46,13 @@ def test_chinese_titles_status_words_and_explanations(
     assert blocker.args[0]["ok"] is True
     for cid in CHECK_IDS:
         assert "通过" in panel.rows[cid].title.text(), cid  # "passed"
-    # The engine's sentence stays as the engine wrote it.
     detail = panel.rows["path"].detail.text()
-    assert detail == f"POST {sim.base_url}/v1/chat/completions answered HTTP 200"
+    assert detail == f"POST {sim.base_url}/v1/chat/completions 返回 HTTP 200"
+    metrics = panel.rows["metrics"].detail.text()
+    assert metrics == (
+        f"{sim.root_url}/metrics 上是 vLLM（V1 指标名）；KV 缓存 5,306 块 × 16 = 84,896 个 token；"
+        "可同时容纳 20 个占满 4,096 token 上下文的请求"
+    )
 
 
 def test_english_status_words_by_default(qtbot: QtBot) -> None:
