@@ -45,7 +45,14 @@ else
 fi
 
 main_status=0
-"$PY" -m pytest -m "not secretservice" "$@" || main_status=$?
+"$PY" -X faulthandler -m pytest -m "not secretservice" "$@" || main_status=$?
+if [ "$main_status" -ge 128 ]; then
+    # A native crash (the Python stack is printed above) is not a test verdict: say so loudly,
+    # and run the suite once more so one crash in Qt teardown does not hide every result.
+    echo "run.sh: pytest died of signal $((main_status - 128)); running the suite once more"
+    main_status=0
+    "$PY" -X faulthandler -m pytest -m "not secretservice" "$@" || main_status=$?
+fi
 [ "$ss_status" -eq 0 ] || echo "run.sh: the secretservice tests failed (exit $ss_status)"
 [ "$main_status" -ne 0 ] && exit "$main_status"
 exit "$ss_status"

@@ -8,8 +8,7 @@ import socket
 from collections.abc import Callable
 from pathlib import Path
 
-import shiboken6
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from pytestqt.qtbot import QtBot
 
 from app.bench.doctor import CHECK_IDS
@@ -134,6 +133,8 @@ def test_destroying_the_panel_cancels_its_check(
         task = panel.task
         assert task is not None
         qtbot.wait(100)
-        shiboken6.delete(panel)
+        # How a closed window goes away in the app: a deferred delete, run by the event loop.
+        panel.deleteLater()
+        QCoreApplication.sendPostedEvents(panel, QEvent.Type.DeferredDelete)
         qtbot.waitUntil(task.done, timeout=3_000)
     assert task.cancelled()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 import numpy as np
-import shiboken6
+from PySide6.QtCore import QCoreApplication, QEvent
 from pytestqt.qtbot import QtBot
 
 from app.profiles import Target
@@ -144,6 +144,8 @@ def test_destroying_the_panel_stops_its_scraper(
     qtbot.waitUntil(lambda: panel.sample_count() >= 2, timeout=5_000)
     task = panel._task
     assert task is not None and not task.done()
-    shiboken6.delete(panel)
+    # How a closed window goes away in the app: a deferred delete, run by the event loop.
+    panel.deleteLater()
+    QCoreApplication.sendPostedEvents(panel, QEvent.Type.DeferredDelete)
     qtbot.waitUntil(task.done, timeout=3_000)
     assert task.cancelled()
