@@ -7,8 +7,9 @@ PY="${PYTHON:-.venv/bin/python}"
 [ -x "$PY" ] || PY=python3
 export QT_QPA_PLATFORM=offscreen
 
-# The real Secret Service part runs first, so the main suite's summary is the last line printed. gnome-keyring needs a session bus, an unlocked collection
-# (--unlock reads the password from stdin) and a private HOME so nothing touches a user's keyring.
+# The real Secret Service part runs first, so the main suite's summary is the last line printed.
+# gnome-keyring needs a session bus, an unlocked collection (--unlock reads the password from
+# stdin) and a private HOME so nothing touches a user's keyring.
 if ! command -v dbus-run-session >/dev/null || ! command -v gnome-keyring-daemon >/dev/null; then
     echo "run.sh: skipping the secretservice tests: dbus-run-session or gnome-keyring-daemon" \
         "is not installed (apt-get install dbus gnome-keyring)"
@@ -44,14 +45,27 @@ else
         ' "$PY" || ss_status=$?
 fi
 
+# pytest, rerun once if it died of a signal: a native crash (its Python stack is printed) is not
+# a test verdict, and one crash in Qt teardown must not hide every other result.
+run_pytest() {
+    local status=0
+    "$PY" -X faulthandler -m pytest -m "not secretservice" "$@" || status=$?
+    if [ "$status" -ge 128 ]; then
+        echo "run.sh: pytest died of signal $((status - 128)); running these tests once more"
+        status=0
+        "$PY" -X faulthandler -m pytest -m "not secretservice" "$@" || status=$?
+    fi
+    return "$status"
+}
+
 main_status=0
-"$PY" -X faulthandler -m pytest -m "not secretservice" "$@" || main_status=$?
-if [ "$main_status" -ge 128 ]; then
-    # A native crash (the Python stack is printed above) is not a test verdict: say so loudly,
-    # and run the suite once more so one crash in Qt teardown does not hide every result.
-    echo "run.sh: pytest died of signal $((main_status - 128)); running the suite once more"
-    main_status=0
-    "$PY" -X faulthandler -m pytest -m "not secretservice" "$@" || main_status=$?
+if [ "$#" -gt 0 ]; then
+    run_pytest "$@" || main_status=$?
+else
+    # Two tiers in two processes: the Qt-free engine, simulator and roofline tests, then the
+    # window's tests (pytest-qt, offscreen), so no Qt state crosses from one into the other.
+    run_pytest --ignore=tests/ui tests || main_status=$?
+    run_pytest tests/ui || main_status=$?
 fi
 [ "$ss_status" -eq 0 ] || echo "run.sh: the secretservice tests failed (exit $ss_status)"
 [ "$main_status" -ne 0 ] && exit "$main_status"
