@@ -170,6 +170,11 @@ class PointMetrics:
     error_kinds: list[str | None] = field(default_factory=list)
 
 
+def request_tpot(ttft_s: float, e2el_s: float, output_tokens: int) -> float | None:
+    """vLLM's per-request TPOT in seconds: (E2EL - TTFT) / (n - 1); None with n <= 1."""
+    return (e2el_s - ttft_s) / (output_tokens - 1) if output_tokens > 1 else None
+
+
 def vllm_timings(record: Any) -> tuple[float, list[float], float, list[int]]:
     """(TTFT, ITLs, E2EL) in seconds as vLLM's client measures them, plus the message stamps.
 
@@ -301,11 +306,10 @@ def compute_point_metrics(
         ttft, gaps, e2el, stamps = vllm_timings(record)
         if record.first_token_ns is not None:
             content_ttfts.append((record.first_token_ns - record.send_ns) / 1e9)
-        tpot = 0.0
-        if n > 1:
-            tpot = (e2el - ttft) / (n - 1)
+        tpot = request_tpot(ttft, e2el, n)
+        if tpot is not None:
             tpots.append(tpot)
-        all_tpots.append(tpot)
+        all_tpots.append(tpot or 0.0)
         ttfts.append(ttft)
         e2els.append(e2el)
         itls.extend(gaps)

@@ -22,7 +22,12 @@ from app.bench.datasets import SampleRequest
 from app.bench.endpoint import ResolvedEndpoint, auth_headers, redact
 from app.bench.failures import classify_exception
 from app.bench.load import DEFAULT_GRACE_S, LoadState, run_load, run_warmups
-from app.bench.metrics import DEFAULT_PERCENTILES, compute_point_metrics, vllm_timings
+from app.bench.metrics import (
+    DEFAULT_PERCENTILES,
+    compute_point_metrics,
+    request_tpot,
+    vllm_timings,
+)
 from app.bench.record import RequestRecord
 from app.bench.results import (
     PointInfo,
@@ -269,7 +274,7 @@ def _request_event(point: int, record: RequestRecord) -> dict[str, Any]:
         )
     ttft, _, e2el, _ = vllm_timings(record)
     n = record.output_tokens
-    tpot = (e2el - ttft) / (n - 1) if n > 1 else None
+    tpot = request_tpot(ttft, e2el, n)
     return dict(
         point=point,
         ok=True,

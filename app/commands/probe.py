@@ -177,7 +177,7 @@ def _endpoint_info(resolved: Any) -> dict[str, Any]:
 
 def _report(record: Any) -> dict[str, Any]:
     from app.bench.failures import fix_for
-    from app.bench.metrics import vllm_timings
+    from app.bench.metrics import request_tpot, vllm_timings
 
     out: dict[str, Any] = {"ok": record.ok, "generated_text": record.generated_text}
     if record.ok:
@@ -186,7 +186,7 @@ def _report(record: Any) -> dict[str, Any]:
         out.update(
             ttft_ms=ttft * 1e3,
             ttft_first_content_ms=record.ttft_s * 1e3,
-            tpot_ms=(e2el - ttft) / (n - 1) * 1e3 if n > 1 else None,
+            tpot_ms=None if (tpot := request_tpot(ttft, e2el, n)) is None else tpot * 1e3,
             e2el_ms=e2el * 1e3,
             output_tokens=n,
             output_tokens_source=record.output_tokens_source,
