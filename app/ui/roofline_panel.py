@@ -466,7 +466,7 @@ class RooflinePanel(QWidget):
             latest = (
                 first.batch,
                 first.p50_ms,
-                self.tr("p50 at batch {b:g}").format(b=first.batch),
+                self.tr("p50 at batch {b:g}").format(b=round(first.batch, 2)),
             )
         if latest is None:
             self.mbu_label.setText(self.tr("MBU: run a probe or sweep"))

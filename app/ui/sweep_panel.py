@@ -220,6 +220,8 @@ class SweepPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.verticalHeader().setVisible(False)
+        # Compact rows: a whole Experiment B (7 points) stays readable without scrolling.
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         charts = QSplitter(Qt.Orientation.Vertical)
         charts.addWidget(self.tabs)
         charts.addWidget(self.table)
