@@ -47,13 +47,14 @@ fi
 
 # pytest, rerun once if it died of a signal: a native crash (its Python stack is printed) is not
 # a test verdict, and one crash in Qt teardown must not hide every other result.
+# A tier that hangs (killed by `timeout`: 124/137) is treated like a crash.
 run_pytest() {
     local status=0
-    "$PY" -X faulthandler -m pytest -m "not secretservice" "$@" || status=$?
-    if [ "$status" -ge 128 ]; then
-        echo "run.sh: pytest died of signal $((status - 128)); running these tests once more"
+    timeout -k 10 900 "$PY" -X faulthandler -m pytest -m "not secretservice" "$@" || status=$?
+    if [ "$status" -ge 124 ]; then
+        echo "run.sh: pytest crashed or hung (exit $status); running these tests once more"
         status=0
-        "$PY" -X faulthandler -m pytest -m "not secretservice" "$@" || status=$?
+        timeout -k 10 900 "$PY" -X faulthandler -m pytest -m "not secretservice" "$@" || status=$?
     fi
     return "$status"
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -75,4 +76,9 @@ def no_leaked_windows(qapp) -> Iterator[None]:
     for w in leaked:
         w.close()
         w.deleteLater()
+    # Collect this test's Qt wrappers here, between tests, not whenever the collector next runs:
+    # twice a collection that began inside a Qt call of a later test (pyqtgraph's itemChange,
+    # QApplication.topLevelWidgets) crashed or hung the process.
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
     assert not leaked, f"test left top-level widgets open: {[type(w).__name__ for w in leaked]}"
