@@ -108,10 +108,17 @@ def decode_step_flops(model: ModelArch, batch: int, context: float) -> float:
 
 
 def prefill_flops(model: ModelArch, prompt_tokens: int, context_before: int = 0) -> float:
-    """FLOPs to prefill `prompt_tokens` new tokens after `context_before` cached ones (causal)."""
+    """FLOPs to prefill `prompt_tokens` new tokens after `context_before` cached ones (causal).
+
+    The LM head runs for one position only: a server samples from the last prompt token's
+    logits and drops the rest (vLLM gathers the sampled positions before the head), so a
+    1,000-token prompt pays the 545 M-parameter Qwen2.5-7B head once, not 1,000 times.
+    """
     p = prompt_tokens
     pairs = p * context_before + p * (p + 1) / 2  # token i attends to everything before it
-    return 2.0 * _matmul_params_per_token(model) * p + _attention_flops_per_pair(model) * pairs
+    head = model.params_lm_head
+    body = _matmul_params_per_token(model) - head
+    return 2.0 * (body * p + head * min(p, 1)) + _attention_flops_per_pair(model) * pairs
 
 
 def peak_flops(gpu: GPU, fmt: WeightFormat) -> float:

@@ -138,11 +138,15 @@ def test_compute_bound_at_large_batch(ref):
 
 def test_prefill_and_ridge(ref):
     gpu, model, bf16, _ = ref
-    # 1000 prompt tokens: 14,141,238,272*1000 + 401,408 * 1000*1001/2 = 1.4342e16 FLOP
-    assert prefill_flops(model, 1000) == 14_141_238_272_000 + 401_408 * 500_500
+    # 1000 prompt tokens: the layers (6,525,621,760 params) for every token, the LM head
+    # (544,997,376) for the last one only, attention 401,408 * 1000*1001/2 = 1.3253e16 FLOP
+    assert prefill_flops(model, 1000) == (
+        2 * 6_525_621_760 * 1000 + 2 * 544_997_376 + 401_408 * 500_500
+    )
+    assert prefill_flops(model, 1) == decode_step_flops(model, 1, 0) + 401_408
     pf = prefill_floor(gpu, model, bf16, 1000)
     assert pf.bound == "compute"
-    assert pf.seconds == pytest.approx(0.20200, abs=1e-5)  # 1.43424e16 / 71e12
+    assert pf.seconds == pytest.approx(0.18666, abs=1e-5)  # 1.32532e16 / 71e12
     assert ridge_point(gpu, bf16) == pytest.approx(75.85, abs=0.01)  # 71e12 / 936e9
     # a batch-1 step does ~1 FLOP per byte: deep in the memory-bound region
     assert arithmetic_intensity(model, bf16, get_kv_dtype("fp16"), 1, 0) == pytest.approx(1.0)
