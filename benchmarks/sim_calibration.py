@@ -7,8 +7,10 @@ and prints each measured figure beside the reference with its pass band.
 
     .venv/bin/python benchmarks/sim_calibration.py [--quick]
 
---quick uses fewer prompts per point (noisier, about 2 minutes instead of 5). The machine's load
-average is printed with the table: timing on a busy shared machine reads high.
+--quick uses fewer prompts per point (about 2 minutes instead of 5): a smoke run, not a
+calibration. The bands are the field guide's 200-prompt run; P99s and throughput over 120
+prompts are different order statistics of a different sample and land elsewhere. The
+machine's load average is printed with the table: timing on a busy shared machine reads high.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ def run_point(base_url: str, point: Point, prompts: int, out_dir: Path, tokenize
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer prompts per point")
+    parser.add_argument("--quick", action="store_true", help="fewer prompts: a smoke run")
     parser.add_argument("--keep", metavar="DIR", help="keep the result JSON files in DIR")
     args = parser.parse_args()
     load_before = os.getloadavg()
@@ -133,6 +135,9 @@ def main() -> int:
         f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} "
         "(2 cores, shared with other work)"
     )
+    if args.quick:
+        print("--quick: PASS/FAIL above is indicative only; the bands are for 200 prompts")
+        return 0
     return 1 if failures else 0
 
 

@@ -2,8 +2,18 @@
 
 Starts `tpotbench sim` as a child process, opens 128 concurrent streaming requests
 (ignore_eos, long replies) and, after a warm-up, reads the simulator's own record of
-(write time - step deadline) from its /sim/stats route. The step overhead is raised so that
-128 streams produce about 1,000 tokens/s, the load named in the issue.
+(write time - the token's deadline) from its /sim/stats route. The step overhead is raised so
+that 128 streams produce about 1,000 tokens/s, the load named in the issue.
+
+A token's deadline is its step's end plus its turn in the front end (`--frontend-us-per-token`,
+20 us by default: the simulator, like vLLM's API server, writes a step's tokens one request
+after another). With 0 every token is due at the step's end and the p99 is simply the time
+128 loopback writes take (~10 us each here).
+
+The simulator runs on one core and this client on the others (Linux CPU affinity): on a
+2-core machine an unpinned client woken by the simulator's writes is placed on the
+simulator's core and preempts it for a 4 ms scheduler tick, which is then what gets measured.
+`--no-pin` shows that.
 
     .venv/bin/python benchmarks/sim_lateness.py [--streams 128] [--seconds 20]
 """
@@ -71,13 +81,35 @@ def main() -> int:
         help="raises the step time so 128 streams run near 1,000 tok/s",
     )
     parser.add_argument("--spin-us", type=float, default=3000.0, help="passed to tpotbench sim")
+    parser.add_argument(
+        "--frontend-us-per-token",
+        type=float,
+        default=None,
+        help="passed to tpotbench sim (default: the simulator's own, 20)",
+    )
+    parser.add_argument(
+        "--no-pin", action="store_true", help="leave both processes to the OS scheduler"
+    )
     args = parser.parse_args()
     sim_args = ["--step-overhead-ms", str(args.step_overhead_ms), "--spin-us", str(args.spin_us)]
+    if args.frontend_us_per_token is not None:
+        sim_args += ["--frontend-us-per-token", str(args.frontend_us_per_token)]
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    pin = not args.no_pin and len(cpus) >= 2
     with start_sim_process(sim_args) as sim:
+        if pin:
+            assert sim.pid is not None
+            os.sched_setaffinity(sim.pid, {cpus[0]})
+            os.sched_setaffinity(0, set(cpus[1:]))
         stats = asyncio.run(_run(sim.base_url, args.streams, args.warmup, args.seconds))
     load = os.getloadavg()
     late = stats["lateness_us"]
-    print(f"streams {args.streams}, {stats['client_tokens_per_s']:.0f} tok/s received")
+    frontend = args.frontend_us_per_token if args.frontend_us_per_token is not None else 20.0
+    where = f"simulator on CPU {cpus[0]}, client on CPU {cpus[1:]}" if pin else "not pinned"
+    print(
+        f"streams {args.streams}, {stats['client_tokens_per_s']:.0f} tok/s received; "
+        f"front end {frontend:g} us per token; {where}"
+    )
     print(
         f"simulator write lateness over {stats['writes']} writes: p50 {late['p50']:.0f} us, "
         f"p90 {late['p90']:.0f} us, p99 {late['p99']:.0f} us, max {late['max']:.0f} us"
@@ -89,8 +121,8 @@ def main() -> int:
     )
     cost = stats["write_cost_us"]
     print(
-        f"cost of one stream's write inside a step: p50 {cost['p50']:.1f} us, "
-        f"p99 {cost['p99']:.1f} us (the writes of one step go out one after another)"
+        f"cost of one stream's write: p50 {cost['p50']:.1f} us, p99 {cost['p99']:.1f} us "
+        "(the writes of one step go out one after another)"
     )
     print(f"load average (1/5/15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(

@@ -80,6 +80,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="busy-wait this long before each step's deadline (asyncio timers tick in ms)",
     )
     timing.add_argument(
+        "--frontend-us-per-token",
+        type=float,
+        default=_D.frontend_us_per_token,
+        help="a step's tokens go out this far apart, as vLLM's API server writes them one "
+        "request after another (0 = all at the step's end)",
+    )
+    timing.add_argument(
         "--eos-median-tokens",
         type=float,
         default=_D.eos_median_tokens,
@@ -158,6 +165,7 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
         compute_efficiency=args.compute_efficiency,
         step_overhead_ms=args.step_overhead_ms,
         spin_us=args.spin_us,
+        frontend_us_per_token=args.frontend_us_per_token,
         eos_median_tokens=args.eos_median_tokens,
         eos_sigma=args.eos_sigma,
         path_prefix=args.path_prefix,

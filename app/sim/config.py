@@ -50,6 +50,11 @@ class SimConfig:
     # to ~2 ms late (millisecond ticks, a cached loop clock). None = 3000 us in a process of its
     # own, 0 in a thread (spinning would hold the interpreter lock the host application needs).
     spin_us: float | None = None
+    # Front-end time per streamed token: vLLM's API server turns one step's outputs into SSE
+    # chunks one request after another (detokenize, serialise, write), tens of microseconds
+    # each, while the engine runs the next step. Token i of a step is therefore due this much
+    # after token i-1, not all at the step's end; 0 = every token due at the step's end.
+    frontend_us_per_token: float = 20.0
     # Natural reply length (tokens) when ignore_eos is off: log-normal, heavy-tailed. Long on
     # purpose: in the field guide's run (ShareGPT prompts, max_tokens = the dataset reply) the
     # model generated 211.6 tokens per request, the dataset's mean, so EOS rarely came first.
@@ -128,6 +133,10 @@ class SimConfig:
                 f"--spin-us must be 0-20000, got {self.spin_us}",
             ),
             (self.eos_sigma >= 0, f"--eos-sigma must be >= 0, got {self.eos_sigma}"),
+            (
+                0 <= self.frontend_us_per_token <= 1000,
+                f"--frontend-us-per-token must be 0-1000, got {self.frontend_us_per_token}",
+            ),
             (
                 self.network_latency_ms >= 0,
                 f"--network-latency-ms must be >= 0, got {self.network_latency_ms}",

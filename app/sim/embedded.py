@@ -24,11 +24,14 @@ class SimStartError(RuntimeError):
 
 
 class RunningSim:
-    """A started simulator: `base_url` (with any path prefix), `port`, `stop()`."""
+    """A started simulator: `base_url` (with any path prefix), `port`, `stop()`, a child's `pid`."""
 
-    def __init__(self, host: str, port: int, prefix: str, stopper: object) -> None:
+    def __init__(
+        self, host: str, port: int, prefix: str, stopper: object, pid: int | None = None
+    ) -> None:
         self.host = host
         self.port = port
+        self.pid = pid
         self.root_url = f"http://{host}:{port}"
         self.base_url = self.root_url + prefix
         self._stopper = stopper
@@ -183,4 +186,4 @@ def start_sim_process(args: list[str], port: int = 0) -> RunningSim:
                 ) from None
             time.sleep(0.02)
 
-    return RunningSim(host, port, prefix, stop)
+    return RunningSim(host, port, prefix, stop, pid=proc.pid)

@@ -4,6 +4,9 @@ One asyncio task runs steps back to back. A step is planned at its start (which 
 decode, which prompts prefill, how many KV blocks that takes), its duration comes from the
 roofline cost model, and every token it produces is handed to its request's sink exactly at
 the step's end, an absolute deadline measured from a monotonic base so errors never add up.
+Within a step the tokens go out `frontend_ns` apart, in batch order, as a real server's front
+end writes them one request after another; each request keeps its place in the batch, so
+this shifts its tokens but not the gaps between them.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ class SimRequest:
     scheduled_ns: int | None = None
     first_token_ns: int | None = None
     last_token_ns: int | None = None
+    due_ns: int = 0  # when its token of the current step is due (step end + its turn)
     finished: bool = False
     words: WordStream | None = None
 
@@ -94,8 +98,10 @@ class Engine:
         observer: EngineObserver | None = None,
         record_lateness: bool = False,
         spin_ns: int = DEFAULT_SPIN_NS,
+        frontend_ns: int = 0,
     ) -> None:
         self.spin_ns = spin_ns
+        self.frontend_ns = frontend_ns
         self._step_seconds = step_seconds
         self.num_gpu_blocks = num_gpu_blocks
         self.block_size = block_size
@@ -269,23 +275,31 @@ class Engine:
             self.wake_ns.append(time.monotonic_ns() - deadline_ns)
         # a request aborted while the step ran is finished short of its target
         delivered = [r for r in outputs if not r.finished or r.generated >= r.target_tokens]
-        first_write_ns = time.monotonic_ns()
+        gap = self.frontend_ns
+        cost = self.write_cost_ns
+        due = deadline_ns
         for req in delivered:
-            req.sink.flush(deadline_ns)
+            while time.monotonic_ns() < due:  # its turn in the front end has not come yet
+                pass
+            started = time.monotonic_ns()
+            req.sink.flush(due)
             if lateness is not None:
-                lateness.append(time.monotonic_ns() - deadline_ns)
-        if self.write_cost_ns is not None and len(delivered) > 1:
-            spread = time.monotonic_ns() - first_write_ns
-            self.write_cost_ns.append(spread // len(delivered))
+                done = time.monotonic_ns()
+                lateness.append(done - due)
+                if cost is not None:
+                    cost.append(done - started)
+            req.due_ns = due
+            due += gap
         for req in delivered:
+            due = req.due_ns
             previous = req.last_token_ns
-            req.last_token_ns = deadline_ns
+            req.last_token_ns = due
             if previous is None:
-                req.first_token_ns = deadline_ns
+                req.first_token_ns = due
                 if observer is not None:
                     observer.on_first_token(req)
             elif observer is not None:
-                observer.on_token(req, (deadline_ns - previous) / 1e9)
+                observer.on_token(req, (due - previous) / 1e9)
             if observer is not None and req.generated >= req.target_tokens:
                 observer.on_finished(req)
 

@@ -75,6 +75,7 @@ def replay(
     the step after next, as it does against the live server.
     """
     cost = StepCostModel(config)
+    frontend_s = config.frontend_us_per_token / 1e6  # the server's stagger within a step
     engine = Engine(
         step_seconds=cost.step_seconds,
         num_gpu_blocks=cost.num_gpu_blocks,
@@ -124,9 +125,9 @@ def replay(
             continue
         outputs, work = engine._plan()
         now += cost.step_seconds(work)
-        for req in outputs:
+        for turn, req in enumerate(outputs):
             start, times = sent[req]
-            times.append(now)
+            times.append(now + turn * frontend_s)
             if req.generated >= req.target_tokens:
                 del sent[req]
                 last_end = max(last_end, now)

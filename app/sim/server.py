@@ -64,6 +64,7 @@ class SimState:
             cache_dtype=config.kv_cache_dtype,
             gpu_memory_utilization=config.gpu_memory_utilization,
         )
+        spin_ns = int(1000 * (DEFAULT_SPIN_US if config.spin_us is None else config.spin_us))
         self.engine = Engine(
             step_seconds=self.cost.step_seconds,
             num_gpu_blocks=self.cost.num_gpu_blocks,
@@ -72,7 +73,10 @@ class SimState:
             max_num_batched_tokens=config.max_num_batched_tokens,
             observer=self.metrics,
             record_lateness=True,
-            spin_ns=int(1000 * (DEFAULT_SPIN_US if config.spin_us is None else config.spin_us)),
+            spin_ns=spin_ns,
+            # Holding a token until its turn means spinning; a simulator in a thread of the
+            # host application may not (spin 0), so there every token goes out at once.
+            frontend_ns=int(1000 * config.frontend_us_per_token) if spin_ns else 0,
         )
         self.faults = FaultPlan(config)
         self.latency_s = config.network_latency_ms / 1000.0

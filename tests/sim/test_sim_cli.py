@@ -27,6 +27,7 @@ def run_sim(*args: str) -> subprocess.CompletedProcess[str]:
         (["--model", "no-such-model"], "no-such-model"),
         (["--fault", "explode"], "--fault"),
         (["--max-model-len", "131072"], "--max-model-len"),
+        (["--frontend-us-per-token", "-1"], "--frontend-us-per-token"),
     ],
 )
 def test_bad_flags_are_one_line_and_exit_2(args: list[str], needle: str) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
+import time
 
 import pytest
 
@@ -163,3 +165,53 @@ def test_big_prefill_is_compute_bound() -> None:
     # 2 x 6.53e9 (layers) x 2048 + the LM head once + attention = 2.76e13 FLOPs at
     # 35.5 TFLOP/s is ~0.777 s, far above the 17.6 ms memory time, so compute decides.
     assert 0.77 < seconds < 0.785
+
+
+class TimedSink(Sink):
+    """Records each flush: the due time the engine passed and the clock when it came."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushes: list[tuple[int, int]] = []
+
+    def flush(self, deadline_ns: int) -> None:
+        self.flushes.append((deadline_ns, time.monotonic_ns()))
+
+
+def test_a_steps_tokens_go_out_one_front_end_turn_apart() -> None:
+    # Three requests decode in the same 10 ms steps; with 300 us per token in the front end
+    # the second is due 300 us after the first and the third 600 us after it, never earlier,
+    # and each keeps its place, so its gaps stay one step long.
+    async def scenario() -> list[SimRequest]:
+        engine = Engine(
+            step_seconds=lambda work: 0.010,
+            num_gpu_blocks=100,
+            block_size=16,
+            max_num_seqs=8,
+            max_num_batched_tokens=2048,
+            frontend_ns=300_000,
+        )
+        reqs = [SimRequest(f"r{i}", 16, 5, "length", TimedSink(), seed=i) for i in range(3)]
+        for req in reqs:
+            engine.submit(req)
+        engine.start()
+        for _ in range(200):
+            await asyncio.sleep(0.005)
+            if all(len(req.sink.flushes) == 5 for req in reqs):  # type: ignore[attr-defined]
+                break
+        await engine.stop()
+        return reqs
+
+    reqs = asyncio.run(scenario())
+    flushes = [req.sink.flushes for req in reqs]  # type: ignore[attr-defined]
+    assert [len(f) for f in flushes] == [5, 5, 5]
+    for step in range(5):
+        dues = [f[step][0] for f in flushes]
+        assert dues[1] - dues[0] == 300_000
+        assert dues[2] - dues[0] == 600_000
+        for due, came in (f[step] for f in flushes):
+            assert came >= due  # held until its turn, not sent early
+    for f in flushes:
+        gaps = [b[0] - a[0] for a, b in itertools.pairwise(f)]
+        assert gaps == [10_000_000] * 4
+    assert [req.first_token_ns for req in reqs] == [f[0][0] for f in flushes]
