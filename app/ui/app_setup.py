@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import logging.handlers
 import os
@@ -11,7 +12,7 @@ from pathlib import Path
 from types import TracebackType
 
 import platformdirs
-from PySide6.QtCore import QCoreApplication, QSettings, Qt
+from PySide6.QtCore import QCoreApplication, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -77,7 +78,61 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     icon = resources_dir() / "icons" / "app" / "tpotbench.svg"
     if icon.exists():
         app.setWindowIcon(QIcon(str(icon)))
+    collect_on_gui_thread(app)
     return app
+
+
+class GuiThreadCollector(QObject):
+    """Python's cyclic garbage collector, run on the GUI thread only.
+
+    Automatic collection starts in whichever thread happens to allocate. Unreachable cycles
+    often hold Qt wrappers (every pyqtgraph plot is a web of them), and a collection on another
+    thread (a simulator, an executor, the helper that waits for the simulator child) finalises
+    them there: shiboken destroys plain QObjects on that thread with the interpreter lock
+    released and queues QWidgets back to the GUI thread as pending calls, which then run at
+    any bytecode boundary. That crashed (SIGSEGV in QApplication.topLevelWidgets) and
+    deadlocked (the GIL against Qt's signal-slot mutex, "Garbage-collecting" in pyqtgraph's
+    itemChange) the window tests. So automatic collection is switched off and a timer collects,
+    with the interpreter's own thresholds, on the GUI thread at the top of the event loop.
+    """
+
+    def __init__(self, parent: QObject | None = None, interval_ms: int = 500) -> None:
+        super().__init__(parent)
+        self._threshold = gc.get_threshold()
+        self._was_enabled = gc.isenabled()
+        self._timer = QTimer(self)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self.check)
+
+    def install(self) -> None:
+        self._was_enabled = gc.isenabled()
+        gc.disable()
+        self._timer.start()
+
+    def uninstall(self) -> None:
+        self._timer.stop()
+        if self._was_enabled:
+            gc.enable()
+
+    def check(self) -> None:
+        """Collect the generations whose counts passed their thresholds, as gc would."""
+        g0, g1, g2 = gc.get_count()
+        t0, t1, t2 = self._threshold
+        if g0 > t0:
+            generation = 0
+            if g1 > t1:
+                generation = 2 if g2 > t2 else 1
+            gc.collect(generation)
+
+
+def collect_on_gui_thread(app: QCoreApplication) -> GuiThreadCollector:
+    """Install a GuiThreadCollector owned by `app` (once); returns it."""
+    existing = app.findChild(GuiThreadCollector)
+    if existing is not None:
+        return existing
+    collector = GuiThreadCollector(app)
+    collector.install()
+    return collector
 
 
 class CrashHandler:

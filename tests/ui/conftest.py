@@ -17,6 +17,21 @@ from tests.keyring_double import MemoryKeyring
 os.environ.setdefault("QT_API", "pyside6")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def gui_thread_gc(qapp) -> Iterator[None]:
+    """As in the app: the cyclic collector runs on the GUI thread only (GuiThreadCollector).
+
+    The `sim` and `make_sim` simulators serve from uvicorn threads in this process; a collection
+    started there finalised the Qt wrappers of earlier plots off the GUI thread and crashed or
+    deadlocked the tier.
+    """
+    from app.ui.app_setup import collect_on_gui_thread
+
+    collector = collect_on_gui_thread(qapp)
+    yield
+    collector.uninstall()
+
+
 @pytest.fixture
 def memory_keyring() -> Iterator[MemoryKeyring]:
     previous = keyring.get_keyring()
@@ -76,9 +91,8 @@ def no_leaked_windows(qapp) -> Iterator[None]:
     for w in leaked:
         w.close()
         w.deleteLater()
-    # Collect this test's Qt wrappers here, between tests, not whenever the collector next runs:
-    # twice a collection that began inside a Qt call of a later test (pyqtgraph's itemChange,
-    # QApplication.topLevelWidgets) crashed or hung the process.
+    # Collect this test's Qt wrappers here, on the GUI thread, so each test starts clean (the
+    # collector never runs on other threads: see gui_thread_gc).
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     gc.collect()
     assert not leaked, f"test left top-level widgets open: {[type(w).__name__ for w in leaked]}"

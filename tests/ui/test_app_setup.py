@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
+import threading
+import weakref
 from pathlib import Path
 
 import pyqtgraph as pg
@@ -14,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from app.profiles import ProfileStore
 from app.secrets import KeyStore
 from app.ui import app_setup
-from app.ui.app_setup import CrashHandler, settings, setup_logging
+from app.ui.app_setup import CrashHandler, collect_on_gui_thread, settings, setup_logging
 from app.ui.app_setup_i18n import apply_font, choose_language, cjk_family
 from app.ui.app_setup_sim import SimulatorService
 from app.ui.main_window import AppContext, MainWindow
@@ -104,3 +107,39 @@ def test_key_never_reaches_settings_or_log(qtbot, qloop, memory_keyring, isolate
     for path in isolated_dirs.rglob("*"):
         if path.is_file():
             assert b"sk-must-not-leak-42" not in path.read_bytes(), path
+
+
+def test_garbage_is_collected_on_the_gui_thread_only(qtbot, qapp) -> None:
+    """A thread that allocates never runs the collector (it would finalise Qt wrappers there:
+    the crash and deadlock of the window tests); the GUI thread's timer collects instead."""
+    collect_on_gui_thread(qapp)
+    collectors: list[str] = []
+
+    def watch(phase: str, _info: dict) -> None:
+        if phase == "start":
+            collectors.append(threading.current_thread().name)
+
+    class Node:
+        pass
+
+    def cycle() -> weakref.ref[Node]:
+        node = Node()
+        node.self = node  # type: ignore[attr-defined]
+        return weakref.ref(node)
+
+    kept: list[list[list[int]]] = []
+    gc.callbacks.append(watch)
+    try:
+        garbage = cycle()
+        # Each batch alone passes the generation-0 threshold many times over.
+        worker = threading.Thread(
+            target=lambda: kept.extend([[] for _ in range(5_000)] for _ in range(10)),
+            name="allocating",
+        )
+        worker.start()
+        worker.join()
+        assert "allocating" not in collectors
+        qtbot.waitUntil(lambda: garbage() is None, timeout=5_000)
+    finally:
+        gc.callbacks.remove(watch)
+    assert set(collectors) == {threading.main_thread().name}
