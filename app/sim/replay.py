@@ -130,7 +130,7 @@ def replay(
             times.append(now + turn * frontend_s)
             if req.generated >= req.target_tokens:
                 del sent[req]
-                last_end = max(last_end, now)
+                last_end = max(last_end, times[-1])
                 result.ttft_s.append(times[0] - start)
                 result.output_tokens.append(len(times))
                 if len(times) > 1:
