@@ -202,7 +202,8 @@ def resource_datas(root: Path) -> list[tuple[str, str]]:
     pairs = []
     base = root / "resources"
     for path in sorted(base.rglob("*")):
-        if not path.is_file() or path.suffix in {".ts", ".pyc"} or "__pycache__" in path.parts:
-            continue  # .ts are translation sources; the app loads the compiled .qm
+        skipped = path.suffix in {".ts", ".pyc", ".sh"} or "__pycache__" in path.parts
+        if not path.is_file() or skipped:
+            continue  # .ts and update.sh make the .qm the app loads
         pairs.append((str(path), str(Path("resources") / path.parent.relative_to(base))))
     return pairs

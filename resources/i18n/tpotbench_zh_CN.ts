@@ -4,37 +4,30 @@
 <context>
     <name>BatchPlot</name>
     <message>
-        <location filename="../../app/ui/roofline_charts.py" line="54"/>
         <source>TPOT (ms)</source>
         <translation>TPOT（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_charts.py" line="54"/>
         <source>batch (running sequences)</source>
         <translation>批大小（运行中的序列数）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_charts.py" line="59"/>
         <source>floor</source>
         <translation>下限</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_charts.py" line="82"/>
         <source>measured p50–p99</source>
         <translation>实测 p50–p99</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_charts.py" line="86"/>
         <source>live probe</source>
         <translation>实时探测</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_charts.py" line="98"/>
         <source>batch-1 floor {v:.1f} ms</source>
         <translation>批大小 1 下限 {v:.1f} ms</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_charts.py" line="103"/>
         <source>KV full
 at {n}</source>
         <translation>KV 满
@@ -44,12 +37,10 @@ at {n}</source>
 <context>
     <name>CrashHandler</name>
     <message>
-        <location filename="../../app/ui/app_setup.py" line="108"/>
         <source>Unexpected error</source>
         <translation>意外错误</translation>
     </message>
     <message>
-        <location filename="../../app/ui/app_setup.py" line="109"/>
         <source>Something went wrong inside TPOT Bench: {error}
 
 The details were written to the log file:
@@ -67,62 +58,50 @@ Finished results are already saved. Please include the log file if you report th
 <context>
     <name>CustomGpuDialog</name>
     <message>
-        <location filename="../../app/ui/custom_gpu_dialog.py" line="23"/>
         <source>Add a GPU</source>
         <translation>添加 GPU</translation>
     </message>
     <message>
-        <location filename="../../app/ui/custom_gpu_dialog.py" line="26"/>
         <source>datasheet name or URL</source>
         <translation>数据手册名称或网址</translation>
     </message>
     <message>
-        <location filename="../../app/ui/custom_gpu_dialog.py" line="27"/>
         <source> GiB</source>
         <translation> GiB</translation>
     </message>
     <message>
-        <location filename="../../app/ui/custom_gpu_dialog.py" line="28"/>
         <source> GB/s</source>
         <translation> GB/s</translation>
     </message>
     <message>
-        <location filename="../../app/ui/custom_gpu_dialog.py" line="29"/>
         <source> TFLOPS</source>
         <translation> TFLOPS</translation>
     </message>
     <message>
-        <location filename="../../app/ui/custom_gpu_dialog.py" line="33"/>
         <source>Id</source>
         <translation>标识</translation>
     </message>
     <message>
-        <location filename="../../app/ui/custom_gpu_dialog.py" line="34"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../app/ui/custom_gpu_dialog.py" line="35"/>
         <source>Memory</source>
         <translation>显存</translation>
     </message>
     <message>
-        <location filename="../../app/ui/custom_gpu_dialog.py" line="36"/>
         <source>Bandwidth</source>
         <translation>带宽</translation>
     </message>
     <message>
-        <location filename="../../app/ui/custom_gpu_dialog.py" line="37"/>
         <source>Dense BF16/FP16 tensor</source>
         <translation>稠密 BF16/FP16 张量算力</translation>
     </message>
     <message>
-        <location filename="../../app/ui/custom_gpu_dialog.py" line="38"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../app/ui/custom_gpu_dialog.py" line="59"/>
         <source>Give the GPU an id and say where the numbers come from.</source>
         <translation>请为 GPU 填写标识，并注明这些数字的来源。</translation>
     </message>
@@ -130,642 +109,514 @@ Finished results are already saved. Please include the log file if you report th
 <context>
     <name>DoctorMessages</name>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="16"/>
         <source>POST {url} got no answer, so the path is unconfirmed</source>
         <translation>POST {url} 没有得到应答，路径无法确认</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="17"/>
         <source>POST {url}: {error}</source>
         <translation>POST {url}：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="18"/>
         <source>{title} for {host}: {message}</source>
         <translation>{host}：{title}（{message}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="19"/>
         <source>{host} answered in {ms:.0f} ms</source>
         <translation>{host} 在 {ms:.0f} 毫秒内应答</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="20"/>
         <source>POST {url} is redirected (HTTP {status}) to {location}</source>
         <translation>POST {url} 被重定向（HTTP {status}）到 {location}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="23"/>
         <source>Use the URL it redirects to as the base URL (often https:// instead of http://): clients do not send a POST body on through a redirect.</source>
         <translation>把重定向的目标地址用作基础 URL（常见情况是 https:// 而不是 http://）：客户端跟随重定向时不会再次发送 POST 请求体。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="28"/>
         <source>not run: {why}</source>
         <translation>未运行：{why}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="29"/>
         <source>nothing is listening at {host} (connection refused)</source>
         <translation>{host} 上没有服务在监听（连接被拒绝）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="30"/>
         <source>the server could not be reached</source>
         <translation>无法连接到服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="31"/>
         <source>authentication failed</source>
         <translation>认证失败</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="32"/>
         <source>the non-streaming request failed</source>
         <translation>非流式请求失败</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="33"/>
         <source>no completions endpoint answered</source>
         <translation>没有任何 completions 端点应答</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="34"/>
         <source>the endpoint redirects</source>
         <translation>端点发生了重定向</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="35"/>
         <source>the model is not served</source>
         <translation>服务器没有提供该模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="36"/>
         <source>Pass one of the served ids with --model; vLLM serves the name given by --served-model-name (e.g. --served-model-name qwen2.5-7b).</source>
         <translation>用 --model 传入服务器提供的某个模型 ID；vLLM 对外使用 --served-model-name 指定的名称（例如 --served-model-name qwen2.5-7b）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="41"/>
         <source>&apos;{model}&apos; is served (served ids: {served})</source>
         <translation>服务器提供 &apos;{model}&apos;（提供的模型 ID：{served}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="42"/>
         <source>HTTP {status}: {error}{retry_after}</source>
         <translation>HTTP {status}：{error}{retry_after}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="43"/>
         <source>{events} SSE events, {content} with text, finish_reason={finish}</source>
         <translation>{events} 个 SSE 事件，其中 {content} 个带文本，finish_reason={finish}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="47"/>
         <source>{seen}, [DONE] seen, usage: {tokens} completion tokens</source>
         <translation>{seen}，收到 [DONE]，usage：{tokens} 个 completion token</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="50"/>
         <source>Server-side charts (KV cache, queues) stay empty; client-side figures are unaffected.</source>
         <translation>服务器端图表（KV 缓存、队列）将保持为空；客户端测得的数据不受影响。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="54"/>
         <source>{server} at {url}{capacity}{fit}</source>
         <translation>{url} 上是 {server}{capacity}{fit}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="55"/>
         <source>&apos;{model}&apos; is not served; served ids: {served}</source>
         <translation>服务器没有提供 &apos;{model}&apos;；提供的模型 ID：{served}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="56"/>
         <source>&apos;{model}&apos; accepted (the server publishes no model list)</source>
         <translation>&apos;{model}&apos; 被接受（服务器没有公开模型列表）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="59"/>
         <source>no SSE events (content-type {content_type})</source>
         <translation>没有收到 SSE 事件（content-type 为 {content_type}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="60"/>
         <source>{seen}; {malformed} not valid JSON</source>
         <translation>{seen}；其中 {malformed} 个不是有效的 JSON</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="61"/>
         <source>{seen}; no [DONE]</source>
         <translation>{seen}；没有收到 [DONE]</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="62"/>
         <source>no Prometheus metrics at {url} (HTTP {status})</source>
         <translation>{url} 上没有 Prometheus 指标（HTTP {status}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="63"/>
         <source>Server-side charts (KV cache, queues) stay empty; client-side figures are unaffected. Gateways usually hide /metrics.</source>
         <translation>服务器端图表（KV 缓存、队列）将保持为空；客户端测得的数据不受影响。网关通常不开放 /metrics。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="68"/>
         <source>; KV cache {blocks:,} blocks × {block_size} = {tokens:,} tokens</source>
         <translation>；KV 缓存 {blocks:,} 块 × {block_size} = {tokens:,} 个 token</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="72"/>
         <source>; {n} requests of the full {context:,}-token context fit at once</source>
         <translation>；可同时容纳 {n} 个占满 {context:,} token 上下文的请求</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="76"/>
         <source>no model given and the server lists none</source>
         <translation>没有指定模型，服务器也没有列出任何模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="77"/>
         <source>&apos;{model}&apos; is unknown: {error}</source>
         <translation>服务器不认识 &apos;{model}&apos;：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="78"/>
         <source>&apos;choices&apos; present; reply: {reply!r}</source>
         <translation>包含 &apos;choices&apos;；回复：{reply!r}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="79"/>
         <source>it is not JSON</source>
         <translation>返回的不是 JSON</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="80"/>
         <source>it has no &apos;choices&apos;</source>
         <translation>返回中没有 &apos;choices&apos;</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="81"/>
         <source>HTTP 200 but {why} (the KeyError: &apos;choices&apos; case); body: {excerpt}</source>
         <translation>HTTP 200，但{why}（即 KeyError: &apos;choices&apos; 的情形）；返回体：{excerpt}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="85"/>
         <source>the stream broke after {events} events: {error}</source>
         <translation>流在 {events} 个事件后中断：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="86"/>
         <source>missing</source>
         <translation>缺失</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="87"/>
         <source>{seen}, [DONE] seen, but no usage in the stream</source>
         <translation>{seen}，收到 [DONE]，但流中没有 usage</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="88"/>
         <source>Token counts will be estimated with a tokenizer and results marked estimated; a server that honours stream_options.include_usage (vLLM does) gives exact counts.</source>
         <translation>token 数将用分词器估算，结果会标为估算值；支持 stream_options.include_usage 的服务器（vLLM 支持）会给出准确的计数。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="93"/>
         <source>{url} answered, but not with Prometheus text: {excerpt}</source>
         <translation>{url} 有应答，但不是 Prometheus 文本格式：{excerpt}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="96"/>
         <source>; KV cache {tokens:,} tokens</source>
         <translation>；KV 缓存 {tokens:,} 个 token</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="97"/>
         <source>no model given; the server serves: {served}</source>
         <translation>没有指定模型；服务器提供：{served}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="98"/>
         <source>Pass --model {model} so requests and results name the model.</source>
         <translation>传入 --model {model}，让请求和结果都带上模型名。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="102"/>
         <source>HTTP {status} with a {api} body: {excerpt}; the same URL answers a {other} body, so it is the {other} endpoint</source>
         <translation>用 {api} 格式的请求体得到 HTTP {status}：{excerpt}；同一 URL 能应答 {other} 格式的请求体，所以它是 {other} 端点</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="107"/>
         <source> (Retry-After: {seconds} s)</source>
         <translation>（Retry-After：{seconds} 秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="108"/>
         <source>HTTP {status} for stream=true: {error}</source>
         <translation>stream=true 时得到 HTTP {status}：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="109"/>
         <source>{url}: {error}</source>
         <translation>{url}：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="110"/>
         <source>Use --backend {backend} with this URL, or point --endpoint at the {api} path; backend and endpoint must match.</source>
         <translation>对这个 URL 使用 --backend {backend}，或把 --endpoint 指向 {api} 路径；backend 与端点必须一致。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="115"/>
         <source> ({source})</source>
         <translation>（{source}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="116"/>
         <source>accepted {header}{source}</source>
         <translation>已接受 {header}{source}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="117"/>
         <source>a leading {what}</source>
         <translation>开头多了一个{what}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="118"/>
         <source>a trailing {what}</source>
         <translation>末尾多了一个{what}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="119"/>
         <source>whitespace inside it</source>
         <translation>中间有空白字符</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="120"/>
         <source>quotes around it</source>
         <translation>两边带了引号</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="121"/>
         <source>the word &apos;Bearer&apos; in it (TPOT Bench adds that itself)</source>
         <translation>含有 &apos;Bearer&apos; 一词（TPOT Bench 会自动加上）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="124"/>
         <source>HTTP {status}: the server rejected {header}{source}; the key has {problems}</source>
         <translation>HTTP {status}：服务器拒绝了 {header}{source}；密钥的问题：{problems}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="128"/>
         <source>HTTP {status}: the server rejected {header}{source}: a key for another endpoint, mistyped, or expired</source>
         <translation>HTTP {status}：服务器拒绝了 {header}{source}：可能是别的端点的密钥、输错了或已过期</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="133"/>
         <source>not confirmed: every URL tried answered 404/405, so the key was never checked</source>
         <translation>未确认：尝试的每个 URL 都返回 404/405，密钥根本没有被检查</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="137"/>
         <source>Fix the path first (next check), then run the doctor again.</source>
         <translation>先修正路径（下一项检查），再重新检查一次。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="141"/>
         <source>no key sent, and the server did not ask for one</source>
         <translation>没有发送密钥，服务器也不需要</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="142"/>
         <source>accepted {header}{source}, but the key has {problems}; TPOT Bench strips surrounding whitespace before sending</source>
         <translation>已接受 {header}{source}，但密钥的问题：{problems}；TPOT Bench 发送前会去掉首尾空白</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="147"/>
         <source>Remove the stray characters where the key is stored: curl, vllm bench serve and SDKs send it as is and get 401.</source>
         <translation>在保存密钥的地方删掉多余的字符：curl、vllm bench serve 和各种 SDK 会原样发送，结果得到 401。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="152"/>
         <source>HTTP {status}: the server wants a key and none was sent{source}</source>
         <translation>HTTP {status}：服务器需要密钥，但没有发送{source}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="156"/>
         <source>Set the key in the environment variable named by --api-key-env (e.g. export OPENAI_API_KEY=...) or in the profile; local vLLM needs none, a gateway does.</source>
         <translation>在 --api-key-env 指定的环境变量中（例如 export OPENAI_API_KEY=...）或在端点配置中设置密钥；本地 vLLM 不需要密钥，网关需要。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="161"/>
         <source>POST {url} answered HTTP {status}</source>
         <translation>POST {url} 返回 HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="162"/>
         <source>POST {url} gave HTTP {status}; none of these answered either: {tried}</source>
         <translation>POST {url} 返回 HTTP {status}；以下地址也都没有应答：{tried}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="166"/>
         <source>{url} answers (HTTP {status}) after a correction: {notes}</source>
         <translation>{url} 经修正后有应答（HTTP {status}）：{notes}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="170"/>
         <source>Write the base URL as {root} (with --endpoint {endpoint}): TPOT Bench repaired it, but vllm bench serve and other clients would get 404.</source>
         <translation>把基础 URL 写成 {root}（配合 --endpoint {endpoint}）：TPOT Bench 自动修正了它，但 vllm bench serve 和其他客户端会得到 404。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="175"/>
         <source>{url} answers (HTTP {status}), but the base URL carries the API path</source>
         <translation>{url} 有应答（HTTP {status}），但基础 URL 中带了 API 路径</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="179"/>
         <source>Pass the server root {root} as the base URL and the path as --endpoint: vllm bench serve appends --endpoint to the base URL.</source>
         <translation>把服务器根地址 {root} 作为基础 URL，路径用 --endpoint 传入：vllm bench serve 会把 --endpoint 拼接在基础 URL 后面。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="184"/>
         <source>POST {url} gave HTTP {status}; {candidate} answers instead</source>
         <translation>POST {url} 返回 HTTP {status}；而 {candidate} 有应答</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="188"/>
         <source>Use --base-url {base} (requests then go to {candidate}).</source>
         <translation>使用 --base-url {base}（请求将发往 {candidate}）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="192"/>
         <source>host name not found</source>
         <translation>找不到主机名</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="193"/>
         <source>Check the host name in the base URL (typo? VPN or proxy needed?).</source>
         <translation>检查基础 URL 中的主机名（是否拼错？是否需要 VPN 或代理？）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="197"/>
         <source>connection refused or reset</source>
         <translation>连接被拒绝或被重置</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="198"/>
         <source>Check that the server is running and listening on this host and port (try GET /v1/models), and that the base URL uses the right port.</source>
         <translation>确认服务器正在运行并在这个主机和端口上监听（试试 GET /v1/models），以及基础 URL 中的端口是否正确。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="203"/>
         <source>TLS handshake or certificate failed</source>
         <translation>TLS 握手或证书校验失败</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="204"/>
         <source>Use https:// only if the server speaks TLS; for a self-signed certificate turn off certificate verification for this endpoint.</source>
         <translation>只有服务器支持 TLS 时才用 https://；如果是自签名证书，请为这个端点关闭证书校验。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="209"/>
         <source>no answer within the time limit</source>
         <translation>在时限内没有应答</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="210"/>
         <source>The server or network is too slow or stalled; check that it is not overloaded, or raise the timeout.</source>
         <translation>服务器或网络太慢或卡住了；检查服务器是否过载，或调大超时时间。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="215"/>
         <source>HTTP 400 bad request</source>
         <translation>HTTP 400 错误请求</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="216"/>
         <source>The server rejected the request body; read the message (max_tokens too large for the context, unsupported parameter, wrong model id).</source>
         <translation>服务器拒绝了请求体；请阅读返回的信息（max_tokens 超出上下文长度、不支持的参数、模型 ID 错误）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="221"/>
         <source>HTTP 401 unauthorized</source>
         <translation>HTTP 401 未授权</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="222"/>
         <source>Send a valid key: set it in the environment variable named by --api-key-env (or OPENAI_API_KEY / API_KEY) without stray spaces; local vLLM needs none.</source>
         <translation>发送有效的密钥：把它设置在 --api-key-env 指定的环境变量中（或 OPENAI_API_KEY / API_KEY），不要带多余的空格；本地 vLLM 不需要密钥。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="227"/>
         <source>HTTP 403 forbidden</source>
         <translation>HTTP 403 禁止访问</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="228"/>
         <source>The key is valid but not allowed here: check its permissions, quota or expiry, and that it belongs to this endpoint.</source>
         <translation>密钥有效，但无权访问这里：检查它的权限、配额或有效期，以及它是否属于这个端点。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="233"/>
         <source>HTTP 404 not found</source>
         <translation>HTTP 404 未找到</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="234"/>
         <source>The path or model is wrong: check /v1 is neither missing nor doubled, that the endpoint matches the API (chat vs completions), and that the model id is served.</source>
         <translation>路径或模型不对：检查 /v1 既没有漏掉也没有重复，端点与 API 类型一致（chat 还是 completions），以及服务器提供该模型 ID。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="239"/>
         <source>HTTP 405 method not allowed</source>
         <translation>HTTP 405 方法不允许</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="240"/>
         <source>The URL points at something that is not a completions endpoint; check the base URL and endpoint path.</source>
         <translation>这个 URL 指向的不是 completions 端点；检查基础 URL 和端点路径。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="245"/>
         <source>HTTP 413 request too large</source>
         <translation>HTTP 413 请求过大</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="246"/>
         <source>The prompt is larger than the server or gateway accepts; use shorter prompts.</source>
         <translation>提示词超过了服务器或网关能接受的大小；请使用更短的提示词。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="250"/>
         <source>HTTP 422 unprocessable request</source>
         <translation>HTTP 422 无法处理的请求</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="251"/>
         <source>The server did not accept a field of the request; read the message for the field.</source>
         <translation>服务器不接受请求中的某个字段；从返回的信息中找出是哪个字段。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="255"/>
         <source>HTTP 429 rate limited</source>
         <translation>HTTP 429 被限流</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="256"/>
         <source>The server or gateway is throttling: lower --request-rate or --max-concurrency, or raise the key&apos;s rate limit.</source>
         <translation>服务器或网关正在限流：降低 --request-rate 或 --max-concurrency，或提高该密钥的速率限制。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="261"/>
         <source>HTTP client error</source>
         <translation>HTTP 客户端错误</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="262"/>
         <source>The server refused the request; read the message it returned.</source>
         <translation>服务器拒绝了请求；请阅读它返回的信息。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="266"/>
         <source>HTTP server error</source>
         <translation>HTTP 服务器错误</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="267"/>
         <source>The server failed internally (overloaded, crashed, out of memory); check its log.</source>
         <translation>服务器内部出错（过载、崩溃、显存或内存不足）；查看它的日志。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="271"/>
         <source>response is not an event stream</source>
         <translation>响应不是事件流</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="272"/>
         <source>The server answered without Server-Sent Events; check that it supports &quot;stream&quot;: true on this endpoint and that the URL is the API, not a web page.</source>
         <translation>服务器的应答不是 Server-Sent Events；检查它在这个端点上是否支持 &quot;stream&quot;: true，以及这个 URL 是 API 而不是网页。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="277"/>
         <source>stream ended early</source>
         <translation>流提前结束</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="278"/>
         <source>The connection closed before the reply finished (no finish_reason, no [DONE]); check the server log or a proxy&apos;s timeout.</source>
         <translation>回复还没结束连接就关闭了（没有 finish_reason，也没有 [DONE]）；检查服务器日志或代理的超时设置。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="283"/>
         <source>stream message is not valid JSON</source>
         <translation>流中的消息不是有效的 JSON</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="284"/>
         <source>Something between client and server rewrites the stream, or the server is not OpenAI-compatible; look at the excerpt.</source>
         <translation>客户端和服务器之间有东西改写了流，或者服务器并不兼容 OpenAI；请看摘录。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="289"/>
         <source>server sent an error inside the stream</source>
         <translation>服务器在流中发送了错误</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="290"/>
         <source>Read the error the server sent; it often names the bad parameter or an overload.</source>
         <translation>阅读服务器发来的错误；它通常会指出出错的参数或过载情况。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="294"/>
         <source>no message carried choices</source>
         <translation>没有任何消息带有 choices</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="295"/>
         <source>The reply had no choices: usually a chat model called on /v1/completions or the other way round; match --backend (openai-chat / openai) to the endpoint.</source>
         <translation>回复中没有 choices：通常是在 /v1/completions 上调用了 chat 模型，或者反过来；让 --backend（openai-chat / openai）与端点一致。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="300"/>
         <source>cancelled by the user</source>
         <translation>已被用户取消</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="301"/>
         <source>The run was stopped before this request finished; nothing to fix.</source>
         <translation>这个请求完成前运行已被停止；无需修复。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="305"/>
         <source>unexpected client-side error</source>
         <translation>意外的客户端错误</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="306"/>
         <source>This is a bug in TPOT Bench or an unusual server reply; please report the message.</source>
         <translation>这是 TPOT Bench 的缺陷或服务器的异常应答；请报告这条信息。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="311"/>
         <source>vLLM (V1 metric names)</source>
         <translation>vLLM（V1 指标名）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="312"/>
         <source>vLLM (legacy V0 metric names)</source>
         <translation>vLLM（旧版 V0 指标名）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="313"/>
         <source>SGLang</source>
         <translation>SGLang</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="314"/>
         <source>llama.cpp server</source>
         <translation>llama.cpp 服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="315"/>
         <source>Text Generation Inference</source>
         <translation>Text Generation Inference</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="316"/>
         <source>unrecognised Prometheus exporter</source>
         <translation>未识别的 Prometheus 导出端</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="318"/>
         <source>space</source>
         <translation>空格</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="319"/>
         <source>tab</source>
         <translation>制表符</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="320"/>
         <source>newline</source>
         <translation>换行符</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="321"/>
         <source>carriage return</source>
         <translation>回车符</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="322"/>
         <source>whitespace character</source>
         <translation>空白字符</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="323"/>
         <source>from the profile</source>
         <translation>来自端点配置</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_messages.py" line="324"/>
         <source>, </source>
         <translation>、</translation>
     </message>
@@ -773,169 +624,134 @@ Finished results are already saved. Please include the log file if you report th
 <context>
     <name>DoctorPanel</name>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="41"/>
         <source>passed</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="42"/>
         <source>warning</source>
         <translation>警告</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="43"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="44"/>
         <source>skipped</source>
         <translation>已跳过</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="45"/>
         <source>not run</source>
         <translation>未运行</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="46"/>
         <source>checking</source>
         <translation>检查中</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="53"/>
         <source>Does the host answer at all: DNS, connection, TLS, time-out.</source>
         <translation>主机是否有响应：DNS、连接、TLS、超时。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="56"/>
         <source>Is the API key sent and accepted (401/403 means no).</source>
         <translation>API 密钥是否已发送并被接受（401/403 表示没有）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="59"/>
         <source>Is the URL right: with or without /v1, /api versus /api/v1 (404/405).</source>
         <translation>URL 是否正确：带不带 /v1，/api 还是 /api/v1（404/405）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="62"/>
         <source>Does the server serve the model id you entered.</source>
         <translation>服务器是否提供你填写的模型 ID。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="65"/>
         <source>Does a reply contain &apos;choices&apos; (chat versus completions endpoint).</source>
         <translation>回复中是否有 &apos;choices&apos;（对话接口还是补全接口）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="68"/>
         <source>Do tokens stream as SSE chunks, end with [DONE] and report usage.</source>
         <translation>token 是否以 SSE 分块流式返回、以 [DONE] 结束并报告 usage。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="71"/>
         <source>Is /metrics readable: which server it is and its KV-cache size.</source>
         <translation>/metrics 是否可读：是哪种服务器，KV 缓存有多大。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="154"/>
-        <location filename="../../app/ui/doctor_panel.py" line="253"/>
         <source>Check connection</source>
         <translation>检查连接</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="156"/>
         <source>Copy report</source>
         <translation>复制报告</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="160"/>
         <source>Checks the endpoint in the order the field guide advises: reachable, key, path, model, response body, streaming, server metrics.</source>
         <translation>按实战指南建议的顺序检查端点：服务可达、密钥、路径、模型、返回体、流式输出、服务器指标。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="167"/>
         <source>Server reachable</source>
         <translation>服务可达</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="168"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="169"/>
         <source>URL path</source>
         <translation>URL 路径</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="170"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="171"/>
         <source>Response body</source>
         <translation>返回体</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="172"/>
         <source>Streaming</source>
         <translation>流式输出</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="173"/>
         <source>Server metrics</source>
         <translation>服务器指标</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="217"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="234"/>
         <source>Checking {0} …</source>
         <translation>正在检查 {0} …</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="235"/>
-        <location filename="../../app/ui/doctor_panel.py" line="262"/>
         <source>checking…</source>
         <translation>检查中…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="242"/>
         <source>cancelled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="243"/>
         <source>Check cancelled.</source>
         <translation>检查已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="245"/>
         <source>Cannot check this endpoint: {0}</source>
         <translation>无法检查此端点：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="259"/>
         <source>Fix:</source>
         <translation>解决办法：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="268"/>
         <source>{0} check(s) failed; start with the first one.</source>
         <translation>{0} 项检查未通过；请从第一项开始处理。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="270"/>
         <source>Works, with {0} warning(s).</source>
         <translation>可以使用，但有 {0} 条警告。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/doctor_panel.py" line="272"/>
         <source>All checks passed.</source>
         <translation>全部检查通过。</translation>
     </message>
@@ -943,157 +759,126 @@ Finished results are already saved. Please include the log file if you report th
 <context>
     <name>EndpointEditor</name>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="112"/>
         <source>New</source>
         <translation>新建</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="115"/>
         <source>Custom endpoint</source>
         <translation>自定义端点</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="118"/>
         <source>From preset: {name}</source>
         <translation>来自预设：{name}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="122"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="129"/>
         <source>Chat completions</source>
         <translation>Chat Completions（对话）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="130"/>
         <source>Completions</source>
         <translation>Completions（补全）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="134"/>
         <source>model id</source>
         <translation>模型 ID</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="135"/>
         <source>List models</source>
         <translation>列出模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="137"/>
         <source>Ask the endpoint&apos;s /v1/models which models it serves</source>
         <translation>向端点的 /v1/models 查询其提供的模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="142"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="143"/>
         <source>Verify TLS certificates</source>
         <translation>验证 TLS 证书</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="145"/>
         <source>Name: value (one per line)</source>
         <translation>名称: 值（每行一个）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="153"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="156"/>
         <source>Revert</source>
         <translation>还原</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="165"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="166"/>
         <source>Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="167"/>
         <source>API</source>
         <translation>API</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="168"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="169"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="171"/>
         <source>Headers</source>
         <translation>请求头</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="203"/>
         <source>Built-in simulator</source>
         <translation>内置模拟器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="204"/>
         <source>{name} (no GPU needed)</source>
         <translation>{name}（无需 GPU）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="244"/>
         <source>The built-in simulator listens on a free loopback port chosen at start-up.</source>
         <translation>内置模拟器在启动时选定的空闲本地回环端口上监听。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="289"/>
         <source>Saved. The key is kept for this session only.</source>
         <translation>已保存。密钥仅在本次会话中保留。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="291"/>
         <source>Saved.</source>
         <translation>已保存。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="297"/>
         <source>New endpoint</source>
         <translation>新端点</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="315"/>
         <source>Deleted {name} and its key.</source>
         <translation>已删除 {name} 及其密钥。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="320"/>
         <source>Keys are stored in the OS keyring: {backend}</source>
         <translation>密钥保存在系统密钥环中：{backend}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="325"/>
         <source>No secure keyring is available: keys are kept in memory for this session only.</source>
         <translation>没有可用的安全密钥环：密钥仅在本次会话的内存中保留。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="349"/>
         <source>Asking the endpoint for its models…</source>
         <translation>正在向端点查询模型…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/endpoint_editor.py" line="366"/>
         <source>{n} model(s) found.</source>
         <translation>找到 {n} 个模型。</translation>
     </message>
@@ -1101,60 +886,46 @@ Finished results are already saved. Please include the log file if you report th
 <context>
     <name>LiveCharts</name>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="314"/>
         <source>Inter-token latency, every token (all streams)</source>
         <translation>逐 token 间隔延迟（ITL，全部流）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="315"/>
         <source>ITL (ms)</source>
         <translation>ITL（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="316"/>
-        <location filename="../../app/ui/live_plots.py" line="319"/>
-        <location filename="../../app/ui/live_plots.py" line="321"/>
-        <location filename="../../app/ui/live_plots.py" line="324"/>
         <source>time (s)</source>
         <translation>时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="319"/>
         <source>Rolling TPOT</source>
         <translation>滚动 TPOT</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="319"/>
         <source>ms</source>
         <translation>毫秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="321"/>
         <source>Output tok/s</source>
         <translation>输出 token/秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="324"/>
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="327"/>
         <source>Output tokens per second of the requests completed so far in this point.</source>
         <translation>本测试点中已完成请求的每秒输出 token 数。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="329"/>
         <source>Requests sent and not yet finished.</source>
         <translation>已发出但尚未完成的请求。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="321"/>
         <source>tok/s</source>
         <translation>token/秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="324"/>
         <source>requests</source>
         <translation>请求数</translation>
     </message>
@@ -1162,153 +933,122 @@ Finished results are already saved. Please include the log file if you report th
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/ui/main_window.py" line="138"/>
         <source>Endpoints</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="149"/>
         <source>Probe</source>
         <translation>探测</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="150"/>
         <source>Sweep</source>
         <translation>扫描</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="151"/>
         <source>Results</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="152"/>
         <source>Doctor</source>
         <translation>诊断</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="164"/>
         <source>Roofline</source>
         <translation>Roofline 屋顶线</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="173"/>
         <source>Server metrics</source>
         <translation>服务器指标</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="238"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="239"/>
         <source>&amp;Export…</source>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="244"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="249"/>
-        <location filename="../../app/ui/main_window.py" line="250"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="253"/>
         <source>&amp;Cancel</source>
         <translation>取消(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="259"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="264"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="269"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="280"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="281"/>
         <source>&amp;About TPOT Bench</source>
         <translation>关于 TPOT Bench(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="317"/>
         <source>simulator running at {url}</source>
         <translation>模拟器运行于 {url}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="319"/>
         <source>simulator failed to start: {error}</source>
         <translation>模拟器启动失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="321"/>
         <source>simulator starting…</source>
         <translation>模拟器启动中…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="325"/>
         <source>Endpoint: {name} ({where})</source>
         <translation>端点：{name}（{where}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="331"/>
         <source>Keyring: {backend}</source>
         <translation>密钥环：{backend}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="333"/>
         <source>Keyring: none (keys kept for this session only)</source>
         <translation>密钥环：无（密钥仅在本次会话中保留）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="344"/>
         <source>The built-in simulator did not start: {error}</source>
         <translation>内置模拟器未能启动：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="449"/>
         <source>Nothing to export on this tab.</source>
         <translation>此标签页没有可导出的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="461"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="462"/>
         <source>Stop the running measurement first, then switch.</source>
         <translation>请先停止正在进行的测量，再切换语言。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="469"/>
         <source>About TPOT Bench</source>
         <translation>关于 TPOT Bench</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="473"/>
         <source>&lt;h3&gt;TPOT Bench {version}&lt;/h3&gt;&lt;p&gt;Measures TTFT, TPOT, ITL and throughput of OpenAI-compatible LLM endpoints and explains them with a roofline.&lt;/p&gt;&lt;p&gt;Qt {qt} · PySide6 {pyside} · Python {python} ({platform})&lt;br&gt;Keyring backend: {backend}&lt;br&gt;Log file: {log}&lt;/p&gt;</source>
         <translation>&lt;h3&gt;TPOT Bench {version}&lt;/h3&gt;&lt;p&gt;测量 OpenAI 兼容 LLM 端点的 TTFT、TPOT、ITL 与吞吐量，并用 Roofline 屋顶线模型加以解释。&lt;/p&gt;&lt;p&gt;Qt {qt} · PySide6 {pyside} · Python {python}（{platform}）&lt;br&gt;密钥环后端：{backend}&lt;br&gt;日志文件：{log}&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../../app/ui/main_window.py" line="484"/>
         <source>none (session only)</source>
         <translation>无（仅本次会话）</translation>
     </message>
@@ -1316,142 +1056,114 @@ Finished results are already saved. Please include the log file if you report th
 <context>
     <name>Metrics</name>
     <message>
-        <location filename="../../app/ui/exports.py" line="33"/>
         <source>Rate (req/s)</source>
         <translation>速率（请求/秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="34"/>
         <source>Concurrency</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="35"/>
         <source>Completed</source>
         <translation>完成</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="36"/>
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="37"/>
         <source>Req/s</source>
         <translation>请求/秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="38"/>
         <source>Output tok/s</source>
         <translation>输出 token/秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="39"/>
         <source>TTFT P50 (ms)</source>
         <translation>TTFT P50（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="40"/>
         <source>TTFT P99 (ms)</source>
         <translation>TTFT P99（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="41"/>
         <source>TPOT P50 (ms)</source>
         <translation>TPOT P50（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="42"/>
         <source>TPOT P99 (ms)</source>
         <translation>TPOT P99（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="43"/>
         <source>ITL P99 (ms)</source>
         <translation>ITL P99（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="44"/>
         <source>E2EL P50 (ms)</source>
         <translation>E2EL P50（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="45"/>
         <source>Duration (s)</source>
         <translation>时长（秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="46"/>
         <source>Floor (ms)</source>
         <translation>下限（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="47"/>
         <source>MBU</source>
         <translation>MBU</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="95"/>
         <source>Time to first token: from sending the request to the first streamed message with generated content. GuideLLM: time_to_first_token_ms; AIPerf: Time to First Token.</source>
         <translation>首 token 延迟（TTFT）：从发出请求到收到第一条带生成内容的流式消息。GuideLLM 称 time_to_first_token_ms；AIPerf 称 Time to First Token。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="100"/>
         <source>Time per output token, excluding the first: (E2EL − TTFT) / (output tokens − 1) per request, output tokens from the server&apos;s usage. GuideLLM: inter_token_latency_ms; AIPerf: Inter Token Latency (note: their &apos;ITL&apos; is this TPOT).</source>
         <translation>每输出 token 时间（不含首 token，TPOT）：每个请求的 (E2EL − TTFT) / (输出 token 数 − 1)，输出 token 数取自服务器返回的 usage。GuideLLM 称 inter_token_latency_ms；AIPerf 称 Inter Token Latency（注意：它们的 “ITL” 就是这里的 TPOT）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="106"/>
         <source>Inter-token latency: each gap between successive streamed chunks, pooled over all requests (a chunk with several tokens is one gap). AIPerf: Inter Chunk Latency; GuideLLM has no per-chunk equivalent.</source>
         <translation>token 间隔延迟（ITL）：相邻两个流式数据块之间的每一个间隔，汇总所有请求（一个块含多个 token 时算一个间隔）。AIPerf 称 Inter Chunk Latency；GuideLLM 没有逐块的对应指标。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="112"/>
         <source>End-to-end latency: from sending the request to its last streamed chunk. GuideLLM: request_latency; AIPerf: Request Latency.</source>
         <translation>端到端延迟（E2EL）：从发出请求到收到最后一个流式数据块。GuideLLM 称 request_latency；AIPerf 称 Request Latency。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="118"/>
         <source>Target request rate (Poisson arrivals); inf sends every request at once, limited only by the concurrency.</source>
         <translation>目标请求速率（泊松到达）；inf 表示一次性发出全部请求，只受并发数限制。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="123"/>
         <source>Most requests in flight at once. GuideLLM: concurrent rate; AIPerf: --concurrency.</source>
         <translation>同时进行的最大请求数。GuideLLM 称 concurrent rate；AIPerf 称 --concurrency。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="127"/>
         <source>Requests that finished successfully.</source>
         <translation>成功完成的请求数。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="128"/>
         <source>Requests that failed, grouped by kind in the result file.</source>
         <translation>失败的请求数，结果文件中按类型分组。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="131"/>
         <source>Completed requests per second over the point&apos;s duration. GuideLLM: requests_per_second; AIPerf: Request Throughput.</source>
         <translation>该测试点持续时间内每秒完成的请求数。GuideLLM 称 requests_per_second；AIPerf 称 Request Throughput。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="136"/>
         <source>Generated tokens per second over the point&apos;s duration (tokens from usage). GuideLLM: output_tokens_per_second; AIPerf: Output Token Throughput.</source>
         <translation>该测试点持续时间内每秒生成的 token 数（token 数取自 usage）。GuideLLM 称 output_tokens_per_second；AIPerf 称 Output Token Throughput。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="147"/>
         <source>From the first request sent to the last one completed, in seconds.</source>
         <translation>从发出第一个请求到最后一个请求完成，单位秒。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="150"/>
         <source>Roofline floor: the fastest TPOT the chosen GPU allows at this point&apos;s batch = max(bytes read per decode step / memory bandwidth, FLOPs / peak). The batch is the server&apos;s mean running requests when scraped, else the concurrency (or the mean requests in flight at a fixed rate). Empty when the run chose no GPU.</source>
         <translation>屋顶线下限：所选 GPU 在该测试点批大小下允许的最快 TPOT = max(每个解码步读取的字节数 / 显存带宽, FLOPs / 峰值算力)。批大小取抓取到的服务器平均运行请求数，否则取并发数（固定速率时取平均在途请求数）。未选择 GPU 时为空。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="157"/>
         <source>Memory-bandwidth utilisation: bytes per decode step / TPOT P50 / the GPU&apos;s bandwidth. 100 % would mean the TPOT sits on the floor.</source>
         <translation>显存带宽利用率：每个解码步的字节数 / TPOT P50 / GPU 带宽。100 % 表示 TPOT 正好在下限上。</translation>
     </message>
@@ -1459,152 +1171,124 @@ Finished results are already saved. Please include the log file if you report th
 <context>
     <name>ProbePanel</name>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="44"/>
         <source>Time to first token: from sending the request to the first chunk that carries generated text. Includes queueing, prefill and the network.
 GuideLLM: time_to_first_token_ms. AIPerf: Time to First Token (TTFT).</source>
         <translation>首 token 时延（TTFT）：从发出请求到收到第一个携带生成文本的数据块。包含排队、预填充（prefill）和网络时间。
 GuideLLM：time_to_first_token_ms。AIPerf：Time to First Token (TTFT)。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="50"/>
         <source>Time per output token, excluding the first: (end-to-end latency − TTFT) ÷ (output tokens − 1), as vllm bench serve computes it.
 GuideLLM calls this inter_token_latency_ms (its time_per_output_token_ms includes the first token). AIPerf: Inter Token Latency (ITL).</source>
         <translation>每个输出 token 的时间（不含首个）：(端到端时延 − TTFT) ÷ (输出 token 数 − 1)，与 vllm bench serve 的算法一致。
 GuideLLM 称之为 inter_token_latency_ms（其 time_per_output_token_ms 包含首个 token）。AIPerf：Inter Token Latency (ITL)。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="57"/>
         <source>Output tokens per second for this request: output tokens ÷ end-to-end latency (vllm bench serve&apos;s output throughput for one request).
 GuideLLM: output_tokens_per_second. AIPerf&apos;s Output Token Throughput Per User is 1 ÷ ITL instead (decode speed only, without TTFT).</source>
         <translation>本次请求每秒输出的 token 数：输出 token 数 ÷ 端到端时延（即 vllm bench serve 单个请求的输出吞吐量）。
 GuideLLM：output_tokens_per_second。AIPerf 的 Output Token Throughput Per User 则是 1 ÷ ITL（只含解码速度，不含 TTFT）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="64"/>
         <source>Output tokens as reported by the server&apos;s usage field (completion_tokens), never counted from stream chunks.
 GuideLLM: output_tokens. AIPerf: Output Sequence Length (OSL).</source>
         <translation>输出 token 数取自服务器返回的 usage 字段（completion_tokens），绝不按流式数据块计数。
 GuideLLM：output_tokens。AIPerf：Output Sequence Length (OSL)。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="70"/>
         <source>Inter-token latency: the gap before each chunk that carries generated text. A chunk with several tokens is one gap.
 GuideLLM does not keep per-chunk gaps. AIPerf: Inter Chunk Latency (ICL).</source>
         <translation>token 间时延（ITL）：每个携带生成文本的数据块之前的间隔。包含多个 token 的数据块只算一个间隔。
 GuideLLM 不保留逐块间隔。AIPerf：Inter Chunk Latency (ICL)。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="127"/>
         <source>Enter a valid API key for this endpoint in the editor on the left.</source>
         <translation>请在左侧编辑器中为此端点填写有效的 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="248"/>
         <source>The request&apos;s max_tokens</source>
         <translation>请求的 max_tokens</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="249"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="250"/>
         <source>Send one streaming request (Ctrl+R)</source>
         <translation>发送一个流式请求（Ctrl+R）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="252"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="253"/>
         <source>Cancel the request (Esc)</source>
         <translation>取消请求（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="258"/>
         <source>Max tokens</source>
         <translation>最大 token 数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="264"/>
         <source>TTFT (ms)</source>
         <translation>TTFT（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="265"/>
         <source>TPOT (ms)</source>
         <translation>TPOT（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="266"/>
         <source>Output tok/s</source>
         <translation>输出 token/秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="267"/>
         <source>Output tokens</source>
         <translation>输出 token 数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="282"/>
         <source>Inter-token latency</source>
         <translation>token 间时延</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="283"/>
         <source>Time since request sent</source>
         <translation>自请求发出起的时间</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="309"/>
         <source>Earlier probes in this session; click one to show it</source>
         <translation>本次会话中较早的探测；点击查看</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="358"/>
         <source>Type a prompt first.</source>
         <translation>请先输入提示词。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="363"/>
         <source>The endpoint has no URL yet (the simulator is still starting).</source>
         <translation>该端点还没有 URL（模拟器仍在启动）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="371"/>
         <source>Streaming from {url} …</source>
         <translation>正在从 {url} 流式接收…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="406"/>
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="409"/>
         <source>The probe ended without a result.</source>
         <translation>探测结束，但没有结果。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="503"/>
         <source> Token count estimated: the server sent no usage.</source>
         <translation> token 数为估算值：服务器未返回 usage。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="505"/>
         <source>Done: {n} tokens in {s:.2f} s.</source>
         <translation>完成：{s:.2f} 秒内 {n} 个 token。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="528"/>
         <source>{when}  {profile}: failed ({kind})</source>
         <translation>{when}  {profile}：失败（{kind}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/probe_panel.py" line="531"/>
         <source>{when}  {profile}: TTFT {ttft} ms · TPOT {tpot} ms · {n} tok</source>
         <translation>{when}  {profile}：TTFT {ttft} 毫秒 · TPOT {tpot} 毫秒 · {n} token</translation>
     </message>
@@ -1612,141 +1296,112 @@ GuideLLM 不保留逐块间隔。AIPerf：Inter Chunk Latency (ICL)。</translat
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="129"/>
         <source>{0}: cannot list ({1})</source>
         <translation>{0}：无法列出内容（{1}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="167"/>
         <source>A folder with result JSON files</source>
         <translation>包含结果 JSON 文件的文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="169"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="171"/>
         <source>Reload</source>
         <translation>重新加载</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="175"/>
         <source>Results folder</source>
         <translation>结果文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="181"/>
-        <location filename="../../app/ui/results_panel.py" line="211"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="181"/>
         <source>Points</source>
         <translation>测试点</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="181"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="187"/>
         <source>Select one run to open it; Ctrl/Shift-select to compare.</source>
         <translation>选中一次运行即可打开；按住 Ctrl/Shift 多选以对比。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="191"/>
         <source>Export data…</source>
         <translation>导出数据…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="192"/>
         <source>CSV, JSON or Markdown table (Ctrl+E)</source>
         <translation>CSV、JSON 或 Markdown 表格（Ctrl+E）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="194"/>
         <source>Export charts…</source>
         <translation>导出图表…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="195"/>
         <source>Each chart as PNG or SVG</source>
         <translation>每张图表导出为 PNG 或 SVG</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="254"/>
         <source>No results yet: a sweep saves its runs in {0}.</source>
         <translation>还没有结果：扫描的运行结果会保存在 {0}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="258"/>
         <source>{0} is not a folder.</source>
         <translation>{0} 不是文件夹。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="263"/>
         <source>{0}
 written by {1}</source>
         <translation>{0}
 由 {1} 写入</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="275"/>
         <source>{0} run(s) found.</source>
         <translation>找到 {0} 次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="281"/>
         <source>{0} file(s) could not be read; the others opened:</source>
         <translation>有 {0} 个文件无法读取；其余文件已打开：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="286"/>
         <source>Choose a results folder</source>
         <translation>选择结果文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="344"/>
         <source>Choose a .csv, .json or .md file name (got {0}).</source>
         <translation>请选择 .csv、.json 或 .md 文件名（当前为 {0}）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="355"/>
         <source>Export data</source>
         <translation>导出数据</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="357"/>
         <source>CSV (*.csv);;JSON (*.json);;Markdown table (*.md)</source>
         <translation>CSV (*.csv);;JSON (*.json);;Markdown 表格 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="364"/>
         <source>Export charts</source>
         <translation>导出图表</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="364"/>
         <source>PNG (*.png);;SVG (*.svg)</source>
         <translation>PNG (*.png);;SVG (*.svg)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="373"/>
         <source>Could not export to {0}: {1}</source>
         <translation>无法导出到 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/results_panel.py" line="376"/>
         <source>Exported to {0}.</source>
         <translation>已导出到 {0}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/exports.py" line="291"/>
-        <location filename="../../app/ui/exports.py" line="325"/>
         <source>Choose a .png or .svg file name (got {0}).</source>
         <translation>请选择 .png 或 .svg 文件名（当前为 {0}）。</translation>
     </message>
@@ -1754,37 +1409,30 @@ written by {1}</source>
 <context>
     <name>RoofPlot</name>
     <message>
-        <location filename="../../app/ui/roofline_charts.py" line="144"/>
         <source>attainable TFLOP/s</source>
         <translation>可达 TFLOP/s</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_charts.py" line="144"/>
         <source>arithmetic intensity (FLOP/byte)</source>
         <translation>算术强度（FLOP/字节）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_charts.py" line="147"/>
         <source>roof</source>
         <translation>屋顶</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_charts.py" line="149"/>
         <source>decode floor, batch 1…1024</source>
         <translation>decode 下限，批大小 1…1024</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_charts.py" line="150"/>
         <source>batch 1</source>
         <translation>批大小 1</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_charts.py" line="155"/>
         <source>measured p50</source>
         <translation>实测 p50</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_charts.py" line="171"/>
         <source>ridge {r:.0f} FLOP/B</source>
         <translation>脊点 {r:.0f} FLOP/B</translation>
     </message>
@@ -1792,103 +1440,82 @@ written by {1}</source>
 <context>
     <name>RooflinePanel</name>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="82"/>
         <source> tokens</source>
         <translation> 个 token</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="83"/>
         <source>Tokens already in each sequence&apos;s KV cache</source>
         <translation>每个序列的 KV cache 中已有的 token 数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="87"/>
         <source>Load a Hugging Face config.json</source>
         <translation>加载 Hugging Face 的 config.json</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="90"/>
         <source>Add a GPU that is not in the catalogue</source>
         <translation>添加目录中没有的 GPU</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="103"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="104"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="105"/>
         <source>Weights</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="106"/>
         <source>KV cache</source>
         <translation>KV cache</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="107"/>
         <source>Context</source>
         <translation>上下文</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="149"/>
         <source>TPOT vs batch</source>
         <translation>TPOT 与批大小</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="150"/>
         <source>Roofline</source>
         <translation>Roofline</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="151"/>
         <source>What-if</source>
         <translation>假设分析</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="463"/>
         <source>live probe</source>
         <translation>实时探测</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="309"/>
         <source>Hugging Face config.json</source>
         <translation>Hugging Face config.json</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="309"/>
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="319"/>
-        <location filename="../../app/ui/roofline_panel.py" line="320"/>
         <source>Cannot use that file: {error}</source>
         <translation>无法使用该文件：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="340"/>
         <source>memory-bound</source>
         <translation>受显存带宽限制</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="340"/>
         <source>compute-bound</source>
         <translation>受算力限制</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="342"/>
         <source>Batch-1 floor: &lt;b&gt;{v:.2f} ms&lt;/b&gt;</source>
         <translation>单请求（批大小 1）下限：&lt;b&gt;{v:.2f} ms&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="346"/>
         <source>floor = max(bytes ÷ bandwidth, FLOPs ÷ peak)
 = max({b} ÷ {bw:.0f} GB/s, {f:.1f} GFLOP ÷ {p:.1f} TFLOP/s)
 = max({m}, {c}) → {bound}
@@ -1899,66 +1526,54 @@ context {ctx} tokens; the input embedding is gathered, not read whole</source>
 上下文 {ctx} 个 token；输入 embedding 只按行取用，不整表读取</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="362"/>
         <source>Best single stream: &lt;b&gt;{v:.1f} tok/s&lt;/b&gt;</source>
         <translation>单流最快：&lt;b&gt;{v:.1f} tok/s&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="365"/>
         <source>best tok/s = 1 ÷ batch-1 floor = 1 ÷ {f}</source>
         <translation>最快 tok/s = 1 ÷ 批大小 1 的下限 = 1 ÷ {f}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="368"/>
         <source>KV capacity: &lt;b&gt;{t:,} tokens&lt;/b&gt;</source>
         <translation>KV 容量：&lt;b&gt;{t:,} 个 token&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="370"/>
         <source> ({n} seqs × {ctx})</source>
         <translation>（{n} 个序列 × {ctx}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="374"/>
         <source>num_gpu_blocks = (memory × 0.987 visible × utilisation {u} − weights {w} − activation/non-torch reserve) ÷ (block {bs} × {kv:,.0f} B per token)
 = {blocks:,} blocks = {t:,} tokens; KV bytes per token = 2 × {L} layers × {h} KV heads × {d} head dim × {e:g} B</source>
         <translation>num_gpu_blocks = (显存 × 0.987 可见 × 利用率 {u} − 权重 {w} − 激活/非 torch 预留) ÷ (块大小 {bs} × 每 token {kv:,.0f} B)
 = {blocks:,} 块 = {t:,} 个 token；每 token 的 KV 字节 = 2 × {L} 层 × {h} 个 KV 头 × 头维度 {d} × {e:g} B</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="392"/>
         <source>Ridge: &lt;b&gt;{r:.0f} FLOP/B&lt;/b&gt; (decode: {i:.1f})</source>
         <translation>脊点：&lt;b&gt;{r:.0f} FLOP/B&lt;/b&gt;（decode：{i:.1f}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="398"/>
         <source>ridge = peak ÷ bandwidth = {p:.1f} TFLOP/s ÷ {bw:.0f} GB/s
 batch-1 decode intensity = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/byte</source>
         <translation>脊点 = 峰值算力 ÷ 带宽 = {p:.1f} TFLOP/s ÷ {bw:.0f} GB/s
 批大小 1 的 decode 算术强度 = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/字节</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="409"/>
         <source>weights</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="410"/>
         <source>LM head</source>
         <translation>LM head</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="411"/>
         <source>KV</source>
         <translation>KV</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="415"/>
         <source>Bytes per step {total}: </source>
         <translation>每步读取 {total}：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="422"/>
         <source>weights: transformer layers in {fmt} ({bpp:.3f} B per weight incl. scales)
 LM head: {V:,} × {h:,} read whole every step
 KV: batch 1 × {ctx} tokens × {kv:,.0f} B per token</source>
@@ -1967,27 +1582,22 @@ LM head：{V:,} × {h:,}，每步整表读取
 KV：批大小 1 × {ctx} 个 token × 每 token {kv:,.0f} B</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="469"/>
         <source>p50 at batch {b:g}</source>
         <translation>批大小 {b:g} 的 p50</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="472"/>
         <source>MBU: run a probe or sweep</source>
         <translation>MBU：请运行一次探测或扫描</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="474"/>
         <source>MBU = bytes per step ÷ measured TPOT ÷ peak bandwidth</source>
         <translation>MBU = 每步字节数 ÷ 实测 TPOT ÷ 峰值带宽</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="480"/>
         <source>MBU: &lt;b&gt;{v:.1f} %&lt;/b&gt; at {ms:.1f} ms ({what})</source>
         <translation>MBU：&lt;b&gt;{v:.1f} %&lt;/b&gt;，{ms:.1f} ms（{what}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_panel.py" line="486"/>
         <source>MBU = bytes per step ÷ measured TPOT ÷ peak bandwidth
 = {b} ÷ {ms:.2f} ms ÷ {bw:.0f} GB/s = {v:.1f} %
 MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</source>
@@ -1999,125 +1609,98 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
 <context>
     <name>ServerMetricsPanel</name>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="54"/>
         <source>KV-cache usage</source>
         <translation>KV 缓存占用</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="54"/>
         <source>%</source>
         <translation>%</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="54"/>
-        <location filename="../../app/ui/server_metrics_panel.py" line="56"/>
-        <location filename="../../app/ui/server_metrics_panel.py" line="58"/>
         <source>time (s)</source>
         <translation>时间 (s)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="56"/>
         <source>Requests</source>
         <translation>请求数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="56"/>
         <source>requests</source>
         <translation>请求</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="58"/>
         <source>Preemptions (since start)</source>
         <translation>抢占次数（自开始起）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="58"/>
         <source>count</source>
         <translation>次数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="66"/>
         <source>KV usage</source>
         <translation>KV 占用</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="69"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="72"/>
         <source>waiting</source>
         <translation>排队中</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="75"/>
         <source>preemptions</source>
         <translation>抢占</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="79"/>
-        <location filename="../../app/ui/server_metrics_panel.py" line="128"/>
         <source>No server metrics yet.</source>
         <translation>尚无服务器指标。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="151"/>
         <source>KV {0:.0f}%</source>
         <translation>KV {0:.0f}%</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="153"/>
         <source>running {0:.0f}</source>
         <translation>运行 {0:.0f}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="155"/>
         <source>waiting {0:.0f}</source>
         <translation>排队 {0:.0f}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="157"/>
         <source>preemptions {0:.0f}</source>
         <translation>抢占 {0:.0f}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="158"/>
         <source>server metrics: no known gauges</source>
         <translation>服务器指标：没有可识别的指标</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="162"/>
         <source>vLLM (V1 metric names)</source>
         <translation>vLLM（V1 指标名）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="163"/>
         <source>vLLM (legacy V0 metric names)</source>
         <translation>vLLM（旧版 V0 指标名）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="164"/>
         <source>SGLang</source>
         <translation>SGLang</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="165"/>
         <source>llama.cpp server</source>
         <translation>llama.cpp 服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="166"/>
         <source>Text Generation Inference</source>
         <translation>Text Generation Inference</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="167"/>
         <source>unrecognised Prometheus exporter</source>
         <translation>未识别的 Prometheus 导出端</translation>
     </message>
     <message>
-        <location filename="../../app/ui/server_metrics_panel.py" line="175"/>
         <source>KV pool {0:,} tokens</source>
         <translation>KV 池 {0:,} 个 token</translation>
     </message>
@@ -2125,45 +1708,34 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
 <context>
     <name>SweepCurves</name>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="180"/>
         <source>Output throughput</source>
         <translation>输出吞吐量</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="180"/>
         <source>tok/s</source>
         <translation>token/秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="180"/>
-        <location filename="../../app/ui/live_plots.py" line="182"/>
-        <location filename="../../app/ui/live_plots.py" line="183"/>
         <source>concurrency</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="182"/>
         <source>TPOT P50 / P99</source>
         <translation>TPOT P50 / P99</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="182"/>
-        <location filename="../../app/ui/live_plots.py" line="183"/>
         <source>ms</source>
         <translation>毫秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="183"/>
         <source>TTFT P99</source>
         <translation>TTFT P99</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="209"/>
         <source>request rate (req/s)</source>
         <translation>请求速率（请求/秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/live_plots.py" line="209"/>
         <source>max concurrency</source>
         <translation>最大并发数</translation>
     </message>
@@ -2171,42 +1743,34 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
 <context>
     <name>SweepForm</name>
     <message>
-        <location filename="../../app/ui/worker.py" line="67"/>
         <source>&apos;{0}&apos; is not a request rate: use numbers or inf.</source>
         <translation>“{0}” 不是有效的请求速率：请填数字或 inf。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/worker.py" line="68"/>
         <source>Request rate {0} must be above 0 (use inf for no limit).</source>
         <translation>请求速率 {0} 必须大于 0（不限速请填 inf）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/worker.py" line="69"/>
         <source>Enter at least one request rate, for example: inf</source>
         <translation>请至少填写一个请求速率，例如：inf</translation>
     </message>
     <message>
-        <location filename="../../app/ui/worker.py" line="70"/>
         <source>&apos;{0}&apos; is not a concurrency: use whole numbers of 1 or more.</source>
         <translation>“{0}” 不是有效的并发数：请填 1 或更大的整数。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/worker.py" line="71"/>
         <source>Enter at least one concurrency, for example: 32</source>
         <translation>请至少填写一个并发数，例如：32</translation>
     </message>
     <message>
-        <location filename="../../app/ui/worker.py" line="72"/>
         <source>{0} h {1} min</source>
         <translation>{0} 小时 {1} 分</translation>
     </message>
     <message>
-        <location filename="../../app/ui/worker.py" line="73"/>
         <source>{0} min {1} s</source>
         <translation>{0} 分 {1} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/worker.py" line="74"/>
         <source>{0} s</source>
         <translation>{0} 秒</translation>
     </message>
@@ -2214,264 +1778,210 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
 <context>
     <name>SweepPanel</name>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="100"/>
         <source>Quick demo (about 30 s)</source>
         <translation>快速演示（约 30 秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="101"/>
         <source>Experiment A (rates)</source>
         <translation>实验 A（请求速率）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="102"/>
         <source>Experiment B (concurrencies)</source>
         <translation>实验 B（并发数）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="103"/>
         <source>Custom</source>
         <translation>自定义</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="106"/>
         <source>The field guide&apos;s experiment A: concurrency 32, rate 1, 2, 4, 8, 16, inf.</source>
         <translation>实战指南的实验 A：并发 32，速率 1、2、4、8、16、inf。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="111"/>
         <source>The field guide&apos;s experiment B: rate inf, concurrency 1 … 128.</source>
         <translation>实战指南的实验 B：速率 inf，并发 1 … 128。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="116"/>
         <source>Rate inf, concurrency 8 … 64, 64 short random prompts per point.</source>
         <translation>速率 inf，并发 8 … 64，每点 64 条较短的随机提示词。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="125"/>
         <source>Preset</source>
         <translation>预设</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="128"/>
-        <location filename="../../app/ui/sweep_panel.py" line="133"/>
         <source>Comma-separated.</source>
         <translation>用逗号分隔。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="130"/>
         <source>Request rates</source>
         <translation>请求速率</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="135"/>
         <source>Concurrencies</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="141"/>
         <source>Synthetic ShareGPT (shipped)</source>
         <translation>合成 ShareGPT（内置）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="142"/>
         <source>ShareGPT JSON file</source>
         <translation>ShareGPT JSON 文件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="143"/>
         <source>Random lengths</source>
         <translation>随机长度</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="144"/>
         <source>Prompts file (text lines or JSONL)</source>
         <translation>提示词文件（每行一条或 JSONL）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="150"/>
         <source>Dataset</source>
         <translation>数据集</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="153"/>
-        <location filename="../../app/ui/sweep_panel.py" line="176"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="156"/>
         <source>Dataset file</source>
         <translation>数据集文件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="160"/>
         <source>in</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="160"/>
         <source>out</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="162"/>
         <source>Random tokens</source>
         <translation>随机 token 数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="164"/>
         <source>Requests sent at each sweep point.</source>
         <translation>每个扫描点发送的请求数。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="165"/>
         <source>Prompts per point</source>
         <translation>每点提示词数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="167"/>
         <source>Seed</source>
         <translation>随机种子</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="168"/>
         <source>Ignore EOS</source>
         <translation>忽略 EOS</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="169"/>
         <source>Always generate the requested output length.</source>
         <translation>始终生成请求的输出长度。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="172"/>
         <source>File names become LABEL_rateR_concC.json.</source>
         <translation>文件名为 LABEL_rateR_concC.json。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="173"/>
         <source>Label</source>
         <translation>标签</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="178"/>
         <source>Results folder</source>
         <translation>结果文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="179"/>
         <source>Run sweep</source>
         <translation>开始扫描</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="180"/>
         <source>Run the sweep (Ctrl+R)</source>
         <translation>开始扫描（Ctrl+R）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="182"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="184"/>
         <source>Stop after in-flight requests; keeps finished points (Esc)</source>
         <translation>等进行中的请求结束后停止；保留已完成的测试点（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="192"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="193"/>
         <source>Show or hide the sweep settings</source>
         <translation>显示或隐藏扫描设置</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="205"/>
         <source>Ready.</source>
         <translation>就绪。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="212"/>
         <source>Live</source>
         <translation>实时</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="213"/>
         <source>Sweep curves</source>
         <translation>扫描曲线</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="303"/>
         <source>Choose a dataset file</source>
         <translation>选择数据集文件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="308"/>
         <source>Choose the results folder</source>
         <translation>选择结果文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="320"/>
         <source>Choose a dataset file, or pick another dataset.</source>
         <translation>请选择数据集文件，或改用其他数据集。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="322"/>
         <source>The dataset file {0} does not exist.</source>
         <translation>数据集文件 {0} 不存在。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="327"/>
         <source>Choose a results folder.</source>
         <translation>请选择结果文件夹。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="354"/>
         <source>The selected endpoint has no base URL yet.</source>
         <translation>所选端点还没有基础 URL。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="378"/>
         <source>Starting the benchmark worker…</source>
         <translation>正在启动测试进程…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="387"/>
         <source>Cancelling: waiting for in-flight requests…</source>
         <translation>正在取消：等待进行中的请求…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="452"/>
         <source>Cancelled: {0} finished point(s) kept in {1}.</source>
         <translation>已取消：{0} 个已完成的测试点保存在 {1}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="454"/>
         <source>Done: {0} point(s) saved in {1}.</source>
         <translation>完成：{0} 个测试点已保存到 {1}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="479"/>
         <source>this run</source>
         <translation>本次运行</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="503"/>
         <source>Point {0} of {1} · requests {2}/{3}</source>
         <translation>第 {0}/{1} 个测试点 · 请求 {2}/{3}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="507"/>
         <source>({0} failed)</source>
         <translation>（{0} 个失败）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sweep_panel.py" line="509"/>
         <source>about {0} left</source>
         <translation>约剩 {0}</translation>
     </message>
@@ -2479,22 +1989,18 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
 <context>
     <name>SweepWorker</name>
     <message>
-        <location filename="../../app/ui/worker.py" line="383"/>
         <source>The benchmark worker could not start ({0}).</source>
         <translation>测试进程无法启动（{0}）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/worker.py" line="406"/>
         <source>The benchmark worker crashed.</source>
         <translation>测试进程崩溃了。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/worker.py" line="408"/>
         <source>The benchmark worker stopped with exit code {0}.</source>
         <translation>测试进程已退出，退出码 {0}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/worker.py" line="414"/>
         <source>Finished points are saved in {0}.</source>
         <translation>已完成的测试点保存在 {0}。</translation>
     </message>
@@ -2502,72 +2008,58 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
 <context>
     <name>WhatIfView</name>
     <message>
-        <location filename="../../app/ui/roofline_whatif.py" line="63"/>
         <source>Setup</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_whatif.py" line="64"/>
         <source>Floor TPOT</source>
         <translation>TPOT 下限</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_whatif.py" line="65"/>
         <source>Best tok/s</source>
         <translation>最佳 tok/s</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_whatif.py" line="66"/>
         <source>KV capacity</source>
         <translation>KV 容量</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_whatif.py" line="67"/>
         <source>vs now</source>
         <translation>相对当前</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_whatif.py" line="89"/>
         <source>{model} on {gpu}, every weight format</source>
         <translation>{model} 在 {gpu} 上，各种权重格式</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_whatif.py" line="96"/>
         <source>{model} in {fmt}, other GPUs</source>
         <translation>{model}（{fmt}）在其他 GPU 上</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_whatif.py" line="105"/>
         <source>AWQ INT4 vs BF16 on {gpu}: floor {a:.2f} ms vs {b:.2f} ms, {g:.1f}× faster ({p:.0f} % of the BF16 floor). Measured INT4 TPOT usually gains less: the field guide expects it roughly halved.</source>
         <translation>{gpu} 上 AWQ INT4 对比 BF16：下限 {a:.2f} ms 对 {b:.2f} ms，快 {g:.1f} 倍（为 BF16 下限的 {p:.0f} %）。实测 INT4 的 TPOT 通常提升更少：实战指南预计大约减半。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_whatif.py" line="111"/>
         <source>gain = BF16 bytes per step ÷ INT4 bytes per step = {x} ÷ {y}</source>
         <translation>提升 = BF16 每步字节数 ÷ INT4 每步字节数 = {x} ÷ {y}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_whatif.py" line="138"/>
         <source>floor = {b} per step ÷ {bw:.0f} GB/s ({fmt}, {gpu}, batch 1)</source>
         <translation>下限 = 每步 {b} ÷ {bw:.0f} GB/s（{fmt}，{gpu}，批大小 1）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_whatif.py" line="146"/>
         <source>1000 ÷ {f:.2f} ms</source>
         <translation>1000 ÷ {f:.2f} ms</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_whatif.py" line="148"/>
         <source>does not fit</source>
         <translation>放不下</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_whatif.py" line="149"/>
         <source>tokens of KV cache at gpu_memory_utilization {u}, block 16</source>
         <translation>gpu_memory_utilization 为 {u}、块大小 16 时 KV cache 可容纳的 token 数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/roofline_whatif.py" line="153"/>
         <source>current floor ÷ this floor</source>
         <translation>当前下限 ÷ 此下限</translation>
     </message>
