@@ -56,6 +56,10 @@ def _gui_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["_worker"]:  # a load worker started by `sweep --workers N`, not for people
+        from app.bench.workers.child import main as worker_main
+
+        return worker_main()
     if argv and argv[0] in COMMANDS:
         parser, module = build_command_parser(argv[0])
         args = parser.parse_args(argv[1:])

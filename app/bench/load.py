@@ -119,20 +119,29 @@ async def run_load(
     on_record: Callable[[int, RequestRecord], None] | None = None,
     state: LoadState | None = None,
     clock: Clock = time.perf_counter_ns,
+    offsets: Sequence[float] | None = None,
+    start_ns: int | None = None,
 ) -> LoadOutcome:
     """Release `specs` on vLLM's arrival schedule, at most `max_concurrency` in flight.
 
     A request released while all slots are busy waits; that wait is stored in the record's
     `slot_wait_ns` (vLLM's client_queue_time) and is not part of its TTFT. When `cancel` is
     set: nothing new is sent, in-flight requests get `grace_s` to finish, then are aborted.
+    A load worker passes its share of a point's schedule as `offsets` (seconds after the
+    point's start) and the agreed start on this clock as `start_ns` (a barrier).
     """
     cancel = cancel or asyncio.Event()
     state = state or LoadState()
-    offsets = arrival_offsets(len(specs), request_rate, burstiness, seed)
+    if offsets is None:
+        offsets = arrival_offsets(len(specs), request_rate, burstiness, seed)
+    elif len(offsets) != len(specs):
+        raise ValueError(f"{len(offsets)} arrival offsets for {len(specs)} requests")
     semaphore = asyncio.Semaphore(max_concurrency) if max_concurrency else None
     results: dict[int, RequestRecord] = {}
     state.total = len(specs)
-    origin = state.origin_ns = clock()
+    if start_ns is not None:
+        await _sleep_or_cancel(cancel, (start_ns - clock()) / 1e9)
+    origin = state.origin_ns = clock() if start_ns is None else start_ns
 
     async def one(index: int, spec: Any, arrival_ns: int) -> None:
         if semaphore is not None:
