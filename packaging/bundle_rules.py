@@ -27,6 +27,9 @@ EXCLUDES = [
     "pytest",
     "_pytest",
     "pytestqt",
+    # --ray is for the command line on a cluster (the optional `distributed` extra): ~285 MB
+    # that the desktop bundle never uses.
+    "ray",
     "IPython",
     "matplotlib",
     "yaml",  # uvicorn only needs it for YAML log configs

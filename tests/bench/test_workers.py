@@ -16,7 +16,7 @@ from app.bench.load import LoadState, arrival_offsets, run_load
 from app.bench.metrics import compute_point_metrics
 from app.bench.record import RequestRecord
 from app.bench.stream import RequestSpec
-from app.bench.workers.driver import run_workers
+from app.bench.workers.driver import BARRIER_LEAD_S, run_workers
 from app.bench.workers.local import LocalPool
 from app.bench.workers.merge import WORKER_LOST, shift_record
 from app.bench.workers.messages import (
@@ -25,9 +25,9 @@ from app.bench.workers.messages import (
     WorkerMessage,
     WorkerReady,
     WorkerRecord,
-    WorkerStarted,
 )
 from app.bench.workers.plan import split_concurrency, split_load
+from app.bench.workers.pool import ClockOffset
 from app.sim.embedded import RunningSim
 
 MODEL = "qwen2.5-7b"
@@ -75,9 +75,7 @@ def test_workers_without_a_slot_get_no_requests() -> None:
 
 class _ReplayPool:
     """Stands in for workers on other machines: each replays real records on its own clock
-    (shifted by a large, different offset) and reports its own origin, as a Ray actor does."""
-
-    shared_clock = False
+    (shifted by a large, different offset), which the driver learns from clock_offsets."""
 
     def __init__(self, parts: dict[int, list[tuple[int, RequestRecord]]], origin: int) -> None:
         self.messages: asyncio.Queue[WorkerMessage] = asyncio.Queue()
@@ -89,11 +87,12 @@ class _ReplayPool:
         for job in jobs:
             self.messages.put_nowait(WorkerReady(job.worker))
 
-    async def go(self, start_ns: int | None) -> None:
-        assert start_ns is None
+    async def clock_offsets(self) -> dict[int, ClockOffset]:
+        return {w: ClockOffset(-skew, 1000) for w, skew in self.skew.items()}
+
+    async def go(self, start_ns: int) -> None:
         for w, records in self.parts.items():
             skew = self.skew[w]
-            self.messages.put_nowait(WorkerStarted(w, self.origin + skew))
             for index, record in records:
                 self.messages.put_nowait(WorkerRecord(w, index, shift_record(record, skew)))
             self.messages.put_nowait(WorkerFinished(w, False, 0, 0, 0.0))
@@ -132,9 +131,10 @@ def test_merging_workers_gives_the_single_process_summary(sim: RunningSim) -> No
     pool = _ReplayPool(parts, origin)
 
     async def merged():
-        # The driver's clock reads `origin` when it says go, as the single process did.
+        # The driver's clock reads the single run's origin at the barrier it sets.
+        lead = int(BARRIER_LEAD_S * 1e9)
         return await run_workers(
-            pool, jobs, cancel=asyncio.Event(), state=LoadState(), clock=lambda: origin
+            pool, jobs, cancel=asyncio.Event(), state=LoadState(), clock=lambda: origin - lead
         )
 
     out = asyncio.run(merged()).load

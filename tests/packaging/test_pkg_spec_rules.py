@@ -26,7 +26,7 @@ def test_spec_is_valid_python_using_the_rules() -> None:
 
 
 def test_required_exclusions() -> None:
-    for name in ("PyQt5", "PyQt6", "PySide2", "tkinter", "keyrings.alt", "pyqtgraph.opengl"):
+    for name in ("PyQt5", "PyQt6", "PySide2", "tkinter", "keyrings.alt", "pyqtgraph.opengl", "ray"):
         assert name in rules.EXCLUDES
     assert "tpotbench" in rules.METADATA and "keyring" in rules.METADATA
 

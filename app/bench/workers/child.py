@@ -7,12 +7,15 @@ import asyncio
 import contextlib
 import os
 import sys
+import time
 
 from app.bench import client as client_mod
 from app.bench.endpoint import redact
 from app.bench.workers import wire
 from app.bench.workers.core import pin_to_cpu, run_share
 from app.bench.workers.messages import WorkerJob, WorkerLost, WorkerMessage
+
+_FLUSH_TIMEOUT_S = 30.0
 
 
 async def _serve(frames_out: int) -> None:
@@ -32,10 +35,10 @@ async def _serve(frames_out: int) -> None:
     job: WorkerJob = await wire.read_frame(reader)
     pin_to_cpu(job.cpu)
     cancel = asyncio.Event()
-    go: asyncio.Future[int | None] = loop.create_future()
+    go: asyncio.Future[int] = loop.create_future()
 
     async def commands() -> None:
-        # ("go", start_ns | None) then maybe ("cancel",); the parent closing stdin (it died or
+        # ("go", start_ns) then maybe ("cancel",); the parent closing stdin (it died or
         # gave up) cancels too, so an orphaned worker never keeps loading the server.
         try:
             while True:
@@ -47,7 +50,7 @@ async def _serve(frames_out: int) -> None:
         except (EOFError, wire.FrameError):
             cancel.set()
             if not go.done():
-                go.set_result(None)
+                go.set_result(time.perf_counter_ns())
 
     listener = asyncio.ensure_future(commands())
     try:
@@ -58,8 +61,12 @@ async def _serve(frames_out: int) -> None:
         listener.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await listener
+        # The last reports may still sit in the pipe's buffer when a busy parent reads
+        # slowly: exiting now would lose them (and the parent would call the worker lost).
+        deadline = time.monotonic() + _FLUSH_TIMEOUT_S
+        while transport.get_write_buffer_size() and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
         transport.close()
-        await asyncio.sleep(0)
 
 
 def main() -> int:

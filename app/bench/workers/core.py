@@ -20,11 +20,19 @@ from app.bench.workers.messages import (
     WorkerMessage,
     WorkerReady,
     WorkerRecord,
-    WorkerStarted,
     WorkerTick,
 )
 
 Emit = Callable[[WorkerMessage], None]
+
+
+def peak_rss_kib() -> int:
+    """This process's peak resident set size in KiB (Linux reports ru_maxrss in KiB)."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return 0
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
 def pin_to_cpu(cpu: int | None) -> None:
@@ -58,10 +66,10 @@ async def run_share(
     job: WorkerJob,
     emit: Emit,
     cancel: asyncio.Event,
-    go: Awaitable[int | None],
+    go: Awaitable[int],
 ) -> None:
     """Open and warm this worker's connections, say ready, wait for `go` (the agreed start on
-    this clock, or None for "now"), then send the share on its schedule. Every finished request
+    this worker's clock), then send the share on its schedule. Every finished request
     is emitted at once; a tick every `job.tick_s` carries chunk timings and counters."""
     share = job.share
     tokenizer = TokenCounter(job.tokenizer_path) if job.tokenizer_path else None
@@ -107,11 +115,6 @@ async def run_share(
                 start_ns=start_ns,
             )
         )
-        if start_ns is None:
-            await asyncio.sleep(0)  # run_load stamps its origin on its first step
-            emit(WorkerStarted(share.worker, state.origin_ns))
-        else:
-            emit(WorkerStarted(share.worker, start_ns))
         try:
             while not load.done():
                 await asyncio.wait([load], timeout=job.tick_s)
@@ -129,5 +132,6 @@ async def run_share(
             aborted=outcome.aborted,
             not_sent=outcome.not_sent,
             cpu_s=time.process_time() - cpu_start,
+            max_rss_kib=peak_rss_kib(),
         )
     )

@@ -17,7 +17,6 @@ from app.bench.workers.messages import (
     WorkerLost,
     WorkerReady,
     WorkerRecord,
-    WorkerStarted,
     WorkerTick,
 )
 from app.bench.workers.pool import WorkerError, WorkerPool
@@ -50,6 +49,7 @@ class WorkersOutcome:
     load: LoadOutcome
     cpu_s: dict[int, float]
     lost: dict[int, str]
+    max_rss_kib: dict[int, int] = field(default_factory=dict)
 
 
 async def run_workers(
@@ -66,10 +66,10 @@ async def run_workers(
     records, in request order, are on this process's clock.
 
     Latencies are measured inside each worker on its own monotonic clock, so TTFT, ITL and
-    TPOT need no clock sync. Only the point's time axis (duration, throughput, the charts)
-    joins the workers: on one machine they share the clock; across machines each worker's
-    readings are moved by (driver's go time - worker's origin), which is exact up to how long
-    the go message took to reach it (a LAN round trip, well under a millisecond)."""
+    TPOT need no clock sync. Only the point's time axis (start barrier, duration, throughput,
+    the charts) joins the workers: on one machine they share the clock; across machines each
+    worker's readings are moved by its measured clock offset (pool.clock_offsets), exact to
+    within half the best ping's round trip (well under a millisecond on a LAN)."""
     workers = {job.worker: _Worker(job) for job in jobs}
     state.total = sum(len(job.specs) for job in jobs)
     await pool.start(jobs)
@@ -89,14 +89,17 @@ async def run_workers(
                 ready.add(message.worker)
             elif isinstance(message, WorkerLost):
                 raise WorkerError(f"load worker {message.worker} failed to start: {message.reason}")
-        if pool.shared_clock:
-            origin = clock() + int(BARRIER_LEAD_S * 1e9)
-            await pool.go(origin)
-        else:
-            origin = clock()
-            await pool.go(None)
+        offsets = await pool.clock_offsets()
+        for worker, offset in offsets.items():
+            workers[worker].shift_ns = offset.offset_ns
+        # The go message must reach every worker before the time it names.
+        lead_ns = max(
+            int(BARRIER_LEAD_S * 1e9), 4 * max((o.rtt_ns for o in offsets.values()), default=0)
+        )
+        origin = clock() + lead_ns
+        await pool.go(origin)
         state.origin_ns = origin
-        await _relay(pool, workers, origin, cancel, state, on_record, on_chunks, clock)
+        await _relay(pool, workers, cancel, state, on_record, on_chunks)
     finally:
         await pool.close()
     for worker in workers.values():
@@ -119,18 +122,19 @@ async def run_workers(
         load=outcome,
         cpu_s={w: x.finished.cpu_s for w, x in workers.items() if x.finished is not None},
         lost={w: x.lost for w, x in workers.items() if x.lost is not None},
+        max_rss_kib={
+            w: x.finished.max_rss_kib for w, x in workers.items() if x.finished is not None
+        },
     )
 
 
 async def _relay(
     pool: WorkerPool,
     workers: dict[int, _Worker],
-    origin: int,
     cancel: asyncio.Event,
     state: LoadState,
     on_record: OnRecord | None,
     on_chunks: OnChunks | None,
-    clock: Clock,
 ) -> None:
     open_workers = set(workers)
     cancel_wait = asyncio.ensure_future(cancel.wait())
@@ -150,9 +154,7 @@ async def _relay(
                 continue
             message = getter.result()
             worker = workers[message.worker]
-            if isinstance(message, WorkerStarted):
-                worker.shift_ns = 0 if pool.shared_clock else origin - message.origin_ns
-            elif isinstance(message, WorkerRecord):
+            if isinstance(message, WorkerRecord):
                 record = shift_record(message.record, worker.shift_ns)
                 worker.records[message.index] = record
                 if record.ok:

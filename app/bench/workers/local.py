@@ -8,17 +8,15 @@ from collections.abc import Sequence
 
 from app.bench.workers import wire
 from app.bench.workers.messages import WorkerFinished, WorkerJob, WorkerLost, WorkerMessage
-from app.bench.workers.pool import WorkerError
+from app.bench.workers.pool import ClockOffset, WorkerError
 from app.paths import cli_command
 
 _EXIT_WAIT_S = 10.0
 
 
 class LocalPool:
-    """Child processes on this machine: they share CLOCK_MONOTONIC with the driver, so one
-    absolute start time is a barrier and their timestamps need no translation."""
-
-    shared_clock = True
+    """Child processes on this machine: they share CLOCK_MONOTONIC with the driver, so their
+    timestamps need no translation."""
 
     def __init__(self) -> None:
         self.messages: asyncio.Queue[WorkerMessage] = asyncio.Queue()
@@ -69,7 +67,10 @@ class LocalPool:
                 proc.stdin.write(wire.encode(command))
                 await proc.stdin.drain()
 
-    async def go(self, start_ns: int | None) -> None:
+    async def clock_offsets(self) -> dict[int, ClockOffset]:
+        return {worker: ClockOffset() for worker in self._procs}
+
+    async def go(self, start_ns: int) -> None:
         await self._send(("go", start_ns))
 
     async def cancel(self) -> None:

@@ -38,14 +38,6 @@ class WorkerReady:
 
 
 @dataclass
-class WorkerStarted:
-    """The worker released its schedule at `origin_ns` on its own monotonic clock."""
-
-    worker: int
-    origin_ns: int
-
-
-@dataclass
 class WorkerRecord:
     worker: int
     index: int  # the request's index in the whole point
@@ -71,6 +63,7 @@ class WorkerFinished:
     aborted: int
     not_sent: int
     cpu_s: float
+    max_rss_kib: int = 0  # the worker process's peak resident memory (0 where not known)
 
 
 @dataclass
@@ -81,6 +74,4 @@ class WorkerLost:
     reason: str
 
 
-WorkerMessage = (
-    WorkerReady | WorkerStarted | WorkerRecord | WorkerTick | WorkerFinished | WorkerLost
-)
+WorkerMessage = WorkerReady | WorkerRecord | WorkerTick | WorkerFinished | WorkerLost

@@ -5,9 +5,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from app.bench.workers.messages import WorkerJob, WorkerMessage
+
+
+@dataclass(frozen=True)
+class ClockOffset:
+    """driver clock = worker clock + offset_ns, known to within rtt_ns / 2."""
+
+    offset_ns: int = 0
+    rtt_ns: int = 0
 
 
 class WorkerError(RuntimeError):
@@ -17,14 +26,15 @@ class WorkerError(RuntimeError):
 class WorkerPool(Protocol):
     """Starts one worker per job and relays what they report.
 
-    `shared_clock` is True when the workers read the same monotonic clock as the driver
-    (processes on this machine): the driver then gives them an absolute start time. Otherwise
-    each worker starts when `go` reaches it and reports its own origin."""
+    `clock_offsets` says, per worker, what to add to its monotonic clock readings to get the
+    driver's, and how uncertain that is (a round-trip time; 0 for processes on this machine,
+    which read the same CLOCK_MONOTONIC). `go(start_ns)` releases every worker at that time on
+    the driver's clock."""
 
-    shared_clock: bool
     messages: asyncio.Queue[WorkerMessage]
 
     async def start(self, jobs: Sequence[WorkerJob]) -> None: ...
-    async def go(self, start_ns: int | None) -> None: ...
+    async def clock_offsets(self) -> dict[int, ClockOffset]: ...
+    async def go(self, start_ns: int) -> None: ...
     async def cancel(self) -> None: ...
     async def close(self) -> None: ...

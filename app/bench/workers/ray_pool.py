@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from app.bench.workers.messages import WorkerFinished, WorkerJob, WorkerLost, WorkerMessage
-from app.bench.workers.pool import WorkerError
+from app.bench.workers.pool import ClockOffset, WorkerError
 
 # How long one poll waits for news inside the actor: short enough for live charts (the
 # workers tick every 0.1 s), long enough that polling costs nothing measurable.
 POLL_WAIT_S = 0.2
+SYNC_PINGS = 5
 
 
 def _import_ray() -> Any:
@@ -52,7 +54,7 @@ class _Actor:
     def __init__(self) -> None:
         self._outbox: asyncio.Queue[WorkerMessage] = asyncio.Queue()
         self._cancel = asyncio.Event()
-        self._go: asyncio.Future[int | None] | None = None
+        self._go: asyncio.Future[int] | None = None
         self._task: asyncio.Task[None] | None = None
 
     async def prepare(self, job: WorkerJob) -> None:
@@ -72,7 +74,10 @@ class _Actor:
 
         self._task = asyncio.ensure_future(body())
 
-    async def go(self, start_ns: int | None) -> None:
+    async def now(self) -> int:
+        return time.perf_counter_ns()
+
+    async def go(self, start_ns: int) -> None:
         if self._go is not None and not self._go.done():
             self._go.set_result(start_ns)
 
@@ -89,16 +94,15 @@ class _Actor:
 
 
 class RayPool:
-    """One actor per job, spread over the cluster's nodes. Actors do not share the driver's
-    clock, so each reports its own origin (see driver.run_workers)."""
-
-    shared_clock = False
+    """One actor per job, spread over the cluster's nodes. An actor on another machine reads
+    another clock: its offset is measured NTP-style before the point starts."""
 
     def __init__(self, address: str = "auto") -> None:
         self.address = address
         self.messages: asyncio.Queue[WorkerMessage] = asyncio.Queue()
         self._actors: dict[int, Any] = {}
         self._pollers: list[asyncio.Task[None]] = []
+        self._offsets: dict[int, ClockOffset] = {}
 
     async def start(self, jobs: Sequence[WorkerJob]) -> None:
         ray = _import_ray()
@@ -130,8 +134,29 @@ class RayPool:
             with contextlib.suppress(Exception):
                 await _await(getattr(actor, method).remote(*args))
 
-    async def go(self, start_ns: int | None) -> None:
-        await self._each("go", start_ns)
+    async def clock_offsets(self) -> dict[int, ClockOffset]:
+        """Per actor, the ping with the shortest round trip of SYNC_PINGS: the actor read its
+        clock somewhere inside that round trip, so the midpoint is off by at most half of it."""
+        for worker, actor in self._actors.items():
+            best: ClockOffset | None = None
+            for _ in range(SYNC_PINGS):
+                t0 = time.perf_counter_ns()
+                remote_now = await _await(actor.now.remote())
+                t1 = time.perf_counter_ns()
+                sample = ClockOffset((t0 + t1) // 2 - remote_now, t1 - t0)
+                if best is None or sample.rtt_ns < best.rtt_ns:
+                    best = sample
+            assert best is not None
+            self._offsets[worker] = best
+        return dict(self._offsets)
+
+    async def go(self, start_ns: int) -> None:
+        # Each actor gets the start on its own clock: one barrier, whatever order the calls
+        # arrive in.
+        for worker, actor in self._actors.items():
+            offset = self._offsets.get(worker, ClockOffset()).offset_ns
+            with contextlib.suppress(Exception):
+                await _await(actor.go.remote(start_ns - offset))
 
     async def cancel(self) -> None:
         await self._each("cancel")
