@@ -185,6 +185,9 @@ assert [(r["max_concurrency"], r["completed"], r["failed"]) for r in rows] == [(
 for path in sorted(Path(sys.argv[2]).glob("*.json")):  # every result names the app version
     assert json.load(open(path))["tpotbench"]["app_version"] == sys.argv[3], path
 EOF
+run report_html "$EXE" report "$WORK/results" --html "$WORK/report.html" --lang zh_CN
+grep -q '<svg class="chart" id="knee-tpot"' "$WORK/report.html" && grep -q "测试点" "$WORK/report.html" \
+    || fail "report --html wrote no charts"
 ok
 
 step "sim stops on SIGTERM"

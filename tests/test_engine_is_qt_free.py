@@ -1,6 +1,6 @@
-"""The engine imports and runs with Qt absent: every module of app.bench, app.sim, app.roofline and
-app.commands is imported in a fresh interpreter where importing PySide6, shiboken6, pyqtgraph or
-qasync raises (as napari checks its model packages)."""
+"""The engine imports and runs with Qt absent: every module of app.bench, app.sim, app.roofline,
+app.commands and app.report is imported in a fresh interpreter where importing PySide6,
+shiboken6, pyqtgraph or qasync raises (as napari checks its model packages)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ENGINE = ("app.bench", "app.sim", "app.roofline", "app.commands")
+ENGINE = ("app.bench", "app.sim", "app.roofline", "app.commands", "app.report")
 
 _SCRIPT = textwrap.dedent(
     """

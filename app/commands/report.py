@@ -1,4 +1,5 @@
-"""`tpotbench report`: one summary row per result file (ours or vLLM's), as a table, CSV or JSON."""
+"""`tpotbench report`: one summary row per result file (ours or vLLM's), as a table, CSV or JSON,
+and the shareable HTML report (--html)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--csv", metavar="FILE", help="also write the rows as CSV to FILE")
     parser.add_argument("--json", action="store_true", help="print the rows as a JSON list")
+    parser.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write a self-contained HTML report (table, knee curves, distributions, "
+        "roofline, server metrics) to FILE; it opens offline in any browser",
+    )
+    parser.add_argument(
+        "--lang",
+        choices=["en", "zh_CN"],
+        default="en",
+        help="language of the HTML report (default en)",
+    )
 
 
 def _cell(value: Any, fmt: str) -> str:
@@ -103,6 +116,19 @@ def run(args: argparse.Namespace) -> int:
                 f"tpotbench report: error: cannot write {args.csv}: {exc.strerror}", file=sys.stderr
             )
             return 1
+    if args.html:
+        # Imported here: the table and CSV paths do not pay for the report's chart code.
+        from app.report import write_report
+
+        try:
+            write_report(Path(args.html), points, args.lang)
+        except OSError as exc:
+            print(
+                f"tpotbench report: error: cannot write {args.html}: {exc.strerror}",
+                file=sys.stderr,
+            )
+            return 1
+        print(f"report: {args.html}", file=sys.stderr)
     if args.json:
         print(json.dumps([p.summary_row() for p in points], indent=2))
     else:

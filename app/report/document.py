@@ -1,0 +1,397 @@
+"""The report as one HTML document: inline CSS, inline SVG, a few lines of inline script for legend
+toggles and the point picker, and a Content-Security-Policy that forbids loading anything."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from app import __version__
+from app.bench.results import rate_label
+from app.report.curves import knee_charts, roofline_charts, server_charts
+from app.report.distributions import cdf_charts, point_panels
+from app.report.model import ReportPoint, RunMeta, block, finite, run_meta
+from app.report.svg import a
+from app.report.text import text
+
+DASH = "–"  # a figure the file does not hold
+
+# Nothing may be fetched: a report must look the same on a laptop on a plane.
+CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+    "img-src data:; font-src data:"
+)
+
+# Latin faces first, then CJK faces present on each platform (WenQuanYi on Linux desktops).
+FONTS = (
+    'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Helvetica Neue", Arial, '
+    '"Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Hiragino Sans GB", '
+    '"Microsoft YaHei", "WenQuanYi Micro Hei", "WenQuanYi Zen Hei", sans-serif'
+)
+
+CSS = """
+body { font-family: %(fonts)s; margin: 0 auto; max-width: 1320px; padding: 16px 24px 40px;
+  color: #1d1d1f; background: #fff; line-height: 1.45; }
+h1 { font-size: 24px; margin: 8px 0 2px; } h2 { font-size: 19px; margin: 28px 0 8px;
+  border-bottom: 1px solid #ddd; padding-bottom: 4px; } h3 { font-size: 15px; margin: 16px 0 6px; }
+.sub { color: #555; margin: 0 0 12px; }
+table { border-collapse: collapse; font-size: 13px; margin-top: 10px; }
+th, td { border: 1px solid #ddd; padding: 3px 7px; }
+th { background: #f3f4f6; text-align: left; font-weight: 600; }
+table.points td, table.points th { white-space: nowrap; }
+figure { margin: 0; }
+svg .chart-title { font-size: 13px; font-weight: 600; fill: #1d1d1f; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.meta th { width: 190px; } table.meta td { min-width: 420px; }
+.points-wrap { overflow-x: auto; }
+tr.failures td { background: #fff7e6; } tr.partial td { background: #fdecec; }
+.status-ok { color: #1a7f37; } .status-warn { color: #9a6700; } .status-bad { color: #b00020;
+  font-weight: 600; }
+.note { color: #555; font-size: 13px; margin: 6px 0; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 12px; }
+svg.chart { width: 100%%; height: auto; background: #fff; border: 1px solid #e5e5e5;
+  font-family: %(fonts)s; }
+svg .plot-bg { fill: #fcfcfd; stroke: #ccc; } svg .grid { stroke: #ececec; }
+svg .tick { font-size: 11px; fill: #444; } svg .axis-label { font-size: 12px; fill: #222; }
+svg .legend-text { font-size: 12px; fill: #222; } svg .legend-item { cursor: pointer; }
+svg .legend-item.off { opacity: 0.3; } svg g.series.off { display: none; }
+svg .point-label { font-size: 11px; } svg .rule-label { font-size: 11px; }
+svg .marker:hover { r: 6; } svg .bar:hover { opacity: 0.7; }
+.picker { margin: 10px 0; } .picker select { font: inherit; padding: 2px 6px; }
+footer { margin-top: 32px; color: #666; font-size: 12px; }
+"""
+
+SCRIPT = """
+(function () {
+  document.querySelectorAll('.legend-item').forEach(function (item) {
+    function toggle() {
+      var svg = document.getElementById(item.getAttribute('data-chart'));
+      var off = item.classList.toggle('off');
+      var g = svg && svg.querySelector('g.series[data-series="' +
+        item.getAttribute('data-series') + '"]');
+      if (g) { g.classList.toggle('off', off); }
+    }
+    item.addEventListener('click', toggle);
+    item.addEventListener('keydown', function (e) {
+      if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); toggle(); }
+    });
+  });
+  var pick = document.getElementById('point-pick');
+  if (pick) {
+    var show = function () {
+      document.querySelectorAll('.point-panel').forEach(function (panel) {
+        panel.hidden = panel.getAttribute('data-point') !== pick.value;
+      });
+    };
+    pick.addEventListener('change', show);
+    show();
+  }
+})();
+"""
+
+
+def fmt(value: float | int | None, decimals: int) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return DASH
+    return f"{value:,.{decimals}f}"
+
+
+def _td(value: str, numeric: bool = True, cls: str = "") -> str:
+    classes = " ".join(c for c in ("num" if numeric else "", cls) if c)
+    return f'<td class="{classes}">{a(value)}</td>' if classes else f"<td>{a(value)}</td>"
+
+
+def meta_table(meta: RunMeta, lang: str) -> str:
+    def joined(values: Sequence[object]) -> str:
+        return ", ".join(str(v) for v in values) if values else text(lang, "unknown")
+
+    dates = " → ".join(meta.dates) if meta.dates else text(lang, "unknown")
+    rows = [
+        ("endpoint", joined(meta.endpoints)),
+        ("api", joined(meta.apis)),
+        ("model", joined(meta.models)),
+        ("gpu", joined(meta.gpus)),
+        ("weights", joined(meta.formats)),
+        ("server", joined(meta.servers)),
+        ("app_version", joined(meta.writers)),
+        ("run_date", dates),
+        ("dataset", joined(meta.datasets)),
+        ("prompts", joined(meta.prompts)),
+        ("n_points", str(len(meta.files) or DASH)),
+    ]
+    body = "".join(f"<tr><th>{a(text(lang, k))}</th><td>{a(v)}</td></tr>" for k, v in rows)
+    files = ", ".join(meta.files)
+    body += f"<tr><th>{a(text(lang, 'files'))}</th><td>{a(files or DASH)}</td></tr>"
+    return f'<table class="meta">{body}</table>'
+
+
+_COLUMNS = (
+    ("col_reqs", lambda rp: rp.point.request_throughput, 2),
+    ("col_out", lambda rp: rp.point.output_throughput, 1),
+    ("col_ttft50", lambda rp: rp.metric("ttft", "median"), 1),
+    ("col_ttft99", lambda rp: rp.metric("ttft", "p99"), 1),
+    ("col_tpot50", lambda rp: rp.metric("tpot", "median"), 2),
+    ("col_tpot99", lambda rp: rp.metric("tpot", "p99"), 2),
+    ("col_itl99", lambda rp: rp.metric("itl", "p99"), 2),
+    ("col_e2el50", lambda rp: rp.metric("e2el", "median"), 0),
+)
+
+
+def points_table(points: Sequence[ReportPoint], lang: str) -> str:
+    heads = ["col_point", "col_rate", "col_conc", "col_ok", "col_failed", "col_status"]
+    heads += [key for key, _, _ in _COLUMNS] + ["col_floor", "col_mbu"]
+    head = "".join(f"<th>{a(text(lang, h))}</th>" for h in heads)
+    rows = []
+    for rp in points:
+        p = rp.point
+        status, n = rp.status()
+        css = {"st_ok": "status-ok", "st_failures": "status-warn"}.get(status, "status-bad")
+        row_class = {"st_failures": "failures", "st_partial": "partial"}.get(status, "")
+        rate = text(lang, "inf") if math.isinf(p.request_rate) else rate_label(p.request_rate)
+        conc = text(lang, "none_conc") if p.max_concurrency is None else str(p.max_concurrency)
+        failed = str(p.failed) if p.failed is not None else DASH
+        cells = [
+            _td(rp.name, numeric=False),
+            _td(rate),
+            _td(conc),
+            _td(str(p.completed)),
+            _td(failed),
+            _td(text(lang, status, n=n), numeric=False, cls=css),
+        ]
+        cells += [_td(fmt(get(rp), d)) for _, get, d in _COLUMNS]
+        roof = rp.roofline()
+        mbu = finite(roof.get("mbu"))
+        cells += [
+            _td(fmt(finite(roof.get("floor_tpot_ms")), 2)),
+            _td(f"{mbu:.1%}" if mbu is not None else DASH),
+        ]
+        attr = f' class="{row_class}"' if row_class else ""
+        rows.append(f'<tr{attr} data-point="{a(rp.name)}">{"".join(cells)}</tr>')
+    return (
+        f'<div class="points-wrap"><table class="points"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def failures_list(points: Sequence[ReportPoint], lang: str) -> str:
+    items = []
+    for rp in points:
+        for group in block(rp.point).get("failures") or []:
+            if not isinstance(group, dict):
+                continue
+            title = group.get("title") or group.get("kind") or "?"
+            fix = group.get("fix") or ""
+            items.append(
+                f"<li><b>{a(rp.name)}</b>: {a(group.get('count', '?'))} × {a(title)}"
+                + (f" — {a(fix)}" if fix else "")
+                + "</li>"
+            )
+    if not items:
+        return ""
+    return f'<h3>{a(text(lang, "failures_title"))}</h3><ul class="failures">{"".join(items)}</ul>'
+
+
+def slo_section(points: Sequence[ReportPoint], lang: str) -> str:
+    rows = []
+    for rp in points:
+        slos = block(rp.point).get("goodput_slos_ms")
+        if not isinstance(slos, dict) or not slos:
+            continue
+        limits = ", ".join(f"{k.upper()} ≤ {v:g} ms" for k, v in slos.items() if finite(v))
+        good, tput = rp.point.request_goodput, rp.point.request_throughput
+        share = good / tput if good is not None and tput else None
+        rows.append(
+            "<tr>"
+            + _td(rp.name, numeric=False)
+            + _td(limits, numeric=False)
+            + _td(fmt(good, 2))
+            + _td(f"{share:.1%}" if share is not None else DASH)
+            + "</tr>"
+        )
+    if not rows:
+        return f'<p class="note">{a(text(lang, "slo_none"))}</p>'
+    head = "".join(
+        f"<th>{a(text(lang, k))}</th>"
+        for k in ("col_point", "col_slos", "col_goodput", "col_good_share")
+    )
+    return (
+        f'<p class="note">{a(text(lang, "slo_goodput_caption"))}</p>'
+        f'<table class="slo"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    )
+
+
+def distributions_section(points: Sequence[ReportPoint], lang: str) -> str:
+    cdfs = cdf_charts(points, lang)
+    if not cdfs:
+        return f'<p class="note">{a(text(lang, "dist_none"))}</p>'
+    parts = [f'<div class="charts">{"".join(cdfs)}</div>']
+    missing = [rp.name for rp in points if not rp.samples.has_any]
+    if missing:
+        parts.append(
+            f'<p class="note">{a(text(lang, "dist_missing", points=", ".join(missing)))}</p>'
+        )
+    panels = point_panels(points, lang)
+    options = "".join(f'<option value="{p.index}">{a(p.name)}</option>' for p in panels)
+    parts.append(
+        f'<div class="picker"><label for="point-pick">{a(text(lang, "pick_point"))}</label> '
+        f'<select id="point-pick">{options}</select></div>'
+    )
+    for panel in panels:
+        parts.append(
+            f'<div class="point-panel" data-point="{panel.index}"><h3>{a(panel.name)}</h3>'
+            f'<p class="note">{a(panel.caption)}</p>'
+            f'<div class="charts">{"".join(panel.charts)}</div></div>'
+        )
+    return "".join(parts)
+
+
+def roofline_section(points: Sequence[ReportPoint], lang: str) -> str:
+    charts = roofline_charts(points, lang)
+    if not charts:
+        return f'<p class="note">{a(text(lang, "roof_none"))}</p>'
+    rows = []
+    for rp in points:
+        roof = rp.roofline()
+        if not roof:
+            continue
+        source = roof.get("batch_source")
+        source_key = f"src_{source}"
+        try:
+            source_text = text(lang, source_key)
+        except KeyError:
+            source_text = str(source or DASH)
+        mbu = finite(roof.get("mbu"))
+        rows.append(
+            "<tr>"
+            + _td(rp.name, numeric=False)
+            + _td(fmt(finite(roof.get("batch")), 1))
+            + _td(source_text, numeric=False)
+            + _td(fmt(finite(roof.get("floor_tpot_ms")), 2))
+            + _td(fmt(finite(roof.get("tpot_p50_ms")), 2))
+            + _td(f"{mbu:.1%}" if mbu is not None else DASH)
+            + "</tr>"
+        )
+    head = "".join(
+        f"<th>{a(text(lang, k))}</th>"
+        for k in ("col_point", "col_batch", "col_batch_src", "col_floor", "col_tpot50", "col_mbu")
+    )
+    body = "".join(
+        f'<figure>{chart}<figcaption class="note">{a(caption)}</figcaption></figure>'
+        for chart, caption in charts
+    )
+    return (
+        f'<div class="charts">{body}</div>'
+        f'<table class="roofline"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody>'
+        "</table>"
+    )
+
+
+def server_section(points: Sequence[ReportPoint], lang: str) -> str:
+    charts = server_charts(points, lang)
+    errors = [
+        text(lang, "server_error", point=rp.name, error=rp.server().get("error"))
+        for rp in points
+        if rp.server().get("error")
+    ]
+    if not charts and not errors:
+        return f'<p class="note">{a(text(lang, "server_none"))}</p>'
+    rows = []
+    for rp in points:
+        s = rp.server()
+        if not s or s.get("error"):
+            continue
+
+        def stat(key: str, name: str, s: dict = s) -> float | None:
+            value = s.get(key)
+            return finite(value.get(name)) if isinstance(value, dict) else None
+
+        kv = stat("kv_cache_usage", "max")
+        rows.append(
+            "<tr>"
+            + _td(rp.name, numeric=False)
+            + _td(f"{kv:.1%}" if kv is not None else DASH)
+            + _td(fmt(stat("running", "mean"), 2))
+            + _td(fmt(stat("waiting", "max"), 0))
+            + _td(fmt(finite(s.get("preemptions")), 0))
+            + _td(fmt(stat("server_ttft_ms", "mean"), 1))
+            + _td(fmt(stat("server_itl_ms", "mean"), 2))
+            + "</tr>"
+        )
+    head = "".join(
+        f"<th>{a(text(lang, k))}</th>"
+        for k in (
+            "col_point",
+            "col_kv_max",
+            "col_run_mean",
+            "col_wait_max",
+            "s_preempt",
+            "col_srv_ttft",
+            "col_srv_itl",
+        )
+    )
+    parts = [f'<div class="charts">{"".join(charts)}</div>'] if charts else []
+    if rows:
+        parts.append(
+            f'<table class="server"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody>'
+            "</table>"
+        )
+    parts += [f'<p class="note">{a(e)}</p>' for e in errors]
+    return "".join(parts)
+
+
+def render(points: Sequence[ReportPoint], lang: str = "en", now: datetime | None = None) -> str:
+    """The whole document for `points` in `lang` ('en' or 'zh_CN')."""
+    meta = run_meta(points)
+    now = now or datetime.now(UTC)
+    title = text(lang, "title")
+    subtitle = " · ".join(str(v) for v in (meta.models[:1] + meta.gpus[:1] + meta.dates[-1:]) if v)
+    knees = knee_charts(points, lang)
+    sections = [
+        ("meta", "sec_meta", meta_table(meta, lang)),
+        (
+            "points",
+            "sec_points",
+            points_table(points, lang)
+            + f'<p class="note">{a(text(lang, "null_note"))}</p>'
+            + (
+                f'<p class="note">{a(text(lang, "vllm_note", n=meta.vllm_files))}</p>'
+                if meta.vllm_files
+                else ""
+            )
+            + failures_list(points, lang),
+        ),
+        ("slo", "sec_slo", slo_section(points, lang)),
+        (
+            "knee",
+            "sec_knee",
+            f'<div class="charts">{"".join(knees)}</div>'
+            if knees
+            else f'<p class="note">{a(text(lang, "knee_none"))}</p>',
+        ),
+        ("distributions", "sec_dist", distributions_section(points, lang)),
+        ("roofline", "sec_roofline", roofline_section(points, lang)),
+        ("server", "sec_server", server_section(points, lang)),
+    ]
+    body = "".join(
+        f'<section id="{sid}"><h2>{a(text(lang, key))}</h2>{content}</section>'
+        for sid, key, content in sections
+    )
+    generated = text(
+        lang,
+        "generated",
+        version=__version__,
+        date=now.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    )
+    html_lang = "zh-CN" if lang == "zh_CN" else "en"
+    return (
+        f'<!DOCTYPE html>\n<html lang="{html_lang}"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{a(title)} — {a(subtitle)}</title>"
+        f"<style>{CSS % {'fonts': FONTS}}</style></head><body>"
+        f'<header><h1>{a(title)}</h1><p class="sub">{a(subtitle)}</p>'
+        f'<p class="note">{a(text(lang, "toggle_hint"))}</p></header>'
+        f"{body}<footer>{a(generated)}</footer>"
+        f"<script>{SCRIPT}</script></body></html>\n"
+    )

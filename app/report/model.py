@@ -1,0 +1,221 @@
+"""What a report shows, read from result files: run metadata, one row per point, the per-request
+samples. Figures a file does not hold stay None (shown as "–"), never guessed."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from app.bench.request_samples import RequestSamples, request_samples
+from app.bench.results import PointResult, rate_label
+from app.report.text import text
+from app.roofline.catalog import CatalogError, get_gpu
+
+_SECRET_PARAM = re.compile(r"key|token|secret|sig|auth|pass|credential", re.IGNORECASE)
+
+
+def redact_url(url: str) -> str:
+    """The URL without user:password and with secret-looking query values replaced by ***."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "***"
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = host + (f":{port}" if port else "")
+    query = urlencode(
+        [
+            (k, "***" if _SECRET_PARAM.search(k) else v)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        ],
+        safe="*",
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def block(point: PointResult) -> dict[str, Any]:
+    return point.tpotbench or {}
+
+
+def sub(point: PointResult, key: str) -> dict[str, Any]:
+    value = block(point).get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def finite(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+@dataclass
+class ReportPoint:
+    point: PointResult
+    name: str  # unique within the report, e.g. "expB rate inf conc 4"
+    short: str  # for legends, e.g. "conc 4"
+    samples: RequestSamples = field(default_factory=RequestSamples)
+
+    @property
+    def cancelled(self) -> bool:
+        return bool(block(self.point).get("cancelled"))
+
+    @property
+    def failed(self) -> int:
+        return self.point.failed or 0
+
+    def status(self) -> tuple[str, int]:
+        """('st_partial'|'st_all_failed'|'st_failures'|'st_ok', failed count)."""
+        if self.cancelled:
+            return "st_partial", self.failed
+        if self.point.completed == 0 and self.failed:
+            return "st_all_failed", self.failed
+        if self.failed:
+            return "st_failures", self.failed
+        return "st_ok", 0
+
+    def metric(self, name: str, stat: str) -> float | None:
+        """A latency statistic, None when no request succeeded: files (ours and vLLM's) write
+        0.0 then, which is not a measurement."""
+        if self.point.completed <= 0:
+            return None
+        return self.point.metric(name, stat)
+
+    def roofline(self) -> dict[str, Any]:
+        return sub(self.point, "roofline")
+
+    def server(self) -> dict[str, Any]:
+        return sub(self.point, "server_metrics")
+
+
+def _file_stem(point: PointResult) -> str:
+    if point.path is None:
+        return "result"
+    name = point.path.name
+    for suffix in (".partial.json", ".json"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return Path(name).stem
+
+
+def report_points(points: Sequence[PointResult], lang: str = "en") -> list[ReportPoint]:
+    """Names that tell points apart with as few words as the set of points needs."""
+
+    def rate_word(p: PointResult) -> str:
+        return text(lang, "w_rate", value=rate_label(p.request_rate))
+
+    def conc_word(p: PointResult) -> str:
+        conc = "none" if p.max_concurrency is None else str(p.max_concurrency)
+        return text(lang, "w_conc", value=conc)
+
+    labels = {p.label for p in points}
+    rates = {p.request_rate for p in points}
+    concs = {p.max_concurrency for p in points}
+    out: list[ReportPoint] = []
+    seen: dict[str, int] = {}
+    for p in points:
+        words = []
+        if len(labels) > 1:
+            words.append(p.label or _file_stem(p))
+        if len(rates) > 1:
+            words.append(rate_word(p))
+        if len(concs) > 1 or not words:
+            words.append(conc_word(p))
+        short = " ".join(words)
+        count = seen.get(short, 0)
+        seen[short] = count + 1
+        if count:  # the same point twice (two runs of one grid): the file tells them apart
+            short = f"{short} ({_file_stem(p)})"
+        full = " ".join([p.label or _file_stem(p), rate_word(p), conc_word(p)])
+        out.append(ReportPoint(p, full if not count else short, short, request_samples(p.raw)))
+    return out
+
+
+@dataclass
+class RunMeta:
+    endpoints: list[str]
+    apis: list[str]
+    models: list[str]
+    gpus: list[str]
+    formats: list[str]
+    servers: list[str]
+    writers: list[str]
+    dates: list[str]
+    datasets: list[str]
+    prompts: list[int]
+    files: list[str]
+    vllm_files: int
+
+
+def _unique(values: Sequence[Any]) -> list[Any]:
+    out: list[Any] = []
+    for v in values:
+        if v not in (None, "") and v not in out:
+            out.append(v)
+    return out
+
+
+def _date(point: PointResult) -> str | None:
+    started = block(point).get("started_at")
+    if isinstance(started, str) and started:
+        return started.replace("T", " ").replace("+00:00", " UTC")
+    date = point.date
+    if isinstance(date, str) and re.fullmatch(r"\d{8}-\d{6}", date):
+        # vLLM writes local time without a zone: shown as written
+        return f"{date[:4]}-{date[4:6]}-{date[6:8]} {date[9:11]}:{date[11:13]}:{date[13:15]}"
+    return date if isinstance(date, str) else None
+
+
+def _gpu_name(gpu_id: str) -> str:
+    try:
+        gpu = get_gpu(gpu_id)
+    except (CatalogError, KeyError, ValueError, OSError):
+        return gpu_id
+    return f"{gpu.name} ({gpu.id})" if gpu.name != gpu.id else gpu.id
+
+
+def run_meta(points: Sequence[ReportPoint]) -> RunMeta:
+    ps = [rp.point for rp in points]
+    endpoints = _unique([sub(p, "endpoint").get("url") for p in ps])
+    rooflines = [rp.roofline() for rp in points]
+    dataset_words = []
+    for p in ps:
+        ds = sub(p, "dataset")
+        if ds.get("name"):
+            path = ds.get("path")
+            words = str(ds["name"]) + (f" ({Path(str(path)).name})" if path else "")
+            dataset_words.append(words + f", seed {ds.get('seed', 0)}")
+    dates = sorted(_unique([_date(p) for p in ps]))
+    writers = []
+    for p in ps:
+        version = block(p).get("app_version")
+        writers.append(f"TPOT Bench {version}" if version else "vllm bench serve")
+    return RunMeta(
+        endpoints=[redact_url(str(u)) for u in endpoints],
+        apis=_unique([sub(p, "endpoint").get("api") or p.backend for p in ps]),
+        models=_unique([p.model_id for p in ps]),
+        gpus=_unique([_gpu_name(str(r["gpu_id"])) for r in rooflines if r.get("gpu_id")]),
+        formats=_unique(
+            [
+                f"{r.get('fmt')} / {r.get('kv_dtype')}"
+                for r in rooflines
+                if r.get("fmt") and r.get("kv_dtype")
+            ]
+        ),
+        servers=_unique([rp.server().get("server") for rp in points]),
+        writers=_unique(writers),
+        dates=[dates[0], dates[-1]] if len(dates) > 1 else dates,
+        datasets=_unique(dataset_words),
+        prompts=_unique([p.num_prompts for p in ps]),
+        files=[p.path.name for p in ps if p.path is not None],
+        vllm_files=sum(1 for p in ps if p.source != "tpotbench"),
+    )

@@ -1,0 +1,410 @@
+"""Inline SVG charts as strings: line/scatter charts with linear or log axes, histograms and step
+CDFs. No JavaScript library, no external asset: a report opens offline exactly as written."""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from html import escape
+
+# Okabe-Ito: distinguishable with the common colour-vision deficiencies, and in grey print.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7f7f7f", "#000000")
+
+WIDTH, HEIGHT = 640, 300
+_LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 50, 46
+
+
+def color(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def fmt_tick(value: float) -> str:
+    """Three significant figures at most, no trailing zeros: 0.05, 1.5, 250, 12k."""
+    if value == 0:
+        return "0"
+    magnitude = abs(value)
+    if magnitude >= 10_000:
+        return f"{value / 1000:.3g}k"
+    if magnitude >= 1:
+        return f"{value:.4g}" if magnitude >= 1000 else f"{value:.3g}"
+    return f"{value:.2g}"
+
+
+def tick_labels(values: Sequence[float]) -> list[str]:
+    """Labels for a run of ticks with the fewest decimals that keep them apart (19.55, 19.6,
+    19.65 rather than 19.6 three times)."""
+    for decimals in range(0, 7):
+        labels = [fmt_tick(v) if decimals == 0 else f"{v:.{decimals}f}" for v in values]
+        if len(set(labels)) == len(labels):
+            return labels
+    return [f"{v:g}" for v in values]
+
+
+def text_units(value: str) -> int:
+    """Width of `value` in Latin-character units: a CJK character is about two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in value)
+
+
+def a(value: object) -> str:
+    """An attribute or text value, escaped (quotes included)."""
+    return escape(str(value), quote=True)
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Data -> pixels along one axis; `log` uses log10 (values <= 0 are not drawable there)."""
+
+    lo: float
+    hi: float
+    px0: float
+    px1: float
+    log: bool = False
+
+    def _t(self, v: float) -> float:
+        return math.log10(v) if self.log else v
+
+    def __call__(self, v: float) -> float:
+        lo, hi = self._t(self.lo), self._t(self.hi)
+        span = hi - lo or 1.0
+        return self.px0 + (self._t(v) - lo) / span * (self.px1 - self.px0)
+
+    def drawable(self, v: float | None) -> bool:
+        return v is not None and math.isfinite(v) and (v > 0 or not self.log)
+
+
+def nice_ticks(lo: float, hi: float, log: bool, target: int = 5) -> list[float]:
+    """Round tick values inside [lo, hi]: 1-2-5 steps, or decades (plus 2 and 5) on a log axis."""
+    if log:
+        lo, hi = max(lo, 1e-12), max(hi, 1e-12)
+        first, last = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+        decades = [10.0**k for k in range(first, last + 1)]
+        ticks = [t for t in decades if lo * 0.999 <= t <= hi * 1.001]
+        if len(ticks) < 3:
+            ticks = [t * m for t in decades for m in (1, 2, 5) if lo * 0.999 <= t * m <= hi * 1.001]
+        return ticks
+    if hi <= lo:
+        return [lo]
+    raw = (hi - lo) / target
+    step = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 2.5, 5, 10):
+        if raw <= step * m:
+            step *= m
+            break
+    start = math.ceil(lo / step - 1e-9) * step
+    out = []
+    v = start
+    while v <= hi + step * 1e-9:
+        out.append(round(v, 12))
+        v += step
+    return out
+
+
+def domain(values: Sequence[float], log: bool, include_zero: bool = False) -> tuple[float, float]:
+    """A padded [lo, hi] covering `values` (finite ones; positive ones on a log axis)."""
+    vs = [v for v in values if math.isfinite(v) and (v > 0 or not log)]
+    if not vs:
+        return (1.0, 10.0) if log else (0.0, 1.0)
+    lo, hi = min(vs), max(vs)
+    if log:
+        if hi / lo < 1.5:
+            lo, hi = lo / 1.25, hi * 1.25
+        return lo / 1.08, hi * 1.08
+    if include_zero:
+        lo = min(lo, 0.0)
+    if hi == lo:
+        pad = abs(hi) * 0.1 or 1.0
+        return lo - pad if not include_zero else lo, hi + pad
+    pad = (hi - lo) * 0.06
+    return (lo if include_zero and lo == 0 else lo - pad), hi + pad
+
+
+def _auto_ticks(lo: float, hi: float, log: bool, target: int) -> list[tuple[float, str]]:
+    values = nice_ticks(lo, hi, log, target)
+    if log and len(values) < 3:  # a log axis spanning less than a decade: plain steps read better
+        values = [v for v in nice_ticks(lo, hi, False, target) if v > 0]
+    return list(zip(values, tick_labels(values), strict=True))
+
+
+@dataclass
+class Line:
+    """One series. `labels` (per point, optional) are written beside the markers; `tips` become
+    hover tooltips (SVG <title>, no script needed)."""
+
+    name: str
+    points: list[tuple[float, float]]
+    color: str = PALETTE[0]
+    dash: str | None = None
+    markers: bool = True
+    connect: bool = True
+    step: bool = False  # a step function (CDF): horizontal, then vertical
+    labels: list[str] = field(default_factory=list)
+    tips: list[str] = field(default_factory=list)
+    width: float = 2.0
+    # Neighbouring labels alternate above and below their marker so they do not overlap.
+    alternate_labels: bool = False
+
+
+@dataclass
+class Rule:
+    """A horizontal (axis 'y') or vertical (axis 'x') reference line with a label."""
+
+    axis: str
+    value: float
+    label: str
+    color: str = "#555555"
+    dash: str = "5 4"
+
+
+@dataclass
+class Axis:
+    label: str
+    log: bool = False
+    include_zero: bool = True
+    # Explicit (value, text) ticks replace the automatic ones (e.g. concurrencies, "inf").
+    ticks: list[tuple[float, str]] | None = None
+    lo: float | None = None
+    hi: float | None = None
+
+
+def _legend(lines: Sequence[Line], chart_id: str) -> str:
+    items = []
+    x = float(_LEFT)
+    for i, line in enumerate(lines):
+        if not line.name:
+            continue
+        width = 40 + 7.0 * text_units(line.name)
+        dash = f' stroke-dasharray="{a(line.dash)}"' if line.dash else ""
+        items.append(
+            f'<g class="legend-item" data-chart="{a(chart_id)}" data-series="{i}" '
+            f'transform="translate({x:.1f},24)" tabindex="0" role="button">'
+            f"<title>{a(line.name)}</title>"
+            f'<line x1="0" y1="5" x2="18" y2="5" stroke="{a(line.color)}" stroke-width="3"{dash}/>'
+            f'<text x="23" y="9" class="legend-text">{a(line.name)}</text></g>'
+        )
+        x += width
+    return "".join(items)
+
+
+def _path(points: list[tuple[float, float]], step: bool) -> str:
+    parts = []
+    for j, (px, py) in enumerate(points):
+        if j == 0:
+            parts.append(f"M{px:.1f},{py:.1f}")
+        elif step:
+            parts.append(f"H{px:.1f}V{py:.1f}")
+        else:
+            parts.append(f"L{px:.1f},{py:.1f}")
+    return "".join(parts)
+
+
+def line_chart(
+    chart_id: str,
+    title: str,
+    lines: Sequence[Line],
+    x: Axis,
+    y: Axis,
+    rules: Sequence[Rule] = (),
+    width: int = WIDTH,
+    height: int = HEIGHT,
+) -> str:
+    """A complete <svg> element. Points not drawable on a log axis (<= 0) are left out."""
+    xs = [p[0] for line in lines for p in line.points]
+    ys = [p[1] for line in lines for p in line.points]
+    xs += [r.value for r in rules if r.axis == "x"]
+    ys += [r.value for r in rules if r.axis == "y"]
+    if x.ticks:
+        xs += [t[0] for t in x.ticks]
+    x_lo, x_hi = domain(xs, x.log, include_zero=x.include_zero)
+    y_lo, y_hi = domain(ys, y.log, include_zero=y.include_zero)
+    x_lo, x_hi = x.lo if x.lo is not None else x_lo, x.hi if x.hi is not None else x_hi
+    y_lo, y_hi = y.lo if y.lo is not None else y_lo, y.hi if y.hi is not None else y_hi
+    sx = Scale(x_lo, x_hi, _LEFT, width - _RIGHT, x.log)
+    sy = Scale(y_lo, y_hi, height - _BOTTOM, _TOP, y.log)
+    out = [
+        f'<svg class="chart" id="{a(chart_id)}" viewBox="0 0 {width} {height}" '
+        f'role="img" aria-label="{a(title)}">',
+        f"<title>{a(title)}</title>",
+        f'<text class="chart-title" x="{_LEFT}" y="16">{a(title)}</text>',
+        f'<rect x="{_LEFT}" y="{_TOP}" width="{width - _LEFT - _RIGHT}" '
+        f'height="{height - _TOP - _BOTTOM}" class="plot-bg"/>',
+    ]
+    # grid and ticks
+    x_ticks = x.ticks or _auto_ticks(x_lo, x_hi, x.log, 6)
+    for value, text in x_ticks:
+        if not sx.drawable(value) or not x_lo <= value <= x_hi:
+            continue
+        px = sx(value)
+        out.append(
+            f'<line class="grid" x1="{px:.1f}" y1="{_TOP}" x2="{px:.1f}" y2="{height - _BOTTOM}"/>'
+            f'<text class="tick" x="{px:.1f}" y="{height - _BOTTOM + 15}" '
+            f'text-anchor="middle">{a(text)}</text>'
+        )
+    y_ticks = y.ticks or _auto_ticks(y_lo, y_hi, y.log, 5)
+    for value, text in y_ticks:
+        if not sy.drawable(value) or not y_lo <= value <= y_hi:
+            continue
+        py = sy(value)
+        out.append(
+            f'<line class="grid" x1="{_LEFT}" y1="{py:.1f}" x2="{width - _RIGHT}" y2="{py:.1f}"/>'
+            f'<text class="tick" x="{_LEFT - 6}" y="{py + 4:.1f}" text-anchor="end">'
+            f"{a(text)}</text>"
+        )
+    out.append(
+        f'<text class="axis-label" x="{(_LEFT + width - _RIGHT) / 2:.0f}" y="{height - 8}" '
+        f'text-anchor="middle">{a(x.label)}</text>'
+        f'<text class="axis-label" transform="translate(14,{(_TOP + height - _BOTTOM) / 2:.0f}) '
+        f'rotate(-90)" text-anchor="middle">{a(y.label)}</text>'
+    )
+    for rule in rules:
+        if rule.axis == "y" and sy.drawable(rule.value):
+            py = sy(rule.value)
+            out.append(
+                f'<g class="rule"><line x1="{_LEFT}" y1="{py:.1f}" x2="{width - _RIGHT}" '
+                f'y2="{py:.1f}" stroke="{a(rule.color)}" stroke-dasharray="{a(rule.dash)}"/>'
+                f'<text class="rule-label" x="{width - _RIGHT - 4}" y="{py - 4:.1f}" '
+                f'text-anchor="end" fill="{a(rule.color)}">{a(rule.label)}</text></g>'
+            )
+        elif rule.axis == "x" and sx.drawable(rule.value):
+            px = sx(rule.value)
+            out.append(
+                f'<g class="rule"><line x1="{px:.1f}" y1="{_TOP}" x2="{px:.1f}" '
+                f'y2="{height - _BOTTOM}" stroke="{a(rule.color)}" '
+                f'stroke-dasharray="{a(rule.dash)}"/>'
+                f'<text class="rule-label" x="{px + 4:.1f}" y="{_TOP + 12}" '
+                f'fill="{a(rule.color)}">{a(rule.label)}</text></g>'
+            )
+    out.append(f'<g clip-path="url(#{a(chart_id)}-clip)">')
+    out.append(
+        f'<clipPath id="{a(chart_id)}-clip"><rect x="{_LEFT}" y="{_TOP - 4}" '
+        f'width="{width - _LEFT - _RIGHT + 4}" height="{height - _TOP - _BOTTOM + 8}"/></clipPath>'
+    )
+    for i, line in enumerate(lines):
+        pts = [
+            (sx(px), sy(py), j)
+            for j, (px, py) in enumerate(line.points)
+            if sx.drawable(px) and sy.drawable(py)
+        ]
+        out.append(f'<g class="series" data-series="{i}">')
+        if line.connect and len(pts) > 1:
+            dash = f' stroke-dasharray="{a(line.dash)}"' if line.dash else ""
+            out.append(
+                f'<path d="{_path([(p[0], p[1]) for p in pts], line.step)}" fill="none" '
+                f'stroke="{a(line.color)}" stroke-width="{line.width}"{dash}/>'
+            )
+        if line.markers:
+            for px, py, j in pts:
+                tip = line.tips[j] if j < len(line.tips) else ""
+                out.append(
+                    f'<circle class="marker" cx="{px:.1f}" cy="{py:.1f}" r="3.5" '
+                    f'fill="{a(line.color)}">'
+                    + (f"<title>{a(tip)}</title>" if tip else "")
+                    + "</circle>"
+                )
+        for k, (px, py, j) in enumerate(pts):
+            if j < len(line.labels) and line.labels[j]:
+                dy = 16 if line.alternate_labels and k % 2 else -6
+                out.append(
+                    f'<text class="point-label" x="{px + 6:.1f}" y="{py + dy:.1f}" '
+                    f'fill="{a(line.color)}">{a(line.labels[j])}</text>'
+                )
+        out.append("</g>")
+    out.append("</g>")
+    out.append(_legend(lines, chart_id))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def histogram_bins(values: Sequence[float], bins: int = 30, log: bool = False) -> list[float]:
+    """Bin edges over the values' range (geometric on a log axis)."""
+    vs = [v for v in values if math.isfinite(v) and (v > 0 or not log)]
+    if not vs:
+        return []
+    lo, hi = min(vs), max(vs)
+    if hi == lo:
+        lo, hi = (lo / 1.1, hi * 1.1) if log else (lo - 0.5, hi + 0.5)
+    if log:
+        r = (hi / lo) ** (1 / bins)
+        return [lo * r**k for k in range(bins + 1)]
+    step = (hi - lo) / bins
+    return [lo + step * k for k in range(bins + 1)]
+
+
+def histogram_counts(values: Sequence[float], edges: Sequence[float]) -> list[int]:
+    counts = [0] * (len(edges) - 1)
+    if not counts:
+        return counts
+    for v in values:
+        if not math.isfinite(v) or v < edges[0] or v > edges[-1]:
+            continue
+        lo, hi = 0, len(edges) - 1
+        while hi - lo > 1:  # bisect: the last edge <= v
+            mid = (lo + hi) // 2
+            if edges[mid] <= v:
+                lo = mid
+            else:
+                hi = mid
+        counts[lo] += 1
+    return counts
+
+
+def histogram_chart(
+    chart_id: str,
+    title: str,
+    values: Sequence[float],
+    x: Axis,
+    y_label: str,
+    fill: str = PALETTE[0],
+    rules: Sequence[Rule] = (),
+    bins: int = 30,
+) -> str:
+    """Bars of request counts per bin, each bar's tooltip giving its range and count."""
+    edges = histogram_bins(values, bins, x.log)
+    counts = histogram_counts(values, edges)
+    width, height = WIDTH, HEIGHT
+    x_lo, x_hi = (edges[0], edges[-1]) if edges else domain([], x.log)
+    sx = Scale(x_lo, x_hi, _LEFT, width - _RIGHT, x.log)
+    top = max(counts, default=0) or 1
+    sy = Scale(0, top * 1.08, height - _BOTTOM, _TOP)
+    bars = []
+    for k, count in enumerate(counts):
+        if not count:
+            continue
+        x0, x1 = sx(edges[k]), sx(edges[k + 1])
+        y0 = sy(count)
+        bars.append(
+            f'<rect class="bar" x="{x0:.1f}" y="{y0:.1f}" width="{max(x1 - x0 - 1, 1):.1f}" '
+            f'height="{sy(0) - y0:.1f}" fill="{a(fill)}"><title>'
+            f"{edges[k]:.4g}–{edges[k + 1]:.4g}: {count}</title></rect>"
+        )
+    counts_ticks = [t for t in nice_ticks(0, top * 1.08, False, 5) if t == int(t)]
+    axis_y = Axis(y_label, lo=0, hi=top * 1.08, ticks=[(t, fmt_tick(t)) for t in counts_ticks])
+    frame = line_chart(
+        chart_id,
+        title,
+        [],
+        Axis(x.label, x.log, include_zero=False, ticks=x.ticks, lo=x_lo, hi=x_hi),
+        axis_y,
+        rules,
+        width,
+        height,
+    )
+    # The bars go under the frame's rules and legend: insert them right after the plot background.
+    marker = 'class="plot-bg"/>'
+    at = frame.index(marker) + len(marker)
+    return frame[:at] + '<g class="bars">' + "".join(bars) + "</g>" + frame[at:]
+
+
+def cdf_points(values: Sequence[float], max_points: int = 400) -> list[tuple[float, float]]:
+    """(value, fraction of requests <= value), thinned to about `max_points` steps so a point
+    with 30 000 ITL gaps still draws a small path; the extremes are always kept."""
+    vs = sorted(v for v in values if math.isfinite(v))
+    n = len(vs)
+    if not n:
+        return []
+    stride = max(1, n // max_points)
+    idx = list(range(0, n, stride))
+    if idx[-1] != n - 1:
+        idx.append(n - 1)
+    return [(vs[i], (i + 1) / n) for i in idx]
