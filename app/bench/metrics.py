@@ -38,6 +38,8 @@ PERCENTILE_METRICS = (
     "e2el_including_client_queue",
 )
 GOODPUT_METRICS = ("ttft", "tpot", "e2el")
+# More tokens than any served context holds: a count above this is a server's mistake.
+MAX_TOKENS_PER_REQUEST = 10_000_000
 METRIC_TITLES = {
     "ttft": ("TTFT", "Time to First Token"),
     "tpot": ("TPOT", "Time per Output Token (excl. 1st token)"),
@@ -196,11 +198,31 @@ def vllm_timings(record: Any) -> tuple[float, list[float], float, list[int]]:
     return (stamps[0] - send) / 1e9, gaps, (stamps[-1] - send) / 1e9, stamps
 
 
+def _plausible_count(value: Any) -> bool:
+    return (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and 0 <= value <= MAX_TOKENS_PER_REQUEST
+    )
+
+
 def _prompt_len(record: Any) -> int:
     usage = record.usage or {}
     prompt_tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
-    # vLLM replaces the dataset's prompt length with the server's count when it has one.
-    return int(prompt_tokens) if isinstance(prompt_tokens, int) else int(record.prompt_len)
+    # vLLM replaces the dataset's prompt length with the server's count when it has one (an
+    # impossible count is not one).
+    if _plausible_count(prompt_tokens):
+        return int(prompt_tokens)
+    return int(record.prompt_len) if _plausible_count(record.prompt_len) else 0
+
+
+def _usage_problem(record: Any) -> str | None:
+    """Why a successful record's token count cannot be used (None when it can). The stream
+    reader should already have failed such a request; this keeps the sums sane if not."""
+    n = record.output_tokens
+    if n is None or _plausible_count(n):
+        return None
+    return f"impossible output token count {n!r} (usage completion_tokens)"[:300]
 
 
 def _peak_tokens_per_s(
@@ -277,22 +299,23 @@ def compute_point_metrics(
     )
     for record in records:
         ok = bool(record.ok)
+        problem = _usage_problem(record) if ok else None
+        ok = ok and problem is None
         wait_s = (record.slot_wait_ns or 0) / 1e9
         out.queue_times.append(wait_s)
         out.start_times.append((record.send_ns - origin_ns) / 1e9)
         out.generated_texts.append(record.generated_text or "")
-        out.errors.append("" if ok else (record.error or ""))
-        out.error_kinds.append(None if ok else (record.error_kind or "unknown"))
+        error = problem or ("" if ok else (record.error or ""))
+        kind = "malformed_usage" if problem else None if ok else (record.error_kind or "unknown")
+        out.errors.append(error)
+        out.error_kinds.append(kind)
         out.chunk_counts.append(len(record.chunk_ns) if ok else 0)
         prompt_len = _prompt_len(record)
         out.input_lens.append(prompt_len)
-        if not ok:
-            kind = record.error_kind or "unknown"
+        if kind is not None:
             group = failures.get(kind)
             failures[kind] = FailureGroup(
-                kind,
-                (group.count if group else 0) + 1,
-                group.example if group else (record.error or ""),
+                kind, (group.count if group else 0) + 1, group.example if group else error
             )
             out.output_lens.append(0)
             out.ttfts.append(0.0)

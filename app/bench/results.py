@@ -10,7 +10,6 @@ import json
 import math
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -63,6 +62,7 @@ class PointInfo:
     dataset_name: str = "sharegpt"
     dataset_path: str | None = None
     profile: str | None = None
+    run_id: str | None = None  # the same for every point of one sweep
 
 
 def rate_value(rate: float) -> float | str:
@@ -83,10 +83,12 @@ def point_filename(label: str, rate: float, max_concurrency: int | None) -> str:
     return f"{label}_rate{rate_label(rate)}_conc{conc}.json"
 
 
-def _stats_dict(stats: Stats) -> dict[str, float]:
+def _stats_dict(stats: Stats, known: bool = True) -> dict[str, float | None]:
+    """A statistic's figures; all None when `known` is False (no request succeeded, so a 0
+    would be a made-up number)."""
     out = {"mean": stats.mean, "median": stats.median, "std": stats.std}
     out.update({f"p{word}": value for word, value in stats.percentiles.items()})
-    return out
+    return {key: (value if known else None) for key, value in out.items()}
 
 
 def build_result(
@@ -141,18 +143,17 @@ def build_result(
         max_concurrent_requests=metrics.max_concurrent_requests,
         rtfx=0.0,
     )
+    known = metrics.completed > 0
     for name in info.percentile_metrics:
         stats = metrics.stats.get(name)
         if stats is None or (name == "client_queue_time" and info.max_concurrency is None):
             continue
-        result[f"mean_{name}_ms"] = stats.mean
-        result[f"median_{name}_ms"] = stats.median
-        result[f"std_{name}_ms"] = stats.std
-        for word, value in stats.percentiles.items():
-            result[f"p{word}_{name}_ms"] = value
+        for stat, value in _stats_dict(stats, known).items():
+            result[f"{stat}_{name}_ms"] = value
     block: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "app_version": __version__,
+        "run_id": info.run_id,
         "started_at": started_at.astimezone(UTC).isoformat(timespec="seconds"),
         "profile": info.profile,
         "endpoint": {"url": info.endpoint_url, "api": info.api, "model": info.model_id},
@@ -169,8 +170,8 @@ def build_result(
         "cancelled": cancelled,
         "aborted": aborted,
         "not_sent": not_sent,
-        "slot_wait_ms": _stats_dict(metrics.stats["client_queue_time"]),
-        "ttft_first_content_ms": _stats_dict(metrics.stats["ttft_first_content"]),
+        "slot_wait_ms": _stats_dict(metrics.stats["client_queue_time"], known),
+        "ttft_first_content_ms": _stats_dict(metrics.stats["ttft_first_content"], known),
         "tokens_per_chunk": {
             "mean": metrics.tokens_per_chunk_mean,
             "max": metrics.tokens_per_chunk_max,
@@ -196,6 +197,18 @@ def build_result(
         block["error_kinds"] = metrics.error_kinds
     result["tpotbench"] = block
     return result
+
+
+def no_success_note(failures: Sequence[dict[str, Any]]) -> str:
+    """The line a point with no successful request shows instead of latency figures, e.g.
+    "no request succeeded: 60 × HTTP 404 not found (fix: The path or model is wrong ...)"."""
+    if not failures:
+        return "no request succeeded (none finished before the point ended)"
+    parts = [
+        f"{f.get('count')} × {f.get('title') or title_for(str(f.get('kind')))}" for f in failures
+    ]
+    fix = failures[0].get("fix") or fix_for(str(failures[0].get("kind")))
+    return f"no request succeeded: {', '.join(parts)} (fix: {fix})"
 
 
 def roofline_block(
@@ -233,12 +246,25 @@ def _fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
+def _create_temp(path: Path) -> tuple[int, str]:
+    """A new hidden temp file beside `path`, created with mode 0666 so the process umask
+    decides who may read it, as for any file the user makes (mkstemp would force 0600; results
+    hold no secret and a shared results folder must stay readable)."""
+    for _ in range(100):
+        tmp = str(path.parent / f".{path.name}.{os.urandom(4).hex()}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{path.parent}: no free temp file name for {path.name}")
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write via a temp file in the same folder + fsync + os.replace: readers and a crash
     see either the old file or the whole new one, never a torn one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _create_temp(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
@@ -252,9 +278,32 @@ def atomic_write_text(path: Path, text: str) -> None:
     _fsync_dir(path.parent)
 
 
+def finite_json(value: Any) -> Any:
+    """`value` with every NaN or infinite float replaced by None: standard JSON, which any
+    reader (ours included) accepts."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite_json(v) for v in value]
+    return value
+
+
 def write_point_json(path: Path, result: dict[str, Any]) -> Path:
-    atomic_write_text(Path(path), json.dumps(result, indent=2) + "\n")
+    text = json.dumps(finite_json(result), indent=2, allow_nan=False) + "\n"
+    atomic_write_text(Path(path), text)
     return Path(path)
+
+
+def ensure_writable_dir(directory: Path) -> None:
+    """Create `directory` if needed and prove a file can be made in it (OSError if not), so
+    an unwritable folder is found before a point's load runs rather than after."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, tmp = _create_temp(directory / "write-check")
+    os.close(fd)
+    os.unlink(tmp)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -290,6 +339,12 @@ class PointResult:
     tpotbench: dict[str, Any] | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def partial(self) -> bool:
+        """A point cancelled before all its requests ran (saved as *.partial.json)."""
+        name = self.path.name if self.path else ""
+        return name.endswith(".partial.json") or (self.tpotbench or {}).get("cancelled") is True
+
     def metric(self, name: str, stat: str) -> float | None:
         """E.g. metric('tpot', 'p99') -> the P99 TPOT in ms, or None if the file has none."""
         return self.stats.get(name, {}).get(stat)
@@ -300,6 +355,7 @@ class PointResult:
         failures = (self.tpotbench or {}).get("failures") or []
         roofline = (self.tpotbench or {}).get("roofline")
         roofline = roofline if isinstance(roofline, dict) else {}
+        block = self.tpotbench or {}
         row: dict[str, Any] = {
             "file": self.path.name if self.path else "",
             "source": self.source,
@@ -326,6 +382,10 @@ class PointResult:
         row["roofline_batch"] = _finite_number(roofline.get("batch"))
         row["floor_tpot_ms"] = _finite_number(roofline.get("floor_tpot_ms"))
         row["mbu"] = _finite_number(roofline.get("mbu"))
+        # Last, so columns read by position keep their place: which sweep wrote the point,
+        # and whether it was cut short.
+        row["run"] = block.get("run_id") if isinstance(block.get("run_id"), str) else None
+        row["partial"] = self.partial
         return row
 
 
@@ -367,26 +427,78 @@ def _number(data: dict[str, Any], key: str, path: Path | None) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ResultFileError(f"{path}: '{key}' is {value!r}, expected a number")
-    return float(value)
+        raise ResultFileError(f"{path}: '{key}' is {_excerpt(value)}, expected a number")
+    number = float(value)  # an integer beyond a float's range raises OverflowError here
+    if not math.isfinite(number):
+        raise ResultFileError(f"{path}: '{key}' is {value!r}, expected a finite number")
+    return number
 
 
-def _int(data: dict[str, Any], key: str, path: Path | None) -> int | None:
+def _count(data: dict[str, Any], key: str, path: Path | None) -> int | None:
     value = _number(data, key, path)
+    if value is not None and value < 0:
+        raise ResultFileError(f"{path}: '{key}' is {data[key]!r}, expected a count (0 or more)")
     return None if value is None else int(value)
 
 
+def _excerpt(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _text(data: dict[str, Any], key: str, path: Path | None) -> str | None:
+    value = data.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise ResultFileError(f"{path}: '{key}' is {_excerpt(value)}, expected a string")
+
+
+def _check_block(block: dict[str, Any], path: Path | None) -> None:
+    """The parts of our `tpotbench` block that summaries read must have their written types."""
+    where = f"{path}: tpotbench"
+    for key in ("slot_wait_ms", "ttft_first_content_ms", "tokens_per_chunk", "roofline"):
+        value = block.get(key)
+        if value is not None and not isinstance(value, dict):
+            raise ResultFileError(f"{where}.{key} is {_excerpt(value)}, expected an object")
+        for stat, number in (value or {}).items() if key != "roofline" else ():
+            if number is not None and (
+                isinstance(number, bool)
+                or not isinstance(number, int | float)
+                or not math.isfinite(number)
+            ):
+                raise ResultFileError(f"{where}.{key}.{stat} is {_excerpt(number)}, not a number")
+    failures = block.get("failures")
+    if failures is None:
+        return
+    if not isinstance(failures, list):
+        raise ResultFileError(f"{where}.failures is {_excerpt(failures)}, expected a list")
+    for i, entry in enumerate(failures):
+        if not isinstance(entry, dict):
+            raise ResultFileError(f"{where}.failures[{i}] is {_excerpt(entry)}, not an object")
+        kind, count = entry.get("kind"), entry.get("count")
+        if not isinstance(kind, str):
+            raise ResultFileError(f"{where}.failures[{i}] has no 'kind' string")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ResultFileError(f"{where}.failures[{i}].count is {_excerpt(count)}, not a count")
+        for key in ("example", "fix", "title"):
+            if not isinstance(entry.get(key, ""), str):
+                raise ResultFileError(f"{where}.failures[{i}].{key} is not a string")
+
+
 def _parse_rate(value: Any, path: Path | None) -> float:
+    rate: float | None = None
     if value is None:
         return math.inf
     if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            raise ResultFileError(f"{path}: request_rate {value!r} is not a number") from None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    raise ResultFileError(f"{path}: request_rate {value!r} is not a number")
+        with contextlib.suppress(ValueError):
+            rate = float(value)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        with contextlib.suppress(OverflowError):
+            rate = float(value)
+    # "inf" (unlimited) is vLLM's own spelling; NaN or a negative rate is no rate at all.
+    if rate is None or not rate > 0:
+        raise ResultFileError(f"{path}: request_rate {_excerpt(value)} is not a rate")
+    return rate
 
 
 def point_from_dict(data: Any, path: Path | None = None) -> PointResult:
@@ -398,46 +510,60 @@ def point_from_dict(data: Any, path: Path | None = None) -> PointResult:
             f"{path}: not a benchmark result (no 'completed'/'duration'; is this a "
             "vllm bench serve --save-result or tpotbench file?)"
         )
+    try:
+        return _point_from_dict(data, path)
+    except OverflowError:  # an integer too large for a float, e.g. "duration": 1e400 as digits
+        raise ResultFileError(f"{path}: a number is too large to be a measurement") from None
+
+
+def _point_from_dict(data: dict[str, Any], path: Path | None) -> PointResult:
     block = data.get("tpotbench")
     if isinstance(block, dict):
+        _check_block(block, path)
         source = "tpotbench"
     elif "failed" in data or "max_concurrent_requests" in data or "endpoint_type" in data:
         source = "vllm"
     else:
         source = "benchmark_serving"
     goodput_key = "request_goodput" if "request_goodput" in data else "request_goodput:"
-    completed = _int(data, "completed", path) or 0
-    failed = _int(data, "failed", path)
-    num_prompts = _int(data, "num_prompts", path)
+    completed = _count(data, "completed", path) or 0
+    failed = _count(data, "failed", path)
+    num_prompts = _count(data, "num_prompts", path)
     if failed is None and num_prompts is not None:
         failed = max(0, num_prompts - completed)  # benchmark_serving.py did not write it
     stats: dict[str, dict[str, float]] = {}
     for key, value in data.items():
         match = _STAT_KEY.match(key)
-        if match and isinstance(value, int | float) and not isinstance(value, bool):
+        # A null figure (no request succeeded) or a foreign value is left out, never guessed.
+        if (
+            match
+            and isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+        ):
             stats.setdefault(match.group(2), {})[match.group(1)] = float(value)
     return PointResult(
         path=path,
         source=source,
         label=data.get("label") if isinstance(data.get("label"), str) else None,
-        model_id=data.get("model_id"),
-        backend=data.get("backend") or data.get("endpoint_type"),
-        date=data.get("date"),
+        model_id=_text(data, "model_id", path),
+        backend=_text(data, "backend", path) or _text(data, "endpoint_type", path),
+        date=_text(data, "date", path),
         request_rate=_parse_rate(data.get("request_rate"), path),
-        max_concurrency=_int(data, "max_concurrency", path),
+        max_concurrency=_count(data, "max_concurrency", path),
         burstiness=_number(data, "burstiness", path),
         num_prompts=num_prompts,
         completed=completed,
         failed=failed,
         duration_s=_number(data, "duration", path) or 0.0,
-        total_input_tokens=_int(data, "total_input_tokens", path),
-        total_output_tokens=_int(data, "total_output_tokens", path),
+        total_input_tokens=_count(data, "total_input_tokens", path),
+        total_output_tokens=_count(data, "total_output_tokens", path),
         request_throughput=_number(data, "request_throughput", path),
         request_goodput=_number(data, goodput_key, path),
         output_throughput=_number(data, "output_throughput", path),
         total_token_throughput=_number(data, "total_token_throughput", path),
         max_output_tokens_per_s=_number(data, "max_output_tokens_per_s", path),
-        max_concurrent_requests=_int(data, "max_concurrent_requests", path),
+        max_concurrent_requests=_count(data, "max_concurrent_requests", path),
         stats=stats,
         tpotbench=block if isinstance(block, dict) else None,
         raw=data,
@@ -453,7 +579,7 @@ def _documents(path: Path) -> list[Any]:
         raise ResultFileError(f"{path}: not a text file (not UTF-8)") from None
     except OSError as exc:
         raise ResultFileError(f"{path}: cannot read ({exc.strerror})") from None
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite_float)
     docs: list[Any] = []
     pos = 0
     while True:
@@ -468,10 +594,25 @@ def _documents(path: Path) -> list[Any]:
                 f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
                 "the file is truncated or corrupt"
             ) from None
+        except RecursionError:
+            raise ResultFileError(f"{path}: JSON nested too deeply to be a result") from None
+        except ValueError as exc:  # NaN/Infinity/1e400, or an integer of thousands of digits
+            raise ResultFileError(f"{path}: {str(exc)[:200]}") from None
         docs.append(doc)
     if not docs:
         raise ResultFileError(f"{path}: the file is empty")
     return docs
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number (a result file holds finite numbers only)")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is too large for a measurement")
+    return value
 
 
 def read_points(path: Path) -> list[PointResult]:
@@ -495,27 +636,47 @@ def _natural_key(path: Path) -> list[Any]:
     return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", path.name)]
 
 
-def load_results(paths: Iterable[str | Path]) -> list[PointResult]:
-    """Results from files and folders (a folder: its *.json files in natural name order).
-    Our own temp files and vLLM's *.pytorch.json side files are skipped."""
+def result_files(folder: Path) -> list[Path]:
+    """A folder's result files in natural name order: *.json without our hidden temp files
+    and vLLM's *.pytorch.json side files."""
+    return sorted(
+        (
+            p
+            for p in folder.glob("*.json")
+            if not p.name.startswith(".") and not p.name.endswith(".pytorch.json")
+        ),
+        key=_natural_key,
+    )
+
+
+def load_results_skipping(paths: Iterable[str | Path]) -> tuple[list[PointResult], list[str]]:
+    """Results from files and folders, and one line per file that could not be read (each
+    names the file): one bad file never hides the others."""
     points: list[PointResult] = []
+    problems: list[str] = []
     for item in paths:
         item = Path(item)
         if item.is_dir():
-            files = sorted(
-                (
-                    p
-                    for p in item.glob("*.json")
-                    if not p.name.startswith(".") and not p.name.endswith(".pytorch.json")
-                ),
-                key=_natural_key,
-            )
-            for file in files:
-                points.extend(read_points(file))
+            files = result_files(item)
         elif item.exists():
-            points.extend(read_points(item))
+            files = [item]
         else:
-            raise ResultFileError(f"{item}: no such file or folder")
+            problems.append(f"{item}: no such file or folder")
+            continue
+        for file in files:
+            try:
+                points.extend(read_points(file))
+            except ResultFileError as exc:
+                problems.append(str(exc))
+    return points, problems
+
+
+def load_results(paths: Iterable[str | Path]) -> list[PointResult]:
+    """Results from files and folders (a folder: its *.json files in natural name order);
+    ResultFileError for the first file that cannot be read."""
+    points, problems = load_results_skipping(paths)
+    if problems:
+        raise ResultFileError(problems[0])
     return points
 
 

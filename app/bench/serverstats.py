@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import math
 import time
 from collections import deque
@@ -75,9 +76,12 @@ class Histogram:
     sum: float
     count: float
 
-    def minus(self, earlier: Histogram) -> Histogram:
-        """What was observed between `earlier` and this scrape (bounds must match)."""
+    def minus(self, earlier: Histogram) -> Histogram | None:
+        """What was observed between `earlier` and this scrape; None when the two cannot be
+        compared (other bucket bounds, or a count that went down: the server restarted)."""
         before = dict(earlier.buckets)
+        if set(before) != {le for le, _ in self.buckets} or self.count < earlier.count:
+            return None
         buckets = tuple((le, max(0.0, c - before.get(le, 0.0))) for le, c in self.buckets)
         return Histogram(
             buckets, max(0.0, self.sum - earlier.sum), max(0.0, self.count - earlier.count)
@@ -150,6 +154,8 @@ class MetricsSnapshot:
     itl: Histogram | None = None
     e2el: Histogram | None = None
     model_names: tuple[str, ...] = ()
+    # One line per series left out because its values were unusable (e.g. le="abc").
+    dropped: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -189,8 +195,8 @@ def _flatten(text: str) -> Samples:
         for family in text_string_to_metric_families(text):
             for s in family.samples:
                 samples.setdefault(s.name, []).append((dict(s.labels), float(s.value)))
-    except (ValueError, TypeError, IndexError, KeyError) as exc:
-        raise MetricsParseError(f"not Prometheus text: {exc}") from None
+    except Exception as exc:  # the parser's errors are not one type; a page is never fatal
+        raise MetricsParseError(f"not Prometheus text: {exc}"[:300]) from None
     return samples
 
 
@@ -212,33 +218,69 @@ def _first(samples: Samples, names: tuple[str, ...]) -> list[tuple[dict[str, str
     return None
 
 
-def _gauge(samples: Samples, names: tuple[str, ...], mean: bool = False) -> float | None:
+def _gauge(
+    samples: Samples, names: tuple[str, ...], dropped: list[str], mean: bool = False
+) -> float | None:
+    """A gauge or counter summed (or averaged) over its series; these are all counts or
+    fractions, so a negative or infinite value drops the metric."""
     rows = _first(samples, names)
     if not rows:
         return None
     values = [v for _, v in rows if not math.isnan(v)]
     if not values:
         return None
+    bad = next((v for v in values if not 0.0 <= v < math.inf), None)
+    if bad is not None:
+        name = next(n for n in names if n in samples)
+        dropped.append(f"{name}: value {bad} is not a count; series dropped")
+        return None
     # Data-parallel engines each export their own series: queues add up, usage fractions average.
     return sum(values) / len(values) if mean else sum(values)
 
 
-def _histogram(samples: Samples, names: tuple[str, ...]) -> Histogram | None:
+def _histogram(samples: Samples, names: tuple[str, ...], dropped: list[str]) -> Histogram | None:
     for base in names:
         rows = samples.get(base + "_bucket")
         if not rows:
             continue
+        problem = _histogram_problem(samples, base)
+        if problem:
+            dropped.append(f"{base}: {problem}; series dropped")
+            return None
         by_le: dict[float, float] = {}
         for labels, value in rows:
             le = float(labels.get("le", "+Inf"))
             by_le[le] = by_le.get(le, 0.0) + value
         total = sum(v for _, v in samples.get(base + "_sum", []))
         count = sum(v for _, v in samples.get(base + "_count", []))
-        return Histogram(tuple(sorted(by_le.items())), total, count)
+        buckets = tuple(sorted(by_le.items()))
+        if any(b[1] < a[1] for a, b in itertools.pairwise(buckets)):
+            dropped.append(f"{base}: bucket counts are not cumulative; series dropped")
+            return None
+        return Histogram(buckets, total, count)
     return None
 
 
-def _capacity(samples: Samples) -> tuple[KVCapacity | None, dict[str, str]]:
+def _histogram_problem(samples: Samples, base: str) -> str | None:
+    """Why a histogram cannot be used (None when it can): bounds must be numbers, counts and
+    sums finite and not negative."""
+    for labels, value in samples.get(base + "_bucket", []):
+        bound = labels.get("le", "+Inf")
+        try:
+            if math.isnan(float(bound)):
+                raise ValueError
+        except ValueError:
+            return f"bucket bound le={bound!r} is not a number"
+        if not 0.0 <= value < math.inf:
+            return f"bucket count {value} is not a count"
+    for suffix in ("_sum", "_count"):
+        for _, value in samples.get(base + suffix, []):
+            if not 0.0 <= value < math.inf:
+                return f"{suffix[1:]} {value} is not a finite, non-negative number"
+    return None
+
+
+def _capacity(samples: Samples, dropped: list[str]) -> tuple[KVCapacity | None, dict[str, str]]:
     rows = samples.get("vllm:cache_config_info")
     if rows:
         labels = rows[0][0]
@@ -246,9 +288,15 @@ def _capacity(samples: Samples) -> tuple[KVCapacity | None, dict[str, str]]:
             blocks, size = int(labels["num_gpu_blocks"]), int(labels["block_size"])
         except (KeyError, ValueError):
             return None, labels
+        if blocks <= 0 or size <= 0:
+            dropped.append(
+                f"vllm:cache_config_info: num_gpu_blocks={blocks}, block_size={size} are not "
+                "a KV pool; capacity dropped"
+            )
+            return None, labels
         return KVCapacity(blocks * size, blocks, size), labels
-    tokens = _gauge(samples, ("sglang:max_total_num_tokens",))
-    if tokens:
+    tokens = _gauge(samples, ("sglang:max_total_num_tokens",), dropped)
+    if tokens and tokens >= 1:
         return KVCapacity(int(tokens)), {}
     return None, {}
 
@@ -258,7 +306,8 @@ def parse_metrics(text: str) -> MetricsSnapshot:
     samples = _flatten(text)
     server = detect_server(samples)
     names = _NAMES.get("vllm" if server == "vllm-legacy" else server, {})
-    capacity, cache_config = _capacity(samples)
+    dropped: list[str] = []
+    capacity, cache_config = _capacity(samples, dropped)
     models = sorted(
         {
             labels["model_name"]
@@ -269,17 +318,18 @@ def parse_metrics(text: str) -> MetricsSnapshot:
     )
     return MetricsSnapshot(
         server=server,
-        kv_cache_usage=_gauge(samples, names.get("kv", ()), mean=True),
-        running=_gauge(samples, names.get("running", ())),
-        waiting=_gauge(samples, names.get("waiting", ())),
-        preemptions_total=_gauge(samples, names.get("preemptions", ())),
-        generation_tokens_total=_gauge(samples, names.get("generation_tokens", ())),
+        kv_cache_usage=_gauge(samples, names.get("kv", ()), dropped, mean=True),
+        running=_gauge(samples, names.get("running", ()), dropped),
+        waiting=_gauge(samples, names.get("waiting", ()), dropped),
+        preemptions_total=_gauge(samples, names.get("preemptions", ()), dropped),
+        generation_tokens_total=_gauge(samples, names.get("generation_tokens", ()), dropped),
         capacity=capacity,
         cache_config=cache_config,
-        ttft=_histogram(samples, names.get("ttft", ())),
-        itl=_histogram(samples, names.get("itl", ())),
-        e2el=_histogram(samples, names.get("e2el", ())),
+        ttft=_histogram(samples, names.get("ttft", ()), dropped),
+        itl=_histogram(samples, names.get("itl", ()), dropped),
+        e2el=_histogram(samples, names.get("e2el", ()), dropped),
         model_names=tuple(models),
+        dropped=tuple(dropped),
     )
 
 
@@ -301,8 +351,12 @@ def summarize(
     first, last = scrapes[0][1], scrapes[-1][1]
     out["server"] = last.server
     out["window_s"] = round(scrapes[-1][0] - scrapes[0][0], 3)
+    warnings = [line for _, snap in scrapes for line in snap.dropped]
     if first.preemptions_total is not None and last.preemptions_total is not None:
-        out["preemptions"] = last.preemptions_total - first.preemptions_total
+        if last.preemptions_total >= first.preemptions_total:
+            out["preemptions"] = last.preemptions_total - first.preemptions_total
+        else:
+            warnings.append("preemptions: the counter went down (server restarted?); left out")
     if last.capacity is not None:
         cap = last.capacity
         out["kv_capacity_tokens"] = cap.tokens
@@ -317,7 +371,16 @@ def summarize(
     for key in ("ttft", "itl", "e2el"):
         a, b = getattr(first, key), getattr(last, key)
         if a is not None and b is not None:
-            out[f"server_{key}_ms"] = b.minus(a).stats_ms()
+            delta = b.minus(a)
+            if delta is None:
+                warnings.append(
+                    f"server {key.upper()} histogram: buckets or count changed between scrapes "
+                    "(server restarted?); left out"
+                )
+            else:
+                out[f"server_{key}_ms"] = delta.stats_ms()
+    if warnings:
+        out["warnings"] = list(dict.fromkeys(warnings))[:20]  # each once, in order
     return out
 
 
@@ -467,7 +530,7 @@ class MetricsScraper:
                 resp = await self._client.get(self.metrics_url)
                 resp.raise_for_status()
                 snap = parse_metrics(resp.text)
-            except (httpx.HTTPError, MetricsParseError) as exc:
+            except Exception as exc:  # a scrape that fails is skipped, whatever the reason
                 self.failures += 1
                 self.last_error = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
                 return None

@@ -32,10 +32,10 @@ from app.bench.record import RequestRecord
 from app.bench.results import (
     PointInfo,
     PointResult,
-    ResultFileError,
     build_result,
+    ensure_writable_dir,
     point_filename,
-    read_points,
+    point_from_dict,
     roofline_block,
     write_point_json,
     write_sweep_csv,
@@ -103,6 +103,20 @@ class UnreachableError(RuntimeError):
     """The endpoint did not answer at all before the sweep started (exit code 1)."""
 
 
+class ResultWriteError(OSError):
+    """A point's file could not be written; the message names it (the sweep goes on)."""
+
+
+class ResultExistsError(FileExistsError):
+    """A named result file is already there and --overwrite was not given (exit code 2)."""
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """Local date-time of the run (like vLLM's default file names) and 4 random hex digits."""
+    stamp = (now or datetime.now(UTC)).astimezone().strftime("%Y%m%d-%H%M%S")
+    return f"{stamp}-{uuid.uuid4().hex[:4]}"
+
+
 @dataclass
 class SweepConfig:
     resolved: ResolvedEndpoint
@@ -138,6 +152,10 @@ class SweepConfig:
     # point's file gets it with the floor at the point's batch and the MBU of its TPOT p50.
     roofline: dict[str, Any] | None = None
     server_metrics: bool = False  # scrape /metrics during each point (on its own thread)
+    run_id: str = field(default_factory=new_run_id)
+    overwrite: bool = False  # replace result files of the same name from an earlier run
+    # Without --label: "{backend}-{date-time}", made unique in the folder by plan_targets.
+    default_label: str | None = None
 
     @property
     def points(self) -> list[PointSpec]:
@@ -146,9 +164,44 @@ class SweepConfig:
     def path_for(self, point: PointSpec) -> Path:
         if self.result_filename:
             return self.result_dir / self.result_filename
-        return self.result_dir / point_filename(
-            self.label or self.backend, point.request_rate, point.max_concurrency
-        )
+        label = self.label or self.default_label or f"{self.backend}-{self.run_id[:15]}"
+        return self.result_dir / point_filename(label, point.request_rate, point.max_concurrency)
+
+    def targets(self) -> list[Path]:
+        """Each point's file, in plan order; the same (rate, concurrency) twice keeps both."""
+        paths: list[Path] = []
+        for point in self.points:
+            target = self.path_for(point)
+            if target in paths:
+                target = target.with_name(f"{target.stem}_{point.index}{target.suffix}")
+            paths.append(target)
+        return paths
+
+    def plan_targets(self) -> list[Path]:
+        """The files this run will write. A default (date-time) name never replaces an earlier
+        run's file: it gets a -2, -3 ... suffix. A name the user chose (--label,
+        --result-filename) that exists raises ResultExistsError unless `overwrite` is set."""
+        if self.overwrite:
+            return self.targets()
+        if self.label or self.result_filename:
+            taken = [p for p in self.targets() if p.exists() or _partial(p).exists()]
+            if taken:
+                raise ResultExistsError(
+                    f"{taken[0]} exists (an earlier run); pass --overwrite to replace it, or "
+                    "choose another --label or --result-dir"
+                )
+            return self.targets()
+        base = f"{self.backend}-{self.run_id[:15]}"
+        for n in range(1, 1000):
+            self.default_label = base if n == 1 else f"{base}-{n}"
+            paths = self.targets()
+            if not any(p.exists() or _partial(p).exists() for p in paths):
+                return paths
+        raise ResultExistsError(f"{self.result_dir}: no free file name for {base}")
+
+
+def _partial(path: Path) -> Path:
+    return path.with_name(path.stem + ".partial.json")
 
 
 @dataclass
@@ -157,6 +210,12 @@ class SweepOutcome:
     csv: Path | None
     cancelled: bool
     results: list[dict[str, Any]]
+    write_errors: list[str] = field(default_factory=list)
+
+    @property
+    def empty_points(self) -> list[dict[str, Any]]:
+        """Saved points in which no request succeeded (their latency figures are null)."""
+        return [r for r in self.results if not r.get("completed")]
 
 
 async def fetch_first_model(
@@ -226,14 +285,16 @@ def roofline_batch(
     return busy_ns / 1e9 / duration_s, "mean_in_flight"
 
 
-def _existing_points(directory: Path) -> list[PointResult]:
-    points = []
-    for file in sorted(directory.glob("*.json")):
-        if file.name.startswith(".") or file.name.endswith(".pytorch.json"):
-            continue
-        with contextlib.suppress(ResultFileError):
-            points.extend(read_points(file))
-    return points
+def _longest_context(metrics: Any) -> int | None:
+    """The longest prompt + reply that succeeded: how many such requests the KV pool holds."""
+    lengths = [
+        i + o
+        for i, o, kind in zip(
+            metrics.input_lens, metrics.output_lens, metrics.error_kinds, strict=True
+        )
+        if kind is None and i + o > 0
+    ]
+    return max(lengths, default=None)
 
 
 def _csv_sort_key(point: PointResult) -> tuple[str, float, float]:
@@ -471,19 +532,28 @@ async def run_point(
         dataset_name=config.dataset_name,
         dataset_path=config.dataset_path,
         profile=config.profile,
+        run_id=config.run_id,
     )
-    server_block = (
-        None
-        if scraper is None
-        else result_block(
-            scraper.scraper,
-            # The longest context seen: how many such requests the KV pool holds at once.
-            context_len=max(
-                (r.prompt_len + r.output_tokens for r in outcome.records if r.ok), default=None
-            ),
-            client={f"mean_{k}_ms": metrics.stats[k].mean for k in ("ttft", "itl", "e2el")},
-        )
-    )
+    server_block = None
+    if scraper is not None:
+        # Whatever the server's /metrics held, the point is saved: a summary that fails is
+        # recorded as an error in its block.
+        try:
+            server_block = result_block(
+                scraper.scraper,
+                context_len=_longest_context(metrics),
+                client=(
+                    {f"mean_{k}_ms": metrics.stats[k].mean for k in ("ttft", "itl", "e2el")}
+                    if metrics.completed
+                    else None
+                ),
+            )
+        except Exception as exc:
+            server_block = {
+                "schema": 1,
+                "metrics_url": scraper.scraper.metrics_url,
+                "error": f"summary failed: {type(exc).__name__}: {exc}"[:300],
+            }
     roofline = None
     if config.roofline:
         found = roofline_batch(point, outcome, len(config.samples), server_block)
@@ -492,7 +562,7 @@ async def run_point(
         roofline = dict(config.roofline)
         if found is not None:
             # A context check_roofline did not vet is still recorded, just without a floor.
-            with contextlib.suppress(KeyError, ValueError):
+            with contextlib.suppress(KeyError, ValueError, ArithmeticError):
                 roofline = roofline_block(config.roofline, *found, p50)
     result = build_result(
         info,
@@ -510,8 +580,11 @@ async def run_point(
         if not outcome.records:  # cancelled before anything finished: nothing worth a file
             return None, result
         # A partial point never replaces a complete file of the same name from an earlier run.
-        path = path.with_name(path.stem + ".partial.json")
-    return write_point_json(path, result), result
+        path = _partial(path)
+    try:
+        return write_point_json(path, result), result
+    except OSError as exc:
+        raise ResultWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 async def run_sweep(
@@ -524,29 +597,45 @@ async def run_sweep(
     remaining points are skipped."""
     cancel = cancel or asyncio.Event()
     points = config.points
+    targets = config.plan_targets()
+    ensure_writable_dir(config.result_dir)
     endpoint = {"url": config.resolved.url, "model": config.model, "api": config.resolved.api}
     for obs in observers:
         obs.run_started(points, len(config.samples), endpoint)
     paths: list[Path] = []
     results: list[dict[str, Any]] = []
+    rows: list[PointResult] = []  # this run's points only: sweep.csv never mixes two runs
     csv_path: Path | None = None
-    for point in points:
+    write_errors: list[str] = []
+    for point, target in zip(points, targets, strict=True):
         if cancel.is_set():
             break
-        target = config.path_for(point)
-        if target in paths:  # the same (rate, concurrency) twice in one grid: keep both
-            target = target.with_name(f"{target.stem}_{point.index}{target.suffix}")
-        path, result = await run_point(config, point, observers, cancel, target)
+        try:
+            path, result = await run_point(config, point, observers, cancel, target)
+        except ResultWriteError as exc:  # a full disk, say: this point is lost, not the others
+            message = str(exc)
+            write_errors.append(message)
+            for obs in observers:
+                obs.error(message)
+            continue
         if path is None:
             break
         paths.append(path)
         results.append(result)
         if config.write_csv:
-            rows = sorted(_existing_points(config.result_dir), key=_csv_sort_key)
-            csv_path = write_sweep_csv(config.result_dir / CSV_NAME, rows)
+            rows.append(point_from_dict(result, path))
+            try:
+                csv_path = write_sweep_csv(
+                    config.result_dir / CSV_NAME, sorted(rows, key=_csv_sort_key)
+                )
+            except OSError as exc:
+                message = f"cannot write {config.result_dir / CSV_NAME}: {exc.strerror or exc}"
+                write_errors.append(message)
+                for obs in observers:
+                    obs.error(message)
         for obs in observers:
             obs.point_finished(point.index, path, result)
     cancelled = cancel.is_set()
     for obs in observers:
         obs.run_finished(cancelled, paths, csv_path)
-    return SweepOutcome(paths, csv_path, cancelled, results)
+    return SweepOutcome(paths, csv_path, cancelled, results, write_errors)

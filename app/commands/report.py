@@ -12,8 +12,7 @@ from typing import Any
 
 from app.bench.results import (
     PointResult,
-    ResultFileError,
-    load_results,
+    load_results_skipping,
     rate_label,
     write_sweep_csv,
 )
@@ -35,6 +34,8 @@ _TABLE = (
     # From the roofline context the run recorded (sweep --gpu ...); "-" when it had none.
     ("floor", "floor_tpot_ms", "{:.2f}"),
     ("MBU", "mbu", "{:.1%}"),
+    # "partial": cancelled before all requests ran; "no success": no latency figures exist.
+    ("note", "note", "{}"),
 )
 
 
@@ -77,6 +78,8 @@ def format_table(points: list[PointResult]) -> str:
     for point in points:
         row = point.summary_row()
         row["request_rate"] = rate_label(point.request_rate)
+        notes = (["partial"] if point.partial else []) + ([] if point.completed else ["no success"])
+        row["note"] = ", ".join(notes) or None
         rows.append([_cell(row[key], fmt) for _, key, fmt in _TABLE])
     headers = [title for title, _, _ in _TABLE]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
@@ -97,17 +100,19 @@ def format_table(points: list[PointResult]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        points = load_results(args.paths)
-    except ResultFileError as exc:
-        print(f"tpotbench report: error: {exc}", file=sys.stderr)
-        return 2
+    points, problems = load_results_skipping(args.paths)
     if not points:
-        print(
-            "tpotbench report: error: no result files (*.json) found in " + ", ".join(args.paths),
-            file=sys.stderr,
-        )
+        # Nothing to report: one line when one thing went wrong, else each, then why.
+        for problem in problems if len(problems) > 1 else []:
+            print(f"tpotbench report: skipped {problem}", file=sys.stderr)
+        reason = problems[0] if len(problems) == 1 else None
+        if reason is None:
+            found = "no readable result" if problems else "no result files (*.json)"
+            reason = f"{found} found in " + ", ".join(args.paths)
+        print(f"tpotbench report: error: {reason}", file=sys.stderr)
         return 2
+    for problem in problems:
+        print(f"tpotbench report: skipped {problem}", file=sys.stderr)
     if args.csv:
         try:
             write_sweep_csv(Path(args.csv), points)

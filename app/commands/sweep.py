@@ -24,9 +24,15 @@ from app.bench.metrics import (
     parse_percentile_metrics,
     parse_percentiles,
 )
-from app.bench.results import PointResult, point_from_dict
+from app.bench.results import (
+    PointResult,
+    ensure_writable_dir,
+    no_success_note,
+    point_from_dict,
+)
 from app.bench.sweep import (
     PointSpec,
+    ResultExistsError,
     SweepConfig,
     UnreachableError,
     check_roofline,
@@ -116,7 +122,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--metric-percentiles", default="50,90,95,99", help="percentiles, e.g. 50,90,99")
     add("--result-dir", default=".", help="folder for the result files (default: current)")
     add("--result-filename", help="file name for a single-point run (as in vllm bench serve)")
-    add("--label", help="file name prefix: {label}_rate{rate}_conc{conc}.json")
+    add(
+        "--label",
+        help="file name prefix: {label}_rate{rate}_conc{conc}.json (default: the backend and "
+        "the run's date-time, so no run replaces another's files)",
+    )
+    add(
+        "--overwrite",
+        action="store_true",
+        help="replace result files of the same name (--label, --result-filename) from an "
+        "earlier run",
+    )
     add(
         "--save-result",
         action="store_true",
@@ -206,7 +222,10 @@ def format_summary(result: dict[str, Any] | PointResult) -> str:
     lines = ["{s:{c}^{n}}".format(s=" Serving Benchmark Result ", n=50, c="=")]
 
     def row(label: str, value: Any, fmt: str = "{:<10}") -> None:
-        lines.append(f"{label:<40} " + fmt.format(value))
+        # A figure the file holds as null (no request succeeded) is a dash, never a 0.
+        lines.append(
+            f"{label:<40} " + ("{:<10}".format("–") if value is None else fmt.format(value))
+        )
 
     row("Successful requests:", point.completed)
     row("Failed requests:", point.failed if point.failed is not None else "n/a")
@@ -227,29 +246,45 @@ def format_summary(result: dict[str, Any] | PointResult) -> str:
         row("Peak concurrent requests:", point.max_concurrent_requests, "{:<10.2f}")
     row("Total token throughput (tok/s):", point.total_token_throughput or 0.0, "{:<10.2f}")
     for name, (short, header) in METRIC_TITLES.items():
-        stats = point.stats.get(name)
+        stats = point.stats.get(name) or _null_stats(point.raw, name)
         if not stats:
             continue
         lines.append("{s:{c}^{n}}".format(s=header, n=50, c="-"))
-        row(f"Mean {short} (ms):", stats.get("mean", 0.0), "{:<10.2f}")
-        row(f"Median {short} (ms):", stats.get("median", 0.0), "{:<10.2f}")
+        row(f"Mean {short} (ms):", stats.get("mean"), "{:<10.2f}")
+        row(f"Median {short} (ms):", stats.get("median"), "{:<10.2f}")
         for key in sorted((k for k in stats if k.startswith("p")), key=lambda k: float(k[1:])):
             row(f"P{key[1:]} {short} (ms):", stats[key], "{:<10.2f}")
     block = point.tpotbench or {}
+    if not point.completed and block:
+        lines.append(no_success_note(block.get("failures") or []))
     if block:
         lines.append("{s:{c}^{n}}".format(s="TPOT Bench extras", n=50, c="-"))
         wait = block.get("slot_wait_ms") or {}
-        row("Mean slot wait (ms):", wait.get("mean", 0.0), "{:<10.2f}")
+        row("Mean slot wait (ms):", wait.get("mean"), "{:<10.2f}")
         chunk = block.get("tokens_per_chunk") or {}
         row("Tokens per chunk (mean):", chunk.get("mean") or 0.0, "{:<10.2f}")
         for failure in block.get("failures") or []:
             row(f"Failed ({failure['kind']}):", failure["count"])
-            lines.append(f"  e.g. {failure['example'][:120]}")
-            lines.append(f"  fix: {failure['fix']}")
+            lines.append(f"  e.g. {failure.get('example', '')[:120]}")
+            lines.append(f"  fix: {failure.get('fix', '')}")
         if block.get("cancelled"):
             lines.append("Cancelled: this point stopped early; the numbers cover what finished.")
+        server = block.get("server_metrics")
+        for warning in (server.get("warnings") or []) if isinstance(server, dict) else []:
+            lines.append(f"server metrics: {warning}")
     lines.append("=" * 50)
     return "\n".join(lines)
+
+
+def _null_stats(raw: dict[str, Any], name: str) -> dict[str, None]:
+    """The statistics a file holds as null for `name` (a point where no request succeeded)."""
+    stats: dict[str, None] = {}
+    for key, value in raw.items():
+        if value is None and key.endswith(f"_{name}_ms"):
+            stat = key[: -len(f"_{name}_ms")]
+            if stat in ("mean", "median", "std") or stat[1:].replace(".", "", 1).isdigit():
+                stats[stat] = None
+    return stats
 
 
 class ConsoleReporter:
@@ -434,6 +469,7 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         verify_tls=verify and not args.insecure,
         roofline=roofline,
         server_metrics=args.server_metrics,
+        overwrite=args.overwrite,
     )
     return config, list(resolved.notes) + roofline_notes
 
@@ -533,7 +569,16 @@ async def _main(args: argparse.Namespace, config: SweepConfig, observers: list[A
             )
             config.roofline = None
     outcome = await run_sweep(config, observers, cancel)
-    return 130 if outcome.cancelled and not args.events else 0
+    if outcome.cancelled and not args.events:
+        return 130
+    empty = outcome.empty_points
+    if empty:
+        print(
+            f"tpotbench sweep: no request succeeded in {len(empty)} of {len(outcome.results)} "
+            "point(s); their latency figures are left empty (see the failures above)",
+            file=sys.stderr,
+        )
+    return 1 if empty or outcome.write_errors else 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -553,6 +598,19 @@ def _run(args: argparse.Namespace, events: EventWriter | None) -> int:
         if events:
             events.error(str(exc))
         print(f"tpotbench sweep: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        ensure_writable_dir(config.result_dir)
+        config.plan_targets()
+    except OSError as exc:  # checked before any request, so no load runs for nothing
+        message = (
+            str(exc)
+            if isinstance(exc, ResultExistsError)
+            else f"--result-dir: cannot write in {config.result_dir} ({exc.strerror or exc})"
+        )
+        if events:
+            events.error(message)
+        print(f"tpotbench sweep: error: {message}", file=sys.stderr)
         return 2
     for note in notes:
         print(f"note: {note}", file=sys.stderr)

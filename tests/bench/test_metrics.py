@@ -190,3 +190,24 @@ def test_flag_parsers() -> None:
         parse_percentiles("150")
     with pytest.raises(ValueError, match="unknown metric 'ttfb'"):
         parse_percentile_metrics("ttfb")
+
+
+@pytest.mark.parametrize("tokens", [-5, 10**30, 2.5, "7", True])
+def test_an_impossible_token_count_is_a_failure_never_a_throughput(tokens: object) -> None:
+    # The stream reader should have failed such a request; if one slips through, the sums
+    # stay sane: no negative or absurd throughput, the request counted as malformed_usage.
+    odd = steady_five()
+    odd.output_tokens = tokens  # type: ignore[assignment]
+    m = compute_point_metrics([odd, role_first_multi_token()], 1.0)
+    assert (m.completed, m.failed) == (1, 1)
+    assert m.total_output == 7 and m.output_throughput == pytest.approx(7.0)
+    assert [(g.kind, g.count) for g in m.failures] == [("malformed_usage", 1)]
+    assert "impossible output token count" in m.failures[0].example
+    assert m.error_kinds == ["malformed_usage", None]
+
+
+def test_an_impossible_prompt_count_falls_back_to_the_dataset_length() -> None:
+    odd = role_first_multi_token()
+    odd.usage = {"prompt_tokens": -100_000, "completion_tokens": 7}
+    m = compute_point_metrics([odd], 1.0)
+    assert m.total_input == 12 and m.total_token_throughput == pytest.approx(19.0)

@@ -121,3 +121,72 @@ def test_bad_inputs_are_one_line_exit_2(tmp_path: Path) -> None:
         assert proc.returncode == 2
         assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert "bad.json: not valid JSON" in report(str(bad)).stderr
+
+
+def failed_result() -> dict:
+    bad = RequestRecord(send_ns=0, end_ns=10, ok=False, error_kind="http_404", error="HTTP 404")
+    info = PointInfo(
+        backend="openai-chat",
+        model_id="m",
+        endpoint_url="http://h/v1/x",
+        api="chat",
+        num_prompts=1,
+        request_rate=4.0,
+        max_concurrency=1,
+    )
+    return build_result(info, compute_point_metrics([bad], 0.1))
+
+
+UNREADABLE = {
+    "nan.json": '{"completed": NaN, "duration": 1}',
+    "infinity.json": '{"completed": 1, "duration": Infinity}',
+    "huge.json": '{"completed": 1, "duration": 1e400}',
+    "deep.json": "[" * 100_000 + "]" * 100_000,
+    "digits.json": '{"completed": ' + "9" * 5000 + ', "duration": 1}',
+    "failures.json": json.dumps({"completed": 1, "duration": 1, "tpotbench": {"failures": 5}}),
+    "nokind.json": json.dumps(
+        {"completed": 1, "duration": 1, "tpotbench": {"failures": [{"count": 2}]}}
+    ),
+    "slotwait.json": json.dumps(
+        {"completed": 1, "duration": 1, "tpotbench": {"slot_wait_ms": [1, 2]}}
+    ),
+    "negative.json": '{"completed": -3, "duration": 1}',
+}
+
+
+def test_unreadable_files_are_skipped_with_one_line_each(tmp_path: Path) -> None:
+    for name, text in UNREADABLE.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    write_json(tmp_path / "good.json", our_result())
+    proc = report(str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == len(UNREADABLE)
+    for name in UNREADABLE:
+        assert sum(name in line for line in lines) == 1, (name, proc.stderr)
+    assert all(line.startswith("tpotbench report: skipped ") for line in lines)
+    table = proc.stdout.splitlines()
+    assert len(table) == 2 and table[1].startswith("good.json")
+    # Nothing readable at all: exit 2, each file named.
+    (tmp_path / "good.json").unlink()
+    proc = report(str(tmp_path))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines()[-1].startswith("tpotbench report: error: no readable result")
+
+
+def test_partial_and_failed_points_are_marked_and_show_no_figures(tmp_path: Path) -> None:
+    partial = our_result()
+    partial["tpotbench"]["cancelled"] = True
+    write_json(tmp_path / "a_rate4_conc32.partial.json", partial)
+    write_json(tmp_path / "b_rate4_conc1.json", failed_result())
+    proc = report(str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    head, first, second = proc.stdout.splitlines()
+    assert head.split()[-1] == "note"
+    assert first.startswith("a_rate4_conc32.partial.json") and first.endswith("partial")
+    assert second.startswith("b_rate4_conc1.json") and second.endswith("no success")
+    assert second.split()[7:13] == ["-"] * 6  # TTFT, TPOT, ITL figures: none, not 0
+    rows = json.loads(report(str(tmp_path), "--json").stdout)
+    assert [r["partial"] for r in rows] == [True, False]
+    assert rows[1]["median_ttft_ms"] is None and rows[1]["p99_tpot_ms"] is None

@@ -254,3 +254,29 @@ def test_sweep_csv_has_one_row_per_point(tmp_path: Path) -> None:
     assert len(lines) == 3
     model = "meta-llama/Llama-3.2-3B-Instruct"
     assert lines[2].startswith(f"b.json,benchmark_serving,,{model},inf,,298,2,")
+
+
+def test_a_point_without_success_has_null_figures_and_says_why() -> None:
+    bad = RequestRecord(
+        send_ns=0, end_ns=5 * MS, ok=False, error_kind="http_404", error="HTTP 404: no model"
+    )
+    info = PointInfo(
+        backend="openai-chat",
+        model_id="m",
+        endpoint_url="http://h/v1/chat/completions",
+        api="chat",
+        num_prompts=60,
+        request_rate=float("inf"),
+        max_concurrency=None,
+    )
+    result = build_result(info, compute_point_metrics([bad] * 60, 0.1))
+    # vLLM's keys are all there; the latency figures are null, not a made-up 0.
+    for key in ("mean_ttft_ms", "median_tpot_ms", "std_itl_ms", "p99_e2el_ms"):
+        assert key in result and result[key] is None
+    assert result["completed"] == 0 and result["output_throughput"] == 0.0
+    assert result["tpotbench"]["slot_wait_ms"]["mean"] is None
+    text = format_summary(json.loads(json.dumps(result)))
+    assert "Mean TTFT (ms):                          –" in text
+    assert "P99 TPOT (ms):                           –" in text
+    assert "0.00" not in text.split("Mean TTFT")[1].split("TPOT Bench extras")[0]
+    assert "no request succeeded: 60 × HTTP 404 not found (fix: The path or model is wrong" in text

@@ -21,6 +21,7 @@ from app.bench.serverstats import (
     result_block,
     series_from_dict,
     series_to_dict,
+    summarize,
 )
 from app.sim.embedded import RunningSim
 
@@ -413,3 +414,45 @@ def test_engine_modules_do_not_import_qt() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("extra", "dropped"),
+    [
+        ('vllm:e2e_request_latency_seconds_bucket{le="abc"} 1\n', "le='abc' is not a number"),
+        ('vllm:e2e_request_latency_seconds_bucket{le="NaN"} 1\n', "le='NaN' is not a number"),
+        ('vllm:e2e_request_latency_seconds_bucket{le="1"} -4\n', "bucket count -4.0"),
+        (
+            'vllm:e2e_request_latency_seconds_bucket{le="1"} 5\n'
+            'vllm:e2e_request_latency_seconds_bucket{le="2"} 3\n',
+            "not cumulative",
+        ),
+        (
+            "vllm:e2e_request_latency_seconds_bucket 1\nvllm:e2e_request_latency_seconds_sum NaN\n",
+            "sum nan",
+        ),
+        ('block_size="16"', "block_size=-100000"),  # replaces the page's own block size
+        ("vllm:num_requests_waiting +Inf\n", "value inf is not a count"),
+        ("vllm:num_requests_waiting -2\n", "value -2.0 is not a count"),
+    ],
+)
+def test_an_odd_series_is_dropped_with_a_line_and_the_rest_kept(extra: str, dropped: str) -> None:
+    page = vllm_v1_page()
+    if extra.startswith("block_size"):
+        page, extra = page.replace(extra, 'block_size="-100000"'), ""
+    snap = parse_metrics(page + extra)
+    assert len(snap.dropped) == 1 and dropped in snap.dropped[0], snap.dropped
+    assert snap.dropped[0].endswith("dropped")
+    assert snap.running == 12.0 and snap.ttft is not None  # the good series are untouched
+
+
+def test_histograms_that_cannot_be_compared_are_left_out_with_a_warning() -> None:
+    before = parse_metrics(vllm_v1_page(ttft={"0.04": 0, "0.06": 1}))  # no +Inf bucket yet
+    after = parse_metrics(vllm_v1_page(ttft=TTFT_B, preempt=2))  # +Inf appears; counter reset
+    sample = MetricsSample(0.0, 0.45, 12.0, 3.0, 0.0)
+    summary = summarize([(0.0, before), (1.0, after)], [sample], context_len=100)
+    assert "server_ttft_ms" not in summary and "preemptions" not in summary
+    assert any("TTFT histogram: buckets or count changed" in w for w in summary["warnings"])
+    assert any("preemptions: the counter went down" in w for w in summary["warnings"])
+    assert summary["running"] == {"mean": 12.0, "max": 12.0}
+    json.dumps(summary, allow_nan=False)  # standard JSON: no NaN or Infinity slips through

@@ -295,6 +295,8 @@ def test_cancel_from_stdin_keeps_finished_points(sim, tmp_path: Path) -> None:
         "3",
         "--max-concurrency",
         "1,1,1",
+        "--label",
+        "openai-chat",
         "--events",
         "jsonl",
         "--grace-period",
@@ -335,6 +337,8 @@ def test_sigterm_cancels_gracefully_and_saves_what_finished(sim, tmp_path: Path)
         "3",
         "--max-concurrency",
         "1,2,3",
+        "--label",
+        "openai-chat",
     )
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -402,7 +406,8 @@ def test_gateway_key_from_env_is_used_and_never_written(make_sim, tmp_path: Path
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 0, proc.stderr
     files = list(tmp_path.iterdir())
-    assert load_result(tmp_path / "openai-chat_rateinf_concnone.json").completed == 2
+    (saved,) = tmp_path.glob("openai-chat-*_rateinf_concnone.json")  # date-time default name
+    assert load_result(saved).completed == 2
     for text in [proc.stdout, proc.stderr, *(f.read_text() for f in files)]:
         assert key not in text
     # without the key the gateway refuses every request: counted by kind, not fatal
@@ -418,7 +423,8 @@ def test_gateway_key_from_env_is_used_and_never_written(make_sim, tmp_path: Path
             "nokey",
         )
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # nothing succeeded: said, and not a success
+    assert "no request succeeded: 2 × HTTP 401 unauthorized" in proc.stdout
     point = load_result(tmp_path / "nokey_rateinf_concnone.json")
     assert (point.completed, point.failed) == (0, 2)
     assert point.tpotbench["failures"][0]["kind"] == "http_401"
@@ -477,3 +483,43 @@ def test_profile_supplies_url_model_and_roofline(sim, tmp_path: Path) -> None:
     # Hand count: 7,070,619,136 weights read (total minus the gathered embedding) x 2 bytes
     # + 512 tokens x 57,344 KV bytes per sequence; 1 or 2 sequences.
     assert roofline["bytes_per_step"] in (14_170_598_400, 14_199_958_528)
+
+
+def test_a_sweep_where_nothing_succeeds_exits_1_and_shows_no_figures(sim, tmp_path: Path) -> None:
+    proc = run(
+        sweep_cmd(
+            sim.base_url, tmp_path, "--model", "Qwen/Qwen2.5-7B-Instruct", "--num-prompts", "3"
+        )
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "Mean TTFT (ms):                          –" in proc.stdout
+    assert "Mean TTFT (ms):                          0.00" not in proc.stdout
+    assert "no request succeeded: 3 × HTTP 404 not found (fix: " in proc.stdout
+    assert "no request succeeded in 1 of 1 point(s)" in proc.stderr.splitlines()[-1]
+    (saved,) = tmp_path.glob("openai-chat-*_rateinf_concnone.json")  # a date-time default name
+    data = json.loads(saved.read_text())
+    assert data["median_ttft_ms"] is None and data["p99_tpot_ms"] is None
+    row = read_csv(tmp_path / "sweep.csv")[0]
+    assert row["median_ttft_ms"] == "" and row["run"] == data["tpotbench"]["run_id"]
+    assert row["partial"] == "False"
+
+
+def test_an_unwritable_result_folder_is_one_line_before_any_request(sim, tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a folder", encoding="utf-8")
+    proc = run(sweep_cmd(sim.base_url, tmp_path / "file" / "results", "--num-prompts", "2"))
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert "--result-dir: cannot write in" in proc.stderr and "Not a directory" in proc.stderr
+    assert "Sweep:" not in proc.stderr  # nothing was run
+
+
+def test_a_named_result_is_not_replaced_without_overwrite(sim, tmp_path: Path) -> None:
+    args = ("--num-prompts", "2", "--label", "expA")
+    assert run(sweep_cmd(sim.base_url, tmp_path, *args)).returncode == 0
+    before = (tmp_path / "expA_rateinf_concnone.json").read_text()
+    proc = run(sweep_cmd(sim.base_url, tmp_path, *args))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "expA_rateinf_concnone.json exists (an earlier run); pass --overwrite" in proc.stderr
+    assert (tmp_path / "expA_rateinf_concnone.json").read_text() == before
+    assert run(sweep_cmd(sim.base_url, tmp_path, *args, "--overwrite")).returncode == 0
+    assert (tmp_path / "expA_rateinf_concnone.json").read_text() != before
