@@ -7,7 +7,6 @@ import io
 import json
 import math
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication
 
+from app.bench.results import atomic_write_text
 from app.ui.live_plots import (
     LiveCharts,
     Series,
@@ -268,17 +268,10 @@ def runs_markdown(series: Sequence[Series], headers: Sequence[str] | None = None
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
-    """Write via a temp file in the same folder and rename, so a crash never leaves half a file."""
+    """Write via a temp file in the same folder and rename, so a crash never leaves half a file
+    (created with the process umask, like the result files)."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(target, text)
     return target
 
 
