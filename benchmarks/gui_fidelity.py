@@ -4,9 +4,12 @@ Runs sweeps through the Sweep panel's own code path (form -> worker process -> e
 charts repainted at ~30 Hz, the panel shown) against benchmarks/chunk_server.py, which logs the
 monotonic time it wrote every chunk. Prints:
 
-  1. concurrency 64: per-token ITL error |client gap - server gap| p50/p99 (goal p99 < 1 ms),
-     TTFT excess (client TTFT - server first write after receiving the request), and the GUI
-     event-loop stall p99 (lateness of a 5 ms timer; goal < 50 ms);
+  1. concurrency 64: per-token ITL error |client gap - server gap| p50/p99 (goal p99 < 1 ms,
+     equal to the headless worker's with --baseline), TTFT excess (client TTFT - server first
+     write after receiving the request), the GUI event-loop stall p99 (lateness of a 5 ms
+     timer; goal < 16 ms, one frame at 60 Hz), the window's CPU seconds and share of a core
+     (goal <= 10 %) and the CPU cost of one repaint of the live charts (thread CPU time, so
+     less sensitive to other load on the machine than the wall-clock figures);
   2. experiment B (rate inf, concurrency 1..128, 200 prompts per point): the window's RSS
      after it and the worker's peak RSS (goal < 500 MB), with the stalls during it.
 
@@ -107,6 +110,19 @@ def run_sweep(panel, timeout_s: float) -> float:  # type: ignore[no-untyped-def]
         raise SystemExit(f"the panel refused to run: {panel.status.text()}")
     pid = panel.worker._process.processId() if panel.worker._process else 0
     panel.worker_peak_mb = 0.0
+    panel.frame_cpu_ms = []
+    repaint = panel._repaint
+
+    def timed_repaint(**kwargs: bool) -> None:  # thread CPU time of one repaint of the charts
+        c0 = time.thread_time_ns()
+        repaint(**kwargs)
+        panel.frame_cpu_ms.append((time.thread_time_ns() - c0) / 1e6)
+
+    panel.repaint_timer.timeout.disconnect()
+    panel.repaint_timer.timeout.connect(timed_repaint)
+    nice = getattr(panel, "bench_nice", 0)
+    if nice:  # this (GUI) thread only; the worker was forked before, at normal priority
+        os.setpriority(os.PRIO_PROCESS, 0, nice)
 
     def sample() -> None:
         with contextlib.suppress(OSError):  # the worker may have just exited
@@ -120,6 +136,8 @@ def run_sweep(panel, timeout_s: float) -> float:  # type: ignore[no-untyped-def]
     if panel.is_running():
         loop.exec()
     sampler.stop()
+    if nice:
+        os.setpriority(os.PRIO_PROCESS, 0, 0)  # needs the privilege to raise it back
     cpu1 = resource.getrusage(resource.RUSAGE_SELF)
     kids1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     panel.gui_cpu_s = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
@@ -173,6 +191,13 @@ def main() -> None:
     parser.add_argument("--skip-b", action="store_true", help="only the concurrency-64 run")
     parser.add_argument("--b-prompts", type=int, default=200)
     parser.add_argument(
+        "--nice",
+        type=int,
+        default=0,
+        help="lower the window's GUI thread to this nice value during the run (an experiment: "
+        "raising it back needs privileges a desktop user rarely has)",
+    )
+    parser.add_argument(
         "--baseline",
         action="store_true",
         help="also run the same sweep headless (the CLI, no window) to separate the machine's "
@@ -206,6 +231,7 @@ def main() -> None:
         panel.num_prompts.setValue(args.concurrency * args.waves)
         panel.label.setText("fid")
         panel.extra_args = ["--save-detailed"]
+        panel.bench_nice = args.nice
         probe = StallProbe()
         probe.start()
         wall = run_sweep(panel, 300)
@@ -223,8 +249,10 @@ def main() -> None:
             f"{wall:.1f} s, charts live"
         )
         print(
-            f"  CPU: window {panel.gui_cpu_s:.1f} s ({panel.gui_cpu_s / wall:.0%} of a core), "
-            f"worker {panel.worker_cpu_s:.1f} s"
+            f"  CPU: window {panel.gui_cpu_s:.2f} s ({panel.gui_cpu_s / wall:.1%} of a core, "
+            f"goal <= 10 %), worker {panel.worker_cpu_s:.1f} s; one repaint p50 "
+            f"{pct(panel.frame_cpu_ms, 50):.2f} ms, p99 {pct(panel.frame_cpu_ms, 99):.2f} ms "
+            f"CPU ({len(panel.frame_cpu_ms)} repaints)"
         )
         print(
             f"  per-token ITL error |client - server| p50 {fig['gap_err_p50_ms']:.3f} ms, "
@@ -238,7 +266,7 @@ def main() -> None:
         print(
             f"  GUI event-loop stall p50 {pct(probe.lateness_ms, 50):.2f} ms, p99 "
             f"{pct(probe.lateness_ms, 99):.2f} ms, max {max(probe.lateness_ms):.1f} ms "
-            f"(goal p99 < 50 ms); {len(probe.lateness_ms)} ticks"
+            f"(goal p99 < 16 ms); {len(probe.lateness_ms)} ticks"
         )
         print(f"  load: {load}")
         if args.baseline:

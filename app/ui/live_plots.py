@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,8 +11,9 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem, QGridLayout, QWidget
+
+from app.ui.token_scatter import MIN_ITL_MS, TokenScatter
 
 # Colours that stay readable on light and dark backgrounds (Okabe-Ito, colour-blind safe).
 PALETTE: tuple[str, ...] = (
@@ -83,22 +85,6 @@ class RingBuffer:
     def tail(self, n: int) -> np.ndarray:
         rows = self.view()
         return rows[-n:] if n < len(rows) else rows
-
-
-def downsample_scatter(x: np.ndarray, y: np.ndarray, max_points: int) -> tuple[np.ndarray, ...]:
-    """At most `max_points` points: an even stride of the bulk plus every point above its p99.
-
-    A plain stride would hide exactly the stalls a user looks for, so the slowest 1 % is kept.
-    """
-    n = len(x)
-    if n <= max_points:
-        return x, y
-    finite = np.isfinite(y)
-    cutoff = np.percentile(y[finite], 99) if finite.any() else np.inf
-    tail_idx = np.flatnonzero(y > cutoff)[: max_points // 4]
-    stride = max(1, math.ceil(n / (max_points - len(tail_idx))))
-    idx = np.union1d(np.arange(0, n, stride), tail_idx)
-    return x[idx], y[idx]
 
 
 def rate_value(value: Any) -> float:
@@ -263,13 +249,20 @@ def nice_limit(value: float, steps: int = 6) -> float:
     return max(step, math.ceil(value * 1.04 / step) * step)
 
 
-def _dots(x: np.ndarray, y: np.ndarray, width: float) -> tuple[np.ndarray, np.ndarray]:
-    """Each point as a tiny horizontal segment (`width` in x units) drawn with a thick pen:
-    one QPainterPath of segments is far cheaper than ScatterPlotItem's per-spot bookkeeping."""
-    xs = np.empty(2 * len(x))
-    xs[0::2] = x
-    xs[1::2] = x + width
-    return xs, np.repeat(y, 2)
+def time_limit(value: float) -> float:
+    """The live charts' right edge: the next of 1, 1.5, 2, 3, 5, 7 x 10^k above `value`.
+
+    About six changes per decade: each change repaints four axes with their grids and re-bins
+    the scatter, so a finer step (every few seconds) cost more than all the dots; the data still
+    fills at least two thirds of the width.
+    """
+    value = max(value, 1e-9)
+    exp = math.floor(math.log10(value))
+    for k in (exp, exp + 1):
+        for m in (1.0, 1.5, 2.0, 3.0, 5.0, 7.0):
+            if m * 10.0**k > value * 1.02:
+                return m * 10.0**k
+    return 10.0 ** (exp + 2)
 
 
 def log_ticks(lo: int, hi: int) -> list[list[tuple[float, str]]]:
@@ -277,6 +270,9 @@ def log_ticks(lo: int, hi: int) -> list[list[tuple[float, str]]]:
     major = [(float(k), f"{10.0**k:g}") for k in range(lo, hi + 1)]
     minor = [(math.log10(m * 10.0**k), f"{m * 10.0**k:g}") for k in range(lo, hi) for m in (2, 5)]
     return [major, minor]
+
+
+SMALL_CHART_MS = 250
 
 
 class LiveCharts(QWidget):
@@ -293,11 +289,9 @@ class LiveCharts(QWidget):
         parent: QWidget | None = None,
         *,
         token_capacity: int = 200_000,
-        max_scatter_points: int = 3_000,
         rolling_window: int = 64,
     ) -> None:
         super().__init__(parent)
-        self.max_scatter_points = max_scatter_points
         self.rolling_window = rolling_window
         self.tokens = RingBuffer(token_capacity, 2)  # run time s, ITL ms
         self.requests = RingBuffer(20_000, 2)  # run time s, TPOT ms
@@ -307,6 +301,7 @@ class LiveCharts(QWidget):
         self._cursor_s = 0.0
         self._requests_seen = 0
         self._dirty: set[str] = set()
+        self._small_drawn_ns = 0
         self._ranges: dict[str, tuple[float, float]] = {}
         self._point_lines: list[pg.InfiniteLine] = []
 
@@ -338,10 +333,7 @@ class LiveCharts(QWidget):
             item.setDownsampling(auto=False)
         # Log scale: a 20 ms bulk and 700 ms prefill stalls stay readable on one chart.
         self.itl.getPlotItem().setLogMode(y=True)
-        dot_pen = pg.mkPen(QColor(0, 114, 178, 150), width=2.5, cosmetic=True)
-        dot_pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-        self._scatter = pg.PlotCurveItem(connect="pairs", pen=dot_pen, antialias=False)
-        self.itl.addItem(self._scatter)
+        self._scatter = TokenScatter(self.itl)
         self._p50 = self.tpot.plot([], [], pen=pg.mkPen(PALETTE[0], width=2), name="P50")
         self._p99 = self.tpot.plot([], [], pen=pg.mkPen(PALETTE[1], width=2), name="P99")
         self._tok = self.tok_s.plot([], [], pen=pg.mkPen(PALETTE[2], width=2))
@@ -360,11 +352,8 @@ class LiveCharts(QWidget):
         return (self.itl, self.tpot, self.tok_s, self.in_flight)
 
     def scatter_data(self) -> tuple[np.ndarray, np.ndarray]:
-        """The (time s, ITL ms) points the scatter shows now."""
-        x, y = self._scatter.getData()
-        if x is None:
-            return np.empty(0), np.empty(0)
-        return x[::2], 10.0 ** y[::2]
+        """The (time s, ITL ms) dots the scatter shows now (one per lit 2x2-pixel cell)."""
+        return self._scatter.dots()
 
     # data side: no painting here
     def clear(self) -> None:
@@ -372,6 +361,9 @@ class LiveCharts(QWidget):
             ring.clear()
         self._offset_s = self._cursor_s = 0.0
         self._requests_seen = 0
+        self._itl_min = math.inf
+        self._itl_max = 0.0
+        self._scatter.clear()
         for line in self._point_lines:
             self.itl.removeItem(line)
         self._point_lines.clear()
@@ -414,6 +406,10 @@ class LiveCharts(QWidget):
             return
         self.tokens.extend(np.column_stack([t[:n], y[:n]]))
         self._cursor_s = max(self._cursor_s, float(np.nanmax(t[:n])))
+        finite = y[:n][np.isfinite(y[:n])]
+        if len(finite):
+            self._itl_min = min(self._itl_min, float(finite.min()))
+            self._itl_max = max(self._itl_max, float(finite.max()))
         self._dirty.update(("tokens", "x"))
 
     def add_request(self, tpot_ms: float | None) -> None:
@@ -438,24 +434,34 @@ class LiveCharts(QWidget):
         else:
             plot.setYRange(lo, hi, padding=0)
 
-    def refresh(self) -> bool:
-        """Push what changed into the plots; True if anything was redrawn."""
+    def refresh(self, *, full: bool = False) -> bool:
+        """Push what changed into the plots; True if anything was redrawn.
+
+        The scatter follows every call; the three small charts (whole-chart repaints) at most
+        every SMALL_CHART_MS unless `full`: a line over minutes gains nothing from 10 Hz.
+        """
         dirty, self._dirty = self._dirty, set()
+        now = time.monotonic_ns()
+        if not full and now - self._small_drawn_ns < SMALL_CHART_MS * 1_000_000:
+            self._dirty |= dirty & {"requests", "progress"}
+            dirty -= {"requests", "progress"}
+        elif dirty & {"requests", "progress"}:
+            self._small_drawn_ns = now
         if not dirty:
             return False
-        if "tokens" in dirty:
-            tokens = self.tokens.view()
-            x, y = downsample_scatter(tokens[:, 0], tokens[:, 1], self.max_scatter_points)
-            # Log axis: gaps under 10 µs (chunks that arrived in one read) sit on the floor.
-            y = np.clip(y, 1e-2, None)
-            width = max(self._cursor_s, 1.0) / 2000  # about one pixel on a wide chart
-            self._scatter.setData(*_dots(x, np.log10(y), width))
-            if len(y):
-                lo = math.floor(math.log10(float(y.min())))
-                hi = max(math.ceil(math.log10(float(y.max()) * 1.05)), lo + 1)
+        if "x" in dirty:
+            right = time_limit(max(self._cursor_s, 1.0))
+            for n, plot in enumerate(self.plots()):
+                self._set_range(f"x{n}", plot, "x", 0.0, right)
+        if "tokens" in dirty or "x" in dirty:
+            if self._itl_max > 0:
+                low = max(self._itl_min, MIN_ITL_MS)
+                lo = math.floor(math.log10(low))
+                hi = max(math.ceil(math.log10(self._itl_max * 1.05)), lo + 1)
                 if self._ranges.get("itl.y") != (lo, hi):
                     self.itl.getPlotItem().getAxis("left").setTicks(log_ticks(lo, hi))
                 self._set_range("itl.y", self.itl, "y", lo, hi)
+            self._scatter.update(self.tokens, self._ranges["x0"], self._ranges["itl.y"])
         if "requests" in dirty and self.requests.total_added > self._requests_seen:
             self._requests_seen = self.requests.total_added
             recent = self.requests.tail(self.rolling_window)
@@ -473,8 +479,4 @@ class LiveCharts(QWidget):
             for key, plot, column in (("tok.y", self.tok_s, 1), ("flight.y", self.in_flight, 2)):
                 top = float(np.nanmax(progress[:, column])) if len(progress) else 0.0
                 self._set_range(key, plot, "y", 0.0, nice_limit(max(top, 1.0)))
-        if "x" in dirty:
-            right = nice_limit(max(self._cursor_s, 1.0))
-            for n, plot in enumerate(self.plots()):
-                self._set_range(f"x{n}", plot, "x", 0.0, right)
         return True

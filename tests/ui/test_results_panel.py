@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtGui import QImage
 
 from app.ui.exports import markdown_table, runs_csv
-from app.ui.live_plots import RingBuffer, Series, downsample_scatter
+from app.ui.live_plots import RingBuffer, Series
 from app.ui.results_panel import ResultsPanel
 
 # What `vllm bench serve --save-result` writes (a subset of its keys; the field guide's
@@ -224,18 +224,6 @@ def test_ring_buffer_keeps_the_newest_rows_in_order() -> None:
     ring.extend([[i, i] for i in range(10, 20)])
     assert ring.view()[:, 0].tolist() == [16, 17, 18, 19]
     assert ring.tail(2)[:, 1].tolist() == [18, 19]
-
-
-def test_downsampling_is_bounded_and_keeps_the_slowest_tokens() -> None:
-    import numpy as np
-
-    x = np.arange(10_000, dtype=float)
-    y = np.full(10_000, 20.0)
-    y[[123, 4567, 8901]] = [500.0, 700.0, 900.0]  # three stalls
-    dx, dy = downsample_scatter(x, y, 1_000)
-    assert len(dx) <= 1_000
-    assert {123.0, 4567.0, 8901.0} <= set(dx.tolist())
-    assert sorted(dy.tolist())[-3:] == [500.0, 700.0, 900.0]
 
 
 def test_markdown_and_csv_escape_and_format() -> None:
