@@ -121,9 +121,9 @@ def test_rows_csv_and_report_carry_floor_and_mbu(tmp_path: Path) -> None:
     assert table[0]["floor_tpot_ms"].startswith("15.2336") and table[0]["mbu"].startswith("0.7732")
     assert table[1]["floor_tpot_ms"] == "" and table[1]["mbu"] == ""
     lines = format_table(points).splitlines()
-    assert lines[0].split()[-2:] == ["floor", "MBU"]
-    assert lines[1].split()[-2:] == ["15.23", "77.3%"]
-    assert lines[2].split()[-2:] == ["-", "-"]
+    assert lines[0].split()[-3:] == ["floor", "MBU", "note"]
+    assert lines[1].split()[-3:] == ["15.23", "77.3%", "-"]
+    assert lines[2].split()[-3:] == ["-", "-", "-"]
 
 
 def _sweep(*extra: str, timeout: float = 90) -> subprocess.CompletedProcess:
