@@ -96,6 +96,55 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--eos-sigma", type=float, default=_D.eos_sigma, help="log-normal spread of reply lengths"
     )
 
+    cache = parser.add_argument_group("prefix caching, reasoning, speculative decoding")
+    cache.add_argument(
+        "--enable-prefix-caching",
+        action=argparse.BooleanOptionalAction,
+        default=_D.enable_prefix_caching,
+        help="automatic prefix caching, as vLLM V1 (on by default there too): full KV blocks "
+        "are found again by chained hash of their token ids, a hit skips that part of the "
+        "prefill, unreferenced cached blocks are evicted least recently used first; "
+        "POST /reset_prefix_cache empties it",
+    )
+    cache.add_argument(
+        "--enable-prompt-tokens-details",
+        action=argparse.BooleanOptionalAction,
+        default=_D.enable_prompt_tokens_details,
+        help="send usage.prompt_tokens_details.cached_tokens when some prompt tokens were "
+        "cached (vLLM sends it only with this flag)",
+    )
+    cache.add_argument(
+        "--reasoning-share",
+        type=float,
+        default=_D.reasoning_share,
+        help="a reasoning model, as vLLM with --reasoning-parser: this share of each chat "
+        "reply streams as delta.reasoning_content before the answer, counted in "
+        "usage.completion_tokens_details.reasoning_tokens; a request turns it off with "
+        'chat_template_kwargs {"enable_thinking": false}',
+    )
+    cache.add_argument(
+        "--num-speculative-tokens",
+        type=int,
+        default=_D.num_speculative_tokens,
+        help="speculative decoding with k drafts per step (vLLM's --speculative-config "
+        "num_speculative_tokens; 0 = off): each step verifies k+1 tokens per sequence and "
+        "streams the accepted ones plus one in a single chunk; spec-decode counters in /metrics",
+    )
+    cache.add_argument(
+        "--spec-acceptance-rate",
+        type=float,
+        default=_D.spec_acceptance_rate,
+        help="probability that each draft position is accepted (independently, up to the "
+        "first rejection): a step yields (1 - a^(k+1)) / (1 - a) tokens on average",
+    )
+    cache.add_argument(
+        "--speculative-method",
+        choices=["eagle", "ngram"],
+        default=_D.speculative_method,
+        help="draft cost: eagle = k sequential passes of a one-layer draft head sharing the "
+        "LM head (memory-bound, in the step time); ngram = matched on the CPU, no GPU cost",
+    )
+
     gateway = parser.add_argument_group("gateway behaviour")
     gateway.add_argument("--path-prefix", default="", help="serve under a prefix, e.g. /api")
     gateway.add_argument(
@@ -168,6 +217,12 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
         frontend_us_per_token=args.frontend_us_per_token,
         eos_median_tokens=args.eos_median_tokens,
         eos_sigma=args.eos_sigma,
+        enable_prefix_caching=args.enable_prefix_caching,
+        enable_prompt_tokens_details=args.enable_prompt_tokens_details,
+        reasoning_share=args.reasoning_share,
+        num_speculative_tokens=args.num_speculative_tokens,
+        spec_acceptance_rate=args.spec_acceptance_rate,
+        speculative_method=args.speculative_method,
         path_prefix=args.path_prefix,
         api_key=args.api_key,
         network_latency_ms=args.network_latency_ms,

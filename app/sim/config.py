@@ -60,6 +60,21 @@ class SimConfig:
     # model generated 211.6 tokens per request, the dataset's mean, so EOS rarely came first.
     eos_median_tokens: float = 1200.0
     eos_sigma: float = 0.5
+    # Automatic prefix caching, on by default as in vLLM V1 (--no-enable-prefix-caching).
+    enable_prefix_caching: bool = True
+    # usage.prompt_tokens_details.cached_tokens, sent (like vLLM) only when some prompt tokens
+    # were cached. vLLM needs --enable-prompt-tokens-details for it; the simulator sends it
+    # unless told --no-enable-prompt-tokens-details.
+    enable_prompt_tokens_details: bool = True
+    # A reasoning model: this share of each chat reply streams as `reasoning_content` before
+    # the answer (as vLLM with --reasoning-parser sends it); 0 = an ordinary model.
+    reasoning_share: float = 0.0
+    # Speculative decoding: k drafts per decode step, each position accepted with this
+    # probability (independently, up to the first rejection); drafts from a one-layer
+    # EAGLE-style head ("eagle") or n-gram matching on the CPU ("ngram"). 0 = off.
+    num_speculative_tokens: int = 0
+    spec_acceptance_rate: float = 0.7
+    speculative_method: str = "eagle"
     # Gateway behaviour.
     path_prefix: str = ""
     api_key: str | None = field(default=None, repr=False)
@@ -155,6 +170,22 @@ class SimConfig:
                 f"--slow-first-byte-ms must be >= 0, got {self.slow_first_byte_ms}",
             ),
             (bool(self.served_model_name), "--served-model-name needs at least one name"),
+            (
+                0.0 <= self.reasoning_share <= 1.0,
+                f"--reasoning-share must be in [0, 1], got {self.reasoning_share}",
+            ),
+            (
+                0 <= self.num_speculative_tokens <= 16,
+                f"--num-speculative-tokens must be 0-16, got {self.num_speculative_tokens}",
+            ),
+            (
+                0.0 <= self.spec_acceptance_rate < 1.0,
+                f"--spec-acceptance-rate must be in [0, 1), got {self.spec_acceptance_rate}",
+            ),
+            (
+                self.speculative_method in ("eagle", "ngram"),
+                f"--speculative-method must be eagle or ngram, got {self.speculative_method!r}",
+            ),
             (
                 self.kv_cache_dtype in ("auto", "fp16", "bf16", "fp8"),
                 f"--kv-cache-dtype must be auto, fp16, bf16 or fp8, got {self.kv_cache_dtype!r}",

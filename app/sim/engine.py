@@ -1,4 +1,5 @@
-"""The simulated vLLM engine: continuous batching with chunked prefill, KV blocks, preemption.
+"""The simulated vLLM engine: continuous batching with chunked prefill, KV blocks, preemption,
+automatic prefix caching, a reasoning phase, and optional speculative decoding.
 
 One asyncio task runs steps back to back. A step is planned at its start (which sequences
 decode, which prompts prefill, how many KV blocks that takes), its duration comes from the
@@ -14,12 +15,14 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
+import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Protocol
 
-from app.sim.textgen import WordStream
+from app.sim.prefix_cache import BlockPool, block_hashes
+from app.sim.sequence import Emission, EngineObserver, SimRequest
+from app.sim.textgen import WordStream, token_ids
 from app.sim.timing import StepWork
 
 # Event-loop timers fire on millisecond ticks; sleep until this close to a deadline, then spin.
@@ -28,60 +31,6 @@ DEFAULT_SPIN_NS = 3_000_000
 # of replaying every missed step in a burst.
 _RESYNC_NS = 200_000_000
 _RECORD_MAX = 200_000
-
-
-class TokenSink(Protocol):
-    """Where a request's tokens go: `prepare` before the deadline, `flush` at it."""
-
-    def prepare(self, text: str, finish_reason: str | None) -> None: ...
-
-    def flush(self, deadline_ns: int) -> None: ...
-
-    def aborted(self, reason: str) -> None: ...
-
-
-@dataclass(eq=False)
-class SimRequest:
-    """One request inside the engine (prompt already counted, reply length already drawn)."""
-
-    request_id: str
-    prompt_tokens: int
-    target_tokens: int
-    final_reason: str
-    sink: TokenSink
-    seed: int
-    arrival_ns: int = field(default_factory=time.monotonic_ns)
-    generated: int = 0
-    num_computed: int = 0
-    blocks: int = 0
-    scheduled_ns: int | None = None
-    first_token_ns: int | None = None
-    last_token_ns: int | None = None
-    due_ns: int = 0  # when its token of the current step is due (step end + its turn)
-    finished: bool = False
-    words: WordStream | None = None
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.generated
-
-
-class EngineObserver(Protocol):
-    """What the engine tells the metrics layer."""
-
-    def on_step(self, running: int, waiting: int, kv_usage: float) -> None: ...
-
-    def on_preemption(self) -> None: ...
-
-    def on_first_token(self, req: SimRequest) -> None: ...
-
-    def on_token(self, req: SimRequest, itl_s: float) -> None: ...
-
-    def on_finished(self, req: SimRequest) -> None: ...
-
-    def on_aborted(self, req: SimRequest) -> None: ...
-
-    def on_scheduled(self, req: SimRequest) -> None: ...
 
 
 class Engine:
@@ -99,6 +48,9 @@ class Engine:
         record_lateness: bool = False,
         spin_ns: int = DEFAULT_SPIN_NS,
         frontend_ns: int = 0,
+        enable_prefix_caching: bool = True,
+        num_speculative_tokens: int = 0,
+        spec_acceptance_rate: float = 0.0,
     ) -> None:
         self.spin_ns = spin_ns
         self.frontend_ns = frontend_ns
@@ -107,7 +59,9 @@ class Engine:
         self.block_size = block_size
         self.max_num_seqs = max_num_seqs
         self.max_num_batched_tokens = max_num_batched_tokens
-        self.free_blocks = num_gpu_blocks
+        self.pool = BlockPool(num_gpu_blocks, enable_caching=enable_prefix_caching)
+        self.num_speculative_tokens = num_speculative_tokens
+        self.spec_acceptance_rate = spec_acceptance_rate
         self.waiting: collections.deque[SimRequest] = collections.deque()
         self.running: list[SimRequest] = []
         self.observer = observer
@@ -127,8 +81,20 @@ class Engine:
     # --- called from request handlers -------------------------------------------------
     def submit(self, req: SimRequest) -> None:
         req.words = WordStream(req.seed)
+        if req.prompt_ids is not None and self.pool.enable_caching:
+            req.token_ids = list(req.prompt_ids)
+        if self.num_speculative_tokens:
+            req.spec_rng = random.Random(req.seed ^ 0x5BD1E995)
         self.waiting.append(req)
         self._wake.set()
+
+    def reset_prefix_cache(self) -> None:
+        """Forget every cached block, as vLLM's /reset_prefix_cache; running requests keep
+        the blocks they hold (as private ones), later prompts find nothing cached."""
+        for req in self.running:
+            req.cached = []
+            req.caching = False
+        self.pool.reset()
 
     def abort(self, req: SimRequest) -> None:
         """The client went away: free what the request holds, as vLLM aborts it."""
@@ -139,15 +105,19 @@ class Engine:
             self.running.remove(req)
         elif req in self.waiting:
             self.waiting.remove(req)
-        self.free_blocks += req.blocks
-        req.blocks = 0
+        self._free(req)
         if self.observer is not None:
             self.observer.on_aborted(req)
         self._report()
 
     @property
+    def free_blocks(self) -> int:
+        """Free KV blocks, cached ones nobody holds included (vLLM counts them free too)."""
+        return self.pool.free
+
+    @property
     def kv_usage(self) -> float:
-        return 1.0 - self.free_blocks / self.num_gpu_blocks if self.num_gpu_blocks else 0.0
+        return 1.0 - self.pool.free / self.num_gpu_blocks if self.num_gpu_blocks else 0.0
 
     # --- lifecycle ----------------------------------------------------------------------
     def start(self) -> None:
@@ -193,16 +163,86 @@ class Engine:
     def _blocks_for(self, tokens: int) -> int:
         return -(-tokens // self.block_size)
 
+    def _free(self, req: SimRequest) -> None:
+        self.pool.release(req.cached, req.blocks - len(req.cached))
+        req.blocks = 0
+        req.cached = []
+        req.caching = True
+
     def _preempt_last(self) -> SimRequest:
         victim = self.running.pop()
-        self.free_blocks += victim.blocks
-        victim.blocks = 0
+        self._free(victim)
         victim.num_computed = 0  # recompute: prompt + generated tokens are prefilled again
         self.waiting.appendleft(victim)
         self.num_preemptions += 1
         if self.observer is not None:
             self.observer.on_preemption()
         return victim
+
+    def _hashes_upto(self, req: SimRequest, tokens: int) -> list[int]:
+        """The request's block hashes for its first `tokens` tokens' full blocks."""
+        ids = req.token_ids
+        assert ids is not None
+        full = min(tokens, len(ids)) // self.block_size
+        have = len(req.hashes)
+        if full > have:
+            parent = req.hashes[-1] if have else 0
+            end = full * self.block_size
+            req.hashes += block_hashes(ids[:end], self.block_size, have, parent)
+        return req.hashes
+
+    def _cache_blocks(self, req: SimRequest, tokens: int) -> None:
+        """Offer the request's full blocks up to `tokens` to the cache, as vLLM does when it
+        schedules them: a prompt later in the same step may already reuse them, because a
+        step writes every scheduled token's KV before any attention reads it."""
+        if req.token_ids is None or not req.caching:
+            return
+        hashes = self._hashes_upto(req, tokens)
+        for h in hashes[len(req.cached) :]:
+            if not self.pool.register(h):
+                req.caching = False
+                return
+            req.cached.append(h)
+
+    def _wanted(self, req: SimRequest, budget: int) -> int:
+        """Tokens to schedule for a running request: its next prefill chunk, or 1 decode
+        token plus the speculative drafts to verify."""
+        n = req.total_tokens - req.num_computed
+        if self._decoding(req, n):
+            n += self.num_speculative_tokens
+        return min(n, budget)
+
+    @staticmethod
+    def _decoding(req: SimRequest, n: int) -> bool:
+        return n == 1 and req.generated > 0
+
+    def _admit(self, req: SimRequest, budget: int) -> int:
+        """Schedule a waiting request (new or preempted) if its blocks fit; 0 if they do not.
+
+        Its leading full blocks found in the prefix cache are computed already; at least its
+        last token is computed again, since sampling needs that position's logits.
+        """
+        hit = 0
+        hashes: list[int] = []
+        if req.token_ids is not None:
+            hashes = self._hashes_upto(req, req.total_tokens)
+            hit = self.pool.longest_hit(hashes, (req.total_tokens - 1) // self.block_size)
+        computed = hit * self.block_size
+        n = min(req.total_tokens - computed, budget)
+        need = self._blocks_for(computed + n) - hit
+        if need + self.pool.evictable_among(hashes[:hit]) > self.pool.free:
+            return 0
+        self.pool.hold(hashes[:hit])
+        req.cached = hashes[:hit]
+        self.pool.allocate(need)
+        req.blocks = hit + need
+        req.num_computed = computed
+        if req.scheduled_ns is None:
+            req.cached_tokens = computed
+        if req.token_ids is not None and self.observer is not None:
+            self.observer.on_prefix_lookup(req.total_tokens, computed)
+        self._cache_blocks(req, computed + n)
+        return n
 
     def _plan(self) -> tuple[list[SimRequest], StepWork]:
         """Schedule one step like vLLM V1: running first (decode or next prefill chunk),
@@ -211,31 +251,30 @@ class Engine:
         scheduled: list[tuple[SimRequest, int]] = []
         preempted = False
         index = 0
+        pool = self.pool
         while index < len(self.running) and budget > 0:
             req = self.running[index]
-            n = min(req.total_tokens - req.num_computed, budget)
+            n = self._wanted(req, budget)
             extra = self._blocks_for(req.num_computed + n) - req.blocks
-            while extra > self.free_blocks and req in self.running:
+            while extra > pool.free and req in self.running:
                 preempted = True
                 self._preempt_last()
             if req not in self.running:
                 break
-            self.free_blocks -= extra
+            pool.allocate(extra)
             req.blocks += extra
+            self._cache_blocks(req, req.num_computed + n)
             scheduled.append((req, n))
             budget -= n
             index += 1
         if not preempted:
             while self.waiting and budget > 0 and len(self.running) < self.max_num_seqs:
                 req = self.waiting[0]
-                n = min(req.total_tokens - req.num_computed, budget)
-                need = self._blocks_for(n)
-                if need > self.free_blocks:
+                n = self._admit(req, budget)
+                if n == 0:
                     break
                 self.waiting.popleft()
                 self.running.append(req)
-                self.free_blocks -= need
-                req.blocks += need
                 if req.scheduled_ns is None:
                     req.scheduled_ns = time.monotonic_ns()
                     if self.observer is not None:
@@ -244,29 +283,82 @@ class Engine:
                 budget -= n
 
         decode: list[int] = []
+        queries: list[int] = []
         prefill: list[tuple[int, int]] = []
         outputs: list[SimRequest] = []
+        k = self.num_speculative_tokens
+        accepted_per_pos = [0] * k
+        drafts = draft_tokens = 0
         for req, n in scheduled:
-            if n == 1 and req.generated > 0 and req.num_computed == req.total_tokens - 1:
+            if req.generated > 0 and req.num_computed == req.total_tokens - 1:
                 decode.append(req.num_computed)
+                queries.append(n)
+                new = 1
+                if n > 1:  # verify n - 1 drafts: the leading accepted ones become output
+                    accepted = self._accepted(req, n - 1)
+                    drafts += 1
+                    draft_tokens += n - 1
+                    for pos in range(accepted):
+                        accepted_per_pos[pos] += 1
+                    new = min(1 + accepted, req.target_tokens - req.generated)
+                # the accepted drafts' KV was computed while verifying them
+                req.num_computed += new
+                self._sample(req, new)
             else:
                 prefill.append((n, req.num_computed))
-            req.num_computed += n
-            if req.num_computed == req.total_tokens:
-                self._sample(req)
-                outputs.append(req)
-        return outputs, StepWork(tuple(decode), tuple(prefill))
+                req.num_computed += n
+                if req.num_computed != req.total_tokens:
+                    continue
+                self._sample(req, 1)
+            outputs.append(req)
+        if drafts and self.observer is not None:
+            self.observer.on_spec_decode(drafts, draft_tokens, accepted_per_pos)
+        work = StepWork(
+            tuple(decode),
+            tuple(prefill),
+            tuple(queries) if k else (),
+            k if drafts else 0,
+        )
+        return outputs, work
 
-    def _sample(self, req: SimRequest) -> None:
-        req.generated += 1
+    def _accepted(self, req: SimRequest, drafts: int) -> int:
+        """Drafts accepted: each position independently with probability alpha, counting up to
+        the first rejection (the standard model of speculative sampling's acceptance)."""
+        rng = req.spec_rng
+        assert rng is not None
+        alpha = self.spec_acceptance_rate
+        accepted = 0
+        while accepted < drafts and rng.random() < alpha:
+            accepted += 1
+        return accepted
+
+    def _sample(self, req: SimRequest, count: int) -> None:
         assert req.words is not None
+        reasoning: list[str] = []
+        content: list[str] = []
+        ids = req.token_ids
+        for _ in range(count):
+            req.generated += 1
+            text = req.words.next_token()
+            (reasoning if req.generated <= req.reasoning_tokens else content).append(text)
+            if ids is not None:
+                ids.extend(_ids_of(text))
+        req.step_tokens = count
         done = req.generated >= req.target_tokens
-        req.sink.prepare(req.words.next_token(), req.final_reason if done else None)
+        req.sink.prepare(
+            Emission(
+                "".join(reasoning),
+                "".join(content),
+                count,
+                req.final_reason if done else None,
+                req.cached_tokens,
+                min(req.generated, req.reasoning_tokens),
+            )
+        )
         if done:
             req.finished = True
             self.running.remove(req)
-            self.free_blocks += req.blocks
-            req.blocks = 0
+            self._free(req)
 
     def _deliver(self, outputs: list[SimRequest], deadline_ns: int) -> None:
         lateness = self.lateness_ns
@@ -306,6 +398,12 @@ class Engine:
     def _report(self) -> None:
         if self.observer is not None:
             self.observer.on_step(len(self.running), len(self.waiting), self.kv_usage)
+
+
+@functools.lru_cache(maxsize=4096)
+def _ids_of(text: str) -> tuple[int, ...]:
+    """Token ids of one generated token's text (a few hundred distinct ones: cached)."""
+    return tuple(token_ids(text))
 
 
 async def _sleep_until(deadline_ns: int, spin_ns: int) -> None:

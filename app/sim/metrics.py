@@ -5,7 +5,7 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from app.sim.engine import SimRequest
+from app.sim.sequence import SimRequest
 
 # Bucket edges as vLLM's V1 Prometheus logger declares them.
 _TTFT_BUCKETS = (
@@ -35,6 +35,8 @@ class SimMetrics:
         num_gpu_blocks: int,
         cache_dtype: str,
         gpu_memory_utilization: float,
+        enable_prefix_caching: bool = True,
+        num_speculative_tokens: int = 0,
     ) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         labels = ["model_name", "engine"]
@@ -86,6 +88,29 @@ class SimMetrics:
             "Histogram of time spent in WAITING phase for request.",
             _REQUEST_BUCKETS,
         )
+        # vLLM V1 counts prefix-cache lookups in tokens: a scheduled prompt (a preempted
+        # request again, with its output so far) queries all its tokens, hits what was cached.
+        self.prefix_queries = counter(
+            "vllm:prefix_cache_queries",
+            "Prefix cache queries, in terms of number of queried tokens.",
+        )
+        self.prefix_hits = counter(
+            "vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens."
+        )
+        self.spec: tuple[Counter, Counter, Counter, list[Counter]] | None = None
+        if num_speculative_tokens:
+            per_pos = Counter(
+                "vllm:spec_decode_num_accepted_tokens_per_pos",
+                "Accepted tokens per draft position.",
+                [*labels, "position"],
+                registry=reg,
+            )
+            self.spec = (
+                counter("vllm:spec_decode_num_drafts", "Number of spec decoding drafts."),
+                counter("vllm:spec_decode_num_draft_tokens", "Number of draft tokens."),
+                counter("vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens."),
+                [per_pos.labels(position=str(i), **values) for i in range(num_speculative_tokens)],
+            )
         self._success = Counter(
             "vllm:request_success",
             "Count of successfully processed requests.",
@@ -102,7 +127,7 @@ class SimMetrics:
             "gpu_memory_utilization": str(gpu_memory_utilization),
             "num_gpu_blocks": str(num_gpu_blocks),
             "num_cpu_blocks": "0",
-            "enable_prefix_caching": "False",
+            "enable_prefix_caching": str(enable_prefix_caching),
             "engine": "0",
         }
         Gauge(
@@ -130,13 +155,27 @@ class SimMetrics:
 
     def on_first_token(self, req: SimRequest) -> None:
         self.prompt_tokens.inc(req.prompt_tokens)
-        self.generation_tokens.inc()
+        self.generation_tokens.inc(req.step_tokens)
         if req.first_token_ns is not None:
             self.ttft.observe((req.first_token_ns - req.arrival_ns) / 1e9)
 
     def on_token(self, req: SimRequest, itl_s: float) -> None:
-        self.generation_tokens.inc()
+        self.generation_tokens.inc(req.step_tokens)
         self.itl.observe(itl_s)
+
+    def on_prefix_lookup(self, queried_tokens: int, hit_tokens: int) -> None:
+        self.prefix_queries.inc(queried_tokens)
+        self.prefix_hits.inc(hit_tokens)
+
+    def on_spec_decode(self, drafts: int, draft_tokens: int, accepted_per_pos: list[int]) -> None:
+        if self.spec is None:
+            return
+        num_drafts, num_draft_tokens, num_accepted, per_pos = self.spec
+        num_drafts.inc(drafts)
+        num_draft_tokens.inc(draft_tokens)
+        num_accepted.inc(sum(accepted_per_pos))
+        for counter, accepted in zip(per_pos, accepted_per_pos, strict=False):
+            counter.inc(accepted)
 
     def on_aborted(self, req: SimRequest) -> None:
         self._success_by_reason["abort"].inc()

@@ -12,16 +12,22 @@ import collections
 import heapq
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.sim.config import SimConfig
-from app.sim.engine import Engine, SimRequest
+from app.sim.engine import Engine
+from app.sim.sequence import Emission, SimRequest
 from app.sim.textgen import reply_length
 from app.sim.timing import StepCostModel
 
+# (prompt tokens, max_tokens, reply seed) or the same with the prompt's token ids, which
+# the prefix cache hashes (without them a request neither hits nor fills the cache).
+Workload = Sequence[tuple[int, int, int] | tuple[int, int, int, Sequence[int]]]
+
 
 class _NullSink:
-    def prepare(self, text: str, finish_reason: str | None) -> None:
+    def prepare(self, out: Emission) -> None:
         pass
 
     def flush(self, deadline_ns: int) -> None:
@@ -36,6 +42,8 @@ class ReplayResult:
     ttft_s: list[float] = field(default_factory=list)
     tpot_s: list[float] = field(default_factory=list)  # requests with more than one token
     output_tokens: list[int] = field(default_factory=list)
+    cached_tokens: list[int] = field(default_factory=list)
+    ttfo_s: list[float] = field(default_factory=list)  # first answer token (reasoning done)
     duration_s: float = 0.0
     preemptions: int = 0
 
@@ -58,7 +66,7 @@ def percentile(values: list[float], q: float) -> float:
 
 def replay(
     config: SimConfig,
-    workload: list[tuple[int, int, int]],
+    workload: Workload,
     *,
     max_concurrency: int,
     request_rate: float = math.inf,
@@ -82,6 +90,9 @@ def replay(
         block_size=config.block_size,
         max_num_seqs=config.max_num_seqs,
         max_num_batched_tokens=config.max_num_batched_tokens,
+        enable_prefix_caching=config.enable_prefix_caching,
+        num_speculative_tokens=config.num_speculative_tokens,
+        spec_acceptance_rate=config.spec_acceptance_rate,
     )
     arrivals = [0.0] * len(workload)
     if math.isfinite(request_rate):
@@ -90,7 +101,7 @@ def replay(
             arrivals[i] = arrivals[i - 1] + rng.expovariate(request_rate)
     result = ReplayResult()
     queue: collections.deque[int] = collections.deque()
-    sent: dict[SimRequest, tuple[float, list[float]]] = {}
+    sent: dict[SimRequest, tuple[float, list[tuple[float, int]]]] = {}
     in_transit: list[tuple[float, int, SimRequest]] = []  # heap of (arrival at the engine, n, req)
     now, next_arrival, first_send, last_end = 0.0, 0, math.inf, 0.0
     while len(result.output_tokens) < len(workload):
@@ -100,7 +111,8 @@ def replay(
         burst = 0
         while queue and len(sent) < max_concurrency:
             index = queue.popleft()
-            prompt, max_tokens, req_seed = workload[index]
+            prompt, max_tokens, req_seed = workload[index][:3]
+            ids = workload[index][3] if len(workload[index]) > 3 else None  # type: ignore[misc]
             target, reason = reply_length(
                 random.Random(req_seed),
                 max_tokens=max_tokens,
@@ -109,7 +121,16 @@ def replay(
                 median=config.eos_median_tokens,
                 sigma=config.eos_sigma,
             )
-            req = SimRequest(str(index), prompt, target, reason, _NullSink(), req_seed)
+            req = SimRequest(
+                str(index),
+                prompt,
+                target,
+                reason,
+                _NullSink(),
+                req_seed,
+                prompt_ids=ids,
+                reasoning_tokens=round(config.reasoning_share * target),
+            )
             sent_at = now + burst * send_gap_s
             heapq.heappush(in_transit, (sent_at + transit_s, index, req))
             sent[req] = (sent_at, [])
@@ -127,14 +148,18 @@ def replay(
         now += cost.step_seconds(work)
         for turn, req in enumerate(outputs):
             start, times = sent[req]
-            times.append(now + turn * frontend_s)
+            times.append((now + turn * frontend_s, req.generated))
             if req.generated >= req.target_tokens:
                 del sent[req]
-                last_end = max(last_end, times[-1])
-                result.ttft_s.append(times[0] - start)
-                result.output_tokens.append(len(times))
-                if len(times) > 1:
-                    result.tpot_s.append((times[-1] - times[0]) / (len(times) - 1))
+                first, last = times[0][0], times[-1][0]
+                last_end = max(last_end, last)
+                result.ttft_s.append(first - start)
+                result.output_tokens.append(req.generated)
+                result.cached_tokens.append(req.cached_tokens)
+                answer = next(t for t, n in times if n > req.reasoning_tokens)
+                result.ttfo_s.append(answer - start)
+                if req.generated > 1:  # vLLM's TPOT: (latency - TTFT) / (tokens - 1)
+                    result.tpot_s.append((last - first) / (req.generated - 1))
     result.duration_s = last_end - first_send
     result.preemptions = engine.num_preemptions
     return result

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.sim.config import SimConfig
-from app.sim.textgen import count_chat_tokens, count_tokens, message_text
+from app.sim.textgen import chat_token_ids, message_text, token_ids
 
 
 class ApiError(Exception):
@@ -41,6 +41,8 @@ class ParsedRequest:
     seed: int | None
     prompt_key: str  # the prompt as text, so a prompt always gets the same reply (greedy-like)
     stop: tuple[str, ...] = ()
+    prompt_ids: tuple[int, ...] = ()  # what the prefix cache hashes
+    thinking: bool = True  # chat_template_kwargs.enable_thinking (Qwen3's switch)
 
 
 def _int_field(body: dict[str, Any], name: str, minimum: int) -> int | None:
@@ -64,24 +66,38 @@ def _prompt_key(body: dict[str, Any], chat: bool) -> str:
     return prompt if isinstance(prompt, str) else json.dumps(prompt)
 
 
-def _prompt_tokens(body: dict[str, Any], chat: bool) -> int:
+def _prompt_ids(body: dict[str, Any], chat: bool) -> list[int]:
+    """The prompt's token ids as the simulated model's tokenizer and chat template make them."""
     if chat:
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
             raise _bad("'messages' must be a non-empty list of {role, content} objects")
         if not all(isinstance(m, dict) and "role" in m for m in messages):
             raise _bad("every entry of 'messages' must be an object with a 'role'")
-        return count_chat_tokens(messages)
+        return chat_token_ids(messages)
     prompt = body.get("prompt")
     if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], str | list):
         prompt = prompt[0]
     if isinstance(prompt, str):
-        return count_tokens(prompt)
-    if isinstance(prompt, list) and prompt and all(isinstance(t, int) for t in prompt):
-        return len(prompt)  # token ids
+        return token_ids(prompt)
+    if isinstance(prompt, list) and prompt and all(_is_int(t) for t in prompt):
+        return prompt  # token ids
     if isinstance(prompt, list):
         raise _bad("'prompt' must be one string or one list of token ids (no batches here)")
     raise _bad("'prompt' is required: a string or a list of token ids")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _thinking(body: dict[str, Any]) -> bool:
+    kwargs = body.get("chat_template_kwargs")
+    if kwargs is None:
+        return True
+    if not isinstance(kwargs, dict):
+        raise _bad("'chat_template_kwargs' must be an object")
+    return kwargs.get("enable_thinking", True) is not False
 
 
 def parse_request(raw: bytes, config: SimConfig, *, chat: bool) -> ParsedRequest:
@@ -103,7 +119,8 @@ def parse_request(raw: bytes, config: SimConfig, *, chat: bool) -> ParsedRequest
             f"The model `{model}` does not exist. Served models: {served}.",
             "NotFoundError",
         )
-    prompt_tokens = _prompt_tokens(body, chat)
+    prompt_ids = _prompt_ids(body, chat)
+    prompt_tokens = len(prompt_ids)
     if body.get("n", 1) != 1:
         raise _bad("'n' must be 1 on the simulator")
     limit = config.max_model_len
@@ -163,4 +180,6 @@ def parse_request(raw: bytes, config: SimConfig, *, chat: bool) -> ParsedRequest
         seed=seed,
         prompt_key=_prompt_key(body, chat),
         stop=tuple(s for s in stops if s),
+        prompt_ids=tuple(prompt_ids),
+        thinking=_thinking(body) if chat else False,
     )

@@ -19,11 +19,19 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from app.sim.config import DEFAULT_SPIN_US, SimConfig, SimConfigError
-from app.sim.engine import Engine, SimRequest
+from app.sim.engine import Engine
 from app.sim.faults import FaultPlan
 from app.sim.metrics import CONTENT_TYPE, SimMetrics
 from app.sim.requests import ApiError, ParsedRequest, error_body, parse_request
-from app.sim.streams import SSE_HEADERS, ChunkFormat, CollectSink, StreamSink, sse
+from app.sim.sequence import SimRequest
+from app.sim.streams import (
+    SSE_HEADERS,
+    ChunkFormat,
+    CollectSink,
+    StreamSink,
+    sse,
+    usage_body,
+)
 from app.sim.textgen import find_stop, reply_length, request_seed
 from app.sim.timing import StepCostModel
 
@@ -63,6 +71,8 @@ class SimState:
             num_gpu_blocks=self.cost.num_gpu_blocks,
             cache_dtype=config.kv_cache_dtype,
             gpu_memory_utilization=config.gpu_memory_utilization,
+            enable_prefix_caching=config.enable_prefix_caching,
+            num_speculative_tokens=config.num_speculative_tokens,
         )
         spin_ns = int(1000 * (DEFAULT_SPIN_US if config.spin_us is None else config.spin_us))
         self.engine = Engine(
@@ -77,6 +87,9 @@ class SimState:
             # Holding a token until its turn means spinning; a simulator in a thread of the
             # host application may not (spin 0), so there every token goes out at once.
             frontend_ns=int(1000 * config.frontend_us_per_token) if spin_ns else 0,
+            enable_prefix_caching=config.enable_prefix_caching,
+            num_speculative_tokens=config.num_speculative_tokens,
+            spec_acceptance_rate=config.spec_acceptance_rate,
         )
         self.faults = FaultPlan(config)
         self.latency_s = config.network_latency_ms / 1000.0
@@ -103,6 +116,7 @@ def build_app(config: SimConfig) -> _RawSendApp:
         Route(f"{p}/health", _endpoint(state, _health), methods=["GET"]),
         Route(f"{p}/metrics", _endpoint(state, _metrics), methods=["GET"]),
         Route(f"{p}/sim/stats", _endpoint(state, _stats), methods=["GET"]),
+        Route(f"{p}/reset_prefix_cache", _endpoint(state, _reset_prefix_cache), methods=["POST"]),
         Route(f"{p}/v1/chat/completions", _endpoint(state, _chat), methods=["POST"]),
         Route(f"{p}/v1/completions", _endpoint(state, _completions), methods=["POST"]),
     ]
@@ -199,6 +213,13 @@ async def _metrics(state: SimState, request: Request) -> Response:
     return Response(state.metrics.render(), media_type=CONTENT_TYPE)
 
 
+async def _reset_prefix_cache(state: SimState, request: Request) -> Response:
+    """vLLM's POST /reset_prefix_cache (a dev-mode route there, VLLM_SERVER_DEV_MODE=1):
+    200 with an empty body; later prompts find nothing cached. The counters keep counting."""
+    state.engine.reset_prefix_cache()
+    return Response(status_code=200)
+
+
 async def _stats(state: SimState, request: Request) -> Response:
     """Simulator self-checks: how late its writes were against their deadlines (microseconds)."""
     engine = state.engine
@@ -287,6 +308,25 @@ async def _generate(state: SimState, request: Request, *, chat: bool) -> Respons
         target, reason = stop.tokens, "stop"
     text_limit = None if stop is None else stop.chars
     stop_reason = None if stop is None else stop.stop
+    # vLLM's reasoning parsers work on chat replies; /v1/completions returns raw text.
+    reasoning_mode = chat and state.config.reasoning_share > 0
+    reasoning = round(state.config.reasoning_share * target) if reasoning_mode else 0
+    if not parsed.thinking:
+        reasoning = 0
+    report_cached = state.config.enable_prompt_tokens_details
+
+    def engine_request(sink: StreamSink | CollectSink) -> SimRequest:
+        return SimRequest(
+            fmt.request_id,
+            parsed.prompt_tokens,
+            target,
+            reason,
+            sink,
+            seed,
+            prompt_ids=parsed.prompt_ids,
+            reasoning_tokens=reasoning,
+        )
+
     if parsed.stream:
         sink = StreamSink(
             fmt,
@@ -297,11 +337,12 @@ async def _generate(state: SimState, request: Request, *, chat: bool) -> Respons
             malformed_at=max(1, target // 2) if fault == "malformed" else None,
             text_limit=text_limit,
             stop_reason=stop_reason,
+            report_cached=report_cached,
+            report_reasoning=reasoning_mode,
         )
-        req = SimRequest(fmt.request_id, parsed.prompt_tokens, target, reason, sink, seed)
-        return _EngineStream(state.engine, req, sink)
+        return _EngineStream(state.engine, engine_request(sink), sink)
     collect = CollectSink(text_limit)
-    req = SimRequest(fmt.request_id, parsed.prompt_tokens, target, reason, collect, seed)
+    req = engine_request(collect)
     state.engine.submit(req)
     disconnect = asyncio.ensure_future(_wait_disconnect(request.receive))
     try:
@@ -313,23 +354,21 @@ async def _generate(state: SimState, request: Request, *, chat: bool) -> Respons
         state.engine.abort(req)  # frees the sequence's KV blocks if the client left early
     if not collect.done.done():
         return Response(status_code=499)  # nobody is listening; nginx's "client closed" code
-    body = _full_body(fmt, parsed, collect.text, collect.finish_reason, req.generated)
+    body = _full_body(fmt, parsed, collect, req.generated)
     body["choices"][0]["stop_reason"] = stop_reason
+    body["usage"] = usage_body(
+        parsed.prompt_tokens,
+        req.generated,
+        collect.cached_tokens if report_cached else None,
+        collect.reasoning_tokens if reasoning_mode else None,
+    )
     return JSONResponse(body)
 
 
-def _usage(prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
-    return {
-        "prompt_tokens": prompt_tokens,
-        "total_tokens": prompt_tokens + completion_tokens,
-        "completion_tokens": completion_tokens,
-        "prompt_tokens_details": None,
-    }
-
-
 def _full_body(
-    fmt: ChunkFormat, parsed: ParsedRequest, text: str, reason: str | None, tokens: int
+    fmt: ChunkFormat, parsed: ParsedRequest, collect: CollectSink, tokens: int
 ) -> dict[str, Any]:
+    text, reason = collect.text, collect.finish_reason
     if fmt.chat:
         choice: dict[str, Any] = {
             "index": 0,
@@ -341,7 +380,7 @@ def _full_body(
                 "audio": None,
                 "function_call": None,
                 "tool_calls": [],
-                "reasoning_content": None,
+                "reasoning_content": collect.reasoning or None,
             },
             "logprobs": None,
             "finish_reason": reason,
@@ -362,7 +401,7 @@ def _full_body(
         "created": fmt.created,
         "model": fmt.model,
         "choices": [choice],
-        "usage": _usage(parsed.prompt_tokens, tokens),
+        "usage": usage_body(parsed.prompt_tokens, tokens),
         "prompt_logprobs": None,
         "kv_transfer_params": None,
     }
@@ -375,7 +414,7 @@ def _no_choices(fmt: ChunkFormat, parsed: ParsedRequest) -> Response:
         "object": "chat.completion" if fmt.chat else "text_completion",
         "created": fmt.created,
         "model": fmt.model,
-        "usage": _usage(parsed.prompt_tokens, 0),
+        "usage": usage_body(parsed.prompt_tokens, 0),
     }
     if not parsed.stream:
         return JSONResponse(body)

@@ -11,7 +11,10 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.sim.sequence import Emission
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -38,10 +41,24 @@ class ChunkFormat:
         head = {"id": request_id, "object": self.object, "created": created, "model": model}
         self._head = json.dumps(head, separators=(",", ":"))[:-1].encode()
 
-    def token(self, text: str, finish_reason: str | None, stop_reason: str | None = None) -> bytes:
+    def token(
+        self,
+        text: str,
+        finish_reason: str | None,
+        stop_reason: str | None = None,
+        reasoning: str = "",
+    ) -> bytes:
         body = json.dumps(text)
         if self.chat:
-            choice = f'{{"index":0,"delta":{{"content":{body}}},"logprobs":null,'
+            # vLLM's reasoning parser splits a step's text where the reasoning ends; a delta
+            # carries either part, or both when the boundary falls inside the step.
+            if reasoning and text:
+                delta = f'{{"reasoning_content":{json.dumps(reasoning)},"content":{body}}}'
+            elif reasoning:
+                delta = f'{{"reasoning_content":{json.dumps(reasoning)}}}'
+            else:
+                delta = f'{{"content":{body}}}'
+            choice = f'{{"index":0,"delta":{delta},"logprobs":null,'
         else:
             choice = f'{{"index":0,"text":{body},"logprobs":null,'
         if finish_reason is None:
@@ -58,12 +75,16 @@ class ChunkFormat:
         )
         return b"data: " + self._head + b',"choices":[' + choice.encode() + b"]}\n\n"
 
-    def usage(self, prompt_tokens: int, completion_tokens: int) -> bytes:
-        usage = {
-            "prompt_tokens": prompt_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-            "completion_tokens": completion_tokens,
-        }
+    def usage(
+        self,
+        prompt_tokens: int,
+        completion_tokens: int,
+        cached_tokens: int | None = None,
+        reasoning_tokens: int | None = None,
+    ) -> bytes:
+        usage = usage_body(prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens)
+        if usage["prompt_tokens_details"] is None:
+            del usage["prompt_tokens_details"]
         return (
             b"data: " + self._head + b',"choices":[],"usage":'
             + json.dumps(usage, separators=(",", ":")).encode() + b"}\n\n"
@@ -80,6 +101,25 @@ class ChunkFormat:
         )
 
 
+def usage_body(
+    prompt_tokens: int,
+    completion_tokens: int,
+    cached_tokens: int | None = None,
+    reasoning_tokens: int | None = None,
+) -> dict[str, Any]:
+    """vLLM's usage object. `prompt_tokens_details` only when some prompt tokens were cached
+    (vLLM leaves it null at 0); `completion_tokens_details` only for a reasoning reply."""
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+        "completion_tokens": completion_tokens,
+        "prompt_tokens_details": {"cached_tokens": cached_tokens} if cached_tokens else None,
+    }
+    if reasoning_tokens is not None:
+        usage["completion_tokens_details"] = {"reasoning_tokens": reasoning_tokens}
+    return usage
+
+
 class StreamSink:
     """Streams one request's tokens as SSE; `done` resolves when it ends (or is cut)."""
 
@@ -94,8 +134,12 @@ class StreamSink:
         malformed_at: int | None = None,
         text_limit: int | None = None,
         stop_reason: str | None = None,
+        report_cached: bool = False,
+        report_reasoning: bool = False,
     ) -> None:
         self.fmt = fmt
+        self.report_cached = report_cached
+        self.report_reasoning = report_reasoning
         self.clip = _TextClip(text_limit)
         self.stop_reason = stop_reason
         self.prompt_tokens = prompt_tokens
@@ -116,24 +160,32 @@ class StreamSink:
         self._send = send
 
     # --- TokenSink -------------------------------------------------------------------------
-    def prepare(self, text: str, finish_reason: str | None) -> None:
-        self.generated += 1
+    def prepare(self, out: Emission) -> None:
+        first = self.generated == 0
+        self.generated += out.tokens
         n = self.generated
+        finish_reason = out.finish_reason
         if self.cut_after is not None and n > self.cut_after:
             self._pending = None
             self.cut = True  # at this step's deadline the handler drops the connection
             return
-        text = self.clip(text)
-        chunk = (
-            self.fmt.malformed(text)
-            if n == self.malformed_at
-            else self.fmt.token(text, finish_reason, self.stop_reason if finish_reason else None)
-        )
-        if n == 1 and self.fmt.chat:
+        reasoning = self.clip(out.reasoning)
+        text = self.clip(out.content)
+        if n - out.tokens < (self.malformed_at or 0) <= n:
+            chunk = self.fmt.malformed(reasoning + text)
+        else:
+            stop = self.stop_reason if finish_reason else None
+            chunk = self.fmt.token(text, finish_reason, stop, reasoning)
+        if first and self.fmt.chat:
             chunk = self.fmt.role() + chunk
         if finish_reason is not None:
             if self.include_usage:
-                chunk += self.fmt.usage(self.prompt_tokens, n)
+                chunk += self.fmt.usage(
+                    self.prompt_tokens,
+                    n,
+                    out.cached_tokens if self.report_cached else None,
+                    out.reasoning_tokens if self.report_reasoning else None,
+                )
             chunk += DONE
         self._pending = {
             "type": "http.response.body",
@@ -225,12 +277,18 @@ class CollectSink:
     def __init__(self, text_limit: int | None = None) -> None:
         self.clip = _TextClip(text_limit)
         self.parts: list[str] = []
+        self.reasoning_parts: list[str] = []
         self.finish_reason: str | None = None
+        self.cached_tokens = 0
+        self.reasoning_tokens = 0
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
-    def prepare(self, text: str, finish_reason: str | None) -> None:
-        self.parts.append(self.clip(text))
-        self.finish_reason = finish_reason
+    def prepare(self, out: Emission) -> None:
+        self.reasoning_parts.append(self.clip(out.reasoning))
+        self.parts.append(self.clip(out.content))
+        self.finish_reason = out.finish_reason
+        self.cached_tokens = out.cached_tokens
+        self.reasoning_tokens = out.reasoning_tokens
 
     def flush(self, deadline_ns: int) -> None:
         if self.finish_reason is not None and not self.done.done():
@@ -243,3 +301,7 @@ class CollectSink:
     @property
     def text(self) -> str:
         return "".join(self.parts)
+
+    @property
+    def reasoning(self) -> str:
+        return "".join(self.reasoning_parts)

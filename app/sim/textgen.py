@@ -49,6 +49,45 @@ def count_tokens(text: str) -> int:
     return total
 
 
+# Token ids of the simulated model: Qwen2.5's 151,643 ordinary ids and its ChatML markers.
+VOCAB_SIZE = 151_643
+IM_START_ID, IM_END_ID = 151_644, 151_645
+
+
+def _piece_id(piece: str) -> int:
+    return zlib.crc32(piece.encode("utf-8")) % VOCAB_SIZE
+
+
+def token_ids(text: str) -> list[int]:
+    """The ids of `text`'s tokens, one per token `count_tokens` counts (same split).
+
+    A stable function of each piece's text, so equal text always gives equal ids: the prefix
+    cache hashes these, and identical prompt prefixes (or a reply resent as history) hit.
+    """
+    ids: list[int] = []
+    for match in _TOKEN_RE.finditer(text):
+        piece = match.group()
+        if piece[0].isascii() and (piece[0].isalnum() or piece[0] == "'"):
+            step = _ALNUM_PER_TOKEN
+            ids.extend(_piece_id(piece[i : i + step]) for i in range(0, len(piece), step))
+        else:
+            ids.append(_piece_id(piece))
+    return ids
+
+
+def chat_token_ids(messages: list[dict]) -> list[int]:
+    """A chat prompt's ids under a ChatML-like template: `<|im_start|>role\n ... <|im_end|>`
+    per message (the 4 tokens `count_chat_tokens` adds), then `<|im_start|>assistant\n`."""
+    newline = _piece_id("\n")
+    ids: list[int] = []
+    for message in messages:
+        ids += [IM_START_ID, _piece_id(str(message.get("role", ""))), newline]
+        ids += token_ids(message_text(message.get("content")))
+        ids.append(IM_END_ID)
+    ids += [IM_START_ID, _piece_id("assistant"), newline]
+    return ids
+
+
 def tokenizer_json() -> str:
     """A Hugging Face `tokenizer.json` that counts exactly like `count_tokens`.
 

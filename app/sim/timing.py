@@ -22,6 +22,10 @@ class StepWork:
 
     decode_contexts: tuple[int, ...] = ()
     prefill_chunks: tuple[tuple[int, int], ...] = ()  # (tokens in chunk, tokens already cached)
+    # Speculative decoding: query tokens of each decode sequence (1 + its drafts; empty = all
+    # 1) and the draft length k, i.e. how many sequential draft-model passes the step runs.
+    decode_queries: tuple[int, ...] = ()
+    draft_tokens: int = 0
 
 
 class StepCostModel:
@@ -51,19 +55,53 @@ class StepCostModel:
         # Weights (and LM head) are streamed once per step whatever the batch; KV is per token.
         empty = decode_step_bytes(self.model, self.fmt, self.kv_dtype, 1, 0.0)
         self._weight_bytes = float(empty.weights_bytes + empty.lm_head_bytes)
+        self._param_flops = float(decode_step_flops(self.model, 1, 0.0))  # 2 x params per token
+        self._attention_pair_flops = (
+            float(decode_step_flops(self.model, 1, 1.0)) - self._param_flops
+        )
+        # An EAGLE-style draft model: one decoder layer of the target's shape that shares the
+        # target's LM head. Each draft token is one sequential pass of it over the batch,
+        # memory-bound like any decode: it streams that layer and the whole LM head again.
+        # An n-gram drafter matches the context on the CPU while the GPU works: no GPU cost.
+        layers = self.model.num_layers
+        head = float(self.model.params_lm_head)
+        eagle = config.speculative_method == "eagle"
+        self._draft_bytes = float(empty.weights_bytes) / layers + float(empty.lm_head_bytes)
+        self._draft_flops = 2.0 * ((self._param_flops / 2.0 - head) / layers + head)
+        self._draft_kv_share = 1.0 / layers  # the draft layer reads its own KV only
+        if not eagle:
+            self._draft_bytes = self._draft_flops = self._draft_kv_share = 0.0
 
     def step_seconds(self, work: StepWork) -> float:
         """Wall time of one step; zero for an empty step."""
         batch = len(work.decode_contexts)
         if batch == 0 and not work.prefill_chunks:
             return 0.0
-        kv_tokens = float(sum(work.decode_contexts))
+        decode_kv = float(sum(work.decode_contexts))
+        kv_tokens = decode_kv
         flops = 0.0
         if batch:
             flops += float(decode_step_flops(self.model, batch, kv_tokens / batch))
+        for q, context in zip(work.decode_queries, work.decode_contexts, strict=False):
+            # Verifying q - 1 drafts: q query tokens through every weight (one read of them
+            # serves all), attending to the context and to each other; their KV is written.
+            extra = q - 1
+            flops += extra * self._param_flops
+            flops += self._attention_pair_flops * (extra * context + q * (q - 1) / 2)
+            kv_tokens += extra
         for chunk, cached in work.prefill_chunks:
             flops += float(prefill_flops(self.model, chunk, cached))
             # Attention over the cached prefix reads it; the chunk's own KV is written once.
             kv_tokens += cached + chunk
         total_bytes = self._weight_bytes + kv_tokens * self.kv_bytes_per_token
-        return max(total_bytes / self._bandwidth, flops / self._flops) + self._overhead_s
+        seconds = max(total_bytes / self._bandwidth, flops / self._flops) + self._overhead_s
+        if work.draft_tokens and self._draft_bytes:
+            drafting = sum(1 for q in work.decode_queries if q > 1)
+            pass_bytes = (
+                self._draft_bytes + decode_kv * self._draft_kv_share * self.kv_bytes_per_token
+            )
+            pass_flops = drafting * self._draft_flops
+            seconds += work.draft_tokens * max(
+                pass_bytes / self._bandwidth, pass_flops / self._flops
+            )
+        return seconds

@@ -9,7 +9,8 @@ import time
 import pytest
 
 from app.sim.config import SimConfig
-from app.sim.engine import Engine, SimRequest
+from app.sim.engine import Engine
+from app.sim.sequence import Emission, SimRequest
 from app.sim.timing import StepCostModel, StepWork
 
 
@@ -17,8 +18,8 @@ class Sink:
     def __init__(self) -> None:
         self.tokens: list[tuple[str, str | None]] = []
 
-    def prepare(self, text: str, finish_reason: str | None) -> None:
-        self.tokens.append((text, finish_reason))
+    def prepare(self, out: Emission) -> None:
+        self.tokens.append((out.reasoning + out.content, out.finish_reason))
 
     def flush(self, deadline_ns: int) -> None:
         pass
