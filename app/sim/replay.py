@@ -44,6 +44,7 @@ class ReplayResult:
     output_tokens: list[int] = field(default_factory=list)
     cached_tokens: list[int] = field(default_factory=list)
     ttfo_s: list[float] = field(default_factory=list)  # first answer token (reasoning done)
+    order: list[int] = field(default_factory=list)  # workload index of each entry above
     duration_s: float = 0.0
     preemptions: int = 0
 
@@ -155,6 +156,7 @@ def replay(
                 last_end = max(last_end, last)
                 result.ttft_s.append(first - start)
                 result.output_tokens.append(req.generated)
+                result.order.append(int(req.request_id))
                 result.cached_tokens.append(req.cached_tokens)
                 answer = next(t for t, n in times if n > req.reasoning_tokens)
                 result.ttfo_s.append(answer - start)

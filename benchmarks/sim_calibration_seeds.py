@@ -1,0 +1,137 @@
+"""The calibration table in virtual time, over sampling seeds and two client tokenizers.
+
+One 200-prompt sample's P99 is about its third-worst request, and a run's duration hangs on its
+longest reply: a single sample can sit inside or outside the field guide's bands by luck. This
+runs the field guide's scenarios through the simulator's timing model (`app.sim.replay`, the
+server's own scheduler and cost model in virtual time, ~1 % from the live server) on samples
+drawn like `vllm bench serve` (shuffle with the seed, vLLM's length filter, first N) with
+sampling seeds 0-4 and two client tokenizers: the simulated model's own, and a BPE-like count
+(4 ASCII characters per token, tpotbench's estimate) that sets other max_tokens and filters
+other entries. It prints every run and the median of each figure against its band.
+
+    .venv/bin/python benchmarks/sim_calibration_seeds.py [--seeds 5] [--set NAME=VALUE ...]
+
+--set overrides a SimConfig field (e.g. --set step_overhead_ms=2.5) to explore the model.
+Exit code 1 when a median leaves its band.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from app.bench.datasets import default_sharegpt_path, sample_sharegpt
+from app.bench.tokens import estimate_tokens
+from app.sim.config import SimConfig
+from app.sim.replay import ReplayResult, percentile, replay
+from app.sim.textgen import count_chat_tokens, count_tokens, request_seed
+
+_spec = importlib.util.spec_from_file_location(
+    "sim_calibration", Path(__file__).with_name("sim_calibration.py")
+)
+assert _spec is not None and _spec.loader is not None
+calibration = importlib.util.module_from_spec(_spec)
+sys.modules["sim_calibration"] = calibration  # dataclasses look their module up
+_spec.loader.exec_module(calibration)
+
+
+class SimTokenizer:
+    name = "sim"
+
+    def count(self, text: str) -> int:
+        return count_tokens(text)
+
+
+class EstimateTokenizer:
+    name = "bpe-estimate"
+
+    def count(self, text: str) -> int:
+        return estimate_tokens(text)
+
+
+def workload(tokenizer: object, seed: int, n: int) -> list[tuple[int, int, int]]:
+    samples = sample_sharegpt(default_sharegpt_path(), n, tokenizer, seed=seed)  # type: ignore[arg-type]
+    return [
+        (
+            count_chat_tokens([{"role": "user", "content": s.prompt}]),
+            s.expected_output_len,
+            request_seed(0, s.prompt),
+        )
+        for s in samples
+    ]
+
+
+def figures(config: SimConfig, tokenizer: object, seed: int) -> dict[str, float]:
+    """Every figure of the calibration table for one sample, keyed like the result JSON."""
+    out: dict[str, float] = {}
+    runs: dict[str, ReplayResult] = {}
+    for point in calibration.POINTS:
+        load = workload(tokenizer, seed, point.prompts)
+        rate = float(point.rate)
+        runs[point.name] = replay(
+            config, load, max_concurrency=point.concurrency, request_rate=rate, seed=seed
+        )
+    for name, run in runs.items():
+        out[f"{name}.median_tpot_ms"] = percentile(run.tpot_s, 50) * 1000
+        out[f"{name}.median_ttft_ms"] = percentile(run.ttft_s, 50) * 1000
+        out[f"{name}.p99_tpot_ms"] = percentile(run.tpot_s, 99) * 1000
+        out[f"{name}.mean_tpot_ms"] = statistics.fmean(run.tpot_s) * 1000
+        out[f"{name}.output_throughput"] = run.output_throughput
+        out[f"{name}.request_throughput"] = run.request_throughput
+    out["knee"] = out["conc64.p99_tpot_ms"] / out["conc32.p99_tpot_ms"]
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5, help="sampling seeds 0..N-1")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    args = parser.parse_args()
+    overrides: dict[str, object] = {}
+    fields = {f.name: f for f in dataclasses.fields(SimConfig)}
+    for item in args.set:
+        name, _, value = item.partition("=")
+        if name not in fields:
+            print(f"--set: SimConfig has no field {name!r}", file=sys.stderr)
+            return 2
+        overrides[name] = type(getattr(SimConfig(), name))(value)
+    config = SimConfig(**overrides)  # type: ignore[arg-type]
+    started = time.perf_counter()
+    table: list[tuple[str, int, dict[str, float]]] = []
+    for tokenizer in (SimTokenizer(), EstimateTokenizer()):
+        for seed in range(args.seeds):
+            table.append((tokenizer.name, seed, figures(config, tokenizer, seed)))
+    keys = [f"{c.point}.{c.key}" for c in calibration.CHECKS if c.band is not None] + ["knee"]
+    short = [k.replace("rate4_conc16", "r4c16").replace("_throughput", "_tput") for k in keys]
+    print(f"{'tokenizer':<13}{'seed':>4}  " + "  ".join(f"{s:>12.12}" for s in short))
+    for name, seed, row in table:
+        print(f"{name:<13}{seed:>4}  " + "  ".join(f"{row[k]:>12.4g}" for k in keys))
+    print()
+    print(f"{'figure':<32}{'reference':>11}{'median':>10}{'min':>9}{'max':>9}  {'band':<20}result")
+    failures = 0
+    for check in calibration.CHECKS:
+        key = "knee" if check.band is None else f"{check.point}.{check.key}"
+        values = [row[key] for _, _, row in table]
+        median = statistics.median(values)
+        if check.band is None:
+            ok, band, label, ref = median >= 2.0, ">= 2.0", "conc=64 / conc=32 TPOT P99", 2.0
+        else:
+            low, high = check.reference * (1 - check.band), check.reference * (1 + check.band)
+            ok, band = low <= median <= high, f"+-{check.band:.0%} [{low:.4g}, {high:.4g}]"
+            label, ref = check.label, check.reference
+        failures += not ok
+        print(
+            f"{label:<32}{ref:>11.4g}{median:>10.4g}{min(values):>9.4g}{max(values):>9.4g}  "
+            f"{band:<20}{'PASS' if ok else 'FAIL'}"
+        )
+    print(f"({len(table)} samples, {time.perf_counter() - started:.0f} s; overrides {overrides})")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
