@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from app import __version__
 from app.profiles import ProfileStore, Target
 from app.secrets import KeyStore
+from app.ui import report_export
 from app.ui.app_setup_sim import SimulatorService
 from app.ui.endpoint_editor import EndpointEditor
 from app.ui.probe_panel import ProbePanel
@@ -240,6 +241,10 @@ class MainWindow(QMainWindow):
         self.export_action.setShortcut(QKeySequence("Ctrl+E"))
         self.export_action.triggered.connect(self.export_current)
         file_menu.addAction(self.export_action)
+        self.export_report_action = QAction(self.tr("Export &report…"), self)
+        self.export_report_action.setShortcut(QKeySequence("Ctrl+Shift+E"))
+        self.export_report_action.triggered.connect(self.export_report)
+        file_menu.addAction(self.export_report_action)
         file_menu.addSeparator()
         quit_action = QAction(self.tr("&Quit"), self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
@@ -447,6 +452,13 @@ class MainWindow(QMainWindow):
                 self._call_on_current(EXPORT_METHODS)
                 return
         self.statusBar().showMessage(self.tr("Nothing to export on this tab."), 5000)
+
+    def export_report(self) -> None:
+        """File > Export report…: the HTML report of the runs open in Results, else the last
+        sweep, in the window's language."""
+        message = report_export.export_report(self, self.results, self.sweep, self.ctx.settings)
+        if message:
+            self.statusBar().showMessage(message, 15000)
 
     def is_busy(self) -> bool:
         if self.probe.running:

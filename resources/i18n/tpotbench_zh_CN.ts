@@ -969,6 +969,10 @@ Finished results are already saved. Please include the log file if you report th
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
+        <source>Export &amp;report…</source>
+        <translation>导出报告(&amp;R)…</translation>
+    </message>
+    <message>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
@@ -1291,6 +1295,29 @@ GuideLLM 不保留逐块间隔。AIPerf：Inter Chunk Latency (ICL)。</translat
     <message>
         <source>{when}  {profile}: TTFT {ttft} ms · TPOT {tpot} ms · {n} tok</source>
         <translation>{when}  {profile}：TTFT {ttft} 毫秒 · TPOT {tpot} 毫秒 · {n} token</translation>
+    </message>
+</context>
+<context>
+    <name>ReportExport</name>
+    <message>
+        <source>Nothing to report yet: open a run in the Results tab, or run a sweep.</source>
+        <translation>还没有可生成报告的内容：请先在“结果”页打开一次运行，或运行一次扫描。</translation>
+    </message>
+    <message>
+        <source>Export report</source>
+        <translation>导出报告</translation>
+    </message>
+    <message>
+        <source>HTML report (*.html)</source>
+        <translation>HTML 报告 (*.html)</translation>
+    </message>
+    <message>
+        <source>Could not write the report to {0}: {1}</source>
+        <translation>无法将报告写入 {0}：{1}</translation>
+    </message>
+    <message>
+        <source>Report of {0} point(s) written to {1}.</source>
+        <translation>已将 {0} 个测试点的报告写入 {1}。</translation>
     </message>
 </context>
 <context>
