@@ -43,6 +43,7 @@ from app.bench.results import (
 from app.bench.serverstats import MetricsSample, MetricsScraper, result_block
 from app.bench.stream import RequestSpec, send_request
 from app.bench.tokens import TokenCounter
+from app.bench.workers.point import run_point_on_workers
 from app.roofline.scenario import Scenario
 
 TICK_S = 0.1
@@ -154,6 +155,10 @@ class SweepConfig:
     server_metrics: bool = False  # scrape /metrics during each point (on its own thread)
     run_id: str = field(default_factory=new_run_id)
     overwrite: bool = False  # replace result files of the same name from an earlier run
+    # Load workers (app/bench/workers): processes on this machine, or Ray actors when a Ray
+    # address is set; 1 without Ray runs the point in this process.
+    workers: int = 1
+    ray_address: str | None = None
     # Without --label: "{backend}-{date-time}", made unique in the folder by plan_targets.
     default_label: str | None = None
 
@@ -316,6 +321,11 @@ class _TokenBatch:
             self.t_s.append((t_ns - self.origin_ns) / 1e9)
             self.itl_ms.append((ns[-1] - ns[-2]) / 1e6)
 
+    def on_chunks(self, t_ns: Sequence[int], itl_ms: Sequence[float]) -> None:
+        """Chunk arrivals a load worker saw, already on this process's clock."""
+        self.t_s.extend((t - self.origin_ns) / 1e9 for t in t_ns)
+        self.itl_ms.extend(itl_ms)
+
     def take(self) -> tuple[list[float], list[float]]:
         t_s, itl_ms = self.t_s, self.itl_ms
         self.t_s, self.itl_ms = [], []
@@ -400,6 +410,10 @@ async def _unless_cancelled(work: Any, cancel: asyncio.Event) -> None:
         await asyncio.gather(task, stop, return_exceptions=True)
 
 
+async def _in_process(load: Any) -> tuple[Any, None]:
+    return await load, None
+
+
 async def run_point(
     config: SweepConfig,
     point: PointSpec,
@@ -444,7 +458,8 @@ async def run_point(
         )
         if config.num_warmups > 0 and not cancel.is_set():
             await _unless_cancelled(run_warmups(send, specs[0], config.num_warmups, conc), cancel)
-        await client_mod.warm_pool(http, config.resolved.models_url, pool)
+        if config.workers <= 1 and not config.ray_address:  # workers warm their own pools
+            await client_mod.warm_pool(http, config.resolved.models_url, pool)
         scraper = _ScraperThread(config, observers) if config.server_metrics else None
         if scraper is not None:
             await scraper.start()
@@ -476,27 +491,47 @@ async def run_point(
                 await asyncio.sleep(TICK_S)
                 tick()
 
-        load = asyncio.ensure_future(
-            run_load(
-                measured,
-                specs,
-                request_rate=point.request_rate,
-                burstiness=config.burstiness,
-                seed=config.seed,
-                max_concurrency=conc,
-                cancel=cancel,
-                grace_s=config.grace_s,
-                on_record=on_record,
-                state=state,
+        def on_start(origin_ns: int) -> None:
+            batch.origin_ns = origin_ns
+            if scraper is not None:
+                scraper.set_origin(origin_ns)
+
+        if config.workers > 1 or config.ray_address:
+            load = asyncio.ensure_future(
+                run_point_on_workers(
+                    config,
+                    point.request_rate,
+                    conc,
+                    specs,
+                    cancel=cancel,
+                    state=state,
+                    on_record=on_record,
+                    on_chunks=batch.on_chunks if wants_tokens else None,
+                    on_start=on_start,
+                )
             )
-        )
-        await asyncio.sleep(0)  # let run_load stamp its origin before the first tick
-        batch.origin_ns = state.origin_ns or time.perf_counter_ns()
-        if scraper is not None:
-            scraper.set_origin(batch.origin_ns)
+        else:
+            load = asyncio.ensure_future(
+                _in_process(
+                    run_load(
+                        measured,
+                        specs,
+                        request_rate=point.request_rate,
+                        burstiness=config.burstiness,
+                        seed=config.seed,
+                        max_concurrency=conc,
+                        cancel=cancel,
+                        grace_s=config.grace_s,
+                        on_record=on_record,
+                        state=state,
+                    )
+                )
+            )
+            await asyncio.sleep(0)  # let run_load stamp its origin before the first tick
+            on_start(state.origin_ns or time.perf_counter_ns())
         ticking = asyncio.ensure_future(ticker())
         try:
-            outcome = await load
+            outcome, workers_block = await load
         finally:
             ticking.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -575,6 +610,8 @@ async def run_point(
         roofline=roofline,
         server_metrics=server_block,
     )
+    if workers_block is not None:
+        result["tpotbench"]["workers"] = workers_block
     path = path or config.path_for(point)
     if outcome.cancelled:
         if not outcome.records:  # cancelled before anything finished: nothing worth a file

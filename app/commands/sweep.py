@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import json
 import math
 import os
@@ -40,6 +41,7 @@ from app.bench.sweep import (
     run_sweep,
 )
 from app.bench.tokens import TokenCounter, TokenizerError, estimate_tokens
+from app.bench.workers.pool import WorkerError
 from app.commands.credentials import UsageError, parse_headers, require_api_key
 
 
@@ -106,6 +108,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="most requests in flight, or a comma list such as 1,4,8,16,32",
     )
     add("--seed", type=int, default=0)
+    add(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="split each point's load over N worker processes on this machine (one core each) "
+        "or, with --ray, N Ray actors; every request keeps its arrival time and the concurrency "
+        "cap is split between them (default 1; 2 with --ray)",
+    )
+    add(
+        "--ray",
+        metavar="ADDRESS",
+        help="run the load workers as Ray actors: 'auto' joins this machine's Ray cluster or "
+        "starts a local one, or give the cluster's address (pip install 'tpotbench[distributed]')",
+    )
     add(
         "--num-warmups", type=int, default=0, help="warmup requests before each point (not counted)"
     )
@@ -361,6 +377,23 @@ class ConsoleReporter:
         print(f"tpotbench sweep: error: {message}", file=sys.stderr)
 
 
+MAX_WORKERS = 256
+
+
+def _workers(count: int | None, ray_address: str | None) -> int:
+    """--workers checked against --ray: a count in 1..MAX_WORKERS, and Ray importable."""
+    if count is None:
+        count = 2 if ray_address else 1
+    if not 1 <= count <= MAX_WORKERS:
+        raise UsageError(f"--workers must be between 1 and {MAX_WORKERS}, got {count}")
+    if ray_address is not None:
+        if not ray_address.strip():
+            raise UsageError("--ray needs an address: auto, or the cluster's host:port")
+        if importlib.util.find_spec("ray") is None:
+            raise UsageError("--ray needs Ray: pip install 'tpotbench[distributed]'")
+    return count
+
+
 def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
     """Flags -> a SweepConfig without the model (resolved later); UsageError on bad input."""
     rates = _rates(args.request_rate)
@@ -376,6 +409,7 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         raise UsageError("--num-warmups must not be negative")
     if not args.burstiness > 0:
         raise UsageError("--burstiness must be greater than 0")
+    workers = _workers(args.workers, args.ray)
     for flag in ("output_len", "sharegpt_output_len"):
         value = getattr(args, flag)
         if value is not None and value < 1:
@@ -467,6 +501,8 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         profile=profile_name,
         grace_s=args.grace_period,
         verify_tls=verify and not args.insecure,
+        workers=workers,
+        ray_address=args.ray,
         roofline=roofline,
         server_metrics=args.server_metrics,
         overwrite=args.overwrite,
@@ -623,7 +659,8 @@ def _run(args: argparse.Namespace, events: EventWriter | None) -> int:
 
     try:
         return run_async(_main(args, config, observers))
-    except UnreachableError as exc:
+    except (UnreachableError, WorkerError) as exc:
+        # Points finished before this are on disk already.
         if events:
             events.error(str(exc))
         print(f"tpotbench sweep: error: {exc}", file=sys.stderr)

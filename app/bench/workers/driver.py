@@ -60,6 +60,7 @@ async def run_workers(
     state: LoadState,
     on_record: OnRecord | None = None,
     on_chunks: OnChunks | None = None,
+    on_start: Callable[[int], None] | None = None,
     clock: Clock = time.perf_counter_ns,
 ) -> WorkersOutcome:
     """Run one point on `jobs` (one per worker) and merge it into one LoadOutcome whose
@@ -69,9 +70,11 @@ async def run_workers(
     TPOT need no clock sync. Only the point's time axis (start barrier, duration, throughput,
     the charts) joins the workers: on one machine they share the clock; across machines each
     worker's readings are moved by its measured clock offset (pool.clock_offsets), exact to
-    within half the best ping's round trip (well under a millisecond on a LAN)."""
+    within half the best ping's round trip (well under a millisecond on a LAN). `on_start`
+    gets the barrier time on this process's clock."""
     workers = {job.worker: _Worker(job) for job in jobs}
     state.total = sum(len(job.specs) for job in jobs)
+    state.origin_ns = clock()  # until the barrier: progress counts from here
     await pool.start(jobs)
     try:
         ready: set[int] = set()
@@ -99,6 +102,8 @@ async def run_workers(
         origin = clock() + lead_ns
         await pool.go(origin)
         state.origin_ns = origin
+        if on_start is not None:
+            on_start(origin)
         await _relay(pool, workers, cancel, state, on_record, on_chunks)
     finally:
         await pool.close()
