@@ -8,7 +8,9 @@ a number or the string "inf"; a missing concurrency limit is null.
                      num_prompts, endpoint: {url, model, api}}
     point_started   {point, request_rate, max_concurrency}
     tokens          {point, t_s: [...], itl_ms: [...]}   arrival of each token chunk after a
-                    request's first one and the gap before it; batched about 10 times a second
+                    request's first one and the gap before it; batched about 10 times a second.
+                    `probe` adds first_token_s (once, at the first chunk: its TTFT in s) and
+                    text (the reply's visible text since the last event) when there are any
     progress        {point, completed, failed, total, in_flight, elapsed_s, output_tok_s}
                     about 10 times a second; output_tok_s = completed requests' tokens / elapsed
     request         {point, ok, ttft_ms, tpot_ms, e2el_ms, output_tokens, error_kind}
@@ -112,6 +114,7 @@ def _coalesce(items: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[s
             and out
             and out[-1][0] == "tokens"
             and out[-1][1]["point"] == fields["point"]
+            and len(fields) == len(out[-1][1]) == 3  # only plain batches: never lose text
             and len(out[-1][1]["t_s"]) + len(fields["t_s"]) <= MERGE_LIMIT
         ):
             if not owned:
@@ -255,8 +258,21 @@ class EventWriter:
             max_concurrency=point.max_concurrency,
         )
 
-    def tokens(self, point: int, t_s: Sequence[float], itl_ms: Sequence[float]) -> None:
-        self.emit("tokens", point=point, t_s=list(t_s), itl_ms=list(itl_ms))
+    def tokens(
+        self,
+        point: int,
+        t_s: Sequence[float],
+        itl_ms: Sequence[float],
+        *,
+        first_token_s: float | None = None,
+        text: str | None = None,
+    ) -> None:
+        extra: dict[str, Any] = {}
+        if first_token_s is not None:
+            extra["first_token_s"] = round(first_token_s, 6)
+        if text:
+            extra["text"] = text
+        self.emit("tokens", point=point, t_s=list(t_s), itl_ms=list(itl_ms), **extra)
 
     def progress(
         self,

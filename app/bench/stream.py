@@ -112,15 +112,23 @@ class _Collector:
         "kind",
         "messages",
         "on_chunk",
+        "on_text",
         "rec",
         "text_parts",
         "usage",
     )
 
-    def __init__(self, rec: RequestRecord, chat: bool, on_chunk: ChunkObserver | None) -> None:
+    def __init__(
+        self,
+        rec: RequestRecord,
+        chat: bool,
+        on_chunk: ChunkObserver | None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> None:
         self.rec = rec
         self.chat = chat
         self.on_chunk = on_chunk
+        self.on_text = on_text
         self.chunk_ns = rec.chunk_ns
         self.text_parts: list[str] = []
         self.extra_parts: list[str] = []  # reasoning / tool-call text: tokens, not shown
@@ -190,6 +198,8 @@ class _Collector:
                 piece = c0.get("text")
             if piece:
                 self.text_parts.append(piece)
+                if self.on_text is not None:
+                    self.on_text(piece)
             self.chunk_ns.append(t)
             if u:
                 self.cum_tokens.append(u.get("completion_tokens") or 0)
@@ -218,12 +228,14 @@ async def send_request(
     clock: Clock = time.perf_counter_ns,
     tokenizer: TokenCounter | None = None,
     on_chunk: ChunkObserver | None = None,
+    on_text: Callable[[str], None] | None = None,
 ) -> RequestRecord:
     """Send one streaming request and time it; network, HTTP and stream errors become
     ``error_kind`` + a one-line ``error`` on the record instead of exceptions.
 
     Every network read gets ONE clock reading, taken before it is parsed; all SSE messages
-    that came in that read share it. ``on_chunk(record, t_ns)`` is called per token chunk.
+    that came in that read share it. ``on_chunk(record, t_ns)`` is called per token chunk,
+    ``on_text(piece)`` with each piece of visible text (before ``on_chunk`` of its chunk).
     """
     rec = RequestRecord(
         request_id=spec.request_id,
@@ -252,7 +264,7 @@ async def send_request(
         stream=_StampedBody(content, rec, clock),
         extensions={"timeout": client.timeout.as_dict()},
     )
-    col = _Collector(rec, resolved.api == "chat", on_chunk)
+    col = _Collector(rec, resolved.api == "chat", on_chunk, on_text)
     reads = 0
     head = b""
 

@@ -126,6 +126,7 @@ async def _probe(args: argparse.Namespace, target: dict[str, Any], events: Any) 
         events.run_started([point], 1, _endpoint_info(resolved))
         events.point_started(point)
         on_chunk = _TokenEvents(events)
+    on_text = on_chunk.add_text if on_chunk is not None else None
     async with make_client(1, target["verify"], args.timeout) as client:
         record = await send_request(
             client,
@@ -135,6 +136,7 @@ async def _probe(args: argparse.Namespace, target: dict[str, Any], events: Any) 
             extra_headers=target["headers"],
             tokenizer=target["tokenizer"],
             on_chunk=on_chunk,
+            on_text=on_text,
         )
     if on_chunk is not None:
         on_chunk.flush()
@@ -148,27 +150,45 @@ class _Point:
 
 
 class _TokenEvents:
-    """Token arrivals as `tokens` events, batched about ten times a second."""
+    """Token arrivals as `tokens` events, batched about ten times a second, with the reply's
+    text so far; the first chunk goes out at once with its time (the window's TTFT)."""
 
     def __init__(self, events: Any) -> None:
         self.events = events
         self.t_s: list[float] = []
         self.itl_ms: list[float] = []
+        self.text: list[str] = []
+        self.first_token_s: float | None = None
         self.last_flush = time.perf_counter_ns()
+
+    def add_text(self, piece: str) -> None:
+        self.text.append(piece)
 
     def __call__(self, record: Any, t_ns: int) -> None:
         ns = record.chunk_ns
         if len(ns) >= 2:
             self.t_s.append((t_ns - record.send_ns) / 1e9)
             self.itl_ms.append((ns[-1] - ns[-2]) / 1e6)
+        elif len(ns) == 1:
+            self.first_token_s = (t_ns - record.send_ns) / 1e9
+            self.flush()
+            self.last_flush = t_ns
+            return
         if t_ns - self.last_flush > 100_000_000:
             self.flush()
             self.last_flush = t_ns
 
     def flush(self) -> None:
-        if self.t_s:
-            self.events.tokens(0, self.t_s, self.itl_ms)
-            self.t_s, self.itl_ms = [], []
+        if self.t_s or self.text or self.first_token_s is not None:
+            self.events.tokens(
+                0,
+                self.t_s,
+                self.itl_ms,
+                first_token_s=self.first_token_s,
+                text="".join(self.text) or None,
+            )
+            self.t_s, self.itl_ms, self.text = [], [], []
+            self.first_token_s = None
 
 
 def _endpoint_info(resolved: Any) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QFrame,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.bench.doctor import CHECK_IDS, Check, DoctorReport, DoctorTarget, diagnose
 from app.ui.doctor_messages import translate_check
+from app.ui.retranslate import Message, TextSource, is_language_change
 
 # Okabe-Ito colours: distinguishable with colour-blindness, readable on light and dark.
 _STYLE = {
@@ -82,6 +83,8 @@ class _Row:
     """
 
     def __init__(self, grid: QGridLayout, row: int, title: str, explanation: str) -> None:
+        self.check: Check | None = None  # the last result, re-translated on a language change
+        self.note: TextSource = ""
         self.icon = QLabel()
         self.icon.setFixedWidth(22)
         self.icon.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignHCenter)
@@ -115,7 +118,26 @@ class _Row:
         self.status = "pending"
         self.set("pending", "")
 
-    def set(self, status: str, detail: str, fix: str = "", fix_label: str = "") -> None:
+    def show_check(self, check: Check) -> None:
+        self.check = check
+        detail, fix = translate_check(check)
+        label = QCoreApplication.translate("DoctorPanel", "Fix:")
+        self.set(check.status, detail, fix, label)
+        self.check = check
+
+    def retranslate(self, title: str, explanation: str) -> None:
+        self.title_text = title
+        self.title.setToolTip(explanation)
+        self.explanation.setText(explanation)
+        if self.check is not None:
+            self.show_check(self.check)
+        else:
+            self.set(self.status, self.note)
+
+    def set(self, status: str, detail: TextSource, fix: str = "", fix_label: str = "") -> None:
+        self.check = None
+        self.note = detail
+        detail = detail() if callable(detail) else detail
         self.status = status
         glyph, colour = _STYLE[status]
         self.icon.setText(f"<span style='color:{colour}; font-size:14pt'>{glyph}</span>")
@@ -151,27 +173,21 @@ class DoctorPanel(QWidget):
         self.report: DoctorReport | None = None
         self.timeout_s = 5.0
 
-        self.button = QPushButton(self.tr("Check connection"))
+        self.button = QPushButton()
         self.button.clicked.connect(self._toggle)
-        self.copy_button = QPushButton(self.tr("Copy report"))
+        self.copy_button = QPushButton()
         self.copy_button.setEnabled(False)
         self.copy_button.clicked.connect(self._copy)
-        self.summary = QLabel(
-            self.tr("Checks the endpoint in the order the field guide advises: reachable, key, "
-                    "path, model, response body, streaming, server metrics.")
-        )  # fmt: skip
+        self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary_text = Message(lambda text, _error: self.summary.setText(text))
+        self.summary_text.set(
+            lambda: self.tr("Checks the endpoint in the order the field guide advises: reachable, "
+                            "key, path, model, response body, streaming, server metrics.")
+        )  # fmt: skip
 
-        titles = {
-            "reachable": self.tr("Server reachable"),
-            "auth": self.tr("API key"),
-            "path": self.tr("URL path"),
-            "model": self.tr("Model"),
-            "body": self.tr("Response body"),
-            "streaming": self.tr("Streaming"),
-            "metrics": self.tr("Server metrics"),
-        }
+        titles = self._titles()
         box = QFrame()
         box.setFrameShape(QFrame.Shape.StyledPanel)
         grid = QGridLayout(box)
@@ -191,6 +207,33 @@ class DoctorPanel(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(box)
         layout.addStretch(1)
+        self.retranslate()
+
+    def _titles(self) -> dict[str, str]:
+        return {
+            "reachable": self.tr("Server reachable"),
+            "auth": self.tr("API key"),
+            "path": self.tr("URL path"),
+            "model": self.tr("Model"),
+            "body": self.tr("Response body"),
+            "streaming": self.tr("Streaming"),
+            "metrics": self.tr("Server metrics"),
+        }
+
+    def retranslate(self) -> None:
+        """Titles, explanations, the results shown and the summary in the UI language."""
+        self.button.setText(self.tr("Cancel") if self.running else self.tr("Check connection"))
+        self.copy_button.setText(self.tr("Copy report"))
+        titles = self._titles()
+        explanations = check_explanations()
+        for cid, row in self.rows.items():
+            row.retranslate(titles[cid], explanations[cid])
+        self.summary_text.refresh()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if is_language_change(event):
+            self.retranslate()
+        super().changeEvent(event)
 
     # -- running -----------------------------------------------------------------------------
 
@@ -231,35 +274,38 @@ class DoctorPanel(QWidget):
         result: dict[str, Any] = {}
         try:
             target = DoctorTarget.from_target(self._target_provider())
-            self.summary.setText(self.tr("Checking {0} …").format(target.base_url))
-            self.rows["reachable"].set("running", self.tr("checking…"))
+            url = target.base_url
+            self.summary_text.set(lambda: self.tr("Checking {0} …").format(url))
+            self.rows["reachable"].set("running", lambda: self.tr("checking…"))
             report = await diagnose(target, timeout_s=self.timeout_s, on_check=self._on_check)
         except asyncio.CancelledError:
             if not shiboken6.isValid(self):
                 raise  # the panel was destroyed mid-check: nothing left to show
             for row in self.rows.values():
                 if row.status in ("pending", "running"):
-                    row.set("skip", self.tr("cancelled"))
-            self.summary.setText(self.tr("Check cancelled."))
+                    row.set("skip", lambda: self.tr("cancelled"))
+            self.summary_text.set(lambda: self.tr("Check cancelled."))
         except Exception as exc:  # a bad URL, a missing profile: say it, don't crash the window
-            self.summary.setText(self.tr("Cannot check this endpoint: {0}").format(exc))
+            problem = str(exc)
+            self.summary_text.set(
+                lambda: self.tr("Cannot check this endpoint: {0}").format(problem)
+            )
             for row in self.rows.values():
                 row.set("pending", "")
         else:
             self.report = report
             result = report.to_json()
-            self.summary.setText(self._verdict(report))
+            self.summary_text.set(lambda: self._verdict(report))
             self.copy_button.setEnabled(True)
         self.button.setText(self.tr("Check connection"))
         self.runningChanged.emit(False)
         self.finished.emit(result)
 
     def _on_check(self, check: Check) -> None:
-        detail, fix = translate_check(check)
-        self.rows[check.id].set(check.status, detail, fix, self.tr("Fix:"))
+        self.rows[check.id].show_check(check)
         following = CHECK_IDS.index(check.id) + 1
         if following < len(CHECK_IDS) and self.rows[CHECK_IDS[following]].status == "pending":
-            self.rows[CHECK_IDS[following]].set("running", self.tr("checking…"))
+            self.rows[CHECK_IDS[following]].set("running", lambda: self.tr("checking…"))
 
     def _verdict(self, report: DoctorReport) -> str:
         failed = [c for c in report.checks if c.status == "fail"]

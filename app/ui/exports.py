@@ -29,17 +29,19 @@ from app.ui.live_plots import (
 EXPORT_SCHEMA = 1
 
 # (summary key, English column header, decimals); None decimals = shown as is.
+# The headline first: TPOT P50/P99 right after the point's rate and concurrency, so they are
+# on screen without scrolling in a 1400x900 window (the tables size columns to their text).
 TABLE_COLUMNS: tuple[tuple[str, str, int | None], ...] = (
     ("request_rate", QT_TRANSLATE_NOOP("Metrics", "Rate (req/s)"), None),
     ("max_concurrency", QT_TRANSLATE_NOOP("Metrics", "Concurrency"), None),
-    ("completed", QT_TRANSLATE_NOOP("Metrics", "Completed"), 0),
-    ("failed", QT_TRANSLATE_NOOP("Metrics", "Failed"), 0),
-    ("request_throughput", QT_TRANSLATE_NOOP("Metrics", "Req/s"), 2),
-    ("output_throughput", QT_TRANSLATE_NOOP("Metrics", "Output tok/s"), 1),
-    ("median_ttft_ms", QT_TRANSLATE_NOOP("Metrics", "TTFT P50 (ms)"), 1),
-    ("p99_ttft_ms", QT_TRANSLATE_NOOP("Metrics", "TTFT P99 (ms)"), 1),
     ("median_tpot_ms", QT_TRANSLATE_NOOP("Metrics", "TPOT P50 (ms)"), 2),
     ("p99_tpot_ms", QT_TRANSLATE_NOOP("Metrics", "TPOT P99 (ms)"), 2),
+    ("median_ttft_ms", QT_TRANSLATE_NOOP("Metrics", "TTFT P50 (ms)"), 1),
+    ("p99_ttft_ms", QT_TRANSLATE_NOOP("Metrics", "TTFT P99 (ms)"), 1),
+    ("output_throughput", QT_TRANSLATE_NOOP("Metrics", "Output tok/s"), 1),
+    ("request_throughput", QT_TRANSLATE_NOOP("Metrics", "Req/s"), 2),
+    ("completed", QT_TRANSLATE_NOOP("Metrics", "Completed"), 0),
+    ("failed", QT_TRANSLATE_NOOP("Metrics", "Failed"), 0),
     ("p99_itl_ms", QT_TRANSLATE_NOOP("Metrics", "ITL P99 (ms)"), 2),
     ("median_e2el_ms", QT_TRANSLATE_NOOP("Metrics", "E2EL P50 (ms)"), 0),
     ("duration", QT_TRANSLATE_NOOP("Metrics", "Duration (s)"), 1),
@@ -305,9 +307,13 @@ def export_plot(plot: Any, path: str | os.PathLike[str]) -> Path:
 
 
 def export_curves(
-    series: Sequence[Series], path: str | os.PathLike[str], size: tuple[int, int] = (900, 600)
+    series: Sequence[Series],
+    path: str | os.PathLike[str],
+    caption: str = "",
+    size: tuple[int, int] = (900, 600),
 ) -> list[Path]:
-    """Each sweep chart as PATHSTEM_throughput/_tpot/_ttft(.png|.svg), drawn at `size`.
+    """Each sweep chart as PATHSTEM_throughput/_tpot/_ttft(.png|.svg), drawn at `size`, with
+    `caption` (run, model, GPU, date) under each title; returns the files written.
 
     The charts are redrawn in a hidden window of a fixed size, so an export looks the same
     whatever the size of the panel on screen (or whether it was ever shown).
@@ -325,6 +331,7 @@ def export_curves(
         curves.layout().setSpacing(0)
         curves.resize(size[0] * 3, size[1])
         curves.show()
+        curves.caption = caption
         curves.set_series(series)
         QApplication.processEvents()
         return [

@@ -36,31 +36,23 @@ SCREENSHOT_SIZE = (1400, 900)
 
 
 class WindowManager:
-    """Holds the current MainWindow and rebuilds it when the language changes."""
+    """Holds the MainWindow and switches its language in place (View > Language)."""
 
     def __init__(self, ctx: AppContext, translations: Translations) -> None:
         self.ctx = ctx
         self.translations = translations
-        self.window = self._build()
-
-    def _build(self) -> MainWindow:
-        window = MainWindow(self.ctx)
-        window.languageRequested.connect(self.switch_language)
-        return window
+        self.window = MainWindow(ctx)
+        self.window.languageRequested.connect(self.switch_language)
 
     def switch_language(self, code: str) -> None:
+        """Install the translators; Qt's LanguageChange makes every widget retranslate itself,
+        so the session (probes, sweep, selections, unsaved settings) stays as it is."""
         self.ctx.settings.setValue(SETTINGS_KEY, code)
         language = choose_language(code or None, self.ctx.settings)
         if language == self.translations.language:
             return
         self.translations.install(language)
         self.ctx.language = language
-        old = self.window
-        old.save_state()
-        self.window = self._build()  # every panel re-reads its strings through the translator
-        self.window.show()
-        old.close()
-        old.deleteLater()
 
 
 def launch(args: argparse.Namespace) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -10,9 +11,10 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QGraphicsItem, QGridLayout, QWidget
 
+from app.ui.retranslate import is_language_change
 from app.ui.token_scatter import MIN_ITL_MS, TokenScatter
 
 # Colours that stay readable on light and dark backgrounds (Okabe-Ito, colour-blind safe).
@@ -138,19 +140,50 @@ def metric(point: Mapping[str, Any], key: str) -> float:
         return math.nan
 
 
-def make_plot(title: str, y_label: str, x_label: str, title_size: str = "10pt") -> pg.PlotWidget:
+def make_plot(
+    title: str = "", y_label: str = "", x_label: str = "", title_size: str = "10pt"
+) -> pg.PlotWidget:
     """A PlotWidget set up for live data: clipped to view, peak downsampling, grid, legend."""
     plot = pg.PlotWidget()
     item = plot.getPlotItem()
-    item.setTitle(title, size=title_size)
-    item.setLabel("left", y_label)
-    item.setLabel("bottom", x_label)
+    set_words(plot, title, y_label, x_label, title_size)
+    for name in ("left", "bottom"):
+        # Units are in the labels; "(x0.001)" on an empty axis only confuses.
+        item.getAxis(name).enableAutoSIPrefix(False)
     item.showGrid(x=True, y=True, alpha=0.25)
     item.setClipToView(True)
     item.setDownsampling(auto=True, mode="peak")
     item.addLegend(offset=(10, 10), labelTextSize="8pt")
     plot.setMinimumSize(120, 100)
     return plot
+
+
+def set_words(
+    plot: pg.PlotWidget, title: str, y_label: str, x_label: str, title_size: str = "10pt"
+) -> None:
+    """A chart's title and axis labels (again after a language change)."""
+    item = plot.getPlotItem()
+    item.setTitle(title, size=title_size)
+    item.setLabel("left", y_label)
+    item.setLabel("bottom", x_label)
+
+
+def rename_curve(item: pg.PlotItem, curve: pg.PlotDataItem, name: str) -> None:
+    """A curve's legend entry in the UI language (pyqtgraph keeps the name it was added with)."""
+    curve.opts["name"] = name
+    legend = item.legend
+    for sample, label in legend.items if legend is not None else []:
+        if sample.item is curve:
+            label.setText(name)
+
+
+def coloured(*parts: tuple[str, str]) -> str:
+    """Rich text with each (text, colour) part in its colour: a legend inside a title, which
+    never covers the curves the way a legend box inside a small chart does."""
+    return " ".join(f"<span style='color:{c}'>{t}</span>" if c else t for t, c in parts)
+
+
+FLOOR_COLOUR = "#777777"
 
 
 class SweepCurves(QWidget):
@@ -162,11 +195,9 @@ class SweepCurves(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.throughput = make_plot(
-            self.tr("Output throughput"), self.tr("tok/s"), self.tr("concurrency")
-        )
-        self.tpot = make_plot(self.tr("TPOT P50 / P99"), self.tr("ms"), self.tr("concurrency"))
-        self.ttft = make_plot(self.tr("TTFT P99"), self.tr("ms"), self.tr("concurrency"))
+        self.throughput = make_plot()
+        self.tpot = make_plot()
+        self.ttft = make_plot()
         layout = QGridLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.throughput, 0, 0)
@@ -174,6 +205,32 @@ class SweepCurves(QWidget):
         layout.addWidget(self.ttft, 0, 2)
         self.axis = "concurrency"
         self._series: list[Series] = []
+        self.caption = ""  # a second title line (exports name the run, model, GPU, date)
+        self._has_floor = False
+        self.set_series([])
+
+    def changeEvent(self, event: QEvent) -> None:
+        if is_language_change(event):
+            self.set_series(self._series)  # titles, axis words and legends again
+        super().changeEvent(event)
+
+    def _words(self, many: bool) -> None:
+        one = not many and bool(self._series)
+        tpot_title = (
+            coloured((self.tr("TPOT"), ""), ("P50", PALETTE[0]), ("/", ""), ("P99", PALETTE[1]))
+            if one
+            else self.tr("TPOT P50 / P99")
+        )
+        label = (
+            self.tr("request rate (req/s)") if self.axis == "rate" else self.tr("max concurrency")
+        )
+        if one and self._has_floor:
+            tpot_title += " " + coloured((self.tr("floor"), FLOOR_COLOUR))
+        sub = f"<br><span style='font-size:8pt'>{html.escape(self.caption)}</span>"
+        sub = sub if self.caption else ""
+        set_words(self.throughput, self.tr("Output throughput") + sub, self.tr("tok/s"), label)
+        set_words(self.tpot, tpot_title + sub, self.tr("ms"), label)
+        set_words(self.ttft, self.tr("TTFT P99") + sub, self.tr("ms"), label)
 
     def plots(self) -> dict[str, pg.PlotWidget]:
         return {"throughput": self.throughput, "tpot": self.tpot, "ttft": self.ttft}
@@ -191,14 +248,18 @@ class SweepCurves(QWidget):
         values = sorted({to_value(p.get(key)) for s in self._series for p in s.points})
         slot = {v: i for i, v in enumerate(values)}
         ticks = [[(i, format_number(v)) for v, i in slot.items()]]
-        label = (
-            self.tr("request rate (req/s)") if self.axis == "rate" else self.tr("max concurrency")
+        many = len(self._series) > 1
+        self._has_floor = any(
+            math.isfinite(metric(p, "floor_tpot_ms")) for s in self._series for p in s.points
         )
+        self._words(many)
         for plot in self.plots().values():
             item = plot.getPlotItem()
             item.getAxis("bottom").setTicks(ticks)
-            item.setLabel("bottom", label)
-        many = len(self._series) > 1
+            # No points yet: no numbers on the value axis rather than pyqtgraph's 0-1.
+            item.getAxis("left").setStyle(showValues=bool(values))
+            if not values:
+                item.setYRange(0, 1, padding=0)
         for n, s in enumerate(self._series):
             colour = PALETTE[n % len(PALETTE)]
             ordered = sorted(s.points, key=lambda p: to_value(p.get(key)))
@@ -209,11 +270,14 @@ class SweepCurves(QWidget):
             p99_colour = colour if many else PALETTE[1]
             for plot, mkey, name, dashed, col in (
                 (self.throughput, "output_throughput", s.name if many else None, False, colour),
-                (self.tpot, "median_tpot_ms", f"{prefix}P50", False, colour),
-                (self.tpot, "p99_tpot_ms", f"{prefix}P99", True, p99_colour),
+                # One run: P50 and P99 are named in the title's colours, no legend box.
+                (self.tpot, "median_tpot_ms", f"{prefix}P50" if many else None, False, colour),
+                (self.tpot, "p99_tpot_ms", f"{prefix}P99" if many else None, True, p99_colour),
                 (self.ttft, "p99_ttft_ms", s.name if many else None, False, colour),
             ):
                 y = np.array([metric(p, mkey) for p in ordered], dtype=float)
+                if not np.isfinite(y).any():
+                    continue  # a metric no point has (an older file): nothing to draw
                 style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
                 plot.plot(
                     x,
@@ -224,6 +288,18 @@ class SweepCurves(QWidget):
                     symbolBrush=col,
                     symbolPen=col,
                     name=name,
+                    connect="finite",
+                )
+            floor = np.array([metric(p, "floor_tpot_ms") for p in ordered], dtype=float)
+            if np.isfinite(floor).any():
+                # The roofline floor at each point's batch: how far TPOT sits above it.
+                self.tpot.plot(
+                    x,
+                    floor,
+                    pen=pg.mkPen(
+                        FLOOR_COLOUR if not many else colour, width=1.5, style=Qt.PenStyle.DotLine
+                    ),
+                    name=f"{prefix}{self.tr('floor')}" if many else None,
                     connect="finite",
                 )
         for plot in self.plots().values():
@@ -305,23 +381,11 @@ class LiveCharts(QWidget):
         self._ranges: dict[str, tuple[float, float]] = {}
         self._point_lines: list[pg.InfiniteLine] = []
 
-        self.itl = make_plot(
-            self.tr("Inter-token latency, every token (all streams)"),
-            self.tr("ITL (ms)"),
-            self.tr("time (s)"),
-        )
-        # The three small charts: shorter titles in a smaller size, so narrow windows fit them.
-        self.tpot = make_plot(self.tr("Rolling TPOT"), self.tr("ms"), self.tr("time (s)"), "9pt")
-        self.tok_s = make_plot(
-            self.tr("Output tok/s"), self.tr("tok/s"), self.tr("time (s)"), "9pt"
-        )
-        self.in_flight = make_plot(
-            self.tr("In flight"), self.tr("requests"), self.tr("time (s)"), "9pt"
-        )
-        self.tok_s.setToolTip(
-            self.tr("Output tokens per second of the requests completed so far in this point.")
-        )
-        self.in_flight.setToolTip(self.tr("Requests sent and not yet finished."))
+        self.itl = make_plot()
+        self.tpot = make_plot()
+        self.tok_s = make_plot()
+        self.in_flight = make_plot()
+        self.retranslate()
         for plot in self.plots():
             item = plot.getPlotItem()
             item.disableAutoRange()
@@ -334,8 +398,9 @@ class LiveCharts(QWidget):
         # Log scale: a 20 ms bulk and 700 ms prefill stalls stay readable on one chart.
         self.itl.getPlotItem().setLogMode(y=True)
         self._scatter = TokenScatter(self.itl)
-        self._p50 = self.tpot.plot([], [], pen=pg.mkPen(PALETTE[0], width=2), name="P50")
-        self._p99 = self.tpot.plot([], [], pen=pg.mkPen(PALETTE[1], width=2), name="P99")
+        # P50 and P99 are named in the title's colours: a legend box covered the curves.
+        self._p50 = self.tpot.plot([], [], pen=pg.mkPen(PALETTE[0], width=2))
+        self._p99 = self.tpot.plot([], [], pen=pg.mkPen(PALETTE[1], width=2))
         self._tok = self.tok_s.plot([], [], pen=pg.mkPen(PALETTE[2], width=2))
         self._flight = self.in_flight.plot([], [], pen=pg.mkPen(PALETTE[3], width=2))
         layout = QGridLayout(self)
@@ -350,6 +415,29 @@ class LiveCharts(QWidget):
 
     def plots(self) -> tuple[pg.PlotWidget, ...]:
         return (self.itl, self.tpot, self.tok_s, self.in_flight)
+
+    def retranslate(self) -> None:
+        seconds = self.tr("time (s)")
+        set_words(
+            self.itl,
+            self.tr("Inter-token latency, every token (all streams)"),
+            self.tr("ITL (ms)"),
+            seconds,
+        )
+        # The three small charts: shorter titles in a smaller size, so narrow windows fit them.
+        rolling = coloured((self.tr("Rolling TPOT"), ""), ("P50", PALETTE[0]), ("P99", PALETTE[1]))
+        set_words(self.tpot, rolling, self.tr("ms"), seconds, "9pt")
+        set_words(self.tok_s, self.tr("Output tok/s"), self.tr("tok/s"), seconds, "9pt")
+        set_words(self.in_flight, self.tr("In flight"), self.tr("requests"), seconds, "9pt")
+        self.tok_s.setToolTip(
+            self.tr("Output tokens per second of the requests completed so far in this point.")
+        )
+        self.in_flight.setToolTip(self.tr("Requests sent and not yet finished."))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if is_language_change(event):
+            self.retranslate()
+        super().changeEvent(event)
 
     def scatter_data(self) -> tuple[np.ndarray, np.ndarray]:
         """The (time s, ITL ms) dots the scatter shows now (one per lit 2x2-pixel cell)."""
@@ -373,12 +461,13 @@ class LiveCharts(QWidget):
             self._set_range(f"x{n}", plot, "x", 0.0, 10.0)
         self.itl.getPlotItem().getAxis("left").setTicks(log_ticks(0, 2))
         self._set_range("itl.y", self.itl, "y", 0, 2)
-        for key, plot in (
-            ("tpot.y", self.tpot),
-            ("tok.y", self.tok_s),
-            ("flight.y", self.in_flight),
+        # Before data: ranges a first point will likely fit, not pyqtgraph's 0-1.
+        for key, plot, top in (
+            ("tpot.y", self.tpot, 100.0),
+            ("tok.y", self.tok_s, 1000.0),
+            ("flight.y", self.in_flight, 10.0),
         ):
-            self._set_range(key, plot, "y", 0.0, 1.0)
+            self._set_range(key, plot, "y", 0.0, top)
         self._dirty = {"tokens", "requests", "progress"}
 
     def start_point(self, label: str) -> None:

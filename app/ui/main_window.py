@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import PySide6
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal, qVersion
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal, qVersion
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -29,8 +29,9 @@ from app.profiles import ProfileStore, Target
 from app.secrets import KeyStore
 from app.ui import report_export
 from app.ui.app_setup_sim import SimulatorService
-from app.ui.endpoint_editor import EndpointEditor
+from app.ui.endpoint_editor import EndpointEditor, display_name
 from app.ui.probe_panel import ProbePanel
+from app.ui.retranslate import is_language_change
 from app.ui.theme import apply_plot_theme
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ ROOFLINE_FLAGS = (
 
 @dataclass
 class AppContext:
-    """What outlives one MainWindow (a language switch rebuilds the window)."""
+    """What the window is built from: profiles, keys, settings, the simulator, the language."""
 
     store: ProfileStore
     keys: KeyStore
@@ -136,7 +137,7 @@ class MainWindow(QMainWindow):
         scroll.setMinimumWidth(280)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.endpoints_dock = self._dock_raw(
-            "endpoints", self.tr("Endpoints"), scroll, Qt.DockWidgetArea.LeftDockWidgetArea
+            "endpoints", "", scroll, Qt.DockWidgetArea.LeftDockWidgetArea
         )
 
         self.tabs = QTabWidget()
@@ -146,15 +147,15 @@ class MainWindow(QMainWindow):
         self.sweep = load_panel("sweep_panel", "SweepPanel", self.current_target)
         self.results = load_panel("results_panel", "ResultsPanel")
         self.doctor = load_panel("doctor_panel", "DoctorPanel", self.current_target)
-        for name, panel, title in (
-            ("probePanel", self.probe, self.tr("Probe")),
-            ("sweepPanel", self.sweep, self.tr("Sweep")),
-            ("resultsPanel", self.results, self.tr("Results")),
-            ("doctorPanel", self.doctor, self.tr("Doctor")),
+        for name, panel in (
+            ("probePanel", self.probe),
+            ("sweepPanel", self.sweep),
+            ("resultsPanel", self.results),
+            ("doctorPanel", self.doctor),
         ):
             if panel is not None:
                 panel.setObjectName(name)  # tab restore must not depend on the UI language
-                self.tabs.addTab(scrollable(panel, 700, 560), title)
+                self.tabs.addTab(scrollable(panel, 700, 560), "")
         self.setCentralWidget(self.tabs)
 
         self.roofline = load_panel("roofline_panel", "RooflinePanel")
@@ -162,7 +163,7 @@ class MainWindow(QMainWindow):
         if self.roofline is not None:
             self.roofline_dock = self._dock(
                 "roofline",
-                self.tr("Roofline"),
+                "",
                 self.roofline,
                 Qt.DockWidgetArea.RightDockWidgetArea,
             )
@@ -171,7 +172,7 @@ class MainWindow(QMainWindow):
         if self.metrics is not None:
             self.metrics_dock = self._dock(
                 "serverMetrics",
-                self.tr("Server metrics"),
+                "",
                 self.metrics,
                 Qt.DockWidgetArea.RightDockWidgetArea,
             )
@@ -186,6 +187,7 @@ class MainWindow(QMainWindow):
             self.results.export_data_button.setShortcut(QKeySequence())
         self._build_menus()
         self._build_status_bar()
+        self.retranslate()
         ctx.simulator.started.connect(self._on_simulator_started)
         ctx.simulator.failed.connect(self._on_simulator_failed)
         self.restore_state()
@@ -236,56 +238,90 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
-        file_menu = bar.addMenu(self.tr("&File"))
-        self.export_action = QAction(self.tr("&Export…"), self)
+        self.file_menu = bar.addMenu("")
+        self.export_action = QAction(self)
         self.export_action.setShortcut(QKeySequence("Ctrl+E"))
         self.export_action.triggered.connect(self.export_current)
-        file_menu.addAction(self.export_action)
-        self.export_report_action = QAction(self.tr("Export &report…"), self)
+        self.file_menu.addAction(self.export_action)
+        self.export_report_action = QAction(self)
         self.export_report_action.setShortcut(QKeySequence("Ctrl+Shift+E"))
         self.export_report_action.triggered.connect(self.export_report)
-        file_menu.addAction(self.export_report_action)
-        file_menu.addSeparator()
-        quit_action = QAction(self.tr("&Quit"), self)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-        quit_action.triggered.connect(self.close)
-        file_menu.addAction(quit_action)
+        self.file_menu.addAction(self.export_report_action)
+        self.file_menu.addSeparator()
+        self.quit_action = QAction(self)
+        self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        self.quit_action.triggered.connect(self.close)
+        self.file_menu.addAction(self.quit_action)
 
-        run_menu = bar.addMenu(self.tr("&Run"))
-        self.run_action = QAction(self.tr("&Run"), self)
+        self.run_menu = bar.addMenu("")
+        self.run_action = QAction(self)
         self.run_action.setShortcut(QKeySequence("Ctrl+R"))
         self.run_action.triggered.connect(self.run_current)
-        self.cancel_action = QAction(self.tr("&Cancel"), self)
+        self.cancel_action = QAction(self)
         self.cancel_action.setShortcuts([QKeySequence("Esc"), QKeySequence("Ctrl+.")])
         self.cancel_action.triggered.connect(self.cancel_current)
-        run_menu.addAction(self.run_action)
-        run_menu.addAction(self.cancel_action)
+        self.run_menu.addAction(self.run_action)
+        self.run_menu.addAction(self.cancel_action)
 
-        view_menu = bar.addMenu(self.tr("&View"))
+        self.view_menu = bar.addMenu("")
         for dock in (self.endpoints_dock, self.roofline_dock, self.metrics_dock):
             if dock is not None:
-                view_menu.addAction(dock.toggleViewAction())
-        view_menu.addSeparator()
-        lang_menu = view_menu.addMenu(self.tr("&Language"))
+                self.view_menu.addAction(dock.toggleViewAction())
+        self.view_menu.addSeparator()
+        self.language_menu = self.view_menu.addMenu("")
         group = QActionGroup(self)
         saved = str(self.ctx.settings.value("ui/language", "") or "")
         # Each language is named in itself so a user can find their own in any UI language.
-        for code, label in (
-            ("", self.tr("System default")),
-            ("en", "English"),
-            ("zh_CN", "简体中文"),
-        ):
+        self.language_actions: dict[str, QAction] = {}
+        for code, label in (("", ""), ("en", "English"), ("zh_CN", "简体中文")):
             action = QAction(label, self, checkable=True)
             action.setData(code)
             action.setChecked(code == saved)
             group.addAction(action)
-            lang_menu.addAction(action)
+            self.language_menu.addAction(action)
             action.triggered.connect(lambda _c=False, c=code: self._request_language(c))
+            self.language_actions[code] = action
 
-        help_menu = bar.addMenu(self.tr("&Help"))
-        about = QAction(self.tr("&About TPOT Bench"), self)
-        about.triggered.connect(self.show_about)
-        help_menu.addAction(about)
+        self.help_menu = bar.addMenu("")
+        self.about_action = QAction(self)
+        self.about_action.triggered.connect(self.show_about)
+        self.help_menu.addAction(self.about_action)
+
+    def retranslate(self) -> None:
+        """Every fixed string of the window itself; panels retranslate themselves."""
+        self.endpoints_dock.setWindowTitle(self.tr("Endpoints"))
+        if self.roofline_dock is not None:
+            self.roofline_dock.setWindowTitle(self.tr("Roofline"))
+        if self.metrics_dock is not None:
+            self.metrics_dock.setWindowTitle(self.tr("Server metrics"))
+        titles = {
+            "probePanel": self.tr("Probe"),
+            "sweepPanel": self.tr("Sweep"),
+            "resultsPanel": self.tr("Results"),
+            "doctorPanel": self.tr("Doctor"),
+        }
+        for index in range(self.tabs.count()):
+            name = _inner(self.tabs.widget(index)).objectName()
+            if name in titles:
+                self.tabs.setTabText(index, titles[name])
+        self.file_menu.setTitle(self.tr("&File"))
+        self.export_action.setText(self.tr("&Export…"))
+        self.export_report_action.setText(self.tr("Export &report…"))
+        self.quit_action.setText(self.tr("&Quit"))
+        self.run_menu.setTitle(self.tr("&Run"))
+        self.run_action.setText(self.tr("&Run"))
+        self.cancel_action.setText(self.tr("&Cancel"))
+        self.view_menu.setTitle(self.tr("&View"))
+        self.language_menu.setTitle(self.tr("&Language"))
+        self.language_actions[""].setText(self.tr("System default"))
+        self.help_menu.setTitle(self.tr("&Help"))
+        self.about_action.setText(self.tr("&About TPOT Bench"))
+        self._update_status()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if is_language_change(event):
+            self.retranslate()
+        super().changeEvent(event)
 
     def _build_status_bar(self) -> None:
         self.endpoint_status = QLabel()
@@ -301,18 +337,9 @@ class MainWindow(QMainWindow):
     # ---- targets and status ----
 
     def current_target(self) -> Target:
-        """The selected endpoint, with the simulator's live URL and the key from the keyring."""
-        profile = self.editor.current_profile()
-        base_url = self.ctx.simulator.base_url if profile.kind == "simulator" else profile.base_url
-        return Target(
-            profile_name=profile.name,
-            base_url=base_url,
-            api=profile.api,
-            model=profile.model,
-            verify_tls=profile.verify_tls,
-            headers=dict(profile.headers),
-            api_key=self.ctx.keys.get(profile.name),
-        )
+        """The selected endpoint as the editor shows it (unsaved edits included), with the
+        simulator's live URL; ProfileError (a ValueError) if the form cannot be used."""
+        return self.editor.form_target(self.ctx.simulator.base_url)
 
     def _update_status(self) -> None:
         profile = self.editor.current_profile()
@@ -327,10 +354,12 @@ class MainWindow(QMainWindow):
         else:
             where = profile.base_url
         self.endpoint_status.setText(
-            self.tr("Endpoint: {name} ({where})").format(name=profile.name, where=where)
+            self.tr("Endpoint: {name} ({where})").format(
+                name=display_name(profile.name), where=where
+            )
         )
         # Qt appends the application name: the title reads "<endpoint> — TPOT Bench".
-        self.setWindowTitle(profile.name)
+        self.setWindowTitle(display_name(profile.name))
         status = self.ctx.keys.status()
         self.keyring_status.setText(
             self.tr("Keyring: {backend}").format(backend=status.backend)
@@ -542,7 +571,9 @@ class MainWindow(QMainWindow):
         s.setValue("window/tab", self.current_panel().objectName())
         s.setValue("endpoints/selected", self.editor.current_name())
         s.setValue("probe/max_tokens", self.probe.max_tokens.value())
-        s.setValue("probe/prompt", self.probe.prompt.toPlainText())
+        # The default prompt is not saved: it follows the UI language.
+        prompt = "" if self.probe.prompt_is_default() else self.probe.prompt.toPlainText()
+        s.setValue("probe/prompt", prompt)
         s.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:

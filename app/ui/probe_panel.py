@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, Qt, QTime, QTimer, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QTime, QTimer, Signal
+from PySide6.QtGui import QFont, QTextCursor
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -26,15 +24,37 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.bench.failures import fix_for, title_for
 from app.paths import cli_command
 from app.profiles import Target
+from app.ui.endpoint_editor import display_name
+from app.ui.probe_outcome import (
+    LiveSeries,
+    ProbeHistoryEntry,
+    ProbeOutcome,
+    outcome_from_summary,
+    worker_error_message,
+)
+from app.ui.retranslate import Message, is_language_change
 from app.ui.theme import accent
 from app.ui.worker import KEY_ENV, SweepSpec, SweepWorker
 
 log = logging.getLogger(__name__)
 
-DEFAULT_PROMPT = "Explain in three sentences why LLM decoding is limited by memory bandwidth."
+DEFAULT_PROMPT = QT_TRANSLATE_NOOP(
+    "ProbePanel", "Explain in three sentences why LLM decoding is limited by memory bandwidth."
+)
+
+
+def default_prompt() -> str:
+    """The probe's first prompt, in the UI language."""
+    return QCoreApplication.translate("ProbePanel", DEFAULT_PROMPT)
+
+
+def is_default_prompt(text: str) -> bool:
+    """True for the default prompt in any language (a language switch may replace it)."""
+    return text.strip() in (DEFAULT_PROMPT, default_prompt())
+
+
 REDRAW_MS = 33  # ~30 Hz: token arrival never paints, this timer does
 
 
@@ -76,65 +96,6 @@ def metric_tooltips() -> dict[str, str]:
     }
 
 
-@dataclass
-class ProbeOutcome:
-    """A finished probe in the units the panel shows (ms), plus its per-chunk gaps."""
-
-    ok: bool
-    ttft_ms: float | None = None
-    tpot_ms: float | None = None
-    tok_s: float | None = None
-    e2el_ms: float = 0.0
-    output_tokens: int = 0
-    tokens_source: str = "usage"
-    t_s: np.ndarray = field(default_factory=lambda: np.empty(0))
-    itl_ms: np.ndarray = field(default_factory=lambda: np.empty(0))
-    text: str = ""
-    error_kind: str | None = None
-    message: str = ""
-
-
-def outcome_from_summary(
-    summary: dict[str, Any], t_s: np.ndarray, itl_ms: np.ndarray
-) -> ProbeOutcome:
-    """The probe worker's point_finished summary as an outcome."""
-    ok = bool(summary.get("ok"))
-    outcome = ProbeOutcome(
-        ok=ok,
-        ttft_ms=_num(summary.get("ttft_ms")),
-        tpot_ms=_num(summary.get("tpot_ms")),
-        tok_s=_num(summary.get("output_tok_s")),
-        e2el_ms=_num(summary.get("e2el_ms")) or 0.0,
-        output_tokens=int(summary.get("output_tokens") or 0),
-        tokens_source=str(summary.get("output_tokens_source") or "usage"),
-        t_s=t_s,
-        itl_ms=itl_ms,
-        text=str(summary.get("generated_text") or summary.get("text") or ""),
-        error_kind=summary.get("error_kind"),
-    )
-    if not ok:
-        outcome.message = failure_message(outcome.error_kind or "", str(summary.get("error") or ""))
-    return outcome
-
-
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) else None
-
-
-def failure_message(kind: str, detail: str) -> str:
-    """What happened, then what to do: two short lines, never a traceback."""
-    if kind == "http_401":
-        fix = QCoreApplication.translate(
-            "ProbePanel", "Enter a valid API key for this endpoint in the editor on the left."
-        )
-    elif kind:
-        fix = fix_for(kind)
-    else:
-        fix = ""
-    what = f"{title_for(kind)}: {detail}" if kind else detail
-    return f"{what}\n{fix}".strip()
-
-
 def probe_argv(target: Target, prompt: str, max_tokens: int) -> list[str]:
     """`tpotbench probe --events jsonl` for this target; the key travels only in KEY_ENV."""
     argv = [
@@ -162,23 +123,13 @@ def probe_argv(target: Target, prompt: str, max_tokens: int) -> list[str]:
     return argv
 
 
-@dataclass
-class ProbeHistoryEntry:
-    """A finished probe kept for this session (never written to disk from here)."""
-
-    when: str
-    profile: str
-    outcome: ProbeOutcome
-
-
 class Readout(QFrame):
     """A caption above a large number."""
 
-    def __init__(self, caption: str, tooltip: str, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setToolTip(tooltip)
-        self.caption = QLabel(caption)
+        self.caption = QLabel()
         self.value = QLabel("–")
         font = QFont(self.value.font())
         font.setPointSizeF(font.pointSizeF() * 2.0)
@@ -194,33 +145,12 @@ class Readout(QFrame):
         self.value.setText(text)
 
 
-class LiveSeries:
-    """Gaps between token chunks as they arrive (batched by the worker), read at redraw time."""
-
-    def __init__(self, capacity: int = 512) -> None:
-        self._x = np.empty(capacity)
-        self._y = np.empty(capacity)
-        self.count = 0
-        self.text = ""
-        self.dirty = False
-
-    def extend(self, t_s: np.ndarray, itl_ms: np.ndarray) -> None:
-        n = len(t_s)
-        while self.count + n > len(self._x):
-            self._x = np.concatenate([self._x, np.empty(len(self._x))])
-            self._y = np.concatenate([self._y, np.empty(len(self._y))])
-        self._x[self.count : self.count + n] = t_s
-        self._y[self.count : self.count + n] = itl_ms
-        self.count += n
-        self.dirty = True
-
-    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """(seconds since the request was sent at each gap's end, gap in ms)."""
-        return self._x[: self.count], self._y[: self.count]
-
-
 class ProbePanel(QWidget):
     """Prompt, Run/Stop, live ITL chart, readouts, streamed text and the session's probes.
+
+    The readouts fill while the reply streams: TTFT at the first chunk, TPOT, tok/s and the
+    token count (marked ≈, counted from chunks) with every batch, replaced by the final
+    figures (tokens from the server's usage) when the request ends.
 
     Signals:
         runningChanged(bool): a probe started or ended.
@@ -237,34 +167,30 @@ class ProbePanel(QWidget):
         self._target_provider = target_provider
         self.history: list[ProbeHistoryEntry] = []
         self.live = LiveSeries()
-        tips = metric_tooltips()
+        self._shown_text = 0  # characters of live.text already in the text box
 
-        self.prompt = QPlainTextEdit(DEFAULT_PROMPT)
+        self._shown_default = default_prompt()  # replaced on a language switch if untouched
+        self.prompt = QPlainTextEdit(self._shown_default)
         self.prompt.setObjectName("probePrompt")
         self.prompt.setMaximumHeight(70)
         self.max_tokens = QSpinBox()
         self.max_tokens.setRange(1, 32768)
         self.max_tokens.setValue(256)
-        self.max_tokens.setToolTip(self.tr("The request's max_tokens"))
-        self.run_button = QPushButton(self.tr("Run"))
-        self.run_button.setToolTip(self.tr("Send one streaming request (Ctrl+R)"))
+        self.run_button = QPushButton()
         self.run_button.clicked.connect(self.start)
-        self.stop_button = QPushButton(self.tr("Stop"))
-        self.stop_button.setToolTip(self.tr("Cancel the request (Esc)"))
+        self.stop_button = QPushButton()
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
 
+        self.max_tokens_label = QLabel()
         controls = QHBoxLayout()
-        controls.addWidget(QLabel(self.tr("Max tokens")))
+        controls.addWidget(self.max_tokens_label)
         controls.addWidget(self.max_tokens)
         controls.addStretch(1)
         controls.addWidget(self.run_button)
         controls.addWidget(self.stop_button)
 
-        self.ttft = Readout(self.tr("TTFT (ms)"), tips["ttft"])
-        self.tpot = Readout(self.tr("TPOT (ms)"), tips["tpot"])
-        self.tps = Readout(self.tr("Output tok/s"), tips["tps"])
-        self.tokens = Readout(self.tr("Output tokens"), tips["tokens"])
+        self.ttft, self.tpot, self.tps, self.tokens = (Readout() for _ in range(4))
         readouts = QGridLayout()
         for column, readout in enumerate((self.ttft, self.tpot, self.tps, self.tokens)):
             readouts.addWidget(readout, 0, column)
@@ -273,18 +199,15 @@ class ProbePanel(QWidget):
         self.status.setObjectName("probeStatus")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message = Message(self._show_status)
 
         self.plot = pg.PlotWidget()
         self.plot.setObjectName("probeChart")
-        self.plot.setToolTip(tips["itl"])
         self.plot.setMinimumHeight(160)
         item = self.plot.getPlotItem()
-        item.setLabel("left", self.tr("Inter-token latency"), units="ms")
-        item.setLabel("bottom", self.tr("Time since request sent"), units="s")
         item.showGrid(x=True, y=True, alpha=0.25)
         item.setClipToView(True)
         item.setDownsampling(auto=True, mode="peak")
-        # Created once; the timer only feeds it new arrays.
         # Created once; the timer only feeds it new arrays. No symbols and no antialiasing while
         # streaming: every millisecond spent painting here delays the next token's timestamp.
         self.curve = item.plot([], [], pen=pg.mkPen(accent(), width=1.5), antialias=False)
@@ -301,13 +224,10 @@ class ProbePanel(QWidget):
         self.text = QPlainTextEdit()
         self.text.setObjectName("probeText")
         self.text.setReadOnly(True)
-        # Shown only once a probe returns its reply text (the engine's summary may omit it).
+        # Shown once the reply's first text arrives.
         self.text.setVisible(False)
         self.history_list = QListWidget()
         self.history_list.setObjectName("probeHistory")
-        self.history_list.setToolTip(
-            self.tr("Earlier probes in this session; click one to show it")
-        )
         self.history_list.currentRowChanged.connect(self._show_history)
         self.history_list.setWordWrap(True)  # a one-line entry is wider than the list
 
@@ -343,6 +263,51 @@ class ProbePanel(QWidget):
         self._summary: dict | None = None
         self._error = ""
         self._stopping = False
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Every fixed string, the status line and the history in the UI language."""
+        tips = metric_tooltips()
+        if self.prompt_is_default():
+            self._shown_default = default_prompt()
+            self.prompt.setPlainText(self._shown_default)
+        self.max_tokens.setToolTip(self.tr("The request's max_tokens"))
+        self.max_tokens_label.setText(self.tr("Max tokens"))
+        self.run_button.setText(self.tr("Run"))
+        self.run_button.setToolTip(self.tr("Send one streaming request (Ctrl+R)"))
+        self.stop_button.setText(self.tr("Stop"))
+        self.stop_button.setToolTip(self.tr("Cancel the request (Esc)"))
+        for readout, caption, tip in (
+            (self.ttft, self.tr("TTFT (ms)"), tips["ttft"]),
+            (self.tpot, self.tr("TPOT (ms)"), tips["tpot"]),
+            (self.tps, self.tr("Output tok/s"), tips["tps"]),
+            (self.tokens, self.tr("Output tokens"), tips["tokens"]),
+        ):
+            readout.caption.setText(caption)
+            readout.setToolTip(tip)
+        self.plot.setToolTip(tips["itl"])
+        item = self.plot.getPlotItem()
+        item.setLabel("left", self.tr("Inter-token latency"), units="ms")
+        item.setLabel("bottom", self.tr("Time since request sent"), units="s")
+        self.history_list.setToolTip(
+            self.tr("Earlier probes in this session; click one to show it")
+        )
+        for row, entry in enumerate(self.history):
+            list_item = self.history_list.item(row)
+            if list_item is not None:
+                list_item.setText(self._history_label(entry))
+                list_item.setToolTip(list_item.text())
+        self.message.refresh()
+
+    def prompt_is_default(self) -> bool:
+        """The prompt is the default one (in whichever language it was shown)."""
+        text = self.prompt.toPlainText().strip()
+        return text == self._shown_default.strip() or is_default_prompt(text)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if is_language_change(event):
+            self.retranslate()
+        super().changeEvent(event)
 
     # ---- running ----
 
@@ -355,12 +320,16 @@ class ProbePanel(QWidget):
             return
         prompt = self.prompt.toPlainText().strip()
         if not prompt:
-            self._say(self.tr("Type a prompt first."), error=True)
+            self._say(lambda: self.tr("Type a prompt first."), error=True)
             return
-        target = self._target_provider()
+        try:
+            target = self._target_provider()
+        except ValueError as exc:  # the endpoint form cannot be used as it stands
+            self._say(str(exc), error=True)
+            return
         if not target.base_url:
             self._say(
-                self.tr("The endpoint has no URL yet (the simulator is still starting)."),
+                lambda: self.tr("The endpoint has no URL yet (the simulator is still starting)."),
                 error=True,
             )
             return
@@ -368,7 +337,8 @@ class ProbePanel(QWidget):
         self._target = target
         self._summary = None
         self._error = ""
-        self._say(self.tr("Streaming from {url} …").format(url=target.base_url))
+        url = target.base_url
+        self._say(lambda: self.tr("Streaming from {url} …").format(url=url))
         self._set_running(True)
         self._timer.start()
         self.worker.start(
@@ -381,7 +351,7 @@ class ProbePanel(QWidget):
             self.worker.cancel()
 
     def _on_tokens(self, event: dict) -> None:
-        self.live.extend(event["t_s"], event["itl_ms"])
+        self.live.add_event(event)
 
     def _on_point_finished(self, event: dict) -> None:
         self._summary = event.get("summary") or {}
@@ -397,16 +367,23 @@ class ProbePanel(QWidget):
         if self._summary is not None:
             x, y = self.live.arrays()
             outcome = outcome_from_summary(self._summary, x.copy(), y.copy())
-            self.live.text = outcome.text
+            if outcome.text:
+                self.live.text = outcome.text
+            outcome.text = self.live.text
             self.live.dirty = True
             self.redraw()
             self._fit_range(x, y)
             self._finish(self._target, outcome)
         elif stopping:
-            self._say(self.tr("Stopped."))
+            self._say(lambda: self.tr("Stopped."))
         else:
+            error = self._error
             self._say(
-                self._error or self.tr("The probe ended without a result."),
+                lambda: (
+                    worker_error_message(error)
+                    if error
+                    else self.tr("The probe ended without a result.")
+                ),
                 error=True,
             )
         self._set_running(False)
@@ -450,9 +427,31 @@ class ProbePanel(QWidget):
         x, y = live.arrays()
         self.curve.setData(x, y)
         self._grow_range(x, y)
-        if live.text and live.text != self.text.toPlainText():
-            self.text.setPlainText(live.text)
-        self.text.setVisible(bool(live.text))
+        self._show_text(live.text)
+        if self.running:
+            self._show_so_far()
+
+    def _show_text(self, text: str) -> None:
+        """Append what streamed in since the last frame (never re-set the whole reply)."""
+        if not text.startswith(self.text.toPlainText()[: self._shown_text]):
+            self.text.clear()
+            self._shown_text = 0
+        if len(text) > self._shown_text:
+            cursor = self.text.textCursor()
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertText(text[self._shown_text :])
+            self._shown_text = len(text)
+        self.text.setVisible(bool(text))
+
+    def _show_so_far(self) -> None:
+        ttft_ms, tpot_ms, tok_s, chunks = self.live.so_far()
+        if ttft_ms is None:
+            return
+        self.ttft.set(_fmt(ttft_ms, 1))  # exact: the first chunk's arrival
+        # Tokens counted from chunks until the server's usage arrives: marked as provisional.
+        self.tpot.set("–" if tpot_ms is None else "≈" + _fmt(tpot_ms, 2))
+        self.tps.set("–" if tok_s is None else "≈" + _fmt(tok_s, 1))
+        self.tokens.set(f"≈{chunks}")
 
     def _grow_range(self, x: np.ndarray, y: np.ndarray) -> None:
         """Widen the axes in steps: re-ranging every frame relayouts the axes every frame."""
@@ -486,6 +485,8 @@ class ProbePanel(QWidget):
         self.plot.getPlotItem().setRange(xRange=(0, 1.0), yRange=(0, 50.0), padding=0)
         self.tpot_line.setVisible(False)
         self.text.clear()
+        self._shown_text = 0
+        self.text.setVisible(False)
         for readout in (self.ttft, self.tpot, self.tps, self.tokens):
             readout.set("–")
 
@@ -498,15 +499,19 @@ class ProbePanel(QWidget):
             self.tpot_line.setValue(outcome.tpot_ms)
             self.tpot_line.setVisible(True)
         if outcome.ok:
-            note = ""
-            if outcome.tokens_source != "usage":
-                note = self.tr(" Token count estimated: the server sent no usage.")
-            self._say(
-                self.tr("Done: {n} tokens in {s:.2f} s.").format(
-                    n=outcome.output_tokens, s=outcome.e2el_ms / 1000
+
+            def done() -> str:
+                note = ""
+                if outcome.tokens_source != "usage":
+                    note = self.tr(" Token count estimated: the server sent no usage.")
+                return (
+                    self.tr("Done: {n} tokens in {s:.2f} s.").format(
+                        n=outcome.output_tokens, s=outcome.e2el_ms / 1000
+                    )
+                    + note
                 )
-                + note
-            )
+
+            self._say(done)
         else:
             self._say(outcome.message, error=True)
 
@@ -524,19 +529,23 @@ class ProbePanel(QWidget):
 
     def _history_label(self, entry: ProbeHistoryEntry) -> str:
         o = entry.outcome
+        profile = display_name(entry.profile)
         if not o.ok:
             return self.tr("{when}  {profile}: failed ({kind})").format(
-                when=entry.when, profile=entry.profile, kind=o.error_kind or "?"
+                when=entry.when, profile=profile, kind=o.error_kind or "?"
             )
         return self.tr("{when}  {profile}: TTFT {ttft} ms · TPOT {tpot} ms · {n} tok").format(
             when=entry.when,
-            profile=entry.profile,
+            profile=profile,
             ttft=_fmt(o.ttft_ms, 0),
             tpot=_fmt(o.tpot_ms, 1),
             n=o.output_tokens,
         )
 
-    def _say(self, text: str, error: bool = False) -> None:
+    def _say(self, text: str | Callable[[], str], error: bool = False) -> None:
+        self.message.set(text, error)
+
+    def _show_status(self, text: str, error: bool) -> None:
         self.status.setText(text)
         self.status.setStyleSheet("color: #c62828;" if error else "")
 

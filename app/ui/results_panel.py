@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -28,6 +28,15 @@ from PySide6.QtWidgets import (
 )
 
 from app.bench.results import PointResult, ResultFileError, read_points
+from app.roofline.catalog import CatalogError, get_gpu
+from app.ui.app_setup import settings
+from app.ui.export_files import (
+    chart_filters,
+    data_filters,
+    last_folder,
+    remember_folder,
+    with_filter_suffix,
+)
 from app.ui.exports import (
     ROOFLINE_KEYS,
     TABLE_COLUMNS,
@@ -41,6 +50,7 @@ from app.ui.exports import (
     write_text_atomic,
 )
 from app.ui.live_plots import Series, SweepCurves
+from app.ui.retranslate import Message, TextSource, is_language_change
 from app.ui.worker import default_results_root
 
 _POINT_NAME = re.compile(r"^(?P<label>.+?)_rate[^_]+_conc[^_]+$")
@@ -62,6 +72,26 @@ class Run:
     @property
     def model(self) -> str:
         return ", ".join(sorted({p.model_id or "?" for p in self.points}))
+
+    @property
+    def gpus(self) -> list[str]:
+        """The GPUs the run's roofline was computed for (names when the catalogue knows them)."""
+        names: set[str] = set()
+        for p in self.points:
+            roofline = (p.tpotbench or {}).get("roofline")
+            gpu_id = roofline.get("gpu_id") if isinstance(roofline, dict) else None
+            if gpu_id:
+                try:
+                    names.add(get_gpu(str(gpu_id)).name)
+                except CatalogError:
+                    names.add(str(gpu_id))
+        return sorted(names)
+
+    @property
+    def date(self) -> str:
+        """When the run started: its first point's date, as YYYY-MM-DD HH:MM when readable."""
+        dates = sorted(p.date for p in self.points if p.date)
+        return _readable_date(dates[0]) if dates else ""
 
     def series(self) -> Series:
         """Points ordered by concurrency, then rate (file names sort 16 before 8)."""
@@ -94,6 +124,25 @@ def summary_of(point: PointResult) -> dict[str, Any]:
     row = point.summary_row()
     summary.update({key: row[key] for key in ROOFLINE_KEYS})  # the roofline table columns
     return summary
+
+
+def _readable_date(date: str) -> str:
+    match = re.match(r"^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})", date)
+    if match:
+        y, mo, d, h, mi = match.groups()
+        return f"{y}-{mo}-{d} {h}:{mi}"
+    return date[:16].replace("T", " ")
+
+
+def runs_caption(runs: Sequence[Run]) -> str:
+    """What an exported chart shows: run(s), model(s), GPU(s), date(s), one line."""
+    parts = [
+        ", ".join(r.name for r in runs),
+        ", ".join(sorted({r.model for r in runs})),
+        ", ".join(sorted({g for r in runs for g in r.gpus})),
+        ", ".join(sorted({r.date for r in runs if r.date})),
+    ]
+    return " · ".join(p for p in parts if p)
 
 
 def _group_key(point: PointResult) -> str:
@@ -161,38 +210,35 @@ class ResultsPanel(QWidget):
         super().__init__(parent)
         self.runs: list[Run] = []
         self.errors: list[str] = []
-        self.empty_note = ""
+        self.empty_note: TextSource = ""
         self.shown: list[Run] = []
         self.folder = QLineEdit()
-        self.folder.setPlaceholderText(self.tr("A folder with result JSON files"))
         self.folder.returnPressed.connect(self.refresh)
-        browse = QPushButton(self.tr("Browse…"))
-        browse.clicked.connect(self._browse)
-        reload_button = QPushButton(self.tr("Reload"))
-        reload_button.setShortcut("F5")
-        reload_button.clicked.connect(self.refresh)
+        self.browse_button = QPushButton()
+        self.browse_button.clicked.connect(self._browse)
+        self.reload_button = QPushButton()
+        self.reload_button.setShortcut("F5")
+        self.reload_button.clicked.connect(self.refresh)
+        self.folder_label = QLabel()
         top = QHBoxLayout()
-        top.addWidget(QLabel(self.tr("Results folder")))
+        top.addWidget(self.folder_label)
         top.addWidget(self.folder, 1)
-        top.addWidget(browse)
-        top.addWidget(reload_button)
+        top.addWidget(self.browse_button)
+        top.addWidget(self.reload_button)
 
         self.tree = QTreeWidget()
-        self.tree.setHeaderLabels([self.tr("Run"), self.tr("Points"), self.tr("Model")])
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.tree.setRootIsDecorated(False)
         self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.tree.header().setStretchLastSection(False)
         self.tree.itemSelectionChanged.connect(self._selection_changed)
-        self.tree.setToolTip(self.tr("Select one run to open it; Ctrl/Shift-select to compare."))
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.export_data_button = QPushButton(self.tr("Export data…"))
-        self.export_data_button.setToolTip(self.tr("CSV, JSON or Markdown table (Ctrl+E)"))
+        self.note = Message(self._show_note)
+        self.export_data_button = QPushButton()
         self.export_data_button.clicked.connect(self._export_data_dialog)
-        self.export_charts_button = QPushButton(self.tr("Export charts…"))
-        self.export_charts_button.setToolTip(self.tr("Each chart as PNG or SVG"))
+        self.export_charts_button = QPushButton()
         self.export_charts_button.clicked.connect(self._export_charts_dialog)
         buttons = QHBoxLayout()
         buttons.addWidget(self.export_data_button)
@@ -205,17 +251,18 @@ class ResultsPanel(QWidget):
         left_layout.addLayout(buttons)
 
         self.curves = SweepCurves()
-        set_chart_tooltips(self.curves)
         self.table = QTableWidget(0, 1 + len(TABLE_COLUMNS))
-        tips = metric_tooltips()
-        self.table.setHorizontalHeaderItem(0, QTableWidgetItem(self.tr("Run")))
-        for col, (key, header, _dec) in enumerate(TABLE_COLUMNS, start=1):
-            item = QTableWidgetItem(QCoreApplication.translate("Metrics", header))
-            item.setToolTip(tips.get(key, ""))
-            self.table.setHorizontalHeaderItem(col, item)
+        for col in range(self.table.columnCount()):
+            self.table.setHorizontalHeaderItem(col, QTableWidgetItem())
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # A long run name must not push the TPOT columns behind the scroll bar: the Run
+        # column has a fixed width and elides (the full name is in the tooltip).
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(0, 150)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         # One column: the run list on top, then the knee curves and the table at full width,
         # so the three curves stay readable in the narrow centre of a 1280-px window.
         splitter = QSplitter(Qt.Orientation.Vertical)
@@ -230,10 +277,42 @@ class ResultsPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
         layout.addWidget(splitter, 1)
+        self.retranslate()
         self._update_buttons()
         # Where the Sweep panel saves by default; an absent folder just means no runs yet.
         self.folder.setText(str(default_results_root()))
         self.refresh()
+
+    def retranslate(self) -> None:
+        """Every fixed string in the UI language; the runs and the selection stay."""
+        self.folder.setPlaceholderText(self.tr("A folder with result JSON files"))
+        self.browse_button.setText(self.tr("Browse…"))
+        self.reload_button.setText(self.tr("Reload"))
+        self.folder_label.setText(self.tr("Results folder"))
+        self.tree.setHeaderLabels([self.tr("Run"), self.tr("Points"), self.tr("Model")])
+        self.tree.setToolTip(self.tr("Select one run to open it; Ctrl/Shift-select to compare."))
+        self.export_data_button.setText(self.tr("Export data…"))
+        self.export_data_button.setToolTip(self.tr("CSV, JSON or Markdown table (Ctrl+E)"))
+        self.export_charts_button.setText(self.tr("Export charts…"))
+        self.export_charts_button.setToolTip(self.tr("Each chart as PNG or SVG"))
+        set_chart_tooltips(self.curves)
+        tips = metric_tooltips()
+        self.table.horizontalHeaderItem(0).setText(self.tr("Run"))
+        for col, (key, header, _dec) in enumerate(TABLE_COLUMNS, start=1):
+            item = self.table.horizontalHeaderItem(col)
+            item.setText(QCoreApplication.translate("Metrics", header))
+            item.setToolTip(tips.get(key, ""))
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            run = next((r for r in self.runs if r.name == item.text(0)), None)
+            if run is not None:
+                self._tree_tooltip(item, run)
+        self.note.refresh()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if is_language_change(event):
+            self.retranslate()
+        super().changeEvent(event)
 
     # ---- loading ------------------------------------------------------------------------
     def set_folder(self, path: str | Path) -> None:
@@ -251,36 +330,44 @@ class ResultsPanel(QWidget):
             if root.is_dir():
                 self.runs, self.errors = discover_runs(root)
             elif root == default_results_root():
-                self.empty_note = self.tr("No results yet: a sweep saves its runs in {0}.").format(
-                    root
-                )
+                self.empty_note = lambda: self.tr(
+                    "No results yet: a sweep saves its runs in {0}."
+                ).format(root)
             else:
                 self.errors = [self.tr("{0} is not a folder.").format(root)]
         self.tree.blockSignals(True)
         self.tree.clear()
         for run in self.runs:
             item = QTreeWidgetItem([run.name, str(len(run.points)), run.model])
-            tip = self.tr("{0}\nwritten by {1}").format(run.folder, run.source)
-            for column in range(3):
-                item.setToolTip(column, tip)
+            self._tree_tooltip(item, run)
             self.tree.addTopLevelItem(item)
         self.tree.blockSignals(False)
         self._show_messages()
         self.show_runs([r.name for r in self.runs if r.name in keep])
         self._select(self.shown)
 
+    def _tree_tooltip(self, item: QTreeWidgetItem, run: Run) -> None:
+        tip = self.tr("{0}\nwritten by {1}").format(run.folder, run.source)
+        for column in range(3):
+            item.setToolTip(column, tip)
+
     def _show_messages(self) -> None:
-        if not self.errors:
-            self.message.setText(
-                self.tr("{0} run(s) found.").format(len(self.runs))
-                if self.runs
-                else self.empty_note
-            )
-            self.message.setStyleSheet("")
+        errors = list(self.errors)
+        if not errors:
+            note = self.empty_note
+            count = len(self.runs)
+            self.note.set((lambda: self.tr("{0} run(s) found.").format(count)) if count else note)
             return
-        head = self.tr("{0} file(s) could not be read; the others opened:").format(len(self.errors))
-        self.message.setText(head + "\n" + "\n".join(f"• {e}" for e in self.errors[:8]))
-        self.message.setStyleSheet("color: #c0392b;")
+
+        def problems() -> str:
+            head = self.tr("{0} file(s) could not be read; the others opened:").format(len(errors))
+            return head + "\n" + "\n".join(f"• {e}" for e in errors[:8])
+
+        self.note.set(problems, error=True)
+
+    def _show_note(self, text: str, error: bool) -> None:
+        self.message.setText(text)
+        self.message.setStyleSheet("color: #c0392b;" if error else "")
 
     def _browse(self) -> None:
         path = QFileDialog.getExistingDirectory(self, self.tr("Choose a results folder"))
@@ -299,7 +386,9 @@ class ResultsPanel(QWidget):
             for point in s.points:
                 row = self.table.rowCount()
                 self.table.insertRow(row)
-                self.table.setItem(row, 0, QTableWidgetItem(s.name))
+                name = QTableWidgetItem(s.name)
+                name.setToolTip(s.name)
+                self.table.setItem(row, 0, name)
                 for col, (key, _h, dec) in enumerate(TABLE_COLUMNS, start=1):
                     item = QTableWidgetItem(cell_text(point, key, dec))
                     item.setTextAlignment(
@@ -346,32 +435,47 @@ class ResultsPanel(QWidget):
         return write_text_atomic(target, text)
 
     def export_charts(self, path: str | Path) -> list[Path]:
-        """Each chart as NAME_throughput/_tpot/_ttft with the given .png or .svg extension."""
-        return export_curves([r.series() for r in self.shown], path)
+        """Each chart as NAME_throughput/_tpot/_ttft with the given .png or .svg extension,
+        titled with the run(s), model, GPU and date."""
+        return export_curves([r.series() for r in self.shown], path, runs_caption(self.shown))
 
     def _export_data_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(
+        filters = data_filters()
+        path, chosen = QFileDialog.getSaveFileName(
             self,
             self.tr("Export data"),
-            "comparison.csv",
-            self.tr("CSV (*.csv);;JSON (*.json);;Markdown table (*.md)"),
+            str(last_folder(settings()) / "comparison.csv"),
+            ";;".join(filters),
         )
         if path:
-            self._try(lambda: self.export_data(path), path)
+            target = with_filter_suffix(path, chosen, filters)
+            remember_folder(settings(), target)
+            self._try(lambda: [self.export_data(target)], target)
 
     def _export_charts_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(
-            self, self.tr("Export charts"), "charts.png", self.tr("PNG (*.png);;SVG (*.svg)")
+        filters = chart_filters()
+        path, chosen = QFileDialog.getSaveFileName(
+            self,
+            self.tr("Export charts"),
+            str(last_folder(settings()) / "charts.png"),
+            ";;".join(filters),
         )
         if path:
-            self._try(lambda: self.export_charts(path), path)
+            target = with_filter_suffix(path, chosen, filters)
+            remember_folder(settings(), target)
+            self._try(lambda: self.export_charts(target), target)
 
-    def _try(self, action: Any, path: str) -> None:
+    def _try(self, action: Any, path: Path) -> None:
+        """Run an export and say which files it wrote (or why it could not)."""
         try:
-            action()
+            written: list[Path] = action()
         except (OSError, ValueError) as exc:
-            self.message.setText(self.tr("Could not export to {0}: {1}").format(path, exc))
-            self.message.setStyleSheet("color: #c0392b;")
+            problem = str(exc)
+            self.note.set(
+                lambda: self.tr("Could not export to {0}: {1}").format(path, problem),
+                error=True,
+            )
         else:
-            self.message.setText(self.tr("Exported to {0}.").format(path))
-            self.message.setStyleSheet("")
+            folder = written[0].parent if written else path.parent
+            names = ", ".join(p.name for p in written)
+            self.note.set(lambda: self.tr("Exported to {0}: {1}.").format(folder, names))

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from app.roofline.scenario import BATCH_GRID, Scenario
+from app.ui.live_plots import rename_curve
 
 COLORS = {"floor": "#0072B2", "line": "#D55E00", "measured": "#009E73", "live": "#CC79A7"}
 
@@ -27,13 +28,11 @@ class Measured(NamedTuple):
         return self.running if self.running and self.running > 0 else float(self.concurrency)
 
 
-def _axes(plot: pg.PlotWidget, log_y: bool, left: str, bottom: str) -> pg.PlotItem:
-    """The plot's item with a log x axis, a faint grid, axis labels and a legend."""
+def _axes(plot: pg.PlotWidget, log_y: bool) -> pg.PlotItem:
+    """The plot's item with a log x axis, a faint grid and a legend."""
     item = plot.getPlotItem()
     item.setLogMode(x=True, y=log_y)
     item.showGrid(x=True, y=True, alpha=0.25)
-    item.setLabel("left", left)
-    item.setLabel("bottom", bottom)
     item.addLegend(offset=(10, 10))
     return item
 
@@ -51,13 +50,11 @@ class BatchPlot(pg.PlotWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        item = _axes(self, False, self.tr("TPOT (ms)"), self.tr("batch (running sequences)"))
+        item = _axes(self, False)
         # Powers of two read better than pyqtgraph's log-axis minor labels, which collide.
         ticks = [(math.log10(2**k), str(2**k)) for k in range(11)]
         item.getAxis("bottom").setTicks([ticks, []])
-        self.floor_curve = item.plot(
-            [], [], pen=pg.mkPen(COLORS["floor"], width=2), name=self.tr("floor")
-        )
+        self.floor_curve = item.plot([], [], pen=pg.mkPen(COLORS["floor"], width=2), name="-")
         self.floor_line = pg.InfiniteLine(
             angle=0,
             movable=False,
@@ -79,12 +76,26 @@ class BatchPlot(pg.PlotWidget):
             [],
             pen=pg.mkPen(COLORS["measured"], width=6),
             connect="pairs",
-            name=self.tr("measured p50–p99"),
+            name="-",
         )
         self.band_curve.setOpacity(0.45)
         self.measured_curve = _dots(item, "o", 9, COLORS["measured"])
-        self.live_curve = _dots(item, "d", 11, COLORS["live"], self.tr("live probe"))
+        self.live_curve = _dots(item, "d", 11, COLORS["live"], "-")
         self.mbu_texts: list[pg.TextItem] = []
+        # Thin lines from a point to its label when the label had to move up.
+        self.leader_curve = item.plot(
+            [], [], pen=pg.mkPen(COLORS["measured"], width=1), connect="pairs"
+        )
+        self._last: tuple[Scenario, list[Measured], float | None] | None = None
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        item = self.getPlotItem()
+        item.setLabel("left", self.tr("TPOT (ms)"))
+        item.setLabel("bottom", self.tr("batch (running sequences)"))
+        rename_curve(item, self.floor_curve, self.tr("floor"))
+        rename_curve(item, self.band_curve, self.tr("measured p50–p99 (label: concurrency, MBU)"))
+        rename_curve(item, self.live_curve, self.tr("live probe"))
 
     def show_floor(self, s: Scenario, measured: Sequence[Measured], floor_tip: str) -> None:
         """Draw the floor curve and the batch-1 and KV-full lines for the scenario."""
@@ -106,6 +117,7 @@ class BatchPlot(pg.PlotWidget):
         self, s: Scenario, measured: Sequence[Measured], live_ms: float | None
     ) -> None:
         """Draw each point's p50 with its MBU, its p50–p99 band, and the live probe at batch 1."""
+        self._last = (s, list(measured), live_ms)
         item = self.getPlotItem()
         for text in self.mbu_texts:
             item.removeItem(text)
@@ -116,14 +128,6 @@ class BatchPlot(pg.PlotWidget):
         for m in measured:
             band_x += [m.batch, m.batch]
             band_y += [m.p50_ms, m.p99_ms]
-            text = pg.TextItem(
-                f"{s.mbu(m.batch, m.p50_ms) * 100:.0f}%",
-                color=COLORS["measured"],
-                anchor=(-0.1, 0.5),
-            )
-            text.setPos(math.log10(max(m.batch, 1e-3)), m.p50_ms)
-            item.addItem(text)
-            self.mbu_texts.append(text)
         self.band_curve.setData(band_x, band_y)
         if live_ms is not None:
             self.live_curve.setData([1.0], [live_ms])
@@ -131,8 +135,52 @@ class BatchPlot(pg.PlotWidget):
             self.live_curve.setData([], [])
         # y from 0 so the floor's distance from zero is honest and its label fits below it
         _, ys = self.floor_curve.getData()
-        top = max([*(ys if ys is not None else [1.0]), *band_y, live_ms or 0.0])
-        item.setYRange(0, top * 1.08, padding=0)
+        top = max([*(ys if ys is not None else [1.0]), *band_y, live_ms or 0.0]) * 1.08
+        labels = self._label_heights(s, measured, top)
+        if labels and labels[-1][1] > top:
+            top = labels[-1][1] * 1.06
+            labels = self._label_heights(s, measured, top)
+        leaders: list[float] = []
+        for m, y, text in labels:
+            label = pg.TextItem(text, color=COLORS["measured"], anchor=(-0.12, 0.5))
+            x = math.log10(max(m.batch, 1e-3))
+            label.setPos(x, y)
+            item.addItem(label)
+            self.mbu_texts.append(label)
+            if y != m.p50_ms:
+                leaders += [m.batch, m.p50_ms, m.batch * 1.04, y]
+        self.leader_curve.setData(leaders[0::2], leaders[1::2])
+        item.setYRange(0, top, padding=0)
+
+    def _label_heights(
+        self, s: Scenario, measured: Sequence[Measured], top: float
+    ) -> list[tuple[Measured, float, str]]:
+        """Each point's label ("c16: 75%": concurrency and MBU) and the height it sits at.
+
+        Points of close batches (a sweep's 8, 16 and 32 often run at 4-6 sequences) would
+        print their labels over each other, so the labels are stacked: each at its point's
+        p50 or one text line above the label below it, whichever is higher.
+        """
+        pixels = self.getPlotItem().getViewBox().height()
+        pixels = pixels if pixels > 50 else max(120.0, self.height() * 0.75)
+        # A TextItem's box (text plus its margins) in pixels, as a height on the y axis.
+        line = top / pixels * (pg.TextItem("c1: 0%").boundingRect().height() + 1)
+        placed: list[tuple[Measured, float, str]] = []
+        below = -math.inf
+        for m in sorted(measured, key=lambda m: (m.p50_ms, m.batch)):
+            y = max(m.p50_ms, below + line)
+            text = self.tr("c{c}: {mbu:.0f}%").format(
+                c=m.concurrency, mbu=s.mbu(m.batch, m.p50_ms) * 100
+            )
+            placed.append((m, y, text))
+            below = y
+        return placed
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        last = getattr(self, "_last", None)  # resized inside PlotWidget.__init__ too
+        if last is not None:  # label spacing is in pixels: lay them out again
+            self.show_measured(*last)
 
 
 class RoofPlot(pg.PlotWidget):
@@ -140,19 +188,25 @@ class RoofPlot(pg.PlotWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        item = _axes(
-            self, True, self.tr("attainable TFLOP/s"), self.tr("arithmetic intensity (FLOP/byte)")
-        )
-        self.roof_curve = item.plot(
-            [], [], pen=pg.mkPen(COLORS["floor"], width=2), name=self.tr("roof")
-        )
-        self.decode_curve = _dots(item, "o", 6, "#777777", self.tr("decode floor, batch 1…1024"))
-        self.batch1_text = pg.TextItem(self.tr("batch 1"), color="#777777", anchor=(-0.15, 0.0))
+        item = _axes(self, True)
+        self.roof_curve = item.plot([], [], pen=pg.mkPen(COLORS["floor"], width=2), name="-")
+        self.decode_curve = _dots(item, "o", 6, "#777777", "-")
+        self.batch1_text = pg.TextItem(color="#777777", anchor=(-0.15, 0.0))
         item.addItem(self.batch1_text)
         self.ridge_point = _dots(item, "s", 10, COLORS["line"])
         self.ridge_text = pg.TextItem(color=COLORS["line"], anchor=(0.0, 1.2))
         item.addItem(self.ridge_text)
-        self.roof_measured = _dots(item, "o", 9, COLORS["measured"], self.tr("measured p50"))
+        self.roof_measured = _dots(item, "o", 9, COLORS["measured"], "-")
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        item = self.getPlotItem()
+        item.setLabel("left", self.tr("attainable TFLOP/s"))
+        item.setLabel("bottom", self.tr("arithmetic intensity (FLOP/byte)"))
+        rename_curve(item, self.roof_curve, self.tr("roof"))
+        rename_curve(item, self.decode_curve, self.tr("decode floor, batch 1…1024"))
+        rename_curve(item, self.roof_measured, self.tr("measured p50"))
+        self.batch1_text.setText(self.tr("batch 1"))
 
     def show_roof(self, s: Scenario) -> None:
         """Draw the GPU's roof, its ridge point and the decode floor over the batch grid."""

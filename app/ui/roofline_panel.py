@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -32,6 +32,7 @@ from app.roofline.catalog import (
 from app.roofline.decode import kv_bytes_per_token, weight_bytes_resident
 from app.roofline.scenario import Scenario
 from app.ui.custom_gpu_dialog import CustomGpuDialog
+from app.ui.retranslate import is_language_change
 from app.ui.roofline_charts import BatchPlot, Measured, RoofPlot
 from app.ui.roofline_whatif import BYTES_COLORS, BytesBar, WhatIfView, gigabytes
 
@@ -79,15 +80,11 @@ class RooflinePanel(QWidget):
         self.context_spin.setRange(0, 1_048_576)
         self.context_spin.setSingleStep(256)
         self.context_spin.setValue(512)
-        self.context_spin.setSuffix(self.tr(" tokens"))
-        self.context_spin.setToolTip(self.tr("Tokens already in each sequence's KV cache"))
         # Small buttons: the panel usually lives in a narrow dock.
         self.load_config_button = QToolButton()
         self.load_config_button.setText("…")
-        self.load_config_button.setToolTip(self.tr("Load a Hugging Face config.json"))
         self.add_gpu_button = QToolButton()
         self.add_gpu_button.setText("+")
-        self.add_gpu_button.setToolTip(self.tr("Add a GPU that is not in the catalogue"))
         for combo in (self.gpu_combo, self.model_combo, self.fmt_combo, self.kv_combo):
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
@@ -100,14 +97,15 @@ class RooflinePanel(QWidget):
 
         selectors = QGridLayout()
         rows = (
-            (self.tr("GPU"), self.gpu_combo, self.add_gpu_button),
-            (self.tr("Model"), self.model_combo, self.load_config_button),
-            (self.tr("Weights"), self.fmt_combo, None),
-            (self.tr("KV cache"), self.kv_combo, None),
-            (self.tr("Context"), self.context_spin, None),
+            (self.gpu_combo, self.add_gpu_button),
+            (self.model_combo, self.load_config_button),
+            (self.fmt_combo, None),
+            (self.kv_combo, None),
+            (self.context_spin, None),
         )
-        for row, (label, widget, button) in enumerate(rows):
-            selectors.addWidget(QLabel(label), row, 0)
+        self.selector_labels = [QLabel() for _ in rows]
+        for row, (widget, button) in enumerate(rows):
+            selectors.addWidget(self.selector_labels[row], row, 0)
             selectors.addWidget(widget, row, 1)
             if button is not None:
                 selectors.addWidget(button, row, 2)
@@ -146,9 +144,8 @@ class RooflinePanel(QWidget):
         self.measured_curve = self.batch_plot.measured_curve
         self.gain_label = self.whatif.gain_label
         self.whatif_table = self.whatif.table
-        self.tabs.addTab(self.batch_plot, self.tr("TPOT vs batch"))
-        self.tabs.addTab(self.roof_plot, self.tr("Roofline"))
-        self.tabs.addTab(self.whatif, self.tr("What-if"))
+        for page in (self.batch_plot, self.roof_plot, self.whatif):
+            self.tabs.addTab(page, "")
 
         self.tabs.setMinimumHeight(300)
         content = _FillWidget()
@@ -165,6 +162,31 @@ class RooflinePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(scroll)
+
+        self._words()
+
+    def _words(self) -> None:
+        """The fixed strings; the figures' sentences are made by _refresh."""
+        self.context_spin.setSuffix(self.tr(" tokens"))
+        self.context_spin.setToolTip(self.tr("Tokens already in each sequence's KV cache"))
+        self.load_config_button.setToolTip(self.tr("Load a Hugging Face config.json"))
+        self.add_gpu_button.setToolTip(self.tr("Add a GPU that is not in the catalogue"))
+        names = (self.tr("GPU"), self.tr("Model"), self.tr("Weights"), self.tr("KV cache"))
+        for label, text in zip(self.selector_labels, (*names, self.tr("Context")), strict=True):
+            label.setText(text)
+        for index, text in enumerate(
+            (self.tr("TPOT vs batch"), self.tr("Roofline"), self.tr("What-if"))
+        ):
+            self.tabs.setTabText(index, text)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if is_language_change(event):
+            self._words()
+            self.batch_plot.retranslate()
+            self.roof_plot.retranslate()
+            self.whatif.retranslate()
+            self._refresh()  # every sentence with a figure in it, in the new language
+        super().changeEvent(event)
 
     def sizeHint(self) -> QSize:
         return QSize(420, 760)

@@ -58,16 +58,11 @@ class WhatIfView(QWidget):
         self.gain_label = QLabel()
         self.gain_label.setWordWrap(True)
         self.table = QTableWidget(0, 5)
-        self.table.setHorizontalHeaderLabels(
-            [
-                self.tr("Setup"),
-                self.tr("Floor TPOT"),
-                self.tr("Best tok/s"),
-                self.tr("KV capacity"),
-                self.tr("vs now"),
-            ]
-        )
+        self.retranslate()
         self.table.verticalHeader().setVisible(False)
+        # Whole names on two lines rather than "NVIDIA H20…" beside "NVIDIA H20".
+        self.table.setWordWrap(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
         rows = self.table.verticalHeader()
         rows.setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -79,6 +74,17 @@ class WhatIfView(QWidget):
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addWidget(self.gain_label)
         layout.addWidget(self.table, 1)
+
+    def retranslate(self) -> None:
+        self.table.setHorizontalHeaderLabels(
+            [
+                self.tr("Setup"),
+                self.tr("Floor TPOT"),
+                self.tr("Best tok/s"),
+                self.tr("KV capacity"),
+                self.tr("vs now"),
+            ]
+        )
 
     def refresh(self, s: Scenario) -> None:
         """Fill the table and the gain line for the scenario the panel shows."""
@@ -97,6 +103,7 @@ class WhatIfView(QWidget):
         )
         for row in gpu_rows:
             self._row(s, row, row.gpu.name)
+        self.table.resizeRowsToContents()
         int4 = replace(s, fmt=next(r.fmt for r in fmt_rows if r.fmt.id == "awq-int4"))
         bf16 = replace(s, fmt=next(r.fmt for r in fmt_rows if r.fmt.id == "bf16"))
         a, b = int4.floor(1).seconds, bf16.floor(1).seconds

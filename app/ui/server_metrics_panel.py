@@ -8,11 +8,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Property, QTimer, Signal
+from PySide6.QtCore import Property, QEvent, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.bench.serverstats import MetricsSample, MetricsScraper
-from app.ui.live_plots import PALETTE, RingBuffer, make_plot
+from app.ui.live_plots import PALETTE, RingBuffer, make_plot, rename_curve, set_words
+from app.ui.retranslate import is_language_change
 from app.ui.theme import apply_plot_theme
 
 # Columns of the ring buffer, in the order add_sample stores them.
@@ -210,6 +211,32 @@ class ServerMetricsPanel(QWidget):
             step = max(1, math.ceil(top / ticks))  # whole requests and preemptions: integer ticks
             plot.getPlotItem().getAxis("left").setTickSpacing(levels=[(step, 0)])
         self.message.setText(self._status)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if is_language_change(event):
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        """Titles, axis words, legend names and the readout in the UI language."""
+        seconds = self.tr("time (s)")
+        set_words(self.kv_plot, self.tr("KV-cache usage"), self.tr("%"), seconds)
+        set_words(self.queue_plot, self.tr("Requests"), self.tr("requests"), seconds)
+        set_words(
+            self.preempt_plot, self.tr("Preemptions (since start)"), self.tr("count"), seconds
+        )
+        for plot, curve, name in (
+            (self.kv_plot, self.kv_curve, self.tr("KV usage")),
+            (self.queue_plot, self.running_curve, self.tr("running")),
+            (self.queue_plot, self.waiting_curve, self.tr("waiting")),
+            (self.preempt_plot, self.preempt_curve, self.tr("preemptions")),
+        ):
+            rename_curve(plot.getPlotItem(), curve, name)
+        if len(self._buffer):
+            self._set_status(self._describe(list(self._buffer.tail(1)[0])))
+            self.message.setText(self._status)
+        else:
+            self.message.setText(self.tr("No server metrics yet."))
 
     def repaint_now(self) -> None:
         """Draw pending samples at once (tests, screenshots)."""

@@ -10,11 +10,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QBoxLayout,
     QCheckBox,
     QComboBox,
     QFileDialog,
@@ -39,6 +38,9 @@ from app.paths import resources_dir
 from app.profiles import Target
 from app.ui.exports import TABLE_COLUMNS, cell_text, metric_tooltips, set_chart_tooltips
 from app.ui.live_plots import LiveCharts, Series, SweepCurves, format_number
+from app.ui.retranslate import Message, TextSource, is_language_change
+from app.ui.sweep_advanced import AdvancedSettings
+from app.ui.sweep_layout import FormColumns, WrappedLabel
 from app.ui.worker import (
     SweepSpec,
     SweepWorker,
@@ -98,104 +100,87 @@ class SweepPanel(QWidget):
     def _build_ui(self) -> None:
         # The settings sit above the charts in two form columns (one when narrow), so the
         # charts get the panel's whole width and the panel no longer needs a wide window.
-        self.settings_box = _Columns()
+        self.settings_box = FormColumns()
         form = self.settings_box.left
         more = self.settings_box.right
+        self.labels: dict[str, QLabel] = {}
+
+        def row(layout: QFormLayout, key: str, field: QWidget) -> None:
+            self.labels[key] = QLabel()
+            layout.addRow(self.labels[key], field)
+
         self.preset = QComboBox()
-        self.preset.addItem(self.tr("Quick demo (about 30 s)"), "demo")
-        self.preset.addItem(self.tr("Experiment A (rates)"), "A")
-        self.preset.addItem(self.tr("Experiment B (concurrencies)"), "B")
-        self.preset.addItem(self.tr("Custom"), "custom")
-        self.preset.setItemData(
-            1,
-            self.tr("The field guide's experiment A: concurrency 32, rate 1, 2, 4, 8, 16, inf."),
-            Qt.ItemDataRole.ToolTipRole,
-        )
-        self.preset.setItemData(
-            2,
-            self.tr("The field guide's experiment B: rate inf, concurrency 1 … 128."),
-            Qt.ItemDataRole.ToolTipRole,
-        )
-        self.preset.setItemData(
-            0,
-            self.tr("Rate inf, concurrency 8 … 64, 64 short random prompts per point."),
-            Qt.ItemDataRole.ToolTipRole,
-        )
+        for key in ("demo", "A", "B", "custom"):
+            self.preset.addItem("", key)
         for combo in (self.preset,):
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
             )
             combo.setMinimumContentsLength(12)
         self.preset.activated.connect(lambda _i: self.apply_preset(self.preset.currentData()))
-        form.addRow(self.tr("Preset"), self.preset)
+        row(form, "preset", self.preset)
         self.rates = QLineEdit()
-        self.rates.setToolTip(
-            metric_tooltips()["request_rate"] + "\n" + self.tr("Comma-separated.")
-        )
-        form.addRow(self.tr("Request rates"), self.rates)
+        row(form, "rates", self.rates)
         self.concurrencies = QLineEdit()
-        self.concurrencies.setToolTip(
-            metric_tooltips()["max_concurrency"] + "\n" + self.tr("Comma-separated.")
-        )
-        form.addRow(self.tr("Concurrencies"), self.concurrencies)
+        row(form, "concurrencies", self.concurrencies)
         for edit in (self.rates, self.concurrencies):  # hand edits leave the preset
             edit.textEdited.connect(
                 lambda _t: self.preset.setCurrentIndex(self.preset.findData("custom"))
             )
         self.dataset = QComboBox()
-        self.dataset.addItem(self.tr("Synthetic ShareGPT (shipped)"), "synthetic")
-        self.dataset.addItem(self.tr("ShareGPT JSON file"), "sharegpt")
-        self.dataset.addItem(self.tr("Random lengths"), "random")
-        self.dataset.addItem(self.tr("Prompts file (text lines or JSONL)"), "prompts")
+        for key in ("synthetic", "sharegpt", "random", "prompts"):
+            self.dataset.addItem("", key)
         self.dataset.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
         self.dataset.setMinimumContentsLength(12)
         self.dataset.currentIndexChanged.connect(self._dataset_changed)
-        form.addRow(self.tr("Dataset"), self.dataset)
+        row(form, "dataset", self.dataset)
         self.dataset_path = QLineEdit()
         self.dataset_path.setMinimumWidth(90)
-        browse = QPushButton(self.tr("Browse…"))
-        browse.clicked.connect(self._browse_dataset)
-        self.dataset_row = self._row(self.dataset_path, browse)
-        form.addRow(self.tr("Dataset file"), self.dataset_row)
+        self.browse_dataset_button = QPushButton()
+        self.browse_dataset_button.clicked.connect(self._browse_dataset)
+        self.dataset_row = self._row(self.dataset_path, self.browse_dataset_button)
+        row(form, "dataset_file", self.dataset_row)
         self.input_len = QSpinBox(minimum=1, maximum=1_000_000, value=256)
         self.output_len = QSpinBox(minimum=1, maximum=1_000_000, value=64)
-        self.lengths_row = self._row(
-            QLabel(self.tr("in")), self.input_len, QLabel(self.tr("out")), self.output_len
-        )
-        form.addRow(self.tr("Random tokens"), self.lengths_row)
+        self.in_label, self.out_label = QLabel(), QLabel()
+        self.lengths_row = self._row(self.in_label, self.input_len, self.out_label, self.output_len)
+        row(form, "random", self.lengths_row)
         self.num_prompts = QSpinBox(minimum=1, maximum=1_000_000, value=64)
-        self.num_prompts.setToolTip(self.tr("Requests sent at each sweep point."))
-        more.addRow(self.tr("Prompts per point"), self.num_prompts)
+        row(more, "prompts", self.num_prompts)
         self.seed = QSpinBox(minimum=0, maximum=2**31 - 1, value=0)
-        more.addRow(self.tr("Seed"), self.seed)
-        self.ignore_eos = QCheckBox(self.tr("Ignore EOS"))
-        self.ignore_eos.setToolTip(self.tr("Always generate the requested output length."))
+        row(more, "seed", self.seed)
+        self.ignore_eos = QCheckBox()
         more.addRow("", self.ignore_eos)
         self.label = QLineEdit("sweep")
-        self.label.setToolTip(self.tr("File names become LABEL_rateR_concC.json."))
-        more.addRow(self.tr("Label"), self.label)
+        row(more, "label", self.label)
         self.results_root = QLineEdit(str(default_results_root()))
         self.results_root.setMinimumWidth(90)
-        pick = QPushButton(self.tr("Browse…"))
-        pick.clicked.connect(self._browse_results)
-        more.addRow(self.tr("Results folder"), self._row(self.results_root, pick))
-        self.run_button = QPushButton(self.tr("Run sweep"))
-        self.run_button.setToolTip(self.tr("Run the sweep (Ctrl+R)"))
+        self.browse_results_button = QPushButton()
+        self.browse_results_button.clicked.connect(self._browse_results)
+        row(more, "results", self._row(self.results_root, self.browse_results_button))
+        self.advanced_toggle = QToolButton()
+        self.advanced_toggle.setObjectName("advancedToggle")
+        self.advanced_toggle.setCheckable(True)
+        self.advanced_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.advanced_toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.advanced_toggle.setAutoRaise(True)
+        self.advanced = AdvancedSettings()
+        self.advanced.setVisible(False)
+        self.advanced_toggle.toggled.connect(self._show_advanced)
+        more.addRow(self.advanced_toggle)
+        more.addRow(self.advanced)
+        self.run_button = QPushButton()
         self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton(self.tr("Cancel"))
-        self.cancel_button.setToolTip(
-            self.tr("Stop after in-flight requests; keeps finished points (Esc)")
-        )
+        self.cancel_button = QPushButton()
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
         self.progress_bar = QProgressBar()
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(False)
         self.settings_toggle = QToolButton()
-        self.settings_toggle.setText(self.tr("Settings"))
-        self.settings_toggle.setToolTip(self.tr("Show or hide the sweep settings"))
+        self.settings_toggle.setObjectName("settingsToggle")
         self.settings_toggle.setCheckable(True)
         self.settings_toggle.setChecked(True)
         self.settings_toggle.setArrowType(Qt.ArrowType.DownArrow)
@@ -207,21 +192,18 @@ class SweepPanel(QWidget):
         actions.addWidget(self.cancel_button)
         actions.addWidget(self.progress_bar, 1)
         actions.addWidget(self.settings_toggle)
-        self.status = _WrappedLabel(self.tr("Ready."))
+        self.status = WrappedLabel("")
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message = Message(self._show_status)
 
         self.live = LiveCharts()
         self.curves = SweepCurves()
-        set_chart_tooltips(self.curves, self.live)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.live, self.tr("Live"))
-        self.tabs.addTab(self.curves, self.tr("Sweep curves"))
+        self.tabs.addTab(self.live, "")
+        self.tabs.addTab(self.curves, "")
         self.table = QTableWidget(0, len(TABLE_COLUMNS))
-        tips = metric_tooltips()
-        for col, (key, header, _dec) in enumerate(TABLE_COLUMNS):
-            item = QTableWidgetItem(QCoreApplication.translate("Metrics", header))
-            item.setToolTip(tips.get(key, ""))
-            self.table.setHorizontalHeaderItem(col, item)
+        for col in range(len(TABLE_COLUMNS)):
+            self.table.setHorizontalHeaderItem(col, QTableWidgetItem())
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.verticalHeader().setVisible(False)
@@ -243,10 +225,107 @@ class SweepPanel(QWidget):
         layout.addWidget(self.status)
         layout.addWidget(charts, 1)
         self._dataset_changed()
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Every fixed string and the status line in the UI language; the form keeps its values."""
+        texts = {
+            "preset": self.tr("Preset"),
+            "rates": self.tr("Request rates"),
+            "concurrencies": self.tr("Concurrencies"),
+            "dataset": self.tr("Dataset"),
+            "dataset_file": self.tr("Dataset file"),
+            "random": self.tr("Random tokens"),
+            "prompts": self.tr("Prompts per point"),
+            "seed": self.tr("Seed"),
+            "label": self.tr("Label"),
+            "results": self.tr("Results folder"),
+        }
+        for key, text in texts.items():
+            self.labels[key].setText(text)
+        presets = (
+            ("demo", self.tr("Quick demo (about 30 s)"), self.tr(
+                "Rate inf, concurrency 8 … 64, 64 short random prompts per point.")),
+            ("A", self.tr("Experiment A (rates)"), self.tr(
+                "The field guide's experiment A: concurrency 32, rate 1, 2, 4, 8, 16, inf.")),
+            ("B", self.tr("Experiment B (concurrencies)"), self.tr(
+                "The field guide's experiment B: rate inf, concurrency 1 … 128.")),
+            ("custom", self.tr("Custom"), ""),
+        )  # fmt: skip
+        for key, text, tip in presets:
+            index = self.preset.findData(key)
+            self.preset.setItemText(index, text)
+            self.preset.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
+        datasets = (
+            ("synthetic", self.tr("Synthetic ShareGPT (shipped)")),
+            ("sharegpt", self.tr("ShareGPT JSON file")),
+            ("random", self.tr("Random lengths")),
+            ("prompts", self.tr("Prompts file (text lines or JSONL)")),
+        )
+        for key, text in datasets:
+            self.dataset.setItemText(self.dataset.findData(key), text)
+        tips = metric_tooltips()
+        self.rates.setToolTip(tips["request_rate"] + "\n" + self.tr("Comma-separated."))
+        self.concurrencies.setToolTip(tips["max_concurrency"] + "\n" + self.tr("Comma-separated."))
+        self.browse_dataset_button.setText(self.tr("Browse…"))
+        self.browse_results_button.setText(self.tr("Browse…"))
+        self.in_label.setText(self.tr("in"))
+        self.out_label.setText(self.tr("out"))
+        self.num_prompts.setToolTip(self.tr("Requests sent at each sweep point."))
+        self.ignore_eos.setText(self.tr("Ignore EOS"))
+        self.ignore_eos.setToolTip(self.tr("Always generate the requested output length."))
+        self.label.setToolTip(self.tr("File names become LABEL_rateR_concC.json."))
+        self.advanced_toggle.setText(self.tr("Advanced settings"))
+        self.advanced_toggle.setToolTip(
+            self.tr("Burstiness, warm-up requests, temperature, request time-out")
+        )
+        self.run_button.setText(self.tr("Run sweep"))
+        self.run_button.setToolTip(self.tr("Run the sweep (Ctrl+R)"))
+        self.cancel_button.setText(self.tr("Cancel"))
+        self.cancel_button.setToolTip(
+            self.tr("Stop after in-flight requests; keeps finished points (Esc)")
+        )
+        self._name_settings_toggle()
+        self.tabs.setTabText(0, self.tr("Live"))
+        self.tabs.setTabText(1, self.tr("Sweep curves"))
+        for col, (key, header, _dec) in enumerate(TABLE_COLUMNS):
+            item = self.table.horizontalHeaderItem(col)
+            item.setText(QCoreApplication.translate("Metrics", header))
+            item.setToolTip(tips.get(key, ""))
+        set_chart_tooltips(self.curves, self.live)
+        if self.message.text():
+            self.message.refresh()
+        else:
+            self._set_status(lambda: self.tr("Ready."))
+        self._curves_dirty = True  # the curves' legend names ("this run") are words too
+
+    def changeEvent(self, event: QEvent) -> None:
+        if is_language_change(event):
+            self.retranslate()
+        super().changeEvent(event)
 
     def _show_settings(self, shown: bool) -> None:
         self.settings_box.setVisible(shown)
+        self._name_settings_toggle()
+
+    def _name_settings_toggle(self) -> None:
+        shown = self.settings_toggle.isChecked()
+        # Named for what a click does: the form can be folded away to give the charts room.
+        self.settings_toggle.setText(
+            self.tr("Hide sweep settings") if shown else self.tr("Show sweep settings")
+        )
+        self.settings_toggle.setToolTip(
+            self.tr("Fold the sweep settings away so the charts get the room")
+            if shown
+            else self.tr("Show the sweep settings form")
+        )
         self.settings_toggle.setArrowType(
+            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
+        )
+
+    def _show_advanced(self, shown: bool) -> None:
+        self.advanced.setVisible(shown)
+        self.advanced_toggle.setArrowType(
             Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
         )
 
@@ -343,7 +422,7 @@ class SweepPanel(QWidget):
             seed=self.seed.value(),
             ignore_eos=self.ignore_eos.isChecked(),
             label=label,
-            extra_args=list(self.extra_args),
+            extra_args=[*self.advanced.argv(), *self.extra_args],
         )
 
     # ---- run / cancel -------------------------------------------------------------------
@@ -365,6 +444,8 @@ class SweepPanel(QWidget):
         except (ValueError, OSError) as exc:
             self._set_status(str(exc), error=True)
             return False
+        # The charts get the room while it runs; the toggle brings the form back.
+        self.settings_toggle.setChecked(False)
         spec.result_dir = str(run_dir)
         self.run_dir = run_dir
         self.points.clear()
@@ -382,16 +463,29 @@ class SweepPanel(QWidget):
         self._point_index = -1
         self._progress = {}
         self._run_over = False
-        self._set_status(self.tr("Starting the benchmark worker…"))
+        self.progress_bar.setValue(0)
+        self._set_status(lambda: self.tr("Starting the benchmark worker…"))
         self.worker.start(spec, target, argv=argv)
         self._set_running(True)
         return True
 
     def cancel(self) -> None:
-        if self.is_running():
+        if self.is_running() and not self._cancelled:
             self._cancelled = True
             self.worker.cancel()
-            self._set_status(self.tr("Cancelling: waiting for in-flight requests…"))
+            self._show_draining()
+
+    def _show_draining(self) -> None:
+        """While a cancel drains: how many requests are still out, never a time left."""
+        in_flight = int(self._progress.get("in_flight") or 0)
+        if in_flight:
+            self._set_status(
+                lambda: self.tr(
+                    "Cancelling: no new requests; waiting for {0} in-flight request(s) to finish…"
+                ).format(in_flight)
+            )
+        else:
+            self._set_status(lambda: self.tr("Cancelling: waiting for in-flight requests…"))
 
     def _set_running(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
@@ -403,7 +497,10 @@ class SweepPanel(QWidget):
             self._repaint(full=True)
         self.runningChanged.emit(running)
 
-    def _set_status(self, text: str, *, error: bool = False) -> None:
+    def _set_status(self, text: TextSource, *, error: bool = False) -> None:
+        self.message.set(text, error)
+
+    def _show_status(self, text: str, error: bool) -> None:
         if text == self.status.text() and error == bool(self.status.styleSheet()):
             return  # an unchanged label would still relayout the panel
         self.status.setText(text)
@@ -454,14 +551,32 @@ class SweepPanel(QWidget):
 
     def _on_run_finished(self, event: dict[str, Any]) -> None:
         self._run_over = True
-        self.progress_bar.setValue(self.progress_bar.maximum())
-        done = len(self.points)
         where = str(self.run_dir) if self.run_dir else ""
         if event.get("cancelled") or self._cancelled:
-            text = self.tr("Cancelled: {0} finished point(s) kept in {1}.").format(done, where)
+            # The bar stays where the run stopped: a cancelled sweep is not 100 % done.
+            self._update_progress()
+            full = sum(1 for p in self.points if not is_partial(p))
+            partial = [p for p in self.points if is_partial(p)]
+
+            def cancelled() -> str:
+                text = self.tr("Cancelled: {0} complete point(s) kept in {1}.").format(full, where)
+                for p in partial:
+                    text += " " + self.tr(
+                        "One partial point ({0} of {1} requests finished) saved as {2}."
+                    ).format(
+                        int(p.get("completed") or 0),
+                        int(p.get("num_prompts") or 0) or "?",
+                        Path(str(p.get("path") or "")).name,
+                    )
+                return text
+
+            self._set_status(cancelled)
         else:
-            text = self.tr("Done: {0} point(s) saved in {1}.").format(done, where)
-        self._set_status(text)
+            self.progress_bar.setValue(self.progress_bar.maximum())
+            done = len(self.points)
+            self._set_status(
+                lambda: self.tr("Done: {0} point(s) saved in {1}.").format(done, where)
+            )
 
     def _on_error(self, message: str) -> None:
         self._run_over = True
@@ -474,9 +589,22 @@ class SweepPanel(QWidget):
     def _add_table_row(self, summary: dict[str, Any]) -> None:
         row = self.table.rowCount()
         self.table.insertRow(row)
+        partial = is_partial(summary)
         for col, (key, _header, decimals) in enumerate(TABLE_COLUMNS):
-            item = QTableWidgetItem(cell_text(summary, key, decimals))
+            text = cell_text(summary, key, decimals)
+            if partial and key == "completed":
+                text += f" / {summary.get('num_prompts', '?')}"
+            item = QTableWidgetItem(text)
             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if partial:
+                font = QFont(item.font())
+                font.setItalic(True)
+                item.setFont(font)
+                item.setToolTip(
+                    self.tr("Partial point: the sweep was cancelled while it ran ({0}).").format(
+                        Path(str(summary.get("path") or "")).name
+                    )
+                )
             self.table.setItem(row, col, item)
         self.table.scrollToBottom()
 
@@ -489,18 +617,32 @@ class SweepPanel(QWidget):
         self._ticks += 1
         if self.is_running() and not self._run_over and (full or self._ticks % STATUS_EVERY == 0):
             self._update_progress()
+            if self._cancelled:
+                self._show_draining()
+            else:
+                self._show_eta()
 
     def _update_progress(self) -> None:
+        """The bar: finished points plus the running point's share of its requests."""
         total_points = max(1, len(self._plan))
-        index = max(0, self._point_index)
         p = self._progress
         total = int(p.get("total") or 0)
         done = int(p.get("completed") or 0) + int(p.get("failed") or 0)
         fraction = (done / total) if total else 0.0
-        overall = len(self.points) + (fraction if self._point_index >= len(self.points) else 0)
+        complete = sum(1 for point in self.points if not is_partial(point))
+        running = self._point_index >= len(self.points) or any(map(is_partial, self.points))
+        overall = complete + (fraction if running else 0)
         self.progress_bar.setValue(int(1000 * min(1.0, overall / total_points)))
+
+    def _show_eta(self) -> None:
         if self._point_index < 0:
             return
+        total_points = max(1, len(self._plan))
+        index = max(0, self._point_index)
+        p = dict(self._progress)
+        total = int(p.get("total") or 0)
+        done = int(p.get("completed") or 0) + int(p.get("failed") or 0)
+        fraction = (done / total) if total else 0.0
         elapsed = float(p.get("elapsed_s") or 0.0)
         left_now = elapsed / fraction * (1 - fraction) if fraction > 0 else math.nan
         per_point = (
@@ -510,13 +652,18 @@ class SweepPanel(QWidget):
         )
         remaining_points = max(0, total_points - index - 1)
         left = left_now + remaining_points * per_point
-        text = self.tr("Point {0} of {1} · requests {2}/{3}").format(
-            index + 1, total_points, done, total or "?"
-        )
-        if int(p.get("failed") or 0):
-            text += " " + self.tr("({0} failed)").format(int(p["failed"]))
-        if math.isfinite(left):
-            text += " · " + self.tr("about {0} left").format(format_duration(left))
+        failed = int(p.get("failed") or 0)
+
+        def text() -> str:
+            line = self.tr("Point {0} of {1} · requests {2}/{3}").format(
+                index + 1, total_points, done, total or "?"
+            )
+            if failed:
+                line += " " + self.tr("({0} failed)").format(failed)
+            if math.isfinite(left):
+                line += " · " + self.tr("about {0} left").format(format_duration(left))
+            return line
+
         self._set_status(text)
 
     def closeEvent(self, event: Any) -> None:
@@ -524,74 +671,11 @@ class SweepPanel(QWidget):
         super().closeEvent(event)
 
 
-class _WrappedLabel(QLabel):
-    """A word-wrapping label that grows its minimum height instead of using height-for-width.
-
-    In the window's scroll area a height-for-width layout is given its preferred height, which
-    made the charts taller than the tab and scrolled the table out of sight.
-    """
-
-    def __init__(self, text: str, parent: QWidget | None = None) -> None:
-        super().__init__(text, parent)
-        self.setWordWrap(True)
-
-    def hasHeightForWidth(self) -> bool:
-        return False  # QLabel turns it back on with every setText
-
-    def sizeHint(self) -> QSize:
-        hint = super().sizeHint()
-        return QSize(hint.width(), self.heightForWidth(self.width())) if self.width() > 1 else hint
-
-    def setText(self, text: str) -> None:
-        super().setText(text)
-        self._fit()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._fit()
-
-    def _fit(self) -> None:
-        self.setMinimumHeight(self.heightForWidth(max(self.width(), 1)))
-
-
-class _Columns(QWidget):
-    """Two form columns side by side, stacked into one when the panel is too narrow."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.left = _form()
-        self.right = _form()
-        self._box = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
-        self._box.setContentsMargins(0, 0, 0, 0)
-        self._box.setSpacing(10)
-        self._box.addLayout(self.left, 1)
-        self._box.addLayout(self.right, 1)
-
-    def two_column_width(self) -> int:
-        spacing = self._box.spacing()
-        return self.left.minimumSize().width() + self.right.minimumSize().width() + spacing
-
-    def minimumSizeHint(self) -> QSize:
-        # The one-column width: the panel may get that narrow; resizeEvent then stacks.
-        hint = super().minimumSizeHint()
-        one = max(self.left.minimumSize().width(), self.right.minimumSize().width())
-        return QSize(one, hint.height())
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        wanted = (
-            QBoxLayout.Direction.LeftToRight
-            if event.size().width() >= self.two_column_width()
-            else QBoxLayout.Direction.TopToBottom
-        )
-        if self._box.direction() != wanted:
-            self._box.setDirection(wanted)
-        super().resizeEvent(event)
-
-
-def _form() -> QFormLayout:
-    form = QFormLayout()
-    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-    return form
+def is_partial(summary: dict[str, Any]) -> bool:
+    """A point cut short by a cancel (saved as NAME.partial.json)."""
+    block = summary.get("tpotbench")
+    cancelled = isinstance(block, dict) and bool(block.get("cancelled"))
+    return cancelled or str(summary.get("path") or "").endswith(".partial.json")
 
 
 def _as_rate(value: Any) -> float:

@@ -2,6 +2,37 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AdvancedSettings</name>
+    <message>
+        <source>Burstiness</source>
+        <translation>突发度</translation>
+    </message>
+    <message>
+        <source>Shape of the gaps between arrivals at a finite request rate (a gamma process, as vllm bench serve&apos;s --burstiness): 1 = Poisson, below 1 burstier, above 1 more regular. No effect at rate inf.</source>
+        <translation>有限请求速率下到达间隔的形状（伽马过程，同 vllm bench serve 的 --burstiness）：1 为泊松分布，小于 1 更突发，大于 1 更均匀。速率为 inf 时无影响。</translation>
+    </message>
+    <message>
+        <source>Warm-up requests</source>
+        <translation>预热请求数</translation>
+    </message>
+    <message>
+        <source>Requests sent before each point and left out of its figures (fills caches, compiles kernels).</source>
+        <translation>每个测试点开始前发送、不计入结果的请求（用于填充缓存、编译内核）。</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Sampling temperature sent with every request; &apos;server default&apos; sends none. 0 is greedy decoding.</source>
+        <translation>随每个请求发送的采样温度；“服务器默认”表示不发送此参数。0 为贪心解码。</translation>
+    </message>
+    <message>
+        <source>server default</source>
+        <translation>服务器默认</translation>
+    </message>
+</context>
+<context>
     <name>BatchPlot</name>
     <message>
         <source>TPOT (ms)</source>
@@ -16,8 +47,12 @@
         <translation>下限</translation>
     </message>
     <message>
-        <source>measured p50–p99</source>
-        <translation>实测 p50–p99</translation>
+        <source>measured p50–p99 (label: concurrency, MBU)</source>
+        <translation>实测 p50–p99（标注：并发数，MBU）</translation>
+    </message>
+    <message>
+        <source>c{c}: {mbu:.0f}%</source>
+        <translation>c{c}：{mbu:.0f}%</translation>
     </message>
     <message>
         <source>live probe</source>
@@ -843,12 +878,20 @@ Finished results are already saved. Please include the log file if you report th
         <translation>内置模拟器</translation>
     </message>
     <message>
+        <source>Unsaved changes: Run uses them as shown; Save keeps them, Revert drops them.</source>
+        <translation>有未保存的修改：运行时按当前显示的内容使用；“保存”会保留修改，“还原”会放弃修改。</translation>
+    </message>
+    <message>
         <source>{name} (no GPU needed)</source>
         <translation>{name}（无需 GPU）</translation>
     </message>
     <message>
         <source>The built-in simulator listens on a free loopback port chosen at start-up.</source>
         <translation>内置模拟器在启动时选定的空闲本地回环端口上监听。</translation>
+    </message>
+    <message>
+        <source>Enter the endpoint&apos;s Base URL.</source>
+        <translation>请填写端点的基础 URL。</translation>
     </message>
     <message>
         <source>Saved. The key is kept for this session only.</source>
@@ -881,6 +924,29 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>{n} model(s) found.</source>
         <translation>找到 {n} 个模型。</translation>
+    </message>
+</context>
+<context>
+    <name>Exports</name>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Markdown table (*.md)</source>
+        <translation>Markdown 表格 (*.md)</translation>
+    </message>
+    <message>
+        <source>PNG (*.png)</source>
+        <translation>PNG (*.png)</translation>
+    </message>
+    <message>
+        <source>SVG (*.svg)</source>
+        <translation>SVG (*.svg)</translation>
     </message>
 </context>
 <context>
@@ -1209,6 +1275,10 @@ GuideLLM 不保留逐块间隔。AIPerf：Inter Chunk Latency (ICL)。</translat
         <translation>请在左侧编辑器中为此端点填写有效的 API 密钥。</translation>
     </message>
     <message>
+        <source>Cannot reach {url}. {problem}</source>
+        <translation>无法连接 {url}。{problem}</translation>
+    </message>
+    <message>
         <source>The request&apos;s max_tokens</source>
         <translation>请求的 max_tokens</translation>
     </message>
@@ -1231,6 +1301,10 @@ GuideLLM 不保留逐块间隔。AIPerf：Inter Chunk Latency (ICL)。</translat
     <message>
         <source>Max tokens</source>
         <translation>最大 token 数</translation>
+    </message>
+    <message>
+        <source>Explain in three sentences why LLM decoding is limited by memory bandwidth.</source>
+        <translation>请用三句话解释：为什么大语言模型的解码速度受限于显存带宽？</translation>
     </message>
     <message>
         <source>TTFT (ms)</source>
@@ -1409,24 +1483,16 @@ written by {1}</source>
         <translation>导出数据</translation>
     </message>
     <message>
-        <source>CSV (*.csv);;JSON (*.json);;Markdown table (*.md)</source>
-        <translation>CSV (*.csv);;JSON (*.json);;Markdown 表格 (*.md)</translation>
+        <source>Exported to {0}: {1}.</source>
+        <translation>已导出到 {0}：{1}。</translation>
     </message>
     <message>
         <source>Export charts</source>
         <translation>导出图表</translation>
     </message>
     <message>
-        <source>PNG (*.png);;SVG (*.svg)</source>
-        <translation>PNG (*.png);;SVG (*.svg)</translation>
-    </message>
-    <message>
         <source>Could not export to {0}: {1}</source>
         <translation>无法导出到 {0}：{1}</translation>
-    </message>
-    <message>
-        <source>Exported to {0}.</source>
-        <translation>已导出到 {0}。</translation>
     </message>
     <message>
         <source>Choose a .png or .svg file name (got {0}).</source>
@@ -1743,12 +1809,12 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>token/秒</translation>
     </message>
     <message>
-        <source>concurrency</source>
-        <translation>并发数</translation>
-    </message>
-    <message>
         <source>TPOT P50 / P99</source>
         <translation>TPOT P50 / P99</translation>
+    </message>
+    <message>
+        <source>floor</source>
+        <translation>下限</translation>
     </message>
     <message>
         <source>ms</source>
@@ -1761,6 +1827,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>request rate (req/s)</source>
         <translation>请求速率（请求/秒）</translation>
+    </message>
+    <message>
+        <source>TPOT</source>
+        <translation>TPOT</translation>
     </message>
     <message>
         <source>max concurrency</source>
@@ -1937,14 +2007,6 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>等进行中的请求结束后停止；保留已完成的测试点（Esc）</translation>
     </message>
     <message>
-        <source>Settings</source>
-        <translation>设置</translation>
-    </message>
-    <message>
-        <source>Show or hide the sweep settings</source>
-        <translation>显示或隐藏扫描设置</translation>
-    </message>
-    <message>
         <source>Ready.</source>
         <translation>就绪。</translation>
     </message>
@@ -1953,8 +2015,32 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>实时</translation>
     </message>
     <message>
+        <source>Advanced settings</source>
+        <translation>高级设置</translation>
+    </message>
+    <message>
+        <source>Burstiness, warm-up requests, temperature, request time-out</source>
+        <translation>突发度、预热请求、温度、请求超时</translation>
+    </message>
+    <message>
         <source>Sweep curves</source>
         <translation>扫描曲线</translation>
+    </message>
+    <message>
+        <source>Hide sweep settings</source>
+        <translation>隐藏扫描设置</translation>
+    </message>
+    <message>
+        <source>Show sweep settings</source>
+        <translation>显示扫描设置</translation>
+    </message>
+    <message>
+        <source>Fold the sweep settings away so the charts get the room</source>
+        <translation>收起扫描设置，把空间留给图表</translation>
+    </message>
+    <message>
+        <source>Show the sweep settings form</source>
+        <translation>显示扫描设置表单</translation>
     </message>
     <message>
         <source>Choose a dataset file</source>
@@ -1985,16 +2071,28 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>正在启动测试进程…</translation>
     </message>
     <message>
+        <source>Cancelling: no new requests; waiting for {0} in-flight request(s) to finish…</source>
+        <translation>正在取消：不再发送新请求；等待 {0} 个进行中的请求结束…</translation>
+    </message>
+    <message>
         <source>Cancelling: waiting for in-flight requests…</source>
         <translation>正在取消：等待进行中的请求…</translation>
     </message>
     <message>
-        <source>Cancelled: {0} finished point(s) kept in {1}.</source>
-        <translation>已取消：{0} 个已完成的测试点保存在 {1}。</translation>
+        <source>Cancelled: {0} complete point(s) kept in {1}.</source>
+        <translation>已取消：{0} 个完整测试点保存在 {1}。</translation>
+    </message>
+    <message>
+        <source>One partial point ({0} of {1} requests finished) saved as {2}.</source>
+        <translation>一个不完整的测试点（{1} 个请求中完成了 {0} 个）已保存为 {2}。</translation>
     </message>
     <message>
         <source>Done: {0} point(s) saved in {1}.</source>
         <translation>完成：{0} 个测试点已保存到 {1}。</translation>
+    </message>
+    <message>
+        <source>Partial point: the sweep was cancelled while it ran ({0}).</source>
+        <translation>不完整的测试点：扫描在此点运行时被取消（{0}）。</translation>
     </message>
     <message>
         <source>this run</source>

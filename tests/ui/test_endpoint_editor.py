@@ -101,3 +101,35 @@ def test_parse_headers_names_the_bad_line() -> None:
         assert "line 2" in str(exc)
     else:
         raise AssertionError("expected a ProfileError")
+
+
+def test_unsaved_edits_are_marked_and_used_by_a_run(qtbot, qloop, sim, memory_keyring) -> None:
+    from app.ui.app_setup import settings
+    from app.ui.app_setup_sim import SimulatorService
+    from app.ui.main_window import AppContext, MainWindow
+
+    service = SimulatorService()
+    service.adopt(sim)
+    win = MainWindow(AppContext(ProfileStore(), KeyStore(), settings(), service))
+    qtbot.addWidget(win)
+    win.show()
+    editor = win.editor
+    editor.select("Local vLLM")
+    editor.url_edit.setText(sim.base_url)
+    editor.model_edit.setEditText("qwen2.5-7b")
+    assert editor.save_current()
+    assert not editor.is_dirty() and editor.changed_label.isHidden()
+    with qtbot.waitSignal(editor.dirtyChanged):
+        editor.url_edit.setText("http://127.0.0.1:9")  # not saved
+    assert editor.is_dirty() and not editor.changed_label.isHidden()
+    assert editor.list.currentItem().text().startswith("●")
+    assert editor.store.get("Local vLLM").base_url == sim.base_url
+    win.probe.max_tokens.setValue(4)
+    with qtbot.waitSignal(win.probe.probeFinished, timeout=60_000) as blocker:
+        win.probe.start()
+    # The run used the URL the form shows, not the saved one.
+    assert not blocker.args[0]["ok"]
+    assert "127.0.0.1:9" in win.probe.status.text() or "refused" in win.probe.status.text()
+    editor.revert_button.click()
+    assert not editor.is_dirty() and editor.url_edit.text() == sim.base_url
+    assert not editor.list.currentItem().text().startswith("●")

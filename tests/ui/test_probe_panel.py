@@ -56,3 +56,33 @@ def test_summary_becomes_outcome_and_failures_read_as_sentences() -> None:
         "HTTP 401 unauthorized: HTTP 401 Unauthorized: bad key",
         "Enter a valid API key for this endpoint in the editor on the left.",
     ]
+
+
+def test_tiles_and_text_fill_while_the_reply_streams(qtbot, qloop, sim) -> None:
+    from app.ui.probe_panel import ProbePanel
+
+    panel = ProbePanel(lambda: Target("sim", sim.base_url, "chat", "qwen2.5-7b"))
+    qtbot.addWidget(panel)
+    panel.max_tokens.setValue(64)
+    seen: list[tuple[str, str, str, bool]] = []
+
+    def on_tokens(_event: dict) -> None:  # after the panel's own handler: what a frame shows
+        panel.redraw()
+        seen.append(
+            (panel.ttft.value.text(), panel.tokens.value.text(), panel.text.toPlainText(), False)
+        )
+
+    finished: list[dict] = []
+    panel.worker.tokens.connect(on_tokens)
+    panel.worker.pointFinished.connect(lambda e: finished.append(e["summary"]))
+    with qtbot.waitSignal(panel.probeFinished, timeout=60_000):
+        panel.start()
+    # Events arrive in stream order, so everything in `seen` was shown before the summary.
+    assert len(seen) >= 2
+    ttft_live, _tokens, _text, _ = seen[0]
+    assert ttft_live != "–"  # TTFT at the first chunk, not at the end
+    assert float(ttft_live) == float(panel.ttft.value.text())  # the same stamp, final
+    assert any(tokens.startswith("≈") for _t, tokens, _x, _ in seen)  # counted from chunks
+    assert seen[-1][2] and finished[0]["generated_text"].startswith(seen[-1][2])
+    assert panel.tokens.value.text() == "64"  # the server's usage replaces the estimate
+    assert panel.text.toPlainText() == finished[0]["generated_text"]

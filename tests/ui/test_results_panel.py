@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QImage
 
+from app.ui.app_setup import settings
 from app.ui.exports import markdown_table, runs_csv
 from app.ui.live_plots import RingBuffer, Series
 from app.ui.results_panel import ResultsPanel
@@ -125,10 +126,10 @@ def test_opens_ours_and_vllm_and_reports_the_corrupt_file(qtbot, root) -> None:
     assert [r.name for r in panel.shown] == ["vllm-old"]
     assert panel.table.rowCount() == 2
     row = [panel.table.item(0, c).text() for c in range(panel.table.columnCount())]
-    # Run, rate, conc, completed, failed, req/s, tok/s, TTFT p50/p99, TPOT p50/p99, ITL p99
+    # Run, rate, conc, TPOT p50/p99, TTFT p50/p99, tok/s, req/s, completed, failed, ITL p99
     assert row[:12] == [
-        "vllm-old", "4", "16", "200", "0", "2.64", "558.6", "113.4", "293.5", "23.87",
-        "34.38", "41.20",
+        "vllm-old", "4", "16", "23.87", "34.38", "113.4", "293.5", "558.6", "2.64", "200",
+        "0", "41.20",
     ]  # fmt: skip
     # Different rates and concurrencies: plotted against concurrency, slots 16 and 32.
     assert panel.curves.axis == "concurrency"
@@ -168,7 +169,7 @@ def test_overlay_and_exports_read_back(qtbot, root, tmp_path) -> None:
     lines = (out / "cmp.md").read_text().splitlines()
     assert len(lines) == 2 + 4
     assert lines[0].startswith("| Run | Rate (req/s) | Concurrency |")
-    assert lines[4].startswith("| vllm-old | 4 | 16 | 200 | 0 | 2.64 | 558.6 | 113.4 | 293.5 |")
+    assert lines[4].startswith("| vllm-old | 4 | 16 | 23.87 | 34.38 | 113.4 | 293.5 | 558.6 |")
 
     pngs = panel.export_charts(out / "charts.png")
     assert [p.name for p in pngs] == [
@@ -231,3 +232,73 @@ def test_markdown_and_csv_escape_and_format() -> None:
     assert markdown_table(["a|b", "c"], [["1", "x|y"]]) == expected
     text = runs_csv([Series("r", [{"request_rate": None, "max_concurrency": None}])])
     assert text.splitlines()[1].startswith("r,inf,inf,")
+
+
+def test_export_dialog_follows_the_filter_and_remembers_the_folder(
+    qtbot, root, tmp_path, monkeypatch
+) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    from app.ui.export_files import FOLDER_KEY, with_filter_suffix
+
+    filters = ["CSV (*.csv)", "JSON (*.json)", "Markdown table (*.md)"]
+    assert with_filter_suffix("/d/x", "JSON (*.json)", filters).name == "x.json"
+    assert with_filter_suffix("/d/x.md", "JSON (*.json)", filters).name == "x.md"  # typed wins
+    assert with_filter_suffix("/d/v1.2", "CSV (*.csv)", filters).name == "v1.2.csv"
+    panel = _panel(qtbot, root)
+    panel.show_runs(["local-bf16"])
+    out = tmp_path / "exports"
+    out.mkdir()
+    asked: list[str] = []
+
+    def save_as(name: str, chosen: str):
+        def dialog(_parent, _title, start, _filters):
+            asked.append(start)
+            return str(out / name), chosen
+
+        return dialog
+
+    # The user picks "JSON (*.json)" and types a name without an extension (a modal file
+    # dialog cannot be driven offscreen, so its answer is given here).
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_as("table", "JSON (*.json)"))
+    panel._export_data_dialog()
+    assert json.loads((out / "table.json").read_text())["runs"][0]["name"] == "local-bf16"
+    assert "table.json" in panel.message.text()
+    assert settings().value(FOLDER_KEY) == str(out)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_as("knee", "PNG (*.png)"))
+    panel._export_charts_dialog()
+    assert Path(asked[-1]).parent == out  # the dialog opens where the last export went
+    written = sorted(p.name for p in out.glob("knee*"))
+    assert written == ["knee_throughput.png", "knee_tpot.png", "knee_ttft.png"]
+    for name in written:  # the message names the files that exist, not "knee.png"
+        assert name in panel.message.text()
+    assert "knee.png" not in panel.message.text()
+
+
+def test_exported_charts_carry_run_model_gpu_date_and_the_floor(qtbot, tmp_path) -> None:
+    from app.bench.results import roofline_block, write_point_json
+
+    context = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "fp16"}
+    for conc, tpot in ((1, 19.7), (8, 24.0)):
+        doc = {
+            "date": "20261201-083000",
+            "model_id": "qwen2.5-7b",
+            "completed": 4,
+            "duration": 2.0,
+            "request_rate": "inf",
+            "max_concurrency": conc,
+            "median_tpot_ms": tpot,
+            "p99_tpot_ms": tpot * 1.2,
+            "tpotbench": {
+                "roofline": roofline_block({**context, "context": 512}, conc, "concurrency", tpot)
+            },
+        }
+        write_point_json(tmp_path / "runs" / f"ref_rateinf_conc{conc}.json", doc)
+    panel = _panel(qtbot, tmp_path / "runs")
+    panel.show_runs(["ref"])
+    [_, tpot_svg, _] = panel.export_charts(tmp_path / "c.svg")
+    texts = " ".join((e.text or "") for e in ET.parse(tpot_svg).iter())
+    for word in ("ref", "qwen2.5-7b", "RTX 3090", "2026-12-01 08:30", "floor"):
+        assert word in texts
+    dotted = [e for e in ET.parse(tpot_svg).iter() if e.get("stroke") == "#777777"]
+    assert dotted  # the roofline floor is drawn under the TPOT curves

@@ -42,7 +42,7 @@ def test_measured_point_gives_mbu(panel):
     # xData/yData are the data as given (getData() returns the log10-mapped x)
     curve = panel.measured_curve
     assert list(curve.xData) == [1.0] and list(curve.yData) == [19.7]
-    assert [t.toPlainText() for t in panel._mbu_texts] == ["77%"]
+    assert [t.toPlainText() for t in panel._mbu_texts] == ["c1: 77%"]  # concurrency and MBU
     # the server's running batch, when known, places the point instead of the concurrency
     panel.add_measured_point(32, 30.0, 60.0, running_batch=28.0)
     assert list(curve.xData) == [1.0, 28.0]
@@ -136,3 +136,37 @@ def test_panel_renders(panel, qtbot):
     colours = {image.pixel(x, y) for x in range(0, 560, 7) for y in range(300, 820, 7)}
     assert len(colours) > 5  # the plot drew something, not a blank rectangle
     panel.hide()
+
+
+def test_labels_of_close_points_do_not_overlap_and_name_the_concurrency(qtbot, panel):
+    panel.resize(420, 760)
+    panel.show()
+    qtbot.waitExposed(panel)
+    # A demo sweep: concurrency 4..32 ran at 2.3..5.4 sequences on the server.
+    for conc, p50, running in ((4, 19.68, 2.3), (8, 20.07, 3.8), (16, 20.34, 4.2), (32, 24.0, 5.4)):
+        panel.add_measured_point(conc, p50, p50 * 1.5, running)
+    qtbot.wait(50)
+    texts = panel._mbu_texts
+    assert sorted(t.toPlainText().split(":")[0] for t in texts) == ["c16", "c32", "c4", "c8"]
+    rects = [t.sceneBoundingRect() for t in texts]
+    for i, a in enumerate(rects):
+        for b in rects[i + 1 :]:
+            assert not a.intersects(b), (a, b)
+
+
+def test_whatif_names_wrap_instead_of_eliding(qtbot, panel):
+    panel.resize(420, 760)
+    panel.show()
+    panel.tabs.setCurrentWidget(panel.whatif)
+    qtbot.waitExposed(panel)
+    table = panel.whatif_table
+    table.resizeRowsToContents()
+    line = table.fontMetrics().height()
+    column = table.columnWidth(0)
+    for row in range(table.rowCount()):
+        item = table.item(row, 0)
+        if item is None or table.columnSpan(row, 0) > 1:
+            continue
+        needed = table.fontMetrics().horizontalAdvance(item.text()) > column - 8
+        if needed:  # a name wider than the column gets a second line, never an ellipsis
+            assert table.rowHeight(row) >= 2 * line, item.text()

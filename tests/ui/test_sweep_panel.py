@@ -196,3 +196,40 @@ def test_chinese_translation_covers_the_panel(qtbot, qapp, tmp_path) -> None:
             parse_rates("fast")
     finally:
         qapp.removeTranslator(translator)
+
+
+def test_cancel_says_what_it_waits_for_and_reports_the_partial_point(qtbot, sim, tmp_path) -> None:
+    panel = _panel(qtbot, sim.base_url, tmp_path)
+    panel.concurrencies.setText("2, 4")
+    panel.output_len.setValue(48)
+    panel.num_prompts.setValue(12)  # about 6 s at concurrency 2: time to cancel mid-point
+    assert panel.run()
+    qtbot.waitUntil(lambda: int(panel._progress.get("completed") or 0) >= 2, timeout=60_000)
+    panel.cancel()
+    panel._repaint()  # a frame during the drain: no time left, no jump
+    assert panel.status.text().startswith("Cancelling:")
+    assert "left" not in panel.status.text()
+    qtbot.waitUntil(lambda: not panel.is_running(), timeout=60_000)
+    [point] = panel.points
+    assert point["path"].endswith(".partial.json")
+    done = int(point["completed"])
+    assert 2 <= done < 12
+    text = panel.status.text()
+    assert text.startswith("Cancelled: 0 complete point(s)")
+    assert f"({done} of 12 requests finished)" in text and ".partial.json" in text
+    assert panel.progress_bar.value() < panel.progress_bar.maximum()
+    assert panel.table.item(0, COL["completed"]).text() == f"{done} / 12"
+
+
+def test_advanced_settings_reach_the_worker_argv(qtbot, tmp_path) -> None:
+    panel = _panel(qtbot, "http://127.0.0.1:9", tmp_path)
+    panel.concurrencies.setText("2")
+    assert panel.build_spec().extra_args == []  # defaults add nothing
+    panel.advanced.burstiness.setValue(0.5)
+    panel.advanced.warmups.setValue(2)
+    panel.advanced.temperature.setValue(0.0)
+    argv = panel.build_spec().extra_args
+    assert argv == ["--burstiness", "0.5", "--num-warmups", "2", "--temperature", "0"]
+    assert panel.advanced.temperature.text() != "server default"
+    panel.advanced.reset()
+    assert panel.advanced.temperature.text() == "server default"

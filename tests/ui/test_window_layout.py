@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtWidgets import QBoxLayout, QScrollArea
 
 from app.profiles import ProfileStore
@@ -102,3 +104,62 @@ def test_a_state_saved_by_the_old_layout_is_ignored(qtbot, memory_keyring) -> No
     store.setValue("window/state", state)
     win = make_window(qtbot, 1400, 900, store)
     assert win.metrics_dock in win.tabifiedDockWidgets(win.roofline_dock)
+
+
+def _fits(table) -> bool:
+    """The TPOT P50 and P99 columns end inside the table's viewport (no sideways scroll)."""
+    from app.ui.exports import TABLE_COLUMNS
+
+    keys = [key for key, _h, _d in TABLE_COLUMNS]
+    offset = table.columnCount() - len(keys)  # Results has a Run column first
+    header = table.horizontalHeader()
+    col = offset + keys.index("p99_tpot_ms")
+    right = header.sectionViewportPosition(col) + header.sectionSize(col)
+    return 0 < right <= table.viewport().width()
+
+
+def test_tpot_columns_are_in_view_at_1400x900(qtbot, memory_keyring, tmp_path) -> None:
+    from app.bench.results import write_point_json
+
+    doc = {"completed": 200, "failed": 0, "duration": 61.25, "request_rate": "inf",
+           "max_concurrency": 128, "median_tpot_ms": 165.43, "p99_tpot_ms": 190.01,
+           "median_ttft_ms": 1234.5, "p99_ttft_ms": 5678.9, "output_throughput": 1834.2,
+           "request_throughput": 3.27, "p99_itl_ms": 312.25, "median_e2el_ms": 34567}  # fmt: skip
+    root = tmp_path / "runs" / "expB-qwen2.5-7b-bf16-rtx3090-20261201-083000"
+    write_point_json(root / "expB_rateinf_conc128.json", doc)
+    win = make_window(qtbot, 1400, 900)
+    win.show_panel(win.results)
+    win.results.set_folder(tmp_path / "runs")
+    win.results.show_runs([r.name for r in win.results.runs])
+    qtbot.wait(20)
+    assert win.results.table.rowCount() == 1
+    assert _fits(win.results.table)
+    win.show_panel(win.sweep)
+    win.sweep._on_point_finished({"summary": doc, "path": str(root / "x.json")})
+    qtbot.wait(20)
+    assert _fits(win.sweep.table)
+
+
+def test_at_1280x720_a_run_gives_the_charts_the_room(qtbot, memory_keyring, tmp_path) -> None:
+    win = make_window(qtbot, 1280, 720)
+    sweep = win.sweep
+    win.show_panel(sweep)
+    assert sweep.settings_toggle.text() == "Hide sweep settings"
+    win.editor.select("Local vLLM")  # an endpoint with a URL; the stand-in worker calls none
+    sweep.results_root.setText(str(tmp_path))
+    sweep.concurrencies.setText("2")
+    assert sweep.run(argv=[sys.executable, "-c", "import time; time.sleep(30)"])
+    qtbot.wait(50)
+    try:
+        assert not sweep.settings_box.isVisible()  # folded so the live charts are in view
+        assert sweep.settings_toggle.text() == "Show sweep settings"
+        for plot in (sweep.live.tpot, sweep.live.tok_s, sweep.live.in_flight):
+            assert plot.height() >= 120  # was ~60 px: tick labels overprinted
+            bottom = plot.mapTo(win, QPoint(0, plot.height())).y()
+            assert bottom <= win.centralWidget().geometry().bottom()  # above the fold
+        # The Rolling TPOT chart names P50/P99 in its title: no legend box over the curves.
+        legend = sweep.live.tpot.getPlotItem().legend
+        assert legend is None or not legend.items
+    finally:
+        sweep.cancel()
+        qtbot.waitUntil(lambda: not sweep.is_running(), timeout=30_000)

@@ -1,0 +1,153 @@
+"""A probe's outcome in the panel's units, its failure message, and its live token series."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QCoreApplication
+
+from app.bench.failures import fix_for, title_for
+from app.ui.doctor_messages import translate_template
+
+# The engine's one line when nothing answered (app.bench.sweep.fetch_first_model).
+_UNREACHABLE = re.compile(r"^cannot reach (?P<url>\S+) \((?P<kind>[\w-]+): (?P<detail>.*)\)$", re.S)
+
+
+@dataclass
+class ProbeOutcome:
+    """A finished probe in the units the panel shows (ms), plus its per-chunk gaps."""
+
+    ok: bool
+    ttft_ms: float | None = None
+    tpot_ms: float | None = None
+    tok_s: float | None = None
+    e2el_ms: float = 0.0
+    output_tokens: int = 0
+    tokens_source: str = "usage"
+    t_s: np.ndarray = field(default_factory=lambda: np.empty(0))
+    itl_ms: np.ndarray = field(default_factory=lambda: np.empty(0))
+    text: str = ""
+    error_kind: str | None = None
+    message: str = ""
+
+
+def outcome_from_summary(
+    summary: dict[str, Any], t_s: np.ndarray, itl_ms: np.ndarray
+) -> ProbeOutcome:
+    """The probe worker's point_finished summary as an outcome."""
+    ok = bool(summary.get("ok"))
+    outcome = ProbeOutcome(
+        ok=ok,
+        ttft_ms=_num(summary.get("ttft_ms")),
+        tpot_ms=_num(summary.get("tpot_ms")),
+        tok_s=_num(summary.get("output_tok_s")),
+        e2el_ms=_num(summary.get("e2el_ms")) or 0.0,
+        output_tokens=int(summary.get("output_tokens") or 0),
+        tokens_source=str(summary.get("output_tokens_source") or "usage"),
+        t_s=t_s,
+        itl_ms=itl_ms,
+        text=str(summary.get("generated_text") or summary.get("text") or ""),
+        error_kind=summary.get("error_kind"),
+    )
+    if not ok:
+        outcome.message = failure_message(outcome.error_kind or "", str(summary.get("error") or ""))
+    return outcome
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
+def failure_message(kind: str, detail: str) -> str:
+    """What happened, then what to do: two short lines in the UI language, never a traceback.
+
+    The engine's own detail (the server's or the OS's words) is kept as it is.
+    """
+    if kind == "http_401":
+        fix = QCoreApplication.translate(
+            "ProbePanel", "Enter a valid API key for this endpoint in the editor on the left."
+        )
+    elif kind:
+        fix = translate_template(fix_for(kind))
+    else:
+        fix = ""
+    what = f"{translate_template(title_for(kind))}: {detail}" if kind else detail
+    return f"{what}\n{fix}".strip()
+
+
+def worker_error_message(message: str) -> str:
+    """A worker's error line in the UI language where the engine's wording is known."""
+    match = _UNREACHABLE.match(message.strip())
+    if match is None:
+        return message
+    return QCoreApplication.translate("ProbePanel", "Cannot reach {url}. {problem}").format(
+        url=match["url"], problem=failure_message(match["kind"], match["detail"])
+    )
+
+
+@dataclass
+class ProbeHistoryEntry:
+    """A finished probe kept for this session (never written to disk from here)."""
+
+    when: str
+    profile: str
+    outcome: ProbeOutcome
+
+
+class LiveSeries:
+    """What a running probe has streamed so far (batched by the worker), read at redraw time:
+    the gaps between token chunks, the first chunk's arrival and the text."""
+
+    def __init__(self, capacity: int = 512) -> None:
+        self._x = np.empty(capacity)
+        self._y = np.empty(capacity)
+        self.count = 0
+        self.text = ""
+        self.first_token_s: float | None = None
+        self.dirty = False
+
+    def extend(self, t_s: np.ndarray, itl_ms: np.ndarray) -> None:
+        n = len(t_s)
+        while self.count + n > len(self._x):
+            self._x = np.concatenate([self._x, np.empty(len(self._x))])
+            self._y = np.concatenate([self._y, np.empty(len(self._y))])
+        self._x[self.count : self.count + n] = t_s
+        self._y[self.count : self.count + n] = itl_ms
+        self.count += n
+        self.dirty = True
+
+    def add_event(self, event: dict[str, Any]) -> None:
+        """A `tokens` event of the probe: gaps, and (when sent) the first chunk and new text."""
+        self.extend(event["t_s"], event["itl_ms"])
+        first = event.get("first_token_s")
+        if isinstance(first, int | float) and self.first_token_s is None:
+            self.first_token_s = float(first)
+            self.dirty = True
+        text = event.get("text")
+        if isinstance(text, str) and text:
+            self.text += text
+            self.dirty = True
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(seconds since the request was sent at each gap's end, gap in ms)."""
+        return self._x[: self.count], self._y[: self.count]
+
+    def so_far(self) -> tuple[float | None, float | None, float | None, int]:
+        """(TTFT ms, TPOT ms, tok/s, chunks) from what arrived so far.
+
+        Until the server's usage arrives with the last chunk, tokens are counted as chunks
+        (one token each for most servers); the panel marks these figures as provisional.
+        """
+        if self.first_token_s is None:
+            return None, None, None, 0
+        chunks = 1 + self.count
+        ttft_ms = self.first_token_s * 1e3
+        if not self.count:
+            return ttft_ms, None, None, chunks
+        last_s = float(self._x[self.count - 1])
+        tpot_ms = (last_s - self.first_token_s) * 1e3 / self.count
+        tok_s = chunks / last_s if last_s > 0 else None
+        return ttft_ms, tpot_ms, tok_s, chunks

@@ -1,0 +1,142 @@
+"""The Sweep tab's advanced run settings: each one a form row and the worker flags it adds.
+
+A setting is an `AdvancedField`: a widget, its label and tooltip (functions, so a language
+switch can re-make them) and a function from the widget's value to `tpotbench sweep` flags.
+New settings (SLOs, workers, …) are added with `AdvancedSettings.add_field`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QLabel, QSpinBox, QWidget
+
+from app.ui.retranslate import is_language_change
+
+
+@dataclass
+class AdvancedField:
+    """One advanced setting: its widget, words (made in the UI language) and flags."""
+
+    key: str
+    widget: QWidget
+    label: Callable[[], str]
+    tooltip: Callable[[], str]
+    flags: Callable[[], list[str]]
+    reset: Callable[[], None]
+
+
+def _double(lo: float, hi: float, value: float, decimals: int, step: float) -> QDoubleSpinBox:
+    box = QDoubleSpinBox()
+    box.setRange(lo, hi)
+    box.setDecimals(decimals)
+    box.setSingleStep(step)
+    box.setValue(value)
+    return box
+
+
+class AdvancedSettings(QWidget):
+    """A form of advanced sweep settings; `argv()` is the flags for the worker."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.form = QFormLayout(self)
+        self.form.setContentsMargins(0, 0, 0, 0)
+        self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.fields: dict[str, AdvancedField] = {}
+        self._labels: dict[str, QLabel] = {}
+
+        self.burstiness = _double(0.01, 100.0, 1.0, 2, 0.1)
+        self.add_field(
+            AdvancedField(
+                "burstiness",
+                self.burstiness,
+                lambda: self.tr("Burstiness"),
+                lambda: self.tr(
+                    "Shape of the gaps between arrivals at a finite request rate (a gamma "
+                    "process, as vllm bench serve's --burstiness): 1 = Poisson, below 1 burstier, "
+                    "above 1 more regular. No effect at rate inf."
+                ),
+                lambda: (
+                    []
+                    if self.burstiness.value() == 1.0
+                    else ["--burstiness", _num(self.burstiness)]
+                ),
+                lambda: self.burstiness.setValue(1.0),
+            )
+        )
+        self.warmups = QSpinBox(minimum=0, maximum=10_000, value=0)
+        self.add_field(
+            AdvancedField(
+                "warmups",
+                self.warmups,
+                lambda: self.tr("Warm-up requests"),
+                lambda: self.tr(
+                    "Requests sent before each point and left out of its figures (fills caches, "
+                    "compiles kernels)."
+                ),
+                lambda: (
+                    ["--num-warmups", str(self.warmups.value())] if self.warmups.value() else []
+                ),
+                lambda: self.warmups.setValue(0),
+            )
+        )
+        # -0.01 is "not sent": the server's own default temperature applies.
+        self.temperature = _double(-0.01, 2.0, -0.01, 2, 0.1)
+        self.add_field(
+            AdvancedField(
+                "temperature",
+                self.temperature,
+                lambda: self.tr("Temperature"),
+                lambda: self.tr(
+                    "Sampling temperature sent with every request; 'server default' sends none. "
+                    "0 is greedy decoding."
+                ),
+                lambda: (
+                    []
+                    if self.temperature.value() < 0
+                    else ["--temperature", _num(self.temperature)]
+                ),
+                lambda: self.temperature.setValue(-0.01),
+            )
+        )
+        self.retranslate()
+
+    def add_field(self, field: AdvancedField) -> None:
+        """Append a setting to the form (its label and tooltip follow the UI language)."""
+        label = QLabel()
+        label.setBuddy(field.widget)
+        self.fields[field.key] = field
+        self._labels[field.key] = label
+        self.form.addRow(label, field.widget)
+        self._translate(field)
+
+    def argv(self) -> list[str]:
+        """The worker flags for every setting that differs from the engine's default."""
+        return [flag for field in self.fields.values() for flag in field.flags()]
+
+    def reset(self) -> None:
+        for field in self.fields.values():
+            field.reset()
+
+    def retranslate(self) -> None:
+        self.temperature.setSpecialValueText(self.tr("server default"))
+        for field in self.fields.values():
+            self._translate(field)
+
+    def _translate(self, field: AdvancedField) -> None:
+        self._labels[field.key].setText(field.label())
+        tip = field.tooltip()
+        self._labels[field.key].setToolTip(tip)
+        field.widget.setToolTip(tip)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if is_language_change(event):
+            self.retranslate()
+        super().changeEvent(event)
+
+
+def _num(box: QDoubleSpinBox) -> str:
+    return f"{round(box.value(), box.decimals()):g}"
