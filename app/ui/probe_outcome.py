@@ -74,7 +74,14 @@ def failure_message(kind: str, detail: str) -> str:
         fix = translate_template(fix_for(kind))
     else:
         fix = ""
-    what = f"{translate_template(title_for(kind))}: {detail}" if kind else detail
+    title = translate_template(title_for(kind))
+    what = (
+        QCoreApplication.translate("ProbePanel", "{title}: {detail}").format(
+            title=title, detail=detail
+        )
+        if kind
+        else detail
+    )
     return f"{what}\n{fix}".strip()
 
 

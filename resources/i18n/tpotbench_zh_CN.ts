@@ -1275,6 +1275,10 @@ GuideLLM 不保留逐块间隔。AIPerf：Inter Chunk Latency (ICL)。</translat
         <translation>请在左侧编辑器中为此端点填写有效的 API 密钥。</translation>
     </message>
     <message>
+        <source>{title}: {detail}</source>
+        <translation>{title}：{detail}</translation>
+    </message>
+    <message>
         <source>Cannot reach {url}. {problem}</source>
         <translation>无法连接 {url}。{problem}</translation>
     </message>

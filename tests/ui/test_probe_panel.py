@@ -86,3 +86,29 @@ def test_tiles_and_text_fill_while_the_reply_streams(qtbot, qloop, sim) -> None:
     assert seen[-1][2] and finished[0]["generated_text"].startswith(seen[-1][2])
     assert panel.tokens.value.text() == "64"  # the server's usage replaces the estimate
     assert panel.text.toPlainText() == finished[0]["generated_text"]
+
+
+def test_connection_errors_and_the_default_prompt_follow_the_ui_language(qapp) -> None:
+    from PySide6.QtCore import QTranslator
+
+    from app.paths import resources_dir
+    from app.ui.probe_outcome import failure_message, worker_error_message
+    from app.ui.probe_panel import default_prompt, is_default_prompt
+
+    english = default_prompt()
+    translator = QTranslator()
+    assert translator.load("tpotbench_zh_CN", str(resources_dir() / "i18n"))
+    qapp.installTranslator(translator)
+    try:
+        text = failure_message("connect", "cannot connect: [Errno 111] Connection refused")
+        assert text.startswith("连接被拒绝或被重置：")  # the taxonomy's title, in Chinese
+        assert "Errno 111" in text  # the OS's own words are kept
+        line = worker_error_message(
+            "cannot reach http://127.0.0.1:9/v1/models (connect: All connection attempts failed)"
+        )
+        assert line.startswith("无法连接 http://127.0.0.1:9/v1/models。连接被拒绝或被重置")
+        assert "确认服务器正在运行" in line  # and the fix sentence
+        assert default_prompt() != english and "显存带宽" in default_prompt()
+        assert is_default_prompt(english) and is_default_prompt(default_prompt())
+    finally:
+        qapp.removeTranslator(translator)
