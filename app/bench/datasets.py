@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from collections.abc import Sequence
@@ -12,6 +11,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from app import jsonfile
 from app.paths import resources_dir
 
 # vLLM's ShareGPT pruning (benchmarks/datasets.py is_valid_sequence), kept identical so the same
@@ -23,6 +23,7 @@ DEFAULT_RANDOM_INPUT_LEN = 1024
 DEFAULT_RANDOM_OUTPUT_LEN = 128
 DEFAULT_PROMPTS_OUTPUT_LEN = 256  # vLLM's --custom-output-len default
 DATASET_NAMES = ("sharegpt", "random", "prompts")
+MAX_OUTPUT_LEN = 10_000_000  # more than any served context: a larger output_len is a typo
 
 # Short, common English words: each is a single token in the usual BPE vocabularies, so a
 # random prompt built from them without a tokenizer lands near the requested length.
@@ -97,6 +98,14 @@ def _read_text(path: Path) -> str:
         raise DatasetError(f"{path}: cannot read ({exc.strerror})") from None
 
 
+def _parse_json(path: Path, text: str, where: str = "") -> Any:
+    """Parsed JSON, or a DatasetError naming the file (and the line of a JSONL file)."""
+    try:
+        return jsonfile.loads(text)
+    except jsonfile.JSONProblem as exc:
+        raise DatasetError(f"{path}: {where + ': ' if where else ''}{exc}") from None
+
+
 def load_sharegpt_entries(path: Path) -> list[tuple[int, list[Any]]]:
     """(entry index, turns) of every entry with two or more turns, in file order.
 
@@ -104,13 +113,7 @@ def load_sharegpt_entries(path: Path) -> list[tuple[int, list[Any]]]:
     The turns' texts are checked only when an entry is sampled (`sharegpt_pair`): vLLM reads
     only those, so a bad entry it would never reach does not stop a run here either.
     """
-    text = _read_text(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DatasetError(
-            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
+    data = _parse_json(path, _read_text(path))
     if not isinstance(data, list):
         raise DatasetError(
             f"{path}: expected a JSON list of ShareGPT entries, found a {type(data).__name__}"
@@ -272,15 +275,17 @@ def load_prompts_file(path: Path) -> list[tuple[str, int | None]]:
         return [(line, None) for _, line in content]
     prompts: list[tuple[str, int | None]] = []
     for number, line in content:
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
+        obj = _parse_json(path, line, f"line {number}")
         if not isinstance(obj, dict) or not isinstance(obj.get("prompt"), str):
             raise DatasetError(f'{path}: line {number}: expected an object with a "prompt" string')
         out = obj.get("output_len")
-        if out is not None and (not isinstance(out, int) or isinstance(out, bool) or out < 1):
-            raise DatasetError(f'{path}: line {number}: "output_len" must be a positive integer')
+        if out is not None and (
+            not isinstance(out, int) or isinstance(out, bool) or not 1 <= out <= MAX_OUTPUT_LEN
+        ):
+            raise DatasetError(
+                f'{path}: line {number}: "output_len" must be a positive integer up to '
+                f"{MAX_OUTPUT_LEN}"
+            )
         prompts.append((obj["prompt"], out))
     return prompts
 

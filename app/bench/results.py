@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from app import __version__
+from app import __version__, jsonfile
 from app.bench.failures import fix_for, title_for
 from app.bench.metrics import PointMetrics, Stats
 from app.roofline.scenario import point_fields
@@ -579,7 +579,7 @@ def _documents(path: Path) -> list[Any]:
         raise ResultFileError(f"{path}: not a text file (not UTF-8)") from None
     except OSError as exc:
         raise ResultFileError(f"{path}: cannot read ({exc.strerror})") from None
-    decoder = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite_float)
+    decoder = jsonfile.decoder()
     docs: list[Any] = []
     pos = 0
     while True:
@@ -597,22 +597,11 @@ def _documents(path: Path) -> list[Any]:
         except RecursionError:
             raise ResultFileError(f"{path}: JSON nested too deeply to be a result") from None
         except ValueError as exc:  # NaN/Infinity/1e400, or an integer of thousands of digits
-            raise ResultFileError(f"{path}: {str(exc)[:200]}") from None
+            raise ResultFileError(f"{path}: {str(exc)[:200]}, not a result") from None
         docs.append(doc)
     if not docs:
         raise ResultFileError(f"{path}: the file is empty")
     return docs
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number (a result file holds finite numbers only)")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{text[:40]} is too large for a measurement")
-    return value
 
 
 def read_points(path: Path) -> list[PointResult]:

@@ -10,6 +10,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from app import jsonfile
 from app.paths import resources_dir
 
 SCHEMA = 1
@@ -173,6 +174,16 @@ _TIED_DEFAULT = {"gemma": True, "gemma2": True, "gemma3_text": True}
 _BIAS_DEFAULT = {"qwen2": True, "qwen2_moe": True}
 _QK_NORM = {"qwen3", "qwen3_moe", "gemma3_text"}
 _FOUR_NORMS = {"gemma2", "gemma3_text"}
+# Far past any real model (hidden sizes are ~1e4, vocabularies ~1e6): a larger value is a typo
+# and would only make the byte sums meaningless.
+_MAX_DIMENSION = 10**9
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 _REQUIRED = (
     "hidden_size",
     "num_hidden_layers",
@@ -185,6 +196,8 @@ def arch_from_config(
     cfg: dict[str, Any], model_id: str, name: str = "", source: str = "", where: str = "config"
 ) -> ModelArch:
     """Build a ModelArch from the keys of a Hugging Face config.json (raises CatalogError)."""
+    if not isinstance(cfg, dict):
+        raise CatalogError(f"{where}: expected a JSON object like a Hugging Face config.json")
     if isinstance(cfg.get("text_config"), dict):  # multimodal wrappers keep the LM inside
         cfg = {**cfg["text_config"], **{k: v for k, v in cfg.items() if k == "model_type"}}
     missing = [k for k in _REQUIRED if k not in cfg]
@@ -194,22 +207,50 @@ def arch_from_config(
             "pass the model's Hugging Face config.json"
         )
 
-    def num(key: str, default: Any = None) -> int:
+    def num(key: str, default: Any = None, low: int = 1) -> int:
         value = cfg.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise CatalogError(f"{where}: '{key}' must be a positive integer, got {value!r}")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or not low <= value <= _MAX_DIMENSION
+        ):
+            kind = "a positive integer" if low else "a whole number, 0 or more"
+            raise CatalogError(f"{where}: '{key}' must be {kind}, got {_short(value)}")
         return value
 
-    mtype = str(cfg.get("model_type", ""))
+    def optional(key: str) -> int:
+        return num(key, 0, low=0) if cfg.get(key) is not None else 0
+
+    def flag(key: str, default: bool) -> bool:
+        value = cfg.get(key, default)
+        if not isinstance(value, bool):
+            raise CatalogError(f"{where}: '{key}' must be true or false, got {_short(value)}")
+        return value
+
+    def reported(key: str) -> float | None:
+        value = cfg.get(key)
+        if value is None or (
+            isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < 1e6
+        ):
+            return value
+        raise CatalogError(f"{where}: '{key}' must be a number of billions, got {_short(value)}")
+
+    mtype = cfg.get("model_type", "")
+    if not isinstance(mtype, str):
+        raise CatalogError(f"{where}: 'model_type' must be a string, got {_short(mtype)}")
     hidden, heads = num("hidden_size"), num("num_attention_heads")
-    n_experts = int(cfg.get("num_experts") or cfg.get("num_local_experts") or 0)
+    n_experts = optional("num_experts") or optional("num_local_experts")
     inter = num("intermediate_size") if "intermediate_size" in cfg or not n_experts else 0
     moe_inter = 0
     if n_experts:
         moe_inter = num("moe_intermediate_size", cfg.get("intermediate_size"))
-        if cfg.get("mlp_only_layers") or int(cfg.get("decoder_sparse_step", 1)) != 1:
+        if cfg.get("mlp_only_layers") or num("decoder_sparse_step", 1) != 1:
             raise CatalogError(f"{where}: MoE layouts with dense-only layers are not supported")
-    head_dim = cfg.get("head_dim") or hidden // heads
+    head_dim = num("head_dim") if cfg.get("head_dim") else hidden // heads
+    if head_dim < 1:
+        raise CatalogError(
+            f"{where}: 'num_attention_heads' ({heads}) is larger than 'hidden_size' ({hidden})"
+        )
     arch = ModelArch(
         id=model_id,
         name=name or model_id,
@@ -220,21 +261,21 @@ def arch_from_config(
         intermediate_size=inter,
         num_attention_heads=heads,
         num_kv_heads=num("num_key_value_heads", heads),
-        head_dim=int(head_dim),
+        head_dim=head_dim,
         vocab_size=num("vocab_size"),
-        tie_word_embeddings=bool(cfg.get("tie_word_embeddings", _TIED_DEFAULT.get(mtype, False))),
+        tie_word_embeddings=flag("tie_word_embeddings", _TIED_DEFAULT.get(mtype, False)),
         params_active=0,
         source=source or where,
         model_type=mtype,
-        attention_bias=bool(cfg.get("attention_bias", _BIAS_DEFAULT.get(mtype, False))),
+        attention_bias=flag("attention_bias", _BIAS_DEFAULT.get(mtype, False)),
         qk_norm=mtype in _QK_NORM,
         norms_per_layer=4 if mtype in _FOUR_NORMS else 2,
         num_experts=n_experts,
         experts_per_tok=num("num_experts_per_tok") if n_experts else 0,
         moe_intermediate_size=moe_inter,
-        shared_expert_intermediate_size=int(cfg.get("shared_expert_intermediate_size") or 0),
-        params_reported_b=cfg.get("params_reported_b"),
-        params_active_reported_b=cfg.get("params_active_reported_b"),
+        shared_expert_intermediate_size=optional("shared_expert_intermediate_size"),
+        params_reported_b=reported("params_reported_b"),
+        params_active_reported_b=reported("params_active_reported_b"),
     )
     total, active = _count_params(arch)
     return replace(arch, params_total=total, params_active=active)
@@ -249,12 +290,12 @@ def load_hf_config(path: str | Path) -> ModelArch:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise CatalogError(f"cannot read {p}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise CatalogError(f"{p}: not a text file (not UTF-8)") from None
     try:
-        cfg = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CatalogError(
-            f"{p} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
+        cfg = jsonfile.loads(text)
+    except jsonfile.JSONProblem as exc:
+        raise CatalogError(f"{p}: {exc}") from None
     if not isinstance(cfg, dict):
         raise CatalogError(f"{p}: expected a JSON object like a Hugging Face config.json")
     model_id = p.parent.name.lower() or p.stem
@@ -279,11 +320,13 @@ def user_gpu_file() -> Path:
 
 def _read_json(path: Path, key: str) -> list[dict[str, Any]]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonfile.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise CatalogError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise CatalogError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except UnicodeDecodeError:
+        raise CatalogError(f"{path}: not a text file (not UTF-8)") from None
+    except jsonfile.JSONProblem as exc:
+        raise CatalogError(f"{path}: {exc}") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise CatalogError(f'{path}: expected a JSON object with "schema": {SCHEMA}')
     items = data.get(key)
@@ -292,32 +335,56 @@ def _read_json(path: Path, key: str) -> list[dict[str, Any]]:
     return items
 
 
+_MAX_GPU_AMOUNT = 1e9  # GiB, GB/s or TFLOPS: a million times today's largest GPU
+
+
 def _norm(text: str) -> str:
     return re.sub(r"[\s_]+", "-", text.strip().lower())
 
 
-def _gpu_from_entry(e: dict[str, Any], where: str, custom: bool = False) -> GPU:
-    try:
-        tflops = float(e["bf16_tflops"])
-        gpu = GPU(
-            id=_norm(str(e["id"])),
-            name=str(e.get("name") or e["id"]),
-            memory_bytes=round(float(e["memory_gib"]) * GIB),
-            bandwidth_bytes_per_s=float(e["bandwidth_gb_s"]) * 1e9,
-            flops_dense_bf16=tflops * 1e12,
-            flops_dense_fp8=float(e["fp8_tflops"]) * 1e12 if e.get("fp8_tflops") else None,
-            ops_dense_int8=float(e["int8_tops"]) * 1e12 if e.get("int8_tops") else None,
-            source=str(e["source"]),
-            custom=custom,
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CatalogError(
-            f"{where}: GPU entry {e.get('id', '?')!r} is incomplete or not numeric ({exc}); it "
-            "needs id, memory_gib, bandwidth_gb_s, bf16_tflops and source"
-        ) from None
-    if gpu.memory_bytes <= 0 or gpu.bandwidth_bytes_per_s <= 0 or gpu.flops_dense_bf16 <= 0:
-        raise CatalogError(f"{where}: GPU {gpu.id!r} needs positive memory, bandwidth and TFLOPS")
-    return gpu
+def _gpu_from_entry(e: Any, where: str, custom: bool = False) -> GPU:
+    """A GPU from one gpus.json entry; CatalogError naming the file, the entry and the field."""
+    if not isinstance(e, dict):
+        raise CatalogError(f"{where}: a GPU entry is {_short(e)}, expected an object")
+    for key in ("id", "source"):
+        if not isinstance(e.get(key), str) or not e[key].strip():
+            raise CatalogError(
+                f"{where}: GPU entry {_short(e.get('id', '?'))}: '{key}' must be a non-empty "
+                "text; an entry needs id, memory_gib, bandwidth_gb_s, bf16_tflops and source"
+            )
+    name = e.get("name")
+    if name is not None and not isinstance(name, str):
+        raise CatalogError(f"{where}: GPU {e['id']!r}: 'name' must be a text, got {_short(name)}")
+
+    def amount(key: str) -> float:
+        value = e.get(key)
+        # Positive and finite: an infinite bandwidth would divide every floor by infinity.
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not 0 < value < _MAX_GPU_AMOUNT
+        ):
+            raise CatalogError(
+                f"{where}: GPU {e['id']!r}: '{key}' must be a positive number, got {_short(value)}"
+            )
+        return float(value)
+
+    def optional(key: str) -> float | None:
+        return amount(key) if e.get(key) is not None else None
+
+    memory, bandwidth = amount("memory_gib"), amount("bandwidth_gb_s")
+    tflops, fp8, int8 = amount("bf16_tflops"), optional("fp8_tflops"), optional("int8_tops")
+    return GPU(
+        id=_norm(e["id"]),
+        name=name or e["id"],
+        memory_bytes=round(memory * GIB),
+        bandwidth_bytes_per_s=bandwidth * 1e9,
+        flops_dense_bf16=tflops * 1e12,
+        flops_dense_fp8=fp8 * 1e12 if fp8 else None,
+        ops_dense_int8=int8 * 1e12 if int8 else None,
+        source=e["source"],
+        custom=custom,
+    )
 
 
 @cache

@@ -193,3 +193,44 @@ def test_a_bad_entry_is_only_an_error_when_sampled(tmp_path: Path) -> None:
     assert len(sample_sharegpt(path, 3, WORDS, seed=0)) == 3
     with pytest.raises(DatasetError, match=r'entry 30: conversations\[1\] has no "value"'):
         sample_sharegpt(path, 31, WORDS, seed=0)
+
+
+HOSTILE = [
+    ("deep.json", "[" * 100_000 + "]" * 100_000, "deep.json: JSON nested too deeply"),
+    (
+        "digits.json",
+        '[{"conversations": [{"value": "a"}, {"value": ' + "9" * 5000 + "}]}]",
+        "digits.json: an integer of 5000 digits at line 1, column 47",
+    ),
+    ("nan.json", '[{"conversations": NaN}]', "nan.json: NaN is not a JSON number"),
+    ("huge.json", '[{"x": 1e400}]', "huge.json: 1e400 is too large for a number"),
+    (
+        "types.json",
+        '[{"conversations": [{"value": ["a"]}, {"value": "b"}]}]',
+        'types.json: entry 0: conversations[0] has no "value" string',
+    ),
+    ("deep.jsonl", '{"prompt": ' + "[" * 100_000 + "]" * 100_000 + "}", "line 1: JSON nested"),
+    (
+        "digits.jsonl",
+        '{"prompt": "a"}\n{"prompt": "b", "output_len": ' + "9" * 5000 + "}",
+        "digits.jsonl: line 2: an integer of 5000 digits",
+    ),
+    (
+        "absurd.jsonl",
+        '{"prompt": "a", "output_len": 99999999999}',
+        'absurd.jsonl: line 1: "output_len" must be a positive integer up to 10000000',
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "message"), HOSTILE)
+def test_hostile_dataset_files_name_the_file_and_entry(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    kind = "prompts" if name.endswith(".jsonl") else "sharegpt"
+    options = DatasetOptions(name=kind, path=path, num_prompts=2)
+    with pytest.raises(DatasetError) as info:
+        get_samples(options, WordCounter())
+    assert message in str(info.value) and str(info.value).startswith(str(tmp_path))

@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -101,7 +102,7 @@ def test_load_hf_config_from_disk(tmp_path):
 def test_malformed_config_json_messages(tmp_path):
     bad = tmp_path / "config.json"
     bad.write_text('{"hidden_size": 3584,,}')
-    with pytest.raises(CatalogError, match=r"is not valid JSON \(line 1, column 22"):
+    with pytest.raises(CatalogError, match=r": not valid JSON \(line 1, column 22"):
         load_hf_config(bad)
     bad.write_text(json.dumps({"model_type": "bert", "hidden_size": 768}))
     with pytest.raises(CatalogError, match="missing num_hidden_layers, num_attention_heads"):
@@ -123,7 +124,7 @@ def test_custom_gpu_is_saved_and_found(tmp_path, monkeypatch):
     assert json.loads(path.read_text())["schema"] == 1
     assert "my-card" in {g.id for g in list_gpus()}
     path.write_text('{"schema": 1, "gpus": [{"id": "x"}]}')
-    with pytest.raises(CatalogError, match="GPU entry 'x' is incomplete"):
+    with pytest.raises(CatalogError, match="GPU entry 'x': 'source' must be a non-empty text"):
         get_gpu("x")
 
 
@@ -134,3 +135,90 @@ def test_roofline_package_imports_without_qt():
         "sys.exit(1 if bad else 0)"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"num_experts": "8"}, "'num_experts' must be a whole number, 0 or more, got '8'"),
+        ({"head_dim": 12.5}, "'head_dim' must be a positive integer, got 12.5"),
+        ({"hidden_size": 10**12}, "'hidden_size' must be a positive integer"),
+        ({"tie_word_embeddings": "no"}, "'tie_word_embeddings' must be true or false"),
+        ({"attention_bias": 1}, "'attention_bias' must be true or false"),
+        ({"model_type": ["qwen2"]}, "'model_type' must be a string"),
+        ({"params_reported_b": "7B"}, "'params_reported_b' must be a number of billions"),
+        ({"num_attention_heads": 4096, "hidden_size": 128}, "is larger than 'hidden_size'"),
+        ({"shared_expert_intermediate_size": -1}, "'shared_expert_intermediate_size' must be"),
+    ],
+)
+def test_config_json_with_wrong_types_names_the_file_and_field(
+    tmp_path: Path, change: dict, message: str
+) -> None:
+    bad = tmp_path / "config.json"
+    bad.write_text(json.dumps({**QWEN7_CONFIG, **change}))
+    with pytest.raises(CatalogError) as info:
+        load_hf_config(bad)
+    assert str(info.value).startswith(f"{bad}: ") and message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"hidden_size": ' + "9" * 5000 + "}", "an integer of 5000 digits at line 1"),
+        ('{"hidden_size": NaN}', "NaN is not a JSON number"),
+        ('{"hidden_size": 1e400}', "1e400 is too large"),
+    ],
+)
+def test_hostile_config_json_is_one_error(tmp_path: Path, text: str, message: str) -> None:
+    bad = tmp_path / "config.json"
+    bad.write_text(text)
+    with pytest.raises(CatalogError, match=message):
+        load_hf_config(bad)
+
+
+GOOD_GPU = {
+    "id": "card",
+    "memory_gib": 24,
+    "bandwidth_gb_s": 900,
+    "bf16_tflops": 70,
+    "source": "sheet",
+}
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({**GOOD_GPU, "memory_gib": "24"}, "GPU 'card': 'memory_gib' must be a positive number"),
+        ({**GOOD_GPU, "bandwidth_gb_s": 1e308 * 10}, "'bandwidth_gb_s' must be a positive number"),
+        ({**GOOD_GPU, "bf16_tflops": -1}, "'bf16_tflops' must be a positive number, got -1"),
+        ({**GOOD_GPU, "fp8_tflops": [1]}, "'fp8_tflops' must be a positive number, got [1]"),
+        ({**GOOD_GPU, "id": 5}, "GPU entry 5: 'id' must be a non-empty text"),
+        ({**GOOD_GPU, "name": {"a": 1}}, "GPU 'card': 'name' must be a text"),
+        ("rtx", "a GPU entry is 'rtx', expected an object"),
+    ],
+)
+def test_custom_gpus_json_with_wrong_types_names_the_file_and_field(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry: object, message: str
+) -> None:
+    path = tmp_path / "gpus.json"
+    # json.dumps writes an infinite float as Infinity; the reader refuses that too.
+    path.write_text(json.dumps({"schema": 1, "gpus": [entry]}).replace("Infinity", "1e999"))
+    monkeypatch.setattr(catalog, "user_gpu_file", lambda: path)
+    with pytest.raises(CatalogError) as info:
+        catalog.list_gpus()
+    text = str(info.value)
+    if "1e999" in path.read_text():
+        assert text == f"{path}: 1e999 is too large for a number"
+    else:
+        assert text.startswith(f"{path}: ") and message in text, text
+
+
+def test_a_custom_gpu_with_infinite_figures_is_refused(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "gpus.json"
+    monkeypatch.setattr(catalog, "user_gpu_file", lambda: path)
+    with pytest.raises(CatalogError, match="'memory_gib' must be a positive number, got inf"):
+        add_custom_gpu("x", "X", float("inf"), 900, 70, "sheet")
+    with pytest.raises(CatalogError, match="'bandwidth_gb_s' must be a positive number, got nan"):
+        add_custom_gpu("x", "X", 24, float("nan"), 70, "sheet")
+    assert not path.exists()

@@ -88,7 +88,7 @@ def test_malformed_config_json(tmp_path, capsys):
     cfg.write_text("{not json")
     assert main(["roofline", "--model", str(cfg)]) == 2
     err = capsys.readouterr().err
-    assert "is not valid JSON (line 1, column 2" in err
+    assert ": not valid JSON (line 1, column 2" in err
 
 
 def test_add_custom_gpu_then_use_it(tmp_path, monkeypatch, capsys):
