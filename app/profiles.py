@@ -6,11 +6,14 @@ import contextlib
 import json
 import logging
 import os
+import shutil
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
+
+from app import jsonfile
 
 SCHEMA_VERSION = 1
 FILE_NAME = "profiles.json"
@@ -55,9 +58,26 @@ class Profile:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Profile:
+    def from_json(cls, data: Any, where: str = "profile") -> Profile:
+        """A profile from its saved form; ProfileError naming `where` and the field whose
+        value has the wrong type."""
+        if not isinstance(data, dict):
+            raise ProfileError(f"{where} is {_short(data)}, expected an object")
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
+        for name, expected in _FIELD_TYPES.items():
+            value = values.get(name)
+            if name not in values or (value is None and name == "roofline"):
+                continue
+            if not isinstance(value, expected) or (name == "name" and not value.strip()):
+                raise ProfileError(
+                    f"{where}.{name} is {_short(value)}, expected {_TYPE_WORDS[expected]}"
+                )
+        if "name" not in values:
+            raise ProfileError(f"{where} has no name")
+        for key, value in (values.get("headers") or {}).items():
+            if not isinstance(value, str):
+                raise ProfileError(f"{where}.headers[{key!r}] is {_short(value)}, expected a text")
         profile = cls(**values)
         if profile.kind not in KINDS:
             profile.kind = "custom"
@@ -65,6 +85,24 @@ class Profile:
             profile.api = "chat"
         profile.headers = {str(k): str(v) for k, v in dict(profile.headers or {}).items()}
         return profile
+
+
+_FIELD_TYPES: dict[str, type] = {
+    "name": str,
+    "kind": str,
+    "base_url": str,
+    "api": str,
+    "model": str,
+    "verify_tls": bool,
+    "headers": dict,
+    "roofline": dict,
+}
+_TYPE_WORDS = {str: "a text", bool: "true or false", dict: "an object"}
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 @dataclass(frozen=True)
@@ -132,12 +170,18 @@ class ProfileStore:
             self.profiles = presets()
             return
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            version = int(data.get("schema_version", 0))
+            data = jsonfile.loads(self.path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError(f"it holds {_short(data)}, not an object")
+            version = data.get("schema_version", 0)
+            if isinstance(version, bool) or not isinstance(version, int):
+                raise ValueError(f"schema_version is {_short(version)}, expected a number")
             if version > SCHEMA_VERSION:
                 raise ValueError(f"it was written by a newer TPOT Bench (schema {version})")
-            loaded = [Profile.from_json(p) for p in data.get("profiles", [])]
-        except (OSError, ValueError, TypeError, AttributeError) as exc:
+            entries = data.get("profiles", [])
+            if not isinstance(entries, list):
+                raise ValueError(f"profiles is {_short(entries)}, expected a list")
+        except (OSError, ValueError) as exc:
             backup = self.path.with_suffix(".json.bad")
             self.load_warning = (
                 f"The profiles file could not be read ({exc}); it was kept as {backup.name} "
@@ -148,6 +192,24 @@ class ProfileStore:
                 self.path.replace(backup)
             self.profiles = presets()
             return
+        loaded, problems = [], []
+        for index, entry in enumerate(entries):
+            try:
+                loaded.append(Profile.from_json(entry, f"profiles[{index}]"))
+            except ProfileError as exc:
+                problems.append(str(exc))
+        if problems:
+            # The others are used; the file as it was is kept beside it, since the next save
+            # writes only the profiles that could be read.
+            backup = self.path.with_suffix(".json.bad")
+            with contextlib.suppress(OSError):
+                shutil.copyfile(self.path, backup)
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            self.load_warning = (
+                f"{self.path}: {problems[0]}{more}; that profile is left out, the file is kept "
+                f"as {backup.name}."
+            )
+            log.warning("%s", self.load_warning)
         unique: dict[str, Profile] = {}
         for profile in loaded:
             unique.setdefault(profile.name, profile)

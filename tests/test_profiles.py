@@ -108,3 +108,46 @@ def test_target_repr_hides_the_key() -> None:
 def test_config_dir_env_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("TPOTBENCH_CONFIG_DIR", str(tmp_path))
     assert config_dir() == tmp_path
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"name": "lab", "base_url": 5}, "profiles[0].base_url is 5, expected a text"),
+        ({"name": "lab", "headers": ["x"]}, "profiles[0].headers is ['x'], expected an object"),
+        ({"name": "lab", "headers": {"X": 1}}, "profiles[0].headers['X'] is 1, expected a text"),
+        ({"name": "lab", "verify_tls": "no"}, "profiles[0].verify_tls is 'no', expected true or"),
+        ({"name": "lab", "roofline": [1]}, "profiles[0].roofline is [1], expected an object"),
+        ({"name": 7}, "profiles[0].name is 7, expected a text"),
+        ({"base_url": "http://h"}, "profiles[0] has no name"),
+        ("lab", "profiles[0] is 'lab', expected an object"),
+    ],
+)
+def test_a_profile_with_wrong_types_is_left_out_naming_file_and_field(
+    tmp_path: Path, entry: object, message: str
+) -> None:
+    good = {"name": "ok", "base_url": "http://127.0.0.1:9", "model": "m"}
+    text = json.dumps({"schema_version": 1, "profiles": [entry, good]})
+    (tmp_path / "profiles.json").write_text(text)
+    store = ProfileStore(tmp_path)
+    assert store.load_warning.startswith(f"{tmp_path / 'profiles.json'}: {message}")
+    assert "\n" not in store.load_warning
+    assert store.get("ok") is not None and store.get("ok").base_url == "http://127.0.0.1:9"
+    assert (tmp_path / "profiles.json.bad").read_text() == text  # the file as it was, kept
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"schema_version": "1", "profiles": []}', "schema_version is '1', expected a number"),
+        ('{"schema_version": 1, "profiles": 5}', "profiles is 5, expected a list"),
+        ("[1]", "it holds [1], not an object"),
+        ("[" * 100_000 + "]" * 100_000, "JSON nested too deeply"),
+    ],
+)
+def test_a_profiles_file_of_the_wrong_shape_says_what(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    (tmp_path / "profiles.json").write_text(text)
+    store = ProfileStore(tmp_path)
+    assert message in store.load_warning and len(store.profiles) == 3
