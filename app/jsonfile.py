@@ -65,3 +65,15 @@ def decoder() -> json.JSONDecoder:
     """A decoder with the same rules, for `raw_decode` of several documents in one text
     (its errors: JSONDecodeError, RecursionError, JSONProblem)."""
     return json.JSONDecoder(parse_constant=_no_constant, parse_int=_int, parse_float=_float)
+
+
+def finite(value: Any) -> Any:
+    """`value` with every NaN or infinite float replaced by None: standard JSON (which has no
+    inf or NaN), readable by any parser, ours included."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(v) for v in value]
+    return value

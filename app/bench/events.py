@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from app import __version__
+from app.jsonfile import finite as _finite  # JSON has no inf/NaN: null in events
 
 SCHEMA = 1
 EVENT_TYPES = (
@@ -343,17 +344,6 @@ class EventWriter:
 
     def error(self, message: str) -> None:
         self.emit("error", message=message)
-
-
-def _finite(value: Any) -> Any:
-    """JSON has no inf/NaN; the event stream writes them as null (the files keep "inf")."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
 
 
 class EventError(ValueError):

@@ -278,20 +278,8 @@ def atomic_write_text(path: Path, text: str) -> None:
     _fsync_dir(path.parent)
 
 
-def finite_json(value: Any) -> Any:
-    """`value` with every NaN or infinite float replaced by None: standard JSON, which any
-    reader (ours included) accepts."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: finite_json(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [finite_json(v) for v in value]
-    return value
-
-
 def write_point_json(path: Path, result: dict[str, Any]) -> Path:
-    text = json.dumps(finite_json(result), indent=2, allow_nan=False) + "\n"
+    text = json.dumps(jsonfile.finite(result), indent=2, allow_nan=False) + "\n"
     atomic_write_text(Path(path), text)
     return Path(path)
 

@@ -98,7 +98,7 @@ def test_config_json_model(panel, tmp_path):
     bad = tmp_path / "config.json"
     bad.write_text("{oops")
     assert not panel.load_model_config(str(bad))
-    assert "is not valid JSON" in panel.floor_label.text()
+    assert ": not valid JSON" in panel.floor_label.text()
     good = tmp_path / "tiny" / "config.json"
     good.parent.mkdir()
     good.write_text(
