@@ -53,6 +53,9 @@ class Profile:
     verify_tls: bool = True
     headers: dict[str, str] = field(default_factory=dict)
     roofline: dict[str, Any] | None = None
+    # Where sweeps run their load workers: "" for this machine, else a Ray cluster address
+    # ("auto" or host:port), passed as `tpotbench sweep --ray`.
+    ray_address: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -84,6 +87,8 @@ class Profile:
         if profile.api not in APIS:
             profile.api = "chat"
         profile.headers = {str(k): str(v) for k, v in dict(profile.headers or {}).items()}
+        if not isinstance(profile.ray_address, str):
+            profile.ray_address = ""
         return profile
 
 
@@ -116,6 +121,7 @@ class Target:
     verify_tls: bool = True
     headers: dict[str, str] = field(default_factory=dict)
     api_key: str = field(default="", repr=False)
+    ray_address: str = ""
 
     def __repr__(self) -> str:
         key = "set" if self.api_key else "none"

@@ -409,7 +409,6 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         raise UsageError("--num-warmups must not be negative")
     if not args.burstiness > 0:
         raise UsageError("--burstiness must be greater than 0")
-    workers = _workers(args.workers, args.ray)
     for flag in ("output_len", "sharegpt_output_len"):
         value = getattr(args, flag)
         if value is not None and value < 1:
@@ -422,6 +421,7 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         raise UsageError(str(exc)) from None
     headers = parse_headers(args.header)
     base_url, api, model, verify, profile_name = args.base_url, args.backend, args.model, True, None
+    ray_address = args.ray
     roofline = None
     if args.profile:
         from app.profiles import ProfileStore
@@ -436,9 +436,11 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         verify = profile.verify_tls
         roofline = profile.roofline
         headers = {**profile.headers, **headers}
+        ray_address = ray_address or profile.ray_address or None
         if not base_url:
             raise UsageError(f"--profile: '{args.profile}' has no base URL; pass --base-url")
     roofline, roofline_notes = _roofline(args, roofline, model)
+    workers = _workers(args.workers, ray_address)
     base_url = base_url or f"http://{args.host}:{args.port}"
     try:
         resolved = resolve_endpoint(base_url, args.endpoint, api, model)
@@ -502,7 +504,7 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         grace_s=args.grace_period,
         verify_tls=verify and not args.insecure,
         workers=workers,
-        ray_address=args.ray,
+        ray_address=ray_address,
         roofline=roofline,
         server_metrics=args.server_metrics,
         overwrite=args.overwrite,

@@ -157,6 +157,7 @@ class EndpointEditor(QWidget):
         self.tls_check = QCheckBox()
         self.headers_edit = QPlainTextEdit()
         self.headers_edit.setMaximumHeight(56)
+        self.ray_edit = QLineEdit()
         self.backend_label = QLabel()
         self.backend_label.setWordWrap(True)
         self.backend_label.setObjectName("keyringBackend")
@@ -184,7 +185,7 @@ class EndpointEditor(QWidget):
         self.form = form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.form_labels = {
-            key: QLabel() for key in ("name", "url", "api", "model", "key", "headers")
+            key: QLabel() for key in ("name", "url", "api", "model", "key", "headers", "ray")
         }
         form.addRow(self.form_labels["name"], self.name_edit)
         form.addRow(self.form_labels["url"], self.url_edit)
@@ -193,6 +194,7 @@ class EndpointEditor(QWidget):
         form.addRow(self.form_labels["key"], self.key_edit)
         form.addRow("", self.tls_check)
         form.addRow(self.form_labels["headers"], self.headers_edit)
+        form.addRow(self.form_labels["ray"], self.ray_edit)
 
         list_buttons = QHBoxLayout()
         list_buttons.addWidget(self.add_button)
@@ -213,7 +215,7 @@ class EndpointEditor(QWidget):
         layout.addWidget(self.message)
         layout.addStretch(1)
 
-        for edit in (self.name_edit, self.url_edit, self.key_edit):
+        for edit in (self.name_edit, self.url_edit, self.key_edit, self.ray_edit):
             edit.textChanged.connect(self._check_dirty)
         self.api_combo.currentIndexChanged.connect(self._check_dirty)
         self.model_edit.editTextChanged.connect(self._check_dirty)
@@ -240,6 +242,14 @@ class EndpointEditor(QWidget):
         self.key_edit.setPlaceholderText(self.tr("none"))
         self.tls_check.setText(self.tr("Verify TLS certificates"))
         self.headers_edit.setPlaceholderText(self.tr("Name: value (one per line)"))
+        self.ray_edit.setPlaceholderText(self.tr("none: load from this machine"))
+        self.ray_edit.setToolTip(
+            self.tr(
+                "Run the sweep's load workers as Ray actors on this cluster: 'auto' joins the "
+                "cluster this machine belongs to, or give the head's address (host:port). "
+                "Needs Ray installed (pip install 'tpotbench[distributed]')."
+            )
+        )
         self.save_button.setText(self.tr("Save"))
         self.revert_button.setText(self.tr("Revert"))
         labels = {
@@ -249,6 +259,7 @@ class EndpointEditor(QWidget):
             "model": self.tr("Model"),
             "key": self.tr("API key"),
             "headers": self.tr("Headers"),
+            "ray": self.tr("Ray cluster"),
         }
         for key, text in labels.items():
             self.form_labels[key].setText(text)
@@ -338,6 +349,7 @@ class EndpointEditor(QWidget):
         self.key_edit.setText(self.keys.get(profile.name))
         self.tls_check.setChecked(profile.verify_tls)
         self.headers_edit.setPlainText("\n".join(f"{k}: {v}" for k, v in profile.headers.items()))
+        self.ray_edit.setText(profile.ray_address)
         self.delete_button.setEnabled(not simulator)
         self.messages.clear()
         self._loading = False
@@ -371,6 +383,7 @@ class EndpointEditor(QWidget):
             self.key_edit.text(),
             self.tls_check.isChecked(),
             self.headers_edit.toPlainText(),
+            self.ray_edit.text(),
         )
 
     def is_dirty(self) -> bool:
@@ -406,6 +419,7 @@ class EndpointEditor(QWidget):
             verify_tls=profile.verify_tls,
             headers=dict(profile.headers),
             api_key=self.key_edit.text() or None,
+            ray_address=profile.ray_address,
         )
 
     def _form_profile(self) -> Profile:
@@ -422,6 +436,7 @@ class EndpointEditor(QWidget):
             verify_tls=self.tls_check.isChecked(),
             headers=parse_headers(self.headers_edit.toPlainText()),
             roofline=current.roofline if current else None,
+            ray_address=self.ray_edit.text().strip(),
         )
 
     def save_current(self) -> bool:

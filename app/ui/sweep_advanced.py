@@ -102,6 +102,23 @@ class AdvancedSettings(QWidget):
                 lambda: self.temperature.setValue(-0.01),
             )
         )
+        self.workers = QSpinBox(minimum=1, maximum=64, value=1)
+        self.add_field(
+            AdvancedField(
+                "workers",
+                self.workers,
+                lambda: self.tr("Load workers"),
+                lambda: self.tr(
+                    "Processes that send each point's requests (one core each; Ray actors when "
+                    "the endpoint names a Ray cluster). One process is enough below a few hundred "
+                    "streams; more keep the timing exact at thousands."
+                ),
+                lambda: (
+                    ["--workers", str(self.workers.value())] if self.workers.value() > 1 else []
+                ),
+                lambda: self.workers.setValue(1),
+            )
+        )
         self.retranslate()
 
     def add_field(self, field: AdvancedField) -> None:

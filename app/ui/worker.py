@@ -170,6 +170,8 @@ def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
         "--events",
         "jsonl",
     ]
+    if target.ray_address:
+        argv += ["--ray", target.ray_address]
     if target.api_key:  # the engine refuses --api-key-env naming an unset variable
         argv += ["--api-key-env", KEY_ENV]
     if target.model:

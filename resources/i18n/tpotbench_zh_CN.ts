@@ -28,6 +28,14 @@
         <translation>随每个请求发送的采样温度；“服务器默认”表示不发送此参数。0 为贪心解码。</translation>
     </message>
     <message>
+        <source>Load workers</source>
+        <translation>负载进程数</translation>
+    </message>
+    <message>
+        <source>Processes that send each point&apos;s requests (one core each; Ray actors when the endpoint names a Ray cluster). One process is enough below a few hundred streams; more keep the timing exact at thousands.</source>
+        <translation>发送每个测试点请求的进程数（每个进程占一个核心；端点指定了 Ray 集群时为 Ray actor）。几百个并发流以内一个进程就够；上千个流时多开几个，计时才准。</translation>
+    </message>
+    <message>
         <source>server default</source>
         <translation>服务器默认</translation>
     </message>
@@ -842,6 +850,14 @@ Finished results are already saved. Please include the log file if you report th
         <translation>名称: 值（每行一个）</translation>
     </message>
     <message>
+        <source>none: load from this machine</source>
+        <translation>无：从本机发压</translation>
+    </message>
+    <message>
+        <source>Run the sweep&apos;s load workers as Ray actors on this cluster: &apos;auto&apos; joins the cluster this machine belongs to, or give the head&apos;s address (host:port). Needs Ray installed (pip install &apos;tpotbench[distributed]&apos;).</source>
+        <translation>把扫描的负载进程作为 Ray actor 跑在这个集群上：填 auto 表示加入本机所在的集群，或填头节点地址（host:port）。需要安装 Ray（pip install &apos;tpotbench[distributed]&apos;）。</translation>
+    </message>
+    <message>
         <source>Save</source>
         <translation>保存</translation>
     </message>
@@ -876,6 +892,10 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>Built-in simulator</source>
         <translation>内置模拟器</translation>
+    </message>
+    <message>
+        <source>Ray cluster</source>
+        <translation>Ray 集群</translation>
     </message>
     <message>
         <source>Unsaved changes: Run uses them as shown; Save keeps them, Revert drops them.</source>

@@ -133,3 +133,22 @@ def test_unsaved_edits_are_marked_and_used_by_a_run(qtbot, qloop, sim, memory_ke
     editor.revert_button.click()
     assert not editor.is_dirty() and editor.url_edit.text() == sim.base_url
     assert not editor.list.currentItem().text().startswith("●")
+
+
+def test_a_ray_cluster_in_the_profile_sends_the_sweep_there(qtbot, memory_keyring) -> None:
+    from app.ui.worker import SweepSpec, build_sweep_argv
+
+    editor = make_editor(qtbot, KeyStore())
+    editor.new_profile(None)
+    editor.name_edit.setText("cluster")
+    editor.url_edit.setText("http://127.0.0.1:8000")
+    editor.save_current()
+    assert "--ray" not in build_sweep_argv(SweepSpec(), editor.form_target(""))
+    editor.ray_edit.setText("10.0.0.5:6379")
+    assert editor.is_dirty()  # an edit like any other: marked, used as shown
+    argv = build_sweep_argv(SweepSpec(), editor.form_target(""))
+    assert argv[argv.index("--ray") + 1] == "10.0.0.5:6379"
+    editor.save_current()
+    saved = next(p for p in profiles_file()["profiles"] if p["name"] == "cluster")
+    assert saved["ray_address"] == "10.0.0.5:6379"
+    assert not editor.is_dirty()

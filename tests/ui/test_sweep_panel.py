@@ -231,5 +231,8 @@ def test_advanced_settings_reach_the_worker_argv(qtbot, tmp_path) -> None:
     argv = panel.build_spec().extra_args
     assert argv == ["--burstiness", "0.5", "--num-warmups", "2", "--temperature", "0"]
     assert panel.advanced.temperature.text() != "server default"
+    panel.advanced.workers.setValue(3)
+    assert panel.build_spec().extra_args[-2:] == ["--workers", "3"]
     panel.advanced.reset()
     assert panel.advanced.temperature.text() == "server default"
+    assert panel.build_spec().extra_args == []
