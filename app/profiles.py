@@ -87,8 +87,6 @@ class Profile:
         if profile.api not in APIS:
             profile.api = "chat"
         profile.headers = {str(k): str(v) for k, v in dict(profile.headers or {}).items()}
-        if not isinstance(profile.ray_address, str):
-            profile.ray_address = ""
         return profile
 
 
@@ -101,6 +99,7 @@ _FIELD_TYPES: dict[str, type] = {
     "verify_tls": bool,
     "headers": dict,
     "roofline": dict,
+    "ray_address": str,
 }
 _TYPE_WORDS = {str: "a text", bool: "true or false", dict: "an object"}
 

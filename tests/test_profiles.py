@@ -118,6 +118,7 @@ def test_config_dir_env_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
         ({"name": "lab", "headers": {"X": 1}}, "profiles[0].headers['X'] is 1, expected a text"),
         ({"name": "lab", "verify_tls": "no"}, "profiles[0].verify_tls is 'no', expected true or"),
         ({"name": "lab", "roofline": [1]}, "profiles[0].roofline is [1], expected an object"),
+        ({"name": "lab", "ray_address": 6379}, "profiles[0].ray_address is 6379, expected a text"),
         ({"name": 7}, "profiles[0].name is 7, expected a text"),
         ({"base_url": "http://h"}, "profiles[0] has no name"),
         ("lab", "profiles[0] is 'lab', expected an object"),
