@@ -65,6 +65,8 @@ class WhatIfView(QWidget):
         self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
         rows = self.table.verticalHeader()
         rows.setDefaultSectionSize(self.fontMetrics().height() + 6)
+        # Rows follow the Setup column's width, so a wrapped name always shows both lines.
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -103,7 +105,6 @@ class WhatIfView(QWidget):
         )
         for row in gpu_rows:
             self._row(s, row, row.gpu.name)
-        self.table.resizeRowsToContents()
         int4 = replace(s, fmt=next(r.fmt for r in fmt_rows if r.fmt.id == "awq-int4"))
         bf16 = replace(s, fmt=next(r.fmt for r in fmt_rows if r.fmt.id == "bf16"))
         a, b = int4.floor(1).seconds, bf16.floor(1).seconds

@@ -160,7 +160,7 @@ def test_whatif_names_wrap_instead_of_eliding(qtbot, panel):
     panel.tabs.setCurrentWidget(panel.whatif)
     qtbot.waitExposed(panel)
     table = panel.whatif_table
-    table.resizeRowsToContents()
+    qtbot.wait(50)
     line = table.fontMetrics().height()
     column = table.columnWidth(0)
     for row in range(table.rowCount()):
