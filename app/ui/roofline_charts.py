@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 
 from app.roofline.scenario import BATCH_GRID, Scenario
 from app.ui.live_plots import rename_curve
@@ -87,6 +87,12 @@ class BatchPlot(pg.PlotWidget):
             [], [], pen=pg.mkPen(COLORS["measured"], width=1), connect="pairs"
         )
         self._last: tuple[Scenario, list[Measured], float | None] | None = None
+        # Label offsets are in pixels: lay them out again when the x range settles or changes.
+        self._relayout_timer = QTimer(self)
+        self._relayout_timer.setSingleShot(True)
+        self._relayout_timer.setInterval(0)
+        self._relayout_timer.timeout.connect(self._relayout_now)
+        item.getViewBox().sigXRangeChanged.connect(self._relayout)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -136,30 +142,41 @@ class BatchPlot(pg.PlotWidget):
         # y from 0 so the floor's distance from zero is honest and its label fits below it
         _, ys = self.floor_curve.getData()
         top = max([*(ys if ys is not None else [1.0]), *band_y, live_ms or 0.0]) * 1.08
-        labels = self._label_heights(s, measured, top)
+        labels, line = self._label_heights(s, measured, top)
         if labels and labels[-1][1] > top:
             top = labels[-1][1] * 1.06
-            labels = self._label_heights(s, measured, top)
+            labels, line = self._label_heights(s, measured, top)
         leaders: list[float] = []
+        vb = item.getViewBox()
+        (x_lo, x_hi), width_px = vb.viewRange()[0], max(vb.width(), 100.0)
+        per_px = (x_hi - x_lo) / width_px  # log10 units per pixel
         for m, y, text in labels:
-            label = pg.TextItem(text, color=COLORS["measured"], anchor=(-0.12, 0.5))
-            x = math.log10(max(m.batch, 1e-3))
+            label = pg.TextItem(text, color=COLORS["measured"], anchor=(0.0, 0.5))
+            x = math.log10(max(m.batch, 1e-3)) + 6 * per_px
+            # Past any other point's p50-p99 band that the label would run across.
+            span = (label.boundingRect().width() + 4) * per_px
+            for other in sorted(measured, key=lambda o: o.batch):
+                ox = math.log10(max(other.batch, 1e-3))
+                crosses = other.p50_ms - line / 2 <= y <= other.p99_ms + line / 2
+                if other is not m and x - 4 * per_px <= ox <= x + span and crosses:
+                    x = ox + 6 * per_px
             label.setPos(x, y)
             item.addItem(label)
             self.mbu_texts.append(label)
-            if y != m.p50_ms:
-                leaders += [m.batch, m.p50_ms, m.batch * 1.04, y]
+            if y != m.p50_ms or x > math.log10(max(m.batch, 1e-3)) + 7 * per_px:
+                leaders += [m.batch, m.p50_ms, 10 ** (x - per_px), y]
         self.leader_curve.setData(leaders[0::2], leaders[1::2])
         item.setYRange(0, top, padding=0)
 
     def _label_heights(
         self, s: Scenario, measured: Sequence[Measured], top: float
-    ) -> list[tuple[Measured, float, str]]:
+    ) -> tuple[list[tuple[Measured, float, str]], float]:
         """Each point's label ("c16: 75%": concurrency and MBU) and the height it sits at.
 
         Points of close batches (a sweep's 8, 16 and 32 often run at 4-6 sequences) would
         print their labels over each other, so the labels are stacked: each at its point's
-        p50 or one text line above the label below it, whichever is higher.
+        p50 or one text line above the label below it, whichever is higher. Also returns the
+        height of one line on the y axis.
         """
         pixels = self.getPlotItem().getViewBox().height()
         pixels = pixels if pixels > 50 else max(120.0, self.height() * 0.75)
@@ -174,13 +191,21 @@ class BatchPlot(pg.PlotWidget):
             )
             placed.append((m, y, text))
             below = y
-        return placed
+        return placed, line
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
-        last = getattr(self, "_last", None)  # resized inside PlotWidget.__init__ too
-        if last is not None:  # label spacing is in pixels: lay them out again
-            self.show_measured(*last)
+        self._relayout()
+
+    def _relayout(self, *_: object) -> None:
+        """Lay the labels out again once the event loop is idle (ranges settle lazily)."""
+        timer = getattr(self, "_relayout_timer", None)  # resized inside PlotWidget.__init__ too
+        if timer is not None:
+            timer.start()
+
+    def _relayout_now(self) -> None:
+        if self._last is not None:
+            self.show_measured(*self._last)
 
 
 class RoofPlot(pg.PlotWidget):

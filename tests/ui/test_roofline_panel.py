@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
+from PySide6.QtCore import QPointF, QRectF
 
 from app.roofline.catalog import CatalogError
 from app.ui.roofline_panel import CustomGpuDialog, RooflinePanel
@@ -146,12 +148,22 @@ def test_labels_of_close_points_do_not_overlap_and_name_the_concurrency(qtbot, p
     for conc, p50, running in ((4, 19.68, 2.3), (8, 20.07, 3.8), (16, 20.34, 4.2), (32, 24.0, 5.4)):
         panel.add_measured_point(conc, p50, p50 * 1.5, running)
     qtbot.wait(50)
+    panel.batch_plot.grab()  # a paint: TextItems place their box relative to the view then
     texts = panel._mbu_texts
     assert sorted(t.toPlainText().split(":")[0] for t in texts) == ["c16", "c32", "c4", "c8"]
     rects = [t.sceneBoundingRect() for t in texts]
     for i, a in enumerate(rects):
         for b in rects[i + 1 :]:
             assert not a.intersects(b), (a, b)
+    # Nor does a label run across another point's p50-p99 band (drawn 6 px wide).
+    vb = panel.batch_plot.getPlotItem().getViewBox()
+    for m in panel._measured:
+        low = vb.mapViewToScene(QPointF(math.log10(m.batch), m.p50_ms))
+        high = vb.mapViewToScene(QPointF(math.log10(m.batch), m.p99_ms))
+        band = QRectF(low.x() - 3, high.y(), 6, low.y() - high.y())
+        for text, rect in zip(texts, rects, strict=True):
+            if not text.toPlainText().startswith(f"c{m.concurrency}:"):
+                assert not rect.intersects(band), (text.toPlainText(), m)
 
 
 def test_whatif_names_wrap_instead_of_eliding(qtbot, panel):
