@@ -278,6 +278,8 @@ def server_charts(points: Sequence[ReportPoint], lang: str) -> list[str]:
     if not spans:
         return []
     charts = []
+    samples = sum(len(series.get("t_s") or []) for _, _, series in spans)
+    few = samples <= 40  # markers (hover targets) while they do not crowd the line
     for key, title_key, scale in SERVER_SERIES:
         lines, rules = [], []
         for rp, start, series in spans:
@@ -288,8 +290,9 @@ def server_charts(points: Sequence[ReportPoint], lang: str) -> list[str]:
                 if (t := finite(t_raw)) is not None and (v := finite(v_raw)) is not None
             ]
             tips = [f"{rp.short}: {y:.3g} @ {x - start:.1f} s" for x, y in pts]
-            lines.append(Line("", pts, color(0), markers=len(pts) < 80, tips=tips, width=1.6))
-            rules.append(Rule("x", start, rp.short, "#888888", "3 3"))
+            # A gauge holds its value until the next scrape: steps, not slopes between samples.
+            lines.append(Line("", pts, color(0), markers=few, step=True, tips=tips, width=1.6))
+            rules.append(Rule("x", start, rp.short, "#888888", "3 3", label_row=len(rules) % 3))
         charts.append(
             line_chart(
                 f"server-{key}",

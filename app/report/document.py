@@ -39,7 +39,7 @@ h1 { font-size: 24px; margin: 8px 0 2px; } h2 { font-size: 19px; margin: 28px 0 
 table { border-collapse: collapse; font-size: 13px; margin-top: 10px; }
 th, td { border: 1px solid #ddd; padding: 3px 7px; }
 th { background: #f3f4f6; text-align: left; font-weight: 600; }
-table.points td, table.points th { white-space: nowrap; }
+table.points td { white-space: nowrap; } th { min-width: 3.2em; }
 figure { margin: 0; }
 svg .chart-title { font-size: 13px; font-weight: 600; fill: #1d1d1f; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -116,6 +116,8 @@ def meta_table(meta: RunMeta, lang: str) -> str:
         ("server", joined(meta.servers)),
         ("app_version", joined(meta.writers)),
         ("run_date", dates),
+        ("run_id", joined(meta.run_ids)),
+        ("labels", joined(meta.labels)),
         ("dataset", joined(meta.datasets)),
         ("prompts", joined(meta.prompts)),
         ("n_points", str(len(meta.files) or DASH)),
@@ -151,8 +153,9 @@ def points_table(points: Sequence[ReportPoint], lang: str) -> str:
         rate = text(lang, "inf") if math.isinf(p.request_rate) else rate_label(p.request_rate)
         conc = text(lang, "none_conc") if p.max_concurrency is None else str(p.max_concurrency)
         failed = str(p.failed) if p.failed is not None else DASH
+        file_name = p.path.name if p.path else ""
         cells = [
-            _td(rp.name, numeric=False),
+            f'<td title="{a(file_name)}">{a(rp.name)}</td>',
             _td(rate),
             _td(conc),
             _td(str(p.completed)),

@@ -61,13 +61,13 @@ def finite(value: Any) -> float | None:
 @dataclass
 class ReportPoint:
     point: PointResult
-    name: str  # unique within the report, e.g. "expB rate inf conc 4"
-    short: str  # for legends, e.g. "conc 4"
+    name: str  # unique within the report, no longer than needed: "conc 4", "expA rate 2"
+    short: str  # the same words (kept apart should a longer table name come back)
     samples: RequestSamples = field(default_factory=RequestSamples)
 
     @property
     def cancelled(self) -> bool:
-        return bool(block(self.point).get("cancelled"))
+        return self.point.partial
 
     @property
     def failed(self) -> int:
@@ -135,8 +135,7 @@ def report_points(points: Sequence[PointResult], lang: str = "en") -> list[Repor
         seen[short] = count + 1
         if count:  # the same point twice (two runs of one grid): the file tells them apart
             short = f"{short} ({_file_stem(p)})"
-        full = " ".join([p.label or _file_stem(p), rate_word(p), conc_word(p)])
-        out.append(ReportPoint(p, full if not count else short, short, request_samples(p.raw)))
+        out.append(ReportPoint(p, short, short, request_samples(p.raw)))
     return out
 
 
@@ -154,6 +153,8 @@ class RunMeta:
     prompts: list[int]
     files: list[str]
     vllm_files: int
+    run_ids: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
 
 
 def _unique(values: Sequence[Any]) -> list[Any]:
@@ -218,4 +219,6 @@ def run_meta(points: Sequence[ReportPoint]) -> RunMeta:
         prompts=_unique([p.num_prompts for p in ps]),
         files=[p.path.name for p in ps if p.path is not None],
         vllm_files=sum(1 for p in ps if p.source != "tpotbench"),
+        labels=_unique([p.label for p in ps]),
+        run_ids=_unique([r for p in ps if isinstance(r := block(p).get("run_id"), str)]),
     )

@@ -14,6 +14,7 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7
 
 WIDTH, HEIGHT = 640, 300
 _LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 50, 46
+_LEGEND_ROW = 16
 
 
 def color(i: int) -> str:
@@ -155,6 +156,7 @@ class Rule:
     label: str
     color: str = "#555555"
     dash: str = "5 4"
+    label_row: int = 0  # vertical rules close together stagger their labels over rows
 
 
 @dataclass
@@ -168,23 +170,26 @@ class Axis:
     hi: float | None = None
 
 
-def _legend(lines: Sequence[Line], chart_id: str) -> str:
+def _legend(lines: Sequence[Line], chart_id: str, width: int) -> tuple[str, int]:
+    """Legend entries in rows under the title, wrapped at the chart's width; (svg, rows)."""
     items = []
-    x = float(_LEFT)
+    x, row = float(_LEFT), 0
     for i, line in enumerate(lines):
         if not line.name:
             continue
-        width = 40 + 7.0 * text_units(line.name)
+        item_width = 40 + 7.0 * text_units(line.name)
+        if x > _LEFT and x + item_width > width - _RIGHT:
+            x, row = float(_LEFT), row + 1
         dash = f' stroke-dasharray="{a(line.dash)}"' if line.dash else ""
         items.append(
             f'<g class="legend-item" data-chart="{a(chart_id)}" data-series="{i}" '
-            f'transform="translate({x:.1f},24)" tabindex="0" role="button">'
+            f'transform="translate({x:.1f},{24 + row * _LEGEND_ROW})" tabindex="0" role="button">'
             f"<title>{a(line.name)}</title>"
             f'<line x1="0" y1="5" x2="18" y2="5" stroke="{a(line.color)}" stroke-width="3"{dash}/>'
             f'<text x="23" y="9" class="legend-text">{a(line.name)}</text></g>'
         )
-        x += width
-    return "".join(items)
+        x += item_width
+    return "".join(items), (row + 1 if items else 0)
 
 
 def _path(points: list[tuple[float, float]], step: bool) -> str:
@@ -210,6 +215,10 @@ def line_chart(
     height: int = HEIGHT,
 ) -> str:
     """A complete <svg> element. Points not drawable on a log axis (<= 0) are left out."""
+    legend, rows = _legend(lines, chart_id, width)
+    extra = max(0, rows - 1) * _LEGEND_ROW  # more legend rows: the plot moves down, not shrinks
+    height += extra
+    top = _TOP + extra
     xs = [p[0] for line in lines for p in line.points]
     ys = [p[1] for line in lines for p in line.points]
     xs += [r.value for r in rules if r.axis == "x"]
@@ -221,14 +230,14 @@ def line_chart(
     x_lo, x_hi = x.lo if x.lo is not None else x_lo, x.hi if x.hi is not None else x_hi
     y_lo, y_hi = y.lo if y.lo is not None else y_lo, y.hi if y.hi is not None else y_hi
     sx = Scale(x_lo, x_hi, _LEFT, width - _RIGHT, x.log)
-    sy = Scale(y_lo, y_hi, height - _BOTTOM, _TOP, y.log)
+    sy = Scale(y_lo, y_hi, height - _BOTTOM, top, y.log)
     out = [
         f'<svg class="chart" id="{a(chart_id)}" viewBox="0 0 {width} {height}" '
         f'role="img" aria-label="{a(title)}">',
         f"<title>{a(title)}</title>",
         f'<text class="chart-title" x="{_LEFT}" y="16">{a(title)}</text>',
-        f'<rect x="{_LEFT}" y="{_TOP}" width="{width - _LEFT - _RIGHT}" '
-        f'height="{height - _TOP - _BOTTOM}" class="plot-bg"/>',
+        f'<rect x="{_LEFT}" y="{top}" width="{width - _LEFT - _RIGHT}" '
+        f'height="{height - top - _BOTTOM}" class="plot-bg"/>',
     ]
     # grid and ticks
     x_ticks = x.ticks or _auto_ticks(x_lo, x_hi, x.log, 6)
@@ -237,7 +246,7 @@ def line_chart(
             continue
         px = sx(value)
         out.append(
-            f'<line class="grid" x1="{px:.1f}" y1="{_TOP}" x2="{px:.1f}" y2="{height - _BOTTOM}"/>'
+            f'<line class="grid" x1="{px:.1f}" y1="{top}" x2="{px:.1f}" y2="{height - _BOTTOM}"/>'
             f'<text class="tick" x="{px:.1f}" y="{height - _BOTTOM + 15}" '
             f'text-anchor="middle">{a(text)}</text>'
         )
@@ -254,7 +263,7 @@ def line_chart(
     out.append(
         f'<text class="axis-label" x="{(_LEFT + width - _RIGHT) / 2:.0f}" y="{height - 8}" '
         f'text-anchor="middle">{a(x.label)}</text>'
-        f'<text class="axis-label" transform="translate(14,{(_TOP + height - _BOTTOM) / 2:.0f}) '
+        f'<text class="axis-label" transform="translate(14,{(top + height - _BOTTOM) / 2:.0f}) '
         f'rotate(-90)" text-anchor="middle">{a(y.label)}</text>'
     )
     for rule in rules:
@@ -269,16 +278,16 @@ def line_chart(
         elif rule.axis == "x" and sx.drawable(rule.value):
             px = sx(rule.value)
             out.append(
-                f'<g class="rule"><line x1="{px:.1f}" y1="{_TOP}" x2="{px:.1f}" '
+                f'<g class="rule"><line x1="{px:.1f}" y1="{top}" x2="{px:.1f}" '
                 f'y2="{height - _BOTTOM}" stroke="{a(rule.color)}" '
                 f'stroke-dasharray="{a(rule.dash)}"/>'
-                f'<text class="rule-label" x="{px + 4:.1f}" y="{_TOP + 12}" '
+                f'<text class="rule-label" x="{px + 4:.1f}" y="{top + 12 + 12 * rule.label_row}" '
                 f'fill="{a(rule.color)}">{a(rule.label)}</text></g>'
             )
     out.append(f'<g clip-path="url(#{a(chart_id)}-clip)">')
     out.append(
-        f'<clipPath id="{a(chart_id)}-clip"><rect x="{_LEFT}" y="{_TOP - 4}" '
-        f'width="{width - _LEFT - _RIGHT + 4}" height="{height - _TOP - _BOTTOM + 8}"/></clipPath>'
+        f'<clipPath id="{a(chart_id)}-clip"><rect x="{_LEFT}" y="{top - 4}" '
+        f'width="{width - _LEFT - _RIGHT + 4}" height="{height - top - _BOTTOM + 8}"/></clipPath>'
     )
     for i, line in enumerate(lines):
         pts = [
@@ -311,7 +320,7 @@ def line_chart(
                 )
         out.append("</g>")
     out.append("</g>")
-    out.append(_legend(lines, chart_id))
+    out.append(legend)
     out.append("</svg>")
     return "".join(out)
 

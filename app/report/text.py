@@ -27,6 +27,8 @@ _TEXT: dict[str, tuple[str, str]] = {
     "server": ("Server", "服务端"),
     "app_version": ("Written by", "生成工具"),
     "run_date": ("Date", "日期"),
+    "run_id": ("Run id", "运行 ID"),
+    "labels": ("Label", "标签"),
     "dataset": ("Dataset", "数据集"),
     "prompts": ("Prompts per point", "每个测试点的请求数"),
     "n_points": ("Points", "测试点数"),

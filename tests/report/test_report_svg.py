@@ -75,3 +75,17 @@ def test_endpoint_urls_lose_credentials() -> None:
     assert redact_url("http://127.0.0.1:8000/v1/chat/completions") == (
         "http://127.0.0.1:8000/v1/chat/completions"
     )
+
+
+def test_a_long_legend_wraps_and_the_chart_grows_instead_of_overflowing() -> None:
+    lines = [Line(f"expA rate {r} conc 32", [(1.0, 1.0)]) for r in range(12)]
+    svg = line_chart("c", "t", lines, Axis("x"), Axis("y"))
+    rows = {part.split(",")[1].split(")")[0] for part in svg.split('transform="translate(')[1:]}
+    assert len(rows - {"0"}) >= 3  # legend rows at y = 24, 40, 56 ... (the y label rotates)
+    assert 'viewBox="0 0 640 300"' not in svg  # taller than a one-row chart
+    xs = [
+        float(p.split(",")[0])
+        for p in svg.split('class="legend-item"')[1:]
+        for p in [p.split("translate(")[1]]
+    ]
+    assert max(xs) < 640 - 16 - 100  # every entry starts inside the frame
