@@ -1,0 +1,35 @@
+"""Empty charts: sensible axes before the first point, never pyqtgraph's bare 0-1 and '(x0.001)'."""
+
+from __future__ import annotations
+
+from app.ui.live_plots import LiveCharts, SweepCurves
+
+
+def _label(plot, side: str) -> str:
+    axis = plot.getPlotItem().getAxis(side)
+    return axis.labelString()
+
+
+def test_empty_sweep_curves_have_words_and_no_fake_scale(qtbot) -> None:
+    curves = SweepCurves()
+    qtbot.addWidget(curves)
+    curves.resize(900, 300)
+    curves.show()
+    qtbot.waitExposed(curves)
+    for plot in curves.plots().values():
+        item = plot.getPlotItem()
+        assert "max concurrency" in _label(plot, "bottom")
+        assert "x0.001" not in _label(plot, "bottom") and "x0.001" not in _label(plot, "left")
+        assert not item.getAxis("bottom").autoSIPrefix
+        assert not item.getAxis("left").style["showValues"]  # no 0-1 numbers without data
+    curves.set_series([])
+    assert "x0.001" not in _label(curves.tpot, "bottom")
+
+
+def test_empty_live_charts_start_from_plausible_ranges(qtbot) -> None:
+    live = LiveCharts()
+    qtbot.addWidget(live)
+    tops = [plot.getPlotItem().getViewBox().viewRange()[1][1] for plot in live.plots()[1:]]
+    assert tops == [100.0, 1000.0, 10.0]  # ms, tok/s, requests: not 0-1
+    for plot in live.plots():
+        assert not plot.getPlotItem().getAxis("bottom").autoSIPrefix
