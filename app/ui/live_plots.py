@@ -140,6 +140,16 @@ def metric(point: Mapping[str, Any], key: str) -> float:
         return math.nan
 
 
+def floor_ms(point: Mapping[str, Any]) -> float:
+    """A point's roofline floor: flat in a file's summary, nested in a live sweep's."""
+    value = metric(point, "floor_tpot_ms")
+    block = point.get("tpotbench")
+    roofline = block.get("roofline") if isinstance(block, Mapping) else None
+    if math.isnan(value) and isinstance(roofline, Mapping):
+        value = metric(roofline, "floor_tpot_ms")
+    return value
+
+
 def make_plot(
     title: str = "", y_label: str = "", x_label: str = "", title_size: str = "10pt"
 ) -> pg.PlotWidget:
@@ -249,9 +259,7 @@ class SweepCurves(QWidget):
         slot = {v: i for i, v in enumerate(values)}
         ticks = [[(i, format_number(v)) for v, i in slot.items()]]
         many = len(self._series) > 1
-        self._has_floor = any(
-            math.isfinite(metric(p, "floor_tpot_ms")) for s in self._series for p in s.points
-        )
+        self._has_floor = any(math.isfinite(floor_ms(p)) for s in self._series for p in s.points)
         self._words(many)
         for plot in self.plots().values():
             item = plot.getPlotItem()
@@ -290,7 +298,7 @@ class SweepCurves(QWidget):
                     name=name,
                     connect="finite",
                 )
-            floor = np.array([metric(p, "floor_tpot_ms") for p in ordered], dtype=float)
+            floor = np.array([floor_ms(p) for p in ordered], dtype=float)
             if np.isfinite(floor).any():
                 # The roofline floor at each point's batch: how far TPOT sits above it.
                 self.tpot.plot(

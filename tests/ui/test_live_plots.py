@@ -33,3 +33,16 @@ def test_empty_live_charts_start_from_plausible_ranges(qtbot) -> None:
     assert tops == [100.0, 1000.0, 10.0]  # ms, tok/s, requests: not 0-1
     for plot in live.plots():
         assert not plot.getPlotItem().getAxis("bottom").autoSIPrefix
+
+
+def test_the_floor_is_drawn_from_a_live_summary_too(qtbot) -> None:
+    from app.ui.live_plots import Series
+
+    curves = SweepCurves()
+    qtbot.addWidget(curves)
+    live = {"max_concurrency": 4, "request_rate": "inf", "median_tpot_ms": 19.7,
+            "tpotbench": {"roofline": {"floor_tpot_ms": 15.14}}}  # fmt: skip
+    curves.set_series([Series("this run", [live])])
+    ys = [item.getData()[1].tolist() for item in curves.tpot.getPlotItem().listDataItems()]
+    assert [15.14] in ys
+    assert "floor" in curves.tpot.getPlotItem().titleLabel.text
