@@ -96,7 +96,7 @@ if not any(n.startswith("keyring-") and n.endswith("entry_points.txt") for n in 
     problems.append("keyring's entry points (its backend list) are missing")
 for src in (root / "resources").rglob("*"):
     rel = src.relative_to(root).as_posix()
-    if not src.is_file() or src.suffix == ".ts":
+    if not src.is_file() or src.suffix in (".ts", ".sh"):  # update.sh builds the .qm
         continue
     if rel not in names:
         problems.append(f"{rel} is missing from the bundle")
