@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 
@@ -29,7 +29,13 @@ from app.bench.doctor_report import (
     Msg,
     msg,
 )
-from app.bench.endpoint import EndpointError, ResolvedEndpoint, normalize_api, resolve_endpoint
+from app.bench.endpoint import (
+    EndpointError,
+    ResolvedEndpoint,
+    key_problem,
+    normalize_api,
+    resolve_endpoint,
+)
 
 __all__ = [
     "CHECK_IDS",
@@ -70,10 +76,31 @@ async def diagnose(
         if on_check is not None:
             on_check(check)
 
+    if key_problem(target.api_key):
+        _refuse_key(emit)
+        return report
     api = normalize_api(target.api) or resolved.api
     async with httpx.AsyncClient(timeout=timeout_s, verify=target.verify_tls) as client:
         await _run(Probe(client, target, api), resolved, mismatch, emit)
     return report
+
+
+def _refuse_key(emit: Callable[[Check], None]) -> None:
+    """A key with a line break or other control character: nothing is sent. Sent, it would
+    inject headers, and the HTTP library's error would quote it whole."""
+    _skip(emit, CHECK_IDS[:1], msg("the API key cannot be sent"))
+    emit(
+        Check.of(
+            "auth",
+            "fail",
+            msg("the API key contains a line break or another control character; not sent"),
+            msg(
+                "Remove the stray characters where the key is stored (environment "
+                "variable, keyring entry or the profile's key field)."
+            ),
+        )
+    )
+    _skip(emit, CHECK_IDS[2:], msg("the API key cannot be sent"))
 
 
 def _skip(emit: Callable[[Check], None], ids: tuple[str, ...], why: Msg) -> None:
@@ -139,7 +166,9 @@ async def _run(
                 "POST {url} is redirected (HTTP {status}) to {location}",
                 url=res.url,
                 status=post.status_code,
-                location=post.headers.get("location", "?"),
+                location=urljoin(res.url, post.headers["location"])
+                if post.headers.get("location")
+                else "?",
             ),
             msg(
                 "Use the URL it redirects to as the base URL (often https:// instead of "

@@ -223,7 +223,7 @@ async def metrics_check(probe: Probe, res: ResolvedEndpoint) -> Check:
         detail = msg(
             "{url} answered, but not with Prometheus text: {excerpt}",
             url=url,
-            excerpt=shorten(resp.text, 80),
+            excerpt=shorten(probe.scrub(resp.text), 80),
         )
         return Check.of("metrics", "warn", detail, fix)
     cap = snap.capacity

@@ -5,6 +5,7 @@ from __future__ import annotations
 from app.bench import failures
 from app.bench.doctor_probe import Probe
 from app.bench.doctor_report import PROFILE_SOURCE, Check, Msg, msg, verbatim
+from app.bench.endpoint import cleartext_host
 
 _WS_NAMES = {" ": "space", "\t": "tab", "\n": "newline", "\r": "carriage return"}
 _WS_OTHER = "whitespace character"
@@ -116,6 +117,23 @@ def auth_check(probe: Probe, statuses: list[int]) -> Check:
             msg(
                 "Remove the stray characters where the key is stored: curl, vllm bench serve "
                 "and SDKs send it as is and get 401."
+            ),
+        )
+    host = cleartext_host(t.base_url, key)
+    if host is not None:
+        return Check.of(
+            "auth",
+            "warn",
+            msg(
+                "accepted {header}{source}, but over plain http:// to {host}: the key crossed "
+                "the network unencrypted",
+                header=header,
+                source=source,
+                host=host,
+            ),
+            msg(
+                "Use https:// for this server, or reach it through an SSH tunnel to localhost: "
+                "anyone on the way can read the key."
             ),
         )
     return Check.of("auth", "ok", msg("accepted {header}{source}", header=header, source=source))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from app.bench import failures
-from app.bench.doctor_probe import Probe, served_ids
+from app.bench.doctor_probe import Probe, has_choices, payload, served_ids
 from app.bench.doctor_report import Check, msg
 from app.bench.endpoint import EndpointError, ResolvedEndpoint, resolve_endpoint
 
@@ -81,12 +81,61 @@ def path_check(res: ResolvedEndpoint, status: int, base_url: str) -> Check:
     )
 
 
+def other_flavour(res: ResolvedEndpoint) -> tuple[str, str]:
+    """The other API flavour and its URL beside the resolved one (chat <-> completions)."""
+    parts = urlsplit(res.url)
+    if res.api == "chat":
+        other, path = "completions", parts.path.removesuffix("/chat/completions") + "/completions"
+    else:
+        other, path = "chat", parts.path.removesuffix("/completions") + "/chat/completions"
+    return other, urlunsplit(parts._replace(path=path))
+
+
+async def _flavour_check(probe: Probe, res: ResolvedEndpoint, status: int) -> Check | None:
+    """The field guide's own 404: the server serves the other flavour at the same place."""
+    other, url = other_flavour(res)
+    try:
+        answer = await probe.post(url, payload(other, probe.target.model, stream=False))
+    except httpx.HTTPError:
+        return None
+    if not has_choices(answer):
+        return None
+    backend = "openai-chat" if other == "chat" else "openai"
+    endpoint = urlsplit(url).path[len(urlsplit(res.root_url).path.rstrip("/")) :]
+    return Check.of(
+        "path",
+        "fail",
+        msg(
+            "POST {url} gave HTTP {status}, but {candidate} answers: the server serves the "
+            "{other} API, not {api} (the chat vs completions mix-up)",
+            url=res.url,
+            status=status,
+            candidate=url,
+            other=other,
+            api=res.api,
+        ),
+        msg(
+            "Use --backend {backend} --endpoint {endpoint} (in the window: API {other}); "
+            "chat and completions are separate endpoints and a server may serve only one.",
+            backend=backend,
+            endpoint=endpoint,
+            other=other,
+        ),
+    )
+
+
 async def path_search(probe: Probe, res: ResolvedEndpoint, post: httpx.Response) -> Check:
-    """After a 404/405, which other spelling of the base URL does answer."""
-    tried = []
+    """After a 404/405: does the other API flavour answer at the same place, or which other
+    spelling of the base URL answers (never the URL that was just tried)."""
+    flavour = await _flavour_check(probe, res, post.status_code)
+    if flavour is not None:
+        return flavour
+    tried = [other_flavour(res)[1]]
     for base in base_candidates(probe.target.base_url):
         try:
             cand = resolve_endpoint(base, None, res.api, probe.target.model)
+            if cand.url == res.url or cand.url in tried:
+                continue
             tried.append(cand.url)
             hit = served_ids(await probe.get(cand.models_url)) is not None
             if not hit:  # no model list there: an empty body still gets 400/422 from a real route

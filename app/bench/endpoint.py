@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import ipaddress
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
+
+import httpx
 
 Api = Literal["chat", "completions"]
 
@@ -53,7 +57,7 @@ def normalize_api(api: str | None) -> Api | None:
         return _API_ALIASES[api.strip().lower()]
     except KeyError:
         raise EndpointError(
-            f"unknown API flavour '{api}'; use 'chat' (--backend openai-chat) "
+            f"unknown API flavour {_shown(api)}; use 'chat' (--backend openai-chat) "
             "or 'completions' (--backend openai)"
         ) from None
 
@@ -84,15 +88,62 @@ def _path(segs: list[str]) -> str:
     return "/" + "/".join(segs) if segs else ""
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_LABEL = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)$")
+_IPV4ISH = re.compile(r"[0-9.]+$")
+
+
+def _shown(text: str) -> str:
+    """A URL as quoted in a message: cut when long, since it is echoed to a terminal."""
+    return repr(text if len(text) <= 120 else text[:117] + "...")
+
+
+def _check_host(raw: str, host: str) -> None:
+    """A host other clients can connect to: a valid IP literal or DNS name (IDNA allowed)."""
+    if ":" in host:  # an IPv6 literal; urlsplit checked its brackets
+        try:
+            ipaddress.IPv6Address(host.split("%", 1)[0])
+        except ValueError:
+            raise EndpointError(f"base URL {_shown(raw)} has an invalid IPv6 address") from None
+        return
+    if _IPV4ISH.match(host):
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            raise EndpointError(
+                f"base URL {_shown(raw)} has an invalid IPv4 address {host!r} "
+                "(four numbers from 0 to 255, such as 127.0.0.1)"
+            ) from None
+        return
+    try:
+        ascii_host = host.encode("idna").decode("ascii") if not host.isascii() else host
+    except UnicodeError:
+        ascii_host = ""
+    labels = ascii_host.rstrip(".").split(".")
+    if not ascii_host or len(ascii_host) > 253 or not all(_LABEL.match(x) for x in labels):
+        raise EndpointError(
+            f"base URL {_shown(raw)} has an invalid host name; use a name such as "
+            "localhost or api.example.com, or an IP address"
+        )
+
+
 def _parse_base(base_url: str) -> tuple[str, list[str], str]:
     raw = base_url.strip()
     if not raw:
         raise EndpointError("no base URL given; pass one such as http://localhost:8000")
+    if _CONTROL.search(raw):
+        raise EndpointError(
+            "the base URL contains a control character (a line break, tab or NUL); "
+            "retype it on one line"
+        )
     if "://" not in raw:
         raise EndpointError(
             f"base URL '{raw}' has no scheme; write it as 'http://{raw}' (or https://)"
         )
-    parts = urlsplit(raw)
+    try:
+        parts = urlsplit(raw)
+    except ValueError as exc:  # an unclosed or invalid [IPv6] literal
+        raise EndpointError(f"base URL {_shown(raw)} is not a valid URL: {exc}") from None
     if parts.scheme.lower() not in ("http", "https"):
         raise EndpointError(
             f"base URL '{raw}' uses '{parts.scheme}://'; only http:// and https:// are supported"
@@ -105,13 +156,16 @@ def _parse_base(base_url: str) -> tuple[str, list[str], str]:
     if not parts.hostname:
         raise EndpointError(f"base URL '{raw}' has no host name, e.g. http://localhost:8000")
     try:
-        parts.port  # noqa: B018 - raises ValueError on a bad port
+        port = parts.port
     except ValueError:
+        port = 0
+    if port == 0:
         raise EndpointError(
-            f"base URL '{raw}' has an invalid port; use a number from 1 to 65535"
-        ) from None
+            f"base URL {_shown(raw)} has an invalid port; use a number from 1 to 65535"
+        )
     if any(ch.isspace() for ch in raw):
-        raise EndpointError(f"base URL '{raw}' contains spaces; remove them")
+        raise EndpointError(f"base URL {_shown(raw)} contains spaces; remove them")
+    _check_host(raw, parts.hostname)
     origin = f"{parts.scheme.lower()}://{parts.netloc}"
     query = f"?{parts.query}" if parts.query else ""
     return origin, _segments(parts.path), query
@@ -129,6 +183,10 @@ def resolve_endpoint(
     """
     want = normalize_api(api)
     endpoint = endpoint.strip() if endpoint else None
+    if endpoint and _CONTROL.search(endpoint):
+        raise EndpointError(
+            "the endpoint contains a control character (a line break, tab or NUL); retype it"
+        )
     if endpoint and "://" in endpoint:
         raise EndpointError(
             f"--endpoint '{endpoint}' is a full URL; pass the server root as the base URL "
@@ -214,6 +272,10 @@ def resolve_endpoint(
             f"endpoint; use --backend {_BACKEND[got]}, or the {want} endpoint {other}"
         )
     root = api_base[:-1] if api_base and _VERSION.match(api_base[-1]) else api_base
+    try:  # the HTTP client's own parser is the last word on what can be requested
+        httpx.URL(url)
+    except (httpx.InvalidURL, UnicodeError, ValueError) as exc:
+        raise EndpointError(f"{_shown(url)} is not a URL that can be requested: {exc}") from None
     return ResolvedEndpoint(
         url=url,
         api=got,
@@ -236,21 +298,115 @@ class AuthHeaders(dict):
     __str__ = __repr__
 
 
+def is_loopback_host(host: str) -> bool:
+    """Whether a host name or address is this computer (traffic never leaves it)."""
+    host = host.strip("[]").split("%", 1)[0].rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1 is loopback too
+    return address.is_loopback or address.is_unspecified or bool(mapped and mapped.is_loopback)
+
+
+def cleartext_host(url: str, api_key: str | None) -> str | None:
+    """The host a key would reach unencrypted (http:// to another computer), else None."""
+    if not (api_key or "").strip():
+        return None
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname or ""
+    except ValueError:
+        return None
+    if parts.scheme.lower() != "http" or not host or is_loopback_host(host):
+        return None
+    return host
+
+
+def cleartext_warning(url: str, api_key: str | None) -> str | None:
+    """The CLI's warning line when the key would travel unencrypted, else None."""
+    host = cleartext_host(url, api_key)
+    if host is None:
+        return None
+    return (
+        f"warning: the API key is sent unencrypted over http:// to {host}; anyone on the way "
+        "can read it. Use https:// (or an SSH tunnel to localhost)."
+    )
+
+
+_KEY_RUN = re.compile(r"[A-Za-z0-9._~+/=-]{6,}")
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 field-name characters
+
+
+def header_problem(name: str, value: str) -> str | None:
+    """Why a header cannot be sent as written, as a sentence that never shows the value (it
+    may be a secret); None when it can."""
+    if not _TOKEN.match(name):
+        return f"header name {name!r} is not valid: use letters, digits and '-'"
+    if _CONTROL.search(value):
+        return f"the value of header {name} contains a control character (a line break or NUL)"
+    if not value.isascii():
+        return f"the value of header {name} is not plain ASCII, which HTTP headers require"
+    return None
+
+
+def key_problem(api_key: str | None) -> str | None:
+    """Why a key cannot be sent, as a sentence that never shows it; None when it can.
+
+    A line break in a header value would let the key's tail inject headers, and the HTTP
+    library's error about it quotes the whole value: refused before anything is sent.
+    """
+    key = (api_key or "").strip()
+    where = "; remove it where the key is stored (environment variable or keyring entry)"
+    if "\n" in key or "\r" in key:
+        return "the API key contains a line break" + where
+    if _CONTROL.search(key):
+        return "the API key contains a control character (such as NUL or a tab)" + where
+    if not key.isascii():
+        return "the API key contains non-ASCII characters (a curly quote or similar)" + where
+    return None
+
+
 def auth_headers(api_key: str | None, extra_headers: dict[str, str] | None = None) -> AuthHeaders:
     """Headers for a request: extra headers, then ``Authorization: Bearer KEY`` if a key is set.
 
-    Surrounding whitespace (a common copy-paste slip) is stripped from the key.
+    Surrounding whitespace (a common copy-paste slip) is stripped from the key. EndpointError
+    (never quoting the key) for a key or header that cannot be sent.
     """
     headers = AuthHeaders(extra_headers or {})
+    for name, value in headers.items():
+        if problem := header_problem(name, value):
+            raise EndpointError(problem)
+    if problem := key_problem(api_key):
+        raise EndpointError(problem)
     key = (api_key or "").strip()
     if key:
         headers["Authorization"] = f"Bearer {key}"
     return headers
 
 
+def _key_forms(key: str) -> list[str]:
+    """The ways a message may spell a key: as is, escaped as repr/JSON/bytes do, and each
+    piece between control characters (an error may quote only up to a line break)."""
+    forms = {key, json.dumps(key, ensure_ascii=False)[1:-1], json.dumps(key)[1:-1]}
+    forms.add(repr(key)[1:-1])
+    forms.add(repr(key.encode("utf-8", "backslashreplace"))[2:-1])
+    forms.add(key.encode("unicode_escape").decode("ascii"))
+    forms |= {f.replace("\\", "\\\\") for f in list(forms)}  # escaped twice (repr of a repr)
+    forms = {f for f in forms if len(f) >= 4}
+    # Its plain runs, whatever escaping surrounds them (JSON of a repr, and so on).
+    forms |= set(_KEY_RUN.findall(key))
+    return sorted(forms, key=len, reverse=True)
+
+
 def redact(text: str, api_key: str | None) -> str:
-    """Remove a key from a message that may echo it (surrounding whitespace is no secret)."""
+    """Remove a key from a message that may echo it, in any escaped form (surrounding
+    whitespace is no secret)."""
     key = (api_key or "").strip()
-    if len(key) >= 4:
-        text = text.replace(key, "<redacted>")
+    if len(key) < 4:
+        return text
+    for form in _key_forms(key):
+        text = text.replace(form, "<redacted>")
     return text

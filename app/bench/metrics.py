@@ -75,6 +75,8 @@ def parse_percentiles(text: str) -> tuple[float, ...]:
 
 def parse_percentile_metrics(text: str) -> tuple[str, ...]:
     names = tuple(name.strip() for name in text.split(",") if name.strip())
+    if not names:
+        raise ValueError("--percentile-metrics: name at least one, e.g. ttft,tpot,itl,e2el")
     for name in names:
         if name not in PERCENTILE_METRICS:
             raise ValueError(
@@ -101,8 +103,8 @@ def parse_goodput(pairs: Sequence[str]) -> dict[str, float]:
             raise ValueError(
                 f"--goodput: unknown metric {name!r}; choose from {', '.join(GOODPUT_METRICS)}"
             )
-        if number < 0:
-            raise ValueError(f"--goodput: {name} must not be negative")
+        if not 0 <= number < math.inf:
+            raise ValueError(f"--goodput: {name} must be a finite number of ms, not negative")
         slos[name] = number
     return slos
 

@@ -223,6 +223,19 @@ class SweepOutcome:
         return [r for r in self.results if not r.get("completed")]
 
 
+def key_refused_message(status: int, url: str, api_key: str | None) -> str:
+    """A 401/403 said as the key problem it is, before anything about paths or models."""
+    if not (api_key or "").strip():
+        return (
+            f"HTTP {status} from {url}: the server wants an API key and none was sent; "
+            "export OPENAI_API_KEY=... (or name your variable with --api-key-env)"
+        )
+    return (
+        f"HTTP {status} from {url}: the server rejected the API key (a key for another "
+        "endpoint, mistyped, or expired); check the key, or run 'tpotbench doctor'"
+    )
+
+
 async def fetch_first_model(
     resolved: ResolvedEndpoint,
     api_key: str | None,
@@ -243,6 +256,10 @@ async def fetch_first_model(
             raise UnreachableError(
                 f"cannot reach {resolved.models_url} ({kind}: {message})"
             ) from None
+    if response.status_code in (401, 403):
+        raise UnreachableError(
+            key_refused_message(response.status_code, resolved.models_url, api_key)
+        )
     if response.status_code != 200:
         return None
     try:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
+
+from app.bench.endpoint import header_problem, key_problem
 
 DEFAULT_KEY_ENVS = ("OPENAI_API_KEY", "API_KEY")
 
@@ -44,7 +47,18 @@ def require_api_key(api_key_env: str | None, profile: str | None) -> str | None:
     value, origin = find_api_key(api_key_env, profile)
     if api_key_env and value is None:
         raise UsageError(f"--api-key-env: {origin}")
+    if problem := key_problem(value):
+        # `origin` names the variable or profile, never the key
+        raise UsageError(f"{problem} ({origin.removeprefix('from ')})")
     return value
+
+
+def check_headers(headers: dict[str, str]) -> dict[str, str]:
+    """The headers, or UsageError naming the first one that cannot be sent (not its value)."""
+    for name, value in headers.items():
+        if problem := header_problem(name, value):
+            raise UsageError(f"--header: {problem}")
+    return headers
 
 
 def parse_headers(items: Sequence[str]) -> dict[str, str]:
@@ -53,6 +67,9 @@ def parse_headers(items: Sequence[str]) -> dict[str, str]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
-            raise UsageError(f"--header: {item!r} is not KEY=VALUE")
+            # only the start: a header pasted as "Authorization: Bearer ..." holds a secret
+            shown = re.split(r"[:\s]", item.strip(), maxsplit=1)[0][:40]
+            shown += "..." if len(shown) < len(item.strip()) else ""
+            raise UsageError(f"--header: {shown!r} is not KEY=VALUE")
         headers[name.strip()] = value.strip()
-    return headers
+    return check_headers(headers)

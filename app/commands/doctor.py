@@ -8,7 +8,8 @@ import json
 import sys
 
 from app.bench.doctor import Check, DoctorTarget, diagnose
-from app.bench.endpoint import EndpointError, resolve_endpoint
+from app.bench.endpoint import EndpointError, key_problem, resolve_endpoint
+from app.commands import flags
 from app.commands.credentials import find_api_key
 
 _MARK = {"ok": "[ ok ]", "warn": "[warn]", "fail": "[FAIL]", "skip": "[skip]"}
@@ -33,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--insecure", action="store_true", help="do not verify the server's TLS certificate"
     )
     parser.add_argument(
-        "--timeout", type=float, default=5.0, help="seconds per request (default 5)"
+        "--timeout", type=flags.seconds, default=5.0, help="seconds per request (default 5)"
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
@@ -87,8 +88,8 @@ def run(args: argparse.Namespace) -> int:
         target = build_target(args)
     except ValueError as exc:
         return _fail(str(exc))
-    if args.timeout <= 0:
-        return _fail("--timeout must be a positive number of seconds")
+    if problem := key_problem(target.api_key):
+        return _fail(f"{problem} ({target.key_source.removeprefix('from ')})")
     try:
         resolved = resolve_endpoint(target.base_url, target.endpoint, target.api, target.model)
     except EndpointError as exc:

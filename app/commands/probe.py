@@ -9,7 +9,14 @@ import sys
 import time
 from typing import Any
 
-from app.commands.credentials import UsageError, parse_headers, require_api_key
+from app.bench.endpoint import cleartext_warning
+from app.commands import flags
+from app.commands.credentials import (
+    UsageError,
+    check_headers,
+    parse_headers,
+    require_api_key,
+)
 
 DEFAULT_PROMPT = "Explain in three sentences what GPU memory bandwidth is."
 
@@ -34,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--header", action="append", default=[], metavar="KEY=VALUE", help="extra HTTP header"
     )
     parser.add_argument("--prompt", default=DEFAULT_PROMPT)
-    parser.add_argument("--max-tokens", type=int, default=128)
+    parser.add_argument("--max-tokens", type=flags.whole(1), default=128)
     parser.add_argument("--ignore-eos", action="store_true", help="generate all --max-tokens")
     parser.add_argument(
         "--tokenizer",
@@ -44,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=flags.seconds,
         default=120.0,
         metavar="S",
         help="longest silence while waiting or reading, seconds (default 120)",
@@ -57,10 +64,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _target(args: argparse.Namespace) -> dict[str, Any]:
     from app.bench.endpoint import EndpointError, resolve_endpoint
 
-    if args.max_tokens < 1:
-        raise UsageError("--max-tokens must be at least 1")
-    if not args.timeout > 0:
-        raise UsageError("--timeout must be greater than 0")
     headers = parse_headers(args.header)
     base_url, api, model, verify, profile = args.base_url, args.backend, args.model, True, None
     if args.profile:
@@ -74,7 +77,7 @@ def _target(args: argparse.Namespace) -> dict[str, Any]:
         api = api or found.api
         model = model or found.model or None
         verify = found.verify_tls
-        headers = {**found.headers, **headers}
+        headers = check_headers({**found.headers, **headers})
     if not base_url:
         raise UsageError("--base-url is required (for example http://localhost:8000)")
     try:
@@ -273,6 +276,8 @@ def run(args: argparse.Namespace) -> int:
         target = _target(args)
         for note in target["resolved"].notes:
             print(f"note: {note}", file=sys.stderr)
+        if warning := cleartext_warning(target["resolved"].url, target["api_key"]):
+            print(warning, file=sys.stderr)
         outcome = run_async(_probe(args, target, events))
     except UsageError as exc:
         if events is not None:

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from app.commands import flags
 from app.roofline.capacity import KVCapacity, kv_capacity
 from app.roofline.catalog import (
     CatalogError,
@@ -32,42 +33,11 @@ from app.roofline.decode import (
     ridge_point,
 )
 
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-    return value
+_GPU_FIGURE = flags.number(0.0, 1e7, above=True)  # GiB, GB/s, TFLOPS: a rack is ~1e6
 
 
 def _utilisation(text: str) -> float:
-    value = _positive_float(text)
-    if value > 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
-    return value
+    return flags.number(0.0, 1.0, above=True)(text)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,21 +53,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="weight format: bf16 fp16 fp8 int8 awq-int4 gptq-int4 q8_0 q4_k_m (default: bf16)",
     )
     parser.add_argument("--kv-dtype", default="fp16", help="KV-cache dtype: fp16 bf16 fp8")
-    parser.add_argument("--batch", type=_positive_int, default=1, help="running sequences")
     parser.add_argument(
-        "--context", type=_non_negative_int, default=512, help="cached tokens per sequence"
+        "--batch", type=flags.whole(1, flags.MAX_BATCH), default=1, help="running sequences"
     )
-    parser.add_argument("--tpot-ms", type=_positive_float, help="a measured TPOT, for MBU/MFU")
     parser.add_argument(
-        "--prompt-tokens", type=_positive_int, help="also print the prefill floor for this prompt"
+        "--context", type=flags.whole(0), default=512, help="cached tokens per sequence"
+    )
+    parser.add_argument(
+        "--tpot-ms", type=flags.number(0.0, 1e7, above=True), help="a measured TPOT, for MBU/MFU"
+    )
+    parser.add_argument(
+        "--prompt-tokens", type=flags.whole(1), help="also print the prefill floor for this prompt"
     )
     parser.add_argument(
         "--gpu-memory-utilization", type=_utilisation, default=0.85, help="as vLLM's flag"
     )
-    parser.add_argument("--block-size", type=_positive_int, default=16, help="KV block size")
+    parser.add_argument("--block-size", type=flags.whole(1, 4096), default=16, help="KV block size")
     parser.add_argument(
         "--num-gpu-blocks",
-        type=_non_negative_int,
+        type=flags.whole(0, 10**10),
         help="the server's num_gpu_blocks (vllm:cache_config_info) instead of the estimate",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -111,11 +85,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     custom.add_argument("--add-gpu", metavar="ID", help="save a custom GPU under this id")
     custom.add_argument("--gpu-name", help="display name of the custom GPU")
-    custom.add_argument("--memory-gib", type=_positive_float, help="memory size in GiB")
-    custom.add_argument("--bandwidth-gb-s", type=_positive_float, help="peak bandwidth, GB/s")
-    custom.add_argument("--bf16-tflops", type=_positive_float, help="dense BF16/FP16 TFLOPS")
-    custom.add_argument("--fp8-tflops", type=_positive_float, help="dense FP8 TFLOPS")
-    custom.add_argument("--int8-tops", type=_positive_float, help="dense INT8 TOPS")
+    custom.add_argument("--memory-gib", type=_GPU_FIGURE, help="memory size in GiB")
+    custom.add_argument("--bandwidth-gb-s", type=_GPU_FIGURE, help="peak bandwidth, GB/s")
+    custom.add_argument("--bf16-tflops", type=_GPU_FIGURE, help="dense BF16/FP16 TFLOPS")
+    custom.add_argument("--fp8-tflops", type=_GPU_FIGURE, help="dense FP8 TFLOPS")
+    custom.add_argument("--int8-tops", type=_GPU_FIGURE, help="dense INT8 TOPS")
     custom.add_argument("--source", help="where the numbers come from (datasheet, URL)")
 
 

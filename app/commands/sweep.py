@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import contextlib
 import importlib.util
-import json
 import math
 import os
 import signal
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from app.bench.datasets import DATASET_NAMES, DatasetError, DatasetOptions, HFVocab, get_samples
-from app.bench.endpoint import EndpointError, resolve_endpoint
+from app.bench.endpoint import EndpointError, cleartext_warning, resolve_endpoint
 from app.bench.events import EventWriter
 from app.bench.metrics import (
     METRIC_TITLES,
@@ -42,7 +41,13 @@ from app.bench.sweep import (
 )
 from app.bench.tokens import TokenCounter, TokenizerError, estimate_tokens
 from app.bench.workers.pool import WorkerError
-from app.commands.credentials import UsageError, parse_headers, require_api_key
+from app.commands import flags
+from app.commands.credentials import (
+    UsageError,
+    check_headers,
+    parse_headers,
+    require_api_key,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add("--base-url", help="server root or API base (default http://HOST:PORT)")
     add("--host", default="127.0.0.1", help="server host when --base-url is not given")
-    add("--port", type=int, default=8000, help="server port when --base-url is not given")
+    add("--port", type=flags.port, default=8000, help="server port when --base-url is not given")
     add("--endpoint", help="API path, e.g. /v1/chat/completions (as in vllm bench serve)")
     add("--model", help="model id (default: the first id from /v1/models)")
     add(
@@ -85,12 +90,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="sharegpt (default: the shipped synthetic ShareGPT file), random, or prompts",
     )
     add("--dataset-path", help="ShareGPT JSON or prompts file (text lines or JSONL)")
-    add("--num-prompts", type=int, default=1000, help="requests per point (default 1000)")
-    add("--random-input-len", type=int, default=1024)
-    add("--random-output-len", type=int, default=128)
-    add("--random-range-ratio", type=float, default=0.0)
-    add("--sharegpt-output-len", type=int, help="fixed output length for ShareGPT prompts")
-    add("--output-len", type=int, help="output length for every dataset (overrides the others)")
+    add(
+        "--num-prompts",
+        type=flags.whole(1, flags.MAX_PROMPTS),
+        default=1000,
+        help="requests per point (default 1000)",
+    )
+    add("--random-input-len", type=flags.whole(0), default=1024)
+    add("--random-output-len", type=flags.whole(1), default=128)
+    add("--random-range-ratio", type=flags.number(0.0, 0.999999), default=0.0)
+    add(
+        "--sharegpt-output-len",
+        type=flags.whole(1),
+        help="fixed output length for ShareGPT prompts",
+    )
+    add(
+        "--output-len",
+        type=flags.whole(1),
+        help="output length for every dataset (overrides the others)",
+    )
     add(
         "--request-rate",
         default="inf",
@@ -98,7 +116,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add(
         "--burstiness",
-        type=float,
+        type=flags.number(0.0, 1e6, above=True),
         default=1.0,
         help="gamma shape of arrival gaps: 1 = Poisson, <1 burstier, >1 more even",
     )
@@ -107,7 +125,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="most requests in flight, or a comma list such as 1,4,8,16,32",
     )
-    add("--seed", type=int, default=0)
+    add("--seed", type=flags.whole(0, flags.MAX_SEED), default=0)
     add(
         "--workers",
         type=int,
@@ -123,11 +141,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "starts a local one, or give the cluster's address (pip install 'tpotbench[distributed]')",
     )
     add(
-        "--num-warmups", type=int, default=0, help="warmup requests before each point (not counted)"
+        "--num-warmups",
+        type=flags.whole(0, flags.MAX_PROMPTS),
+        default=0,
+        help="warmup requests before each point (not counted)",
     )
     add("--ignore-eos", action="store_true", help="ask the server to ignore end-of-sequence")
-    add("--temperature", type=float, help="sampling temperature sent with every request")
-    add("--extra-body", type=json.loads, help="JSON merged into every request body")
+    add(
+        "--temperature",
+        type=flags.number(0.0, 1e6),
+        help="sampling temperature sent with every request",
+    )
+    add("--extra-body", type=flags.json_object, help="JSON merged into every request body")
     add("--goodput", nargs="+", metavar="KEY:MS", help="SLOs for goodput, e.g. ttft:500 tpot:50")
     add(
         "--percentile-metrics",
@@ -184,17 +209,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--kv-dtype", help="roofline: KV-cache dtype fp16, bf16 or fp8 (default fp16)")
     add(
         "--roofline-context",
-        type=int,
+        type=flags.whole(1),
         metavar="TOKENS",
         help="roofline: context length per sequence for the KV bytes (default 512)",
     )
     add(
         "--grace-period",
-        type=float,
+        type=flags.number(0.0, flags.MAX_SECONDS),
         default=5.0,
         metavar="S",
         help="seconds in-flight requests may finish after a cancel (default 5)",
     )
+
+
+# A random-dataset point's prompts are built up front: ~6 bytes of filler text per token.
+_MAX_PROMPT_TOKENS = 100_000_000
 
 
 def _rates(text: str) -> list[float]:
@@ -221,8 +250,8 @@ def _concurrencies(text: str | None) -> list[int | None]:
             value = int(item)
         except ValueError:
             raise UsageError(f"--max-concurrency: {item!r} is not a whole number") from None
-        if value < 1:
-            raise UsageError(f"--max-concurrency: {item} must be at least 1")
+        if not 1 <= value <= flags.MAX_BATCH:
+            raise UsageError(f"--max-concurrency: {item} must be from 1 to {flags.MAX_BATCH:,}")
         values.append(value)
     return values
 
@@ -403,16 +432,14 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
             "--result-filename names one file but the sweep has "
             f"{len(rates) * len(concurrencies)} points; use --label instead"
         )
-    if args.num_prompts < 1:
-        raise UsageError("--num-prompts must be at least 1")
-    if args.num_warmups < 0:
-        raise UsageError("--num-warmups must not be negative")
-    if not args.burstiness > 0:
-        raise UsageError("--burstiness must be greater than 0")
-    for flag in ("output_len", "sharegpt_output_len"):
-        value = getattr(args, flag)
-        if value is not None and value < 1:
-            raise UsageError(f"--{flag.replace('_', '-')} must be at least 1")
+    if args.dataset_name == "random":
+        held = args.num_prompts * args.random_input_len
+        if held > _MAX_PROMPT_TOKENS:
+            raise UsageError(
+                f"--num-prompts {args.num_prompts:,} x --random-input-len "
+                f"{args.random_input_len:,} is {held:,} prompt tokens held in memory; keep it "
+                f"under {_MAX_PROMPT_TOKENS:,} by lowering one of them"
+            )
     try:
         percentiles = parse_percentiles(args.metric_percentiles)
         percentile_metrics = parse_percentile_metrics(args.percentile_metrics)
@@ -435,7 +462,7 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         model = model or profile.model or None
         verify = profile.verify_tls
         roofline = profile.roofline
-        headers = {**profile.headers, **headers}
+        headers = check_headers({**profile.headers, **headers})
         ray_address = ray_address or profile.ray_address or None
         if not base_url:
             raise UsageError(f"--profile: '{args.profile}' has no base URL; pass --base-url")
@@ -652,6 +679,8 @@ def _run(args: argparse.Namespace, events: EventWriter | None) -> int:
         return 2
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
+    if warning := cleartext_warning(config.resolved.url, config.api_key):
+        print(warning, file=sys.stderr)
     console = ConsoleReporter(
         bar=not args.disable_tqdm, summary_stream=sys.stderr if events else sys.stdout
     )

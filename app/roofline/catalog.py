@@ -436,7 +436,9 @@ def add_custom_gpu(
     entries = [e for e in entries if _norm(str(e.get("id", ""))) != gpu.id] + [entry]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"schema": SCHEMA, "gpus": entries}, indent=1), encoding="utf-8")
+    tmp.write_text(
+        json.dumps({"schema": SCHEMA, "gpus": entries}, indent=1, allow_nan=False), encoding="utf-8"
+    )
     tmp.replace(path)
     return gpu
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 
 FAULT_KINDS: dict[str, str] = {
@@ -16,6 +17,8 @@ FAULT_KINDS: dict[str, str] = {
 
 
 DEFAULT_SPIN_US = 3000.0
+_MAX_TOKENS = 100_000_000  # token counts: ten times the longest context served today
+_MAX_MS = 3_600_000.0  # delays: an hour
 
 
 class SimConfigError(ValueError):
@@ -109,6 +112,33 @@ class SimConfig:
             return ""
         return "/" + prefix.strip("/")
 
+    def _check_sizes(self) -> None:
+        """Infinite or absurd values that pass the range checks above but would stall the
+        event loop (an infinite delay), overflow a conversion or allocate without bound."""
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, float) and not math.isfinite(value):
+                flag = "--" + f.name.replace("_", "-").removesuffix("-s")
+                raise SimConfigError(f"{flag} must be a finite number, got {value}")
+        limits = [
+            ("--max-model-len", self.max_model_len, _MAX_TOKENS),
+            ("--max-num-batched-tokens", self.max_num_batched_tokens, _MAX_TOKENS),
+            ("--max-num-seqs", self.max_num_seqs, 1_000_000),
+            ("--eos-median-tokens", self.eos_median_tokens, _MAX_TOKENS),
+            ("--eos-sigma", self.eos_sigma, 100),
+            ("--step-overhead-ms", self.step_overhead_ms, _MAX_MS),
+            ("--network-latency-ms", self.network_latency_ms, _MAX_MS),
+            ("--slow-first-byte-ms", self.slow_first_byte_ms, _MAX_MS),
+            ("--retry-after", self.retry_after_s, 86_400),
+            ("--seed", self.seed, 2**32 - 1),
+            ("--fault-every", self.fault_every or 0, 1_000_000_000),
+        ]
+        for flag, value, limit in limits:
+            if value > limit:
+                raise SimConfigError(f"{flag} must be at most {limit:,}, got {value:.3g}")
+        if self.seed < 0:
+            raise SimConfigError(f"--seed must not be negative, got {self.seed}")
+
     def validate(self) -> None:
         """Raise SimConfigError with a one-line message for the first out-of-range setting."""
         checks: list[tuple[bool, str]] = [
@@ -194,6 +224,7 @@ class SimConfig:
         for ok, message in checks:
             if not ok:
                 raise SimConfigError(message)
+        self._check_sizes()
         for kind in self.faults:
             if kind not in FAULT_KINDS:
                 known = ", ".join(FAULT_KINDS)

@@ -188,6 +188,36 @@ TEMPLATES: frozenset[str] = frozenset(
         QT_TRANSLATE_NOOP(
             "DoctorMessages", "Use --base-url {base} (requests then go to {candidate})."
         ),
+        QT_TRANSLATE_NOOP(
+            "DoctorMessages",
+            "the API key contains a line break or another control character; not sent",
+        ),
+        QT_TRANSLATE_NOOP(
+            "DoctorMessages",
+            "Remove the stray characters where the key is stored (environment variable, keyring "
+            "entry or the profile's key field).",
+        ),
+        QT_TRANSLATE_NOOP("DoctorMessages", "the API key cannot be sent"),
+        QT_TRANSLATE_NOOP(
+            "DoctorMessages",
+            "accepted {header}{source}, but over plain http:// to {host}: the key crossed the "
+            "network unencrypted",
+        ),
+        QT_TRANSLATE_NOOP(
+            "DoctorMessages",
+            "Use https:// for this server, or reach it through an SSH tunnel to localhost: anyone "
+            "on the way can read the key.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "DoctorMessages",
+            "POST {url} gave HTTP {status}, but {candidate} answers: the server serves the {other} "
+            "API, not {api} (the chat vs completions mix-up)",
+        ),
+        QT_TRANSLATE_NOOP(
+            "DoctorMessages",
+            "Use --backend {backend} --endpoint {endpoint} (in the window: API {other}); chat and "
+            "completions are separate endpoints and a server may serve only one.",
+        ),
         # The failure taxonomy's titles and fix sentences (app/bench/failures.py).
         QT_TRANSLATE_NOOP("DoctorMessages", "host name not found"),
         QT_TRANSLATE_NOOP(

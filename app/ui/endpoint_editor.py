@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.bench.endpoint import cleartext_host, header_problem, key_problem
 from app.profiles import (
     APIS,
     SIMULATOR_NAME,
@@ -90,6 +91,14 @@ def parse_headers(text: str) -> dict[str, str]:
         name, sep, value = line.partition(":")
         if not sep or not name.strip():
             raise ProfileError(f"Header line {number} must look like 'Name: value'.")
+        if header_problem(name.strip(), value.strip()):
+            raise ProfileError(
+                QCoreApplication.translate(
+                    "EndpointEditor",
+                    "Header line {number}: use letters, digits and '-' in the name and plain "
+                    "ASCII without control characters in the value.",
+                ).format(number=number)
+            )
         headers[name.strip()] = value.strip()
     return headers
 
@@ -155,6 +164,14 @@ class EndpointEditor(QWidget):
         self.key_edit = QLineEdit()
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.tls_check = QCheckBox()
+        # Shown while the form would send a key over plain http:// to another computer.
+        self.cleartext_label = QLabel()
+        self.cleartext_label.setObjectName("cleartextWarning")
+        self.cleartext_label.setWordWrap(True)
+        self.cleartext_label.setStyleSheet("color: #e65100;")
+        self.cleartext_label.setVisible(False)
+        self.url_edit.textChanged.connect(self._check_cleartext)
+        self.key_edit.textChanged.connect(self._check_cleartext)
         self.headers_edit = QPlainTextEdit()
         self.headers_edit.setMaximumHeight(56)
         self.ray_edit = QLineEdit()
@@ -192,6 +209,7 @@ class EndpointEditor(QWidget):
         form.addRow(self.form_labels["api"], self.api_combo)
         form.addRow(self.form_labels["model"], model_row)
         form.addRow(self.form_labels["key"], self.key_edit)
+        form.addRow("", self.cleartext_label)
         form.addRow("", self.tls_check)
         form.addRow(self.form_labels["headers"], self.headers_edit)
         form.addRow(self.form_labels["ray"], self.ray_edit)
@@ -275,6 +293,7 @@ class EndpointEditor(QWidget):
             self._saved_form = self._form_state()[:1] + self._saved_form[1:]
         self.messages.refresh()
         self.backend_text.refresh()
+        self._check_cleartext()
 
     def changeEvent(self, event: QEvent) -> None:
         if is_language_change(event):
@@ -442,6 +461,15 @@ class EndpointEditor(QWidget):
     def save_current(self) -> bool:
         """Save the form; the key goes to the keyring, the rest to the profiles file."""
         old = self._loaded_name
+        if key_problem(self.key_edit.text()):
+            self._say(
+                lambda: self.tr(
+                    "The API key contains a line break or another control character; "
+                    "remove it and save again."
+                ),
+                error=True,
+            )
+            return False
         try:
             profile = self.store.update(old, self._form_profile())
         except ProfileError as exc:
@@ -495,6 +523,17 @@ class EndpointEditor(QWidget):
                 )
             )
         self.backend_label.setToolTip(status.message)
+
+    def _check_cleartext(self) -> None:
+        host = cleartext_host(self.url_edit.text(), self.key_edit.text())
+        if host is not None:
+            self.cleartext_label.setText(
+                self.tr(
+                    "The key would be sent unencrypted: {host} is reached over plain http://. "
+                    "Use https:// unless every network on the way is yours."
+                ).format(host=host)
+            )
+        self.cleartext_label.setVisible(host is not None)
 
     def _say(self, text: str | Callable[[], str], error: bool = False) -> None:
         self.messages.set(text, error)

@@ -444,6 +444,34 @@ Finished results are already saved. Please include the log file if you report th
         <translation>使用 --base-url {base}（请求将发往 {candidate}）。</translation>
     </message>
     <message>
+        <source>the API key contains a line break or another control character; not sent</source>
+        <translation>API 密钥中含有换行符或其他控制字符；未发送</translation>
+    </message>
+    <message>
+        <source>Remove the stray characters where the key is stored (environment variable, keyring entry or the profile&apos;s key field).</source>
+        <translation>请在保存密钥的地方（环境变量、钥匙串条目或配置的密钥栏）删除这些多余字符。</translation>
+    </message>
+    <message>
+        <source>the API key cannot be sent</source>
+        <translation>API 密钥无法发送</translation>
+    </message>
+    <message>
+        <source>accepted {header}{source}, but over plain http:// to {host}: the key crossed the network unencrypted</source>
+        <translation>已接受 {header}{source}，但经由明文 http:// 发往 {host}：密钥未加密地在网络上传输</translation>
+    </message>
+    <message>
+        <source>Use https:// for this server, or reach it through an SSH tunnel to localhost: anyone on the way can read the key.</source>
+        <translation>请对该服务器使用 https://，或通过 SSH 隧道经 localhost 访问：途经网络上的任何人都能读到密钥。</translation>
+    </message>
+    <message>
+        <source>POST {url} gave HTTP {status}, but {candidate} answers: the server serves the {other} API, not {api} (the chat vs completions mix-up)</source>
+        <translation>POST {url} 返回 HTTP {status}，但 {candidate} 有响应：服务器提供的是 {other} API，而不是 {api}（chat 与 completions 混用）</translation>
+    </message>
+    <message>
+        <source>Use --backend {backend} --endpoint {endpoint} (in the window: API {other}); chat and completions are separate endpoints and a server may serve only one.</source>
+        <translation>请使用 --backend {backend} --endpoint {endpoint}（窗口中：API 选 {other}）；chat 与 completions 是两个不同的端点，服务器可能只提供其中一个。</translation>
+    </message>
+    <message>
         <source>host name not found</source>
         <translation>找不到主机名</translation>
     </message>
@@ -894,6 +922,10 @@ Finished results are already saved. Please include the log file if you report th
         <translation>内置模拟器</translation>
     </message>
     <message>
+        <source>Header line {number}: use letters, digits and &apos;-&apos; in the name and plain ASCII without control characters in the value.</source>
+        <translation>请求头第 {number} 行：名称只能用字母、数字和“-”，值必须是不含控制字符的纯 ASCII。</translation>
+    </message>
+    <message>
         <source>Ray cluster</source>
         <translation>Ray 集群</translation>
     </message>
@@ -912,6 +944,10 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>Enter the endpoint&apos;s Base URL.</source>
         <translation>请填写端点的基础 URL。</translation>
+    </message>
+    <message>
+        <source>The API key contains a line break or another control character; remove it and save again.</source>
+        <translation>API 密钥中含有换行符或其他控制字符；请删除后再保存。</translation>
     </message>
     <message>
         <source>Saved. The key is kept for this session only.</source>
@@ -936,6 +972,10 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>No secure keyring is available: keys are kept in memory for this session only.</source>
         <translation>没有可用的安全密钥环：密钥仅在本次会话的内存中保留。</translation>
+    </message>
+    <message>
+        <source>The key would be sent unencrypted: {host} is reached over plain http://. Use https:// unless every network on the way is yours.</source>
+        <translation>密钥将以明文发送：{host} 通过未加密的 http:// 访问。除非途经的网络都在你的掌控之中，否则请使用 https://。</translation>
     </message>
     <message>
         <source>Asking the endpoint for its models…</source>

@@ -66,7 +66,7 @@ def test_listing(capsys):
         (["--gpu", "rtx3099"], "unknown GPU 'rtx3099'; did you mean rtx3090"),
         (["--model", "llama-9b"], "unknown model 'llama-9b'"),
         (["--dtype", "int3"], "unknown weight format 'int3'"),
-        (["--tpot-ms", "-1"], "argument --tpot-ms: must be positive"),
+        (["--tpot-ms", "-1"], "argument --tpot-ms: must be greater than 0"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(argv, message):
