@@ -183,6 +183,9 @@ for flag, values in {
     "--fault-every": ["0", HUGE],
     "--retry-after": ["-1", HUGE],
     "--slow-first-byte-ms": ["nan", "inf"],
+    "--reasoning-share": ["nan", "inf", "-0.1", "2"],
+    "--num-speculative-tokens": ["-1", HUGE],
+    "--spec-acceptance-rate": ["nan", "1", "-1"],
 }.items():
     CASES += [["sim", flag, v] for v in values]
 CASES += [["report", "/nonexistent/tpotbench/results"]]
