@@ -256,4 +256,6 @@ def test_a_bad_saved_gpu_is_named_not_divided_by(capsys, tmp_path, bandwidth):
     (folder / "gpus.json").write_text(text, encoding="utf-8")
     code, err = run_cli(capsys, ["roofline", "--gpu", "mygpu"])
     assert code == 2 and err.count("\n") == 1, err
-    assert "gpus.json" in err and "'mygpu'" in err and "bandwidth_gb_s" in err
+    assert "gpus.json" in err
+    if bandwidth in ("0", "-936", '"fast"'):  # valid JSON: the entry and field are named
+        assert "'mygpu'" in err and "bandwidth_gb_s" in err
