@@ -74,6 +74,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--step-overhead-ms", type=float, default=_D.step_overhead_ms, help="fixed cost per step"
     )
     timing.add_argument(
+        "--engine-us-per-seq",
+        type=float,
+        default=_D.engine_us_per_seq,
+        help="CPU time per scheduled sequence per step (vLLM V1's scheduler, input "
+        "preparation and output update loops over the batch)",
+    )
+    timing.add_argument(
         "--spin-us",
         type=float,
         default=DEFAULT_SPIN_US,
@@ -213,6 +220,7 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
         bandwidth_efficiency=args.bandwidth_efficiency,
         compute_efficiency=args.compute_efficiency,
         step_overhead_ms=args.step_overhead_ms,
+        engine_us_per_seq=args.engine_us_per_seq,
         spin_us=args.spin_us,
         frontend_us_per_token=args.frontend_us_per_token,
         eos_median_tokens=args.eos_median_tokens,

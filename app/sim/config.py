@@ -49,6 +49,12 @@ class SimConfig:
     # 41 ms, while concurrency 32 keeps its throughput (see benchmarks/sim_calibration.py).
     compute_efficiency: float = 0.8
     step_overhead_ms: float = 2.0
+    # CPU time per scheduled sequence per step: vLLM V1's engine core runs schedule(), the
+    # model runner's input preparation and update_from_output() between GPU steps, each a
+    # Python loop over the batch's requests (slot allocation, block tables, appending the
+    # sampled token, stop checks, building the request's output), roughly 15 us per request
+    # per step without async scheduling; the GPU waits meanwhile.
+    engine_us_per_seq: float = 15.0
     # Wake this long before a step's deadline and busy-wait the rest: event-loop timers fire up
     # to ~2 ms late (millisecond ticks, a cached loop clock). None = 3000 us in a process of its
     # own, 0 in a thread (spinning would hold the interpreter lock the host application needs).
@@ -168,6 +174,10 @@ class SimConfig:
             (
                 self.step_overhead_ms >= 0,
                 f"--step-overhead-ms must be >= 0, got {self.step_overhead_ms}",
+            ),
+            (
+                0 <= self.engine_us_per_seq <= 10_000,
+                f"--engine-us-per-seq must be 0-10000, got {self.engine_us_per_seq}",
             ),
             (
                 self.eos_median_tokens >= 1,

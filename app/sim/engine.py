@@ -318,6 +318,7 @@ class Engine:
             tuple(prefill),
             tuple(queries) if k else (),
             k if drafts else 0,
+            len(outputs),
         )
         return outputs, work
 

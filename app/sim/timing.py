@@ -26,6 +26,18 @@ class StepWork:
     # 1) and the draft length k, i.e. how many sequential draft-model passes the step runs.
     decode_queries: tuple[int, ...] = ()
     draft_tokens: int = 0
+    # Sequences that sample a token this step (decodes + prompts whose last chunk this is);
+    # None = every decode and every prefill chunk.
+    samples: int | None = None
+
+
+# Bytes the sampler moves per vocabulary entry of one sequence's logits. `vllm bench serve`
+# asks for greedy decoding (temperature 0) and vLLM applies the model's generation_config
+# (Qwen2.5: repetition_penalty 1.05): the logits are cast to fp32 (read 2 B, write 4 B), the
+# penalty counts the prompt's and output's tokens into vocabulary-sized masks (about 5 B)
+# and rescales the logits through them (read 4 + 2, write 4 B), and argmax reads them once
+# X
+SAMPLER_BYTES_PER_LOGIT = 30.0
 
 
 class StepCostModel:
@@ -52,6 +64,18 @@ class StepCostModel:
         self._bandwidth = self.gpu.bandwidth_bytes_per_s * config.bandwidth_efficiency
         self._flops = peak_flops(self.gpu, self.fmt) * config.compute_efficiency
         self._overhead_s = config.step_overhead_ms / 1000.0
+        self._per_seq_s = config.engine_us_per_seq / 1e6
+        # Elementwise kernels between the GEMMs are separate launches that stream their
+        # activations through memory, one token at a time, and overlap with nothing: per token
+        # and layer two fused residual-add + RMSNorms (read x and the residual, write both:
+        # 4 x hidden each), rotary embedding on q and k (read and write q + k), and
+        # SiLU-and-mul (read gate and up, write their product: 3 x intermediate). In the
+        # activation dtype (2 B): 187 KB per token per layer, 5.25 MB per token for Qwen2.5-7B.
+        m = self.model
+        q, kv = m.num_attention_heads * m.head_dim, m.num_kv_heads * m.head_dim
+        elements = 8 * m.hidden_size + 2 * (q + kv) + 3 * m.intermediate_size
+        self.activation_bytes_per_token = float(m.num_layers * elements * 2)
+        self.sampler_bytes_per_sequence = float(m.vocab_size) * SAMPLER_BYTES_PER_LOGIT
         # Weights (and LM head) are streamed once per step whatever the batch; KV is per token.
         empty = decode_step_bytes(self.model, self.fmt, self.kv_dtype, 1, 0.0)
         self._weight_bytes = float(empty.weights_bytes + empty.lm_head_bytes)
@@ -95,6 +119,16 @@ class StepCostModel:
             kv_tokens += cached + chunk
         total_bytes = self._weight_bytes + kv_tokens * self.kv_bytes_per_token
         seconds = max(total_bytes / self._bandwidth, flops / self._flops) + self._overhead_s
+        tokens = sum(work.decode_queries) if work.decode_queries else batch
+        tokens += sum(chunk for chunk, _ in work.prefill_chunks)
+        sequences = batch + len(work.prefill_chunks)
+        samples = sequences if work.samples is None else work.samples
+        # verifying drafts samples (argmax of) every verified position's logits
+        samples += sum(q - 1 for q in work.decode_queries)
+        serial_bytes = (
+            tokens * self.activation_bytes_per_token + samples * self.sampler_bytes_per_sequence
+        )
+        seconds += serial_bytes / self._bandwidth + sequences * self._per_seq_s
         if work.draft_tokens and self._draft_bytes:
             drafting = sum(1 for q in work.decode_queries if q > 1)
             pass_bytes = (

@@ -152,11 +152,16 @@ def test_step_cost_is_the_memory_roofline_plus_overhead() -> None:
         SimConfig(bandwidth_efficiency=0.5, compute_efficiency=0.5, step_overhead_ms=1.0)
     )
     # Qwen2.5-7B BF16 streams 14,141,238,272 weight bytes per step (no input embedding table);
-    # at 936 GB/s x 0.5 that is 30.216 ms, plus 1 ms overhead.
-    assert model.step_seconds(StepWork(decode_contexts=(0,))) == pytest.approx(0.031216, abs=2e-6)
+    # at 936 GB/s x 0.5 that is 30.216 ms, plus 1 ms overhead. One sequence adds its token's
+    # elementwise activation traffic (5,246,976 B) and its logits' sampling (4,561,920 B),
+    # 20.96 us at 468 GB/s, and 15 us of engine-core CPU: 31.252 ms.
+    serial = (5_246_976 + 4_561_920) / 468e9 + 15e-6
+    step = model.step_seconds(StepWork(decode_contexts=(0,)))
+    assert step == pytest.approx(0.031216 + serial, abs=2e-6)
+    assert step == pytest.approx(0.031252, abs=2e-6)
     # 1,000 cached tokens add 1,000 x 57,344 KV bytes = 0.1225 ms at 468 GB/s.
     one_k = model.step_seconds(StepWork(decode_contexts=(1000,)))
-    assert one_k - 0.031216 == pytest.approx(0.0001225, abs=3e-6)
+    assert one_k - step == pytest.approx(0.0001225, abs=3e-6)
     assert model.step_seconds(StepWork()) == 0.0
 
 
@@ -164,8 +169,23 @@ def test_big_prefill_is_compute_bound() -> None:
     model = StepCostModel(SimConfig(compute_efficiency=0.5, step_overhead_ms=0.0))
     seconds = model.step_seconds(StepWork(prefill_chunks=((2048, 0),)))
     # 2 x 6.53e9 (layers) x 2048 + the LM head once + attention = 2.76e13 FLOPs at
-    # 35.5 TFLOP/s is ~0.777 s, far above the 17.6 ms memory time, so compute decides.
-    assert 0.77 < seconds < 0.785
+    # 35.5 TFLOP/s is ~0.777 s, far above the 17.6 ms memory time, so compute decides; the
+    # elementwise kernels stream 2,048 x 5.247 MB = 10.75 GB on top (13.35 ms at 805 GB/s).
+    assert 0.785 < seconds < 0.795
+
+
+def test_serial_terms_grow_with_tokens_and_sequences_by_hand() -> None:
+    # Ten decodes over 400 tokens each and one 100-token prompt that completes. The roofline
+    # part is compute-bound: 1.4513e12 FLOPs (decode_step_flops + prefill_flops) at 56.8
+    # TFLOP/s = 25.550 ms against 14.141 GB + 4,100 x 57,344 B at 804.96 GB/s = 17.860 ms.
+    model = StepCostModel(SimConfig())
+    work = StepWork(decode_contexts=(400,) * 10, prefill_chunks=((100, 0),), samples=11)
+    base = StepCostModel(SimConfig(engine_us_per_seq=0.0))
+    # the serial part on its own: 110 tokens x 5,246,976 B + 11 samples x 4,561,920 B at
+    # 804.96 GB/s = 0.7170 + 0.0623 ms, and 11 sequences x 15 us = 0.165 ms
+    serial_bytes = (110 * 5_246_976 + 11 * 4_561_920) / 804.96e9
+    assert model.step_seconds(work) - base.step_seconds(work) == pytest.approx(165e-6, abs=1e-9)
+    assert base.step_seconds(work) == pytest.approx(0.025550 + 0.002 + serial_bytes, abs=2e-6)
 
 
 class TimedSink(Sink):

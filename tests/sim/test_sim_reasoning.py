@@ -70,7 +70,8 @@ def test_replay_time_to_first_answer_token_by_hand() -> None:
     # - TTFT is the sum of 10 decode steps over contexts 14 ... 23.
     config = SimConfig(reasoning_share=0.25)
     run = replay(config, [(14, 40, 0)], max_concurrency=1)
-    steps = sum((14.141238272e9 + (14 + i) * 57344) / 804.96e9 + 0.002 for i in range(10))
+    serial = (5_246_976 + 4_561_920) / 804.96e9 + 15e-6  # one token, one sample, one sequence
+    steps = sum((14.141238272e9 + (14 + i) * 57344) / 804.96e9 + 0.002 + serial for i in range(10))
     assert run.ttfo_s[0] - run.ttft_s[0] == pytest_approx(steps)
 
 

@@ -93,15 +93,20 @@ def test_rate_4_concurrency_16(workload: list[tuple[int, int, int]]) -> None:
 def test_replay_of_one_request_by_hand() -> None:
     # Bandwidth x 0.5 and 1 ms overhead: a decode step is 30.216 ms of weights plus KV reads
     # (57,344 bytes per cached token at 468 GB/s) plus 1 ms; the 20-token prompt's prefill
-    # (2.8e11 FLOPs at 35.5 TFLOP/s = 8 ms) hides under the 30.2 ms weight read.
+    # (2.8e11 FLOPs at 35.5 TFLOP/s = 8 ms) hides under the 30.2 ms weight read. Each step
+    # also streams its tokens' activations through the elementwise kernels (5,246,976 B a
+    # token), samples one sequence's logits (4,561,920 B) and spends 15 us of engine CPU.
     config = SimConfig(bandwidth_efficiency=0.5, compute_efficiency=0.5, step_overhead_ms=1.0)
     run = replay(config, [(20, 3, 0)], max_concurrency=1, request_rate=math.inf)
     assert run.output_tokens == [3]
     kv_s = 57_344 / 468e9
+    act_s, sample_s, cpu_s = 5_246_976 / 468e9, 4_561_920 / 468e9, 15e-6
     # the request reaches the engine 0.5 ms after it is sent
-    assert run.ttft_s[0] == pytest.approx(0.0005 + 0.030216 + 20 * kv_s + 0.001, abs=3e-6)
+    prefill = 0.030216 + 20 * kv_s + 0.001 + 20 * act_s + sample_s + cpu_s
+    assert run.ttft_s[0] == pytest.approx(0.0005 + prefill, abs=3e-6)
     # decode steps read 20 then 21 cached tokens
-    assert run.tpot_s[0] == pytest.approx(0.031216 + 20.5 * kv_s, abs=3e-6)
+    decode = 0.031216 + 20.5 * kv_s + act_s + sample_s + cpu_s
+    assert run.tpot_s[0] == pytest.approx(decode, abs=3e-6)
 
 
 def test_the_simulated_model_tokenizer_counts_like_the_simulator() -> None:
@@ -122,8 +127,11 @@ def test_requests_sent_together_reach_the_engine_one_after_another() -> None:
     config = SimConfig(bandwidth_efficiency=0.5, compute_efficiency=0.5, step_overhead_ms=1.0)
     run = replay(config, [(20, 2, 0), (20, 2, 1)], max_concurrency=2, request_rate=math.inf)
     kv_s = 57_344 / 468e9
-    step1 = 0.031216 + 20 * kv_s  # prefill of A's 20 prompt tokens
-    step2 = 0.031216 + 40 * kv_s  # A decodes over 20 cached tokens, B prefills 20 new ones
+    act_s, sample_s, cpu_s = 5_246_976 / 468e9, 4_561_920 / 468e9, 15e-6
+    # prefill of A's 20 prompt tokens
+    step1 = 0.031216 + 20 * kv_s + 20 * act_s + sample_s + cpu_s
+    # A decodes over 20 cached tokens, B prefills 20 new ones: 21 tokens, 2 sequences
+    step2 = 0.031216 + 40 * kv_s + 21 * act_s + 2 * (sample_s + cpu_s)
     assert run.ttft_s[0] == pytest.approx(0.0005 + step1, abs=3e-6)
     # B's token is second in step 2's batch: the front end writes it 20 us after A's
     assert run.ttft_s[1] == pytest.approx(0.0005 + step1 + step2 - 0.00001 + 0.00002, abs=3e-6)
