@@ -130,6 +130,9 @@ class MainWindow(QMainWindow):
         self.editor = EndpointEditor(ctx.store, ctx.keys, lambda: ctx.simulator.base_url)
         self.editor.currentChanged.connect(self._on_profile_changed)
         self.editor.profileSaved.connect(lambda _name: self._update_status())
+        # The status bar names the URL a run would use, unsaved edits included.
+        self.editor.dirtyChanged.connect(lambda _dirty: self._update_status())
+        self.editor.url_edit.textEdited.connect(lambda _text: self._update_status())
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.editor)
@@ -353,6 +356,8 @@ class MainWindow(QMainWindow):
                 where = self.tr("simulator starting…")
         else:
             where = profile.base_url
+            if self.editor.is_dirty():
+                where = self.tr("{url}, unsaved edits").format(url=self.editor.url_edit.text())
         self.endpoint_status.setText(
             self.tr("Endpoint: {name} ({where})").format(
                 name=display_name(profile.name), where=where

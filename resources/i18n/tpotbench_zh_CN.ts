@@ -1143,6 +1143,10 @@ Finished results are already saved. Please include the log file if you report th
         <translation>模拟器启动中…</translation>
     </message>
     <message>
+        <source>{url}, unsaved edits</source>
+        <translation>{url}，有未保存的修改</translation>
+    </message>
+    <message>
         <source>Endpoint: {name} ({where})</source>
         <translation>端点：{name}（{where}）</translation>
     </message>
