@@ -194,10 +194,19 @@ def _flatten(text: str) -> Samples:
     try:
         for family in text_string_to_metric_families(text):
             for s in family.samples:
-                samples.setdefault(s.name, []).append((dict(s.labels), float(s.value)))
+                samples.setdefault(s.name, []).append((dict(s.labels), _float(s.value)))
     except Exception as exc:  # the parser's errors are not one type; a page is never fatal
         raise MetricsParseError(f"not Prometheus text: {exc}"[:300]) from None
     return samples
+
+
+def _float(value: Any) -> float:
+    """A sample's value as a float; an integer past a float's range is infinite (and so
+    dropped by the checks below) rather than an error that would lose the whole page."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def detect_server(samples: Samples | str) -> str:
@@ -362,7 +371,7 @@ def summarize(
         out["kv_capacity_tokens"] = cap.tokens
         out["num_gpu_blocks"] = cap.num_gpu_blocks
         out["block_size"] = cap.block_size
-        if context_len:
+        if context_len and context_len > 0:
             out["max_concurrency"] = {
                 "context_len": context_len,
                 "sequences": cap.max_sequences(context_len),

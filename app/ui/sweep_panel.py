@@ -38,6 +38,7 @@ from app.paths import resources_dir
 from app.profiles import Target
 from app.ui.exports import TABLE_COLUMNS, cell_text, metric_tooltips, set_chart_tooltips
 from app.ui.live_plots import LiveCharts, Series, SweepCurves, format_number
+from app.ui.point_notes import no_success_message
 from app.ui.retranslate import Message, TextSource, is_language_change
 from app.ui.sweep_advanced import AdvancedSettings
 from app.ui.sweep_layout import FormColumns, WrappedLabel
@@ -574,8 +575,15 @@ class SweepPanel(QWidget):
         else:
             self.progress_bar.setValue(self.progress_bar.maximum())
             done = len(self.points)
+            points = list(self.points)
             self._set_status(
-                lambda: self.tr("Done: {0} point(s) saved in {1}.").format(done, where)
+                lambda: " ".join(
+                    (
+                        self.tr("Done: {0} point(s) saved in {1}.").format(done, where),
+                        no_success_message(points),  # "" when every point had a success
+                    )
+                ).strip(),
+                error=any(not p.get("completed") for p in points),
             )
 
     def _on_error(self, message: str) -> None:

@@ -2178,6 +2178,14 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <source>about {0} left</source>
         <translation>约剩 {0}</translation>
     </message>
+    <message>
+        <source>No request succeeded in {0} of {1} point(s); they have no latency figures.</source>
+        <translation>{1} 个测试点中有 {0} 个没有任何成功的请求，因此没有延迟数据。</translation>
+    </message>
+    <message>
+        <source>{head} {what}. {fix}</source>
+        <translation>{head}{what}。{fix}</translation>
+    </message>
 </context>
 <context>
     <name>SweepWorker</name>

@@ -1,0 +1,37 @@
+"""What the window says about a sweep's points where no request succeeded."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication
+
+from app.bench.failures import fix_for, title_for
+from app.ui.doctor_messages import translate_template
+
+
+def no_success_message(points: Sequence[dict[str, Any]]) -> str:
+    """One sentence for the points (point_finished summaries) with no successful request,
+    e.g. "No request succeeded in 1 of 2 point(s): 60 × HTTP 404 not found. The path or
+    model is wrong: ..." ("" when every point had one)."""
+    empty = [p for p in points if not p.get("completed")]
+    if not empty:
+        return ""
+    counts: dict[str, int] = {}
+    for point in empty:
+        block = point.get("tpotbench")
+        for failure in block.get("failures") or [] if isinstance(block, dict) else []:
+            kind = str(failure.get("kind"))
+            counts[kind] = counts.get(kind, 0) + int(failure.get("count") or 0)
+    ranked = sorted(counts.items(), key=lambda item: -item[1])
+    what = ", ".join(f"{n} × {translate_template(title_for(kind))}" for kind, n in ranked)
+    fix = translate_template(fix_for(ranked[0][0])) if ranked else ""
+    head = QCoreApplication.translate(
+        "SweepPanel", "No request succeeded in {0} of {1} point(s); they have no latency figures."
+    ).format(len(empty), len(points))
+    if not what:
+        return head
+    return QCoreApplication.translate("SweepPanel", "{head} {what}. {fix}").format(
+        head=head, what=what, fix=fix
+    )
