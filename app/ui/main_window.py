@@ -490,7 +490,10 @@ class MainWindow(QMainWindow):
     def export_report(self) -> None:
         """File > Export report…: the HTML report of the runs open in Results, else the last
         sweep, in the window's language."""
-        message = report_export.export_report(self, self.results, self.sweep, self.ctx.settings)
+        on_sweep = self.sweep is not None and self.current_panel() is self.sweep
+        message = report_export.export_report(
+            self, self.results, self.sweep, self.ctx.settings, prefer_sweep=on_sweep
+        )
         if message:
             self.statusBar().showMessage(message, 15000)
 

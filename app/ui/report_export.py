@@ -28,29 +28,42 @@ def html_path(chosen: str | Path) -> Path:
     return path if path.suffix.lower() in (".html", ".htm") else path.with_name(path.name + ".html")
 
 
-def report_source(results: Any, sweep: Any) -> tuple[list[PointResult], Path | None]:
+def _sweep_points(sweep: Any) -> tuple[list[PointResult], Path | None]:
+    run_dir = getattr(sweep, "run_dir", None)
+    if not run_dir or not Path(run_dir).is_dir():
+        return [], None
+    try:
+        return load_results([run_dir]), Path(run_dir)
+    except ResultFileError:
+        return [], Path(run_dir)
+
+
+def report_source(
+    results: Any, sweep: Any, prefer_sweep: bool = False
+) -> tuple[list[PointResult], Path | None]:
     """The points to report and the folder they came from: the runs shown in the Results tab,
-    else every result file of the last sweep's folder. ([], None) when there is neither."""
+    else every result file of the last sweep's folder (first, when the Sweep tab is the one
+    in front). ([], None) when there is neither."""
+    if prefer_sweep:
+        points, folder = _sweep_points(sweep)
+        if points:
+            return points, folder
     shown = list(getattr(results, "shown", None) or [])
     if shown:
         points = [p for run in shown for p in run.points]
         return points, Path(shown[0].folder)
-    run_dir = getattr(sweep, "run_dir", None)
-    if run_dir and Path(run_dir).is_dir():
-        try:
-            return load_results([run_dir]), Path(run_dir)
-        except ResultFileError:
-            return [], Path(run_dir)
-    return [], None
+    return _sweep_points(sweep)
 
 
 def export_to(path: str | Path, points: list[PointResult]) -> Path:
     return write_report(html_path(path), points, ui_language())
 
 
-def export_report(parent: QWidget, results: Any, sweep: Any, settings: QSettings) -> str:
+def export_report(
+    parent: QWidget, results: Any, sweep: Any, settings: QSettings, prefer_sweep: bool = False
+) -> str:
     """Ask where, write the report, and return the sentence for the status bar."""
-    points, folder = report_source(results, sweep)
+    points, folder = report_source(results, sweep, prefer_sweep)
     if not points:
         return QCoreApplication.translate(
             "ReportExport", "Nothing to report yet: open a run in the Results tab, or run a sweep."

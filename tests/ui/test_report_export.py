@@ -5,6 +5,7 @@ the one part replaced (a modal dialog cannot be typed into offscreen): it return
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -129,3 +130,22 @@ def test_nothing_open_says_what_to_do(
     win.export_report_action.trigger()
     assert asked == [] and not (tmp_path / "x.html").exists()
     assert "open a run in the Results tab, or run a sweep" in win.statusBar().currentMessage()
+
+
+def test_on_the_sweep_tab_the_last_sweep_is_reported(
+    qtbot, qloop, ctx, results_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    win = _window(qtbot, ctx)
+    solo = tmp_path / "other" / "solo"
+    solo.mkdir(parents=True)
+    shutil.copy(results_root / "expB-run" / "expB_rateinf_conc1.json", solo)
+    win.results.set_folder(tmp_path / "other")
+    win.results.show_runs(["solo"])  # one point open in Results ...
+    assert len(win.results.shown[0].points) == 1
+    win.sweep.run_dir = results_root / "expB-run"  # ... two in the last sweep (as a run sets)
+    win.show_panel(win.sweep)
+    _answer_dialog(monkeypatch, tmp_path / "last-sweep.html")
+    win.export_report_action.trigger()
+    html = (tmp_path / "last-sweep.html").read_text(encoding="utf-8")
+    assert "conc 1" in html and "conc 2" in html
+    assert "Report of 2 point(s) written to" in win.statusBar().currentMessage()
