@@ -29,6 +29,12 @@ _NAMES: dict[str, dict[str, tuple[str, ...]]] = {
         "itl": ("vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds"),
         "e2el": ("vllm:e2e_request_latency_seconds",),
         "generation_tokens": ("vllm:generation_tokens_total",),
+        # Counters whose deltas over a point are summarised (see COUNTERS).
+        "prefix_cache_queries": ("vllm:prefix_cache_queries_total",),
+        "prefix_cache_hits": ("vllm:prefix_cache_hits_total",),
+        "spec_decode_drafts": ("vllm:spec_decode_num_drafts_total",),
+        "spec_decode_draft_tokens": ("vllm:spec_decode_num_draft_tokens_total",),
+        "spec_decode_accepted_tokens": ("vllm:spec_decode_num_accepted_tokens_total",),
     },
     "sglang": {
         "kv": ("sglang:token_usage",),
@@ -154,6 +160,8 @@ class MetricsSnapshot:
     itl: Histogram | None = None
     e2el: Histogram | None = None
     model_names: tuple[str, ...] = ()
+    # Monotonic counters by COUNTERS key (only those the server exports).
+    counters: dict[str, float] = field(default_factory=dict)
     # One line per series left out because its values were unusable (e.g. le="abc").
     dropped: tuple[str, ...] = ()
 
@@ -310,6 +318,15 @@ def _capacity(samples: Samples, dropped: list[str]) -> tuple[KVCapacity | None, 
     return None, {}
 
 
+COUNTERS = (
+    "prefix_cache_queries",
+    "prefix_cache_hits",
+    "spec_decode_drafts",
+    "spec_decode_draft_tokens",
+    "spec_decode_accepted_tokens",
+)
+
+
 def parse_metrics(text: str) -> MetricsSnapshot:
     """Parse one /metrics page; missing metrics stay None. Raises MetricsParseError."""
     samples = _flatten(text)
@@ -338,6 +355,11 @@ def parse_metrics(text: str) -> MetricsSnapshot:
         itl=_histogram(samples, names.get("itl", ()), dropped),
         e2el=_histogram(samples, names.get("e2el", ()), dropped),
         model_names=tuple(models),
+        counters={
+            key: value
+            for key in COUNTERS
+            if (value := _gauge(samples, names.get(key, ()), dropped)) is not None
+        },
         dropped=tuple(dropped),
     )
 
@@ -388,8 +410,53 @@ def summarize(
                 )
             else:
                 out[f"server_{key}_ms"] = delta.stats_ms()
+    deltas = _counter_deltas(first, last, warnings)
+    out.update(counter_summaries(deltas))
     if warnings:
         out["warnings"] = list(dict.fromkeys(warnings))[:20]  # each once, in order
+    return out
+
+
+def _counter_deltas(
+    first: MetricsSnapshot, last: MetricsSnapshot, warnings: list[str]
+) -> dict[str, float]:
+    deltas = {}
+    for key in COUNTERS:
+        a, b = first.counters.get(key), last.counters.get(key)
+        if a is None or b is None:
+            continue
+        if b < a:
+            warnings.append(f"{key}: the counter went down (server restarted?); left out")
+            continue
+        deltas[key] = b - a
+    return deltas
+
+
+def counter_summaries(deltas: dict[str, float]) -> dict[str, Any]:
+    """The server-side prefix-cache hit rate and speculative-decoding acceptance over a
+    point, from counter deltas, with vLLM's definitions: hit rate = cached prompt tokens /
+    prompt tokens looked up; acceptance rate = accepted / proposed draft tokens; mean
+    acceptance length = 1 + accepted / drafts (each verification step also yields the
+    target model's own token)."""
+    out: dict[str, Any] = {}
+    queries, hits = deltas.get("prefix_cache_queries"), deltas.get("prefix_cache_hits")
+    if queries is not None and hits is not None:
+        out["prefix_cache"] = {
+            "queries": queries,
+            "hits": hits,
+            "hit_rate": round(hits / queries, 4) if queries > 0 else None,
+        }
+    drafts = deltas.get("spec_decode_drafts")
+    proposed = deltas.get("spec_decode_draft_tokens")
+    accepted = deltas.get("spec_decode_accepted_tokens")
+    if drafts is not None and proposed is not None and accepted is not None:
+        out["spec_decode"] = {
+            "drafts": drafts,
+            "draft_tokens": proposed,
+            "accepted_tokens": accepted,
+            "acceptance_rate": round(accepted / proposed, 4) if proposed > 0 else None,
+            "mean_acceptance_length": round(1 + accepted / drafts, 3) if drafts > 0 else None,
+        }
     return out
 
 

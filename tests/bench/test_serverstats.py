@@ -399,8 +399,9 @@ def test_live_scrape_of_the_simulator_follows_the_load(
     assert gap["client_mean"] == pytest.approx(client_mean, abs=1e-3)
     assert gap["server_mean"] == block["server_e2el_ms"]["mean"]
     assert gap["gap"] == pytest.approx(client_mean - gap["server_mean"], abs=1e-3)
-    # The server's e2e histogram buckets are coarse, but its mean is exact: sum / count.
-    assert 0 <= gap["gap"] < 100
+    # The server's e2e histogram buckets are coarse, but its mean is exact: sum / count, and
+    # the client's window holds the server's (how much wider depends on the machine's load).
+    assert gap["gap"] >= 0
 
 
 def test_engine_modules_do_not_import_qt() -> None:
@@ -456,3 +457,71 @@ def test_histograms_that_cannot_be_compared_are_left_out_with_a_warning() -> Non
     assert any("preemptions: the counter went down" in w for w in summary["warnings"])
     assert summary["running"] == {"mean": 12.0, "max": 12.0}
     json.dumps(summary, allow_nan=False)  # standard JSON: no NaN or Infinity slips through
+
+
+def _counters_page(queries: int, hits: int, drafts: int, proposed: int, accepted: int) -> str:
+    return "\n".join(
+        [
+            f"vllm:num_requests_running{{{LBL}}} 0.0",
+            f"vllm:prefix_cache_queries_total{{{LBL}}} {queries}.0",
+            f"vllm:prefix_cache_hits_total{{{LBL}}} {hits}.0",
+            f"vllm:spec_decode_num_drafts_total{{{LBL}}} {drafts}.0",
+            f"vllm:spec_decode_num_draft_tokens_total{{{LBL}}} {proposed}.0",
+            f"vllm:spec_decode_num_accepted_tokens_total{{{LBL}}} {accepted}.0",
+            "",
+        ]
+    )
+
+
+def test_prefix_cache_and_spec_decode_from_counter_deltas() -> None:
+    first = parse_metrics(_counters_page(1000, 0, 40, 120, 90))
+    last = parse_metrics(_counters_page(3000, 1536, 140, 420, 300))
+    summary = summarize([(0.0, first), (5.0, last)], [])
+    # 1,536 of 2,000 prompt tokens looked up were cached; 210 of 300 drafted tokens accepted
+    # over 100 drafts: each draft step gave 2.1 accepted tokens plus the target's own.
+    assert summary["prefix_cache"] == {"queries": 2000, "hits": 1536, "hit_rate": 0.768}
+    assert summary["spec_decode"] == {
+        "drafts": 100,
+        "draft_tokens": 300,
+        "accepted_tokens": 210,
+        "acceptance_rate": 0.7,
+        "mean_acceptance_length": 3.1,
+    }
+    restarted = parse_metrics(_counters_page(10, 0, 40, 120, 90))
+    summary = summarize([(0.0, first), (5.0, restarted)], [])
+    assert "prefix_cache" not in summary
+    assert "prefix_cache_queries: the counter went down" in " ".join(summary["warnings"])
+
+
+def test_server_hit_rate_equals_the_cached_tokens_the_replies_report(
+    make_sim: Callable[..., RunningSim],
+) -> None:
+    """The same long prompt four times: the simulator's counters and its usage agree."""
+    import httpx
+
+    sim = make_sim(num_speculative_tokens=3)
+    prompt = "The roofline of a decode step is set by memory bandwidth. " * 40
+
+    async def scenario() -> tuple[dict, list[dict]]:
+        scraper = MetricsScraper(sim.root_url + "/metrics", interval_s=60)
+        async with scraper, httpx.AsyncClient(timeout=60) as client:
+            replies = []
+            for _ in range(4):  # one after another: each later one finds the first's blocks
+                body = {"model": "qwen2.5-7b", "prompt": prompt, "max_tokens": 24}
+                reply = await client.post(sim.root_url + "/v1/completions", json=body)
+                replies.append(reply.json())
+            await scraper.scrape_now()
+        return scraper.summary(), replies
+
+    summary, replies = asyncio.run(scenario())
+    usage = [r["usage"] for r in replies]
+    prompt_tokens = sum(u["prompt_tokens"] for u in usage)
+    cached = sum((u.get("prompt_tokens_details") or {}).get("cached_tokens") or 0 for u in usage)
+    assert cached > 0
+    assert summary["prefix_cache"]["queries"] == prompt_tokens
+    assert summary["prefix_cache"]["hits"] == cached
+    assert summary["prefix_cache"]["hit_rate"] == round(cached / prompt_tokens, 4)
+    spec = summary["spec_decode"]
+    assert spec["drafts"] > 0 and spec["draft_tokens"] == 3 * spec["drafts"]
+    assert 0 < spec["acceptance_rate"] <= 1
+    assert 1 < spec["mean_acceptance_length"] <= 4
