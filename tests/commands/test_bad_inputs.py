@@ -174,6 +174,7 @@ for flag, values in {
     "--block-size": ["7"],
     "--bandwidth-efficiency": ["nan", "inf"],
     "--step-overhead-ms": ["nan", "inf", "-1"],
+    "--engine-us-per-seq": ["nan", "inf", "-1"],
     "--spin-us": ["nan", "inf"],
     "--frontend-us-per-token": ["nan"],
     "--eos-median-tokens": ["nan", "inf"],
