@@ -128,7 +128,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--seed", type=flags.whole(0, flags.MAX_SEED), default=0)
     add(
         "--workers",
-        type=int,
+        type=flags.whole(1, MAX_WORKERS),
         metavar="N",
         help="split each point's load over N worker processes on this machine (one core each) "
         "or, with --ray, N Ray actors; every request keeps its arrival time and the concurrency "
@@ -410,11 +410,9 @@ MAX_WORKERS = 256
 
 
 def _workers(count: int | None, ray_address: str | None) -> int:
-    """--workers checked against --ray: a count in 1..MAX_WORKERS, and Ray importable."""
+    """--workers (already in 1..MAX_WORKERS) with its --ray default, and Ray importable."""
     if count is None:
         count = 2 if ray_address else 1
-    if not 1 <= count <= MAX_WORKERS:
-        raise UsageError(f"--workers must be between 1 and {MAX_WORKERS}, got {count}")
     if ray_address is not None:
         if not ray_address.strip():
             raise UsageError("--ray needs an address: auto, or the cluster's host:port")

@@ -68,9 +68,9 @@ def test_two_worker_processes_give_every_point_its_requests(sim: RunningSim, tmp
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--workers", "0"], "--workers must be between 1 and 256"),
-        (["--workers", "100000"], "--workers must be between 1 and 256"),
-        (["--workers", "two"], "invalid int value"),
+        (["--workers", "0"], "must be at least 1, got 0"),
+        (["--workers", "100000"], "must be at most 256, got 100,000"),
+        (["--workers", "two"], "expected a whole number, got 'two'"),
         (["--ray", " "], "--ray needs an address"),
     ],
 )
