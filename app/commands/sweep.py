@@ -29,6 +29,7 @@ from app.bench.results import (
     ensure_writable_dir,
     no_success_note,
     point_from_dict,
+    result_files,
 )
 from app.bench.sweep import (
     PointSpec,
@@ -664,7 +665,8 @@ def _run(args: argparse.Namespace, events: EventWriter | None) -> int:
         return 2
     try:
         ensure_writable_dir(config.result_dir)
-        config.plan_targets()
+        targets = set(config.plan_targets())
+        others = [p for p in result_files(config.result_dir) if p not in targets]
     except OSError as exc:  # checked before any request, so no load runs for nothing
         message = (
             str(exc)
@@ -675,6 +677,11 @@ def _run(args: argparse.Namespace, events: EventWriter | None) -> int:
             events.error(message)
         print(f"tpotbench sweep: error: {message}", file=sys.stderr)
         return 2
+    if others:  # never read: they cannot stop this run, and sweep.csv will not mix them in
+        notes.append(
+            f"{config.result_dir} holds {len(others)} other result file(s) (e.g. "
+            f"{others[0].name}); they are left as they are and sweep.csv lists this run only"
+        )
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     if warning := cleartext_warning(config.resolved.url, config.api_key):

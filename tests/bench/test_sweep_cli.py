@@ -523,3 +523,16 @@ def test_a_named_result_is_not_replaced_without_overwrite(sim, tmp_path: Path) -
     assert (tmp_path / "expA_rateinf_concnone.json").read_text() == before
     assert run(sweep_cmd(sim.base_url, tmp_path, *args, "--overwrite")).returncode == 0
     assert (tmp_path / "expA_rateinf_concnone.json").read_text() != before
+
+
+def test_foreign_files_in_the_folder_get_a_note_and_stop_nothing(sim, tmp_path: Path) -> None:
+    (tmp_path / "nan.json").write_text('{"completed": NaN, "duration": 1}', encoding="utf-8")
+    bad = {"completed": 1, "duration": 1, "tpotbench": {"failures": [{"count": 1}]}}
+    (tmp_path / "nokind.json").write_text(json.dumps(bad), encoding="utf-8")
+    proc = run(sweep_cmd(sim.base_url, tmp_path, "--num-prompts", "2", "--max-concurrency", "1,2"))
+    assert proc.returncode == 0, proc.stderr
+    note = next(line for line in proc.stderr.splitlines() if line.startswith("note: "))
+    assert "holds 2 other result file(s)" in note and "sweep.csv lists this run only" in note
+    rows = read_csv(tmp_path / "sweep.csv")
+    assert len(rows) == 2 and len({r["run"] for r in rows}) == 1
+    assert all(r["file"].startswith("openai-chat-") for r in rows)
