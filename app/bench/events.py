@@ -13,8 +13,10 @@ a number or the string "inf"; a missing concurrency limit is null.
                     text (the reply's visible text since the last event) when there are any
     progress        {point, completed, failed, total, in_flight, elapsed_s, output_tok_s}
                     about 10 times a second; output_tok_s = completed requests' tokens / elapsed
-    request         {point, ok, ttft_ms, tpot_ms, e2el_ms, output_tokens, error_kind}
-                    one per finished request (vLLM's definitions; null where not defined)
+    request         {point, ok, ttft_ms, tpot_ms, e2el_ms, output_tokens, error_kind,
+                    prompt_tokens}   one per finished request (vLLM's definitions; null where
+                    not defined; a failed one's e2el_ms is when it failed, output_tokens what
+                    it got)
     point_finished  {point, path, summary}   summary = the point's result JSON without the
                     per-request arrays (vLLM's --save-result keys + the "tpotbench" block)
     server_metrics  {t_s, kv_cache_usage, running, waiting, preemptions}   (from /metrics)
@@ -75,6 +77,10 @@ _BULKY_KEYS = frozenset(
         "queue_times",
     }
 )
+
+
+# ...and in the tpotbench block (`requests` is one entry per request: the file has it).
+_BULKY_BLOCK_KEYS = frozenset({"chunk_counts", "error_kinds", "requests"})
 
 
 def _rate(rate: float) -> float | str:
@@ -305,6 +311,7 @@ class EventWriter:
         e2el_s: float | None,
         output_tokens: int,
         error_kind: str | None,
+        prompt_tokens: int | None = None,
     ) -> None:
         self.emit(
             "request",
@@ -315,6 +322,7 @@ class EventWriter:
             e2el_ms=_ms(e2el_s),
             output_tokens=output_tokens,
             error_kind=error_kind,
+            prompt_tokens=prompt_tokens,
         )
 
     def point_finished(self, point: int, path: Path | None, result: dict[str, Any]) -> None:
@@ -322,7 +330,9 @@ class EventWriter:
         block = summary.get("tpotbench")
         if isinstance(block, dict):
             summary["tpotbench"] = {
-                k: v for k, v in block.items() if k not in ("chunk_counts", "error_kinds")
+                k: v
+                for k, v in block.items()
+                if k not in ("chunk_counts", "error_kinds", "requests")
             }
         self.emit(
             "point_finished",

@@ -172,6 +172,10 @@ class PointMetrics:
     errors: list[str] = field(default_factory=list)
     chunk_counts: list[int] = field(default_factory=list)
     error_kinds: list[str | None] = field(default_factory=list)
+    # Send to end (last byte, or the failure), every request: when a failed one gave up.
+    elapsed_s: list[float | None] = field(default_factory=list)
+    # Tokens each request got, a failed one's too (vLLM's output_lens says 0 for those).
+    received_tokens: list[int] = field(default_factory=list)
 
 
 def request_tpot(ttft_s: float, e2el_s: float, output_tokens: int) -> float | None:
@@ -208,7 +212,8 @@ def _plausible_count(value: Any) -> bool:
     )
 
 
-def _prompt_len(record: Any) -> int:
+def prompt_tokens_of(record: Any) -> int:
+    """The prompt length vLLM counts: the server's usage.prompt_tokens, else the dataset's."""
     usage = record.usage or {}
     prompt_tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
     # vLLM replaces the dataset's prompt length with the server's count when it has one (an
@@ -312,7 +317,10 @@ def compute_point_metrics(
         out.errors.append(error)
         out.error_kinds.append(kind)
         out.chunk_counts.append(len(record.chunk_ns) if ok else 0)
-        prompt_len = _prompt_len(record)
+        end_ns = getattr(record, "end_ns", None)
+        out.elapsed_s.append((end_ns - record.send_ns) / 1e9 if end_ns else None)
+        out.received_tokens.append(int(record.output_tokens or 0))
+        prompt_len = prompt_tokens_of(record)
         out.input_lens.append(prompt_len)
         if kind is not None:
             group = failures.get(kind)

@@ -1,5 +1,6 @@
 """Per-request samples of one point (TTFT, TPOT, ITL, E2EL in ms, success flags) read back from the
-arrays a result file carries, as `vllm bench serve --save-detailed` writes them."""
+arrays a result file carries, as `vllm bench serve --save-detailed` writes them, or from the
+compact `tpotbench.requests` block and ITL histogram our files always carry (request_block)."""
 
 from __future__ import annotations
 
@@ -26,13 +27,23 @@ class RequestSamples:
     # (prompt tokens, TTFT ms) and (output tokens, E2EL ms) of each successful request
     ttft_by_prompt: list[tuple[int, float]] = field(default_factory=list)
     e2el_by_output: list[tuple[int, float]] = field(default_factory=list)
+    # Failed requests that recorded when they failed: (prompt tokens, ms) and (tokens got, ms)
+    failed_by_prompt: list[tuple[int, float]] = field(default_factory=list)
+    failed_by_output: list[tuple[int, float]] = field(default_factory=list)
+    # Every ITL binned (edges ms, counts), when the file has the histogram but not the gaps
+    itl_edges_ms: list[float] = field(default_factory=list)
+    itl_counts: list[float] = field(default_factory=list)
 
     def values(self, metric: str) -> list[float]:
         return list(getattr(self, f"{metric}_ms"))
 
     @property
     def has_any(self) -> bool:
-        return any(self.values(m) for m in SAMPLE_METRICS)
+        return any(self.values(m) for m in SAMPLE_METRICS) or any(self.itl_counts)
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for ok in self.ok if not ok)
 
 
 def _floats(value: Any) -> list[float | None] | None:
@@ -60,8 +71,54 @@ def _flags(data: dict[str, Any], n: int) -> list[bool]:
     return [True] * n
 
 
+def _block_samples(block: dict[str, Any], hist: Any) -> RequestSamples:
+    """Samples from `tpotbench.requests` (ms already; null where not defined)."""
+    ok_column = block.get("ok")
+    n = len(ok_column) if isinstance(ok_column, list) else 0
+    samples = RequestSamples(ok=[v is True for v in ok_column] if n else [])
+
+    def column(key: str) -> list[float | None]:
+        values = _floats(block.get(key)) or []
+        return values + [None] * (n - len(values))
+
+    ttft, tpot, e2el = column("ttft_ms"), column("tpot_ms"), column("e2el_ms")
+    prompt, output = column("prompt_tokens"), column("output_tokens")
+    for i, ok in enumerate(samples.ok):
+        if not ok:
+            if e2el[i] is not None:
+                if prompt[i] is not None:
+                    samples.failed_by_prompt.append((int(prompt[i] or 0), float(e2el[i] or 0)))
+                samples.failed_by_output.append((int(output[i] or 0), float(e2el[i] or 0)))
+            continue
+        if ttft[i] is not None:
+            samples.ttft_ms.append(float(ttft[i] or 0))
+            if prompt[i] is not None:
+                samples.ttft_by_prompt.append((int(prompt[i] or 0), float(ttft[i] or 0)))
+        if tpot[i] is not None:
+            samples.tpot_ms.append(float(tpot[i] or 0))
+        if e2el[i] is not None:
+            samples.e2el_ms.append(float(e2el[i] or 0))
+            if output[i] is not None:
+                samples.e2el_by_output.append((int(output[i] or 0), float(e2el[i] or 0)))
+    _read_histogram(samples, hist)
+    return samples
+
+
+def _read_histogram(samples: RequestSamples, hist: Any) -> None:
+    if not isinstance(hist, dict):
+        return
+    edges = [e for e in _floats(hist.get("edges_ms")) or [] if e is not None]
+    counts = [c if c is not None and c >= 0 else 0.0 for c in _floats(hist.get("counts")) or []]
+    if counts and len(edges) == len(counts) + 1:
+        samples.itl_edges_ms, samples.itl_counts = edges, counts
+
+
 def request_samples(data: dict[str, Any]) -> RequestSamples:
     """Samples from one result document (ours, vLLM's, benchmark_serving.py's); seconds -> ms."""
+    extras = data.get("tpotbench") if isinstance(data.get("tpotbench"), dict) else {}
+    block = extras.get("requests")
+    if isinstance(block, dict) and not isinstance(data.get("ttfts"), list):
+        return _block_samples(block, extras.get("itl_histogram"))
     ttfts = _floats(data.get("ttfts"))
     latencies = _floats(data.get("latencies"))
     out_lens = _floats(data.get("output_lens"))
@@ -91,4 +148,5 @@ def request_samples(data: dict[str, Any]) -> RequestSamples:
                 samples.tpot_ms.append(tpot * 1e3)
         gaps = _floats(itls[i]) if itls is not None and i < len(itls) else None
         samples.itl_ms.extend(g * 1e3 for g in gaps or [] if g is not None and g >= 0)
+    _read_histogram(samples, extras.get("itl_histogram"))
     return samples

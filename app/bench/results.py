@@ -19,6 +19,7 @@ from typing import Any
 from app import __version__, jsonfile
 from app.bench.failures import fix_for, title_for
 from app.bench.metrics import PointMetrics, Stats
+from app.bench.request_block import itl_block, requests_block
 from app.roofline.scenario import point_fields
 
 SCHEMA_VERSION = 1
@@ -191,6 +192,8 @@ def build_result(
         ],
         "roofline": roofline,
         "server_metrics": server_metrics,
+        "requests": requests_block(metrics),
+        "itl_histogram": itl_block(metrics),
     }
     if save_detailed:
         block["chunk_counts"] = metrics.chunk_counts

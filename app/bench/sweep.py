@@ -25,6 +25,7 @@ from app.bench.load import DEFAULT_GRACE_S, LoadState, run_load, run_warmups
 from app.bench.metrics import (
     DEFAULT_PERCENTILES,
     compute_point_metrics,
+    prompt_tokens_of,
     request_tpot,
     vllm_timings,
 )
@@ -94,6 +95,7 @@ class SweepObserver(Protocol):
         e2el_s: float | None,
         output_tokens: int,
         error_kind: str | None,
+        prompt_tokens: int | None = None,
     ) -> None: ...
     def point_finished(self, point: int, path: Path | None, result: dict[str, Any]) -> None: ...
     def run_finished(self, cancelled: bool, paths: Sequence[Path], csv: Path | None) -> None: ...
@@ -356,9 +358,10 @@ def _request_event(point: int, record: RequestRecord) -> dict[str, Any]:
             ok=False,
             ttft_s=None,
             tpot_s=None,
-            e2el_s=None,
+            e2el_s=(record.end_ns - record.send_ns) / 1e9 if record.end_ns else None,
             output_tokens=record.output_tokens,
             error_kind=record.error_kind,
+            prompt_tokens=prompt_tokens_of(record),
         )
     ttft, _, e2el, _ = vllm_timings(record)
     n = record.output_tokens
@@ -371,6 +374,7 @@ def _request_event(point: int, record: RequestRecord) -> dict[str, Any]:
         e2el_s=e2el,
         output_tokens=n,
         error_kind=None,
+        prompt_tokens=prompt_tokens_of(record),
     )
 
 
