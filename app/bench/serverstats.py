@@ -514,7 +514,10 @@ class MetricsScraper:
 
     @property
     def running(self) -> bool:
-        return self._task is not None and not self._task.done()
+        """Scraping: on its own timer, or started without one (timer=False)."""
+        if self._task is not None:
+            return not self._task.done()
+        return self._client is not None
 
     def now_s(self) -> float:
         return (self._clock() - (self._origin_ns or 0)) / 1e9
@@ -553,8 +556,9 @@ class MetricsScraper:
         """At least one scrape succeeded (False for a gateway without /metrics)."""
         return bool(self._scrapes)
 
-    async def start(self) -> None:
-        """Take the baseline scrape (histogram deltas count from it), then scrape on a timer."""
+    async def start(self, *, timer: bool = True) -> None:
+        """Take the baseline scrape (histogram deltas count from it), then scrape on a timer
+        (`timer=False`: the caller decides when, with scrape_now(); the window changes pace)."""
         if self._client is not None:
             return
         if self._origin_ns is None:
@@ -570,7 +574,8 @@ class MetricsScraper:
         except BaseException:
             await self.stop()
             raise
-        self._task = asyncio.create_task(self._loop(), name="metrics-scraper")
+        if timer:
+            self._task = asyncio.create_task(self._loop(), name="metrics-scraper")
 
     async def stop(self) -> None:
         task, self._task = self._task, None

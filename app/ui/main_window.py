@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 import platform
@@ -133,6 +134,8 @@ class MainWindow(QMainWindow):
         # The status bar names the URL a run would use, unsaved edits included.
         self.editor.dirtyChanged.connect(lambda _dirty: self._update_status())
         self.editor.url_edit.textEdited.connect(lambda _text: self._update_status())
+        self.editor.profileSaved.connect(lambda _name: self._watch_metrics())
+        self._metrics_key: tuple[object, ...] | None = None
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.editor)
@@ -219,10 +222,13 @@ class MainWindow(QMainWindow):
             if self.roofline is not None and hasattr(self.sweep, "pointFinished"):
                 self.sweep.pointFinished.connect(self._on_point_finished)
             if self.metrics is not None and hasattr(self.sweep, "serverMetrics"):
-                self.sweep.serverMetrics.connect(self.metrics.add_sample)
+                # The dock reads /metrics itself, on one clock for the whole sweep; the worker
+                # scrapes too, for the series and summary each point's file keeps.
                 extra = getattr(self.sweep, "extra_args", None)
                 if isinstance(extra, list) and "--server-metrics" not in extra:
-                    extra.append("--server-metrics")  # the worker scrapes /metrics for the dock
+                    extra.append("--server-metrics")
+                self.sweep.runningChanged.connect(self._on_run_state)
+                self.sweep.pointStarted.connect(self.metrics.mark)
             refresh = next(
                 (
                     getattr(self.results, n)
@@ -233,6 +239,8 @@ class MainWindow(QMainWindow):
             )
             if refresh is not None and hasattr(self.sweep, "pointFinished"):
                 self.sweep.pointFinished.connect(lambda _summary: refresh())
+        if self.metrics is not None:
+            self.probe.runningChanged.connect(self._on_run_state)
         if self.roofline is not None:
             if hasattr(self.roofline, "contextChanged"):
                 self.roofline.contextChanged.connect(self._on_roofline_context)
@@ -376,6 +384,34 @@ class MainWindow(QMainWindow):
     def _on_simulator_started(self, _url: str) -> None:
         self.editor.simulator_url_changed()
         self._update_status()
+        self._watch_metrics()
+
+    def _watch_metrics(self) -> None:
+        """Point the Server metrics dock at the selected endpoint (a new timeline per endpoint)."""
+        if getattr(self, "metrics", None) is None:
+            return
+        target = self.current_target()
+        key = (target.base_url, target.api, target.model, bool(target.api_key), target.verify_tls)
+        if key == self._metrics_key:
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no event loop to scrape on (a window built outside the app, in a test)
+        self._metrics_key = key
+        if target.base_url:
+            self.metrics.start(target)
+        else:
+            self.metrics.stop()
+            self.metrics.clear()
+
+    def _on_run_state(self, running: bool) -> None:
+        if self.metrics is None:
+            return
+        busy = self.is_busy() or running
+        self.metrics.set_running(busy)
+        if running and self.sender() is self.sweep:
+            self.metrics.mark(self.tr("sweep"), run_start=True)
 
     def _on_simulator_failed(self, error: str) -> None:
         self._update_status()
@@ -385,6 +421,7 @@ class MainWindow(QMainWindow):
 
     def _on_profile_changed(self, name: str) -> None:
         self._update_status()
+        self._watch_metrics()
         profile = self.ctx.store.get(name)
         if profile is not None and profile.roofline and self.roofline is not None:
             saved = profile.roofline

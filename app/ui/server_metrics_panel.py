@@ -1,23 +1,38 @@
-"""Live server-side charts: KV-cache usage, running and waiting requests, preemptions."""
+"""Live server-side charts: KV-cache usage, running and waiting requests, preemptions.
+
+The dock scrapes the selected endpoint's /metrics itself, whenever it has one: every 2 s while
+idle, 4 times a second while a probe or sweep runs, never while paused. Its samples share one
+clock from the moment it started watching the endpoint, so a sweep is one continuous timeline
+with its point boundaries marked (the worker still scrapes for the result files, as before).
+Gauges are sampled values, drawn as steps held until the next sample: a straight line between
+two samples a second apart drew triangles that no server ever went through.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
+import time
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Property, QEvent, QTimer, Signal
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+import pyqtgraph as pg
+from PySide6.QtCore import Property, QEvent, Qt, QTimer, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from app.bench.serverstats import MetricsSample, MetricsScraper
 from app.ui.live_plots import PALETTE, RingBuffer, make_plot, rename_curve, set_words
 from app.ui.retranslate import is_language_change
+from app.ui.server_timeline import IDLE_INTERVAL_S, RUN_INTERVAL_S, ElapsedAxis, Poll, hold_steps
 from app.ui.theme import apply_plot_theme
 
 # Columns of the ring buffer, in the order add_sample stores them.
 _COLUMNS = ("t_s", "kv_cache_usage", "running", "waiting", "preemptions")
+MAX_MARKS = 200
+# Idle, the charts show this much of the past; during and after a run, from the run's start.
+IDLE_SPAN_S = 600.0
 
 
 def _number(value: Any) -> float:
@@ -32,12 +47,14 @@ class ServerMetricsPanel(QWidget):
 
     Signals:
         statusTextChanged(str): the one-line readout for the status bar changed.
+        sampled(dict): a sample was added (t_s, kv_cache_usage in %, running, waiting, ...).
     """
 
     statusTextChanged = Signal(str)
+    sampled = Signal(dict)
 
     def __init__(
-        self, parent: QWidget | None = None, capacity: int = 3600, repaint_ms: int = 250
+        self, parent: QWidget | None = None, capacity: int = 20_000, repaint_ms: int = 250
     ) -> None:
         super().__init__(parent)
         self._buffer = RingBuffer(capacity, len(_COLUMNS))
@@ -47,6 +64,10 @@ class ServerMetricsPanel(QWidget):
         self._kv_capacity: int | None = None
         self._scraper: MetricsScraper | None = None
         self._task: asyncio.Task[None] | None = None
+        self._poll = Poll(IDLE_INTERVAL_S, RUN_INTERVAL_S)
+        self._marks: list[tuple[float, str, list[pg.InfiniteLine]]] = []
+        self._run_start_s: float | None = None
+        self._last_sample_failures = 0
         # Stop scraping when the widget goes away; the closure must not hold self.
         tasks: set[asyncio.Task[None]] = set()
         self._tasks = tasks
@@ -61,6 +82,7 @@ class ServerMetricsPanel(QWidget):
         for plot in (self.queue_plot, self.preempt_plot):
             plot.setXLink(self.kv_plot)
         for plot in (self.kv_plot, self.queue_plot, self.preempt_plot):
+            plot.getPlotItem().setAxisItems({"bottom": ElapsedAxis("bottom")})
             for side in ("left", "bottom"):  # "time (s) (x0.001)" helps nobody
                 plot.getPlotItem().getAxis(side).enableAutoSIPrefix(False)
         self.kv_curve = self.kv_plot.plot(
@@ -77,10 +99,17 @@ class ServerMetricsPanel(QWidget):
         )
 
         apply_plot_theme(self)
-        self.message = QLabel(self.tr("No server metrics yet."))
+        self.message = QLabel()
         self.message.setWordWrap(True)
+        self.pause_button = QToolButton()
+        self.pause_button.setCheckable(True)
+        self.pause_button.toggled.connect(self.set_paused)
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.message, 1)
+        top.addWidget(self.pause_button, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.message)
+        layout.addLayout(top)
         layout.addWidget(self.kv_plot, 3)
         layout.addWidget(self.queue_plot, 3)
         layout.addWidget(self.preempt_plot, 2)
@@ -94,6 +123,7 @@ class ServerMetricsPanel(QWidget):
         self._timer.setInterval(repaint_ms)
         self._timer.timeout.connect(self._repaint)
         self._timer.start()
+        self.retranslate()
 
     # -- data in -------------------------------------------------------------------------------
 
@@ -103,9 +133,7 @@ class ServerMetricsPanel(QWidget):
         if math.isnan(row[0]):
             return
         if len(self._buffer) and row[0] < self._buffer.tail(1)[0, 0]:
-            # Time went back: a new sweep point (its t_s count from the point's start, like
-            # the latency charts), so the chart starts over with it.
-            self._buffer.clear()
+            return  # one clock, one timeline: a sample from the past is someone else's
         if not math.isnan(row[1]):
             row[1] *= 100.0
         self._buffer.append(*row)
@@ -115,6 +143,7 @@ class ServerMetricsPanel(QWidget):
             self._kv_capacity = int(sample["kv_capacity_tokens"])
         self._dirty = True
         self._set_status(self._describe(row))
+        self.sampled.emit(dict(zip(_COLUMNS, row, strict=True)))
 
     def set_server(self, server: str, kv_capacity_tokens: int | None = None) -> None:
         """Name the server kind (a serverstats.SERVER_LABELS key) and its KV pool."""
@@ -124,9 +153,84 @@ class ServerMetricsPanel(QWidget):
 
     def clear(self) -> None:
         self._buffer.clear()
+        for _t, _label, lines in self._marks:
+            for plot, line in zip(self._plots(), lines, strict=True):
+                plot.removeItem(line)
+        self._marks.clear()
+        self._run_start_s = None
         self._dirty = True
         self._set_status("")
-        self.message.setText(self.tr("No server metrics yet."))
+        self._show_message()
+
+    def _plots(self) -> tuple[pg.PlotWidget, ...]:
+        return (self.kv_plot, self.queue_plot, self.preempt_plot)
+
+    def now_s(self) -> float:
+        """The timeline's clock: seconds since the dock started watching this endpoint."""
+        return (
+            self._scraper.now_s()
+            if self._scraper is not None
+            else (float(self._buffer.tail(1)[0, 0]) if len(self._buffer) else 0.0)
+        )
+
+    def mark(self, label: str, *, run_start: bool = False) -> None:
+        """A boundary on the timeline now (a sweep point or a run starts)."""
+        t = self.now_s()
+        if run_start:
+            self._run_start_s = t
+        lines = []
+        for n, plot in enumerate(self._plots()):
+            line = pg.InfiniteLine(
+                pos=t,
+                angle=90,
+                pen=pg.mkPen("#888888", style=Qt.PenStyle.DotLine),
+                label=label if n == 0 else None,
+                labelOpts={"position": 0.9 - 0.1 * (len(self._marks) % 3), "color": "#888888"},
+            )
+            plot.addItem(line)
+            lines.append(line)
+        self._marks.append((t, label, lines))
+        while len(self._marks) > MAX_MARKS:
+            _t, _l, old = self._marks.pop(0)
+            for plot, line in zip(self._plots(), old, strict=True):
+                plot.removeItem(line)
+        self._dirty = True
+
+    def marks(self) -> list[tuple[float, str]]:
+        return [(t, label) for t, label, _lines in self._marks]
+
+    def set_running(self, running: bool) -> None:
+        """A probe or sweep started or ended: scrape 4 times a second while it runs."""
+        if running and not self._poll.running:
+            self._run_start_s = self.now_s()
+        self._poll.running = running
+        self._poll.wake.set()
+
+    def set_paused(self, paused: bool) -> None:
+        self._poll.paused = paused
+        if self.pause_button.isChecked() != paused:
+            self.pause_button.setChecked(paused)
+        self._poll.wake.set()
+        self._show_message()
+
+    @property
+    def paused(self) -> bool:
+        return self._poll.paused
+
+    def _show_message(self) -> None:
+        if self._poll.paused:
+            text = self.tr("Paused: /metrics is not being read.")
+        elif len(self._buffer):
+            text = self._status
+        elif self._scraper is not None and self._scraper.failures:
+            text = self.tr("No /metrics at this endpoint ({0}).").format(
+                self._scraper.last_error or "?"
+            )
+        elif self._scraper is not None:
+            text = self.tr("Reading the server's /metrics…")
+        else:
+            text = self.tr("No server metrics yet.")
+        self.message.setText(text)
 
     def sample_count(self) -> int:
         return len(self._buffer)
@@ -196,10 +300,19 @@ class ServerMetricsPanel(QWidget):
                 curve.setData([], [])
             return
         t = rows[:, 0]
-        self.kv_curve.setData(t, rows[:, 1])
-        self.running_curve.setData(t, rows[:, 2])
-        self.waiting_curve.setData(t, rows[:, 3])
-        self.preempt_curve.setData(t, rows[:, 4])
+        for curve, column in (
+            (self.kv_curve, 1),
+            (self.running_curve, 2),
+            (self.waiting_curve, 3),
+            (self.preempt_curve, 4),
+        ):
+            curve.setData(*hold_steps(t, rows[:, column]))
+        end = float(t[-1])
+        start = end - IDLE_SPAN_S
+        if self._run_start_s is not None:
+            start = min(start, self._run_start_s - 5.0)
+        start = max(float(t[0]), start)
+        self.kv_plot.setXRange(start, max(end, start + 10.0), padding=0.02)
         # Counts start at zero and stay readable when flat (auto-range would centre 0 at ±0.5).
         counts = ((self.queue_plot, [2, 3], 4, 0.06), (self.preempt_plot, [4], 2, 0.15))
         for plot, columns, ticks, below in counts:
@@ -210,7 +323,7 @@ class ServerMetricsPanel(QWidget):
             plot.setYRange(-below * top, 1.08 * top, padding=0)
             step = max(1, math.ceil(top / ticks))  # whole requests and preemptions: integer ticks
             plot.getPlotItem().getAxis("left").setTickSpacing(levels=[(step, 0)])
-        self.message.setText(self._status)
+        self._show_message()
 
     def changeEvent(self, event: QEvent) -> None:
         if is_language_change(event):
@@ -219,7 +332,7 @@ class ServerMetricsPanel(QWidget):
 
     def retranslate(self) -> None:
         """Titles, axis words, legend names and the readout in the UI language."""
-        seconds = self.tr("time (s)")
+        seconds = self.tr("time (m:ss)")
         set_words(self.kv_plot, self.tr("KV-cache usage"), self.tr("%"), seconds)
         set_words(self.queue_plot, self.tr("Requests"), self.tr("requests"), seconds)
         set_words(
@@ -232,11 +345,16 @@ class ServerMetricsPanel(QWidget):
             (self.preempt_plot, self.preempt_curve, self.tr("preemptions")),
         ):
             rename_curve(plot.getPlotItem(), curve, name)
+        self.pause_button.setText(self.tr("Pause"))
+        self.pause_button.setToolTip(
+            self.tr(
+                "Stop asking the server for /metrics (every 2 s idle, 4 times a second during "
+                "a run); the charts stay as they are."
+            )
+        )
         if len(self._buffer):
             self._set_status(self._describe(list(self._buffer.tail(1)[0])))
-            self.message.setText(self._status)
-        else:
-            self.message.setText(self.tr("No server metrics yet."))
+        self._show_message()
 
     def repaint_now(self) -> None:
         """Draw pending samples at once (tests, screenshots)."""
@@ -248,14 +366,21 @@ class ServerMetricsPanel(QWidget):
     def scraping(self) -> bool:
         return self._scraper is not None and self._scraper.running
 
-    def start(self, target: Any, interval_s: float = 1.0) -> None:
-        """Scrape `target`'s /metrics on the running (qasync) loop until stop()."""
+    def start(self, target: Any, interval_s: float | None = None) -> None:
+        """Watch `target`'s /metrics on the running (qasync) loop until stop(): every 2 s
+        idle, every 0.25 s while set_running(True); `interval_s` fixes both (tests)."""
         from app.bench.endpoint import resolve_endpoint
 
         if self._scraper is not None:
             self.stop()
-        resolved = resolve_endpoint(target.base_url, api=target.api, model=target.model)
         self.clear()
+        if not getattr(target, "base_url", ""):
+            return
+        resolved = resolve_endpoint(target.base_url, api=target.api, model=target.model)
+        if interval_s is not None:
+            self._poll.idle_s = self._poll.run_s = interval_s
+        else:
+            self._poll.idle_s, self._poll.run_s = IDLE_INTERVAL_S, RUN_INTERVAL_S
 
         def on_sample(sample: MetricsSample) -> None:
             latest = scraper.latest
@@ -268,21 +393,38 @@ class ServerMetricsPanel(QWidget):
             resolved,
             api_key=getattr(target, "api_key", None) or None,
             extra_headers=dict(target.headers),
-            interval_s=interval_s,
             verify_tls=bool(target.verify_tls),
             on_sample=on_sample,
+            clock=time.monotonic_ns,
+            # The dock keeps its own ring of samples; parsed pages are only for the readout.
+            max_scrapes=8,
+            max_samples=8,
         )
         self._scraper = scraper
         # One task owns the scraper from start to close, so a stop() that comes before the
         # task ever ran leaves nothing open.
-        self._task = asyncio.ensure_future(self._scrape(scraper))
+        self._task = asyncio.ensure_future(self._scrape(scraper, self._poll, self._show_message))
         self._tasks.add(self._task)
         self._task.add_done_callback(self._tasks.discard)
 
+    watch = start
+
     @staticmethod
-    async def _scrape(scraper: MetricsScraper) -> None:
-        async with scraper:
-            await asyncio.Event().wait()
+    async def _scrape(scraper: MetricsScraper, poll: Poll, after: Any) -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            await scraper.start(timer=False)
+            stack.push_async_callback(scraper.stop)
+            after()
+            while True:
+                poll.wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(poll.wake.wait(), poll.interval(scraper.failures))
+                if not poll.paused:
+                    before = scraper.failures
+                    await scraper.scrape_now()
+                    if scraper.failures == before:
+                        scraper.failures = 0  # back: the normal pace again
+                    after()
 
     def stop(self) -> asyncio.Task[None] | None:
         """Stop the own scraper; returns its task (await it to be sure the connection closed)."""

@@ -64,11 +64,13 @@ class SweepPanel(QWidget):
 
     Signals:
         pointFinished(dict): a point's summary (vLLM keys plus tpotbench extras; 'path' added).
+        pointStarted(str): a point started; its short label ("c=8", "r=4", "r=4 c=8").
         runningChanged(bool): a sweep started (True) or ended (False).
         serverMetrics(dict): server_metrics events from the worker, forwarded.
     """
 
     pointFinished = Signal(dict)
+    pointStarted = Signal(str)
     runningChanged = Signal(bool)
     serverMetrics = Signal(dict)
 
@@ -530,6 +532,7 @@ class SweepPanel(QWidget):
         else:
             label = f"{rate} {conc_text}"
         self.live.start_point(label)
+        self.pointStarted.emit(label)
 
     def _on_progress(self, event: dict[str, Any]) -> None:
         self._progress = event

@@ -1159,6 +1159,10 @@ Finished results are already saved. Please include the log file if you report th
         <translation>密钥环：无（密钥仅在本次会话中保留）</translation>
     </message>
     <message>
+        <source>sweep</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
         <source>The built-in simulator did not start: {error}</source>
         <translation>内置模拟器未能启动：{error}</translation>
     </message>
@@ -1812,6 +1816,30 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>preemptions</source>
         <translation>抢占</translation>
+    </message>
+    <message>
+        <source>time (m:ss)</source>
+        <translation>时间（分:秒）</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Stop asking the server for /metrics (every 2 s idle, 4 times a second during a run); the charts stay as they are.</source>
+        <translation>停止读取服务器的 /metrics（空闲时每 2 秒一次，运行时每秒 4 次）；图表保持当前内容。</translation>
+    </message>
+    <message>
+        <source>Paused: /metrics is not being read.</source>
+        <translation>已暂停：不再读取 /metrics。</translation>
+    </message>
+    <message>
+        <source>No /metrics at this endpoint ({0}).</source>
+        <translation>此端点没有 /metrics（{0}）。</translation>
+    </message>
+    <message>
+        <source>Reading the server&apos;s /metrics…</source>
+        <translation>正在读取服务器的 /metrics…</translation>
     </message>
     <message>
         <source>No server metrics yet.</source>

@@ -32,7 +32,7 @@ def test_writer_emits_the_documented_shapes() -> None:
     )
     writer.tokens(0, [0.1234567891], [19.87654321])
     writer.progress(0, 3, 1, 10, 2, 1.23456, 99.999)
-    writer.request(0, True, 0.0412, 0.0197, 0.5, 24, None)
+    writer.request(0, True, 0.0412, 0.0197, 0.5, 24, None, prompt_tokens=128)
     writer.point_finished(
         0,
         None,
@@ -68,6 +68,7 @@ def test_writer_emits_the_documented_shapes() -> None:
         "e2el_ms": 500.0,
         "output_tokens": 24,
         "error_kind": None,
+        "prompt_tokens": 128,
     }
     # bulky arrays are left out; inf (not JSON) becomes null
     assert events[4]["summary"] == {

@@ -16,6 +16,12 @@ from pytestqt.qtbot import QtBot
 from app.profiles import Target
 from app.sim.embedded import RunningSim
 from app.ui.server_metrics_panel import ServerMetricsPanel
+from app.ui.server_timeline import (
+    BACKOFF_AFTER,
+    BACKOFF_INTERVAL_S,
+    IDLE_INTERVAL_S,
+    RUN_INTERVAL_S,
+)
 
 
 def shot_path(tmp_path: Path, name: str) -> str:
@@ -47,10 +53,11 @@ def test_add_sample_updates_charts_and_status(qtbot: QtBot) -> None:
                       "preemptions": 2})  # fmt: skip
     assert curve(panel.kv_curve) == ([], [])  # nothing is drawn on arrival, only on the timer
     panel.repaint_now()
-    assert curve(panel.kv_curve) == ([0.0, 1.0], [10.0, 45.0])  # percent on the chart
-    assert curve(panel.running_curve)[1] == [4.0, 12.0]
-    assert curve(panel.waiting_curve)[1] == [0.0, 3.0]
-    assert curve(panel.preempt_curve)[1] == [0.0, 2.0]
+    # Percent on the chart; each sample held until the next (steps, no ramps between samples).
+    assert curve(panel.kv_curve) == ([0.0, 1.0, 1.0], [10.0, 10.0, 45.0])
+    assert curve(panel.running_curve)[1] == [4.0, 4.0, 12.0]
+    assert curve(panel.waiting_curve)[1] == [0.0, 0.0, 3.0]
+    assert curve(panel.preempt_curve)[1] == [0.0, 0.0, 2.0]
     expected = (
         "KV 45% · running 12 · waiting 3 · preemptions 2 "
         "(vLLM (V1 metric names) · KV pool 84,896 tokens)"
@@ -65,20 +72,26 @@ def test_timer_repaints_and_missing_values_are_gaps(qtbot: QtBot) -> None:
     panel.add_sample({"t_s": 0.0, "running": 1, "waiting": 0})  # llama.cpp-like: no preemptions
     panel.add_sample({"t_s": 1.0, "kv_cache_usage": None, "running": 2, "waiting": None})
     panel.add_sample({"running": 3})  # no time: ignored
-    qtbot.waitUntil(lambda: len(curve(panel.running_curve)[0]) == 2, timeout=2_000)
-    assert curve(panel.running_curve)[1] == [1.0, 2.0]
+    qtbot.waitUntil(lambda: len(curve(panel.running_curve)[0]) == 3, timeout=2_000)
+    assert curve(panel.running_curve)[1] == [1.0, 1.0, 2.0]
     waiting = curve(panel.waiting_curve)[1]
-    assert waiting[0] == 0.0 and math.isnan(waiting[1])
+    assert waiting[:2] == [0.0, 0.0] and math.isnan(waiting[2])
     assert panel.status_text == "running 2"
 
 
-def test_a_new_point_restarts_the_chart(qtbot: QtBot) -> None:
+def test_one_timeline_with_marked_boundaries(qtbot: QtBot) -> None:
     panel = make_panel(qtbot)
+    panel.mark("sweep", run_start=True)
     for t in (0.0, 1.0, 2.0):
         panel.add_sample({"t_s": t, "running": 5})
-    panel.add_sample({"t_s": 0.5, "running": 9})  # the next point's first sample
+    panel.mark("c=8")
+    panel.add_sample({"t_s": 0.5, "running": 9})  # from another clock: not this timeline's
+    panel.add_sample({"t_s": 3.0, "running": 8})
     panel.repaint_now()
-    assert curve(panel.running_curve) == ([0.5], [9.0])
+    # Nothing restarts: the samples before the boundary stay on the chart.
+    assert curve(panel.running_curve)[0] == [0.0, 1.0, 1.0, 2.0, 2.0, 3.0, 3.0]
+    assert [label for _t, label in panel.marks()] == ["sweep", "c=8"]
+    assert panel.marks()[1][0] == 2.0  # at the timeline's latest time (no scraper running)
 
 
 def test_buffers_are_bounded_and_clear_empties(qtbot: QtBot) -> None:
@@ -88,7 +101,7 @@ def test_buffers_are_bounded_and_clear_empties(qtbot: QtBot) -> None:
     assert panel.sample_count() == 5
     assert list(panel.data()[:, 0]) == [3.0, 4.0, 5.0, 6.0, 7.0]
     panel.repaint_now()
-    assert curve(panel.running_curve)[1] == [3.0, 4.0, 5.0, 6.0, 7.0]
+    assert curve(panel.running_curve)[1][::2] == [3.0, 4.0, 5.0, 6.0, 7.0]
     panel.clear()
     panel.repaint_now()
     assert panel.sample_count() == 0
@@ -123,7 +136,7 @@ def test_own_scraper_follows_the_simulator(
     running = panel.data()[:, 2]
     assert np.nanmax(running) == 8
     assert "(vLLM (V1 metric names) · KV pool 84,896 tokens)" in panel.status_text
-    qtbot.waitUntil(lambda: len(curve(panel.running_curve)[0]) == panel.sample_count())
+    qtbot.waitUntil(lambda: len(curve(panel.running_curve)[0]) == 2 * panel.sample_count() - 1)
     panel.show()
     qtbot.waitExposed(panel)
     assert panel.grab().save(shot_path(tmp_path, "server_metrics_panel.png"))
@@ -149,3 +162,43 @@ def test_destroying_the_panel_stops_its_scraper(
     QCoreApplication.sendPostedEvents(panel, QEvent.Type.DeferredDelete)
     qtbot.waitUntil(task.done, timeout=3_000)
     assert task.cancelled()
+
+
+def test_dock_reads_metrics_while_idle_faster_during_a_run_and_pauses(
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, sim: RunningSim
+) -> None:
+    panel = make_panel(qtbot, repaint_ms=50)
+    panel.start(Target("sim", sim.base_url, "chat", "qwen2.5-7b"))  # the app's pace: 2 s idle
+    assert panel._poll.interval(0) == IDLE_INTERVAL_S
+    # Idle, nothing running on the server: the dock still has samples (a baseline, then 2 s).
+    qtbot.waitUntil(lambda: panel.sample_count() >= 2, timeout=15_000)
+    assert panel.data()[-1, 2] == 0
+    assert "running 0" in panel.message.text()
+    # A run: 4 samples a second; a few arrive long before the idle pace would bring one more.
+    panel.set_running(True)
+    assert panel._poll.interval(0) == RUN_INTERVAL_S
+    count = panel.sample_count()
+    qtbot.waitUntil(lambda: panel.sample_count() >= count + 4, timeout=15_000)
+    t = panel.data()[:, 0]
+    assert np.all(np.diff(t) > 0)  # one clock
+    # Paused: no more scrapes, the charts keep what they have.
+    panel.pause_button.click()
+    assert panel.paused and "Paused" in panel.message.text()
+    count = panel.sample_count()
+    qtbot.wait(1_000)
+    assert panel.sample_count() <= count + 1  # at most the scrape already in flight
+    panel.set_paused(False)
+    qtbot.waitUntil(lambda: panel.sample_count() >= count + 2, timeout=15_000)
+    qtbot.waitUntil(panel.stop().done, timeout=5_000)
+
+
+def test_an_endpoint_without_metrics_backs_off_and_says_so(
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop
+) -> None:
+    panel = make_panel(qtbot)
+    panel.start(Target("none", "http://127.0.0.1:9", "chat", "m"), interval_s=0.05)
+    qtbot.waitUntil(lambda: "No /metrics at this endpoint" in panel.message.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: panel._scraper.failures >= BACKOFF_AFTER, timeout=10_000)
+    assert panel._poll.interval(panel._scraper.failures) == BACKOFF_INTERVAL_S
+    assert panel.sample_count() == 0
+    qtbot.waitUntil(panel.stop().done, timeout=5_000)

@@ -1,0 +1,45 @@
+"""The window's Server metrics dock: one timeline across a sweep, its points marked."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.ui.main_window import MainWindow
+from tests.ui.test_main_window import ctx, window  # noqa: F401  (fixtures)
+
+
+def test_a_sweep_is_one_timeline_with_its_points_marked(qtbot, window: MainWindow, tmp_path):  # noqa: F811
+    metrics = window.metrics
+    assert metrics is not None
+    # The selected endpoint (the simulator) is read while idle, before anything runs.
+    qtbot.waitUntil(lambda: metrics.sample_count() >= 1, timeout=15_000)
+    sweep = window.sweep
+    sweep.results_root.setText(str(tmp_path))
+    sweep.dataset.setCurrentIndex(sweep.dataset.findData("random"))
+    sweep.input_len.setValue(32)
+    sweep.output_len.setValue(24)
+    sweep.num_prompts.setValue(8)
+    sweep.rates.setText("inf")
+    sweep.concurrencies.setText("2, 4")
+    window.show_panel(sweep)
+    assert sweep.run()
+    assert metrics._poll.running  # 4 Hz while the sweep runs
+    qtbot.waitUntil(lambda: not sweep.is_running(), timeout=90_000)
+    assert sweep.last_error == "" and len(sweep.points) == 2
+    assert not metrics._poll.running
+
+    marks = metrics.marks()
+    assert [label for _t, label in marks] == ["sweep", "c=2", "c=4"]
+    data = metrics.data()
+    t = data[:, 0]
+    assert np.all(np.diff(t) > 0)  # one clock: nothing restarted at the second point
+    assert t[0] < marks[0][0]  # the idle samples before the sweep are still there
+    first, second = marks[1][0], marks[2][0]
+    # Both points have samples on the timeline, and the server ran requests in each.
+    in_first = data[(t >= first) & (t < second)]
+    in_second = data[t >= second]
+    assert len(in_first) >= 1 and len(in_second) >= 1
+    assert np.nanmax(data[t >= first, 2]) >= 1
+    # The result files still get the worker's own series, as before.
+    block = sweep.points[0]["tpotbench"]["server_metrics"]
+    assert len(block["series"]["t_s"]) >= 2
