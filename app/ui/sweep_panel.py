@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import time
@@ -34,8 +35,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.bench.request_samples import RequestSamples, request_samples
 from app.paths import resources_dir
 from app.profiles import Target
+from app.ui.distributions import DistributionsView
 from app.ui.exports import TABLE_COLUMNS, cell_text, metric_tooltips, set_chart_tooltips
 from app.ui.live_plots import LiveCharts, Series, SweepCurves, format_number
 from app.ui.point_notes import no_success_message
@@ -204,12 +207,22 @@ class SweepPanel(QWidget):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.live, "")
         self.tabs.addTab(self.curves, "")
+        self.distributions = DistributionsView()
+        self.tabs.addTab(self.distributions, "")
         self.table = QTableWidget(0, len(TABLE_COLUMNS))
         for col in range(len(TABLE_COLUMNS)):
             self.table.setHorizontalHeaderItem(col, QTableWidgetItem())
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.verticalHeader().setVisible(False)
+        # Click a point: its distributions; Ctrl/Shift-click more points: overlaid.
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.itemSelectionChanged.connect(self._show_distributions)
+        self.table.cellClicked.connect(
+            lambda _r, _c: self.tabs.setCurrentWidget(self.distributions)
+        )
+        self._samples: dict[str, RequestSamples] = {}
         # Compact rows: a whole Experiment B (7 points) stays readable without scrolling.
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         charts = QSplitter(Qt.Orientation.Vertical)
@@ -291,6 +304,7 @@ class SweepPanel(QWidget):
         self._name_settings_toggle()
         self.tabs.setTabText(0, self.tr("Live"))
         self.tabs.setTabText(1, self.tr("Sweep curves"))
+        self.tabs.setTabText(2, self.tr("Distributions"))
         for col, (key, header, _dec) in enumerate(TABLE_COLUMNS):
             item = self.table.horizontalHeaderItem(col)
             item.setText(QCoreApplication.translate("Metrics", header))
@@ -452,7 +466,9 @@ class SweepPanel(QWidget):
         spec.result_dir = str(run_dir)
         self.run_dir = run_dir
         self.points.clear()
+        self._samples.clear()
         self.table.setRowCount(0)
+        self.distributions.set_series([])
         self.live.clear()
         self.curves.set_series([])
         self.last_error = ""
@@ -596,6 +612,34 @@ class SweepPanel(QWidget):
 
     def _on_stopped(self) -> None:
         self._set_running(False)
+
+    def point_label(self, summary: dict[str, Any]) -> str:
+        rate = format_number(_as_rate(summary.get("request_rate")))
+        conc = summary.get("max_concurrency")
+        return f"r={rate} c={conc if conc is not None else '∞'}"
+
+    def point_samples(self, summary: dict[str, Any]) -> RequestSamples | None:
+        """The point's per-request data, read from its result file (cached)."""
+        path = str(summary.get("path") or "")
+        if not path:
+            return None
+        if path not in self._samples:
+            try:
+                doc = json.loads(Path(path).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return None
+            self._samples[path] = request_samples(doc if isinstance(doc, dict) else {})
+        return self._samples[path]
+
+    def _show_distributions(self) -> None:
+        rows = sorted({i.row() for i in self.table.selectedIndexes()})
+        series = []
+        for row in rows:
+            if 0 <= row < len(self.points):
+                samples = self.point_samples(self.points[row])
+                if samples is not None:
+                    series.append((self.point_label(self.points[row]), samples))
+        self.distributions.set_series(series)
 
     def _add_table_row(self, summary: dict[str, Any]) -> None:
         row = self.table.rowCount()

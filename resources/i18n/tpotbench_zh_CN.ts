@@ -150,6 +150,101 @@ Finished results are already saved. Please include the log file if you report th
     </message>
 </context>
 <context>
+    <name>DistributionsView</name>
+    <message>
+        <source>TTFT</source>
+        <translation>TTFT</translation>
+    </message>
+    <message>
+        <source>TPOT</source>
+        <translation>TPOT</translation>
+    </message>
+    <message>
+        <source>ITL</source>
+        <translation>ITL</translation>
+    </message>
+    <message>
+        <source>E2E latency</source>
+        <translation>端到端延迟</translation>
+    </message>
+    <message>
+        <source>Histogram</source>
+        <translation>直方图</translation>
+    </message>
+    <message>
+        <source>CDF (cumulative)</source>
+        <translation>CDF（累积分布）</translation>
+    </message>
+    <message>
+        <source>TTFT vs prompt tokens</source>
+        <translation>TTFT 与提示 token 数</translation>
+    </message>
+    <message>
+        <source>E2E latency vs output tokens</source>
+        <translation>端到端延迟与输出 token 数</translation>
+    </message>
+    <message>
+        <source>Log scale</source>
+        <translation>对数坐标</translation>
+    </message>
+    <message>
+        <source>A logarithmic time axis keeps a long tail readable next to the bulk.</source>
+        <translation>对数时间轴让长尾与主体同时清晰可读。</translation>
+    </message>
+    <message>
+        <source>Click a point in the table to see its distributions.</source>
+        <translation>点击表格中的测试点即可查看其分布。</translation>
+    </message>
+    <message>
+        <source>{0} request(s), {1} failed.</source>
+        <translation>{0} 个请求，{1} 个失败。</translation>
+    </message>
+    <message>
+        <source>{0} request(s), none failed.</source>
+        <translation>{0} 个请求，无失败。</translation>
+    </message>
+    <message>
+        <source>{0} (ms)</source>
+        <translation>{0}（毫秒）</translation>
+    </message>
+    <message>
+        <source>{0}: share of requests at or below</source>
+        <translation>{0}：不高于该值的请求占比</translation>
+    </message>
+    <message>
+        <source>% of requests</source>
+        <translation>请求占比（%）</translation>
+    </message>
+    <message>
+        <source>{0}: histogram</source>
+        <translation>{0}：直方图</translation>
+    </message>
+    <message>
+        <source>% per bin</source>
+        <translation>每个区间的占比（%）</translation>
+    </message>
+    <message>
+        <source>output tokens</source>
+        <translation>输出 token 数</translation>
+    </message>
+    <message>
+        <source>E2E latency (ms)</source>
+        <translation>端到端延迟（毫秒）</translation>
+    </message>
+    <message>
+        <source>prompt tokens</source>
+        <translation>提示 token 数</translation>
+    </message>
+    <message>
+        <source>TTFT (ms)</source>
+        <translation>TTFT（毫秒）</translation>
+    </message>
+    <message>
+        <source>failed (time to failure)</source>
+        <translation>失败（至失败的时间）</translation>
+    </message>
+</context>
+<context>
     <name>DoctorMessages</name>
     <message>
         <source>POST {url} got no answer, so the path is unconfirmed</source>
@@ -2137,6 +2232,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>Show the sweep settings form</source>
         <translation>显示扫描设置表单</translation>
+    </message>
+    <message>
+        <source>Distributions</source>
+        <translation>分布</translation>
     </message>
     <message>
         <source>Choose a dataset file</source>

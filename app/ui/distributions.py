@@ -1,0 +1,273 @@
+"""Per-point distributions: TTFT / TPOT / ITL / E2EL histograms or CDFs, overlaid across points
+and runs, and per-request scatters (TTFT vs prompt tokens, E2E vs output tokens) with failed
+requests in their own colour. Fed with RequestSamples (app.bench.request_samples)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from app.bench.request_samples import RequestSamples
+from app.ui.live_plots import PALETTE, make_plot
+
+METRICS = ("ttft", "tpot", "itl", "e2el")
+FAILED_COLOUR = "#C0392B"
+HIST_BINS = 40
+
+
+def log_bins(values: Sequence[np.ndarray], n: int = HIST_BINS) -> np.ndarray | None:
+    """Bin edges spaced evenly in log10 over all the series (None when nothing is positive)."""
+    positive = [v[v > 0] for v in values if len(v)]
+    positive = [v for v in positive if len(v)]
+    if not positive:
+        return None
+    lo = min(float(v.min()) for v in positive)
+    hi = max(float(v.max()) for v in positive)
+    if hi <= lo:
+        hi = lo * 1.1 + 1e-9
+    return np.logspace(math.log10(lo) - 1e-3, math.log10(hi) + 1e-3, n + 1)
+
+
+def cdf(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted values, share of requests at or below each, in %) for a step CDF."""
+    x = np.sort(values[np.isfinite(values)])
+    return x, np.arange(1, len(x) + 1) / max(len(x), 1) * 100.0
+
+
+def hist_cdf(edges: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A binned CDF: the share at or below each bin's upper edge, in %."""
+    total = float(counts.sum())
+    if total <= 0:
+        return np.empty(0), np.empty(0)
+    return edges[1:], np.cumsum(counts) / total * 100.0
+
+
+class DistributionsView(QWidget):
+    """One distribution chart (histogram or CDF of a chosen metric) and one scatter chart.
+
+    set_series([(name, samples), ...]) shows several points or runs overlaid, one colour each.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._series: list[tuple[str, RequestSamples]] = []
+        self.metric = QComboBox()
+        self.mode = QComboBox()
+        self.scatter_kind = QComboBox()
+        self.log_x = QCheckBox()
+        self.log_x.setChecked(True)
+        for combo in (self.metric, self.mode, self.scatter_kind):
+            combo.currentIndexChanged.connect(self._redraw)
+        self.log_x.toggled.connect(self._redraw)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        controls = QHBoxLayout()
+        controls.setContentsMargins(0, 0, 0, 0)
+        for w in (self.metric, self.mode, self.log_x):
+            controls.addWidget(w)
+        controls.addStretch(1)
+        controls.addWidget(self.scatter_kind)
+        self.dist_plot = make_plot("", "", "", "9pt")
+        self.scatter_plot = make_plot("", "", "", "9pt")
+        for plot in (self.dist_plot, self.scatter_plot):
+            for side in ("left", "bottom"):
+                plot.getPlotItem().getAxis(side).enableAutoSIPrefix(False)
+        charts = QHBoxLayout()
+        charts.setContentsMargins(0, 0, 0, 0)
+        charts.addWidget(self.dist_plot, 3)
+        charts.addWidget(self.scatter_plot, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(controls)
+        layout.addWidget(self.note)
+        layout.addLayout(charts, 1)
+        self.retranslate()
+
+    # ---- texts -----------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        """Every text of the view; run again on LanguageChange (nothing is rebuilt)."""
+        names = {
+            "ttft": self.tr("TTFT"),
+            "tpot": self.tr("TPOT"),
+            "itl": self.tr("ITL"),
+            "e2el": self.tr("E2E latency"),
+        }
+        self._refill(self.metric, [(names[m], m) for m in METRICS])
+        self._refill(
+            self.mode, [(self.tr("Histogram"), "hist"), (self.tr("CDF (cumulative)"), "cdf")]
+        )
+        self._refill(
+            self.scatter_kind,
+            [
+                (self.tr("TTFT vs prompt tokens"), "ttft"),
+                (self.tr("E2E latency vs output tokens"), "e2el"),
+            ],
+        )
+        self.log_x.setText(self.tr("Log scale"))
+        self.log_x.setToolTip(
+            self.tr("A logarithmic time axis keeps a long tail readable next to the bulk.")
+        )
+        self._redraw()
+
+    @staticmethod
+    def _refill(combo: QComboBox, items: list[tuple[str, str]]) -> None:
+        current = combo.currentData()
+        combo.blockSignals(True)
+        combo.clear()
+        for text, data in items:
+            combo.addItem(text, data)
+        index = combo.findData(current)
+        combo.setCurrentIndex(max(0, index))
+        combo.blockSignals(False)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    # ---- data ------------------------------------------------------------------------------
+    def set_series(self, series: Sequence[tuple[str, RequestSamples]]) -> None:
+        self._series = [(name, s) for name, s in series]
+        self._redraw()
+
+    def series_names(self) -> list[str]:
+        return [name for name, _s in self._series]
+
+    def set_metric(self, metric: str) -> None:
+        self.metric.setCurrentIndex(self.metric.findData(metric))
+
+    def set_mode(self, mode: str) -> None:
+        self.mode.setCurrentIndex(self.mode.findData(mode))
+
+    # ---- drawing ---------------------------------------------------------------------------
+    def _redraw(self) -> None:
+        metric = self.metric.currentData() or "ttft"
+        mode = self.mode.currentData() or "hist"
+        log_x = self.log_x.isChecked()
+        self._draw_distribution(metric, mode, log_x)
+        self._draw_scatter(self.scatter_kind.currentData() or "ttft")
+        if not self._series:
+            self.note.setText(self.tr("Click a point in the table to see its distributions."))
+        else:
+            failed = sum(s.failed for _n, s in self._series)
+            requests = sum(len(s.ok) for _n, s in self._series)
+            self.note.setText(
+                self.tr("{0} request(s), {1} failed.").format(requests, failed)
+                if failed
+                else self.tr("{0} request(s), none failed.").format(requests)
+            )
+
+    def _values(self, samples: RequestSamples, metric: str) -> np.ndarray:
+        return np.asarray(samples.values(metric), dtype=float)
+
+    def _draw_distribution(self, metric: str, mode: str, log_x: bool) -> None:
+        plot = self.dist_plot.getPlotItem()
+        plot.clear()
+        if plot.legend is not None:
+            plot.legend.clear()
+        plot.setLogMode(x=log_x, y=False)
+        name = self.metric.currentText()
+        plot.setLabel("bottom", self.tr("{0} (ms)").format(name))
+        if mode == "cdf":
+            plot.setTitle(self.tr("{0}: share of requests at or below").format(name), size="9pt")
+            plot.setLabel("left", self.tr("% of requests"))
+        else:
+            plot.setTitle(self.tr("{0}: histogram").format(name), size="9pt")
+            plot.setLabel("left", self.tr("% per bin"))
+        raw = [self._values(s, metric) for _n, s in self._series]
+        edges = log_bins(raw) if log_x else None
+        for n, ((label, samples), values) in enumerate(zip(self._series, raw, strict=True)):
+            colour = PALETTE[n % len(PALETTE)]
+            pen = pg.mkPen(colour, width=2)
+            if metric == "itl" and not len(values) and any(samples.itl_counts):
+                # Only the file's ITL histogram: draw it on its own (fixed, log) bins.
+                h_edges = np.asarray(samples.itl_edges_ms, dtype=float)
+                counts = np.asarray(samples.itl_counts, dtype=float)
+                used = np.flatnonzero(counts)
+                lo, hi = used[0], used[-1] + 1
+                h_edges, counts = h_edges[lo : hi + 1], counts[lo:hi]
+                if mode == "cdf":
+                    x, y = hist_cdf(h_edges, counts)
+                    plot.plot(x, y, pen=pen, name=label, stepMode=None)
+                else:
+                    share = counts / counts.sum() * 100.0
+                    plot.plot(h_edges, share, pen=pen, name=label, stepMode="center")
+                continue
+            values = values[np.isfinite(values)]
+            if log_x:
+                values = values[values > 0]
+            if not len(values):
+                continue
+            if mode == "cdf":
+                x, y = cdf(values)
+                plot.plot(np.repeat(x, 2)[1:], np.repeat(y, 2)[:-1], pen=pen, name=label)
+            else:
+                bins = edges if edges is not None else HIST_BINS
+                counts, used_edges = np.histogram(values, bins=bins)
+                share = counts / len(values) * 100.0
+                plot.plot(used_edges, share, pen=pen, name=label, stepMode="center")
+        plot.enableAutoRange()
+
+    def _draw_scatter(self, kind: str) -> None:
+        plot = self.scatter_plot.getPlotItem()
+        plot.clear()
+        if plot.legend is not None:
+            plot.legend.clear()
+        if kind == "e2el":
+            plot.setTitle(self.tr("E2E latency vs output tokens"), size="9pt")
+            plot.setLabel("bottom", self.tr("output tokens"))
+            plot.setLabel("left", self.tr("E2E latency (ms)"))
+        else:
+            plot.setTitle(self.tr("TTFT vs prompt tokens"), size="9pt")
+            plot.setLabel("bottom", self.tr("prompt tokens"))
+            plot.setLabel("left", self.tr("TTFT (ms)"))
+        failed_x: list[float] = []
+        failed_y: list[float] = []
+        for n, (label, samples) in enumerate(self._series):
+            pairs = samples.e2el_by_output if kind == "e2el" else samples.ttft_by_prompt
+            bad = samples.failed_by_output if kind == "e2el" else samples.failed_by_prompt
+            colour = PALETTE[n % len(PALETTE)]
+            if pairs:
+                xy = np.asarray(pairs, dtype=float)
+                plot.plot(
+                    xy[:, 0],
+                    xy[:, 1],
+                    pen=None,
+                    symbol="o",
+                    symbolSize=5,
+                    symbolBrush=colour,
+                    symbolPen=None,
+                    name=label,
+                )
+            for x, y in bad:
+                failed_x.append(float(x))
+                failed_y.append(float(y))
+        if failed_x:
+            plot.plot(
+                failed_x,
+                failed_y,
+                pen=None,
+                symbol="x",
+                symbolSize=9,
+                symbolBrush=FAILED_COLOUR,
+                symbolPen=pg.mkPen(FAILED_COLOUR, width=2),
+                name=self.tr("failed (time to failure)"),
+            )
+        plot.enableAutoRange()
+
+    def scatter_counts(self) -> tuple[int, int]:
+        """(successful dots, failed dots) on the scatter: for tests."""
+        ok = failed = 0
+        for item in self.scatter_plot.getPlotItem().listDataItems():
+            x, _y = item.getData()
+            n = 0 if x is None else len(x)
+            if item.opts.get("symbol") == "x":
+                failed += n
+            else:
+                ok += n
+        return ok, failed

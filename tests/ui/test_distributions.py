@@ -1,0 +1,80 @@
+"""Click a point in the sweep table: its TTFT/TPOT/ITL/E2EL distributions and scatters."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt
+
+from app.bench.request_samples import RequestSamples
+from app.ui.distributions import DistributionsView
+from tests.ui.test_sweep_panel import _panel
+
+
+def _curves(view: DistributionsView) -> list:
+    return view.dist_plot.getPlotItem().listDataItems()
+
+
+def _click_row(qtbot, table, row: int, modifier=Qt.KeyboardModifier.NoModifier) -> None:
+    rect = table.visualRect(table.model().index(row, 1))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, modifier, rect.center())
+
+
+def test_clicking_a_point_shows_its_distributions(qtbot, sim, tmp_path) -> None:
+    panel = _panel(qtbot, sim.base_url, tmp_path)
+    panel.resize(1400, 900)
+    panel.show()
+    panel.concurrencies.setText("2, 4")
+    panel.output_len.setValue(12)
+    panel.num_prompts.setValue(8)
+    assert panel.run()
+    qtbot.waitUntil(lambda: not panel.is_running(), timeout=60_000)
+    assert panel.table.rowCount() == 2
+    view = panel.distributions
+    assert view.series_names() == []
+
+    _click_row(qtbot, panel.table, 1)
+    assert panel.tabs.currentWidget() is view
+    assert view.series_names() == ["r=inf c=4"]
+    # TTFT histogram of the point's 8 requests, in % per bin.
+    (hist,) = _curves(view)
+    _x, share = hist.getData()
+    assert share is not None and abs(float(np.nansum(hist.yData)) - 100.0) < 1e-6
+    assert view.scatter_counts() == (8, 0)  # 8 requests, none failed
+    # ITL from the file's histogram (no --save-detailed): 8 requests x 11 gaps.
+    view.set_metric("itl")
+    view.set_mode("cdf")
+    (itl,) = _curves(view)
+    assert float(itl.yData[-1]) == 100.0
+    # The binned CDF crosses 50 % at the bin holding the point's median ITL (bins 12 % wide).
+    median = max(float(panel.points[1]["median_itl_ms"]), 0.01)
+    at_half = float(itl.xData[np.searchsorted(itl.yData, 50.0)])
+    assert median <= at_half * 1.0001 and at_half <= median * 1.13
+
+    # Ctrl-click the other point: both overlaid, one curve each.
+    _click_row(qtbot, panel.table, 0, Qt.KeyboardModifier.ControlModifier)
+    assert view.series_names() == ["r=inf c=2", "r=inf c=4"]
+    assert len(_curves(view)) == 2
+    assert view.scatter_counts() == (16, 0)
+
+
+def test_failed_requests_are_drawn_apart(qtbot) -> None:
+    view = DistributionsView()
+    qtbot.addWidget(view)
+    samples = RequestSamples(
+        ok=[True, True, False],
+        ttft_ms=[40.0, 55.0],
+        tpot_ms=[20.0, 21.0],
+        e2el_ms=[700.0, 720.0],
+        ttft_by_prompt=[(100, 40.0), (300, 55.0)],
+        e2el_by_output=[(32, 700.0), (32, 720.0)],
+        failed_by_prompt=[(200, 5000.0)],
+        failed_by_output=[(3, 5000.0)],
+    )
+    view.set_series([("c=8", samples)])
+    assert view.scatter_counts() == (2, 1)
+    assert "1 failed" in view.note.text()
+    view.scatter_kind.setCurrentIndex(view.scatter_kind.findData("e2el"))
+    assert view.scatter_counts() == (2, 1)
+    view.set_mode("cdf")
+    (cdf_curve,) = _curves(view)
+    assert float(cdf_curve.yData[-1]) == 100.0
