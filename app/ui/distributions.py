@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.bench.request_samples import RequestSamples
-from app.ui.live_plots import PALETTE, make_plot
+from app.ui.live_plots import PALETTE, log_ticks, make_plot
 
 METRICS = ("ttft", "tpot", "itl", "e2el")
 FAILED_COLOUR = "#C0392B"
@@ -211,7 +211,25 @@ class DistributionsView(QWidget):
                 counts, used_edges = np.histogram(values, bins=bins)
                 share = counts / len(values) * 100.0
                 plot.plot(used_edges, share, pen=pen, name=label, stepMode="center")
+        self._log_ticks(plot, log_x)
         plot.enableAutoRange()
+
+    @staticmethod
+    def _log_ticks(plot: pg.PlotItem, log_x: bool) -> None:
+        """1-2-5 labels on a log axis (pyqtgraph's own print every minor tick over each other)."""
+        axis = plot.getAxis("bottom")
+        if not log_x:
+            axis.setTicks(None)
+            return
+        xs = [item.xData for item in plot.listDataItems() if item.xData is not None]
+        xs = [x[np.isfinite(x) & (x > 0)] for x in xs]
+        xs = [x for x in xs if len(x)]
+        if not xs:
+            axis.setTicks(None)
+            return
+        lo = math.floor(math.log10(min(float(x.min()) for x in xs)))
+        hi = math.ceil(math.log10(max(float(x.max()) for x in xs)))
+        axis.setTicks(log_ticks(lo, max(hi, lo + 1)))
 
     def _draw_scatter(self, kind: str) -> None:
         plot = self.scatter_plot.getPlotItem()

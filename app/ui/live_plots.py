@@ -409,6 +409,18 @@ class LiveCharts(QWidget):
         # P50 and P99 are named in the title's colours: a legend box covered the curves.
         self._p50 = self.tpot.plot([], [], pen=pg.mkPen(PALETTE[0], width=2))
         self._p99 = self.tpot.plot([], [], pen=pg.mkPen(PALETTE[1], width=2))
+        # The roofline floor for the batch the server runs now: what TPOT cannot go below.
+        # Its label (which batch, from where) sits on the line's right end.
+        self.floor = RingBuffer(20_000, 2)  # run time s, floor ms
+        self._floor = self.tpot.plot(
+            [], [], pen=pg.mkPen(FLOOR_COLOUR, width=2, style=Qt.PenStyle.DashLine)
+        )
+        self._floor_label = pg.TextItem("", color=FLOOR_COLOUR, anchor=(1.0, 1.0))
+        self._floor_label.setZValue(5)
+        self.tpot.addItem(self._floor_label)
+        self.floor_source = ""
+        self._floor_label.setText("")
+        self._floor.setData([], [])
         self._tok = self.tok_s.plot([], [], pen=pg.mkPen(PALETTE[2], width=2))
         self._flight = self.in_flight.plot([], [], pen=pg.mkPen(PALETTE[3], width=2))
         layout = QGridLayout(self)
@@ -433,7 +445,12 @@ class LiveCharts(QWidget):
             seconds,
         )
         # The three small charts: shorter titles in a smaller size, so narrow windows fit them.
-        rolling = coloured((self.tr("Rolling TPOT"), ""), ("P50", PALETTE[0]), ("P99", PALETTE[1]))
+        rolling = coloured(
+            (self.tr("Rolling TPOT"), ""),
+            ("P50", PALETTE[0]),
+            ("P99", PALETTE[1]),
+            (self.tr("floor"), FLOOR_COLOUR),
+        )
         set_words(self.tpot, rolling, self.tr("ms"), seconds, "9pt")
         set_words(self.tok_s, self.tr("Output tok/s"), self.tr("tok/s"), seconds, "9pt")
         set_words(self.in_flight, self.tr("In flight"), self.tr("requests"), seconds, "9pt")
@@ -453,8 +470,9 @@ class LiveCharts(QWidget):
 
     # data side: no painting here
     def clear(self) -> None:
-        for ring in (self.tokens, self.requests, self.rolling, self.progress):
+        for ring in (self.tokens, self.requests, self.rolling, self.progress, self.floor):
             ring.clear()
+        self.floor_source = ""
         self._offset_s = self._cursor_s = 0.0
         self._requests_seen = 0
         self._itl_min = math.inf
@@ -521,6 +539,16 @@ class LiveCharts(QWidget):
         self.progress.append(t, float(output_tok_s), float(in_flight))
         self._dirty.update(("progress", "x"))
 
+    def set_floor(self, floor_ms: float, source: str) -> None:
+        """The roofline floor now; `source` says which batch it is for (shown in the legend)."""
+        if not math.isfinite(floor_ms) or floor_ms <= 0:
+            return
+        self.floor.append(self._cursor_s, float(floor_ms))
+        if source != self.floor_source:
+            self.floor_source = source
+            self._floor_label.setText(source)
+        self._dirty.add("requests")
+
     # paint side: only from the repaint timer
     def _set_range(self, key: str, plot: pg.PlotWidget, axis: str, lo: float, hi: float) -> None:
         if self._ranges.get(key) == (lo, hi):
@@ -569,6 +597,12 @@ class LiveCharts(QWidget):
             self._p99.setData(rolling[:, 0], rolling[:, 2])
             top = nice_limit(float(np.nanmax(rolling[:, 2])))
             self._set_range("tpot.y", self.tpot, "y", 0.0, top)
+        if "requests" in dirty and len(self.floor):
+            floor = self.floor.view()
+            t = np.append(floor[:, 0], max(self._cursor_s, floor[-1, 0]))
+            y = np.append(floor[:, 1], floor[-1, 1])
+            self._floor.setData(np.repeat(t, 2)[1:-1], np.repeat(y, 2)[:-2])
+            self._floor_label.setPos(float(t[-1]), float(y[-1]))
         if "progress" in dirty:
             progress = self.progress.view()
             self._tok.setData(progress[:, 0], progress[:, 1])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import math
 import platform
 import sys
 from collections.abc import Callable
@@ -136,6 +137,10 @@ class MainWindow(QMainWindow):
         self.editor.url_edit.textEdited.connect(lambda _text: self._update_status())
         self.editor.profileSaved.connect(lambda _name: self._watch_metrics())
         self._metrics_key: tuple[object, ...] | None = None
+        self._server_running: float | None = None
+        self._live_timer = QTimer(self)
+        self._live_timer.setInterval(1000)
+        self._live_timer.timeout.connect(self._live_roofline)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.editor)
@@ -227,8 +232,10 @@ class MainWindow(QMainWindow):
                 extra = getattr(self.sweep, "extra_args", None)
                 if isinstance(extra, list) and "--server-metrics" not in extra:
                     extra.append("--server-metrics")
-                self.sweep.runningChanged.connect(self._on_run_state)
                 self.sweep.pointStarted.connect(self.metrics.mark)
+                self.metrics.sampled.connect(self._on_server_sample)
+            if hasattr(self.sweep, "runningChanged"):
+                self.sweep.runningChanged.connect(self._on_run_state)
             refresh = next(
                 (
                     getattr(self.results, n)
@@ -405,7 +412,42 @@ class MainWindow(QMainWindow):
             self.metrics.stop()
             self.metrics.clear()
 
+    def _on_server_sample(self, sample: dict) -> None:
+        running = sample.get("running")
+        if isinstance(running, float) and math.isfinite(running):
+            self._server_running = running
+
+    def _live_roofline(self) -> None:
+        """Once a second during a sweep: the Rolling TPOT chart's floor for the batch the
+        server runs now, and the live point on the roofline panel at that batch."""
+        if self.sweep is None or self.roofline is None or not self.sweep.is_running():
+            return
+        live = self.sweep.live
+        if self._server_running is not None and self._server_running >= 1:
+            batch = self._server_running
+            source = self.tr("floor at the running batch ({0:g}, from /metrics)").format(batch)
+        else:
+            concurrency = self.sweep.current_concurrency()
+            if concurrency is None:
+                return
+            batch = float(concurrency)
+            source = self.tr("floor at concurrency {0} (no /metrics)").format(concurrency)
+        scenario = self.roofline.scenario()
+        floor_ms = scenario.floor(max(1, round(batch))).seconds * 1000.0
+        live.set_floor(floor_ms, source)
+        if len(live.rolling):
+            p50 = float(live.rolling.tail(1)[0, 1])
+            self.roofline.set_live_tpot_ms(
+                p50, batch, self.tr("live sweep, batch {0:g}").format(round(batch, 1))
+            )
+
     def _on_run_state(self, running: bool) -> None:
+        if self.sender() is self.sweep:
+            self._server_running = None
+            if running:
+                self._live_timer.start()
+            else:
+                self._live_timer.stop()
         if self.metrics is None:
             return
         busy = self.is_busy() or running

@@ -120,7 +120,11 @@ class BatchPlot(pg.PlotWidget):
             self.kv_line.label.setFormat(self.tr("KV full\nat {n}").format(n=max_batch))
 
     def show_measured(
-        self, s: Scenario, measured: Sequence[Measured], live_ms: float | None
+        self,
+        s: Scenario,
+        measured: Sequence[Measured],
+        live_ms: float | None,
+        live_batch: float = 1.0,
     ) -> None:
         """Draw each point's p50 with its MBU, its p50–p99 band, and the live probe at batch 1."""
         self._last = (s, list(measured), live_ms)
@@ -136,7 +140,7 @@ class BatchPlot(pg.PlotWidget):
             band_y += [m.p50_ms, m.p99_ms]
         self.band_curve.setData(band_x, band_y)
         if live_ms is not None:
-            self.live_curve.setData([1.0], [live_ms])
+            self.live_curve.setData([live_batch], [live_ms])
         else:
             self.live_curve.setData([], [])
         # y from 0 so the floor's distance from zero is honest and its label fits below it

@@ -65,6 +65,8 @@ class RooflinePanel(QWidget):
         super().__init__(parent)
         self._measured: list[Measured] = []
         self._live_ms: float | None = None
+        self._live_batch = 1.0
+        self._live_label = ""
         self._updating = False
         self._scenario = Scenario.from_ids(**DEFAULT)
         self._build()
@@ -290,9 +292,12 @@ class RooflinePanel(QWidget):
         self._refresh_measured()
         self._refresh_mbu_label()
 
-    def set_live_tpot_ms(self, ms: float) -> None:
-        """The latest single-stream TPOT (a probe), shown at batch 1 with its MBU."""
+    def set_live_tpot_ms(self, ms: float, batch: float = 1.0, label: str = "") -> None:
+        """The latest TPOT with its MBU: a probe's at batch 1, or a running sweep's rolling
+        p50 at the server's running batch (or the point's concurrency), named by `label`."""
         self._live_ms = ms if ms > 0 and math.isfinite(ms) else None
+        self._live_batch = batch if batch >= 1 and math.isfinite(batch) else 1.0
+        self._live_label = label
         self._refresh_measured()
         self._refresh_mbu_label()
 
@@ -470,7 +475,9 @@ class RooflinePanel(QWidget):
         self.batch_plot.show_floor(self._scenario, self._measured, self.floor_label.toolTip())
 
     def _refresh_measured(self) -> None:
-        self.batch_plot.show_measured(self._scenario, self._measured, self._live_ms)
+        self.batch_plot.show_measured(
+            self._scenario, self._measured, self._live_ms, self._live_batch
+        )
         self.roof_plot.show_measured(self._scenario, self._measured)
 
     @property
@@ -482,7 +489,7 @@ class RooflinePanel(QWidget):
         s = self._scenario
         latest: tuple[float, float, str] | None = None
         if self._live_ms is not None:
-            latest = (1.0, self._live_ms, self.tr("live probe"))
+            latest = (self._live_batch, self._live_ms, self._live_label or self.tr("live probe"))
         elif self._measured:
             first = min(self._measured, key=lambda m: m.batch)
             latest = (

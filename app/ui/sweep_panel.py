@@ -613,6 +613,13 @@ class SweepPanel(QWidget):
     def _on_stopped(self) -> None:
         self._set_running(False)
 
+    def current_concurrency(self) -> int | None:
+        """The running point's concurrency limit (None: unlimited, or nothing running)."""
+        if not self.is_running() or not 0 <= self._point_index < len(self._plan):
+            return None
+        value = self._plan[self._point_index].get("max_concurrency")
+        return int(value) if isinstance(value, int | float) and value > 0 else None
+
     def point_label(self, summary: dict[str, Any]) -> str:
         rate = format_number(_as_rate(summary.get("request_rate")))
         conc = summary.get("max_concurrency")

@@ -1143,6 +1143,10 @@ Finished results are already saved. Please include the log file if you report th
         <translation>已发出但尚未完成的请求。</translation>
     </message>
     <message>
+        <source>floor</source>
+        <translation>下限</translation>
+    </message>
+    <message>
         <source>tok/s</source>
         <translation>token/秒</translation>
     </message>
@@ -1252,6 +1256,18 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>Keyring: none (keys kept for this session only)</source>
         <translation>密钥环：无（密钥仅在本次会话中保留）</translation>
+    </message>
+    <message>
+        <source>floor at the running batch ({0:g}, from /metrics)</source>
+        <translation>当前运行批次的下限（{0:g}，来自 /metrics）</translation>
+    </message>
+    <message>
+        <source>floor at concurrency {0} (no /metrics)</source>
+        <translation>并发数 {0} 时的下限（无 /metrics）</translation>
+    </message>
+    <message>
+        <source>live sweep, batch {0:g}</source>
+        <translation>实时扫描，批次 {0:g}</translation>
     </message>
     <message>
         <source>sweep</source>

@@ -43,3 +43,36 @@ def test_a_sweep_is_one_timeline_with_its_points_marked(qtbot, window: MainWindo
     # The result files still get the worker's own series, as before.
     block = sweep.points[0]["tpotbench"]["server_metrics"]
     assert len(block["series"]["t_s"]) >= 2
+
+
+def test_rolling_tpot_floor_follows_the_running_batch(qtbot, window: MainWindow, tmp_path):  # noqa: F811
+    metrics, sweep, roofline = window.metrics, window.sweep, window.roofline
+    assert metrics is not None and roofline is not None
+    qtbot.waitUntil(lambda: metrics.sample_count() >= 1, timeout=15_000)
+    window._live_timer.setInterval(200)
+    sweep.results_root.setText(str(tmp_path))
+    sweep.dataset.setCurrentIndex(sweep.dataset.findData("random"))
+    sweep.input_len.setValue(32)
+    sweep.output_len.setValue(48)
+    sweep.num_prompts.setValue(16)
+    sweep.rates.setText("inf")
+    sweep.concurrencies.setText("2, 8")
+    assert sweep.run()
+    qtbot.waitUntil(lambda: not sweep.is_running(), timeout=90_000)
+    assert sweep.last_error == ""
+    floor = sweep.live.floor.view()
+    assert len(floor) >= 2
+    # Each floor value is the roofline floor of a batch the server reported running.
+    scenario = roofline.scenario()
+    by_batch = {b: scenario.floor(b).seconds * 1000.0 for b in range(1, 9)}
+    batches = set()
+    for value in floor[:, 1]:
+        match = [b for b, ms in by_batch.items() if abs(ms - value) < 1e-9]
+        assert match, value
+        batches.add(match[0])
+    assert len(batches) >= 2  # it moved with the batch
+    assert "/metrics" in sweep.live.floor_source
+    # The chart draws it, and the roofline panel shows the live point at a batch above 1.
+    x, _y = sweep.live._floor.getData()
+    assert x is not None and len(x) >= 2
+    assert roofline._live_ms is not None and roofline._live_batch >= 1
