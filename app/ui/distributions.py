@@ -56,19 +56,19 @@ class DistributionsView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._series: list[tuple[str, RequestSamples]] = []
-        self.metric = QComboBox()
-        self.mode = QComboBox()
+        self.metric_box = QComboBox()
+        self.mode_box = QComboBox()
         self.scatter_kind = QComboBox()
         self.log_x = QCheckBox()
         self.log_x.setChecked(True)
-        for combo in (self.metric, self.mode, self.scatter_kind):
+        for combo in (self.metric_box, self.mode_box, self.scatter_kind):
             combo.currentIndexChanged.connect(self._redraw)
         self.log_x.toggled.connect(self._redraw)
         self.note = QLabel()
         self.note.setWordWrap(True)
         controls = QHBoxLayout()
         controls.setContentsMargins(0, 0, 0, 0)
-        for w in (self.metric, self.mode, self.log_x):
+        for w in (self.metric_box, self.mode_box, self.log_x):
             controls.addWidget(w)
         controls.addStretch(1)
         controls.addWidget(self.scatter_kind)
@@ -97,9 +97,9 @@ class DistributionsView(QWidget):
             "itl": self.tr("ITL"),
             "e2el": self.tr("E2E latency"),
         }
-        self._refill(self.metric, [(names[m], m) for m in METRICS])
+        self._refill(self.metric_box, [(names[m], m) for m in METRICS])
         self._refill(
-            self.mode, [(self.tr("Histogram"), "hist"), (self.tr("CDF (cumulative)"), "cdf")]
+            self.mode_box, [(self.tr("Histogram"), "hist"), (self.tr("CDF (cumulative)"), "cdf")]
         )
         self._refill(
             self.scatter_kind,
@@ -139,15 +139,15 @@ class DistributionsView(QWidget):
         return [name for name, _s in self._series]
 
     def set_metric(self, metric: str) -> None:
-        self.metric.setCurrentIndex(self.metric.findData(metric))
+        self.metric_box.setCurrentIndex(self.metric_box.findData(metric))
 
     def set_mode(self, mode: str) -> None:
-        self.mode.setCurrentIndex(self.mode.findData(mode))
+        self.mode_box.setCurrentIndex(self.mode_box.findData(mode))
 
     # ---- drawing ---------------------------------------------------------------------------
     def _redraw(self) -> None:
-        metric = self.metric.currentData() or "ttft"
-        mode = self.mode.currentData() or "hist"
+        metric = self.metric_box.currentData() or "ttft"
+        mode = self.mode_box.currentData() or "hist"
         log_x = self.log_x.isChecked()
         self._draw_distribution(metric, mode, log_x)
         self._draw_scatter(self.scatter_kind.currentData() or "ttft")
@@ -171,7 +171,7 @@ class DistributionsView(QWidget):
         if plot.legend is not None:
             plot.legend.clear()
         plot.setLogMode(x=log_x, y=False)
-        name = self.metric.currentText()
+        name = self.metric_box.currentText()
         plot.setLabel("bottom", self.tr("{0} (ms)").format(name))
         if mode == "cdf":
             plot.setTitle(self.tr("{0}: share of requests at or below").format(name), size="9pt")

@@ -170,9 +170,19 @@ def close_on_signals(app: QApplication) -> QTimer:
     return timer
 
 
+async def _stop_metrics(window: MainWindow) -> None:
+    """Stop the Server metrics dock's /metrics reader and let its connection close while the
+    loop still runs (a request cut off by the loop's end left httpx callbacks without a loop)."""
+    metrics = getattr(window, "metrics", None)
+    task = metrics.stop() if metrics is not None and hasattr(metrics, "stop") else None
+    if task is not None:
+        await asyncio.wait([task], timeout=5)
+
+
 async def _let_workers_finish(window: MainWindow) -> None:
     """After the window closed (which cancelled any run), give the workers their grace period
     so the engine writes run_finished and every finished point is on disk before we exit."""
+    await _stop_metrics(window)
     for panel in (window.sweep, window.probe):
         checker = getattr(panel, "is_running", None) if panel is not None else None
         running = checker() if callable(checker) else bool(getattr(panel, "running", False))
@@ -232,6 +242,7 @@ async def take_screenshot(
         return 1
     print(f"saved {path} ({image.width()}x{image.height()})")
     window.close()
+    await _stop_metrics(window)
     if failure:
         print(f"tpotbench: {failure}", file=sys.stderr)
         return 1
