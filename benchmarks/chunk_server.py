@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sys
 import time
 
@@ -18,6 +19,7 @@ is kept per X-Request-Id; GET /truth returns them and forgets them. Prints "READ
 """
 
 clock = time.perf_counter_ns
+RUNNING = re.compile(r"^(vllm:num_requests_running\{[^}]*\}) \S+$", re.MULTILINE)
 
 
 def _chunk(data: bytes) -> bytes:
@@ -35,6 +37,8 @@ class ChunkServer:
         self.ttft_ns = int(ttft_ms * 1e6)
         self.role_chunk = role_chunk
         self.truth: dict[str, dict] = {}
+        self.metrics_page = ""  # a Prometheus page served at /metrics, running gauge kept live
+        self.in_flight = 0
 
     def _frames(
         self, chat: bool, model: str, n: int, include_usage: bool
@@ -81,6 +85,9 @@ class ChunkServer:
                     data = json.dumps(self.truth).encode()
                     self.truth = {}
                     self._reply(writer, 200, data)
+                elif method == "GET" and path == "/metrics" and self.metrics_page:
+                    live = f"\\g<1> {self.in_flight}"
+                    self._reply(writer, 200, RUNNING.sub(live, self.metrics_page).encode())
                 elif method == "GET" and path.endswith("/models"):
                     self._reply(writer, 200, b'{"object":"list","data":[{"id":"bench"}]}')
                 elif method == "POST" and path.endswith("completions"):
@@ -112,6 +119,23 @@ class ChunkServer:
         )
         writes: list[int] = []
         self.truth[rid] = {"recv_ns": recv_ns, "write_ns": writes}
+        self.in_flight += 1
+        try:
+            await self._tokens(writer, chat, n, token, role, last, writes, recv_ns)
+        finally:
+            self.in_flight -= 1
+
+    async def _tokens(
+        self,
+        writer: asyncio.StreamWriter,
+        chat: bool,
+        n: int,
+        token: bytes,
+        role: bytes,
+        last: bytes,
+        writes: list[int],
+        recv_ns: int,
+    ) -> None:
         target = recv_ns + self.ttft_ns
         loop_sleep = asyncio.sleep
         for i in range(n):
@@ -127,6 +151,9 @@ class ChunkServer:
 
 async def serve(args: argparse.Namespace) -> None:
     app = ChunkServer(args.itl_ms, args.tokens, args.ttft_ms, args.role_chunk)
+    if args.metrics_page:
+        with open(args.metrics_page, encoding="utf-8") as fh:
+            app.metrics_page = fh.read()
     server = await asyncio.start_server(app.handle, args.host, args.port, backlog=4096)
     port = server.sockets[0].getsockname()[1]
     print(f"READY {port}", flush=True)
@@ -144,6 +171,11 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=128)
     parser.add_argument("--ttft-ms", type=float, default=5.0)
     parser.add_argument("--role-chunk", action="store_true", help="send a role-only first delta")
+    parser.add_argument(
+        "--metrics-page",
+        help="a Prometheus text file to serve at /metrics (vllm:num_requests_running follows "
+        "the streams in flight), so a window's /metrics reader costs what it would on vLLM",
+    )
     args = parser.parse_args()
     try:
         import uvloop

@@ -37,11 +37,26 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def start_chunk_server(itl_ms: float, tokens: int) -> tuple[subprocess.Popen, str]:
+def metrics_page(path: Path) -> Path:
+    """A /metrics page as the built-in simulator (vLLM's metric names) renders it."""
+    from app.sim.metrics import SimMetrics
+
+    sim = SimMetrics(
+        "bench", block_size=16, num_gpu_blocks=5306, cache_dtype="auto", gpu_memory_utilization=0.9
+    )
+    sim.on_step(64, 0, 0.4)
+    path.write_bytes(sim.render())
+    return path
+
+
+def start_chunk_server(
+    itl_ms: float, tokens: int, page: Path | None = None
+) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
         [
             *(sys.executable, str(ROOT / "benchmarks" / "chunk_server.py")),
             *("--itl-ms", str(itl_ms), "--tokens", str(tokens), "--ttft-ms", "5"),
+            *(("--metrics-page", str(page)) if page else ()),
         ],
         stdout=subprocess.PIPE,
         text=True,
@@ -191,6 +206,12 @@ def main() -> None:
     parser.add_argument("--skip-b", action="store_true", help="only the concurrency-64 run")
     parser.add_argument("--b-prompts", type=int, default=200)
     parser.add_argument(
+        "--no-dock",
+        action="store_true",
+        help="without the Server metrics dock (by default it reads the server's /metrics at "
+        "4 Hz during the run, as in the window)",
+    )
+    parser.add_argument(
         "--nice",
         type=int,
         default=0,
@@ -213,11 +234,27 @@ def main() -> None:
     from app.ui.worker import build_sweep_argv
 
     app = QApplication.instance() or QApplication([])
+    import asyncio
+
+    import qasync
+
+    # The dock reads /metrics with asyncio; on a qasync loop riding the Qt loops below.
+    asyncio.set_event_loop(qasync.QEventLoop(app, already_running=True))
     out = Path(tempfile.mkdtemp(prefix="tpotbench-gui-fidelity-"))
     print(f"load before: {os.popen('uptime').read().strip()}")
 
     # 1. Concurrency 64 (default), 128 tokens at 20 ms, charts live.
-    server, url = start_chunk_server(args.itl_ms, args.tokens)
+    page = None if args.no_dock else metrics_page(out / "metrics.txt")
+    server, url = start_chunk_server(args.itl_ms, args.tokens, page)
+    dock = None
+    if page is not None:
+        from app.ui.server_metrics_panel import ServerMetricsPanel
+
+        dock = ServerMetricsPanel()
+        dock.resize(420, 800)
+        dock.show()
+        dock.start(Target("chunk server", url, "chat", "bench"))
+        dock.set_running(True)  # the window's pace during a run: 4 Hz
     try:
         panel = SweepPanel(lambda: Target("chunk server", url, "chat", "bench"))
         panel.resize(1400, 850)
@@ -268,6 +305,13 @@ def main() -> None:
             f"{pct(probe.lateness_ms, 99):.2f} ms, max {max(probe.lateness_ms):.1f} ms "
             f"(goal p99 < 16 ms); {len(probe.lateness_ms)} ticks"
         )
+        if dock is not None:
+            print(
+                f"  Server metrics dock live: {dock.sample_count()} /metrics samples "
+                f"(failures {dock._scraper.failures if dock._scraper else '?'})"
+            )
+            dock.stop()
+            dock.close()
         print(f"  load: {load}")
         if args.baseline:
             spec = panel.build_spec()

@@ -21,15 +21,18 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from app.bench.request_samples import request_samples
 from app.bench.results import PointResult, ResultFileError, read_points
 from app.roofline.catalog import CatalogError, get_gpu
 from app.ui.app_setup import settings
+from app.ui.distributions import DistributionsView
 from app.ui.export_files import (
     chart_filters,
     data_filters,
@@ -263,11 +266,23 @@ class ResultsPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(0, 150)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        # Click a point: its distributions; Ctrl/Shift-click points of any shown runs: overlaid.
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.itemSelectionChanged.connect(self._show_distributions)
+        self.table.cellClicked.connect(
+            lambda _r, _c: self.chart_tabs.setCurrentWidget(self.distributions)
+        )
+        self._row_points: list[tuple[str, PointResult | None]] = []
+        self.distributions = DistributionsView()
+        self.chart_tabs = QTabWidget()
+        self.chart_tabs.addTab(self.curves, "")
+        self.chart_tabs.addTab(self.distributions, "")
         # One column: the run list on top, then the knee curves and the table at full width,
         # so the three curves stay readable in the narrow centre of a 1280-px window.
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(left)
-        splitter.addWidget(self.curves)
+        splitter.addWidget(self.chart_tabs)
         splitter.addWidget(self.table)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 3)
@@ -295,6 +310,8 @@ class ResultsPanel(QWidget):
         self.export_data_button.setToolTip(self.tr("CSV, JSON or Markdown table (Ctrl+E)"))
         self.export_charts_button.setText(self.tr("Export charts…"))
         self.export_charts_button.setToolTip(self.tr("Each chart as PNG or SVG"))
+        self.chart_tabs.setTabText(0, self.tr("Knee curves"))
+        self.chart_tabs.setTabText(1, self.tr("Distributions"))
         set_chart_tooltips(self.curves)
         tips = metric_tooltips()
         self.table.horizontalHeaderItem(0).setText(self.tr("Run"))
@@ -382,8 +399,12 @@ class ResultsPanel(QWidget):
         series = [r.series() for r in self.shown]
         self.curves.set_series(series)
         self.table.setRowCount(0)
+        by_path = {str(p.path): p for r in self.shown for p in r.points if p.path}
+        self._row_points = []
+        self.distributions.set_series([])
         for s in series:
             for point in s.points:
+                self._row_points.append((s.name, by_path.get(str(point.get("path") or ""))))
                 row = self.table.rowCount()
                 self.table.insertRow(row)
                 name = QTableWidgetItem(s.name)
@@ -397,6 +418,19 @@ class ResultsPanel(QWidget):
                     self.table.setItem(row, col, item)
         self._update_buttons()
         self.runsShown.emit([r.name for r in self.shown])
+
+    def _show_distributions(self) -> None:
+        rows = sorted({i.row() for i in self.table.selectedIndexes()})
+        series = []
+        for row in rows:
+            if 0 <= row < len(self._row_points):
+                run, point = self._row_points[row]
+                if point is None:
+                    continue
+                conc = "∞" if point.max_concurrency is None else point.max_concurrency
+                rate = "inf" if math.isinf(point.request_rate) else f"{point.request_rate:g}"
+                series.append((f"{run} r={rate} c={conc}", request_samples(point.raw)))
+        self.distributions.set_series(series)
 
     def _select(self, runs: Sequence[Run]) -> None:
         names = {r.name for r in runs}

@@ -1632,6 +1632,14 @@ GuideLLM 不保留逐块间隔。AIPerf：Inter Chunk Latency (ICL)。</translat
         <translation>每张图表导出为 PNG 或 SVG</translation>
     </message>
     <message>
+        <source>Knee curves</source>
+        <translation>拐点曲线</translation>
+    </message>
+    <message>
+        <source>Distributions</source>
+        <translation>分布</translation>
+    </message>
+    <message>
         <source>No results yet: a sweep saves its runs in {0}.</source>
         <translation>还没有结果：扫描的运行结果会保存在 {0}。</translation>
     </message>

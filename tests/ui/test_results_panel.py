@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
 from app.ui.app_setup import settings
@@ -302,3 +303,41 @@ def test_exported_charts_carry_run_model_gpu_date_and_the_floor(qtbot, tmp_path)
         assert word in texts
     dotted = [e for e in ET.parse(tpot_svg).iter() if e.get("stroke") == "#777777"]
     assert dotted  # the roofline floor is drawn under the TPOT curves
+
+
+def test_points_of_different_runs_overlay_their_distributions(qtbot, root: Path) -> None:
+    detailed = root / "vllm-detailed"
+    detailed.mkdir()
+    doc = {
+        **VLLM_CONC32,
+        "completed": 3,
+        "failed": 1,
+        "ttfts": [0.10, 0.12, 0.0, 0.30],
+        "latencies": [1.0, 1.1, 0.0, 1.5],
+        "input_lens": [100, 200, 150, 400],
+        "output_lens": [10, 10, 0, 12],
+        "itls": [[0.09] * 9, [0.1] * 9, [], [0.1] * 11],
+        "errors": ["", "", "ReadTimeout", ""],
+    }
+    (detailed / "openai-chat-infqps-concurrency32-qwen2.5-7b-20250601-110000.json").write_text(
+        json.dumps(doc)
+    )
+    panel = _panel(qtbot, root)
+    panel.resize(1200, 900)
+    panel.show()
+    panel.show_runs(["local-bf16", "vllm-detailed"])
+    runs = [panel.table.item(r, 0).text() for r in range(panel.table.rowCount())]
+    assert runs == ["local-bf16", "local-bf16", "vllm-detailed"]
+    view = panel.distributions
+    for row, modifier in (
+        (0, Qt.KeyboardModifier.NoModifier),
+        (2, Qt.KeyboardModifier.ControlModifier),
+    ):
+        rect = panel.table.visualRect(panel.table.model().index(row, 1))
+        qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, modifier, rect.center())
+    assert panel.chart_tabs.currentWidget() is view
+    assert view.series_names() == ["local-bf16 r=inf c=2", "vllm-detailed r=inf c=32"]
+    # Our file's 4 requests (its own block) and vLLM's 3 successful ones (detailed arrays).
+    assert view.scatter_counts() == (4 + 3, 0)
+    assert "1 failed" in view.note.text()
+    assert len(view.dist_plot.getPlotItem().listDataItems()) == 2
