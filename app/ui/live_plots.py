@@ -415,7 +415,8 @@ class LiveCharts(QWidget):
         self._floor = self.tpot.plot(
             [], [], pen=pg.mkPen(FLOOR_COLOUR, width=2, style=Qt.PenStyle.DashLine)
         )
-        self._floor_label = pg.TextItem("", color=FLOOR_COLOUR, anchor=(1.0, 1.0))
+        # Below the line's right end: the curves above it stay clear.
+        self._floor_label = pg.TextItem("", color=FLOOR_COLOUR, anchor=(1.0, 0.0))
         self._floor_label.setZValue(5)
         self.tpot.addItem(self._floor_label)
         self.floor_source = ""

@@ -423,15 +423,18 @@ class MainWindow(QMainWindow):
         if self.sweep is None or self.roofline is None or not self.sweep.is_running():
             return
         live = self.sweep.live
+        has_metrics = self.metrics is not None and self.metrics.sample_count() > 0
         if self._server_running is not None and self._server_running >= 1:
             batch = self._server_running
-            source = self.tr("floor at the running batch ({0:g}, from /metrics)").format(batch)
+            source = self.tr("batch {0:g} (/metrics)").format(batch)
+        elif has_metrics:
+            return  # the server runs nothing right now (between points): the floor stays
         else:
             concurrency = self.sweep.current_concurrency()
             if concurrency is None:
                 return
             batch = float(concurrency)
-            source = self.tr("floor at concurrency {0} (no /metrics)").format(concurrency)
+            source = self.tr("concurrency {0} (no /metrics)").format(concurrency)
         scenario = self.roofline.scenario()
         floor_ms = scenario.floor(max(1, round(batch))).seconds * 1000.0
         live.set_floor(floor_ms, source)

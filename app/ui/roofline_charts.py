@@ -86,7 +86,7 @@ class BatchPlot(pg.PlotWidget):
         self.leader_curve = item.plot(
             [], [], pen=pg.mkPen(COLORS["measured"], width=1), connect="pairs"
         )
-        self._last: tuple[Scenario, list[Measured], float | None] | None = None
+        self._last: tuple[Scenario, list[Measured], float | None, float] | None = None
         # Label offsets are in pixels: lay them out again when the x range settles or changes.
         self._relayout_timer = QTimer(self)
         self._relayout_timer.setSingleShot(True)
@@ -101,7 +101,7 @@ class BatchPlot(pg.PlotWidget):
         item.setLabel("bottom", self.tr("batch (running sequences)"))
         rename_curve(item, self.floor_curve, self.tr("floor"))
         rename_curve(item, self.band_curve, self.tr("measured p50–p99 (label: concurrency, MBU)"))
-        rename_curve(item, self.live_curve, self.tr("live probe"))
+        rename_curve(item, self.live_curve, self.tr("live (probe, or a running sweep)"))
 
     def show_floor(self, s: Scenario, measured: Sequence[Measured], floor_tip: str) -> None:
         """Draw the floor curve and the batch-1 and KV-full lines for the scenario."""
@@ -126,8 +126,9 @@ class BatchPlot(pg.PlotWidget):
         live_ms: float | None,
         live_batch: float = 1.0,
     ) -> None:
-        """Draw each point's p50 with its MBU, its p50–p99 band, and the live probe at batch 1."""
-        self._last = (s, list(measured), live_ms)
+        """Draw each point's p50 with its MBU, its p50–p99 band, and the live TPOT (a probe's
+        at batch 1, a running sweep's at the server's batch)."""
+        self._last = (s, list(measured), live_ms, live_batch)
         item = self.getPlotItem()
         for text in self.mbu_texts:
             item.removeItem(text)

@@ -59,12 +59,12 @@
         <translation>实测 p50–p99（标注：并发数，MBU）</translation>
     </message>
     <message>
-        <source>c{c}: {mbu:.0f}%</source>
-        <translation>c{c}：{mbu:.0f}%</translation>
+        <source>live (probe, or a running sweep)</source>
+        <translation>实时（探测，或运行中的扫描）</translation>
     </message>
     <message>
-        <source>live probe</source>
-        <translation>实时探测</translation>
+        <source>c{c}: {mbu:.0f}%</source>
+        <translation>c{c}：{mbu:.0f}%</translation>
     </message>
     <message>
         <source>batch-1 floor {v:.1f} ms</source>
@@ -1258,12 +1258,12 @@ Finished results are already saved. Please include the log file if you report th
         <translation>密钥环：无（密钥仅在本次会话中保留）</translation>
     </message>
     <message>
-        <source>floor at the running batch ({0:g}, from /metrics)</source>
-        <translation>当前运行批次的下限（{0:g}，来自 /metrics）</translation>
+        <source>batch {0:g} (/metrics)</source>
+        <translation>批次 {0:g}（/metrics）</translation>
     </message>
     <message>
-        <source>floor at concurrency {0} (no /metrics)</source>
-        <translation>并发数 {0} 时的下限（无 /metrics）</translation>
+        <source>concurrency {0} (no /metrics)</source>
+        <translation>并发数 {0}（无 /metrics）</translation>
     </message>
     <message>
         <source>live sweep, batch {0:g}</source>
