@@ -415,8 +415,8 @@ class LiveCharts(QWidget):
         self._floor = self.tpot.plot(
             [], [], pen=pg.mkPen(FLOOR_COLOUR, width=2, style=Qt.PenStyle.DashLine)
         )
-        # Below the line's right end: the curves above it stay clear.
-        self._floor_label = pg.TextItem("", color=FLOOR_COLOUR, anchor=(1.0, 0.0))
+        # Below the line's left end: the curves above it stay clear, the text inside the chart.
+        self._floor_label = pg.TextItem("", color=FLOOR_COLOUR, anchor=(0.0, 0.0))
         self._floor_label.setZValue(5)
         self.tpot.addItem(self._floor_label)
         self.floor_source = ""
@@ -603,7 +603,7 @@ class LiveCharts(QWidget):
             t = np.append(floor[:, 0], max(self._cursor_s, floor[-1, 0]))
             y = np.append(floor[:, 1], floor[-1, 1])
             self._floor.setData(np.repeat(t, 2)[1:-1], np.repeat(y, 2)[:-2])
-            self._floor_label.setPos(float(t[-1]), float(y[-1]))
+            self._floor_label.setPos(float(t[0]), float(y[-1]))
         if "progress" in dirty:
             progress = self.progress.view()
             self._tok.setData(progress[:, 0], progress[:, 1])
