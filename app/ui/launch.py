@@ -176,7 +176,7 @@ async def _stop_metrics(window: MainWindow) -> None:
     metrics = getattr(window, "metrics", None)
     task = metrics.stop() if metrics is not None and hasattr(metrics, "stop") else None
     if task is not None:
-        await asyncio.wait([task], timeout=5)
+        await asyncio.wait([asyncio.wrap_future(task)], timeout=5)
 
 
 async def _let_workers_finish(window: MainWindow) -> None:

@@ -404,7 +404,7 @@ class MainWindow(QMainWindow):
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return  # no event loop to scrape on (a window built outside the app, in a test)
+            return  # a window built outside the app (a test without a loop): no background reads
         self._metrics_key = key
         if target.base_url:
             self.metrics.start(target)

@@ -11,6 +11,7 @@ two samples a second apart drew triangles that no server ever went through.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import math
 import time
@@ -23,9 +24,23 @@ from PySide6.QtCore import Property, QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from app.bench.serverstats import MetricsSample, MetricsScraper
-from app.ui.live_plots import PALETTE, RingBuffer, make_plot, rename_curve, set_words
+from app.ui.live_plots import (
+    PALETTE,
+    RingBuffer,
+    make_plot,
+    rename_curve,
+    set_words,
+    time_limit,
+)
 from app.ui.retranslate import is_language_change
-from app.ui.server_timeline import IDLE_INTERVAL_S, RUN_INTERVAL_S, ElapsedAxis, Poll, hold_steps
+from app.ui.server_timeline import (
+    IDLE_INTERVAL_S,
+    RUN_INTERVAL_S,
+    ElapsedAxis,
+    Poll,
+    ScrapeThread,
+    hold_steps,
+)
 from app.ui.theme import apply_plot_theme
 
 # Columns of the ring buffer, in the order add_sample stores them.
@@ -52,9 +67,11 @@ class ServerMetricsPanel(QWidget):
 
     statusTextChanged = Signal(str)
     sampled = Signal(dict)
+    _sampleIn = Signal(dict, str, object)
+    _polled = Signal()
 
     def __init__(
-        self, parent: QWidget | None = None, capacity: int = 20_000, repaint_ms: int = 250
+        self, parent: QWidget | None = None, capacity: int = 20_000, repaint_ms: int = 1000
     ) -> None:
         super().__init__(parent)
         self._buffer = RingBuffer(capacity, len(_COLUMNS))
@@ -63,15 +80,18 @@ class ServerMetricsPanel(QWidget):
         self._server = ""
         self._kv_capacity: int | None = None
         self._scraper: MetricsScraper | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._thread: ScrapeThread | None = None
         self._poll = Poll(IDLE_INTERVAL_S, RUN_INTERVAL_S)
         self._marks: list[tuple[float, str, list[pg.InfiniteLine]]] = []
         self._run_start_s: float | None = None
-        self._last_sample_failures = 0
+        self._ranges: dict[object, tuple[float, float]] = {}
         # Stop scraping when the widget goes away; the closure must not hold self.
-        tasks: set[asyncio.Task[None]] = set()
-        self._tasks = tasks
-        self.destroyed.connect(lambda *_: [t.cancel() for t in list(tasks)])
+        threads: list[ScrapeThread] = []
+        self._threads = threads
+        self.destroyed.connect(lambda *_: [t.stop() for t in list(threads)])
+        # Samples come from the scraping thread; Qt queues them to this (the GUI) thread.
+        self._sampleIn.connect(self._take_sample)
+        self._polled.connect(self._on_polled)
 
         self.kv_plot = make_plot(self.tr("KV-cache usage"), self.tr("%"), self.tr("time (s)"))
         self.kv_plot.setYRange(-6, 102, padding=0)  # room for the 0 label
@@ -81,6 +101,10 @@ class ServerMetricsPanel(QWidget):
         )
         for plot in (self.queue_plot, self.preempt_plot):
             plot.setXLink(self.kv_plot)
+        for plot in (self.kv_plot, self.queue_plot, self.preempt_plot):
+            # Ranges are set by _repaint in steps; auto-range would move (and redraw) the axes
+            # with every sample.
+            plot.getPlotItem().disableAutoRange()
         for plot in (self.kv_plot, self.queue_plot, self.preempt_plot):
             plot.getPlotItem().setAxisItems({"bottom": ElapsedAxis("bottom")})
             for side in ("left", "bottom"):  # "time (s) (x0.001)" helps nobody
@@ -118,7 +142,8 @@ class ServerMetricsPanel(QWidget):
         self.queue_plot.setMinimumHeight(140)
         self.preempt_plot.setMinimumHeight(110)
 
-        # Samples arrive about once a second; drawing happens only here, never on arrival.
+        # Samples arrive up to 4 times a second; they are drawn (with the readout) at most
+        # once a second, only here, never on arrival: the window's CPU is the worker's too.
         self._timer = QTimer(self)
         self._timer.setInterval(repaint_ms)
         self._timer.timeout.connect(self._repaint)
@@ -142,7 +167,6 @@ class ServerMetricsPanel(QWidget):
         if sample.get("kv_capacity_tokens"):
             self._kv_capacity = int(sample["kv_capacity_tokens"])
         self._dirty = True
-        self._set_status(self._describe(row))
         self.sampled.emit(dict(zip(_COLUMNS, row, strict=True)))
 
     def set_server(self, server: str, kv_capacity_tokens: int | None = None) -> None:
@@ -153,6 +177,7 @@ class ServerMetricsPanel(QWidget):
 
     def clear(self) -> None:
         self._buffer.clear()
+        self._ranges.clear()
         for _t, _label, lines in self._marks:
             for plot, line in zip(self._plots(), lines, strict=True):
                 plot.removeItem(line)
@@ -204,13 +229,17 @@ class ServerMetricsPanel(QWidget):
         if running and not self._poll.running:
             self._run_start_s = self.now_s()
         self._poll.running = running
-        self._poll.wake.set()
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._thread is not None:
+            self._thread.call(self._poll.wake.set)
 
     def set_paused(self, paused: bool) -> None:
         self._poll.paused = paused
         if self.pause_button.isChecked() != paused:
             self.pause_button.setChecked(paused)
-        self._poll.wake.set()
+        self._wake()
         self._show_message()
 
     @property
@@ -290,6 +319,8 @@ class ServerMetricsPanel(QWidget):
             return
         self._dirty = False
         rows = self._buffer.view()
+        if len(rows):  # the readout (and the status bar) follow the drawing, not each sample
+            self._set_status(self._describe(list(rows[-1])))
         if len(rows) == 0:
             for curve in (
                 self.kv_curve,
@@ -307,18 +338,26 @@ class ServerMetricsPanel(QWidget):
             (self.preempt_curve, 4),
         ):
             curve.setData(*hold_steps(t, rows[:, column]))
+        # Axes (with their grids) are the costly part of a repaint: the ranges move in steps
+        # (a minute at the left, 1-1.5-2-3-5-7 at the right), not with every sample.
         end = float(t[-1])
-        start = end - IDLE_SPAN_S
+        start = math.floor((end - IDLE_SPAN_S) / 60.0) * 60.0
         if self._run_start_s is not None:
             start = min(start, self._run_start_s - 5.0)
         start = max(float(t[0]), start)
-        self.kv_plot.setXRange(start, max(end, start + 10.0), padding=0.02)
+        right = start + time_limit(max(end - start, 10.0))
+        if self._ranges.get("x") != (start, right):
+            self._ranges["x"] = (start, right)
+            self.kv_plot.setXRange(start, right, padding=0)
         # Counts start at zero and stay readable when flat (auto-range would centre 0 at ±0.5).
         counts = ((self.queue_plot, [2, 3], 4, 0.06), (self.preempt_plot, [4], 2, 0.15))
         for plot, columns, ticks, below in counts:
             values = rows[:, columns]
             top = float(np.nanmax(values)) if np.isfinite(values).any() else 0.0
             top = max(1.0, top)
+            if self._ranges.get(id(plot)) == (top, 0.0):
+                continue
+            self._ranges[id(plot)] = (top, 0.0)
             # Room below zero, or pyqtgraph drops the "0" label at the axis edge.
             plot.setYRange(-below * top, 1.08 * top, padding=0)
             step = max(1, math.ceil(top / ticks))  # whole requests and preemptions: integer ticks
@@ -367,8 +406,8 @@ class ServerMetricsPanel(QWidget):
         return self._scraper is not None and self._scraper.running
 
     def start(self, target: Any, interval_s: float | None = None) -> None:
-        """Watch `target`'s /metrics on the running (qasync) loop until stop(): every 2 s
-        idle, every 0.25 s while set_running(True); `interval_s` fixes both (tests)."""
+        """Watch `target`'s /metrics (on a thread of its own) until stop(): every 2 s idle,
+        every 0.25 s while set_running(True); `interval_s` fixes both (tests)."""
         from app.bench.endpoint import resolve_endpoint
 
         if self._scraper is not None:
@@ -382,12 +421,18 @@ class ServerMetricsPanel(QWidget):
         else:
             self._poll.idle_s, self._poll.run_s = IDLE_INTERVAL_S, RUN_INTERVAL_S
 
-        def on_sample(sample: MetricsSample) -> None:
+        sample_in, polled = self._sampleIn, self._polled
+
+        def on_sample(sample: MetricsSample) -> None:  # on the scraping thread
             latest = scraper.latest
-            if latest is not None and latest.server != self._server:
-                capacity = latest.capacity.tokens if latest.capacity else None
-                self.set_server(latest.server, capacity)
-            self.add_sample(sample.to_dict())
+            server = latest.server if latest is not None else ""
+            capacity = latest.capacity.tokens if latest and latest.capacity else None
+            with contextlib.suppress(RuntimeError):  # the dock is gone
+                sample_in.emit(sample.to_dict(), server, capacity)
+
+        def after() -> None:
+            with contextlib.suppress(RuntimeError):
+                polled.emit()
 
         scraper = MetricsScraper.for_endpoint(
             resolved,
@@ -399,13 +444,26 @@ class ServerMetricsPanel(QWidget):
             # The dock keeps its own ring of samples; parsed pages are only for the readout.
             max_scrapes=8,
             max_samples=8,
+            gauges_after_first=True,
         )
         self._scraper = scraper
-        # One task owns the scraper from start to close, so a stop() that comes before the
-        # task ever ran leaves nothing open.
-        self._task = asyncio.ensure_future(self._scrape(scraper, self._poll, self._show_message))
-        self._tasks.add(self._task)
-        self._task.add_done_callback(self._tasks.discard)
+        self._poll.wake = asyncio.Event()  # bound to the new thread's loop on first use
+        thread = ScrapeThread()
+        self._thread = thread
+        self._threads.append(thread)
+        thread.finished.add_done_callback(
+            lambda _f: self._threads.remove(thread) if thread in self._threads else None
+        )
+        thread.start(self._scrape(scraper, self._poll, after))
+
+    def _on_polled(self) -> None:
+        if not len(self._buffer):  # with samples, the readout follows the drawing
+            self._show_message()
+
+    def _take_sample(self, sample: dict, server: str, capacity: object) -> None:
+        if server and server != self._server:
+            self.set_server(server, capacity if isinstance(capacity, int) else None)
+        self.add_sample(sample)
 
     watch = start
 
@@ -426,13 +484,11 @@ class ServerMetricsPanel(QWidget):
                         scraper.failures = 0  # back: the normal pace again
                     after()
 
-    def stop(self) -> asyncio.Task[None] | None:
-        """Stop the own scraper; returns its task (await it to be sure the connection closed)."""
-        task, self._task = self._task, None
+    def stop(self) -> concurrent.futures.Future[None] | None:
+        """Stop the own scraper; returns a future done once its connection has closed."""
+        thread, self._thread = self._thread, None
         self._scraper = None
-        if task is not None:
-            task.cancel()
-        return task
+        return thread.stop() if thread is not None else None
 
     @property
     def scrape_error(self) -> str | None:

@@ -155,13 +155,13 @@ def test_destroying_the_panel_stops_its_scraper(
     panel = ServerMetricsPanel()
     panel.start(Target("sim", sim.base_url, "chat", "qwen2.5-7b"), interval_s=0.05)
     qtbot.waitUntil(lambda: panel.sample_count() >= 2, timeout=5_000)
-    task = panel._task
-    assert task is not None and not task.done()
+    thread = panel._thread
+    assert thread is not None and not thread.finished.done()
     # How a closed window goes away in the app: a deferred delete, run by the event loop.
     panel.deleteLater()
     QCoreApplication.sendPostedEvents(panel, QEvent.Type.DeferredDelete)
-    qtbot.waitUntil(task.done, timeout=3_000)
-    assert task.cancelled()
+    qtbot.waitUntil(thread.finished.done, timeout=5_000)
+    assert thread.loop.is_closed()
 
 
 def test_dock_reads_metrics_while_idle_faster_during_a_run_and_pauses(
