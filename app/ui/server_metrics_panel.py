@@ -67,7 +67,7 @@ class ServerMetricsPanel(QWidget):
 
     statusTextChanged = Signal(str)
     sampled = Signal(dict)
-    _sampleIn = Signal(dict, str, object)
+    _sampleIn = Signal(dict, str, object, object)
     _polled = Signal()
 
     def __init__(
@@ -428,7 +428,7 @@ class ServerMetricsPanel(QWidget):
             server = latest.server if latest is not None else ""
             capacity = latest.capacity.tokens if latest and latest.capacity else None
             with contextlib.suppress(RuntimeError):  # the dock is gone
-                sample_in.emit(sample.to_dict(), server, capacity)
+                sample_in.emit(sample.to_dict(), server, capacity, scraper)
 
         def after() -> None:
             with contextlib.suppress(RuntimeError):
@@ -460,7 +460,9 @@ class ServerMetricsPanel(QWidget):
         if not len(self._buffer):  # with samples, the readout follows the drawing
             self._show_message()
 
-    def _take_sample(self, sample: dict, server: str, capacity: object) -> None:
+    def _take_sample(self, sample: dict, server: str, capacity: object, source: object) -> None:
+        if source is not self._scraper:
+            return  # queued before stop() or a new endpoint: not this timeline's
         if server and server != self._server:
             self.set_server(server, capacity if isinstance(capacity, int) else None)
         self.add_sample(sample)

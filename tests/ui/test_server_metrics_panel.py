@@ -135,18 +135,18 @@ def test_own_scraper_follows_the_simulator(
     assert panel.scraping
     running = panel.data()[:, 2]
     assert np.nanmax(running) == 8
-    assert "(vLLM (V1 metric names) · KV pool 84,896 tokens)" in panel.status_text
-    qtbot.waitUntil(lambda: len(curve(panel.running_curve)[0]) == 2 * panel.sample_count() - 1)
-    panel.show()
-    qtbot.waitExposed(panel)
-    assert panel.grab().save(shot_path(tmp_path, "server_metrics_panel.png"))
     task = panel.stop()
     assert task is not None
     qtbot.waitUntil(task.done, timeout=5_000)
     assert not panel.scraping
     count = panel.sample_count()
     qtbot.wait(300)
-    assert panel.sample_count() == count  # no scrapes after stop()
+    assert panel.sample_count() == count  # no samples after stop(), queued ones included
+    qtbot.waitUntil(lambda: len(curve(panel.running_curve)[0]) == 2 * count - 1)
+    assert "(vLLM (V1 metric names) · KV pool 84,896 tokens)" in panel.status_text
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert panel.grab().save(shot_path(tmp_path, "server_metrics_panel.png"))
 
 
 def test_destroying_the_panel_stops_its_scraper(
