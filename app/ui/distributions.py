@@ -63,6 +63,11 @@ class DistributionsView(QWidget):
         self.log_x.setChecked(True)
         for combo in (self.metric_box, self.mode_box, self.scatter_kind):
             combo.currentIndexChanged.connect(self._redraw)
+            # Narrow panels (1280x720 with both docks) squeeze the names, not the charts.
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            combo.setMinimumContentsLength(6)
         self.log_x.toggled.connect(self._redraw)
         self.note = QLabel()
         self.note.setWordWrap(True)

@@ -92,10 +92,13 @@ class ScrapeThread:
         asyncio.set_event_loop(self.loop)
         try:
             self.loop.run_forever()
-            # Let the cancelled task close its client before the loop goes.
+            # As asyncio.run() ends: every task left is cancelled and run to its end, so the
+            # client closes and no task is destroyed pending.
             pending = asyncio.all_tasks(self.loop)
+            for task in pending:
+                task.cancel()
             if pending:
-                self.loop.run_until_complete(asyncio.wait(pending, timeout=5))
+                self.loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         finally:
             self.loop.close()
             self.finished.set_result(None)
