@@ -18,10 +18,20 @@ DEFAULT_CONNECT_TIMEOUT_S = 10.0
 # A stalled stream is reported as a timeout after this long without a byte; long enough for
 # a deep queue (TTFT of minutes) at high concurrency.
 DEFAULT_READ_TIMEOUT_S = 600.0
+# The whole of one request, first byte sent to last byte read (--request-timeout): beside the
+# silence timeout it ends a server that drips a byte now and then. Half an hour is far beyond
+# any reply a benchmark asks for (vLLM's own client allows 6 hours).
+DEFAULT_REQUEST_TIMEOUT_S = 1800.0
 
 
 class BenchClient(httpx.AsyncClient):
-    """An httpx.AsyncClient with a lean path for the benchmark's own streaming requests."""
+    """An httpx.AsyncClient with a lean path for the benchmark's own streaming requests.
+
+    ``request_timeout_s`` is the total deadline of one request (None: none), read by
+    send_request; the client's own timeouts are per network operation.
+    """
+
+    request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S
 
     async def send_stream(self, request: httpx.Request) -> httpx.Response:
         """Send and return the response with its body unread, like ``send(stream=True)``.
@@ -43,13 +53,14 @@ def make_client(
     *,
     connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
     transport: Transport = "aiohttp",
+    request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S,
 ) -> BenchClient:
     """An httpx.AsyncClient for streaming benchmarks.
 
     ``transport='aiohttp'`` (the default, see benchmarks/fidelity_stream.py for the numbers)
     runs the requests on aiohttp's C-accelerated HTTP parser behind the httpx API; ``'httpx'``
     is httpx's own transport. ``timeout_s`` is the longest silence tolerated while reading
-    (None: wait forever); there is no total timeout, like vLLM's benchmark client.
+    (None: wait forever); ``request_timeout_s`` the longest a whole request may take.
     """
     size = max(1, int(max_concurrency))
     limits = httpx.Limits(
@@ -63,17 +74,20 @@ def make_client(
     if transport == "aiohttp":
         from httpx_aiohttp import AiohttpTransport
 
-        return BenchClient(
+        client = BenchClient(
             transport=AiohttpTransport(verify=verify_tls, limits=limits, trust_env=True),
             timeout=timeout,
             limits=limits,
             trust_env=True,
         )
-    if transport == "httpx":
-        return BenchClient(
+    elif transport == "httpx":
+        client = BenchClient(
             verify=verify_tls, timeout=timeout, limits=limits, http2=False, trust_env=True
         )
-    raise ValueError(f"unknown transport '{transport}'; use 'aiohttp' or 'httpx'")
+    else:
+        raise ValueError(f"unknown transport '{transport}'; use 'aiohttp' or 'httpx'")
+    client.request_timeout_s = request_timeout_s
+    return client
 
 
 async def warm_pool(
@@ -90,12 +104,20 @@ async def warm_pool(
     failing endpoint shows up in the measured requests with its real error.
     """
 
+    from app.bench.body import MAX_MODELS_BODY_BYTES, BodyError, get_small
+
+    # Warming is a courtesy: a models list that takes longer than this is not waited for.
+    limits = (getattr(client, "request_timeout_s", None), 30.0)
+    deadline = min(x for x in limits if x is not None)
+
     async def one() -> bool:
         try:
-            response = await client.get(url, headers=headers)
-        except httpx.HTTPError:
+            reply = await get_small(
+                client, url, headers=headers, max_bytes=MAX_MODELS_BODY_BYTES, deadline_s=deadline
+            )
+        except (httpx.HTTPError, BodyError, TimeoutError):
             return False
-        return response.status_code < 500
+        return reply.status < 500
 
     results = await asyncio.gather(*(one() for _ in range(max(0, connections))))
     return sum(results)

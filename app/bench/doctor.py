@@ -37,6 +37,10 @@ from app.bench.endpoint import (
     resolve_endpoint,
 )
 
+# The doctor's requests are small (a few tokens): a minute for the whole of one is generous,
+# and a server that drips a byte a second cannot hold the report up for longer.
+DEFAULT_REQUEST_TIMEOUT_S = 60.0
+
 __all__ = [
     "CHECK_IDS",
     "STATUSES",
@@ -51,7 +55,11 @@ __all__ = [
 
 
 async def diagnose(
-    target: DoctorTarget, *, timeout_s: float = 5.0, on_check: Callable[[Check], None] | None = None
+    target: DoctorTarget,
+    *,
+    timeout_s: float = 5.0,
+    request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S,
+    on_check: Callable[[Check], None] | None = None,
 ) -> DoctorReport:
     """Run the checks in order; each is handed to `on_check` as soon as it is decided.
 
@@ -81,7 +89,7 @@ async def diagnose(
         return report
     api = normalize_api(target.api) or resolved.api
     async with httpx.AsyncClient(timeout=timeout_s, verify=target.verify_tls) as client:
-        await _run(Probe(client, target, api), resolved, mismatch, emit)
+        await _run(Probe(client, target, api, request_timeout_s), resolved, mismatch, emit)
     return report
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import httpx
 
 from app.bench import failures
+from app.bench.body import MAX_STREAM_BODY_BYTES, BodyError, oversized
 from app.bench.doctor_probe import (
     Probe,
     error_message,
@@ -18,7 +20,7 @@ from app.bench.doctor_probe import (
 from app.bench.doctor_report import Check, Msg, msg, verbatim
 from app.bench.endpoint import ResolvedEndpoint
 from app.bench.serverstats import SERVER_LABELS, MetricsParseError, parse_metrics
-from app.bench.sse import SSEDecoder
+from app.bench.sse import SSEDecoder, SSEError
 
 
 def model_check(
@@ -129,10 +131,14 @@ async def stream_check(probe: Probe, res: ResolvedEndpoint) -> Check:
     events = content = malformed = 0
     done, usage, finish, ctype = False, None, None, ""
     body = payload(probe.api, probe.target.model, stream=True)
+    size = 0
     try:
-        async with probe.client.stream(
-            "POST", res.url, headers=probe.headers, json=body, timeout=probe.generation_timeout
-        ) as resp:
+        async with (
+            asyncio.timeout(probe.deadline_s),
+            probe.client.stream(
+                "POST", res.url, headers=probe.headers, json=body, timeout=probe.generation_timeout
+            ) as resp,
+        ):
             if resp.status_code != 200:
                 await resp.aread()
                 kind = failures.kind_for_status(resp.status_code)
@@ -143,6 +149,9 @@ async def stream_check(probe: Probe, res: ResolvedEndpoint) -> Check:
                 return Check.of("streaming", "fail", detail, msg(failures.fix_for(kind)))
             ctype = resp.headers.get("content-type", "")
             async for piece in resp.aiter_bytes():
+                size += len(piece)
+                if size > MAX_STREAM_BODY_BYTES:
+                    raise oversized("the streamed reply", MAX_STREAM_BODY_BYTES)
                 for data in decoder.feed(piece):
                     events += 1
                     if data.strip() == b"[DONE]":
@@ -157,8 +166,13 @@ async def stream_check(probe: Probe, res: ResolvedEndpoint) -> Check:
                     for ch in (event.get("choices") if isinstance(event, dict) else None) or []:
                         content += bool((ch.get("delta") or {}).get("content") or ch.get("text"))
                         finish = ch.get("finish_reason") or finish
-    except httpx.HTTPError as exc:
-        kind, message = failures.classify_exception(exc, after_headers=True)
+    except (httpx.HTTPError, BodyError, SSEError, TimeoutError) as exc:
+        if isinstance(exc, TimeoutError):
+            kind, message = "timeout", probe.timed_out(res.url)
+        elif isinstance(exc, SSEError):
+            kind, message = "oversized", str(exc)
+        else:
+            kind, message = failures.classify_exception(exc, after_headers=True)
         detail = msg(
             "the stream broke after {events} events: {error}",
             events=events,

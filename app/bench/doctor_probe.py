@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 
+from app.bench.body import IDENTITY, MAX_MODELS_BODY_BYTES, BodyError, get_small
 from app.bench.doctor_report import DoctorTarget
 from app.bench.endpoint import auth_headers, redact
 
@@ -99,18 +100,44 @@ def payload(api: str, model: str | None, stream: bool) -> dict[str, Any]:
 class Probe:
     """The requests behind the checks, with the key kept out of every message."""
 
-    def __init__(self, client: httpx.AsyncClient, target: DoctorTarget, api: str) -> None:
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        target: DoctorTarget,
+        api: str,
+        deadline_s: float | None = None,
+    ) -> None:
         self.client = client
         self.target = target
         self.api = api  # the flavour the user asked for (may not match the URL)
-        self.headers = auth_headers(target.api_key, target.headers)
+        self.headers = {**auth_headers(target.api_key, target.headers), **IDENTITY}
         self.max_model_len: int | None = None  # from /v1/models, as vLLM lists it
+        # the whole of one request (--request-timeout), beside the client's silence timeout
+        self.deadline_s = deadline_s
 
     def scrub(self, text: str) -> str:
         return redact(text, self.target.api_key)
 
     async def get(self, url: str) -> httpx.Response:
-        return await self.client.get(url, headers=self.headers)
+        """GET within the size cap and the deadline; both surface as httpx errors whose
+        cause names the failure kind (oversized, timeout)."""
+        try:
+            reply = await get_small(
+                self.client,
+                url,
+                headers=self.headers,
+                max_bytes=MAX_MODELS_BODY_BYTES,
+                deadline_s=self.deadline_s,
+                what=f"the answer of {url}",
+            )
+        except BodyError as exc:
+            raise httpx.DecodingError(str(exc)) from exc
+        except TimeoutError as exc:
+            raise httpx.ReadTimeout(self.timed_out(url)) from exc
+        return _response(reply.status, reply.headers, reply.body, url)
+
+    def timed_out(self, url: str) -> str:
+        return f"{url} did not answer completely within {self.deadline_s:g} s (--request-timeout)"
 
     @property
     def generation_timeout(self) -> httpx.Timeout:
@@ -119,6 +146,47 @@ class Probe:
         return httpx.Timeout(budget, read=2 * budget)
 
     async def post(self, url: str, body: dict[str, Any]) -> httpx.Response:
-        return await self.client.post(
-            url, headers=self.headers, json=body, timeout=self.generation_timeout
-        )
+        import asyncio
+        import json
+
+        from app.bench.body import content_encoding, inflated, oversized
+
+        limit = MAX_MODELS_BODY_BYTES
+        try:
+            async with asyncio.timeout(self.deadline_s):
+                request = self.client.build_request(
+                    "POST",
+                    url,
+                    headers=self.headers,
+                    content=json.dumps(body).encode(),
+                    timeout=self.generation_timeout,
+                )
+                request.headers["Content-Type"] = "application/json"
+                resp = await self.client.send(request, stream=True)
+                try:
+                    encoding = content_encoding(resp)
+                    raw = resp.aiter_raw()
+                    pieces = inflated(raw, encoding, max_raw=limit, what=url) if encoding else raw
+                    parts: list[bytes] = []
+                    size = 0
+                    async for piece in pieces:
+                        size += len(piece)
+                        if size > limit:
+                            raise oversized(f"the answer of {url}", limit)
+                        parts.append(piece)
+                finally:
+                    await resp.aclose()
+        except BodyError as exc:
+            raise httpx.DecodingError(str(exc)) from exc
+        except TimeoutError as exc:
+            raise httpx.ReadTimeout(self.timed_out(url)) from exc
+        return _response(resp.status_code, resp.headers, b"".join(parts), url)
+
+
+def _response(status: int, headers: httpx.Headers, body: bytes, url: str) -> httpx.Response:
+    """An httpx.Response holding a body already read (and decoded) within the limits."""
+    kept = [(k, v) for k, v in headers.multi_items() if k not in _DROP]
+    return httpx.Response(status, headers=kept, content=body, request=httpx.Request("GET", url))
+
+
+_DROP = ("content-encoding", "content-length", "transfer-encoding")

@@ -34,7 +34,13 @@ _KINDS = (
         "timeout",
         "no answer within the time limit",
         "The server or network is too slow or stalled; check that it is not overloaded, or "
-        "raise the timeout.",
+        "raise --timeout (longest silence) or --request-timeout (whole request).",
+    ),
+    FailureKind(
+        "redirect",
+        "HTTP redirect (not followed)",
+        "Use the URL it redirects to as the base URL (often https:// instead of http://): a "
+        "benchmark does not follow redirects, and clients drop a POST body through them.",
     ),
     FailureKind(
         "http_400",
@@ -106,9 +112,27 @@ _KINDS = (
     ),
     FailureKind(
         "malformed_chunk",
-        "stream message is not valid JSON",
+        "stream message is not the expected JSON",
         "Something between client and server rewrites the stream, or the server is not "
         "OpenAI-compatible; look at the excerpt.",
+    ),
+    FailureKind(
+        "malformed_stream",
+        "broken HTTP framing or encoding",
+        "The reply's chunked framing or compression is broken: a proxy or the server mangles "
+        "the response; try the server directly and check its log.",
+    ),
+    FailureKind(
+        "malformed_usage",
+        "impossible token counts in usage",
+        "The server reported negative, fractional or absurd token counts, so no throughput "
+        "can be computed from them; check the server or gateway version.",
+    ),
+    FailureKind(
+        "oversized",
+        "reply larger than the limit",
+        "The server sent far more than any reply needs (an endless line, a huge event, a body "
+        "that inflates without end); check the URL points at the API and the server's health.",
     ),
     FailureKind(
         "stream_error",
@@ -138,6 +162,8 @@ KINDS: dict[str, FailureKind] = {kind.id: kind for kind in _KINDS}
 
 def kind_for_status(status: int) -> str:
     """The failure kind id for a non-200 HTTP status."""
+    if 300 <= status < 400:
+        return "redirect"
     specific = f"http_{status}"
     if specific in KINDS:
         return specific
@@ -190,6 +216,10 @@ def classify_exception(exc: BaseException, *, after_headers: bool) -> tuple[str,
     import ssl
 
     chain = _chain(exc)
+    for e in chain:
+        kind = getattr(e, "kind", None)
+        if type(e).__name__ == "BodyError" and isinstance(kind, str):
+            return kind, str(e)
     deepest = next((e for e in reversed(chain) if str(e).strip()), exc)
     detail = " ".join(str(deepest).split()) or type(deepest).__name__
     if len(detail) > 200:
@@ -211,6 +241,8 @@ def classify_exception(exc: BaseException, *, after_headers: bool) -> tuple[str,
         return "timeout", f"timed out {what}: {detail}"
     if _has(chain, ("UnsupportedProtocol", "InvalidURL", "InvalidUrlClientError")):
         return "connect", f"cannot use this URL: {detail}"
+    if _bad_framing(chain):
+        return "malformed_stream", f"the reply's HTTP framing is broken: {detail}"
     transport = (
         "TransportError",
         "NetworkError",
@@ -232,3 +264,57 @@ def classify_exception(exc: BaseException, *, after_headers: bool) -> tuple[str,
             return "stream_cut", f"connection lost while streaming: {detail}"
         return "connect", f"cannot connect: {detail}"
     return "client_error", f"{type(exc).__name__}: {detail}"
+
+
+# aiohttp's parser errors for a body it cannot frame (bad chunk sizes, junk between chunks) or
+# decode; "Not enough data ..." is the same class raised when the connection simply ends.
+_FRAMING = (
+    "ClientResponseError",  # aiohttp's wrapper of its parser's errors
+    "BadHttpMessage",
+    "TransferEncodingError",
+    "ContentLengthError",
+    "PayloadEncodingError",
+    "LineTooLong",
+    "InvalidHeader",
+    "DecodingError",
+)
+
+
+def _bad_framing(chain: list[BaseException]) -> bool:
+    for e in chain:
+        if type(e).__name__ in _FRAMING and "Not enough data" not in str(e):
+            return True
+        # h11 (httpx's own transport) names its framing errors in the message
+        if type(e).__name__ in ("RemoteProtocolError", "LocalProtocolError") and any(
+            word in str(e) for word in ("chunk", "illegal", "malformed", "Invalid")
+        ):
+            return True
+    return False
+
+
+# Errors that mean "the server closed or reset the connection before any byte of a response":
+# on a kept-alive connection this is the race with the server's own keep-alive close.
+_LOST = (
+    "ServerDisconnectedError",
+    "ClientConnectionResetError",
+    "ClientOSError",
+    "RemoteProtocolError",
+    "ReadError",
+    "WriteError",
+    "ConnectionResetError",
+    "BrokenPipeError",
+)
+_NOT_LOST = ("ClientConnectorError", "ConnectError", "ConnectTimeout", "TimeoutError")
+
+
+def lost_before_response(exc: BaseException) -> bool:
+    """The request failed because the connection went away before a response began (not a
+    refused connect, not a timeout): a retry on a fresh connection is safe to try."""
+    chain = _chain(exc)
+    if any(isinstance(e, TimeoutError) for e in chain) or _has(chain, _NOT_LOST[:2]):
+        return False
+    if _bad_framing(chain):
+        return False
+    return _has(chain, _LOST) or any(
+        isinstance(e, ConnectionResetError | BrokenPipeError) for e in chain
+    )

@@ -15,6 +15,8 @@ from typing import Any
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
+from app.bench.body import MAX_METRICS_BODY_BYTES, get_small
+
 # Metric names per server family, first match wins. vLLM V1 renamed gpu_cache_usage_perc to
 # kv_cache_usage_perc; both are fractions 0..1 despite "perc". Counters are read by their sample
 # name (with _total), which the parser keeps whatever the TYPE line says.
@@ -496,6 +498,7 @@ class MetricsScraper:
         headers: dict[str, str] | None = None,
         verify_tls: bool = True,
         timeout_s: float = 2.0,
+        request_timeout_s: float | None = 5.0,
         on_sample: Callable[[MetricsSample], None] | None = None,
         clock: Callable[[], int] = time.perf_counter_ns,
         origin_ns: int | None = None,
@@ -508,6 +511,8 @@ class MetricsScraper:
         self._headers = dict(headers or {})
         self._verify_tls = verify_tls
         self._timeout_s = timeout_s
+        # A scrape as a whole never takes longer than this (a dripping /metrics is skipped).
+        self._deadline_s = min(x for x in (request_timeout_s, 5.0) if x is not None)
         self._on_sample = on_sample
         self._clock = clock
         self._origin_ns = origin_ns
@@ -633,9 +638,16 @@ class MetricsScraper:
             raise RuntimeError("MetricsScraper.start() must be awaited first")
         async with self._lock:
             try:
-                resp = await self._client.get(self.metrics_url)
-                resp.raise_for_status()
-                text = resp.text
+                reply = await get_small(
+                    self._client,
+                    self.metrics_url,
+                    max_bytes=MAX_METRICS_BODY_BYTES,
+                    deadline_s=self._deadline_s,
+                    what="the /metrics page",
+                )
+                if reply.status != 200:
+                    raise MetricsParseError(f"HTTP {reply.status} from {self.metrics_url}")
+                text = reply.body.decode("utf-8", "replace")
                 if self._gauges_after_first and self._first is not None:
                     text = gauges_only(text)
                 snap = parse_metrics(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import json
@@ -13,11 +14,18 @@ from typing import Any
 import httpx
 
 from app import __version__
+from app.bench.body import (
+    MAX_STREAM_BODY_BYTES,
+    BodyError,
+    content_encoding,
+    inflated,
+    oversized,
+)
 from app.bench.client import BenchClient
 from app.bench.endpoint import ResolvedEndpoint, auth_headers, redact
 from app.bench.failures import classify_exception, kind_for_status
 from app.bench.record import RequestRecord
-from app.bench.sse import DONE, SSEDecoder
+from app.bench.sse import DONE, MAX_EVENT_BYTES, SSEDecoder, SSEError
 from app.bench.tokens import TokenCounter, estimate_tokens
 
 Clock = Callable[[], int]
@@ -89,12 +97,19 @@ def _error_detail(body: bytes) -> str:
 
 
 async def _read_limited(response: httpx.Response, limit: int = _ERROR_BODY_LIMIT) -> bytes:
-    buf = b""
-    async for data in response.aiter_raw():
-        buf += data
-        if len(buf) >= limit:
-            break
-    return buf[:limit]
+    """The first ``limit`` bytes of an error body (decoded if compressed)."""
+    parts: list[bytes] = []
+    size = 0
+    raw = response.aiter_raw()
+    encoding = content_encoding(response)
+    with contextlib.suppress(BodyError):
+        pieces = inflated(raw, encoding, max_raw=limit, what="error") if encoding else raw
+        async for data in pieces:
+            parts.append(data[: limit - size])
+            size += len(parts[-1])
+            if size >= limit:
+                break
+    return b"".join(parts)
 
 
 class _Collector:
@@ -175,12 +190,26 @@ class _Collector:
             return self.fail(
                 "malformed_chunk", "a stream message is not a JSON object: " + _ex(payload)
             )
+        try:
+            return self._fields(obj, t, payload)
+        except (TypeError, AttributeError, KeyError, IndexError):
+            # a field of an unexpected type ("usage": [1], "choices": 5, "content": 5 ...)
+            return self.fail(
+                "malformed_chunk",
+                "a stream message has fields of unexpected types: " + _ex(payload),
+            )
+
+    def _fields(self, obj: dict, t: int, payload: bytes) -> bool:
         choices = obj.get("choices")
         u = obj.get("usage")
+        if u and type(u) is not dict:
+            raise TypeError("usage")
         if choices:
             c0 = choices[0]
             fr = c0.get("finish_reason")
             if fr:
+                if type(fr) is not str:
+                    raise TypeError("finish_reason")
                 self.finish_reason = fr
             if self.first_choice_ns is None:
                 self.first_choice_ns = t
@@ -189,6 +218,8 @@ class _Collector:
                 piece = delta.get("content")
                 other = delta.get("reasoning_content") or delta.get("reasoning")
                 if other:
+                    if type(other) is not str:
+                        raise TypeError("reasoning")
                     self.extra_parts.append(other)
                 elif delta.get("tool_calls"):
                     self.extra_parts.append(json.dumps(delta["tool_calls"]))
@@ -197,12 +228,14 @@ class _Collector:
             else:
                 piece = c0.get("text")
             if piece:
+                if type(piece) is not str:
+                    raise TypeError("content")
                 self.text_parts.append(piece)
                 if self.on_text is not None:
                     self.on_text(piece)
             self.chunk_ns.append(t)
             if u:
-                self.cum_tokens.append(u.get("completion_tokens") or 0)
+                self.cum_tokens.append(u.get("completion_tokens"))
             if self.on_chunk is not None:
                 self.on_chunk(self.rec, t)
         if u:
@@ -229,6 +262,8 @@ async def send_request(
     tokenizer: TokenCounter | None = None,
     on_chunk: ChunkObserver | None = None,
     on_text: Callable[[str], None] | None = None,
+    max_body_bytes: int = MAX_STREAM_BODY_BYTES,
+    max_event_bytes: int = MAX_EVENT_BYTES,
 ) -> RequestRecord:
     """Send one streaming request and time it; network, HTTP and stream errors become
     ``error_kind`` + a one-line ``error`` on the record instead of exceptions.
@@ -236,6 +271,8 @@ async def send_request(
     Every network read gets ONE clock reading, taken before it is parsed; all SSE messages
     that came in that read share it. ``on_chunk(record, t_ns)`` is called per token chunk,
     ``on_text(piece)`` with each piece of visible text (before ``on_chunk`` of its chunk).
+    The whole request is bounded by the client's ``request_timeout_s`` and the body by
+    ``max_body_bytes`` (decoded) and ``max_event_bytes`` (one SSE event).
     """
     rec = RequestRecord(
         request_id=spec.request_id,
@@ -247,6 +284,8 @@ async def send_request(
     headers = auth_headers(api_key, extra_headers)
     headers["Content-Type"] = "application/json"
     headers["Accept"] = "text/event-stream"
+    # a benchmark must not time decompression, and sizes are then the ones on the wire
+    headers["Accept-Encoding"] = "identity"
     headers.setdefault("User-Agent", _USER_AGENT)
     if spec.request_id:
         headers["X-Request-Id"] = spec.request_id
@@ -265,103 +304,195 @@ async def send_request(
         extensions={"timeout": client.timeout.as_dict()},
     )
     col = _Collector(rec, resolved.api == "chat", on_chunk, on_text)
-    reads = 0
-    head = b""
+    ex = _Exchange(col, clock, max_body_bytes, max_event_bytes)
+    deadline = getattr(client, "request_timeout_s", None)
 
     rec.submit_ns = rec.send_ns = clock()  # send_ns moves to the body write, see _StampedBody
     try:
-        if isinstance(client, BenchClient):
-            response = await client.send_stream(request)
-        else:
-            response = await client.send(request, stream=True)
-    except Exception as exc:  # every failure before the first byte becomes a kind
-        end_ns = clock()
-        kind, error = classify_exception(exc, after_headers=False)
-        return _finish_failed(rec, kind, redact(error, api_key), end_ns)
-
-    try:
-        rec.http_status = status = response.status_code
-        if status != 200:
-            body = await _read_limited(response)
-            end_ns = clock()
-            detail = _error_detail(body) if body else ""
-            reason = response.reason_phrase or ""
-            return _finish_failed(
-                rec,
-                kind_for_status(status),
-                redact(_one_line(f"HTTP {status} {reason}: {detail}".strip(" :")), api_key),
-                end_ns,
-            )
-        decoder = SSEDecoder()
-        feed = decoder.feed
-        handle = col.message
-        reader = _reader(response)
-        t = rec.send_ns
-        stopped = False
-        async for data in reader:
-            t = clock()
-            reads += 1
-            if reads <= 2:
-                head += data[:300]
-            for payload in feed(data):
-                if handle(payload, t):
-                    stopped = True
-                    break
-            if stopped:
-                break
-        else:
-            for payload in decoder.flush():
-                if handle(payload, t, final=True):
-                    break
-        end_ns = clock()
-        if col.kind is None and col.messages == 0:
-            ctype = response.headers.get("content-type", "")
-            if "event-stream" not in ctype:
-                col.fail(
-                    "not_sse",
-                    f"HTTP 200 but the reply is '{ctype or 'untyped'}', not an event stream: "
-                    + _ex(head),
-                )
-    except Exception as exc:  # a read error after the headers: keep what arrived
-        end_ns = clock()
-        col.fail(*classify_exception(exc, after_headers=True))
-    finally:
-        # closing a broken connection may raise; the outcome is already recorded
-        with contextlib.suppress(Exception):
-            await response.aclose()
+        async with asyncio.timeout(deadline):
+            await ex.run(client, request)
+    except TimeoutError:
+        ex.end_ns = clock()
+        error = f"the reply did not finish within --request-timeout {deadline:g} s"
+        if not ex.started:
+            ex.early = ("timeout", f"no answer within --request-timeout {deadline:g} s")
+        elif col.kind is None:
+            col.fail("timeout", error + f" ({len(rec.chunk_ns)} chunks had arrived)")
+    if ex.early is not None:
+        kind, error = ex.early
+        return _finish_failed(rec, kind, redact(error, api_key), ex.end_ns)
 
     chunk_ns = rec.chunk_ns
-    rec.reads = reads
+    rec.reads = ex.reads
     rec.messages = col.messages
     rec.done_seen = col.done
     rec.first_choice_ns = col.first_choice_ns
     rec.finish_reason = col.finish_reason
-    rec.usage = col.usage
     rec.generated_text = "".join(col.text_parts)
     if col.kind is None:
         if not chunk_ns:
             col.fail(
                 "no_choices",
                 f"HTTP 200 but none of {col.messages} stream messages carried choices"
-                + (f" (first: {_ex(head)})" if head else ""),
+                + (f" (first: {_ex(ex.head)})" if ex.head else ""),
             )
         elif not col.done and col.finish_reason is None:
             col.fail(
                 "stream_cut",
                 f"the stream closed after {len(chunk_ns)} chunks without finish_reason or [DONE]",
             )
+    usage = col.usage
+    if col.kind is None and usage is not None:
+        problem = usage_problem(usage)
+        if problem:
+            col.fail("malformed_usage", problem)
+    if col.kind != "malformed_usage":
+        rec.usage = usage
     if chunk_ns:
         rec.first_token_ns = chunk_ns[0]
         rec.end_ns = chunk_ns[-1]
     else:
-        rec.end_ns = end_ns
+        rec.end_ns = ex.end_ns
     if col.kind is not None:
         rec.error_kind = col.kind
         rec.error = redact(col.error, api_key)
     else:
         rec.ok = True
-    _count_tokens(rec, col.usage, col.cum_tokens, col.extra_parts, tokenizer)
+    _count_tokens(rec, rec.usage, col.cum_tokens, col.extra_parts, tokenizer)
     return rec
+
+
+# Token counts above this are not a count but garbage (1e30); no model has such a context.
+MAX_PLAUSIBLE_TOKENS = 100_000_000
+
+
+def usage_problem(usage: dict) -> str | None:
+    """Why a stream's ``usage`` cannot be true (negative, fractional or absurd counts), or None."""
+    for key in ("completion_tokens", "prompt_tokens"):
+        value = usage.get(key)
+        if value is None:
+            continue
+        if type(value) is float and value.is_integer():
+            value = int(value)
+        if type(value) is not int or not 0 <= value <= MAX_PLAUSIBLE_TOKENS:
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+            return (
+                f"the server's usage.{key} is {shown}, not a possible token count "
+                "(a whole number from 0 to 100,000,000)"
+            )
+    return None
+
+
+class _Exchange:
+    """One request on the wire: send, status, body read within the limits. Failures before a
+    stream could start go to ``early``; failures while streaming to the collector."""
+
+    __slots__ = (
+        "clock",
+        "col",
+        "early",
+        "end_ns",
+        "head",
+        "max_body",
+        "max_event",
+        "reads",
+        "started",
+    )
+
+    def __init__(self, col: _Collector, clock: Clock, max_body: int, max_event: int) -> None:
+        self.col = col
+        self.clock = clock
+        self.max_body = max_body
+        self.max_event = max_event
+        self.early: tuple[str, str] | None = None
+        self.started = False  # the response's status line and headers arrived
+        self.end_ns = 0
+        self.reads = 0
+        self.head = b""
+
+    async def run(self, client: httpx.AsyncClient, request: httpx.Request) -> None:
+        clock = self.clock
+        try:
+            if isinstance(client, BenchClient):
+                response = await client.send_stream(request)
+            else:
+                response = await client.send(request, stream=True)
+        except Exception as exc:  # every failure before the first byte becomes a kind
+            self.end_ns = clock()
+            self.early = classify_exception(exc, after_headers=False)
+            return
+        self.started = True
+        col = self.col
+        try:
+            status = col.rec.http_status = response.status_code
+            if status != 200:
+                self.early = await _status_failure(response)
+                self.end_ns = clock()
+                return
+            await self._read(response)
+        except Exception as exc:  # a read error after the headers: keep what arrived
+            self.end_ns = clock()
+            col.fail(*classify_exception(exc, after_headers=True))
+        finally:
+            # closing a broken connection may raise; the outcome is already recorded
+            with contextlib.suppress(Exception):
+                await response.aclose()
+
+    async def _read(self, response: httpx.Response) -> None:
+        col, clock = self.col, self.clock
+        decoder = SSEDecoder(self.max_event)
+        feed = decoder.feed
+        handle = col.message
+        encoding = content_encoding(response)
+        if encoding is None:
+            reader = _reader(response)
+        else:
+            raw = response.aiter_raw()
+            reader = inflated(raw, encoding, max_raw=self.max_body, what="the streamed reply")
+        t = col.rec.send_ns
+        size = 0
+        limit = self.max_body
+        reads = 0
+        try:
+            async for data in reader:
+                t = clock()
+                reads += 1
+                if reads <= 2:
+                    self.head += data[:300]
+                size += len(data)
+                if size > limit:
+                    raise oversized("the streamed reply", limit)
+                for payload in feed(data):
+                    if handle(payload, t):
+                        return
+            for payload in decoder.flush():
+                if handle(payload, t, final=True):
+                    return
+            if col.kind is None and col.messages == 0:
+                ctype = response.headers.get("content-type", "")
+                if "event-stream" not in ctype:
+                    col.fail(
+                        "not_sse",
+                        f"HTTP 200 but the reply is '{ctype or 'untyped'}', not an event stream: "
+                        + _ex(self.head),
+                    )
+        except (BodyError, SSEError) as exc:
+            col.fail(getattr(exc, "kind", "oversized"), str(exc))
+        finally:
+            self.reads = reads
+            self.end_ns = clock()
+
+
+async def _status_failure(response: httpx.Response) -> tuple[str, str]:
+    status = response.status_code
+    reason = response.reason_phrase or ""
+    kind = kind_for_status(status)
+    if kind == "redirect":
+        target = _one_line(response.headers.get("location", "") or "(no Location header)", 300)
+        return kind, f"HTTP {status} {reason}: redirect to {target} (not followed)"
+    body = await _read_limited(response)
+    detail = _error_detail(body) if body else ""
+    return kind, _one_line(f"HTTP {status} {reason}: {detail}".strip(" :"))
 
 
 class _StampedBody(httpx.AsyncByteStream):
@@ -388,14 +519,12 @@ def _url(url: str) -> httpx.URL:
 
 
 def _reader(response: httpx.Response) -> AsyncIterator[bytes]:
-    """The response body, one item per network read.
+    """The (identity-coded) response body, one item per network read.
 
     On the httpx-aiohttp transport this is aiohttp's own ``iter_any()``, under the three
     async-generator layers httpx and the transport add per chunk (a third of the per-chunk
-    CPU); any other transport, or a compressed body, goes through httpx.
+    CPU); any other transport goes through httpx.
     """
-    if "content-encoding" in response.headers:
-        return response.aiter_bytes()
     stream = response.stream
     # httpx's client.send wraps the transport's stream in a BoundAsyncStream; send_stream not
     stream = getattr(stream, "_stream", stream)
@@ -412,19 +541,28 @@ def _finish_failed(rec: RequestRecord, kind: str, error: str, end_ns: int) -> Re
     return rec
 
 
+def _count(value: object) -> int | None:
+    """A token count as an int, or None when it is not a possible one."""
+    if type(value) is float and value.is_integer():
+        value = int(value)
+    if type(value) is int and 0 <= value <= MAX_PLAUSIBLE_TOKENS:
+        return value
+    return None
+
+
 def _count_tokens(
     rec: RequestRecord,
     usage: dict | None,
-    cum_tokens: list[int],
+    cum_tokens: list[object],
     extra_parts: list[str],
     tokenizer: TokenCounter | None,
 ) -> None:
-    completion = usage.get("completion_tokens") if usage else None
-    if isinstance(completion, int):
+    completion = _count(usage.get("completion_tokens")) if usage else None
+    if completion is not None:
         rec.output_tokens = completion
         rec.output_tokens_source = "usage"
-        prompt_tokens = usage.get("prompt_tokens") if usage else None
-        if isinstance(prompt_tokens, int):
+        prompt_tokens = _count(usage.get("prompt_tokens")) if usage else None
+        if prompt_tokens is not None:
             rec.prompt_len = prompt_tokens
     else:
         text = rec.generated_text + "".join(extra_parts)
@@ -435,11 +573,15 @@ def _count_tokens(
             rec.output_tokens = estimate_tokens(text)
             rec.output_tokens_source = "estimate"
     # Per-chunk token counts only when every token chunk carried cumulative usage
-    # (vLLM's continuous_usage_stats); never guessed from the number of chunks.
+    # (vLLM's continuous_usage_stats), each a possible count that never goes down; never
+    # guessed from the number of chunks.
     if cum_tokens and len(cum_tokens) == len(rec.chunk_ns):
         prev = 0
         per_chunk = []
-        for c in cum_tokens:
+        for value in cum_tokens:
+            c = _count(value)
+            if c is None or c < prev:
+                return
             per_chunk.append(c - prev)
             prev = c
         rec.chunk_tokens = per_chunk

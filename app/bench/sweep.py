@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import httpx
 
 from app.bench import client as client_mod
+from app.bench.body import MAX_MODELS_BODY_BYTES, get_small
 from app.bench.datasets import SampleRequest
 from app.bench.endpoint import ResolvedEndpoint, auth_headers, redact
 from app.bench.failures import classify_exception
@@ -163,6 +164,8 @@ class SweepConfig:
     ray_address: str | None = None
     # Without --label: "{backend}-{date-time}", made unique in the folder by plan_targets.
     default_label: str | None = None
+    timeout_s: float | None = client_mod.DEFAULT_READ_TIMEOUT_S  # longest silence
+    request_timeout_s: float | None = client_mod.DEFAULT_REQUEST_TIMEOUT_S  # whole request
 
     @property
     def points(self) -> list[PointSpec]:
@@ -243,32 +246,49 @@ async def fetch_first_model(
     api_key: str | None,
     extra_headers: dict[str, str] | None,
     verify_tls: bool = True,
+    *,
+    timeout_s: float | None = 10.0,
+    request_timeout_s: float | None = 60.0,
 ) -> str | None:
     """Check the server answers at all and return the first model id of /v1/models (as
     vLLM does without --model), or None if that list is not available there.
-    Raises UnreachableError if nothing answers."""
+    Raises UnreachableError if nothing answers (or the answer is oversized or never ends):
+    ``timeout_s`` is the longest silence, ``request_timeout_s`` the whole request."""
     headers = auth_headers(api_key, extra_headers)
-    timeout = httpx.Timeout(10.0)
+    timeout = httpx.Timeout(timeout_s)
+    url = resolved.models_url
     async with httpx.AsyncClient(verify=verify_tls, timeout=timeout, trust_env=True) as http:
         try:
-            response = await http.get(resolved.models_url, headers=headers)
+            reply = await get_small(
+                http,
+                url,
+                headers=headers,
+                max_bytes=MAX_MODELS_BODY_BYTES,
+                deadline_s=request_timeout_s,
+                what=f"the answer of {url}",
+            )
+        except TimeoutError:
+            raise UnreachableError(
+                f"cannot read {url} (timeout: no complete answer within "
+                f"--request-timeout {request_timeout_s:g} s)"
+            ) from None
         except Exception as exc:
             kind, message = classify_exception(exc, after_headers=False)
             message = redact(message, api_key)
-            raise UnreachableError(
-                f"cannot reach {resolved.models_url} ({kind}: {message})"
-            ) from None
-    if response.status_code in (401, 403):
-        raise UnreachableError(
-            key_refused_message(response.status_code, resolved.models_url, api_key)
-        )
-    if response.status_code != 200:
+            verb = "cannot reach" if kind in ("dns", "connect", "tls", "timeout") else "cannot use"
+            raise UnreachableError(f"{verb} {url} ({kind}: {message})") from None
+    if reply.status in (401, 403):
+        raise UnreachableError(key_refused_message(reply.status, url, api_key))
+    if reply.status != 200:
         return None
     try:
-        data = response.json()
-        return str(data["data"][0]["id"])
+        model = reply.json()["data"][0]["id"]  # type: ignore[index]
     except (ValueError, KeyError, IndexError, TypeError):
         return None
+    # an id is a short printable name; anything else is not echoed anywhere
+    if not isinstance(model, str) or not 0 < len(model) <= 512 or not model.isprintable():
+        return None
+    return model
 
 
 def check_roofline(context: dict[str, Any]) -> dict[str, Any]:
@@ -395,6 +415,8 @@ class _ScraperThread:
             extra_headers=config.extra_headers,
             verify_tls=config.verify_tls,
             on_sample=on_sample,
+            timeout_s=min(2.0, config.timeout_s or 2.0),
+            request_timeout_s=config.request_timeout_s,
         )
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="metrics", daemon=True)
@@ -467,7 +489,11 @@ async def run_point(
     state = LoadState(total=len(specs))
     started_at = datetime.now(UTC)
     async with client_mod.make_client(
-        pool, verify_tls=config.verify_tls, transport=config.transport
+        pool,
+        verify_tls=config.verify_tls,
+        timeout_s=config.timeout_s,
+        transport=config.transport,
+        request_timeout_s=config.request_timeout_s,
     ) as http:
         send = functools.partial(
             send_request,

@@ -7,10 +7,11 @@ import asyncio
 import json
 import sys
 
-from app.bench.doctor import Check, DoctorTarget, diagnose
+from app.bench.doctor import DEFAULT_REQUEST_TIMEOUT_S, Check, DoctorTarget, diagnose
 from app.bench.endpoint import EndpointError, key_problem, resolve_endpoint
 from app.commands import flags
 from app.commands.credentials import find_api_key
+from app.commands.timeouts import add_request_timeout, request_limit
 
 _MARK = {"ok": "[ ok ]", "warn": "[warn]", "fail": "[FAIL]", "skip": "[skip]"}
 
@@ -34,8 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--insecure", action="store_true", help="do not verify the server's TLS certificate"
     )
     parser.add_argument(
-        "--timeout", type=flags.seconds, default=5.0, help="seconds per request (default 5)"
+        "--timeout", type=flags.seconds, default=5.0, help="longest silence per request (default 5)"
     )
+    add_request_timeout(parser, DEFAULT_REQUEST_TIMEOUT_S)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
@@ -90,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if problem := key_problem(target.api_key):
         return _fail(f"{problem} ({target.key_source.removeprefix('from ')})")
+    request_timeout = request_limit(args.request_timeout)
     try:
         resolved = resolve_endpoint(target.base_url, target.endpoint, target.api, target.model)
     except EndpointError as exc:
@@ -102,7 +105,14 @@ def run(args: argparse.Namespace) -> int:
             print(format_check(check), flush=True)
 
     try:
-        report = asyncio.run(diagnose(target, timeout_s=args.timeout, on_check=show))
+        report = asyncio.run(
+            diagnose(
+                target,
+                timeout_s=args.timeout,
+                request_timeout_s=request_timeout,
+                on_check=show,
+            )
+        )
     except EndpointError as exc:
         return _fail(str(exc))
     if args.json:

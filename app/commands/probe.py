@@ -17,6 +17,10 @@ from app.commands.credentials import (
     parse_headers,
     require_api_key,
 )
+from app.commands.timeouts import add_request_timeout, request_limit
+
+# One probe is one reply of --max-tokens tokens: ten minutes is far beyond it.
+DEFAULT_REQUEST_TIMEOUT_S = 600.0
 
 DEFAULT_PROMPT = "Explain in three sentences what GPU memory bandwidth is."
 
@@ -56,6 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="longest silence while waiting or reading, seconds (default 120)",
     )
+    add_request_timeout(parser, DEFAULT_REQUEST_TIMEOUT_S)
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print JSON, every ITL included")
     out.add_argument("--events", choices=["jsonl"], help="JSON-lines events on stdout (GUI)")
@@ -64,6 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _target(args: argparse.Namespace) -> dict[str, Any]:
     from app.bench.endpoint import EndpointError, resolve_endpoint
 
+    args.request_timeout = request_limit(args.request_timeout)
     headers = parse_headers(args.header)
     base_url, api, model, verify, profile = args.base_url, args.backend, args.model, True, None
     if args.profile:
@@ -112,7 +118,12 @@ async def _probe(args: argparse.Namespace, target: dict[str, Any], events: Any) 
     if not resolved.model:
         try:
             model = await fetch_first_model(
-                resolved, target["api_key"], target["headers"], target["verify"]
+                resolved,
+                target["api_key"],
+                target["headers"],
+                target["verify"],
+                timeout_s=args.timeout,
+                request_timeout_s=args.request_timeout,
             )
         except UnreachableError as exc:
             return str(exc)
@@ -130,7 +141,9 @@ async def _probe(args: argparse.Namespace, target: dict[str, Any], events: Any) 
         events.point_started(point)
         on_chunk = _TokenEvents(events)
     on_text = on_chunk.add_text if on_chunk is not None else None
-    async with make_client(1, target["verify"], args.timeout) as client:
+    async with make_client(
+        1, target["verify"], args.timeout, request_timeout_s=args.request_timeout
+    ) as client:
         record = await send_request(
             client,
             resolved,

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from app.bench.client import DEFAULT_READ_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S
 from app.bench.datasets import DATASET_NAMES, DatasetError, DatasetOptions, HFVocab, get_samples
 from app.bench.endpoint import EndpointError, cleartext_warning, resolve_endpoint
 from app.bench.events import EventWriter
@@ -49,6 +50,7 @@ from app.commands.credentials import (
     parse_headers,
     require_api_key,
 )
+from app.commands.timeouts import add_request_timeout, request_limit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -214,6 +216,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="TOKENS",
         help="roofline: context length per sequence for the KV bytes (default 512)",
     )
+    add(
+        "--timeout",
+        type=flags.seconds,
+        default=DEFAULT_READ_TIMEOUT_S,
+        metavar="S",
+        help="longest silence while waiting for or reading a reply, seconds (default "
+        f"{DEFAULT_READ_TIMEOUT_S:g}: a deep queue can hold the first byte for minutes)",
+    )
+    add_request_timeout(parser, DEFAULT_REQUEST_TIMEOUT_S)
     add(
         "--grace-period",
         type=flags.number(0.0, flags.MAX_SECONDS),
@@ -439,6 +450,8 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
                 f"{args.random_input_len:,} is {held:,} prompt tokens held in memory; keep it "
                 f"under {_MAX_PROMPT_TOKENS:,} by lowering one of them"
             )
+    timeout_s = args.timeout
+    request_timeout_s = request_limit(args.request_timeout)
     try:
         percentiles = parse_percentiles(args.metric_percentiles)
         percentile_metrics = parse_percentile_metrics(args.percentile_metrics)
@@ -534,6 +547,8 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         roofline=roofline,
         server_metrics=args.server_metrics,
         overwrite=args.overwrite,
+        timeout_s=timeout_s,
+        request_timeout_s=request_timeout_s,
     )
     return config, list(resolved.notes) + roofline_notes
 
@@ -616,7 +631,12 @@ async def _main(args: argparse.Namespace, config: SweepConfig, observers: list[A
             if isinstance(obs, EventWriter):
                 obs.on_broken = reader_gone
     first = await fetch_first_model(
-        config.resolved, config.api_key, config.extra_headers, config.verify_tls
+        config.resolved,
+        config.api_key,
+        config.extra_headers,
+        config.verify_tls,
+        timeout_s=min(60.0, config.timeout_s or 60.0),
+        request_timeout_s=min(60.0, config.request_timeout_s or 60.0),
     )
     if not config.model:
         if first is None:

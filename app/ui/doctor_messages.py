@@ -240,7 +240,13 @@ TEMPLATES: frozenset[str] = frozenset(
         QT_TRANSLATE_NOOP(
             "DoctorMessages",
             "The server or network is too slow or stalled; check that it is not overloaded, or "
-            "raise the timeout.",
+            "raise --timeout (longest silence) or --request-timeout (whole request).",
+        ),
+        QT_TRANSLATE_NOOP("DoctorMessages", "HTTP redirect (not followed)"),
+        QT_TRANSLATE_NOOP(
+            "DoctorMessages",
+            "Use the URL it redirects to as the base URL (often https:// instead of http://): a "
+            "benchmark does not follow redirects, and clients drop a POST body through them.",
         ),
         QT_TRANSLATE_NOOP("DoctorMessages", "HTTP 400 bad request"),
         QT_TRANSLATE_NOOP(
@@ -310,11 +316,29 @@ TEMPLATES: frozenset[str] = frozenset(
             "The connection closed before the reply finished (no finish_reason, no [DONE]); check "
             "the server log or a proxy's timeout.",
         ),
-        QT_TRANSLATE_NOOP("DoctorMessages", "stream message is not valid JSON"),
+        QT_TRANSLATE_NOOP("DoctorMessages", "stream message is not the expected JSON"),
         QT_TRANSLATE_NOOP(
             "DoctorMessages",
             "Something between client and server rewrites the stream, or the server is not "
             "OpenAI-compatible; look at the excerpt.",
+        ),
+        QT_TRANSLATE_NOOP("DoctorMessages", "broken HTTP framing or encoding"),
+        QT_TRANSLATE_NOOP(
+            "DoctorMessages",
+            "The reply's chunked framing or compression is broken: a proxy or the server mangles "
+            "the response; try the server directly and check its log.",
+        ),
+        QT_TRANSLATE_NOOP("DoctorMessages", "impossible token counts in usage"),
+        QT_TRANSLATE_NOOP(
+            "DoctorMessages",
+            "The server reported negative, fractional or absurd token counts, so no throughput "
+            "can be computed from them; check the server or gateway version.",
+        ),
+        QT_TRANSLATE_NOOP("DoctorMessages", "reply larger than the limit"),
+        QT_TRANSLATE_NOOP(
+            "DoctorMessages",
+            "The server sent far more than any reply needs (an endless line, a huge event, a body "
+            "that inflates without end); check the URL points at the API and the server's health.",
         ),
         QT_TRANSLATE_NOOP("DoctorMessages", "server sent an error inside the stream"),
         QT_TRANSLATE_NOOP(

@@ -595,8 +595,20 @@ Finished results are already saved. Please include the log file if you report th
         <translation>在时限内没有应答</translation>
     </message>
     <message>
-        <source>The server or network is too slow or stalled; check that it is not overloaded, or raise the timeout.</source>
-        <translation>服务器或网络太慢或卡住了；检查服务器是否过载，或调大超时时间。</translation>
+        <source>The server or network is too slow or stalled; check that it is not overloaded, or raise --timeout (longest silence) or --request-timeout (whole request).</source>
+        <translation>服务器或网络太慢或已停滞；请检查它是否过载，或调大 --timeout（最长静默时间）或 --request-timeout（整个请求的时限）。</translation>
+    </message>
+    <message>
+        <source>HTTP redirect (not followed)</source>
+        <translation>HTTP 重定向（未跟随）</translation>
+    </message>
+    <message>
+        <source>Use the URL it redirects to as the base URL (often https:// instead of http://): a benchmark does not follow redirects, and clients drop a POST body through them.</source>
+        <translation>请把重定向的目标地址用作基础 URL（通常是 https:// 而不是 http://）：基准测试不跟随重定向，客户端经过重定向时也会丢掉 POST 请求体。</translation>
+    </message>
+    <message>
+        <source>stream message is not the expected JSON</source>
+        <translation>流消息不是预期的 JSON</translation>
     </message>
     <message>
         <source>HTTP 400 bad request</source>
@@ -695,12 +707,32 @@ Finished results are already saved. Please include the log file if you report th
         <translation>回复还没结束连接就关闭了（没有 finish_reason，也没有 [DONE]）；检查服务器日志或代理的超时设置。</translation>
     </message>
     <message>
-        <source>stream message is not valid JSON</source>
-        <translation>流中的消息不是有效的 JSON</translation>
-    </message>
-    <message>
         <source>Something between client and server rewrites the stream, or the server is not OpenAI-compatible; look at the excerpt.</source>
         <translation>客户端和服务器之间有东西改写了流，或者服务器并不兼容 OpenAI；请看摘录。</translation>
+    </message>
+    <message>
+        <source>broken HTTP framing or encoding</source>
+        <translation>HTTP 分块或编码已损坏</translation>
+    </message>
+    <message>
+        <source>The reply&apos;s chunked framing or compression is broken: a proxy or the server mangles the response; try the server directly and check its log.</source>
+        <translation>回复的分块传输或压缩已损坏：代理或服务器篡改了响应；请绕过代理直接访问服务器，并查看其日志。</translation>
+    </message>
+    <message>
+        <source>impossible token counts in usage</source>
+        <translation>usage 中的 token 数不可能成立</translation>
+    </message>
+    <message>
+        <source>The server reported negative, fractional or absurd token counts, so no throughput can be computed from them; check the server or gateway version.</source>
+        <translation>服务器报告的 token 数为负数、小数或大得离谱，无法据此计算吞吐量；请检查服务器或网关的版本。</translation>
+    </message>
+    <message>
+        <source>reply larger than the limit</source>
+        <translation>回复超过大小上限</translation>
+    </message>
+    <message>
+        <source>The server sent far more than any reply needs (an endless line, a huge event, a body that inflates without end); check the URL points at the API and the server&apos;s health.</source>
+        <translation>服务器发送的数据远超任何回复所需（没有尽头的一行、超大事件、无限膨胀的压缩体）；请确认 URL 指向的是 API，并检查服务器状态。</translation>
     </message>
     <message>
         <source>server sent an error inside the stream</source>

@@ -1,8 +1,10 @@
 """SSE parsing as a pure function, fed whole, split and broken streams."""
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from app.bench.sse import SSEDecoder, decode_data, parse_sse
+from app.bench.sse import SSEDecoder, SSEError, SSEOversizedError, decode_data, parse_sse
 
 STREAM = (
     b'data: {"choices":[{"delta":{"content":"A"}}]}\n\n'
@@ -109,3 +111,85 @@ def test_decode_data_kinds() -> None:
     assert decode_data(b"[1, 2]").payload == [1, 2]
     assert decode_data(b"").kind == "malformed"
     assert decode_data(b"{", final=True).kind == "truncated"
+
+
+# ---- limits, BOM, and properties (hypothesis) ------------------------------------------------
+
+
+def test_a_bom_at_the_start_is_skipped_even_split_over_reads() -> None:
+    data = b"\xef\xbb\xbf" + STREAM
+    assert _contents(parse_sse([data])) == EXPECTED
+    assert _contents(parse_sse([data[:1], data[1:2], data[2:]])) == EXPECTED
+    # only at the very start: later it is data
+    assert parse_sse([b"data: \xef\xbb\xbfx\n\n"])[0].data == b"\xef\xbb\xbfx"
+
+
+def test_an_endless_line_is_cut_at_the_event_limit() -> None:
+    dec = SSEDecoder(max_event_bytes=1000)
+    with pytest.raises(SSEOversizedError, match="grew past"):
+        for _ in range(100):
+            dec.feed(b"data: " + b"a" * 64)
+    assert dec.pending == b""  # what was held is let go
+
+
+def test_a_large_event_in_many_reads_is_joined_once() -> None:
+    dec = SSEDecoder()
+    piece = b"a" * 4096
+    assert dec.feed(b"data: ") == []
+    for _ in range(1024):  # 4 MiB in 4 kB reads
+        assert dec.feed(piece) == []
+    (data,) = dec.feed(b"\n\n")
+    assert len(data) == 4 * 1024 * 1024
+    assert dec.pending == b""
+
+
+def test_an_event_end_split_between_two_reads() -> None:
+    dec = SSEDecoder()
+    assert dec.feed(b"data: 1\n") == []
+    assert dec.feed(b"\ndata: 2\n") == [b"1"]
+    assert dec.flush() == [b"2"]
+
+
+_PIECES = st.lists(st.binary(max_size=40), max_size=30)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=_PIECES, limit=st.integers(min_value=1, max_value=200))
+def test_the_decoder_raises_only_its_own_error(pieces: list[bytes], limit: int) -> None:
+    dec = SSEDecoder(max_event_bytes=limit)
+    try:
+        for piece in pieces:
+            for data in dec.feed(piece):
+                assert isinstance(data, bytes)
+                decode_data(data)
+        dec.flush()
+    except SSEError:
+        pass
+
+
+_LINES = st.lists(
+    st.one_of(
+        st.binary(max_size=12).map(lambda b: b"data: " + b.replace(b"\r", b"").replace(b"\n", b"")),
+        st.sampled_from([b"", b": comment", b"event: x", b"id: 1", b"data:[DONE]"]),
+    ),
+    max_size=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=_LINES,
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=10),
+    ending=st.sampled_from([b"\n", b"\r\n", b"\r"]),
+)
+def test_any_split_of_any_stream_gives_the_same_events(
+    lines: list[bytes], cuts: list[int], ending: bytes
+) -> None:
+    stream = b"".join(line + ending for line in lines)
+    whole = SSEDecoder()
+    expected = whole.feed(stream) + whole.flush()
+    points = sorted({c for c in cuts if c < len(stream)})
+    pieces = [stream[a:b] for a, b in zip([0, *points], [*points, len(stream)], strict=True)]
+    split = SSEDecoder()
+    got = [d for p in pieces for d in split.feed(p)] + split.flush()
+    assert got == expected

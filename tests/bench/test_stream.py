@@ -233,6 +233,8 @@ def test_request_body_and_headers(server):
     assert headers["authorization"] == "Bearer sk-test-key"
     assert headers["x-request-id"] == "req-9" and headers["x-a"] == "b"
     assert headers["content-type"] == "application/json"
+    # a benchmark must not time decompression: the reply is asked for uncompressed
+    assert headers["accept-encoding"] == "identity"
     # TPOT needs two tokens; one token has none
     assert rec.output_tokens == 1 and rec.tpot_s is None
 

@@ -1,0 +1,185 @@
+"""`probe`, `sweep` and `doctor` against a hostile server (tests/hostile_server.py): every odd or
+endless reply ends by itself, bounded in memory, as a named failure kind with one clear line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.bench.failures import KINDS
+from app.cli import main
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from hostile_server import HostileServer
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def hostile() -> Iterator[HostileServer]:
+    with HostileServer(drip_interval_s=0.05) as server:
+        yield server
+
+
+def probe_json(capsys, url: str, *extra: str) -> tuple[int, dict, str]:
+    args = ["--base-url", url, "--endpoint", "/v1/chat/completions", "--model", "m"]
+    code = main(["probe", *args, "--max-tokens", "4", "--json", *extra])
+    out, err = capsys.readouterr()
+    return code, json.loads(out), err
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind", "words"),
+    [
+        ("usage-negative", "malformed_usage", "usage.completion_tokens is -7"),
+        ("usage-absurd", "malformed_usage", "not a possible token count"),
+        ("usage-fraction", "malformed_usage", "is 2.5"),
+        ("usage-list", "malformed_chunk", "unexpected types"),
+        ("content-int", "malformed_chunk", '"content": 5'),
+        ("redirect", "redirect", "redirect to https://elsewhere.example/v1/chat/completions"),
+        ("bad-chunk", "malformed_stream", "framing is broken"),
+        ("early-close", "stream_cut", "connection lost"),
+        ("inflate", "oversized", "grew past 16 MiB"),
+        ("endless", "oversized", "endless line"),
+        ("big-event", "oversized", "oversized event"),
+    ],
+)
+def test_probe_names_each_hostile_reply(capsys, hostile, mode, kind, words) -> None:
+    code, report, err = probe_json(capsys, hostile.url(mode))
+    assert code == 1
+    assert report["ok"] is False
+    assert report["error_kind"] == kind, report["error"]
+    assert words in report["error"]
+    assert report["fix"] == KINDS[kind].fix
+    lines = [line for line in err.splitlines() if not line.startswith("note:")]
+    assert "Traceback" not in err and len(lines) == 1
+
+
+def test_a_bom_at_the_start_of_the_stream_is_tolerated(capsys, hostile) -> None:
+    code, report, _ = probe_json(capsys, hostile.url("bom"))
+    assert code == 0 and report["ok"] is True
+    assert report["output_tokens"] == 3 and report["chunks"] == 3
+    assert report["generated_text"] == "toktoktok"
+
+
+def test_a_drip_ends_at_the_request_timeout(capsys, hostile) -> None:
+    # one byte every 50 ms: the silence timeout (120 s) never fires, the total deadline does
+    code, report, _ = probe_json(capsys, hostile.url("drip"), "--request-timeout", "1")
+    assert code == 1
+    assert report["error_kind"] == "timeout"
+    assert "did not finish within --request-timeout 1 s" in report["error"]
+
+
+def test_a_dripping_models_list_ends_at_the_request_timeout(capsys, hostile) -> None:
+    code = main(["probe", "--base-url", hostile.url("drip-models"), "--request-timeout", "0.5"])
+    _, err = capsys.readouterr()
+    assert code == 1
+    assert "no complete answer within --request-timeout 0.5 s" in err
+
+
+def test_an_inflating_models_list_is_refused_and_not_echoed(capsys, hostile) -> None:
+    code = main(["probe", "--base-url", hostile.url("inflate-models")])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "larger than 8 MiB" in err and "oversized" in err
+    assert len(out) + len(err) < 1000  # the "model id" of 1 GiB is never printed
+
+
+@pytest.mark.parametrize("flag", ["--request-timeout", "--timeout"])
+@pytest.mark.parametrize("value", ["-1", "nan", "inf"])
+def test_bad_timeouts_are_one_line_usage_errors(capsys, flag, value) -> None:
+    code = main(["probe", "--base-url", "http://127.0.0.1:9", flag, value])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert err.strip().splitlines() == [err.strip()] and flag in err
+
+
+def _sweep(url: str, result_dir: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "app",
+        "sweep",
+        "--base-url",
+        url,
+        "--model",
+        "m",
+        "--endpoint",
+        "/v1/chat/completions",
+        "--dataset-name",
+        "random",
+        "--random-input-len",
+        "8",
+        "--output-len",
+        "4",
+        "--num-prompts",
+        "3",
+        "--result-dir",
+        str(result_dir),
+        "--disable-tqdm",
+        *extra,
+    ]
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "API_KEY")}
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=100, env=env)
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind", "extra"),
+    [
+        ("inflate", "oversized", ()),
+        ("big-event", "oversized", ()),
+        ("drip", "timeout", ("--request-timeout", "1")),
+        ("usage-negative", "malformed_usage", ()),
+        ("content-int", "malformed_chunk", ()),
+        ("bad-chunk", "malformed_stream", ()),
+    ],
+)
+def test_sweep_records_each_hostile_reply_as_its_kind(tmp_path, hostile, mode, kind, extra):
+    done = _sweep(hostile.url(mode), tmp_path, "--max-concurrency", "3", *extra)
+    assert "Traceback" not in done.stderr, done.stderr
+    (path,) = tmp_path.glob("*conc3.json")
+    result = json.loads(path.read_text())
+    assert result["completed"] == 0 and result["failed"] == 3
+    failures = result["tpotbench"]["failures"]
+    assert [(f["kind"], f["count"]) for f in failures] == [(kind, 3)]
+    assert failures[0]["fix"] == KINDS[kind].fix
+    # no throughput made up from impossible counts
+    assert result["output_throughput"] == 0 and result["total_output_tokens"] == 0
+
+
+def test_doctor_ends_on_a_drip_with_its_request_timeout(capsys, hostile) -> None:
+    code = main(["doctor", "--base-url", hostile.url("drip"), "--request-timeout", "1", "--json"])
+    out, _ = capsys.readouterr()
+    checks = {c["id"]: c for c in json.loads(out)["checks"]}
+    assert code == 1
+    assert checks["body"]["status"] == "fail"
+    assert "within 1 s (--request-timeout)" in checks["body"]["detail"]
+
+
+@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+def test_an_inflating_body_stops_at_the_decoded_size_cap(hostile, transport) -> None:
+    import asyncio
+
+    from app.bench.client import make_client
+    from app.bench.endpoint import resolve_endpoint
+    from app.bench.stream import RequestSpec, send_request
+
+    resolved = resolve_endpoint(hostile.url("inflate-events"), None, "chat", model="m")
+
+    async def go():
+        async with make_client(1, transport=transport) as client:
+            return await send_request(
+                client, resolved, RequestSpec("hi", 1, 4), max_body_bytes=2 * 1024 * 1024
+            )
+
+    rec = asyncio.run(go())
+    assert rec.error_kind == "oversized"
+    assert rec.error == "the streamed reply is larger than 2 MiB; stopped reading it there"
+    # every event before the cap was parsed: a stream of tokens, not one blob
+    assert len(rec.chunk_ns) > 10_000
