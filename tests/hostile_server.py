@@ -66,6 +66,8 @@ class HostileServer:
         self.requests = 0
         self.dropped = 0  # connections dropped with a request unanswered
         self.connections = 0
+        # (what, time.monotonic_ns() when the request had arrived, path): "answered"/"dropped"
+        self.log: list[tuple[str, int, str]] = []
         self._loop = asyncio.new_event_loop()
         self._server: asyncio.base_events.Server | None = None
         started = threading.Event()
@@ -140,10 +142,12 @@ class HostileServer:
                 length = int(headers.get("content-length", "0") or 0)
                 if length:
                     await reader.readexactly(length)
+                arrived = time.monotonic_ns()
                 mode = path.strip("/").split("/", 1)[0]
                 if mode.startswith("close-after-"):
                     if served >= int(mode.rsplit("-", 1)[1]):
                         self.dropped += 1
+                        self.log.append(("dropped", arrived, path))
                         return  # the request arrived on a connection this server retires
                 elif (
                     mode == "idle-close"
@@ -151,8 +155,10 @@ class HostileServer:
                     and time.monotonic() - idle_since > (self.idle_close_s)
                 ):
                     self.dropped += 1
+                    self.log.append(("dropped", arrived, path))
                     return
                 self.requests += 1
+                self.log.append(("answered", arrived, path))
                 served += 1
                 keep = await self._answer(mode, method, path, writer)
                 idle_since = time.monotonic()
@@ -216,10 +222,11 @@ class HostileServer:
             return True
         if mode == "bad-chunk":
             await self._chunked_head(w, "text/event-stream")
-            first = sse_reply(3)[:40]
-            w.write(b"%x\r\n%s\r\nzz-not-hex\r\n" % (len(first), first))
+            await self._chunk(w, sse_reply(3)[:40])
+            await asyncio.sleep(0.2)  # the client is waiting for the next piece when ...
+            w.write(b"zz-not-hex\r\n")  # ... a chunk size that is not hex arrives
             await w.drain()
-            await asyncio.sleep(5)
+            await asyncio.sleep(30)  # and the socket stays open: only the client can end it
             return False
         if mode == "early-close":
             await self._chunked_head(w, "text/event-stream")

@@ -32,6 +32,28 @@ class BenchClient(httpx.AsyncClient):
     """
 
     request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S
+    # "aiohttp": its connector marks reused connections and can hand out a new one;
+    # "httpx": httpcore's trace tells, and a retry goes through a pool that keeps nothing.
+    transport_kind: Transport | None = None
+    _fresh: httpx.AsyncClient | None = None
+    _fresh_kwargs: dict[str, Any] | None = None
+
+    def fresh_client(self) -> httpx.AsyncClient:
+        """A client whose every request opens a new connection (httpx transport retries)."""
+        if self._fresh is None:
+            kwargs = dict(self._fresh_kwargs or {})
+            self._fresh = httpx.AsyncClient(
+                limits=httpx.Limits(max_keepalive_connections=0), **kwargs
+            )
+        return self._fresh
+
+    async def aclose(self) -> None:
+        fresh, self._fresh = self._fresh, None
+        try:
+            if fresh is not None:
+                await fresh.aclose()
+        finally:
+            await super().aclose()
 
     async def send_stream(self, request: httpx.Request) -> httpx.Response:
         """Send and return the response with its body unread, like ``send(stream=True)``.
@@ -74,19 +96,20 @@ def make_client(
     if transport == "aiohttp":
         from httpx_aiohttp import AiohttpTransport
 
-        client = BenchClient(
-            transport=AiohttpTransport(verify=verify_tls, limits=limits, trust_env=True),
-            timeout=timeout,
-            limits=limits,
-            trust_env=True,
-        )
+        from app.bench.connections import aiohttp_session_factory
+
+        aio = AiohttpTransport(verify=verify_tls, limits=limits, trust_env=True)
+        aio.client = aiohttp_session_factory(aio)
+        client = BenchClient(transport=aio, timeout=timeout, limits=limits, trust_env=True)
     elif transport == "httpx":
         client = BenchClient(
             verify=verify_tls, timeout=timeout, limits=limits, http2=False, trust_env=True
         )
+        client._fresh_kwargs = {"verify": verify_tls, "timeout": timeout, "trust_env": True}
     else:
         raise ValueError(f"unknown transport '{transport}'; use 'aiohttp' or 'httpx'")
     client.request_timeout_s = request_timeout_s
+    client.transport_kind = transport
     return client
 
 

@@ -176,6 +176,9 @@ class PointMetrics:
     elapsed_s: list[float | None] = field(default_factory=list)
     # Tokens each request got, a failed one's too (vLLM's output_lens says 0 for those).
     received_tokens: list[int] = field(default_factory=list)
+    # requests sent a second time on a new connection (the kept-alive one was closed)
+    retried: int = 0
+    retried_flags: list[bool] = field(default_factory=list)
 
 
 def request_tpot(ttft_s: float, e2el_s: float, output_tokens: int) -> float | None:
@@ -308,6 +311,9 @@ def compute_point_metrics(
         ok = bool(record.ok)
         problem = _usage_problem(record) if ok else None
         ok = ok and problem is None
+        retried = bool(getattr(record, "retried", False))
+        out.retried += retried
+        out.retried_flags.append(retried)
         wait_s = (record.slot_wait_ns or 0) / 1e9
         out.queue_times.append(wait_s)
         out.start_times.append((record.send_ns - origin_ns) / 1e9)

@@ -45,6 +45,10 @@ class RequestRecord:
     done_seen: bool = False
     messages: int = 0
     reads: int = 0
+    # sent a second time on a new connection after the first send found its kept-alive
+    # connection closed before any byte of a reply (send_ns is the second send's)
+    retried: bool = False
+    retry_error: str = ""
 
     @property
     def ttft_s(self) -> float | None:

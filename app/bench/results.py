@@ -180,6 +180,8 @@ def build_result(
         },
         "peak_output_tokens_per_s_weighted": metrics.peak_output_tokens_per_s_weighted,
         "output_tokens_source": metrics.output_tokens_source,
+        # sent again on a new connection after the server closed a kept-alive one under it
+        "retried_requests": metrics.retried,
         "failures": [
             {
                 "kind": group.kind,
@@ -198,6 +200,7 @@ def build_result(
     if save_detailed:
         block["chunk_counts"] = metrics.chunk_counts
         block["error_kinds"] = metrics.error_kinds
+        block["retried"] = metrics.retried_flags
     result["tpotbench"] = block
     return result
 

@@ -22,8 +22,9 @@ from app.bench.body import (
     oversized,
 )
 from app.bench.client import BenchClient
+from app.bench.connections import ATTEMPT, Attempt
 from app.bench.endpoint import ResolvedEndpoint, auth_headers, redact
-from app.bench.failures import classify_exception, kind_for_status
+from app.bench.failures import classify_exception, kind_for_status, lost_before_response
 from app.bench.record import RequestRecord
 from app.bench.sse import DONE, MAX_EVENT_BYTES, SSEDecoder, SSEError
 from app.bench.tokens import TokenCounter, estimate_tokens
@@ -412,15 +413,28 @@ class _Exchange:
 
     async def run(self, client: httpx.AsyncClient, request: httpx.Request) -> None:
         clock = self.clock
+        attempt = Attempt()
+        token = ATTEMPT.set(attempt)
         try:
-            if isinstance(client, BenchClient):
-                response = await client.send_stream(request)
-            else:
-                response = await client.send(request, stream=True)
+            try:
+                response = await _send(client, request, attempt)
+            except Exception as exc:
+                if not (attempt.reused and lost_before_response(exc)):
+                    raise
+                # The server closed the kept-alive connection as this request went out: send
+                # it once more on a new connection. Counted, never hidden (RequestRecord).
+                rec = self.col.rec
+                rec.retried = True
+                rec.retry_error = classify_exception(exc, after_headers=False)[1]
+                attempt = Attempt(force_fresh=True)
+                ATTEMPT.set(attempt)
+                response = await _send(client, request, attempt)
         except Exception as exc:  # every failure before the first byte becomes a kind
             self.end_ns = clock()
             self.early = classify_exception(exc, after_headers=False)
             return
+        finally:
+            ATTEMPT.reset(token)
         self.started = True
         col = self.col
         try:
@@ -481,6 +495,21 @@ class _Exchange:
         finally:
             self.reads = reads
             self.end_ns = clock()
+
+
+async def _send(
+    client: httpx.AsyncClient, request: httpx.Request, attempt: Attempt
+) -> httpx.Response:
+    """Send on the client's pool; the httpx transport reports new connections by trace, and
+    a forced-fresh send goes through a pool that keeps no connection."""
+    if isinstance(client, BenchClient):
+        if client.transport_kind == "httpx":
+            attempt.reused = True  # unless the trace sees a connect
+            request.extensions["trace"] = attempt.httpx_trace
+            if attempt.force_fresh:
+                return await client.fresh_client().send(request, stream=True)
+        return await client.send_stream(request)
+    return await client.send(request, stream=True)
 
 
 async def _status_failure(response: httpx.Response) -> tuple[str, str]:

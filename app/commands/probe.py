@@ -215,7 +215,12 @@ def _report(record: Any) -> dict[str, Any]:
     from app.bench.failures import fix_for
     from app.bench.metrics import request_tpot, vllm_timings
 
-    out: dict[str, Any] = {"ok": record.ok, "generated_text": record.generated_text}
+    out: dict[str, Any] = {
+        "ok": record.ok,
+        "generated_text": record.generated_text,
+        "retried": record.retried,
+        "retry_error": record.retry_error or None,
+    }
     if record.ok:
         ttft, itls, e2el, _ = vllm_timings(record)
         n = record.output_tokens
@@ -251,6 +256,8 @@ def _fmt(value: float | None, unit: str = "ms") -> str:
 
 def _print_text(report: dict[str, Any], resolved: Any) -> None:
     print(f"endpoint   {resolved.url} ({resolved.api}, model {resolved.model})")
+    if report["retried"]:
+        print(f"retried    once on a new connection after: {report['retry_error']}")
     if not report["ok"]:
         return
     first = report["ttft_first_content_ms"]

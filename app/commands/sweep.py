@@ -320,6 +320,8 @@ def format_summary(result: dict[str, Any] | PointResult) -> str:
         row("Mean slot wait (ms):", wait.get("mean"), "{:<10.2f}")
         chunk = block.get("tokens_per_chunk") or {}
         row("Tokens per chunk (mean):", chunk.get("mean") or 0.0, "{:<10.2f}")
+        if "retried_requests" in block:
+            row("Retried on a new connection:", block["retried_requests"])
         for failure in block.get("failures") or []:
             row(f"Failed ({failure['kind']}):", failure["count"])
             lines.append(f"  e.g. {failure.get('example', '')[:120]}")
