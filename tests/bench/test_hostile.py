@@ -136,6 +136,7 @@ def _sweep(url: str, result_dir: Path, *extra: str) -> subprocess.CompletedProce
         ("inflate", "oversized", ()),
         ("big-event", "oversized", ()),
         ("drip", "timeout", ("--request-timeout", "1")),
+        ("drip", "timeout", ("--request-timeout", "1", "--workers", "2")),
         ("usage-negative", "malformed_usage", ()),
         ("content-int", "malformed_chunk", ()),
         ("bad-chunk", "malformed_stream", ()),

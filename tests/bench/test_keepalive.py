@@ -100,6 +100,8 @@ def _sweep(url: str, result_dir: Path, *extra: str) -> subprocess.CompletedProce
     [
         ("close-after-5", ("--max-concurrency", "1,2,4,3,5")),
         ("idle-close", ("--request-rate", "4", "--max-concurrency", "1,3")),
+        # the load split over two worker processes: their records carry the retries
+        ("close-after-5", ("--workers", "2", "--max-concurrency", "4,2")),
     ],
 )
 def test_a_multi_point_sweep_has_no_spurious_failures(tmp_path, server, mode, extra) -> None:

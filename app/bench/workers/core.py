@@ -80,7 +80,9 @@ async def run_share(
     async with client_mod.make_client(
         pool,
         verify_tls=job.verify_tls,
+        timeout_s=job.timeout_s,
         transport=job.transport,  # type: ignore[arg-type]
+        request_timeout_s=job.request_timeout_s,
     ) as http:
         send = functools.partial(
             send_request,

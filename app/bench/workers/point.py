@@ -34,6 +34,8 @@ def make_jobs(
             transport=config.transport,
             tokenizer_path=None if tokenizer is None else str(tokenizer),
             grace_s=config.grace_s,
+            timeout_s=config.timeout_s,
+            request_timeout_s=config.request_timeout_s,
             # local processes get a core each; a Ray actor's node decides for itself
             cpu=None if config.ray_address else share.worker,
         )
