@@ -268,15 +268,15 @@ async def fetch_first_model(
                 what=f"the answer of {url}",
             )
         except TimeoutError:
+            # worded like every other "cannot reach" line, which the window translates
             raise UnreachableError(
-                f"cannot read {url} (timeout: no complete answer within "
+                f"cannot reach {url} (timeout: no complete answer within "
                 f"--request-timeout {request_timeout_s:g} s)"
             ) from None
         except Exception as exc:
             kind, message = classify_exception(exc, after_headers=False)
             message = redact(message, api_key)
-            verb = "cannot reach" if kind in ("dns", "connect", "tls", "timeout") else "cannot use"
-            raise UnreachableError(f"{verb} {url} ({kind}: {message})") from None
+            raise UnreachableError(f"cannot reach {url} ({kind}: {message})") from None
     if reply.status in (401, 403):
         raise UnreachableError(key_refused_message(reply.status, url, api_key))
     if reply.status != 200:
