@@ -185,3 +185,19 @@ def test_an_inflating_body_stops_at_the_decoded_size_cap(hostile, transport) -> 
     assert rec.error == "the streamed reply is larger than 2 MiB; stopped reading it there"
     # every event before the cap was parsed: a stream of tokens, not one blob
     assert len(rec.chunk_ns) > 10_000
+
+
+def test_a_dripping_metrics_page_is_skipped_at_the_deadline(hostile) -> None:
+    import asyncio
+
+    from app.bench.serverstats import MetricsScraper
+
+    async def go() -> MetricsScraper:
+        scraper = MetricsScraper(hostile.url("drip") + "/metrics", request_timeout_s=0.5)
+        await scraper.start()  # the baseline scrape fails (skipped), it does not hang
+        await scraper.stop()
+        return scraper
+
+    scraper = asyncio.run(go())
+    assert scraper.failures == 1 and not scraper.available
+    assert scraper.last_error is not None and "Timeout" in scraper.last_error
