@@ -7,7 +7,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.report.model import ReportPoint
-from app.report.svg import Axis, Line, cdf_points, color, histogram_chart, line_chart
+from app.report.svg import (
+    Axis,
+    Line,
+    binned_cdf_points,
+    cdf_points,
+    color,
+    histogram_chart,
+    line_chart,
+)
 from app.report.text import text
 
 DIST_METRICS = ("ttft", "tpot", "itl", "e2el")
@@ -23,14 +31,21 @@ def cdf_charts(points: Sequence[ReportPoint], lang: str) -> list[str]:
     """One chart per metric that any point has samples of; a line per point."""
     charts = []
     for metric in DIST_METRICS:
-        with_data = [(i, rp) for i, rp in enumerate(points) if rp.samples.values(metric)]
-        if not with_data:
-            continue
-        every = [v for _, rp in with_data for v in rp.samples.values(metric)]
         lines = []
-        for i, rp in with_data:
-            pts = cdf_points(rp.samples.values(metric))
+        every: list[float] = []
+        for i, rp in enumerate(points):
+            values = rp.samples.values(metric)
+            if values:
+                pts = cdf_points(values)
+            elif metric == "itl" and any(rp.samples.itl_counts):
+                # Our files keep every gap only with --save-detailed; always a log-binned count.
+                pts = binned_cdf_points(rp.samples.itl_edges_ms, rp.samples.itl_counts)
+            else:
+                continue
+            every += [x for x, _ in pts]
             lines.append(Line(rp.short, pts, color(i), markers=False, step=True))
+        if not lines:
+            continue
         y_label = text(lang, "cdf_y_itl" if metric == "itl" else "cdf_y")
         charts.append(
             line_chart(
@@ -67,36 +82,50 @@ def point_panels(points: Sequence[ReportPoint], lang: str) -> list[PointPanel]:
         charts = []
         for metric in ("ttft", "tpot", "itl"):
             values = s.values(metric)
-            if not values:
+            binned = None
+            if not values and metric == "itl" and any(s.itl_counts):
+                binned = (s.itl_edges_ms, s.itl_counts)
+            elif not values:
                 continue
             y_label = text(lang, "hist_y_itl" if metric == "itl" else "hist_y")
+            log = True if binned else _log_wanted(values)
             charts.append(
                 histogram_chart(
                     f"hist-{i}-{metric}",
                     text(lang, "hist_title", metric=metric.upper(), point=rp.short),
                     values,
-                    Axis(text(lang, f"y_{metric}"), _log_wanted(values), include_zero=False),
+                    Axis(text(lang, f"y_{metric}"), log, include_zero=False),
                     y_label,
                     fill=color(i),
+                    binned=binned,
                 )
             )
-        for pairs, title_key, x_key, y_key in (
-            (s.ttft_by_prompt, "scatter_ttft", "x_prompt", "y_ttft"),
-            (s.e2el_by_output, "scatter_e2el", "x_output", "y_e2el"),
+        for pairs, failed, title_key, x_key, y_key in (
+            (s.ttft_by_prompt, s.failed_by_prompt, "scatter_ttft", "x_prompt", "y_ttft"),
+            (s.e2el_by_output, s.failed_by_output, "scatter_e2el", "x_output", "y_e2el"),
         ):
-            if not pairs:
+            if not pairs and not failed:
                 continue
             pts = [(float(n), v) for n, v in _thin(pairs)]
             tips = [f"{int(n)} tok, {v:.1f} ms" for n, v in pts]
+            name = text(lang, "ok_requests") if failed else ""  # a legend only to tell apart
+            lines = [Line(name, pts, color(i), connect=False, tips=tips)]
+            if failed:
+                bad = [(float(n), v) for n, v in _thin(failed)]
+                bad_tips = [f"{text(lang, 'failed_at')}: {int(n)} tok, {v:.1f} ms" for n, v in bad]
+                lines.append(
+                    Line(text(lang, "failed_at"), bad, "#b00020", connect=False, tips=bad_tips)
+                )
             charts.append(
                 line_chart(
                     f"scatter-{i}-{x_key}",
                     text(lang, title_key, point=rp.short),
-                    [Line("", pts, color(i), connect=False, tips=tips)],
+                    lines,
                     Axis(text(lang, x_key)),
                     Axis(text(lang, y_key)),
                 )
             )
-        caption = text(lang, "dist_caption", ok=sum(s.ok), n=len(s.ok))
+        key = "dist_caption_failed" if s.failed_by_prompt or s.failed_by_output else "dist_caption"
+        caption = text(lang, key, ok=sum(s.ok), n=len(s.ok))
         panels.append(PointPanel(i, rp.short, caption, charts))
     return panels

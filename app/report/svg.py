@@ -367,10 +367,15 @@ def histogram_chart(
     fill: str = PALETTE[0],
     rules: Sequence[Rule] = (),
     bins: int = 30,
+    binned: tuple[Sequence[float], Sequence[float]] | None = None,
 ) -> str:
-    """Bars of request counts per bin, each bar's tooltip giving its range and count."""
-    edges = histogram_bins(values, bins, x.log)
-    counts = histogram_counts(values, edges)
+    """Bars of request counts per bin, each bar's tooltip giving its range and count.
+    `binned` = (edges, counts) already counted (a file's histogram) instead of `values`."""
+    if binned is not None:
+        edges, counts = trim_bins(*binned)
+    else:
+        edges = histogram_bins(values, bins, x.log)
+        counts = histogram_counts(values, edges)
     width, height = WIDTH, HEIGHT
     x_lo, x_hi = (edges[0], edges[-1]) if edges else domain([], x.log)
     sx = Scale(x_lo, x_hi, _LEFT, width - _RIGHT, x.log)
@@ -385,7 +390,7 @@ def histogram_chart(
         bars.append(
             f'<rect class="bar" x="{x0:.1f}" y="{y0:.1f}" width="{max(x1 - x0 - 1, 1):.1f}" '
             f'height="{sy(0) - y0:.1f}" fill="{a(fill)}"><title>'
-            f"{edges[k]:.4g}–{edges[k + 1]:.4g}: {count}</title></rect>"
+            f"{edges[k]:.4g}–{edges[k + 1]:.4g}: {count:g}</title></rect>"
         )
     counts_ticks = [t for t in nice_ticks(0, top * 1.08, False, 5) if t == int(t)]
     axis_y = Axis(y_label, lo=0, hi=top * 1.08, ticks=[(t, fmt_tick(t)) for t in counts_ticks])
@@ -403,6 +408,29 @@ def histogram_chart(
     marker = 'class="plot-bg"/>'
     at = frame.index(marker) + len(marker)
     return frame[:at] + '<g class="bars">' + "".join(bars) + "</g>" + frame[at:]
+
+
+def trim_bins(edges: Sequence[float], counts: Sequence[float]) -> tuple[list[float], list[float]]:
+    """A fixed histogram without its empty bins at either end (a log-binned ITL histogram
+    spans 10 us to minutes; a point fills a few of its bins)."""
+    used = [k for k, c in enumerate(counts) if c > 0]
+    if not used or len(edges) != len(counts) + 1:
+        return [], []
+    first, last = used[0], used[-1]
+    return list(edges[first : last + 2]), list(counts[first : last + 1])
+
+
+def binned_cdf_points(edges: Sequence[float], counts: Sequence[float]) -> list[tuple[float, float]]:
+    """(upper edge, share of values <= it) of a histogram: the CDF as far as the bins tell."""
+    edges, counts = trim_bins(edges, counts)
+    total = sum(counts)
+    if not total:
+        return []
+    out, running = [(edges[0], 0.0)], 0.0
+    for k, count in enumerate(counts):
+        running += count
+        out.append((edges[k + 1], running / total))
+    return out
 
 
 def cdf_points(values: Sequence[float], max_points: int = 400) -> list[tuple[float, float]]:

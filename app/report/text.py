@@ -111,6 +111,13 @@ _TEXT: dict[str, tuple[str, str]] = {
         "{ok} successful requests of {n}; failed requests carry no timings and are left out.",
         "共 {n} 个请求，其中 {ok} 个成功；失败的请求没有计时，未计入。",
     ),
+    "dist_caption_failed": (
+        "{ok} successful requests of {n}; failed requests are drawn apart, at the time they "
+        "failed, and stay out of the distributions.",
+        "共 {n} 个请求，其中 {ok} 个成功；失败的请求按失败时刻单独标出，不计入分布。",
+    ),
+    "ok_requests": ("successful", "成功"),
+    "failed_at": ("failed (time to failure)", "失败（失败时刻）"),
     "roof_none": (
         "No roofline context in these files. Run the sweep with --gpu (and --roofline-model) "
         "to record the decode floor and MBU of every point.",

@@ -249,3 +249,36 @@ def test_report_of_nothing_and_bad_language_are_usage_errors(tmp_path: Path) -> 
     assert not (tmp_path / "r.html").exists()
     done = tpotbench("report", str(tmp_path), "--html", "r.html", "--lang", "fr")
     assert done.returncode == 2 and "--lang" in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+def test_without_detailed_arrays_the_compact_request_block_still_gives_distributions(
+    make_sim, tmp_path: Path
+) -> None:
+    # Every third stream is cut mid-reply: those requests fail after some tokens.
+    flaky = make_sim(faults=["cut"], fault_every=3)
+    out = tmp_path / "cut"
+    done = tpotbench(
+        "sweep",
+        "--base-url",
+        flaky.base_url,
+        "--num-prompts",
+        "6",
+        "--max-concurrency",
+        "2",
+        "--output-len",
+        "12",
+        "--label",
+        "cut",
+        "--result-dir",
+        str(out),
+        "--disable-tqdm",
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads((out / "cut_rateinf_conc2.json").read_text(encoding="utf-8"))
+    assert "ttfts" not in data and data["failed"] == 2  # no --save-detailed; 2 of 6 cut
+    dom = Dom(write_html(out, tmp_path / "cut.html"))
+    charts = {s.get("id") for s in dom.all("svg")}
+    assert {"cdf-ttft", "cdf-itl", "hist-0-itl", "scatter-0-x_prompt"} <= charts
+    text = " ".join(dom.text)
+    assert "4 successful requests of 6; failed requests are drawn apart" in text
+    assert "failed (time to failure)" in text
