@@ -119,6 +119,26 @@ class AdvancedSettings(QWidget):
                 lambda: self.workers.setValue(1),
             )
         )
+        # 0 is "not sent": the engine's own default deadline applies.
+        self.request_timeout = _double(0.0, 86_400.0, 0.0, 0, 30.0)
+        self.add_field(
+            AdvancedField(
+                "request_timeout",
+                self.request_timeout,
+                lambda: self.tr("Request time-out"),
+                lambda: self.tr(
+                    "Longest one request may take, first byte sent to last byte read: a server "
+                    "that drips bytes is cut off and the request counted as failed (timeout). "
+                    "'engine default' sends none."
+                ),
+                lambda: (
+                    ["--request-timeout", _num(self.request_timeout)]
+                    if self.request_timeout.value() > 0
+                    else []
+                ),
+                lambda: self.request_timeout.setValue(0.0),
+            )
+        )
         self.retranslate()
 
     def add_field(self, field: AdvancedField) -> None:
@@ -140,6 +160,8 @@ class AdvancedSettings(QWidget):
 
     def retranslate(self) -> None:
         self.temperature.setSpecialValueText(self.tr("server default"))
+        self.request_timeout.setSpecialValueText(self.tr("engine default"))
+        self.request_timeout.setSuffix(self.tr(" s"))
         for field in self.fields.values():
             self._translate(field)
 

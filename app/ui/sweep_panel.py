@@ -293,7 +293,7 @@ class SweepPanel(QWidget):
         self.label.setToolTip(self.tr("File names become LABEL_rateR_concC.json."))
         self.advanced_toggle.setText(self.tr("Advanced settings"))
         self.advanced_toggle.setToolTip(
-            self.tr("Burstiness, warm-up requests, temperature, request time-out")
+            self.tr("Burstiness, warm-up requests, temperature, load workers, request time-out")
         )
         self.run_button.setText(self.tr("Run sweep"))
         self.run_button.setToolTip(self.tr("Run the sweep (Ctrl+R)"))

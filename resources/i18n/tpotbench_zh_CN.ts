@@ -36,8 +36,24 @@
         <translation>发送每个测试点请求的进程数（每个进程占一个核心；端点指定了 Ray 集群时为 Ray actor）。几百个并发流以内一个进程就够；上千个流时多开几个，计时才准。</translation>
     </message>
     <message>
+        <source>Request time-out</source>
+        <translation>请求超时</translation>
+    </message>
+    <message>
+        <source>Longest one request may take, first byte sent to last byte read: a server that drips bytes is cut off and the request counted as failed (timeout). &apos;engine default&apos; sends none.</source>
+        <translation>单个请求最长可用的时间（从发出第一个字节到读完最后一个字节）：逐字节慢慢返回的服务器会被截断，该请求计为失败（超时）。“引擎默认”表示不传此参数。</translation>
+    </message>
+    <message>
         <source>server default</source>
         <translation>服务器默认</translation>
+    </message>
+    <message>
+        <source>engine default</source>
+        <translation>引擎默认</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
     </message>
 </context>
 <context>
@@ -2238,6 +2254,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>结果文件夹</translation>
     </message>
     <message>
+        <source>Burstiness, warm-up requests, temperature, load workers, request time-out</source>
+        <translation>突发度、预热请求、温度、负载进程数、请求超时</translation>
+    </message>
+    <message>
         <source>Run sweep</source>
         <translation>开始扫描</translation>
     </message>
@@ -2264,10 +2284,6 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>Advanced settings</source>
         <translation>高级设置</translation>
-    </message>
-    <message>
-        <source>Burstiness, warm-up requests, temperature, request time-out</source>
-        <translation>突发度、预热请求、温度、请求超时</translation>
     </message>
     <message>
         <source>Sweep curves</source>

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import math
 import socket
 from pathlib import Path
@@ -228,11 +229,34 @@ def test_advanced_settings_reach_the_worker_argv(qtbot, tmp_path) -> None:
     panel.advanced.burstiness.setValue(0.5)
     panel.advanced.warmups.setValue(2)
     panel.advanced.temperature.setValue(0.0)
+    panel.advanced.request_timeout.setValue(120)
     argv = panel.build_spec().extra_args
-    assert argv == ["--burstiness", "0.5", "--num-warmups", "2", "--temperature", "0"]
+    assert argv == [
+        "--burstiness", "0.5", "--num-warmups", "2", "--temperature", "0",
+        "--request-timeout", "120",
+    ]  # fmt: skip
     assert panel.advanced.temperature.text() != "server default"
     panel.advanced.workers.setValue(3)
-    assert panel.build_spec().extra_args[-2:] == ["--workers", "3"]
+    assert panel.build_spec().extra_args[-4:-2] == ["--workers", "3"]
     panel.advanced.reset()
     assert panel.advanced.temperature.text() == "server default"
     assert panel.build_spec().extra_args == []
+
+
+def test_advanced_settings_run_and_are_recorded(qtbot, sim, tmp_path) -> None:
+    panel = _panel(qtbot, sim.base_url, tmp_path)
+    panel.rates.setText("40")
+    panel.concurrencies.setText("2")
+    panel.num_prompts.setValue(4)
+    panel.output_len.setValue(4)
+    panel.advanced.burstiness.setValue(0.5)
+    panel.advanced.warmups.setValue(1)
+    panel.advanced.temperature.setValue(0.0)
+    panel.advanced.request_timeout.setValue(60)
+    assert panel.run()
+    qtbot.waitUntil(lambda: not panel.is_running(), timeout=60_000)
+    assert panel.last_error == "", panel.status.text()
+    [point] = panel.points
+    doc = json.loads(Path(point["path"]).read_text())
+    assert doc["burstiness"] == 0.5 and doc["completed"] == 4
+    assert doc["tpotbench"]["num_warmups"] == 1
