@@ -119,26 +119,28 @@ class AdvancedSettings(QWidget):
                 lambda: self.workers.setValue(1),
             )
         )
-        # 0 is "not sent": the engine's own default deadline applies.
+        # 0 is "not sent": the engine's own default deadline applies. Offered only when this
+        # build's `tpotbench sweep` has the flag (an unknown flag would stop the worker).
         self.request_timeout = _double(0.0, 86_400.0, 0.0, 0, 30.0)
-        self.add_field(
-            AdvancedField(
-                "request_timeout",
-                self.request_timeout,
-                lambda: self.tr("Request time-out"),
-                lambda: self.tr(
-                    "Longest one request may take, first byte sent to last byte read: a server "
-                    "that drips bytes is cut off and the request counted as failed (timeout). "
-                    "'engine default' sends none."
-                ),
-                lambda: (
-                    ["--request-timeout", _num(self.request_timeout)]
-                    if self.request_timeout.value() > 0
-                    else []
-                ),
-                lambda: self.request_timeout.setValue(0.0),
+        if sweep_accepts("--request-timeout"):
+            self.add_field(
+                AdvancedField(
+                    "request_timeout",
+                    self.request_timeout,
+                    lambda: self.tr("Request time-out"),
+                    lambda: self.tr(
+                        "Longest one request may take, first byte sent to last byte read: a server "
+                        "that drips bytes is cut off and the request counted as failed (timeout). "
+                        "'engine default' sends none."
+                    ),
+                    lambda: (
+                        ["--request-timeout", _num(self.request_timeout)]
+                        if self.request_timeout.value() > 0
+                        else []
+                    ),
+                    lambda: self.request_timeout.setValue(0.0),
+                )
             )
-        )
         self.retranslate()
 
     def add_field(self, field: AdvancedField) -> None:
@@ -175,6 +177,17 @@ class AdvancedSettings(QWidget):
         if is_language_change(event):
             self.retranslate()
         super().changeEvent(event)
+
+
+def sweep_accepts(flag: str) -> bool:
+    """True when `tpotbench sweep` of this build takes `flag` (read from its own parser)."""
+    import argparse
+
+    from app.commands.sweep import add_arguments
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return flag in parser._option_string_actions
 
 
 def _num(box: QDoubleSpinBox) -> str:
