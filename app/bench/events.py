@@ -62,6 +62,8 @@ EVENT_TYPES = (
     "server_metrics",
     "run_finished",
     "error",
+    "search_value",
+    "search_finished",
 )
 # Per-request arrays that would make a point_finished line megabytes long.
 _BULKY_KEYS = frozenset(
@@ -354,6 +356,21 @@ class EventWriter:
 
     def error(self, message: str) -> None:
         self.emit("error", message=message)
+
+    # A capacity search's own events (app.bench.search_run): one per load value, and the end.
+    def search_value(
+        self, value: dict[str, Any], highest_pass: float | None, lowest_fail: float | None
+    ) -> None:
+        self.emit(
+            "search_value",
+            value=_finite(value),
+            highest_pass=highest_pass,
+            lowest_fail=lowest_fail,
+        )
+
+    def search_finished(self, doc: dict[str, Any], path: Path) -> None:
+        summary = {k: v for k, v in doc.items() if k != "points"}
+        self.emit("search_finished", path=str(path), search=_finite(summary))
 
 
 class EventError(ValueError):

@@ -33,6 +33,8 @@ DETAILED_KEYS = (
     "generated_texts",
     "errors",
 )
+# Files a run writes beside its points that are not points (a capacity search's summary).
+NOT_POINT_FILES = frozenset({"search.json"})
 _STAT_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_([a-z0-9_]+)_ms$")
 
 
@@ -626,7 +628,9 @@ def result_files(folder: Path) -> list[Path]:
         (
             p
             for p in folder.glob("*.json")
-            if not p.name.startswith(".") and not p.name.endswith(".pytorch.json")
+            if not p.name.startswith(".")
+            and not p.name.endswith(".pytorch.json")
+            and p.name not in NOT_POINT_FILES
         ),
         key=_natural_key,
     )

@@ -20,6 +20,7 @@ import httpx
 from app.bench import client as client_mod
 from app.bench.body import MAX_MODELS_BODY_BYTES, get_small
 from app.bench.datasets import SampleRequest
+from app.bench.early_stop import EarlyStop
 from app.bench.endpoint import ResolvedEndpoint, auth_headers, redact
 from app.bench.failures import classify_exception
 from app.bench.load import DEFAULT_GRACE_S, LoadState, run_load, run_warmups
@@ -29,6 +30,12 @@ from app.bench.metrics import (
     prompt_tokens_of,
     request_tpot,
     vllm_timings,
+)
+from app.bench.prefix_cache import (
+    PrefixCacheReset,
+    hit_rate,
+    is_loopback,
+    stale_cache_warning,
 )
 from app.bench.record import RequestRecord
 from app.bench.results import (
@@ -43,6 +50,7 @@ from app.bench.results import (
     write_sweep_csv,
 )
 from app.bench.serverstats import MetricsSample, MetricsScraper, result_block
+from app.bench.slo import SLOSet, slo_block
 from app.bench.stream import RequestSpec, send_request
 from app.bench.tokens import TokenCounter
 from app.bench.workers.point import run_point_on_workers
@@ -166,10 +174,40 @@ class SweepConfig:
     default_label: str | None = None
     timeout_s: float | None = client_mod.DEFAULT_READ_TIMEOUT_S  # longest silence
     request_timeout_s: float | None = client_mod.DEFAULT_REQUEST_TIMEOUT_S  # whole request
+    slos: SLOSet | None = None  # judged per point (tpotbench.slo); goodput counted with them
+    # POST /reset_prefix_cache before each point; None = only for a server on this machine.
+    reset_prefix_cache: bool | None = None
+    _resetter: PrefixCacheReset | None = field(default=None, init=False, repr=False)
 
     @property
     def points(self) -> list[PointSpec]:
         return plan_points(self.rates, self.concurrencies)
+
+    @property
+    def resets_prefix_cache(self) -> bool:
+        if self.reset_prefix_cache is None:
+            return is_loopback(self.resolved.url)
+        return self.reset_prefix_cache
+
+    @property
+    def effective_goodput(self) -> dict[str, float] | None:
+        """vLLM's --goodput limits, else per-request limits taken from the SLOs."""
+        if self.goodput:
+            return self.goodput
+        return (self.slos.goodput_limits() or None) if self.slos else None
+
+    async def reset_cache(self) -> str | None:
+        """Reset the server's prefix cache if this run does; the outcome, None if not asked."""
+        if not self.resets_prefix_cache:
+            return None
+        if self._resetter is None:
+            self._resetter = PrefixCacheReset(
+                self.resolved,
+                api_key=self.api_key,
+                extra_headers=self.extra_headers,
+                verify_tls=self.verify_tls,
+            )
+        return await self._resetter.reset()
 
     def path_for(self, point: PointSpec) -> Path:
         if self.result_filename:
@@ -441,6 +479,17 @@ class _ScraperThread:
             self._loop.close()
 
 
+def _lag_summary(lags_ms: list[float]) -> dict[str, float] | None:
+    if not lags_ms:
+        return None
+    ordered = sorted(lags_ms)
+    return {
+        "median": round(ordered[len(ordered) // 2], 3),
+        "p99": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], 3),
+        "max": round(ordered[-1], 3),
+    }
+
+
 async def _unless_cancelled(work: Any, cancel: asyncio.Event) -> None:
     """Await `work` unless `cancel` is set first, in which case it is cancelled."""
     task = asyncio.ensure_future(work)
@@ -463,14 +512,36 @@ async def run_point(
     observers: Sequence[SweepObserver],
     cancel: asyncio.Event,
     path: Path | None = None,
+    early_stop: EarlyStop | None = None,
+    samples: Sequence[SampleRequest] | None = None,
 ) -> tuple[Path | None, dict[str, Any]]:
     """Run one point (warmups first, not counted), save its JSON (to `path`, default from the
     config's naming) and return (path, result); the path is None for a point cancelled before
-    any request finished, which is not saved."""
+    any request finished, which is not saved.
+
+    `early_stop` ends the point once it has provably failed an SLO (in-flight requests are
+    dropped: the verdict is already known); the file then says so. `samples` runs the first
+    requests of the dataset only (a search sizes its points), default all of them."""
     for obs in observers:
         obs.point_started(point)
+    samples = list(config.samples if samples is None else samples)
+    cache_reset: str | None = None
+    if not cancel.is_set():
+
+        async def reset() -> None:
+            nonlocal cache_reset
+            cache_reset = await config.reset_cache()
+
+        await _unless_cancelled(reset(), cancel)
+    load_cancel = cancel
+    linked: asyncio.Future[Any] | None = None
+    if early_stop is not None:
+        observers = [*observers, early_stop]
+        load_cancel = early_stop.event
+        linked = asyncio.ensure_future(cancel.wait())
+        linked.add_done_callback(lambda _: early_stop.event.set())
     conc = point.max_concurrency
-    pool = min(conc or len(config.samples), len(config.samples)) or 1
+    pool = min(conc or len(samples), len(samples)) or 1
     prefix = f"tpotbench-{uuid.uuid4().hex[:8]}-"
     specs = [
         RequestSpec(
@@ -482,12 +553,13 @@ async def run_point(
             extra_body=config.extra_body,
             request_id=prefix + s.request_id,
         )
-        for s in config.samples
+        for s in samples
     ]
     batch = _TokenBatch()
     wants_tokens = any(getattr(obs, "wants_tokens", True) for obs in observers)
     state = LoadState(total=len(specs))
     started_at = datetime.now(UTC)
+    cpu_ns, wall_ns = time.process_time_ns(), time.perf_counter_ns()
     async with client_mod.make_client(
         pool,
         verify_tls=config.verify_tls,
@@ -533,9 +605,14 @@ async def run_point(
                     state.output_tokens / elapsed if elapsed > 0 else 0.0,
                 )
 
+        lags_ms: list[float] = []
+
         async def ticker() -> None:
             while True:
+                due = time.perf_counter_ns() + int(TICK_S * 1e9)
                 await asyncio.sleep(TICK_S)
+                # How late the loop woke: a busy client stamps every token this late too.
+                lags_ms.append(max(0.0, (time.perf_counter_ns() - due) / 1e6))
                 tick()
 
         def on_start(origin_ns: int) -> None:
@@ -550,7 +627,7 @@ async def run_point(
                     point.request_rate,
                     conc,
                     specs,
-                    cancel=cancel,
+                    cancel=load_cancel,
                     state=state,
                     on_record=on_record,
                     on_chunks=batch.on_chunks if wants_tokens else None,
@@ -567,8 +644,8 @@ async def run_point(
                         burstiness=config.burstiness,
                         seed=config.seed,
                         max_concurrency=conc,
-                        cancel=cancel,
-                        grace_s=config.grace_s,
+                        cancel=load_cancel,
+                        grace_s=config.grace_s if early_stop is None else 0.0,
                         on_record=on_record,
                         state=state,
                     )
@@ -585,12 +662,20 @@ async def run_point(
                 await ticking
             if scraper is not None:
                 await scraper.stop()
+            if linked is not None:
+                linked.cancel()
         tick()
+    # The client's own CPU over the point (every thread of this process): near one core, its
+    # timestamps and send times are at risk and the bottleneck may be the client itself.
+    cpu_share = (time.process_time_ns() - cpu_ns) / max(1, time.perf_counter_ns() - wall_ns)
+    stopped_early = early_stop is not None and early_stop.reason is not None
+    stopped_early = stopped_early and not cancel.is_set()
+    goodput = config.effective_goodput
     metrics = compute_point_metrics(
         outcome.records,
         outcome.duration_s,
         percentiles=config.percentiles,
-        goodput=config.goodput,
+        goodput=goodput,
         origin_ns=outcome.origin_ns,
         count_queue_in_e2el=conc is not None and not math.isinf(point.request_rate),
     )
@@ -599,7 +684,7 @@ async def run_point(
         model_id=config.model,
         endpoint_url=config.resolved.url,
         api=config.resolved.api,
-        num_prompts=len(config.samples),
+        num_prompts=len(samples),
         request_rate=point.request_rate,
         max_concurrency=conc,
         burstiness=config.burstiness,
@@ -608,7 +693,7 @@ async def run_point(
         point_index=point.index,
         percentile_metrics=config.percentile_metrics,
         percentiles=config.percentiles,
-        goodput=config.goodput,
+        goodput=goodput,
         num_warmups=config.num_warmups,
         seed=config.seed,
         dataset_name=config.dataset_name,
@@ -638,7 +723,7 @@ async def run_point(
             }
     roofline = None
     if config.roofline:
-        found = roofline_batch(point, outcome, len(config.samples), server_block)
+        found = roofline_batch(point, outcome, len(samples), server_block)
         tpot = metrics.stats.get("tpot")
         p50 = tpot.median if tpot is not None and metrics.completed else None
         roofline = dict(config.roofline)
@@ -650,7 +735,7 @@ async def run_point(
         info,
         metrics,
         save_detailed=config.save_detailed,
-        cancelled=outcome.cancelled,
+        cancelled=outcome.cancelled and not stopped_early,
         aborted=outcome.aborted,
         not_sent=outcome.not_sent,
         started_at=started_at,
@@ -659,8 +744,36 @@ async def run_point(
     )
     if workers_block is not None:
         result["tpotbench"]["workers"] = workers_block
+    block = result["tpotbench"]
+    block["client"] = {"cpu_share": round(cpu_share, 4), "loop_lag_ms": _lag_summary(lags_ms)}
+    block["prefix_cache"] = {
+        "reset": cache_reset,
+        "hit_rate": hit_rate(server_block),
+        "warning": stale_cache_warning(server_block, cache_reset),
+    }
+    if stopped_early:
+        block["early_stop"] = {"reason": early_stop.reason} if early_stop else None
+    if config.slos:
+        stats = {
+            k: {
+                "mean": v.mean,
+                "median": v.median,
+                **{f"p{w}": x for w, x in v.percentiles.items()},
+            }
+            for k, v in metrics.stats.items()
+        }
+        block["slo"] = slo_block(
+            config.slos,
+            stats,
+            completed=metrics.completed,
+            failed=metrics.failed,
+            goodput=metrics.request_goodput,
+            duration_s=metrics.duration_s,
+        )
+        if stopped_early:  # an early stop is a proven failure even if the finished part passed
+            block["slo"]["passed"] = False
     path = path or config.path_for(point)
-    if outcome.cancelled:
+    if outcome.cancelled and not stopped_early:
         if not outcome.records:  # cancelled before anything finished: nothing worth a file
             return None, result
         # A partial point never replaces a complete file of the same name from an earlier run.

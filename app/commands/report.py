@@ -10,12 +10,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from app.bench.knee import sweep_knees
 from app.bench.results import (
     PointResult,
     load_results_skipping,
     rate_label,
     write_sweep_csv,
 )
+from app.bench.slo import point_verdict
 
 # (header, row key, format) of the terminal table: the columns an engineer reads first.
 _TABLE = (
@@ -34,6 +36,8 @@ _TABLE = (
     # From the roofline context the run recorded (sweep --gpu ...); "-" when it had none.
     ("floor", "floor_tpot_ms", "{:.2f}"),
     ("MBU", "mbu", "{:.1%}"),
+    # Pass/fail against the SLOs the run was held to (sweep/search --slo); "-" without any.
+    ("SLO", "slo", "{}"),
     # "partial": cancelled before all requests ran; "no success": no latency figures exist.
     ("note", "note", "{}"),
 )
@@ -80,6 +84,8 @@ def format_table(points: list[PointResult]) -> str:
         row["request_rate"] = rate_label(point.request_rate)
         notes = (["partial"] if point.partial else []) + ([] if point.completed else ["no success"])
         row["note"] = ", ".join(notes) or None
+        verdict = point_verdict(point)
+        row["slo"] = None if verdict is None else ("pass" if verdict.passed else "FAIL")
         rows.append([_cell(row[key], fmt) for _, key, fmt in _TABLE])
     headers = [title for title, _, _ in _TABLE]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
@@ -97,6 +103,53 @@ def format_table(points: list[PointResult]) -> str:
             )
         )
     return "\n".join(lines)
+
+
+def knee_lines(points: list[PointResult]) -> list[str]:
+    """The knee of TPOT p99 and TTFT p99 (Kneedle on log2 load) of every run in the files:
+    over concurrency for points at rate inf, over rate for points at one concurrency."""
+    lines = []
+    groups: dict[tuple[str, str], list[PointResult]] = {}
+    for point in points:
+        block = point.tpotbench or {}
+        if block.get("early_stop") or block.get("cancelled"):
+            continue  # a point cut short does not sit on the curve
+        label = point.label or "-"
+        if math.isinf(point.request_rate) and point.max_concurrency is not None:
+            groups.setdefault((label, "concurrency"), []).append(point)
+        elif not math.isinf(point.request_rate):
+            groups.setdefault((label, "rate"), []).append(point)
+    for (label, over), group in groups.items():
+        if len({p.max_concurrency if over == "concurrency" else p.request_rate for p in group}) < 3:
+            continue
+        for metric, knee in sweep_knees(group, over).items():
+            name = f"{metric.upper()} p99"
+            where = "concurrency" if over == "concurrency" else "rate"
+            if knee is None:
+                lines.append(f"knee [{label}] {name}: none (no near-flat regime to leave)")
+            else:
+                lines.append(
+                    f"knee [{label}] {name}: {where} {knee.load:g} ({knee.value:.1f} ms), "
+                    "Kneedle on log2 load"
+                )
+    return lines
+
+
+def _search_summaries(paths: list[str]) -> list[str]:
+    from app.bench.search_run import SEARCH_FILE
+    from app.commands.search import format_search_table
+
+    out = []
+    for item in paths:
+        path = Path(item)
+        path = path / SEARCH_FILE if path.is_dir() else path
+        if path.name == SEARCH_FILE and path.is_file():
+            try:
+                doc = json.loads(path.read_text(encoding="utf-8"))
+                out.append(f"search {path}:\n" + format_search_table(doc))
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                out.append(f"search {path}: unreadable ({exc})")
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -138,4 +191,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps([p.summary_row() for p in points], indent=2))
     else:
         print(format_table(points))
+        for line in knee_lines(points):
+            print(line)
+        for block in _search_summaries(args.paths):
+            print()
+            print(block)
     return 0

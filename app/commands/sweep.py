@@ -32,6 +32,8 @@ from app.bench.results import (
     point_from_dict,
     result_files,
 )
+from app.bench.search import SearchSettings
+from app.bench.slo import parse_slos
 from app.bench.sweep import (
     PointSpec,
     ResultExistsError,
@@ -156,7 +158,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="sampling temperature sent with every request",
     )
     add("--extra-body", type=flags.json_object, help="JSON merged into every request body")
-    add("--goodput", nargs="+", metavar="KEY:MS", help="SLOs for goodput, e.g. ttft:500 tpot:50")
+    add(
+        "--goodput",
+        nargs="+",
+        metavar="KEY:MS",
+        help="per-request SLOs as vLLM defines goodput, e.g. ttft:500 tpot:50; a point passes "
+        "when --good-share of its requests meet every one",
+    )
+    add(
+        "--slo",
+        nargs="+",
+        metavar="METRIC:STAT:MS",
+        help="SLOs on a point's statistics, e.g. ttft:p99:2000 tpot:p99:50 (metrics ttft, "
+        "tpot, itl, e2el; stat mean, median or pNN); each point shows pass/fail per SLO and "
+        "its goodput",
+    )
+    add(
+        "--good-share",
+        type=float,
+        default=0.99,
+        metavar="FRACTION",
+        help="with --goodput: the share of requests that must meet every limit (default 0.99)",
+    )
+    add(
+        "--reset-prefix-cache",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="POST /reset_prefix_cache before each point so earlier points cannot warm the "
+        "cache (default: on for a server on this machine, off otherwise)",
+    )
     add(
         "--percentile-metrics",
         default="ttft,tpot,itl,e2el",
@@ -331,6 +361,10 @@ def format_summary(result: dict[str, Any] | PointResult) -> str:
         server = block.get("server_metrics")
         for warning in (server.get("warnings") or []) if isinstance(server, dict) else []:
             lines.append(f"server metrics: {warning}")
+        warning = (block.get("prefix_cache") or {}).get("warning")
+        if warning:
+            lines.append(f"Warning: {warning}")
+        lines.extend(slo_lines(block))
     lines.append("=" * 50)
     return "\n".join(lines)
 
@@ -344,6 +378,30 @@ def _null_stats(raw: dict[str, Any], name: str) -> dict[str, None]:
             if stat in ("mean", "median", "std") or stat[1:].replace(".", "", 1).isdigit():
                 stats[stat] = None
     return stats
+
+
+def slo_lines(block: dict[str, Any]) -> list[str]:
+    """Pass/fail per SLO of a point (empty without SLOs), for the end-of-point block."""
+    slo = block.get("slo")
+    if not isinstance(slo, dict):
+        return []
+    lines = ["{s:{c}^{n}}".format(s="SLOs", n=50, c="-")]
+    for check in slo.get("checks") or []:
+        value = check.get("value_ms", check.get("value"))
+        limit = check.get("limit_ms", check.get("limit"))
+        if check.get("kind") == "stat":
+            shown = "-" if value is None else f"{value:.2f} ms"
+            bound = f"<= {limit:g} ms"
+        else:
+            shown = "-" if value is None else f"{value:.1%}"
+            bound = (">= " if check.get("kind") == "good_share" else "<= ") + f"{limit:.0%}"
+        verdict = "pass" if check.get("passed") else "FAIL"
+        lines.append(f"{check['slo']:<28} {shown:>12} {bound:>14}  {verdict}")
+    early = block.get("early_stop")
+    if isinstance(early, dict):
+        lines.append(f"Stopped early (already failed): {early.get('reason')}")
+    lines.append("Point: " + ("meets every SLO" if slo.get("passed") else "FAILS"))
+    return lines
 
 
 class ConsoleReporter:
@@ -458,6 +516,7 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         percentiles = parse_percentiles(args.metric_percentiles)
         percentile_metrics = parse_percentile_metrics(args.percentile_metrics)
         goodput = parse_goodput(args.goodput) if args.goodput else None
+        slos = parse_slos(args.slo, args.goodput, args.good_share)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     headers = parse_headers(args.header)
@@ -551,7 +610,12 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         overwrite=args.overwrite,
         timeout_s=timeout_s,
         request_timeout_s=request_timeout_s,
+        slos=slos or None,
+        reset_prefix_cache=args.reset_prefix_cache,
     )
+    # The statistics the SLOs read must be computed (tpot:p95 with percentiles 50,90,99).
+    wanted = {q for q in (slo.quantile for slo in slos.limits) if q is not None}
+    config.percentiles = tuple(sorted(set(config.percentiles) | wanted))
     return config, list(resolved.notes) + roofline_notes
 
 
@@ -611,7 +675,12 @@ def _watch_stdin(loop: asyncio.AbstractEventLoop, cancel: asyncio.Event) -> None
     threading.Thread(target=reader, name="cancel-reader", daemon=True).start()
 
 
-async def _main(args: argparse.Namespace, config: SweepConfig, observers: list[Any]) -> int:
+async def _main(
+    args: argparse.Namespace,
+    config: SweepConfig,
+    observers: list[Any],
+    search: SearchSettings | None = None,
+) -> int:
     loop = asyncio.get_running_loop()
     cancel = asyncio.Event()
 
@@ -654,6 +723,11 @@ async def _main(args: argparse.Namespace, config: SweepConfig, observers: list[A
                 file=sys.stderr,
             )
             config.roofline = None
+    if search is not None:
+        from app.bench.search_run import run_search
+
+        found, _, _ = await run_search(config, search, observers, cancel)
+        return 130 if found.cancelled and not args.events else 0
     outcome = await run_sweep(config, observers, cancel)
     if outcome.cancelled and not args.events:
         return 130
@@ -668,27 +742,50 @@ async def _main(args: argparse.Namespace, config: SweepConfig, observers: list[A
 
 
 def run(args: argparse.Namespace) -> int:
+    return run_with(args)
+
+
+def run_with(
+    args: argparse.Namespace,
+    search: SearchSettings | None = None,
+    search_console: Any | None = None,
+) -> int:
+    """`sweep`, or with `search` settings the capacity search (same flags, same files)."""
     # Written from its own thread: a GUI that reads slowly must not hold up token timestamps.
     events = EventWriter(sys.stdout, background=True) if args.events else None
     try:
-        return _run(args, events)
+        return _run(args, events, search, search_console)
     finally:
         if events is not None:
             events.close()  # everything queued, run_finished last, is written before exit
 
 
-def _run(args: argparse.Namespace, events: EventWriter | None) -> int:
+def _run(
+    args: argparse.Namespace,
+    events: EventWriter | None,
+    search: SearchSettings | None = None,
+    search_console: Any | None = None,
+) -> int:
+    command = "search" if search is not None else "sweep"
     try:
+        if search is not None:
+            args.num_prompts = search.num_prompts
         config, notes = _build_config(args)
     except UsageError as exc:
         if events:
             events.error(str(exc))
-        print(f"tpotbench sweep: error: {exc}", file=sys.stderr)
+        print(f"tpotbench {command}: error: {exc}", file=sys.stderr)
         return 2
     try:
         ensure_writable_dir(config.result_dir)
         targets = set(config.plan_targets())
         others = [p for p in result_files(config.result_dir) if p not in targets]
+        if search is not None and (config.result_dir / "search.json").exists():
+            if not config.overwrite:
+                raise ResultExistsError(
+                    f"{config.result_dir / 'search.json'} exists (an earlier search); pass "
+                    "--overwrite to replace it, or choose another --result-dir"
+                )
     except OSError as exc:  # checked before any request, so no load runs for nothing
         message = (
             str(exc)
@@ -697,7 +794,7 @@ def _run(args: argparse.Namespace, events: EventWriter | None) -> int:
         )
         if events:
             events.error(message)
-        print(f"tpotbench sweep: error: {message}", file=sys.stderr)
+        print(f"tpotbench {command}: error: {message}", file=sys.stderr)
         return 2
     if others:  # never read: they cannot stop this run, and sweep.csv will not mix them in
         notes.append(
@@ -709,22 +806,27 @@ def _run(args: argparse.Namespace, events: EventWriter | None) -> int:
     if warning := cleartext_warning(config.resolved.url, config.api_key):
         print(warning, file=sys.stderr)
     console = ConsoleReporter(
-        bar=not args.disable_tqdm, summary_stream=sys.stderr if events else sys.stdout
+        bar=not args.disable_tqdm,
+        summary_stream=sys.stderr if events or search is not None else sys.stdout,
     )
     console.burstiness = config.burstiness
     observers: list[Any] = [console] + ([events] if events else [])
+    if search_console is not None:
+        if events:  # stdout carries the events; the table goes to stderr
+            search_console.out = sys.stderr
+        observers.append(search_console)
     from app.bench.client import run as run_async
 
     try:
-        return run_async(_main(args, config, observers))
+        return run_async(_main(args, config, observers, search))
     except (UnreachableError, WorkerError) as exc:
         # Points finished before this are on disk already.
         if events:
             events.error(str(exc))
-        print(f"tpotbench sweep: error: {exc}", file=sys.stderr)
+        print(f"tpotbench {command}: error: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:  # the result folder cannot be written, for instance
         if events:
             events.error(str(exc))
-        print(f"tpotbench sweep: error: {exc}", file=sys.stderr)
+        print(f"tpotbench {command}: error: {exc}", file=sys.stderr)
         return 1

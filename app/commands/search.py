@@ -1,0 +1,220 @@
+"""`tpotbench search`: the highest concurrency (or request rate) that meets every SLO, and why."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.bench.search import SearchSettings
+from app.commands.credentials import UsageError
+from app.commands.sweep import add_arguments as add_sweep_arguments
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_sweep_arguments(parser)
+    add = parser.add_argument
+    add(
+        "--over",
+        choices=["concurrency", "rate"],
+        default="concurrency",
+        help="what to search: max concurrency at --request-rate (default inf, as experiment B) "
+        "or request rate at --max-concurrency",
+    )
+    add("--start", type=float, default=1.0, help="first load tried (default 1)")
+    add("--max", type=float, help="highest load tried (default 256 streams, or 256 req/s)")
+    add("--growth", type=float, default=2.0, help="factor between loads until one fails (2)")
+    add(
+        "--resolution",
+        default=None,
+        help="stop bisecting when highest pass and lowest fail are this close: a number, or a "
+        "percentage of the highest pass such as 5%% (default 1 stream, or 5%% of the rate)",
+    )
+    add(
+        "--runs",
+        type=int,
+        default=1,
+        help="runs per load; with 2+ the decision uses the 95%% interval",
+    )
+    add(
+        "--min-prompts",
+        type=int,
+        default=64,
+        help="fewest requests at a load (default 64)",
+    )
+    add(
+        "--prompts-per-unit",
+        type=float,
+        default=8.0,
+        help="requests per unit of load: per stream (batch rounds) or per req/s (seconds of "
+        "arrivals), between --min-prompts and --num-prompts (default 8; 0 = --num-prompts "
+        "at every load)",
+    )
+    add(
+        "--no-early-stop",
+        dest="early_stop",
+        action="store_false",
+        help="run every point to the end, even once it has provably failed an SLO",
+    )
+    add(
+        "--no-check-above",
+        dest="check_above",
+        action="store_false",
+        help="skip the check point one growth step above the first failure (monotonicity)",
+    )
+    parser.set_defaults(num_prompts=200)
+
+
+def settings_from(args: argparse.Namespace) -> SearchSettings:
+    resolution_text = args.resolution or ("1" if args.over == "concurrency" else "5%")
+    relative = resolution_text.strip().endswith("%")
+    try:
+        resolution = float(resolution_text.strip().rstrip("%"))
+    except ValueError:
+        raise UsageError(
+            f"--resolution: {resolution_text!r} is not a number or a percentage"
+        ) from None
+    if relative:
+        resolution /= 100.0
+    settings = SearchSettings(
+        over=args.over,
+        start=args.start,
+        maximum=args.max if args.max is not None else 256.0,
+        growth=args.growth,
+        resolution=resolution,
+        relative_resolution=relative,
+        runs=args.runs,
+        num_prompts=args.num_prompts,
+        min_prompts=min(args.min_prompts, args.num_prompts),
+        prompts_per_unit=args.prompts_per_unit,
+        early_stop=args.early_stop,
+        check_above=args.check_above,
+    )
+    try:
+        settings.validate()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return settings
+
+
+def _cell(value: Any, fmt: str) -> str:
+    if value is None:
+        return "-"
+    return fmt.format(value)
+
+
+def format_search_table(doc: dict[str, Any]) -> str:
+    """The console table of a search document: one row per load value, then the boundary,
+    the failing SLOs, the why and the knee."""
+    points = doc.get("points") or []
+    labels: list[str] = []
+    for point in points:
+        for label in point.get("figures") or {}:
+            if label not in labels and label != "failed_requests":
+                labels.append(label)
+    over = doc.get("over", "concurrency")
+    headers = [over, "phase", "runs", "requests", *labels, "decision", "time s"]
+    rows = []
+    for point in points:
+        cells = [f"{point['value']:g}", point["phase"], str(len(point["runs"]))]
+        cells.append(str(sum(r["num_requests"] for r in point["runs"])))
+        for label in labels:
+            fig = (point.get("figures") or {}).get(label)
+            if fig is None:
+                cells.append("-")
+                continue
+            share = label.startswith("goodput")
+            mean = f"{fig['mean']:.1%}" if share else f"{fig['mean']:.1f}"
+            if fig["n"] > 1:
+                low, high = fig["ci95"]
+                half = (high - low) / 2
+                mean += f" ±{half:.1%}" if share else f" ±{half:.1f}"
+                if fig.get("cv") is not None:
+                    mean += f" cv {fig['cv']:.0%}"
+            cells.append(mean)
+        decision = point["decision"]
+        if any(r.get("early_stop") for r in point["runs"]):
+            decision += " (early stop)"
+        cells.append(decision)
+        cells.append(f"{sum(r['measuring_s'] for r in point['runs']):.1f}")
+        rows.append(cells)
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
+    ]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True))]
+    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    boundary = doc.get("boundary") or {}
+    high, low = boundary.get("highest_pass"), boundary.get("lowest_fail")
+    unit = "streams" if over == "concurrency" else "req/s"
+    lines.append("")
+    if high is not None:
+        tail = f", {low:g} fails ({', '.join(boundary.get('failed_slos') or [])})" if low else ""
+        lines.append(f"Capacity: {high:g} {unit} meets every SLO{tail}.")
+    else:
+        lines.append(f"Capacity: no load tried meets every SLO ({doc.get('stop_reason')}).")
+    if not doc.get("monotonic", True):
+        pairs = ", ".join(
+            f"{v['pass']:g} passed above failing {v['fail']:g}" for v in doc["violations"]
+        )
+        lines.append(f"Warning: not monotonic: {pairs}; measure again with --runs 3.")
+    why = doc.get("boundary_why")
+    if why:
+        lines.append(f"Why: {why['text']}")
+    for metric, knee in (doc.get("knee") or {}).items():
+        if knee:
+            lines.append(
+                f"Knee of {metric.upper()} p99: {knee['load']:g} {unit} "
+                f"({knee['value']:.1f} ms). {knee['why']['text']}"
+            )
+    lines.append(f"Measuring time: {doc.get('measuring_s', 0):.1f} s over {len(points)} loads.")
+    return "\n".join(lines)
+
+
+class SearchConsole:
+    """A line per load value on stderr; the table at the end on stdout."""
+
+    def __init__(self, out: Any) -> None:
+        self.out = out
+
+    def search_value(self, value: dict[str, Any], high: float | None, low: float | None) -> None:
+        early = [r["early_stop"] for r in value["runs"] if r.get("early_stop")]
+        note = f" (stopped early: {early[0]})" if early else ""
+        failed = f" failed {', '.join(value['failed'])}" if value["failed"] else ""
+        span = f"{'-' if high is None else high} .. {'-' if low is None else low}"
+        print(
+            f"search: {value['value']:g} -> {value['decision']}{failed}{note}; boundary {span}",
+            file=sys.stderr,
+        )
+
+    def search_finished(self, doc: dict[str, Any], path: Path) -> None:
+        print(format_search_table(doc), file=self.out, flush=True)
+        print(f"saved {path}", file=sys.stderr)
+
+    def __getattr__(self, name: str) -> Any:  # the rest of the sweep observer protocol
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: None
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.commands import sweep as sweep_cmd
+
+    try:
+        settings = settings_from(args)
+        if "," in str(args.request_rate) or "," in str(args.max_concurrency or ""):
+            raise UsageError("search takes one --request-rate and one --max-concurrency, not lists")
+        if not (args.slo or args.goodput):
+            raise UsageError("search needs SLOs: --slo tpot:p99:50 ttft:p99:2000 (or --goodput)")
+        if args.result_filename:
+            raise UsageError(
+                "search writes one file per load; use --label instead of --result-filename"
+            )
+        if args.over == "concurrency":
+            args.max_concurrency = None
+        else:
+            args.request_rate = "1"  # replaced per load; the fixed rate is not used
+    except UsageError as exc:
+        print(f"tpotbench search: error: {exc}", file=sys.stderr)
+        return 2
+    return sweep_cmd.run_with(args, search=settings, search_console=SearchConsole(sys.stdout))

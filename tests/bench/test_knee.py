@@ -1,0 +1,52 @@
+"""Kneedle on curves whose corner is known: flat, then rising steeply on the log2 load axis."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from app.bench.knee import find_knee
+
+LOADS = [1, 2, 4, 8, 16, 32, 64, 128]
+
+
+def hockey(corner: float, flat: float = 20.0, rise: float = 100.0) -> list[float]:
+    """Flat at `flat` up to `corner`, then `rise` ms per doubling: normalised, the rising part
+    is steeper than the diagonal, so x_n - y_n peaks exactly at the corner."""
+    return [flat + max(0.0, math.log2(x / corner)) * rise for x in LOADS]
+
+
+@pytest.mark.parametrize("corner", [4, 8, 16, 32, 64])
+def test_corner_found(corner: int) -> None:
+    knee = find_knee(LOADS, hockey(corner))
+    assert knee is not None and knee.load == corner
+
+
+def test_noise_in_the_flat_part_does_not_move_it() -> None:
+    values = hockey(16)
+    values[1] += 1.5
+    values[3] -= 1.0
+    knee = find_knee(LOADS, values)
+    assert knee is not None and knee.load == 16
+
+
+def test_field_guide_experiment_b() -> None:
+    # TPOT p99 over concurrency 1..128 as the field guide reports it (≈60 ms at 32, 165 at 64):
+    # by maximum distance below the chord the bend is at 32, the last load before the climb.
+    knee = find_knee(LOADS, [20.5, 21.5, 24, 29, 38, 60, 165, 420])
+    assert knee is not None and knee.load == 32
+
+
+def test_no_flat_regime_no_knee() -> None:
+    assert find_knee(LOADS[:6], [1, 2, 3, 4, 5, 6]) is None  # straight on the log axis
+    assert find_knee(LOADS[:6], [1, 10, 14, 16, 17, 17.5]) is None  # concave: saturating
+    assert find_knee(LOADS[:2], [1, 5]) is None
+    assert find_knee(LOADS[:6], [5] * 6) is None
+
+
+def test_order_and_index_refer_to_the_input() -> None:
+    order = [5, 0, 4, 2, 7, 3, 1, 6]
+    values = hockey(16)
+    knee = find_knee([LOADS[i] for i in order], [values[i] for i in order])
+    assert knee is not None and knee.load == 16 and order[knee.index] == 4

@@ -1,0 +1,134 @@
+"""The capacity search over real HTTP against the formula server: the boundary is exact."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from formula_server import FormulaServer, capacity, tpot_ms
+
+from app.bench.datasets import SampleRequest
+from app.bench.endpoint import resolve_endpoint
+from app.bench.results import load_results
+from app.bench.search import SearchSettings
+from app.bench.search_run import SEARCH_FILE, run_search
+from app.bench.slo import parse_slos
+from app.bench.sweep import SweepConfig
+
+
+@pytest.fixture
+def formula() -> Iterator[FormulaServer]:
+    server = FormulaServer(tokens=20).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def config_for(server: FormulaServer, tmp_path: Path, limit_ms: float, n: int) -> SweepConfig:
+    return SweepConfig(
+        resolved=resolve_endpoint(server.base_url, "/v1/chat/completions", "chat", "formula"),
+        model="formula",
+        backend="openai-chat",
+        samples=[SampleRequest("hello", 8, 20, f"r{i}") for i in range(n)],
+        rates=[float("inf")],
+        concurrencies=[None],
+        result_dir=tmp_path,
+        label="expB",
+        slos=parse_slos([f"tpot:p99:{limit_ms:g}"]),
+    )
+
+
+def test_finds_the_exact_boundary(formula: FormulaServer, tmp_path: Path) -> None:
+    # Halfway between TPOT at 6 and at 7 streams: 2 ms of margin either side for late wakeups.
+    limit = (tpot_ms(6) + tpot_ms(7)) / 2
+    assert capacity(limit) == 6
+    settings = SearchSettings(num_prompts=32, min_prompts=16, prompts_per_unit=2, maximum=64)
+    config = config_for(formula, tmp_path, limit, settings.num_prompts)
+    outcome, path, doc = asyncio.run(run_search(config, settings, []))
+    assert (outcome.highest_pass, outcome.lowest_fail) == (6, 7)
+    assert doc["boundary"] == {
+        "highest_pass": 6,
+        "lowest_fail": 7,
+        "interval": [6, 7],
+        "failed_slos": [f"tpot:p99:{limit:g}"],
+    }
+    assert [p["value"] for p in doc["points"]] == [1, 2, 4, 8, 6, 7, 14]
+    assert doc["monotonic"] is True
+    # Every point's own file is beside search.json, and report skips search.json.
+    assert path == tmp_path / SEARCH_FILE and json.loads(path.read_text())["boundary"]
+    points = load_results([tmp_path])
+    assert sorted(p.max_concurrency for p in points) == [1, 2, 4, 6, 7, 8, 14]
+    by_conc = {p.max_concurrency: p for p in points}
+    assert by_conc[6].tpotbench["slo"]["passed"] is True
+    assert by_conc[7].tpotbench["slo"]["passed"] is False
+    # The failing points above the boundary stopped as soon as their failure was proven.
+    assert by_conc[14].tpotbench["early_stop"]["reason"].startswith("tpot:p99")
+    assert by_conc[14].completed < 28
+    # The prefix cache was reset before every point (a loopback server), and the client kept
+    # to its concurrency.
+    assert formula.resets == len(points)
+    assert formula.peak <= 14
+
+
+def test_server_without_reset_route_is_asked_once(tmp_path: Path) -> None:
+    server = FormulaServer(tokens=4, reset_route=False).start()
+    try:
+        settings = SearchSettings(num_prompts=4, min_prompts=4, maximum=2)
+        config = config_for(server, tmp_path, 1000.0, 4)
+        outcome, _, _ = asyncio.run(run_search(config, settings, []))
+    finally:
+        server.stop()
+    assert outcome.highest_pass == 2
+    blocks = [p.tpotbench["prefix_cache"] for p in load_results([tmp_path])]
+    assert [b["reset"] for b in blocks] == ["unsupported", "unsupported"]
+    assert config._resetter is not None and config._resetter.calls == 1
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    return subprocess.run(
+        [sys.executable, "-m", "app", "search", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def test_cli_search_table_and_files(formula: FormulaServer, tmp_path: Path) -> None:
+    limit = (tpot_ms(2) + tpot_ms(3)) / 2
+    proc = _cli(
+        "--base-url", formula.base_url, "--endpoint", "/v1/chat/completions",
+        "--dataset-name", "random", "--random-input-len", "8", "--random-output-len", "20",
+        "--slo", f"tpot:p99:{limit:g}", "--num-prompts", "12", "--min-prompts", "8",
+        "--prompts-per-unit", "2", "--max", "16", "--result-dir", str(tmp_path),
+        "--disable-tqdm",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Capacity: 2 streams meets every SLO, 3 fails" in proc.stdout
+    doc = json.loads((tmp_path / SEARCH_FILE).read_text())
+    assert doc["boundary"]["highest_pass"] == 2
+    assert doc["slos"]["limits"] == [{"metric": "tpot", "stat": "p99", "limit_ms": limit}]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--slo", "tpot:p99"], "--slo"),
+        ([], "search needs SLOs"),
+        (["--slo", "tpot:p99:50", "--growth", "1"], "--growth"),
+        (["--slo", "tpot:p99:50", "--max-concurrency", "1,2", "--over", "rate"], "not lists"),
+    ],
+)
+def test_cli_bad_usage_is_one_line_exit_2(args: list[str], message: str) -> None:
+    proc = _cli("--base-url", "http://127.0.0.1:9", *args)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0]
