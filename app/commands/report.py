@@ -33,11 +33,11 @@ _TABLE = (
     ("TPOT p50", "median_tpot_ms", "{:.2f}"),
     ("TPOT p99", "p99_tpot_ms", "{:.2f}"),
     ("ITL p99", "p99_itl_ms", "{:.2f}"),
+    # Pass/fail against the SLOs the run was held to (sweep/search --slo); "-" without any.
+    ("SLO", "slo", "{}"),
     # From the roofline context the run recorded (sweep --gpu ...); "-" when it had none.
     ("floor", "floor_tpot_ms", "{:.2f}"),
     ("MBU", "mbu", "{:.1%}"),
-    # Pass/fail against the SLOs the run was held to (sweep/search --slo); "-" without any.
-    ("SLO", "slo", "{}"),
     # "partial": cancelled before all requests ran; "no success": no latency figures exist.
     ("note", "note", "{}"),
 )

@@ -780,12 +780,12 @@ def _run(
         ensure_writable_dir(config.result_dir)
         targets = set(config.plan_targets())
         others = [p for p in result_files(config.result_dir) if p not in targets]
-        if search is not None and (config.result_dir / "search.json").exists():
-            if not config.overwrite:
-                raise ResultExistsError(
-                    f"{config.result_dir / 'search.json'} exists (an earlier search); pass "
-                    "--overwrite to replace it, or choose another --result-dir"
-                )
+        summary = config.result_dir / "search.json"
+        if search is not None and summary.exists() and not config.overwrite:
+            raise ResultExistsError(
+                f"{summary} exists (an earlier search); pass --overwrite to replace it, or "
+                "choose another --result-dir"
+            )
     except OSError as exc:  # checked before any request, so no load runs for nothing
         message = (
             str(exc)
