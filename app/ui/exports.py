@@ -47,6 +47,8 @@ TABLE_COLUMNS: tuple[tuple[str, str, int | None], ...] = (
     ("duration", QT_TRANSLATE_NOOP("Metrics", "Duration (s)"), 1),
     ("floor_tpot_ms", QT_TRANSLATE_NOOP("Metrics", "Floor (ms)"), 2),
     ("mbu", QT_TRANSLATE_NOOP("Metrics", "MBU"), None),
+    # Requests per second that met every per-request SLO (vLLM's goodput); "–" without SLOs.
+    ("request_goodput", QT_TRANSLATE_NOOP("Metrics", "Goodput (req/s)"), 2),
 )
 
 # Roofline figures of a point: flat in a summary read from a file, nested under

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Sequence
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -29,9 +31,18 @@ from PySide6.QtWidgets import (
 )
 
 from app.bench.request_samples import request_samples
-from app.bench.results import PointResult, ResultFileError, read_points
+from app.bench.results import NOT_POINT_FILES, PointResult, ResultFileError, read_points
 from app.roofline.catalog import CatalogError, get_gpu
 from app.ui.app_setup import settings
+from app.ui.capacity_view import (
+    FAIL_BG,
+    PASS_BG,
+    Marks,
+    capacity_text,
+    draw_marks,
+    slo_cell_colours,
+    sweep_knees,
+)
 from app.ui.distributions import DistributionsView
 from app.ui.export_files import (
     chart_filters,
@@ -52,7 +63,7 @@ from app.ui.exports import (
     set_chart_tooltips,
     write_text_atomic,
 )
-from app.ui.live_plots import Series, SweepCurves
+from app.ui.live_plots import Series, SweepCurves, sweep_axis
 from app.ui.retranslate import Message, TextSource, is_language_change
 from app.ui.worker import default_results_root
 
@@ -158,11 +169,23 @@ def _group_key(point: PointResult) -> str:
     return point.model_id or stem or "?"
 
 
+def _search_doc(folder: Path) -> dict[str, Any] | None:
+    """The capacity search summary a run folder holds (search.json), if readable."""
+    try:
+        doc = json.loads((folder / "search.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and "boundary" in doc else None
+
+
 def _json_files(folder: Path) -> list[Path]:
     return sorted(
         p
         for p in folder.glob("*.json")
-        if p.is_file() and not p.name.startswith(".") and not p.name.endswith(".pytorch.json")
+        if p.is_file()
+        and not p.name.startswith(".")
+        and not p.name.endswith(".pytorch.json")
+        and p.name not in NOT_POINT_FILES
     )
 
 
@@ -251,6 +274,12 @@ class ResultsPanel(QWidget):
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.tree, 1)
         left_layout.addWidget(self.message)
+        # A capacity search's answer when the shown run's folder holds search.json.
+        self.capacity = QLabel()
+        self.capacity.setWordWrap(True)
+        self.capacity.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.capacity.setVisible(False)
+        left_layout.addWidget(self.capacity)
         left_layout.addLayout(buttons)
 
         self.curves = SweepCurves()
@@ -397,7 +426,17 @@ class ResultsPanel(QWidget):
         wanted = set(names)
         self.shown = [r for r in self.runs if r.name in wanted]
         series = [r.series() for r in self.shown]
-        self.curves.set_series(series)
+        blocks = {str(p.path): p.tpotbench or {} for r in self.shown for p in r.points if p.path}
+        # Points a search stopped early stay in the table, off the curves (partial figures).
+        whole = [
+            Series(
+                s.name,
+                [p for p in s.points if not blocks.get(str(p.get("path")), {}).get("early_stop")],
+            )
+            for s in series
+        ]
+        self.curves.set_series(whole)
+        self._show_capacity(whole, blocks)
         self.table.setRowCount(0)
         by_path = {str(p.path): p for r in self.shown for p in r.points if p.path}
         self._row_points = []
@@ -410,11 +449,17 @@ class ResultsPanel(QWidget):
                 name = QTableWidgetItem(s.name)
                 name.setToolTip(s.name)
                 self.table.setItem(row, 0, name)
+                colours = slo_cell_colours({"tpotbench": blocks.get(str(point.get("path")))})
                 for col, (key, _h, dec) in enumerate(TABLE_COLUMNS, start=1):
                     item = QTableWidgetItem(cell_text(point, key, dec))
                     item.setTextAlignment(
                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
                     )
+                    if key in colours:
+                        passed, tip = colours[key]
+                        item.setBackground(QColor(PASS_BG if passed else FAIL_BG))
+                        item.setForeground(QColor("#1b1b1b"))
+                        item.setToolTip(tip)
                     self.table.setItem(row, col, item)
         self._update_buttons()
         self.runsShown.emit([r.name for r in self.shown])
@@ -431,6 +476,28 @@ class ResultsPanel(QWidget):
                 rate = "inf" if math.isinf(point.request_rate) else f"{point.request_rate:g}"
                 series.append((f"{run} r={rate} c={conc}", request_samples(point.raw)))
         self.distributions.set_series(series)
+
+    def _show_capacity(self, series: list[Series], blocks: dict[str, dict[str, Any]]) -> None:
+        """One run shown: its knees, SLO lines and, from search.json, boundary and why."""
+        self.capacity.setVisible(False)
+        if len(self.shown) != 1 or not series:
+            return
+        marks = Marks(knees=sweep_knees(series[0].points, sweep_axis(series)))
+        limits = next((b.get("slo") for b in blocks.values() if b.get("slo")), None) or {}
+        marks.slos = [
+            f"{s['metric']}:{s['stat']}:{s['limit_ms']:g}"
+            for s in limits.get("limits") or []
+            if isinstance(s, dict) and {"metric", "stat", "limit_ms"} <= s.keys()
+        ]
+        doc = _search_doc(self.shown[0].folder)
+        if doc is not None:
+            boundary = doc.get("boundary") or {}
+            marks.highest_pass = boundary.get("highest_pass")
+            marks.lowest_fail = boundary.get("lowest_fail")
+            self.capacity.setText(capacity_text(doc, knees=False))
+            self.capacity.setToolTip(capacity_text(doc))
+            self.capacity.setVisible(True)
+        draw_marks(self.curves, series, marks)
 
     def _select(self, runs: Sequence[Run]) -> None:
         names = {r.name for r in runs}

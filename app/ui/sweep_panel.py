@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -38,11 +38,23 @@ from PySide6.QtWidgets import (
 from app.bench.request_samples import RequestSamples, request_samples
 from app.paths import resources_dir
 from app.profiles import Target
+from app.ui.capacity_view import (
+    FAIL_BG,
+    PASS_BG,
+    Marks,
+    capacity_text,
+    draw_marks,
+    load_text,
+    slo_cell_colours,
+    sweep_knees,
+)
 from app.ui.distributions import DistributionsView
 from app.ui.exports import TABLE_COLUMNS, cell_text, metric_tooltips, set_chart_tooltips
-from app.ui.live_plots import LiveCharts, Series, SweepCurves, format_number
+from app.ui.live_plots import LiveCharts, Series, SweepCurves, format_number, sweep_axis
 from app.ui.point_notes import no_success_message
 from app.ui.retranslate import Message, TextSource, is_language_change
+from app.ui.slo_editor import DEFAULTS as SLO_DEFAULTS
+from app.ui.slo_editor import SloSummary
 from app.ui.sweep_advanced import AdvancedSettings
 from app.ui.sweep_layout import FormColumns, WrappedLabel
 from app.ui.worker import (
@@ -95,6 +107,11 @@ class SweepPanel(QWidget):
         self._ticks = 0
         self._cancelled = False
         self._run_over = True
+        self.search_doc: dict[str, Any] | None = None  # the last capacity search's summary
+        self._marks = Marks()
+        self._search_running = False
+        # What the capacity line says, re-rendered on a language change.
+        self._capacity_source: Callable[[], tuple[str, str]] | None = None
         self._build_ui()
         self._connect_worker()
         self.repaint_timer = QTimer(self)
@@ -116,7 +133,7 @@ class SweepPanel(QWidget):
             layout.addRow(self.labels[key], field)
 
         self.preset = QComboBox()
-        for key in ("demo", "A", "B", "custom"):
+        for key in ("demo", "A", "B", "capacity", "custom"):
             self.preset.addItem("", key)
         for combo in (self.preset,):
             combo.setSizeAdjustPolicy(
@@ -129,10 +146,8 @@ class SweepPanel(QWidget):
         row(form, "rates", self.rates)
         self.concurrencies = QLineEdit()
         row(form, "concurrencies", self.concurrencies)
-        for edit in (self.rates, self.concurrencies):  # hand edits leave the preset
-            edit.textEdited.connect(
-                lambda _t: self.preset.setCurrentIndex(self.preset.findData("custom"))
-            )
+        for edit in (self.rates, self.concurrencies):  # hand edits leave a grid preset
+            edit.textEdited.connect(self._hand_edit)
         self.dataset = QComboBox()
         for key in ("synthetic", "sharegpt", "random", "prompts"):
             self.dataset.addItem("", key)
@@ -174,6 +189,10 @@ class SweepPanel(QWidget):
         self.advanced_toggle.setAutoRaise(True)
         self.advanced = AdvancedSettings()
         self.advanced.setVisible(False)
+        # The latency goals each point is judged against (and a capacity search aims at).
+        self.slo_summary = SloSummary()
+        self.slo_label = QLabel()
+        self.advanced.form.addRow(self.slo_label, self.slo_summary)
         self.advanced_toggle.toggled.connect(self._show_advanced)
         more.addRow(self.advanced_toggle)
         more.addRow(self.advanced)
@@ -200,6 +219,10 @@ class SweepPanel(QWidget):
         actions.addWidget(self.settings_toggle)
         self.status = WrappedLabel("")
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # The capacity search's answer: boundary, failing SLO, the why (knees in the tooltip).
+        self.capacity = WrappedLabel("")
+        self.capacity.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.capacity.setVisible(False)
         self.message = Message(self._show_status)
 
         self.live = LiveCharts()
@@ -239,6 +262,7 @@ class SweepPanel(QWidget):
         layout.addWidget(self.settings_box)
         layout.addLayout(actions)
         layout.addWidget(self.status)
+        layout.addWidget(self.capacity)
         layout.addWidget(charts, 1)
         self._dataset_changed()
         self.retranslate()
@@ -266,6 +290,9 @@ class SweepPanel(QWidget):
                 "The field guide's experiment A: concurrency 32, rate 1, 2, 4, 8, 16, inf.")),
             ("B", self.tr("Experiment B (concurrencies)"), self.tr(
                 "The field guide's experiment B: rate inf, concurrency 1 … 128.")),
+            ("capacity", self.tr("Find capacity (SLO search)"), self.tr(
+                "Rate inf: the highest concurrency that meets every SLO, found by doubling then "
+                "bisecting (tpotbench search). Concurrencies: the first and the highest tried.")),
             ("custom", self.tr("Custom"), ""),
         )  # fmt: skip
         for key, text, tip in presets:
@@ -291,6 +318,12 @@ class SweepPanel(QWidget):
         self.ignore_eos.setText(self.tr("Ignore EOS"))
         self.ignore_eos.setToolTip(self.tr("Always generate the requested output length."))
         self.label.setToolTip(self.tr("File names become LABEL_rateR_concC.json."))
+        self.slo_label.setText(self.tr("SLOs"))
+        self.slo_summary.setToolTip(
+            self.tr("Latency goals: each point shows pass/fail per SLO and its goodput.")
+        )
+        if self._capacity_source is not None:
+            self._show_capacity()
         self.advanced_toggle.setText(self.tr("Advanced settings"))
         self.advanced_toggle.setToolTip(
             self.tr("Burstiness, warm-up requests, temperature, load workers, request time-out")
@@ -367,6 +400,8 @@ class SweepPanel(QWidget):
         w.pointFinished.connect(self._on_point_finished)
         w.serverMetrics.connect(self.serverMetrics)
         w.runFinished.connect(self._on_run_finished)
+        w.searchValue.connect(self._on_search_value)
+        w.searchFinished.connect(self._on_search_finished)
         w.errorMessage.connect(self._on_error)
         w.stopped.connect(self._on_stopped)
 
@@ -396,6 +431,21 @@ class SweepPanel(QWidget):
             self.dataset.setCurrentIndex(self.dataset.findData("synthetic"))
             self.num_prompts.setValue(200)
             self.label.setText("expB")
+        elif key == "capacity":
+            self.rates.setText("inf")
+            self.concurrencies.setText("1, 256")
+            self.dataset.setCurrentIndex(self.dataset.findData("synthetic"))
+            self.num_prompts.setValue(200)
+            self.label.setText("capacity")
+            if not self.slo_summary.slos():  # a search needs goals: the field guide's
+                self.slo_summary.set_slos(
+                    [f"{m}:{SLO_DEFAULTS[m][0]}:{SLO_DEFAULTS[m][1]:g}" for m in ("ttft", "tpot")]
+                )
+            self.advanced_toggle.setChecked(True)  # where the SLOs are edited
+
+    def _hand_edit(self, _text: str) -> None:
+        if self.preset.currentData() != "capacity":  # the search keeps its first/highest pair
+            self.preset.setCurrentIndex(self.preset.findData("custom"))
 
     def _dataset_changed(self) -> None:
         kind = self.dataset.currentData()
@@ -428,6 +478,18 @@ class SweepPanel(QWidget):
         label = re.sub(r"[^A-Za-z0-9._-]+", "-", self.label.text().strip()).strip("-") or "sweep"
         if not self.results_root.text().strip():
             raise ValueError(self.tr("Choose a results folder."))
+        search = None
+        if self.preset.currentData() == "capacity":
+            if len(concs) != 2 or concs[0] > concs[1] or len(rates) != 1:
+                raise ValueError(
+                    self.tr(
+                        "Find capacity: give one request rate and two concurrencies, the first "
+                        "and the highest to try (e.g. 1, 256)."
+                    )
+                )
+            if not self.slo_summary.slos():
+                raise ValueError(self.tr("Find capacity: set at least one SLO."))
+            search = {"start": float(concs[0]), "max": float(concs[1])}
         return SweepSpec(
             request_rates=rates,
             max_concurrencies=concs,
@@ -440,6 +502,8 @@ class SweepPanel(QWidget):
             ignore_eos=self.ignore_eos.isChecked(),
             label=label,
             extra_args=[*self.advanced.argv(), *self.extra_args],
+            slos=self.slo_summary.slos(),
+            search=search,
         )
 
     # ---- run / cancel -------------------------------------------------------------------
@@ -471,14 +535,23 @@ class SweepPanel(QWidget):
         self.distributions.set_series([])
         self.live.clear()
         self.curves.set_series([])
+        self.search_doc = None
+        self._search_running = spec.search is not None
+        self._marks = Marks(slos=list(spec.slos))
+        self._capacity_source = None
+        self.capacity.setVisible(False)
         self.last_error = ""
         self._cancelled = False
         self._point_durations.clear()
-        self._plan = [
-            {"request_rate": r, "max_concurrency": c}
-            for r in spec.request_rates
-            for c in spec.max_concurrencies
-        ]
+        self._plan = (
+            []
+            if spec.search is not None  # the loads are chosen as the search goes
+            else [
+                {"request_rate": r, "max_concurrency": c}
+                for r in spec.request_rates
+                for c in spec.max_concurrencies
+            ]
+        )
         self._point_index = -1
         self._progress = {}
         self._run_over = False
@@ -541,7 +614,7 @@ class SweepPanel(QWidget):
         # Label only what varies across the sweep: short labels overlap less on short points.
         rates = {str(p.get("request_rate")) for p in self._plan}
         concs = {str(p.get("max_concurrency")) for p in self._plan}
-        if len(rates) == 1 and len(concs) > 1:
+        if self._search_running or (len(rates) == 1 and len(concs) > 1):
             label = conc_text
         elif len(concs) == 1 and len(rates) > 1:
             label = rate
@@ -591,6 +664,12 @@ class SweepPanel(QWidget):
                 return text
 
             self._set_status(cancelled)
+        elif self._search_running:
+            self.progress_bar.setValue(self.progress_bar.maximum())
+            done = len(self.points)
+            self._set_status(
+                lambda: self.tr("Search done: {0} point(s) saved in {1}.").format(done, where)
+            )
         else:
             self.progress_bar.setValue(self.progress_bar.maximum())
             done = len(self.points)
@@ -648,10 +727,59 @@ class SweepPanel(QWidget):
                     series.append((self.point_label(self.points[row]), samples))
         self.distributions.set_series(series)
 
+    def _on_search_value(self, event: dict[str, Any]) -> None:
+        value = dict(event.get("value") or {})
+        self._marks.highest_pass = event.get("highest_pass")
+        self._marks.lowest_fail = event.get("lowest_fail")
+        self._curves_dirty = True
+        low, high = self._marks.highest_pass, self._marks.lowest_fail
+
+        def text() -> tuple[str, str]:
+            verdict = {
+                "pass": self.tr("meets every SLO"),
+                "fail": self.tr("fails"),
+                "marginal": self.tr("is marginal"),
+            }.get(str(value.get("decision")), str(value.get("decision")))
+            line = self.tr("Search: {0}: {1}").format(
+                load_text("concurrency", float(value.get("value") or 0)), verdict
+            )
+            failed = ", ".join(value.get("failed") or [])
+            if failed:
+                line += f" ({failed})"
+            if low is not None and high is not None:
+                line += " · " + self.tr("capacity between {0} and {1}").format(
+                    f"{low:g}", f"{high:g}"
+                )
+            return line, ""
+
+        self._capacity_source = text
+        self._show_capacity()
+
+    def _on_search_finished(self, event: dict[str, Any]) -> None:
+        doc = dict(event.get("search") or {})
+        self.search_doc = doc
+        boundary = doc.get("boundary") or {}
+        self._marks.highest_pass = boundary.get("highest_pass")
+        self._marks.lowest_fail = boundary.get("lowest_fail")
+        self._curves_dirty = True
+        # The boundary and its why in the panel; the knees (drawn on the curves) as a tooltip.
+        self._capacity_source = lambda: (capacity_text(doc, knees=False), capacity_text(doc))
+        self._show_capacity()
+        self.tabs.setCurrentWidget(self.curves)
+
+    def _show_capacity(self) -> None:
+        if self._capacity_source is None:
+            return
+        text, tip = self._capacity_source()
+        self.capacity.setText(text)
+        self.capacity.setToolTip(tip)
+        self.capacity.setVisible(True)
+
     def _add_table_row(self, summary: dict[str, Any]) -> None:
         row = self.table.rowCount()
         self.table.insertRow(row)
         partial = is_partial(summary)
+        colours = slo_cell_colours(summary)
         for col, (key, _header, decimals) in enumerate(TABLE_COLUMNS):
             text = cell_text(summary, key, decimals)
             if partial and key == "completed":
@@ -667,6 +795,11 @@ class SweepPanel(QWidget):
                         Path(str(summary.get("path") or "")).name
                     )
                 )
+            if key in colours:  # pass/fail against the point's SLOs
+                passed, tip = colours[key]
+                item.setBackground(QColor(PASS_BG if passed else FAIL_BG))
+                item.setForeground(QColor("#1b1b1b"))
+                item.setToolTip(tip)
             self.table.setItem(row, col, item)
         self.table.scrollToBottom()
 
@@ -675,7 +808,13 @@ class SweepPanel(QWidget):
         self.live.refresh(full=full)
         if self._curves_dirty:
             self._curves_dirty = False
-            self.curves.set_series([Series(self.tr("this run"), self.points)])
+            # A point stopped early (its SLO failure proven) covers only its first requests:
+            # it stays in the table but would bend the curves.
+            whole = [p for p in self.points if not (p.get("tpotbench") or {}).get("early_stop")]
+            series = [Series(self.tr("this run"), whole)]
+            self.curves.set_series(series)
+            self._marks.knees = sweep_knees(whole, sweep_axis(series))
+            draw_marks(self.curves, series, self._marks)
         self._ticks += 1
         if self.is_running() and not self._run_over and (full or self._ticks % STATUS_EVERY == 0):
             self._update_progress()
@@ -691,6 +830,9 @@ class SweepPanel(QWidget):
         total = int(p.get("total") or 0)
         done = int(p.get("completed") or 0) + int(p.get("failed") or 0)
         fraction = (done / total) if total else 0.0
+        if self._search_running:  # the search's length is unknown: the bar is this point's
+            self.progress_bar.setValue(int(1000 * min(1.0, fraction)))
+            return
         complete = sum(1 for point in self.points if not is_partial(point))
         running = self._point_index >= len(self.points) or any(map(is_partial, self.points))
         overall = complete + (fraction if running else 0)
@@ -698,6 +840,17 @@ class SweepPanel(QWidget):
 
     def _show_eta(self) -> None:
         if self._point_index < 0:
+            return
+        if self._search_running:  # how many loads the search still needs is not known
+            p = dict(self._progress)
+            total = int(p.get("total") or 0)
+            done = int(p.get("completed") or 0) + int(p.get("failed") or 0)
+            index = self._point_index
+            self._set_status(
+                lambda: self.tr("Search point {0} · requests {1}/{2}").format(
+                    index + 1, done, total or "?"
+                )
+            )
             return
         total_points = max(1, len(self._plan))
         index = max(0, self._point_index)

@@ -56,6 +56,11 @@ class SweepSpec:
     label: str = "sweep"
     result_dir: str = ""
     extra_args: list[str] = field(default_factory=list)
+    # Latency goals as "metric:stat:ms" (tpotbench sweep/search --slo): each point is judged.
+    slos: list[str] = field(default_factory=list)
+    # A capacity search instead of a grid: {"start": 1, "max": 256} over concurrency at the
+    # first request rate (tpotbench search).
+    search: dict[str, float] | None = None
 
     @property
     def num_points(self) -> int:
@@ -147,17 +152,30 @@ def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
     """
     if spec.dataset not in DATASETS:
         raise ValueError(f"Unknown dataset {spec.dataset!r}: use one of {', '.join(DATASETS)}.")
+    if spec.search is not None:
+        load = [
+            "--request-rate",
+            _rate_text(spec.request_rates[0]),
+            "--start",
+            f"{spec.search['start']:g}",
+            "--max",
+            f"{spec.search['max']:g}",
+        ]
+    else:
+        load = [
+            "--request-rate",
+            ",".join(_rate_text(r) for r in spec.request_rates),
+            "--max-concurrency",
+            ",".join(str(c) for c in spec.max_concurrencies),
+        ]
     argv = [
         *cli_command(),  # a frozen bundle runs itself, not `python -m app`
-        "sweep",
+        "search" if spec.search is not None else "sweep",
         "--backend",
         "openai-chat" if target.api == "chat" else "openai",
         "--base-url",
         target.base_url,
-        "--request-rate",
-        ",".join(_rate_text(r) for r in spec.request_rates),
-        "--max-concurrency",
-        ",".join(str(c) for c in spec.max_concurrencies),
+        *load,
         "--num-prompts",
         str(spec.num_prompts),
         "--seed",
@@ -197,6 +215,8 @@ def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
             argv += ["--dataset-path", spec.dataset_path]
     if spec.ignore_eos:
         argv.append("--ignore-eos")
+    if spec.slos:
+        argv += ["--slo", *spec.slos]
     return argv + list(spec.extra_args)
 
 
@@ -234,6 +254,8 @@ class SweepWorker(QObject):
     pointFinished = Signal(dict)
     serverMetrics = Signal(dict)
     runFinished = Signal(dict)
+    searchValue = Signal(dict)
+    searchFinished = Signal(dict)
     errorMessage = Signal(str)
     stopped = Signal()
 
@@ -360,6 +382,8 @@ class SweepWorker(QObject):
             "point_finished": self.pointFinished,
             "server_metrics": self.serverMetrics,
             "run_finished": self.runFinished,
+            "search_value": self.searchValue,
+            "search_finished": self.searchFinished,
         }.get(kind)
         if signal is not None:
             signal.emit(event)

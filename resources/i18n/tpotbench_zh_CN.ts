@@ -1413,6 +1413,10 @@ Finished results are already saved. Please include the log file if you report th
         <translation>MBU</translation>
     </message>
     <message>
+        <source>Goodput (req/s)</source>
+        <translation>有效吞吐（请求/秒）</translation>
+    </message>
+    <message>
         <source>Time to first token: from sending the request to the first streamed message with generated content. GuideLLM: time_to_first_token_ms; AIPerf: Time to First Token.</source>
         <translation>首 token 延迟（TTFT）：从发出请求到收到第一条带生成内容的流式消息。GuideLLM 称 time_to_first_token_ms；AIPerf 称 Time to First Token。</translation>
     </message>
@@ -2062,6 +2066,59 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     </message>
 </context>
 <context>
+    <name>SloDialog</name>
+    <message>
+        <source>Service-level objectives</source>
+        <translation>服务等级目标（SLO）</translation>
+    </message>
+    <message>
+        <source>Each point passes an SLO when its statistic is at or below the limit. A capacity search finds the highest load that meets every SLO.</source>
+        <translation>测试点的统计值不超过限值即通过该 SLO。容量搜索会找出满足全部 SLO 的最高负载。</translation>
+    </message>
+</context>
+<context>
+    <name>SloEditor</name>
+    <message>
+        <source>TTFT</source>
+        <translation>TTFT</translation>
+    </message>
+    <message>
+        <source>TPOT</source>
+        <translation>TPOT</translation>
+    </message>
+    <message>
+        <source>ITL</source>
+        <translation>ITL</translation>
+    </message>
+    <message>
+        <source>E2EL</source>
+        <translation>E2EL</translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation>均值</translation>
+    </message>
+    <message>
+        <source>median</source>
+        <translation>中位数</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+</context>
+<context>
+    <name>SloSummary</name>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Set the latency goals each point is judged against</source>
+        <translation>设置用来评判每个测试点的延迟目标</translation>
+    </message>
+</context>
+<context>
     <name>SweepCurves</name>
     <message>
         <source>Output throughput</source>
@@ -2282,6 +2339,22 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>实时</translation>
     </message>
     <message>
+        <source>Find capacity (SLO search)</source>
+        <translation>寻找容量（SLO 搜索）</translation>
+    </message>
+    <message>
+        <source>Rate inf: the highest concurrency that meets every SLO, found by doubling then bisecting (tpotbench search). Concurrencies: the first and the highest tried.</source>
+        <translation>速率 inf：先翻倍再二分，找出满足全部 SLO 的最高并发（tpotbench search）。并发数填写起始值和最高尝试值。</translation>
+    </message>
+    <message>
+        <source>SLOs</source>
+        <translation>SLO</translation>
+    </message>
+    <message>
+        <source>Latency goals: each point shows pass/fail per SLO and its goodput.</source>
+        <translation>延迟目标：每个测试点显示各 SLO 是否通过以及有效吞吐。</translation>
+    </message>
+    <message>
         <source>Advanced settings</source>
         <translation>高级设置</translation>
     </message>
@@ -2330,6 +2403,14 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>请选择结果文件夹。</translation>
     </message>
     <message>
+        <source>Find capacity: give one request rate and two concurrencies, the first and the highest to try (e.g. 1, 256).</source>
+        <translation>寻找容量：请填写一个请求速率和两个并发数，即起始值和最高尝试值（例如 1, 256）。</translation>
+    </message>
+    <message>
+        <source>Find capacity: set at least one SLO.</source>
+        <translation>寻找容量：请至少设置一个 SLO。</translation>
+    </message>
+    <message>
         <source>The selected endpoint has no base URL yet.</source>
         <translation>所选端点还没有基础 URL。</translation>
     </message>
@@ -2354,8 +2435,32 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>一个不完整的测试点（{1} 个请求中完成了 {0} 个）已保存为 {2}。</translation>
     </message>
     <message>
+        <source>Search done: {0} point(s) saved in {1}.</source>
+        <translation>搜索完成：{0} 个测试点已保存到 {1}。</translation>
+    </message>
+    <message>
         <source>Done: {0} point(s) saved in {1}.</source>
         <translation>完成：{0} 个测试点已保存到 {1}。</translation>
+    </message>
+    <message>
+        <source>meets every SLO</source>
+        <translation>满足全部 SLO</translation>
+    </message>
+    <message>
+        <source>fails</source>
+        <translation>未通过</translation>
+    </message>
+    <message>
+        <source>is marginal</source>
+        <translation>处于临界</translation>
+    </message>
+    <message>
+        <source>Search: {0}: {1}</source>
+        <translation>搜索：{0}：{1}</translation>
+    </message>
+    <message>
+        <source>capacity between {0} and {1}</source>
+        <translation>容量介于 {0} 与 {1} 之间</translation>
     </message>
     <message>
         <source>Partial point: the sweep was cancelled while it ran ({0}).</source>
@@ -2364,6 +2469,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>this run</source>
         <translation>本次运行</translation>
+    </message>
+    <message>
+        <source>Search point {0} · requests {1}/{2}</source>
+        <translation>搜索第 {0} 个测试点 · 请求 {1}/{2}</translation>
     </message>
     <message>
         <source>Point {0} of {1} · requests {2}/{3}</source>
@@ -2462,6 +2571,105 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>current floor ÷ this floor</source>
         <translation>当前下限 ÷ 此下限</translation>
+    </message>
+</context>
+<context>
+    <name>Why</name>
+    <message>
+        <source>The client is the limit, not the server: TPOT Bench used {cpu:.0%} of a CPU core and its event loop ran {lag:.0f} ms late (median), so its timestamps are at risk; use a faster machine or fewer concurrent streams per process.</source>
+        <translation>瓶颈在客户端而不是服务器：TPOT Bench 占用了 {cpu:.0%} 个 CPU 核，事件循环中位延迟 {lag:.0f} ms，时间戳可能不准；请换更快的机器，或减少每个进程的并发流数。</translation>
+    </message>
+    <message>
+        <source>The KV cache is full: usage peaked at {kv:.0%} with {preemptions:g} preemptions, so the server evicts and recomputes requests; more KV memory (FP8 KV cache, higher --gpu-memory-utilization) or shorter contexts move the limit.</source>
+        <translation>KV 缓存已满：使用率峰值 {kv:.0%}，抢占 {preemptions:g} 次，服务器在驱逐并重算请求；更多 KV 显存（FP8 KV 缓存、更高的 --gpu-memory-utilization）或更短的上下文可以提高上限。</translation>
+    </message>
+    <message>
+        <source>Requests queue inside the server: on average {waiting:.1f} waited (peak {peak:g}) while {running:.0f} ran, so TTFT grows with the queue; the scheduler&apos;s limit (--max-num-seqs) or the KV cache caps the batch.</source>
+        <translation>请求在服务器内部排队：平均 {waiting:.1f} 个在等待（峰值 {peak:g}），同时 {running:.0f} 个在运行，TTFT 随队列增长；调度器上限（--max-num-seqs）或 KV 缓存限制了批大小。</translation>
+    </message>
+    <message>
+        <source>Decode is bandwidth-bound: TPOT p50 {tpot:.1f} ms at batch {batch:.0f} is ×{ratio:.2f} the roofline floor of {floor:.1f} ms (MBU {mbu:.0%}); only faster memory or fewer bytes per step (smaller weights, FP8 KV) move it.</source>
+        <translation>解码受显存带宽限制：批大小 {batch:.0f} 时 TPOT p50 为 {tpot:.1f} ms，是 roofline 下限 {floor:.1f} ms 的 ×{ratio:.2f}（MBU {mbu:.0%}）；只有更快的显存或每步更少的字节（更小的权重、FP8 KV）才能改善。</translation>
+    </message>
+    <message>
+        <source>Decode is compute-bound: TPOT p50 {tpot:.1f} ms at batch {batch:.0f} is ×{ratio:.2f} the roofline floor of {floor:.1f} ms, which the GPU&apos;s FLOP/s set at this batch; a smaller batch or a faster GPU moves it.</source>
+        <translation>解码受算力限制：批大小 {batch:.0f} 时 TPOT p50 为 {tpot:.1f} ms，是 roofline 下限 {floor:.1f} ms 的 ×{ratio:.2f}，该下限由 GPU 在此批大小下的 FLOP/s 决定；更小的批或更快的 GPU 可以改善。</translation>
+    </message>
+    <message>
+        <source>Decode steps are stretched by prefill: ITL p99 {itl_p99:.0f} ms is ×{ratio:.1f} the median {itl_p50:.1f} ms, as new prompts&apos; chunks share steps with running decodes; a smaller --max-num-batched-tokens evens it out.</source>
+        <translation>解码步被预填充拉长：ITL p99 {itl_p99:.0f} ms 是中位数 {itl_p50:.1f} ms 的 ×{ratio:.1f}，因为新提示词的分块与正在解码的请求共用步；调小 --max-num-batched-tokens 可以让它更平稳。</translation>
+    </message>
+    <message>
+        <source>TTFT is spent in prefill: p99 {ttft_p99:.0f} ms for {prompt:.0f}-token prompts (median {ttft_p50:.0f} ms) with no queue in the server; shorter prompts or prefix caching lower it.</source>
+        <translation>TTFT 主要花在预填充上：{prompt:.0f} token 的提示词 p99 为 {ttft_p99:.0f} ms（中位数 {ttft_p50:.0f} ms），服务器内没有排队；更短的提示词或前缀缓存可以降低它。</translation>
+    </message>
+    <message>
+        <source>No single cause stands out in the measurements: {failed} is over its limit; scrape /metrics (--scrape-metrics) and set the roofline (--gpu) for more evidence.</source>
+        <translation>测量结果中没有单一明显的原因：{failed} 超出了限值；请抓取 /metrics（--scrape-metrics）并设置 roofline（--gpu）以获得更多证据。</translation>
+    </message>
+    <message>
+        <source>Estimate from the roofline, not a measurement: {fmt} weights lower the floor at batch {batch:.0f} from {floor:.1f} to {new_floor:.1f} ms; the bandwidth-bound part of the limit would move by about ×{gain:.1f}.</source>
+        <translation>以下是 roofline 估算，并非实测：{fmt} 权重会把批大小 {batch:.0f} 时的下限从 {floor:.1f} ms 降到 {new_floor:.1f} ms；上限中受带宽限制的部分大约会提高 ×{gain:.1f}。</translation>
+    </message>
+    <message>
+        <source>Capacity: {0} meets every SLO; {1} fails ({2}).</source>
+        <translation>容量：{0} 满足全部 SLO；{1} 未通过（{2}）。</translation>
+    </message>
+    <message>
+        <source>Capacity: {0} meets every SLO (the highest load tried).</source>
+        <translation>容量：{0} 满足全部 SLO（已是尝试的最高负载）。</translation>
+    </message>
+    <message>
+        <source>Capacity: no load tried meets every SLO.</source>
+        <translation>容量：尝试过的负载都不能满足全部 SLO。</translation>
+    </message>
+    <message>
+        <source>Why: {0}</source>
+        <translation>原因：{0}</translation>
+    </message>
+    <message>
+        <source>Knee of {0}: {1}. {2}</source>
+        <translation>{0} 的拐点：{1}。{2}</translation>
+    </message>
+    <message>
+        <source>Not monotonic: {0} passed above a failing load; run again.</source>
+        <translation>结果不单调：{0} 在一个未通过的负载之上反而通过；请重新测量。</translation>
+    </message>
+    <message>
+        <source>{0} streams</source>
+        <translation>{0} 路并发</translation>
+    </message>
+    <message>
+        <source>{0} req/s</source>
+        <translation>{0} 请求/秒</translation>
+    </message>
+    <message>
+        <source>SLO {0} ms</source>
+        <translation>SLO {0} ms</translation>
+    </message>
+    <message>
+        <source>capacity {0}</source>
+        <translation>容量 {0}</translation>
+    </message>
+    <message>
+        <source>knee</source>
+        <translation>拐点</translation>
+    </message>
+    <message>
+        <source>pass</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>FAIL</source>
+        <translation>未通过</translation>
+    </message>
+    <message>
+        <source>meets every SLO</source>
+        <translation>满足全部 SLO</translation>
+    </message>
+    <message>
+        <source>fails an SLO</source>
+        <translation>有 SLO 未通过</translation>
     </message>
 </context>
 </TS>

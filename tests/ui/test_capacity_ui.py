@@ -1,0 +1,168 @@
+"""Find capacity in the window: the preset, the SLO editor, a live search against the
+simulator (a real `tpotbench search` worker), coloured cells, marks on the curves, the why."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pyqtgraph as pg
+from PySide6.QtGui import QColor
+
+from app.bench import why as engine_why
+from app.profiles import Target
+from app.ui.capacity_view import (
+    ESTIMATE,
+    FAIL_BG,
+    PASS_BG,
+    WHY_TEMPLATES,
+    capacity_text,
+    why_text,
+)
+from app.ui.exports import TABLE_COLUMNS
+from app.ui.results_panel import ResultsPanel
+from app.ui.slo_editor import SloDialog, SloSummary
+from app.ui.sweep_panel import SweepPanel
+from app.ui.worker import SweepSpec, build_sweep_argv
+
+COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}
+
+
+def _lines(plot: pg.PlotWidget) -> list[pg.InfiniteLine]:
+    return [i for i in plot.getPlotItem().items if isinstance(i, pg.InfiniteLine)]
+
+
+def test_window_templates_are_the_engines() -> None:
+    assert WHY_TEMPLATES == engine_why.TEMPLATES
+    assert ESTIMATE == engine_why.ESTIMATE_TEMPLATE
+    why = engine_why.Why("queue", {"waiting": 3.0, "peak": 9.0, "running": 12.0}, {})
+    assert why_text(why.to_dict()) == why.text
+
+
+def test_slo_dialog_round_trip(qtbot) -> None:
+    summary = SloSummary()
+    qtbot.addWidget(summary)
+    dialog = SloDialog(["tpot:p99:50"])
+    qtbot.addWidget(dialog)
+    check, combo, spin = dialog.rows["ttft"]
+    check.setChecked(True)
+    combo.setCurrentIndex(combo.findData("p90"))
+    spin.setValue(1500)
+    assert dialog.slos() == ["ttft:p90:1500", "tpot:p99:50"]
+    summary.set_slos(dialog.slos())
+    assert "TTFT P90 ≤ 1500 ms" in summary.label.text()
+
+
+def test_capacity_preset_builds_a_search(qtbot, tmp_path: Path) -> None:
+    panel = SweepPanel(lambda: Target("x", "http://127.0.0.1:9", "chat", ""))
+    qtbot.addWidget(panel)
+    panel.results_root.setText(str(tmp_path))
+    panel.apply_preset("capacity")
+    spec = panel.build_spec()
+    assert spec.search == {"start": 1.0, "max": 256.0}
+    assert spec.slos == ["ttft:p99:2000", "tpot:p99:50"]
+    argv = build_sweep_argv(spec, Target("x", "http://127.0.0.1:9", "chat", ""))
+    assert "search" in argv and "sweep" not in argv
+    assert argv[argv.index("--slo") + 1 : argv.index("--slo") + 3] == spec.slos
+    assert "--max-concurrency" not in argv and argv[argv.index("--max") + 1] == "256"
+    qtbot.keyClicks(panel.concurrencies, "0")  # "1, 2560": still the search, a new maximum
+    assert panel.preset.currentData() == "capacity"
+    panel.concurrencies.setText("1, 2, 3")
+    try:
+        panel.build_spec()
+    except ValueError as exc:
+        assert "two concurrencies" in str(exc)
+    else:
+        raise AssertionError("three concurrencies accepted for a search")
+    # A grid sweep with SLOs stays a sweep, judged per point.
+    plain = build_sweep_argv(SweepSpec(slos=["tpot:p99:50"]), Target("x", "http://h", "chat", ""))
+    assert "sweep" in plain and plain[plain.index("--slo") + 1] == "tpot:p99:50"
+
+
+def test_live_search_against_the_simulator(qtbot, sim, tmp_path: Path) -> None:
+    panel = SweepPanel(lambda: Target("Built-in simulator", sim.base_url, "chat", ""))
+    qtbot.addWidget(panel)
+    panel.resize(1280, 800)
+    panel.results_root.setText(str(tmp_path))
+    panel.apply_preset("capacity")
+    panel.dataset.setCurrentIndex(panel.dataset.findData("random"))
+    panel.input_len.setValue(16)
+    panel.output_len.setValue(12)
+    panel.ignore_eos.setChecked(True)
+    panel.concurrencies.setText("1, 8")
+    panel.slo_summary.set_slos(["tpot:p99:26"])  # decode at batch >= ~4 is slower than this
+    panel.num_prompts.setValue(16)
+    panel.extra_args = ["--min-prompts", "4", "--prompts-per-unit", "1"]
+    values: list[dict] = []
+    panel.worker.searchValue.connect(values.append)
+    assert panel.run() is True
+    qtbot.waitUntil(lambda: bool(values), timeout=60_000)
+    assert not panel.capacity.isHidden() and "Search:" in panel.capacity.text()
+    qtbot.waitUntil(lambda: not panel.is_running(), timeout=120_000)
+    assert panel.search_doc is not None, panel.last_error
+    boundary = panel.search_doc["boundary"]
+    assert panel.capacity.text().startswith("Capacity:")
+    assert (tmp_path / next(tmp_path.iterdir()).name / "search.json").exists()
+    # Every row is judged: the TPOT P99 cell and the concurrency cell coloured pass or fail.
+    rows = panel.table.rowCount()
+    assert rows == len(panel.search_doc.get("points") or values)
+    colours = {
+        panel.table.item(r, COL["p99_tpot_ms"]).background().color().name() for r in range(rows)
+    }
+    assert colours <= {QColor(PASS_BG).name(), QColor(FAIL_BG).name()} and len(colours) >= 1
+    panel._repaint()
+    tpot_lines = _lines(panel.curves.tpot)
+    assert any(line.angle == 0 and math.isclose(line.value(), 26.0) for line in tpot_lines)
+    if boundary["highest_pass"] is not None and boundary["lowest_fail"] is not None:
+        assert any(line.angle == 90 for line in _lines(panel.curves.throughput))
+
+
+def test_results_panel_shows_a_saved_search(qtbot, tmp_path: Path) -> None:
+    run = tmp_path / "capacity-1"
+    run.mkdir()
+    for conc, tpot, ok in ((1, 20.0, True), (2, 30.0, True), (4, 60.0, False)):
+        doc = {
+            "label": "capacity",
+            "request_rate": "inf",
+            "max_concurrency": conc,
+            "completed": 10,
+            "failed": 0,
+            "duration": 1.0,
+            "p99_tpot_ms": tpot,
+            "median_tpot_ms": tpot,
+            "p99_ttft_ms": 100.0,
+            "tpotbench": {
+                "slo": {
+                    "limits": [{"metric": "tpot", "stat": "p99", "limit_ms": 50.0}],
+                    "passed": ok,
+                    "checks": [{"slo": "tpot:p99:50", "kind": "stat", "passed": ok}],
+                }
+            },
+        }
+        (run / f"capacity_rateinf_conc{conc}.json").write_text(json.dumps(doc))
+    search = {
+        "over": "concurrency",
+        "boundary": {"highest_pass": 2, "lowest_fail": 4, "failed_slos": ["tpot:p99:50"]},
+        "boundary_why": engine_why.Why(
+            "chunked_prefill", {"itl_p99": 160.0, "itl_p50": 20.0, "ratio": 8.0}, {}
+        ).to_dict(),
+        "knee": {},
+    }
+    (run / "search.json").write_text(json.dumps(search))
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    panel.set_folder(tmp_path)
+    assert not panel.errors  # search.json is not taken for a broken point file
+    panel.show_runs(["capacity-1"])
+    assert panel.capacity.text() == capacity_text(search)
+    assert "Decode steps are stretched by prefill" in panel.capacity.text()
+    fail_row = next(
+        r
+        for r in range(panel.table.rowCount())
+        if panel.table.item(r, 1 + COL["max_concurrency"]).text() == "4"
+    )
+    cell = panel.table.item(fail_row, 1 + COL["p99_tpot_ms"])
+    assert cell.background().color().name() == QColor(FAIL_BG).name()
+    verticals = [line for line in _lines(panel.curves.tpot) if line.angle == 90]
+    assert any(math.isclose(line.value(), 1.5) for line in verticals)  # between 2 and 4
