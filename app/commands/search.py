@@ -149,8 +149,9 @@ def format_search_table(doc: dict[str, Any]) -> str:
     unit = "streams" if over == "concurrency" else "req/s"
     lines.append("")
     if high is not None:
-        tail = f", {low:g} fails ({', '.join(boundary.get('failed_slos') or [])})" if low else ""
-        lines.append(f"Capacity: {high:g} {unit} meets every SLO{tail}.")
+        failed = ", ".join(boundary.get("failed_slos") or [])
+        tail = f"; at {low:g} it fails {failed}" if low else " (the highest load tried)"
+        lines.append(f"Capacity: {high:g} {unit} within every SLO{tail}.")
     else:
         lines.append(f"Capacity: no load tried meets every SLO ({doc.get('stop_reason')}).")
     if not doc.get("monotonic", True):

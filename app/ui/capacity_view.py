@@ -74,8 +74,8 @@ ESTIMATE = QT_TRANSLATE_NOOP(
     "would move by about ×{gain:.1f}.",
 )
 _STRINGS = (
-    QT_TRANSLATE_NOOP("Why", "Capacity: {0} meets every SLO; {1} fails ({2})."),
-    QT_TRANSLATE_NOOP("Why", "Capacity: {0} meets every SLO (the highest load tried)."),
+    QT_TRANSLATE_NOOP("Why", "Capacity: {0} within every SLO; at {1} it fails {2}."),
+    QT_TRANSLATE_NOOP("Why", "Capacity: {0} or more (every load tried met every SLO)."),
     QT_TRANSLATE_NOOP("Why", "Capacity: no load tried meets every SLO."),
     QT_TRANSLATE_NOOP("Why", "Why: {0}"),
     QT_TRANSLATE_NOOP("Why", "Knee of {0}: {1}. {2}"),
@@ -120,8 +120,9 @@ def load_text(over: str, value: float) -> str:
     return _tr(key).format(f"{value:g}")
 
 
-def capacity_text(doc: Mapping[str, Any]) -> str:
-    """Boundary, failing SLOs, the why and the knees of a search document, one per line."""
+def capacity_text(doc: Mapping[str, Any], knees: bool = True) -> str:
+    """Boundary, failing SLOs, the why and (with `knees`) the knees of a search document, one
+    per line."""
     over = str(doc.get("over") or "concurrency")
     boundary = doc.get("boundary") or {}
     high, low = boundary.get("highest_pass"), boundary.get("lowest_fail")
@@ -129,13 +130,13 @@ def capacity_text(doc: Mapping[str, Any]) -> str:
     if high is not None and low is not None:
         failed = ", ".join(boundary.get("failed_slos") or [])
         lines.append(
-            _tr("Capacity: {0} meets every SLO; {1} fails ({2}).").format(
+            _tr("Capacity: {0} within every SLO; at {1} it fails {2}.").format(
                 load_text(over, high), load_text(over, low), failed
             )
         )
     elif high is not None:
         lines.append(
-            _tr("Capacity: {0} meets every SLO (the highest load tried).").format(
+            _tr("Capacity: {0} or more (every load tried met every SLO).").format(
                 load_text(over, high)
             )
         )
@@ -150,7 +151,7 @@ def capacity_text(doc: Mapping[str, Any]) -> str:
     why = why_text(doc.get("boundary_why"))
     if why:
         lines.append(_tr("Why: {0}").format(why))
-    for metric, knee in (doc.get("knee") or {}).items():
+    for metric, knee in (doc.get("knee") or {}).items() if knees else ():
         if knee:
             lines.append(
                 _tr("Knee of {0}: {1}. {2}").format(
@@ -227,7 +228,8 @@ def draw_marks(curves: SweepCurves, series: Sequence[Series], marks: Marks) -> N
                     angle=90,
                     pen=pg.mkPen(BOUNDARY_COLOUR, width=2),
                     label=_tr("capacity {0}").format(f"{marks.highest_pass:g}"),
-                    labelOpts={"position": 0.9, "color": BOUNDARY_COLOUR},
+                    # Low on the line: the legend sits top left, the curves climb on the right.
+                    labelOpts={"position": 0.08, "color": BOUNDARY_COLOUR},
                 ),
                 ignoreBounds=True,
             )

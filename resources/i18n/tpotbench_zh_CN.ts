@@ -2612,12 +2612,12 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>以下是 roofline 估算，并非实测：{fmt} 权重会把批大小 {batch:.0f} 时的下限从 {floor:.1f} ms 降到 {new_floor:.1f} ms；上限中受带宽限制的部分大约会提高 ×{gain:.1f}。</translation>
     </message>
     <message>
-        <source>Capacity: {0} meets every SLO; {1} fails ({2}).</source>
-        <translation>容量：{0} 满足全部 SLO；{1} 未通过（{2}）。</translation>
+        <source>Capacity: {0} within every SLO; at {1} it fails {2}.</source>
+        <translation>容量：{0} 满足全部 SLO；到 {1} 时未通过 {2}。</translation>
     </message>
     <message>
-        <source>Capacity: {0} meets every SLO (the highest load tried).</source>
-        <translation>容量：{0} 满足全部 SLO（已是尝试的最高负载）。</translation>
+        <source>Capacity: {0} or more (every load tried met every SLO).</source>
+        <translation>容量：{0} 或更高（尝试过的负载都满足全部 SLO）。</translation>
     </message>
     <message>
         <source>Capacity: no load tried meets every SLO.</source>

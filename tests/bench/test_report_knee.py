@@ -57,7 +57,7 @@ def test_knee_and_slo_column(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "knee [expB] TTFT p99: concurrency 32" in out
     rows = [line for line in out.splitlines() if line.startswith("expB_")]
     assert [slo_cell(out, row) for row in rows] == ["pass"] * 5 + ["FAIL"] * 3
-    assert "Capacity: 16 streams meets every SLO, 17 fails (tpot:p99:50)." in out
+    assert "Capacity: 16 streams within every SLO; at 17 it fails tpot:p99:50." in out
 
 
 def test_no_slo_no_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -112,7 +112,7 @@ def test_cli_search_table_and_files(formula: FormulaServer, tmp_path: Path) -> N
         "--disable-tqdm",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    assert "Capacity: 2 streams meets every SLO, 3 fails" in proc.stdout
+    assert "Capacity: 2 streams within every SLO; at 3 it fails tpot:p99:" in proc.stdout
     doc = json.loads((tmp_path / SEARCH_FILE).read_text())
     assert doc["boundary"]["highest_pass"] == 2
     assert doc["slos"]["limits"] == [{"metric": "tpot", "stat": "p99", "limit_ms": limit}]

@@ -103,6 +103,7 @@ def test_live_search_against_the_simulator(qtbot, sim, tmp_path: Path) -> None:
     assert panel.search_doc is not None, panel.last_error
     boundary = panel.search_doc["boundary"]
     assert panel.capacity.text().startswith("Capacity:")
+    assert panel.tabs.currentWidget() is panel.curves  # the answer is on the curves
     assert (tmp_path / next(tmp_path.iterdir()).name / "search.json").exists()
     # Every row is judged: the TPOT P99 cell and the concurrency cell coloured pass or fail.
     rows = panel.table.rowCount()
@@ -121,7 +122,7 @@ def test_live_search_against_the_simulator(qtbot, sim, tmp_path: Path) -> None:
 def test_results_panel_shows_a_saved_search(qtbot, tmp_path: Path) -> None:
     run = tmp_path / "capacity-1"
     run.mkdir()
-    for conc, tpot, ok in ((1, 20.0, True), (2, 30.0, True), (4, 60.0, False)):
+    for conc, tpot, ok in ((1, 20.0, True), (2, 30.0, True), (4, 60.0, False), (8, 90, False)):
         doc = {
             "label": "capacity",
             "request_rate": "inf",
@@ -137,7 +138,8 @@ def test_results_panel_shows_a_saved_search(qtbot, tmp_path: Path) -> None:
                     "limits": [{"metric": "tpot", "stat": "p99", "limit_ms": 50.0}],
                     "passed": ok,
                     "checks": [{"slo": "tpot:p99:50", "kind": "stat", "passed": ok}],
-                }
+                },
+                "early_stop": {"reason": "tpot:p99:50: 2 of 10 over"} if conc == 8 else None,
             },
         }
         (run / f"capacity_rateinf_conc{conc}.json").write_text(json.dumps(doc))
@@ -155,7 +157,7 @@ def test_results_panel_shows_a_saved_search(qtbot, tmp_path: Path) -> None:
     panel.set_folder(tmp_path)
     assert not panel.errors  # search.json is not taken for a broken point file
     panel.show_runs(["capacity-1"])
-    assert panel.capacity.text() == capacity_text(search)
+    assert panel.capacity.text() == capacity_text(search, knees=False)
     assert "Decode steps are stretched by prefill" in panel.capacity.text()
     fail_row = next(
         r
@@ -164,5 +166,8 @@ def test_results_panel_shows_a_saved_search(qtbot, tmp_path: Path) -> None:
     )
     cell = panel.table.item(fail_row, 1 + COL["p99_tpot_ms"])
     assert cell.background().color().name() == QColor(FAIL_BG).name()
+    # The early-stopped point is in the table, not on the curves.
+    assert panel.table.rowCount() == 4
+    assert len(panel.curves.tpot.getPlotItem().listDataItems()[0].xData) == 3
     verticals = [line for line in _lines(panel.curves.tpot) if line.angle == 90]
     assert any(math.isclose(line.value(), 1.5) for line in verticals)  # between 2 and 4
