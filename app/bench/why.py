@@ -62,6 +62,11 @@ TEMPLATES: dict[str, str] = {
         "prefix caching lower it."
     ),
     "unknown": (
+        "No single cause stands out: {failed} is over its limit, yet the KV cache, the "
+        "server's queue, the roofline floor and the spread of ITL all look ordinary; measure "
+        "again (--runs 3) to tell a real limit from noise."
+    ),
+    "unknown_blind": (
         "No single cause stands out in the measurements: {failed} is over its limit; scrape "
         "/metrics (--scrape-metrics) and set the roofline (--gpu) for more evidence."
     ),
@@ -193,7 +198,9 @@ def explain(result: dict[str, Any], failed: list[str] | None = None) -> Why:
                 params = {"ttft_p99": ttft99, "ttft_p50": ttft50, "prompt": prompt}
                 return Why("prefill", params, dict(params))
     failed_text = ", ".join(failed or []) or "latency"
-    return Why("unknown", {"failed": failed_text}, {})
+    # With /metrics and the roofline read, "nothing stands out" is itself a finding.
+    seen = bool(server) and not server.get("error") and bool(roofline.get("floor_tpot_ms"))
+    return Why("unknown" if seen else "unknown_blind", {"failed": failed_text}, {})
 
 
 def _bound(roofline: dict[str, Any]) -> str:

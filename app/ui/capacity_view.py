@@ -63,6 +63,12 @@ WHY_TEMPLATES: dict[str, str] = {
     ),
     "unknown": QT_TRANSLATE_NOOP(
         "Why",
+        "No single cause stands out: {failed} is over its limit, yet the KV cache, the "
+        "server's queue, the roofline floor and the spread of ITL all look ordinary; measure "
+        "again (--runs 3) to tell a real limit from noise.",
+    ),
+    "unknown_blind": QT_TRANSLATE_NOOP(
+        "Why",
         "No single cause stands out in the measurements: {failed} is over its limit; scrape "
         "/metrics (--scrape-metrics) and set the roofline (--gpu) for more evidence.",
     ),
@@ -142,10 +148,10 @@ def capacity_text(doc: Mapping[str, Any], knees: bool = True) -> str:
         )
     else:
         lines.append(_tr("Capacity: no load tried meets every SLO."))
-    for violation in doc.get("violations") or []:
+    for passed in sorted({v["pass"] for v in doc.get("violations") or []}):
         lines.append(
             _tr("Not monotonic: {0} passed above a failing load; run again.").format(
-                load_text(over, violation["pass"])
+                load_text(over, passed)
             )
         )
     why = why_text(doc.get("boundary_why"))

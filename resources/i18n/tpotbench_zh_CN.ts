@@ -2604,6 +2604,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>TTFT 主要花在预填充上：{prompt:.0f} token 的提示词 p99 为 {ttft_p99:.0f} ms（中位数 {ttft_p50:.0f} ms），服务器内没有排队；更短的提示词或前缀缓存可以降低它。</translation>
     </message>
     <message>
+        <source>No single cause stands out: {failed} is over its limit, yet the KV cache, the server&apos;s queue, the roofline floor and the spread of ITL all look ordinary; measure again (--runs 3) to tell a real limit from noise.</source>
+        <translation>没有单一明显的原因：{failed} 超出了限值，但 KV 缓存、服务器队列、roofline 下限和 ITL 离散度都正常；请重复测量（--runs 3）以区分真实上限与噪声。</translation>
+    </message>
+    <message>
         <source>No single cause stands out in the measurements: {failed} is over its limit; scrape /metrics (--scrape-metrics) and set the roofline (--gpu) for more evidence.</source>
         <translation>测量结果中没有单一明显的原因：{failed} 超出了限值；请抓取 /metrics（--scrape-metrics）并设置 roofline（--gpu）以获得更多证据。</translation>
     </message>

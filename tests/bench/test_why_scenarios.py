@@ -139,3 +139,22 @@ def test_templates_render(key: str) -> None:
     from app.bench.why import TEMPLATES
 
     assert "{" in TEMPLATES[key]  # every sentence carries its evidence
+
+
+def test_nothing_stands_out_is_said_plainly() -> None:
+    result = {
+        "median_tpot_ms": 40.0,
+        "median_itl_ms": 40.0,
+        "p99_itl_ms": 60.0,
+        "tpotbench": {
+            "server_metrics": {
+                "kv_cache_usage": {"mean": 0.1, "max": 0.2},
+                "waiting": {"mean": 0.0, "max": 0.0},
+            },
+            "roofline": {"floor_tpot_ms": 15.0, "batch": 8},
+        },
+    }
+    assert explain(result, ["tpot:p99:35"]).key == "unknown"  # looked everywhere: noise?
+    del result["tpotbench"]["server_metrics"]
+    blind = explain(result, ["tpot:p99:35"])
+    assert blind.key == "unknown_blind" and "--scrape-metrics" in blind.text

@@ -40,6 +40,17 @@ def test_window_templates_are_the_engines() -> None:
     assert why_text(why.to_dict()) == why.text
 
 
+def test_a_pass_above_fails_is_named_once() -> None:
+    doc = {
+        "over": "concurrency",
+        "boundary": {"highest_pass": 11, "lowest_fail": 12, "failed_slos": ["tpot:p99:40"]},
+        "violations": [{"fail": 12, "pass": 24}, {"fail": 16, "pass": 24}],
+    }
+    lines = capacity_text(doc).splitlines()
+    assert lines[0] == "Capacity: 11 streams within every SLO; at 12 streams it fails tpot:p99:40."
+    assert lines[1:] == ["Not monotonic: 24 streams passed above a failing load; run again."]
+
+
 def test_slo_dialog_round_trip(qtbot) -> None:
     summary = SloSummary()
     qtbot.addWidget(summary)
