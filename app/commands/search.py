@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from app.bench.search import SearchSettings
+from app.commands import flags
 from app.commands.credentials import UsageError
 from app.commands.sweep import add_arguments as add_sweep_arguments
 
@@ -22,9 +23,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="what to search: max concurrency at --request-rate (default inf, as experiment B) "
         "or request rate at --max-concurrency",
     )
-    add("--start", type=float, default=1.0, help="first load tried (default 1)")
-    add("--max", type=float, help="highest load tried (default 256 streams, or 256 req/s)")
-    add("--growth", type=float, default=2.0, help="factor between loads until one fails (2)")
+    add(
+        "--start",
+        type=flags.number(0.0, flags.MAX_BATCH, above=True),
+        default=1.0,
+        help="first load tried (default 1)",
+    )
+    add(
+        "--max",
+        type=flags.number(0.0, flags.MAX_BATCH, above=True),
+        help="highest load tried (default 256 streams, or 256 req/s)",
+    )
+    add(
+        "--growth",
+        type=flags.number(1.0, 1000.0, above=True),
+        default=2.0,
+        help="factor between loads until one fails (2)",
+    )
     add(
         "--resolution",
         default=None,
@@ -33,19 +48,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add(
         "--runs",
-        type=int,
+        type=flags.whole(1, 1000),
         default=1,
         help="runs per load; with 2+ the decision uses the 95%% interval",
     )
     add(
         "--min-prompts",
-        type=int,
+        type=flags.whole(1, flags.MAX_PROMPTS),
         default=64,
         help="fewest requests at a load (default 64)",
     )
     add(
         "--prompts-per-unit",
-        type=float,
+        type=flags.number(0.0, flags.MAX_PROMPTS),
         default=8.0,
         help="requests per unit of load: per stream (batch rounds) or per req/s (seconds of "
         "arrivals), between --min-prompts and --num-prompts (default 8; 0 = --num-prompts "

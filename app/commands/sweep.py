@@ -175,7 +175,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add(
         "--good-share",
-        type=float,
+        type=flags.number(0.0, 1.0, above=True),
         default=0.99,
         metavar="FRACTION",
         help="with --goodput: the share of requests that must meet every limit (default 0.99)",

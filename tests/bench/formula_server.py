@@ -22,7 +22,7 @@ import time
 from typing import Any
 
 TTFT0, TTFT_PER = 20.0, 2.0
-TPOT0, TPOT_PER = 10.0, 8.0
+TPOT0, TPOT_PER = 10.0, 16.0
 
 
 def ttft_ms(n: int) -> float:

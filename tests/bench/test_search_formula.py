@@ -46,7 +46,7 @@ def config_for(server: FormulaServer, tmp_path: Path, limit_ms: float, n: int) -
 
 
 def test_finds_the_exact_boundary(formula: FormulaServer, tmp_path: Path) -> None:
-    # Halfway between TPOT at 6 and at 7 streams: 4 ms of margin either side for late wakeups.
+    # Halfway between TPOT at 6 and at 7 streams: 8 ms of margin either side for late wakeups.
     limit = (tpot_ms(6) + tpot_ms(7)) / 2
     assert capacity(limit) == 6
     settings = SearchSettings(num_prompts=32, min_prompts=16, prompts_per_unit=2, maximum=64)

@@ -22,6 +22,14 @@ def _closed_port() -> int:
 _BASE = {
     "probe": ["--base-url", f"http://127.0.0.1:{_closed_port()}", "--model", "m"],
     "sweep": ["--base-url", f"http://127.0.0.1:{_closed_port()}", "--model", "m"],
+    "search": [
+        "--base-url",
+        f"http://127.0.0.1:{_closed_port()}",
+        "--model",
+        "m",
+        "--slo",
+        "tpot:p99:50",
+    ],
     "doctor": ["--base-url", f"http://127.0.0.1:{_closed_port()}"],
     "report": ["."],
     "roofline": [],
