@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import select
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -89,6 +90,11 @@ def test_failures_show_their_fix(
     assert panel.grab().save(shot_path(tmp_path, "doctor_panel_fail.png"))
 
 
+def _pending(mute: socket.socket) -> bool:
+    """A connection waits in the listening socket's backlog (the check has connected)."""
+    return bool(select.select([mute], [], [], 0)[0])
+
+
 def test_cancel_stops_a_hanging_check(qtbot: QtBot, qloop: asyncio.AbstractEventLoop) -> None:
     # A socket that listens but never accepts: the kernel completes the handshake, the request
     # goes out, and no answer ever comes, so the first check hangs until cancelled.
@@ -97,9 +103,10 @@ def test_cancel_stops_a_hanging_check(qtbot: QtBot, qloop: asyncio.AbstractEvent
         mute.listen(8)
         port = mute.getsockname()[1]
         panel = make_panel(qtbot, lambda: target(f"http://127.0.0.1:{port}"))
-        with qtbot.waitSignal(panel.finished, timeout=4_000) as blocker:
+        with qtbot.waitSignal(panel.finished, timeout=30_000) as blocker:
             panel.start()
-            qtbot.wait(300)
+            # the check's connection is waiting in the backlog: the request is out, unanswered
+            qtbot.waitUntil(lambda: _pending(mute), timeout=20_000)
             assert panel.running and panel.statuses()["reachable"] == "running"
             panel.button.click()  # the button reads "Cancel" while a check runs
     assert blocker.args[0] == {}
@@ -132,7 +139,7 @@ def test_destroying_the_panel_cancels_its_check(
         panel.start()
         task = panel.task
         assert task is not None
-        qtbot.wait(100)
+        qtbot.waitUntil(lambda: _pending(mute), timeout=20_000)
         # How a closed window goes away in the app: a deferred delete, run by the event loop.
         panel.deleteLater()
         QCoreApplication.sendPostedEvents(panel, QEvent.Type.DeferredDelete)
