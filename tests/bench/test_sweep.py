@@ -6,7 +6,7 @@ import asyncio
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -200,15 +200,40 @@ def test_server_metrics_are_scraped_on_the_side(sim, tmp_path: Path) -> None:
     }
 
 
-def test_cancel_during_warmups_saves_nothing(crafted_server: str, tmp_path: Path) -> None:
+class _SilentHandler(CraftedHandler):
+    """Takes a request and never answers it: a warmup here ends only if it is abandoned."""
+
+    arrived: Callable[[], None] = staticmethod(lambda: None)
+    hold = threading.Event()
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        type(self).arrived()
+        self.hold.wait(60)
+
+
+def test_cancel_during_warmups_saves_nothing(tmp_path: Path) -> None:
+    # The cancel comes when the first warmup reaches the server, and warmups never answer:
+    # the sweep returns only because it abandons them (wait_for is a hang guard).
+    server = QuietServer(("127.0.0.1", 0), _SilentHandler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base_url = f"http://127.0.0.1:{server.server_address[1]}"
+
     async def scenario():
         cancel = asyncio.Event()
-        asyncio.get_running_loop().call_later(0.1, cancel.set)  # warmups take ~300 ms
-        config = config_for(crafted_server, tmp_path, num_warmups=2)
-        started = time.perf_counter()
-        outcome = await run_sweep(config, [Recorder()], cancel)
-        return outcome, time.perf_counter() - started
+        loop = asyncio.get_running_loop()
+        _SilentHandler.arrived = staticmethod(lambda: loop.call_soon_threadsafe(cancel.set))
+        config = config_for(base_url, tmp_path, num_warmups=2)
+        return await asyncio.wait_for(run_sweep(config, [Recorder()], cancel), timeout=60)
 
-    outcome, elapsed = asyncio.run(scenario())
-    assert outcome.cancelled and outcome.paths == [] and elapsed < 0.3
+    try:
+        outcome = asyncio.run(scenario())
+    finally:
+        _SilentHandler.hold.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+    assert outcome.cancelled and outcome.paths == []
     assert list(tmp_path.iterdir()) == []

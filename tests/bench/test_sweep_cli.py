@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from app.bench.events import parse_event
@@ -356,6 +357,13 @@ def test_sigterm_cancels_gracefully_and_saves_what_finished(sim, tmp_path: Path)
     assert not (tmp_path / "openai-chat_rateinf_conc3.json").exists()
 
 
+def _requests_finished(sim) -> float:  # type: ignore[no-untyped-def]
+    """The simulator's own count of finished requests (its /metrics)."""
+    text = httpx.get(f"{sim.root_url}/metrics", timeout=30).text
+    prefix = "vllm:e2e_request_latency_seconds_count"
+    return sum(float(x.rsplit(" ", 1)[1]) for x in text.splitlines() if x.startswith(prefix))
+
+
 def test_sigkill_half_way_leaves_finished_points_readable(sim, tmp_path: Path) -> None:
     cmd = sweep_cmd(
         sim.base_url,
@@ -373,7 +381,10 @@ def test_sigkill_half_way_leaves_finished_points_readable(sim, tmp_path: Path) -
         deadline = time.monotonic() + 30
         while not list(tmp_path.glob("*.json")) and time.monotonic() < deadline:
             time.sleep(0.02)
-        time.sleep(0.3)  # well inside the second point
+        # Inside the second point: the simulator finished a request after the first file.
+        first_point_done = _requests_finished(sim)
+        while _requests_finished(sim) == first_point_done and time.monotonic() < deadline:
+            time.sleep(0.02)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
     finally:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import httpx
 import pytest
@@ -46,13 +45,11 @@ def test_help_names_the_fault_and_gateway_flags() -> None:
 
 
 def test_process_sim_serves_and_stops() -> None:
-    start = time.perf_counter()
+    # How fast it starts (the 2 s goal) is a timing figure: benchmarks/startup_time.py.
     sim = start_sim_process(["--served-model-name", "a", "b", "--path-prefix", "/api"])
     try:
-        startup = time.perf_counter() - start
         models = httpx.get(f"{sim.base_url}/v1/models").json()
         assert [m["id"] for m in models["data"]] == ["a", "b"]
-        assert startup < 10  # the 2 s target is measured in the report, not on a shared CI core
     finally:
         sim.stop()
     with pytest.raises(httpx.ConnectError):

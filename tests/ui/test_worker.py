@@ -7,7 +7,6 @@ import json
 import math
 import sys
 import textwrap
-import time
 
 import numpy as np
 import pytest
@@ -188,12 +187,11 @@ def test_shutdown_lets_the_engine_save_then_never_leaves_an_orphan(qtbot) -> Non
         """
         import json, time
         print(json.dumps({"type": "run_started", "points": []}), flush=True)
-        time.sleep(60)
+        time.sleep(3600)
         """
     )
     with qtbot.waitSignal(worker.runStarted, timeout=10_000):
         worker.start(SweepSpec(), _target(), argv=stubborn)
-    started = time.monotonic()
+    # It would sleep an hour: shutdown returning with it gone means it was killed, not awaited.
     worker.shutdown(wait_ms=300)
     assert not worker.is_running()
-    assert time.monotonic() - started < 5
