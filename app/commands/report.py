@@ -176,10 +176,13 @@ def run(args: argparse.Namespace) -> int:
             return 1
     if args.html:
         # Imported here: the table and CSV paths do not pay for the report's chart code.
-        from app.report import write_report
+        from app.report import find_searches, write_report
 
+        searches, unreadable = find_searches(args.paths)
+        for problem in unreadable:
+            print(f"tpotbench report: skipped {problem}", file=sys.stderr)
         try:
-            write_report(Path(args.html), points, args.lang)
+            write_report(Path(args.html), points, args.lang, searches)
         except OSError as exc:
             print(
                 f"tpotbench report: error: cannot write {args.html}: {exc.strerror}",

@@ -3,29 +3,64 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from app.bench.results import PointResult, atomic_write_text
+from app.bench.search_run import SEARCH_FILE
+from app.jsonfile import JSONProblem, loads
 from app.report.document import render
 from app.report.model import report_points
 from app.report.text import LANGUAGES
 
+Search = tuple[str, dict[str, Any]]  # (file name, the search.json document)
+
+
+def find_searches(paths: Iterable[str | Path]) -> tuple[list[Search], list[str]]:
+    """The capacity searches (`tpotbench search`'s search.json) in these files and folders,
+    and one line per such file that cannot be read."""
+    found: list[Search] = []
+    problems: list[str] = []
+    for item in paths:
+        path = Path(item)
+        path = path / SEARCH_FILE if path.is_dir() else path
+        if path.name != SEARCH_FILE or not path.is_file():
+            continue
+        try:
+            doc = loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, JSONProblem) as exc:
+            problems.append(f"{path}: {exc}")
+            continue
+        if isinstance(doc, dict) and "boundary" in doc:
+            found.append((str(path.parent.name + "/" + path.name), doc))
+        else:
+            problems.append(f"{path}: not a tpotbench search summary")
+    return found, problems
+
 
 def render_report(
-    points: Sequence[PointResult], lang: str = "en", now: datetime | None = None
+    points: Sequence[PointResult],
+    lang: str = "en",
+    now: datetime | None = None,
+    searches: Sequence[Search] = (),
 ) -> str:
     """The report's HTML for these points, in 'en' or 'zh_CN'."""
     if lang not in LANGUAGES:
         raise ValueError(f"report language {lang!r}: choose one of {', '.join(LANGUAGES)}")
-    return render(report_points(points, lang), lang, now)
+    return render(report_points(points, lang), lang, now, searches)
 
 
-def write_report(path: str | Path, points: Sequence[PointResult], lang: str = "en") -> Path:
+def write_report(
+    path: str | Path,
+    points: Sequence[PointResult],
+    lang: str = "en",
+    searches: Sequence[Search] = (),
+) -> Path:
     """Render and write atomically (a reader never sees half a report)."""
-    atomic_write_text(Path(path), render_report(points, lang))
+    atomic_write_text(Path(path), render_report(points, lang, searches=searches))
     return Path(path)
 
 
-__all__ = ["LANGUAGES", "render_report", "write_report"]
+__all__ = ["LANGUAGES", "find_searches", "render_report", "write_report"]

@@ -7,7 +7,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.report.model import ReportPoint, block, finite
+from app.report.model import ReportPoint, finite
+from app.report.slo_view import knee_notes, knees, slo_rules
 from app.report.svg import Axis, Line, Rule, color, fmt_tick, line_chart
 from app.report.text import text
 from app.roofline.catalog import CatalogError
@@ -76,23 +77,17 @@ def _groups(points: Sequence[ReportPoint], kind: str, lang: str) -> list[tuple[s
     return out
 
 
-def _slo(points: Sequence[ReportPoint], metric: str) -> float | None:
-    for rp in points:
-        slos = block(rp.point).get("goodput_slos_ms")
-        if isinstance(slos, dict) and finite(slos.get(metric)) is not None:
-            return float(slos[metric])
-    return None
-
-
-def knee_charts(points: Sequence[ReportPoint], lang: str) -> list[str]:
-    """TPOT, TTFT (P50 solid, P99 dashed) and output throughput over load; [] for one point."""
+def knee_charts(points: Sequence[ReportPoint], lang: str) -> tuple[list[str], str]:
+    """TPOT, TTFT (P50 solid, P99 dashed; SLO lines, knees) and output throughput over load,
+    and the sentences naming the knees; ([], "") for fewer than two loads."""
     if len(points) < 2:
-        return []
+        return [], ""
     axis = load_axis(points, lang)
     if len(set(axis.x)) < 2:
-        return []
+        return [], ""
     x_label = text(lang, "x_conc" if axis.kind == "concurrency" else "x_rate")
     groups = _groups(points, axis.kind, lang)
+    found = knees([(name, [points[i] for i in idx]) for name, idx in groups], axis.kind)
     charts = []
     for metric, title_key, y_key in (
         ("tpot", "chart_tpot", "y_tpot"),
@@ -124,17 +119,11 @@ def knee_charts(points: Sequence[ReportPoint], lang: str) -> list[str]:
                 lines.append(
                     Line(text(lang, "floor_line"), floor, "#555555", dash="2 3", markers=False)
                 )
-        rules = []
-        slo = _slo(points, metric)
-        if slo is not None:
-            rules.append(
-                Rule(
-                    "y",
-                    slo,
-                    text(lang, "slo_line", metric=metric.upper(), value=fmt_tick(slo)),
-                    "#b00020",
-                )
-            )
+        rules = slo_rules(points, metric, lang)
+        for name, knee_metric, knee in found:
+            if knee_metric == metric:
+                label = text(lang, "knee_rule", load=f"{knee.load:g}")
+                rules.append(Rule("x", knee.load, f"{name} {label}".strip(), "#6a3d9a", "4 3"))
         positive = [v for v in values if v > 0]
         log_y = bool(positive) and max(positive) / min(positive) > 50
         charts.append(
@@ -166,7 +155,7 @@ def knee_charts(points: Sequence[ReportPoint], lang: str) -> list[str]:
             Axis(text(lang, "y_tput")),
         )
     )
-    return charts
+    return charts, knee_notes(found, axis.kind, lang)
 
 
 def _context_key(roofline: dict) -> tuple[str, str, str, str, int] | None:

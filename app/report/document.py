@@ -12,6 +12,7 @@ from app.bench.results import rate_label
 from app.report.curves import knee_charts, roofline_charts, server_charts
 from app.report.distributions import cdf_charts, point_panels
 from app.report.model import ReportPoint, RunMeta, block, finite, run_meta
+from app.report.slo_view import slo_section
 from app.report.svg import a
 from app.report.text import text
 
@@ -195,35 +196,6 @@ def failures_list(points: Sequence[ReportPoint], lang: str) -> str:
     return f'<h3>{a(text(lang, "failures_title"))}</h3><ul class="failures">{"".join(items)}</ul>'
 
 
-def slo_section(points: Sequence[ReportPoint], lang: str) -> str:
-    rows = []
-    for rp in points:
-        slos = block(rp.point).get("goodput_slos_ms")
-        if not isinstance(slos, dict) or not slos:
-            continue
-        limits = ", ".join(f"{k.upper()} ≤ {v:g} ms" for k, v in slos.items() if finite(v))
-        good, tput = rp.point.request_goodput, rp.point.request_throughput
-        share = good / tput if good is not None and tput else None
-        rows.append(
-            "<tr>"
-            + _td(rp.name, numeric=False)
-            + _td(limits, numeric=False)
-            + _td(fmt(good, 2))
-            + _td(f"{share:.1%}" if share is not None else DASH)
-            + "</tr>"
-        )
-    if not rows:
-        return f'<p class="note">{a(text(lang, "slo_none"))}</p>'
-    head = "".join(
-        f"<th>{a(text(lang, k))}</th>"
-        for k in ("col_point", "col_slos", "col_goodput", "col_good_share")
-    )
-    return (
-        f'<p class="note">{a(text(lang, "slo_goodput_caption"))}</p>'
-        f'<table class="slo"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
-    )
-
-
 def distributions_section(points: Sequence[ReportPoint], lang: str) -> str:
     cdfs = cdf_charts(points, lang)
     if not cdfs:
@@ -343,13 +315,19 @@ def server_section(points: Sequence[ReportPoint], lang: str) -> str:
     return "".join(parts)
 
 
-def render(points: Sequence[ReportPoint], lang: str = "en", now: datetime | None = None) -> str:
-    """The whole document for `points` in `lang` ('en' or 'zh_CN')."""
+def render(
+    points: Sequence[ReportPoint],
+    lang: str = "en",
+    now: datetime | None = None,
+    searches: Sequence[tuple[str, dict]] = (),
+) -> str:
+    """The whole document for `points` in `lang` ('en' or 'zh_CN'), with the summaries of any
+    capacity searches (file name, search.json document) that produced them."""
     meta = run_meta(points)
     now = now or datetime.now(UTC)
     title = text(lang, "title")
     subtitle = " · ".join(str(v) for v in (meta.models[:1] + meta.gpus[:1] + meta.dates[-1:]) if v)
-    knees = knee_charts(points, lang)
+    knees, knee_text = knee_charts(points, lang)
     sections = [
         ("meta", "sec_meta", meta_table(meta, lang)),
         (
@@ -364,11 +342,11 @@ def render(points: Sequence[ReportPoint], lang: str = "en", now: datetime | None
             )
             + failures_list(points, lang),
         ),
-        ("slo", "sec_slo", slo_section(points, lang)),
+        ("slo", "sec_slo", slo_section(points, lang, searches)),
         (
             "knee",
             "sec_knee",
-            f'<div class="charts">{"".join(knees)}</div>'
+            f'<div class="charts">{"".join(knees)}</div>{knee_text}'
             if knees
             else f'<p class="note">{a(text(lang, "knee_none"))}</p>',
         ),

@@ -176,6 +176,42 @@ _TEXT: dict[str, tuple[str, str]] = {
     "col_verdict": ("Verdict", "结论"),
     "pass": ("pass", "通过"),
     "fail": ("fail", "未通过"),
+    "slo_caption": (
+        "Held to: {limits}. A missing figure fails its SLO; more than {failed} failed requests "
+        "fail the point.",
+        "SLO：{limits}。缺少的数值视为未达标；失败请求超过 {failed} 时该测试点判为未通过。",
+    ),
+    "chk_failed": ("failed requests", "失败请求"),
+    "chk_good": ("requests within the per-request limits", "满足逐请求限制的请求"),
+    "boundary_line": (
+        "Highest load within every SLO: {high}. Lowest load failing: {low} ({failed}).",
+        "满足全部 SLO 的最高负载：{high}。最低的未通过负载：{low}（{failed}）。",
+    ),
+    "boundary_high_only": (
+        "Every point meets every SLO, up to {high}.",
+        "直到 {high}，所有测试点都满足全部 SLO。",
+    ),
+    "boundary_none": ("No point meets every SLO.", "没有测试点满足全部 SLO。"),
+    "boundary_not_monotonic": (
+        "A higher load passed after a lower one failed ({pairs}): measure again with more "
+        "requests or --runs 3.",
+        "较低负载未通过、较高负载却通过（{pairs}）：请用更多请求或 --runs 3 重新测量。",
+    ),
+    "knee_line": (
+        "Knee of {metric} P99 (Kneedle on log2 load): {where} ({value} ms).",
+        "{metric} P99 的拐点（对数负载上的 Kneedle 方法）：{where}（{value} ms）。",
+    ),
+    "knee_rule": ("knee {load}", "拐点 {load}"),
+    "search_title": ("Capacity search ({file})", "容量搜索（{file}）"),
+    "search_line": (
+        "Capacity: {high} within every SLO; {low} fails ({failed}).",
+        "容量：{high} 满足全部 SLO；{low} 未通过（{failed}）。",
+    ),
+    "search_none": (
+        "Capacity: no load tried meets every SLO ({reason}).",
+        "容量：尝试过的负载都不满足全部 SLO（{reason}）。",
+    ),
+    "why": ("Why: {text}", "原因（英文）：{text}"),
     "toggle_hint": (
         "Click a legend entry to hide or show its series; hover a point for its values.",
         "点击图例可隐藏或显示对应曲线；鼠标悬停可查看数值。",

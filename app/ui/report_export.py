@@ -10,7 +10,7 @@ from PySide6.QtCore import QCoreApplication, QLocale, QSettings
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.bench.results import PointResult, ResultFileError, load_results
-from app.report import write_report
+from app.report import find_searches, write_report
 
 SETTINGS_KEY = "export/report_dir"  # the folder the last report went to
 
@@ -55,8 +55,10 @@ def report_source(
     return _sweep_points(sweep)
 
 
-def export_to(path: str | Path, points: list[PointResult]) -> Path:
-    return write_report(html_path(path), points, ui_language())
+def export_to(path: str | Path, points: list[PointResult], folder: Path | None = None) -> Path:
+    """Write the report; a capacity search summary in `folder` goes in with the points."""
+    searches, _unreadable = find_searches([folder] if folder else [])
+    return write_report(html_path(path), points, ui_language(), searches)
 
 
 def export_report(
@@ -79,7 +81,7 @@ def export_report(
     if not chosen:
         return ""
     try:
-        written = export_to(chosen, points)
+        written = export_to(chosen, points, folder)
     except (OSError, ValueError) as exc:
         return QCoreApplication.translate(
             "ReportExport", "Could not write the report to {0}: {1}"

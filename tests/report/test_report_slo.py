@@ -1,0 +1,106 @@
+"""SLO verdicts, the knee and a capacity search in the HTML report: a sweep held to SLOs against
+the simulator (opened in Chromium), result files with a known knee, a search.json summary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.report.browser import Dom, dump_dom
+from tests.report.test_report_html import tpotbench, write_html
+
+
+def test_slo_verdicts_per_point_and_per_slo(sim, tmp_path: Path) -> None:
+    # One SLO nothing can miss, one nothing can meet: every verdict is known in advance.
+    out = tmp_path / "run"
+    done = tpotbench(
+        "sweep",
+        "--base-url",
+        sim.base_url,
+        "--num-prompts",
+        "4",
+        "--max-concurrency",
+        "1,2",
+        "--output-len",
+        "8",
+        "--label",
+        "held",
+        "--slo",
+        "tpot:p99:10000",
+        "ttft:p99:0.001",
+        "--result-dir",
+        str(out),
+        "--disable-tqdm",
+    )
+    assert done.returncode == 0, done.stderr
+    page = tmp_path / "slo.html"
+    write_html(out, page)
+    dom = Dom(dump_dom(page, tmp_path / "profile"))
+    header = next(r for r in dom.rows if r[:2] == ["Point", "Verdict"])
+    assert header[2:5] == ["TPOT p99 ≤ 10000 ms", "TTFT p99 ≤ 0.001 ms", "failed requests ≤ 1%"]
+    for conc in (1, 2):
+        row = next(r for r in dom.rows if r[0] == f"conc {conc}" and len(r) == len(header))
+        assert row[1] == "fail"
+        assert row[2].endswith("✓") and row[3].endswith("✗") and row[4] == "0.0% ✓"
+    text = " ".join(dom.text)
+    assert "No point meets every SLO." in text
+    assert "SLO TPOT p99 ≤ 10000 ms" in text  # the limit drawn on the knee chart
+
+
+def _point(conc: int, tpot_p99: float, ttft_p99: float) -> dict:
+    return {
+        "backend": "openai-chat",
+        "model_id": "m",
+        "label": "knee",
+        "num_prompts": 10,
+        "request_rate": "inf",
+        "max_concurrency": conc,
+        "duration": 10.0,
+        "completed": 10,
+        "failed": 0,
+        "request_throughput": 1.0,
+        "output_throughput": 10.0 * conc,
+        "median_tpot_ms": tpot_p99 * 0.8,
+        "p99_tpot_ms": tpot_p99,
+        "median_ttft_ms": ttft_p99 * 0.5,
+        "p99_ttft_ms": ttft_p99,
+    }
+
+
+def test_knee_is_marked_and_named(tmp_path: Path) -> None:
+    # TPOT p99 over log2(conc) scaled to 0..1: x - y = 0, .2, .383, .567, .467, 0 -> conc 8.
+    curve = [(1, 20), (2, 20), (4, 21), (8, 22), (16, 40), (32, 80)]
+    folder = tmp_path / "knee"
+    folder.mkdir()
+    for k, (conc, tpot) in enumerate(curve):
+        point = _point(conc, tpot, 100.0 * (k + 1))  # TTFT straight on log2 load: no knee
+        (folder / f"knee_rateinf_conc{conc}.json").write_text(json.dumps(point), encoding="utf-8")
+    html = write_html(folder, tmp_path / "knee.html")
+    dom = Dom(html)
+    text = " ".join(dom.text)
+    assert "Knee of TPOT P99 (Kneedle on log2 load): conc 8 (22.0 ms)." in text
+    assert "knee 8" in text and "Knee of TTFT" not in text
+
+
+def test_capacity_search_summary_and_a_broken_one(tmp_path: Path) -> None:
+    folder = tmp_path / "search"
+    folder.mkdir()
+    for conc, tpot in ((8, 22.0), (16, 36.0), (32, 47.0)):
+        (folder / f"s_rateinf_conc{conc}.json").write_text(
+            json.dumps(_point(conc, tpot, 500.0)), encoding="utf-8"
+        )
+    doc = {
+        "tpotbench_search": 1,
+        "over": "concurrency",
+        "boundary": {"highest_pass": 16, "lowest_fail": 32, "failed_slos": ["tpot:p99:40"]},
+        "boundary_why": {"cause": "queue", "text": "Requests <wait> in the server's queue."},
+    }
+    (folder / "search.json").write_text(json.dumps(doc), encoding="utf-8")
+    html = write_html(folder, tmp_path / "s.html", "--lang", "zh_CN")
+    text = " ".join(Dom(html).text)
+    assert "容量：并发 16 满足全部 SLO；并发 32 未通过（tpot:p99:40）。" in text
+    assert "原因（英文）：Requests <wait> in the server's queue." in text
+    (folder / "search.json").write_text('{"boundary": ', encoding="utf-8")
+    done = tpotbench("report", str(folder), "--html", str(tmp_path / "s2.html"))
+    assert done.returncode == 0 and "skipped" in done.stderr and "search.json" in done.stderr
+    assert "容量" not in (tmp_path / "s2.html").read_text(encoding="utf-8")
