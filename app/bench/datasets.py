@@ -22,7 +22,12 @@ MAX_TOTAL_LEN = 2048
 DEFAULT_RANDOM_INPUT_LEN = 1024
 DEFAULT_RANDOM_OUTPUT_LEN = 128
 DEFAULT_PROMPTS_OUTPUT_LEN = 256  # vLLM's --custom-output-len default
-DATASET_NAMES = ("sharegpt", "random", "prompts")
+DATASET_NAMES = ("sharegpt", "random", "prompts", "prefix")
+# vLLM's prefix_repetition defaults (--prefix-repetition-*)
+DEFAULT_PREFIX_LEN = 256
+DEFAULT_SUFFIX_LEN = 256
+DEFAULT_NUM_PREFIXES = 10
+DEFAULT_PREFIX_OUTPUT_LEN = 128
 MAX_OUTPUT_LEN = 10_000_000  # more than any served context: a larger output_len is a typo
 
 # Short, common English words: each is a single token in the usual BPE vocabularies, so a
@@ -264,6 +269,56 @@ def sample_random(
     return samples
 
 
+def _random_piece(
+    rng: np.random.Generator, length: int, tokenizer: VocabTokenizer | None
+) -> tuple[str, int]:
+    """`length` tokens drawn at random: token ids with a tokenizer (exact after a round trip),
+    else filler words (about one token each). Random rather than cyclic so no two suffixes
+    share a KV block by accident."""
+    if tokenizer is None:
+        picks = rng.integers(0, len(_FILLER_WORDS), size=length)
+        return " ".join(_FILLER_WORDS[int(k)] for k in picks), length
+    allowed = np.array(sorted(set(range(tokenizer.vocab_size)) - set(tokenizer.special_ids)))
+    ids = allowed[rng.integers(0, len(allowed), size=length)].tolist()
+    ids = tokenizer.encode(tokenizer.decode(ids))[:length]
+    return tokenizer.decode(ids), len(ids)
+
+
+def sample_prefix(
+    num_requests: int,
+    *,
+    prefix_len: int = DEFAULT_PREFIX_LEN,
+    suffix_len: int = DEFAULT_SUFFIX_LEN,
+    num_prefixes: int = DEFAULT_NUM_PREFIXES,
+    output_len: int = DEFAULT_PREFIX_OUTPUT_LEN,
+    seed: int = 0,
+    tokenizer: VocabTokenizer | None = None,
+) -> list[SampleRequest]:
+    """vLLM's prefix_repetition: `num_prefixes` shared prefixes, each followed by a unique
+    suffix in num_requests // num_prefixes prompts (the remainder goes round the prefixes
+    again), shuffled with the seed. With a prefix cache every prompt after the first of its
+    prefix can reuse the prefix's full KV blocks, so the expected hit rate is
+    (N - P) * prefix_len / (N * (prefix_len + suffix_len)), rounded down to whole blocks."""
+    if num_prefixes < 1:
+        raise DatasetError(
+            f"--prefix-repetition-num-prefixes must be at least 1, got {num_prefixes}"
+        )
+    if prefix_len < 1 or suffix_len < 1:
+        raise DatasetError("--prefix-repetition-prefix-len and -suffix-len must be at least 1")
+    rng = np.random.default_rng(seed)
+    prefixes = [_random_piece(rng, prefix_len, tokenizer) for _ in range(num_prefixes)]
+    samples = []
+    for i in range(num_requests):
+        prefix, plen = prefixes[i % num_prefixes]
+        suffix, slen = _random_piece(rng, suffix_len, tokenizer)
+        samples.append(SampleRequest(f"{prefix} {suffix}", plen + slen, output_len, str(i)))
+    order = rng.permutation(num_requests)
+    return [
+        SampleRequest(samples[k].prompt, samples[k].prompt_len, output_len, str(i))
+        for i, k in enumerate(order)
+    ]
+
+
 def load_prompts_file(path: Path) -> list[tuple[str, int | None]]:
     """Prompts from a text file (one per non-blank line) or JSONL (`{"prompt": ...}` per line,
     optional integer `output_len`). JSONL is recognised by a first line starting with `{`."""
@@ -320,6 +375,10 @@ class DatasetOptions:
     random_input_len: int = DEFAULT_RANDOM_INPUT_LEN
     random_output_len: int = DEFAULT_RANDOM_OUTPUT_LEN
     random_range_ratio: float = 0.0
+    prefix_len: int = DEFAULT_PREFIX_LEN
+    suffix_len: int = DEFAULT_SUFFIX_LEN
+    num_prefixes: int = DEFAULT_NUM_PREFIXES
+    prefix_output_len: int = DEFAULT_PREFIX_OUTPUT_LEN
 
 
 class HFVocab:
@@ -368,6 +427,20 @@ def get_samples(
             input_len=options.random_input_len,
             output_len=options.output_len or options.random_output_len,
             range_ratio=options.random_range_ratio,
+            seed=options.seed,
+            tokenizer=vocab,
+        )
+    if options.name == "prefix":
+        if options.path is not None:
+            raise DatasetError(
+                "--dataset-name prefix takes no --dataset-path; it makes its prompts"
+            )
+        return sample_prefix(
+            options.num_prompts,
+            prefix_len=options.prefix_len,
+            suffix_len=options.suffix_len,
+            num_prefixes=options.num_prefixes,
+            output_len=options.output_len or options.prefix_output_len,
             seed=options.seed,
             tokenizer=vocab,
         )

@@ -11,7 +11,10 @@ completion). Peak output tokens/s and peak concurrency follow vLLM exactly (one-
 counting one per streamed message; a sweep line over successful requests). Extras vLLM lacks:
 a token-weighted peak, tokens per chunk, client slot wait, TTFT to the first chunk with
 content (`ttft_first_content`: differs from vLLM's when a server sends a role-only delta before
-generating), failures grouped by kind.
+generating), failures grouped by kind; for reasoning models TTFO (to the first chunk of visible
+answer text) and the answer phase's own TPOT, reasoning tokens (usage's
+completion_tokens_details, else counted per reasoning delta); cached prompt tokens (usage's
+prompt_tokens_details) and the client-side prefix-cache hit rate.
 
 One known difference: vLLM stamps each SSE message separately, so a role-only delta that
 arrives in the same network read as the first content adds a near-zero ITL to its pool; our
@@ -179,6 +182,23 @@ class PointMetrics:
     # requests sent a second time on a new connection (the kept-alive one was closed)
     retried: int = 0
     retried_flags: list[bool] = field(default_factory=list)
+    # Reasoning models and prefix caching (extras; None when no request said anything)
+    reasoning_tokens_total: int | None = None
+    reasoning_tokens_source: dict[str, int] = field(default_factory=dict)
+    cached_tokens_total: int | None = None
+    prompt_tokens_with_cache_info: int = 0
+    ttfos: list[float | None] = field(default_factory=list)
+    reasoning_lens: list[int | None] = field(default_factory=list)
+    cached_lens: list[int | None] = field(default_factory=list)
+
+    @property
+    def client_prefix_hit_rate(self) -> float | None:
+        """Cached prompt tokens / prompt tokens of the point's successful requests, once any
+        reply said how many were cached: vLLM leaves prompt_tokens_details out of a reply
+        with none cached, so a reply without it counts as 0 cached."""
+        if self.cached_tokens_total is None or not self.prompt_tokens_with_cache_info:
+            return None
+        return self.cached_tokens_total / self.prompt_tokens_with_cache_info
 
 
 def request_tpot(ttft_s: float, e2el_s: float, output_tokens: int) -> float | None:
@@ -288,6 +308,12 @@ def compute_point_metrics(
         origin_ns = min((r.send_ns for r in records), default=0)
     ttfts: list[float] = []
     content_ttfts: list[float] = []
+    ttfos: list[float] = []
+    answer_tpots: list[float] = []
+    reasoning_total: int | None = None
+    reasoning_sources: dict[str, int] = {}
+    cached_total: int | None = None
+    cached_prompt = 0
     tpots: list[float] = []
     all_tpots: list[float] = []
     itls: list[float] = []
@@ -337,6 +363,9 @@ def compute_point_metrics(
             out.ttfts.append(0.0)
             out.itls.append([])
             out.latencies.append(0.0)
+            out.ttfos.append(None)
+            out.reasoning_lens.append(None)
+            out.cached_lens.append(None)
             continue
         completed += 1
         n = int(record.output_tokens or 0) or 1  # vLLM's fallback when nothing counted tokens
@@ -345,6 +374,24 @@ def compute_point_metrics(
         ttft, gaps, e2el, stamps = vllm_timings(record)
         if record.first_token_ns is not None:
             content_ttfts.append((record.first_token_ns - record.send_ns) / 1e9)
+        ttfo = getattr(record, "ttfo_s", None)
+        out.ttfos.append(ttfo)
+        if ttfo is not None:
+            ttfos.append(ttfo)
+            answer_tpot = record.answer_tpot_s
+            if answer_tpot is not None:
+                answer_tpots.append(answer_tpot)
+        reasoning = getattr(record, "reasoning_tokens", None)
+        out.reasoning_lens.append(reasoning)
+        if reasoning is not None:
+            reasoning_total = (reasoning_total or 0) + reasoning
+            kind_of = record.reasoning_tokens_source or "counted"
+            reasoning_sources[kind_of] = reasoning_sources.get(kind_of, 0) + 1
+        cached = getattr(record, "cached_tokens", None)
+        out.cached_lens.append(cached)
+        if cached is not None:
+            cached_total = (cached_total or 0) + cached
+        cached_prompt += prompt_len
         tpot = request_tpot(ttft, e2el, n)
         if tpot is not None:
             tpots.append(tpot)
@@ -400,7 +447,13 @@ def compute_point_metrics(
         "e2el": Stats.of_seconds(e2els, percentiles),
         "client_queue_time": Stats.of_seconds(queue, percentiles),
         "ttft_first_content": Stats.of_seconds(content_ttfts, percentiles),
+        "ttfo": Stats.of_seconds(ttfos, percentiles),
+        "tpot_answer": Stats.of_seconds(answer_tpots, percentiles),
     }
+    out.reasoning_tokens_total = reasoning_total
+    out.reasoning_tokens_source = reasoning_sources
+    out.cached_tokens_total = cached_total
+    out.prompt_tokens_with_cache_info = cached_prompt
     if count_queue_in_e2el:
         out.stats["e2el_including_client_queue"] = Stats.of_seconds(e2el_queue, percentiles)
     if starts:

@@ -7,6 +7,9 @@ from itertools import pairwise
 from typing import Literal
 
 TokenSource = Literal["usage", "tokenizer", "estimate"]
+# "usage": completion_tokens_details.reasoning_tokens; "counted": one per reasoning delta (the
+# server did not report it; exact for vLLM without speculative decoding, low with it).
+ReasoningSource = Literal["usage", "counted"]
 
 _NS = 1e-9
 
@@ -49,12 +52,38 @@ class RequestRecord:
     # connection closed before any byte of a reply (send_ns is the second send's)
     retried: bool = False
     retry_error: str = ""
+    # A reasoning model: the first chunk with visible answer text (TTFO ends here), the number
+    # of chunks that carried reasoning, and the reasoning tokens (None: no reasoning seen).
+    first_output_ns: int | None = None
+    reasoning_chunks: int = 0
+    reasoning_tokens: int | None = None
+    reasoning_tokens_source: ReasoningSource | None = None
+    # usage.prompt_tokens_details.cached_tokens (None when the server did not say)
+    cached_tokens: int | None = None
 
     @property
     def ttft_s(self) -> float | None:
         if self.first_token_ns is None:
             return None
         return (self.first_token_ns - self.send_ns) * _NS
+
+    @property
+    def ttfo_s(self) -> float | None:
+        """Time to first output token: the first visible answer text, after any reasoning."""
+        if self.first_output_ns is None:
+            return None
+        return (self.first_output_ns - self.send_ns) * _NS
+
+    @property
+    def answer_tpot_s(self) -> float | None:
+        """TPOT of the answer phase alone: from the first answer chunk to the last chunk over
+        the answer tokens after the first (output minus reasoning tokens)."""
+        if self.first_output_ns is None:
+            return None
+        answer = self.output_tokens - (self.reasoning_tokens or 0)
+        if answer <= 1:
+            return None
+        return (self.end_ns - self.first_output_ns) * _NS / (answer - 1)
 
     @property
     def itls_s(self) -> list[float]:

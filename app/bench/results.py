@@ -180,6 +180,29 @@ def build_result(
             "max": metrics.tokens_per_chunk_max,
             "multi_token_share": metrics.multi_token_chunk_share,
         },
+        # TTFO and the answer phase's TPOT: null when no reply had visible answer text
+        "ttfo_ms": _stats_dict(metrics.stats["ttfo"], any(t is not None for t in metrics.ttfos)),
+        "tpot_answer_ms": _stats_dict(
+            metrics.stats["tpot_answer"], any(t is not None for t in metrics.ttfos)
+        ),
+        "reasoning_tokens": (
+            None
+            if metrics.reasoning_tokens_total is None
+            else {
+                "total": metrics.reasoning_tokens_total,
+                "mean": metrics.reasoning_tokens_total / max(metrics.completed, 1),
+                "source": metrics.reasoning_tokens_source,
+            }
+        ),
+        "prefix_cache_client": (
+            None
+            if metrics.cached_tokens_total is None
+            else {
+                "cached_tokens": metrics.cached_tokens_total,
+                "prompt_tokens": metrics.prompt_tokens_with_cache_info,
+                "hit_rate": metrics.client_prefix_hit_rate,
+            }
+        ),
         "peak_output_tokens_per_s_weighted": metrics.peak_output_tokens_per_s_weighted,
         "output_tokens_source": metrics.output_tokens_source,
         # sent again on a new connection after the server closed a kept-alive one under it
@@ -200,6 +223,9 @@ def build_result(
         "itl_histogram": itl_block(metrics),
     }
     if save_detailed:
+        block["ttfos"] = metrics.ttfos
+        block["reasoning_lens"] = metrics.reasoning_lens
+        block["cached_lens"] = metrics.cached_lens
         block["chunk_counts"] = metrics.chunk_counts
         block["error_kinds"] = metrics.error_kinds
         block["retried"] = metrics.retried_flags

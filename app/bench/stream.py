@@ -125,10 +125,12 @@ class _Collector:
         "extra_parts",
         "finish_reason",
         "first_choice_ns",
+        "first_output_ns",
         "kind",
         "messages",
         "on_chunk",
         "on_text",
+        "reasoning_chunks",
         "rec",
         "text_parts",
         "usage",
@@ -152,6 +154,8 @@ class _Collector:
         self.usage: dict | None = None
         self.finish_reason: str | None = None
         self.first_choice_ns: int | None = None
+        self.first_output_ns: int | None = None
+        self.reasoning_chunks = 0
         self.kind: str | None = None
         self.error = ""
         self.done = False
@@ -222,6 +226,7 @@ class _Collector:
                     if type(other) is not str:
                         raise TypeError("reasoning")
                     self.extra_parts.append(other)
+                    self.reasoning_chunks += 1
                 elif delta.get("tool_calls"):
                     self.extra_parts.append(json.dumps(delta["tool_calls"]))
                 elif not piece and fr is None and "role" in delta:
@@ -231,6 +236,8 @@ class _Collector:
             if piece:
                 if type(piece) is not str:
                     raise TypeError("content")
+                if self.first_output_ns is None:
+                    self.first_output_ns = t
                 self.text_parts.append(piece)
                 if self.on_text is not None:
                     self.on_text(piece)
@@ -328,6 +335,8 @@ async def send_request(
     rec.messages = col.messages
     rec.done_seen = col.done
     rec.first_choice_ns = col.first_choice_ns
+    rec.first_output_ns = col.first_output_ns
+    rec.reasoning_chunks = col.reasoning_chunks
     rec.finish_reason = col.finish_reason
     rec.generated_text = "".join(col.text_parts)
     if col.kind is None:
@@ -360,6 +369,7 @@ async def send_request(
     else:
         rec.ok = True
     _count_tokens(rec, rec.usage, col.cum_tokens, col.extra_parts, tokenizer)
+    _reasoning_and_cache(rec, rec.usage)
     return rec
 
 
@@ -614,3 +624,19 @@ def _count_tokens(
             per_chunk.append(c - prev)
             prev = c
         rec.chunk_tokens = per_chunk
+
+
+def _reasoning_and_cache(rec: RequestRecord, usage: dict | None) -> None:
+    """Reasoning tokens from usage.completion_tokens_details when the server reports them,
+    else one per reasoning delta (marked "counted"); cached prompt tokens from
+    usage.prompt_tokens_details (vLLM sends it only with prefix caching on)."""
+    usage = usage if isinstance(usage, dict) else {}
+    completion = usage.get("completion_tokens_details")
+    reported = _count(completion.get("reasoning_tokens")) if isinstance(completion, dict) else None
+    if reported is not None and (reported > 0 or rec.reasoning_chunks == 0):
+        rec.reasoning_tokens, rec.reasoning_tokens_source = reported, "usage"
+    elif rec.reasoning_chunks:
+        rec.reasoning_tokens, rec.reasoning_tokens_source = rec.reasoning_chunks, "counted"
+    prompt = usage.get("prompt_tokens_details")
+    if isinstance(prompt, dict):
+        rec.cached_tokens = _count(prompt.get("cached_tokens"))

@@ -45,6 +45,7 @@ from app.bench.sweep import (
 )
 from app.bench.tokens import TokenCounter, TokenizerError, estimate_tokens
 from app.bench.workers.pool import WorkerError
+from app.bench.workload import workload_rows
 from app.commands import flags
 from app.commands.credentials import (
     UsageError,
@@ -92,7 +93,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--dataset-name",
         choices=DATASET_NAMES,
         default="sharegpt",
-        help="sharegpt (default: the shipped synthetic ShareGPT file), random, or prompts",
+        help="sharegpt (default: the shipped synthetic ShareGPT file), random, prompts, or "
+        "prefix (shared prefixes + unique suffixes, vLLM's prefix_repetition)",
     )
     add("--dataset-path", help="ShareGPT JSON or prompts file (text lines or JSONL)")
     add(
@@ -104,6 +106,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--random-input-len", type=flags.whole(0), default=1024)
     add("--random-output-len", type=flags.whole(1), default=128)
     add("--random-range-ratio", type=flags.number(0.0, 0.999999), default=0.0)
+    # vLLM's prefix_repetition flags (AIPerf: --num-prefix-prompts, --prefix-prompt-length)
+    add("--prefix-repetition-prefix-len", type=flags.whole(1), default=256)
+    add("--prefix-repetition-suffix-len", type=flags.whole(1), default=256)
+    add("--prefix-repetition-num-prefixes", type=flags.whole(1), default=10)
+    add("--prefix-repetition-output-len", type=flags.whole(1), default=128)
     add(
         "--sharegpt-output-len",
         type=flags.whole(1),
@@ -352,6 +359,8 @@ def format_summary(result: dict[str, Any] | PointResult) -> str:
         row("Tokens per chunk (mean):", chunk.get("mean") or 0.0, "{:<10.2f}")
         if "retried_requests" in block:
             row("Retried on a new connection:", block["retried_requests"])
+        for label, value, fmt in workload_rows(block):
+            row(label, value, fmt)
         for failure in block.get("failures") or []:
             row(f"Failed ({failure['kind']}):", failure["count"])
             lines.append(f"  e.g. {failure.get('example', '')[:120]}")
@@ -512,6 +521,13 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
             )
     timeout_s = args.timeout
     request_timeout_s = request_limit(args.request_timeout)
+    if args.dataset_name == "prefix":
+        per = args.prefix_repetition_prefix_len + args.prefix_repetition_suffix_len
+        if args.num_prompts * per > _MAX_PROMPT_TOKENS:
+            raise UsageError(
+                f"--num-prompts {args.num_prompts:,} x (prefix + suffix length {per:,}) is over "
+                f"{_MAX_PROMPT_TOKENS:,} prompt tokens held in memory; lower one of them"
+            )
     try:
         percentiles = parse_percentiles(args.metric_percentiles)
         percentile_metrics = parse_percentile_metrics(args.percentile_metrics)
@@ -561,11 +577,15 @@ def _build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         output_len=args.output_len,
         sharegpt_output_len=args.sharegpt_output_len,
         random_input_len=args.random_input_len,
+        prefix_len=args.prefix_repetition_prefix_len,
+        suffix_len=args.prefix_repetition_suffix_len,
+        num_prefixes=args.prefix_repetition_num_prefixes,
+        prefix_output_len=args.prefix_repetition_output_len,
         random_output_len=args.random_output_len,
         random_range_ratio=args.random_range_ratio,
     )
     vocab = None
-    if tokenizer is not None and args.dataset_name == "random":
+    if tokenizer is not None and args.dataset_name in ("random", "prefix"):
         vocab = HFVocab(tokenizer.path)
     try:
         samples = get_samples(options, counter, vocab)

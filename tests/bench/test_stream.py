@@ -569,3 +569,54 @@ def test_aiohttp_transport_streams_through_aiohttp_directly(server):
 
     assert asyncio.run(kind("aiohttp")).startswith("aiohttp")
     assert not asyncio.run(kind("httpx")).startswith("aiohttp")  # httpx's own generator
+
+
+def _think(piece: str) -> dict:
+    return {
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": {"reasoning_content": piece}, "finish_reason": None}],
+    }
+
+
+def _reasoning_script(final_usage: dict) -> Script:
+    return Script(
+        [
+            (50, sse(chat("", role=True))),
+            (100, sse(_think("Let"))),  # TTFT: the first token of any kind
+            (120, sse(_think(" me"))),
+            (140, sse(_think(" think"))),
+            (200, sse(chat("Blue"))),  # TTFO: the first visible answer token
+            (220, sse(chat(" light"))),
+            (250, sse(chat(".", "stop")) + sse(final_usage) + b"data: [DONE]\n\n"),
+        ]
+    )
+
+
+def test_reasoning_reply_ttft_ttfo_answer_tpot_and_reported_reasoning_tokens(server):
+    final = usage(6, prompt=40)
+    final["usage"]["completion_tokens_details"] = {"reasoning_tokens": 3}
+    final["usage"]["prompt_tokens_details"] = {"cached_tokens": 32}
+    rec = run_one(server, _reasoning_script(final))
+    assert rec.ok
+    assert rec.ttft_s == pytest.approx(0.100) and rec.ttfo_s == pytest.approx(0.200)
+    assert rec.reasoning_tokens == 3 and rec.reasoning_tokens_source == "usage"
+    assert rec.reasoning_chunks == 3
+    assert rec.tpot_s == pytest.approx((0.250 - 0.100) / 5)  # whole reply, as vLLM
+    assert rec.answer_tpot_s == pytest.approx((0.250 - 0.200) / 2)  # 3 answer tokens
+    assert rec.cached_tokens == 32
+    assert rec.generated_text == "Blue light."
+
+
+def test_reasoning_tokens_counted_from_deltas_when_usage_does_not_say(server):
+    rec = run_one(server, _reasoning_script(usage(6)))
+    assert rec.reasoning_tokens == 3 and rec.reasoning_tokens_source == "counted"
+    assert rec.cached_tokens is None  # no prompt_tokens_details: the server said nothing
+
+
+def test_ordinary_reply_has_ttfo_equal_to_ttft_and_no_reasoning(server):
+    script = Script(
+        [(120, sse(chat("Hi"))), (150, sse(chat("!", "stop")) + sse(usage(2)))],
+    )
+    rec = run_one(server, script)
+    assert rec.ttfo_s == rec.ttft_s == pytest.approx(0.120)
+    assert rec.reasoning_tokens is None and rec.reasoning_tokens_source is None

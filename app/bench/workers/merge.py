@@ -28,6 +28,7 @@ def shift_record(record: RequestRecord, shift_ns: int) -> RequestRecord:
         end_ns=record.end_ns + shift_ns,
         first_token_ns=moved(record.first_token_ns),
         first_choice_ns=moved(record.first_choice_ns),
+        first_output_ns=moved(record.first_output_ns),
         chunk_ns=[t + shift_ns for t in record.chunk_ns],
     )
 
