@@ -571,6 +571,14 @@ def test_aiohttp_transport_streams_through_aiohttp_directly(server):
     assert not asyncio.run(kind("httpx")).startswith("aiohttp")  # httpx's own generator
 
 
+@pytest.fixture
+def own_server() -> Iterator[ScriptServer]:
+    """A server of its own: no handler of an earlier test still moving the scripted clock."""
+    srv = ScriptServer()
+    yield srv
+    srv.close()
+
+
 def _think(piece: str) -> dict:
     return {
         "object": "chat.completion.chunk",
@@ -592,11 +600,11 @@ def _reasoning_script(final_usage: dict) -> Script:
     )
 
 
-def test_reasoning_reply_ttft_ttfo_answer_tpot_and_reported_reasoning_tokens(server):
+def test_reasoning_reply_ttft_ttfo_answer_tpot_and_reported_reasoning_tokens(own_server):
     final = usage(6, prompt=40)
     final["usage"]["completion_tokens_details"] = {"reasoning_tokens": 3}
     final["usage"]["prompt_tokens_details"] = {"cached_tokens": 32}
-    rec = run_one(server, _reasoning_script(final))
+    rec = run_one(own_server, _reasoning_script(final))
     assert rec.ok
     assert rec.ttft_s == pytest.approx(0.100) and rec.ttfo_s == pytest.approx(0.200)
     assert rec.reasoning_tokens == 3 and rec.reasoning_tokens_source == "usage"
@@ -607,16 +615,16 @@ def test_reasoning_reply_ttft_ttfo_answer_tpot_and_reported_reasoning_tokens(ser
     assert rec.generated_text == "Blue light."
 
 
-def test_reasoning_tokens_counted_from_deltas_when_usage_does_not_say(server):
-    rec = run_one(server, _reasoning_script(usage(6)))
+def test_reasoning_tokens_counted_from_deltas_when_usage_does_not_say(own_server):
+    rec = run_one(own_server, _reasoning_script(usage(6)))
     assert rec.reasoning_tokens == 3 and rec.reasoning_tokens_source == "counted"
     assert rec.cached_tokens is None  # no prompt_tokens_details: the server said nothing
 
 
-def test_ordinary_reply_has_ttfo_equal_to_ttft_and_no_reasoning(server):
+def test_ordinary_reply_has_ttfo_equal_to_ttft_and_no_reasoning(own_server):
     script = Script(
         [(120, sse(chat("Hi"))), (150, sse(chat("!", "stop")) + sse(usage(2)))],
     )
-    rec = run_one(server, script)
+    rec = run_one(own_server, script)
     assert rec.ttfo_s == rec.ttft_s == pytest.approx(0.120)
     assert rec.reasoning_tokens is None and rec.reasoning_tokens_source is None
