@@ -236,6 +236,11 @@ def _report(record: Any) -> dict[str, Any]:
             finish_reason=record.finish_reason,
             itl_ms=[v * 1e3 for v in itls],
             chunk_tokens=record.chunk_tokens,
+            ttfo_ms=None if record.ttfo_s is None else record.ttfo_s * 1e3,
+            tpot_answer_ms=None if record.answer_tpot_s is None else record.answer_tpot_s * 1e3,
+            reasoning_tokens=record.reasoning_tokens,
+            reasoning_tokens_source=record.reasoning_tokens_source,
+            cached_tokens=record.cached_tokens,
             error_kind=None,
             error=None,
             fix=None,
@@ -267,6 +272,14 @@ def _print_text(report: dict[str, Any], resolved: Any) -> None:
     itls = report["itl_ms"]
     print(f"TTFT       {ttft}")
     print(f"TPOT       {_fmt(report['tpot_ms'])}")
+    if report["reasoning_tokens"] is not None:
+        print(
+            f"TTFO       {_fmt(report['ttfo_ms'])} (first answer token, after "
+            f"{report['reasoning_tokens']} reasoning tokens, {report['reasoning_tokens_source']})"
+        )
+        print(f"TPOT answer {_fmt(report['tpot_answer_ms'])}")
+    if report["cached_tokens"] is not None:
+        print(f"cached     {report['cached_tokens']} prompt tokens (prefix cache)")
     if itls:
         ordered = sorted(itls)
         p99 = ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]

@@ -187,3 +187,14 @@ def test_profile_supplies_url_api_and_model(make_sim, capsys, monkeypatch, tmp_p
     assert report["model"] == "qwen2.5-7b" and report["ok"]
     code, _, err = probe(capsys, "--profile", "nope", "--api-key-env", "PROFILE_KEY")
     assert code == 2 and "no profile named 'nope'" in err
+
+
+def test_reasoning_model_shows_ttfo_and_reasoning_tokens(make_sim, capsys):
+    sim = make_sim(reasoning_share=0.25)
+    args = ("--base-url", sim.base_url, "--max-tokens", "20", "--ignore-eos")
+    code, out, err = probe(capsys, *args)
+    assert code == 0, err
+    assert "after 5 reasoning tokens, usage" in out and "\nTTFO " in "\n" + out
+    code, out, _ = probe(capsys, *args, "--json")
+    report = json.loads(out)
+    assert report["reasoning_tokens"] == 5 and report["ttfo_ms"] > report["ttft_ms"]

@@ -99,3 +99,29 @@ def test_reasoning_run_ttft_before_ttfo_and_tokens_equal_usage(make_sim, tmp_pat
     assert block["tpot_answer_ms"]["mean"] > 0
     assert "Mean TTFO (ms):" in stdout and "Mean reasoning tokens (usage):" in stdout
     assert "mean_ttfo_ms" not in raw  # vLLM's keys untouched; ours live in the block
+
+
+def test_speculative_decoding_acceptance_beside_tokens_per_chunk(make_sim, tmp_path: Path) -> None:
+    sim = make_sim(num_speculative_tokens=3)
+    raw, stdout = _sweep(
+        sim.base_url,
+        tmp_path,
+        "--backend",
+        "openai-chat",
+        "--dataset-name",
+        "random",
+        "--random-input-len",
+        "32",
+        "--output-len",
+        "30",
+        "--num-prompts",
+        "4",
+        "--max-concurrency",
+        "2",
+    )
+    spec = raw["tpotbench"]["server_metrics"]["spec_decode"]
+    assert 1 < spec["mean_acceptance_length"] <= 4
+    lines = stdout.splitlines()
+    chunk = next(i for i, line in enumerate(lines) if line.startswith("Tokens per chunk"))
+    assert any(line.startswith("Mean acceptance length:") for line in lines[chunk:])
+    assert f"{spec['mean_acceptance_length']:.2f}" in stdout
