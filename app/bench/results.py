@@ -20,6 +20,7 @@ from app import __version__, jsonfile
 from app.bench.failures import fix_for, title_for
 from app.bench.metrics import PointMetrics, Stats
 from app.bench.request_block import itl_block, requests_block
+from app.bench.workload import cache_figures, reasoning_figures
 from app.roofline.scenario import point_fields
 
 SCHEMA_VERSION = 1
@@ -408,6 +409,9 @@ class PointResult:
         # and whether it was cut short.
         row["run"] = block.get("run_id") if isinstance(block.get("run_id"), str) else None
         row["partial"] = self.partial
+        # Reasoning, prefix caching, speculative decoding: empty for points that had none.
+        row.update(reasoning_figures(block))
+        row.update(cache_figures(block))
         return row
 
 

@@ -41,6 +41,15 @@ _TABLE = (
     # "partial": cancelled before all requests ran; "no success": no latency figures exist.
     ("note", "note", "{}"),
 )
+# Shown only when some point measured them (reasoning replies, prefix cache, spec decode).
+_WORKLOAD_TABLE = (
+    ("TTFO", "ttfo_ms", "{:.1f}"),
+    ("reason tok", "reasoning_tokens", "{:.0f}"),
+    ("hit usage", "client_hit_rate", "{:.1%}"),
+    ("hit /metrics", "server_hit_rate", "{:.1%}"),
+    ("accept", "acceptance_rate", "{:.1%}"),
+    ("accept len", "acceptance_length", "{:.2f}"),
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,15 +88,18 @@ def _cell(value: Any, fmt: str) -> str:
 
 def format_table(points: list[PointResult]) -> str:
     rows = []
-    for point in points:
-        row = point.summary_row()
+    summaries = [point.summary_row() for point in points]
+    table = list(_TABLE[:-1])
+    table += [c for c in _WORKLOAD_TABLE if any(r.get(c[1]) is not None for r in summaries)]
+    table.append(_TABLE[-1])
+    for point, row in zip(points, summaries, strict=True):
         row["request_rate"] = rate_label(point.request_rate)
         notes = (["partial"] if point.partial else []) + ([] if point.completed else ["no success"])
         row["note"] = ", ".join(notes) or None
         verdict = point_verdict(point)
         row["slo"] = None if verdict is None else ("pass" if verdict.passed else "FAIL")
-        rows.append([_cell(row[key], fmt) for _, key, fmt in _TABLE])
-    headers = [title for title, _, _ in _TABLE]
+        rows.append([_cell(row[key], fmt) for _, key, fmt in table])
+    headers = [title for title, _, _ in table]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     lines = [
         "  ".join(

@@ -71,6 +71,12 @@ def test_prefix_dataset_hit_rate_matches_hand_computation_on_both_sides(
     hits = [c or 0 for c in block["cached_lens"]]
     assert sorted(hits)[:4] == [0, 0, 0, 0] and all(h >= 256 for h in sorted(hits)[4:])
     assert "Prefix cache hit rate, usage:" in stdout and "/metrics:" in stdout
+    report = subprocess.run(
+        [sys.executable, "-m", "app", "report", str(tmp_path)], capture_output=True, text=True
+    )
+    head, row = report.stdout.splitlines()[:2]
+    assert "hit usage" in head and "hit /metrics" in head and "accept" not in head
+    assert f"{client:.1%}" in row and f"{server:.1%}" in row
 
 
 def test_reasoning_run_ttft_before_ttfo_and_tokens_equal_usage(make_sim, tmp_path: Path) -> None:
