@@ -357,8 +357,9 @@ def format_summary(result: dict[str, Any] | PointResult) -> str:
         row("Mean slot wait (ms):", wait.get("mean"), "{:<10.2f}")
         chunk = block.get("tokens_per_chunk") or {}
         row("Tokens per chunk (mean):", chunk.get("mean") or 0.0, "{:<10.2f}")
-        if "retried_requests" in block:
-            row("Retried on a new connection:", block["retried_requests"])
+        retried = block.get("retried_requests")
+        if isinstance(retried, int) and not isinstance(retried, bool):
+            row("Retried on a new connection:", retried)
         for label, value, fmt in workload_rows(block):
             row(label, value, fmt)
         for failure in block.get("failures") or []:
