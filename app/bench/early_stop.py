@@ -55,6 +55,7 @@ class EarlyStop:
         e2el_s: float | None,
         output_tokens: int,
         error_kind: str | None,
+        prompt_tokens: int | None = None,
     ) -> None:
         if self.reason is not None:
             return
