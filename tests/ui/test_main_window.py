@@ -50,7 +50,8 @@ def test_probe_fills_chart_and_readouts(qtbot, window: MainWindow) -> None:
     assert probe.tokens.value.text() == "32"
     x, y = probe.curve.getData()
     assert len(x) == 31
-    assert np.all(np.diff(x) > 0)
+    # In time order; two chunks that arrive in one socket read share a stamp (a busy machine).
+    assert np.all(np.diff(x) >= 0) and x[-1] > x[0]
     # The simulator plays Qwen2.5-7B BF16 on an RTX 3090: ~19.7 ms per token at batch 1.
     tpot = float(probe.tpot.value.text())
     assert 17.0 < tpot < 26.0
