@@ -65,8 +65,12 @@ class FormulaServer:
         return self
 
     async def _close_all(self) -> None:
-        for task in [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]:
+        # Wait for the cancelled handlers: each closes its writer on the way out, so no
+        # transport outlives the loop (a leaked one warns in whichever test runs next).
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _start(self) -> None:
         self._server = await asyncio.start_server(self._connection, "127.0.0.1", 0)
@@ -84,18 +88,20 @@ class FormulaServer:
         self._loop.close()
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        with contextlib.suppress(ConnectionError, asyncio.IncompleteReadError):
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                lines = head.decode("latin-1").split("\r\n")
-                method, path, _ = lines[0].split(" ", 2)
-                headers = {
-                    k.strip().lower(): v.strip()
-                    for k, _, v in (line.partition(":") for line in lines[1:] if line)
-                }
-                body = await reader.readexactly(int(headers.get("content-length", "0")))
-                await self._handle(method, path, body, writer)
-        writer.close()
+        try:
+            with contextlib.suppress(ConnectionError, asyncio.IncompleteReadError):
+                while True:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                    lines = head.decode("latin-1").split("\r\n")
+                    method, path, _ = lines[0].split(" ", 2)
+                    headers = {
+                        k.strip().lower(): v.strip()
+                        for k, _, v in (line.partition(":") for line in lines[1:] if line)
+                    }
+                    body = await reader.readexactly(int(headers.get("content-length", "0")))
+                    await self._handle(method, path, body, writer)
+        finally:
+            writer.close()
         with contextlib.suppress(ConnectionError):
             await writer.wait_closed()
 

@@ -106,8 +106,17 @@ def _file(tmp_path: Path, name: str, roofline: dict | None) -> Path:
 
 
 def test_rows_csv_and_report_carry_floor_and_mbu(tmp_path: Path) -> None:
-    # The run id and the partial flag come after them (appended, so older columns keep place).
-    assert SUMMARY_COLUMNS[-5:] == ("roofline_batch", "floor_tpot_ms", "mbu", "run", "partial")
+    # The run id and the partial flag come after them, then the workload columns (each group
+    # appended, so older columns keep their place).
+    at = SUMMARY_COLUMNS.index("roofline_batch")
+    assert SUMMARY_COLUMNS[at : at + 5] == (
+        "roofline_batch",
+        "floor_tpot_ms",
+        "mbu",
+        "run",
+        "partial",
+    )
+    assert SUMMARY_COLUMNS[at + 5] == "ttfo_ms"
     _file(tmp_path, "a_rateinf_conc4.json", roofline_block(REFERENCE, 4, "concurrency", 19.7))
     _file(tmp_path, "b_rateinf_conc4.json", None)  # a run that chose no GPU
     _file(tmp_path, "c_rateinf_conc4.json", {"gpu": "rtx3090"})  # phase-1 profile dict

@@ -67,7 +67,8 @@ def gil_hog() -> Iterator[None]:
     """A thread in the client's process that holds the interpreter lock in long C calls
     (sorting a big list does not release it): the client's loop then wakes late."""
     stop = threading.Event()
-    data = [((i * 7919) % 1_000_003) / 3.0 for i in range(3_000_000)]
+    # ~30-60 ms per sort: late wakeups well over the 20 ms the cause needs, a short test.
+    data = [((i * 7919) % 1_000_003) / 3.0 for i in range(300_000)]
 
     def hog() -> None:
         while not stop.is_set():
