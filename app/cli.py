@@ -58,7 +58,7 @@ def _gui_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["_worker"]:  # a load worker started by `sweep --workers N`, not for people
-        from app.bench.workers.child import main as worker_main
+        from app.bench.load.workers.child import main as worker_main
 
         return worker_main()
     if argv and argv[0] in COMMANDS:

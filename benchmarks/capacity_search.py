@@ -29,12 +29,12 @@ from tempfile import TemporaryDirectory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.bench.datasets import default_sharegpt_path, sample_sharegpt
-from app.bench.endpoint import resolve_endpoint
-from app.bench.search import RunMeasurement, SearchSettings, search
-from app.bench.search_run import run_search
-from app.bench.slo import evaluate, parse_slos
-from app.bench.sweep import PointSpec, SweepConfig, run_point
+from app.bench.capacity.search import RunMeasurement, SearchSettings, search
+from app.bench.capacity.search_run import run_search
+from app.bench.capacity.slo import evaluate, parse_slos
+from app.bench.datasets.prompts import default_sharegpt_path, sample_sharegpt
+from app.bench.http.endpoint import resolve_endpoint
+from app.bench.sweep.runner import PointSpec, SweepConfig, run_point
 from app.sim.config import SimConfig
 from app.sim.embedded import start_sim_process
 from app.sim.replay import percentile, replay

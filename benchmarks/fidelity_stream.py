@@ -56,9 +56,9 @@ VARIANTS = {
 
 
 def _records_ours(url: str, conc: int, total: int, tokens: int, tag: str, opts: dict) -> dict:
-    from app.bench.client import make_client, run, warm_pool
-    from app.bench.endpoint import resolve_endpoint
-    from app.bench.stream import RequestSpec, send_request
+    from app.bench.http.client import make_client, run, warm_pool
+    from app.bench.http.endpoint import resolve_endpoint
+    from app.bench.http.stream import RequestSpec, send_request
 
     resolved = resolve_endpoint(url, None, "chat", model="bench")
 
@@ -174,7 +174,7 @@ def _records_aiohttp_loop(url: str, conc: int, total: int, tokens: int, tag: str
     blank lines, json.loads, a perf_counter reading per message with choices."""
     import aiohttp
 
-    from app.bench.client import run
+    from app.bench.http.client import run
 
     async def main() -> tuple[list, float, float]:
         timeout = aiohttp.ClientTimeout(total=6 * 3600)

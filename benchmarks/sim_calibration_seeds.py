@@ -35,8 +35,8 @@ import sys
 import time
 from pathlib import Path
 
-from app.bench.datasets import default_sharegpt_path, sample_sharegpt
-from app.bench.tokens import estimate_tokens
+from app.bench.datasets.prompts import default_sharegpt_path, sample_sharegpt
+from app.bench.http.tokens import estimate_tokens
 from app.sim.config import SimConfig
 from app.sim.replay import ReplayResult, percentile, replay
 from app.sim.textgen import count_chat_tokens, count_tokens, request_seed

@@ -47,13 +47,13 @@ def _inproc(url: str, conc: int, total: int, tokens: int, tag: str) -> dict:
 
 
 def _workers(url: str, conc: int, total: int, tokens: int, tag: str, n: int, ray: bool) -> dict:
-    from app.bench.endpoint import resolve_endpoint
-    from app.bench.load import LoadState, arrival_offsets
-    from app.bench.stream import RequestSpec
-    from app.bench.workers.driver import run_workers
-    from app.bench.workers.local import LocalPool
-    from app.bench.workers.messages import WorkerJob
-    from app.bench.workers.plan import split_load
+    from app.bench.http.endpoint import resolve_endpoint
+    from app.bench.http.stream import RequestSpec
+    from app.bench.load.arrivals import LoadState, arrival_offsets
+    from app.bench.load.workers.driver import run_workers
+    from app.bench.load.workers.local import LocalPool
+    from app.bench.load.workers.messages import WorkerJob
+    from app.bench.load.workers.plan import split_load
 
     resolved = resolve_endpoint(url, None, "chat", model="bench")
     specs = [RequestSpec("hi", 1, tokens, request_id=f"{tag}-{i}") for i in range(total)]
@@ -63,7 +63,7 @@ def _workers(url: str, conc: int, total: int, tokens: int, tag: str, n: int, ray
         for s in shares
     ]
     if ray:
-        from app.bench.workers.ray_pool import RayPool
+        from app.bench.load.workers.ray_pool import RayPool
 
         pool = RayPool("auto")
     else:

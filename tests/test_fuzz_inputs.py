@@ -16,15 +16,15 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from app import jsonfile
-from app.bench.datasets import (
+from app.bench.datasets.prompts import (
     DatasetError,
     load_prompts_file,
     sample_prompts_file,
     sample_sharegpt,
 )
-from app.bench.metrics import compute_point_metrics
-from app.bench.record import RequestRecord
-from app.bench.results import (
+from app.bench.http.record import RequestRecord
+from app.bench.metrics.point import compute_point_metrics
+from app.bench.results.files import (
     PointInfo,
     ResultFileError,
     build_result,
@@ -32,7 +32,7 @@ from app.bench.results import (
     read_points,
     sweep_csv_text,
 )
-from app.bench.serverstats import (
+from app.bench.serverstats.parse import (
     MetricsParseError,
     MetricsSample,
     parse_metrics,

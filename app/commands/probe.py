@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any
 
-from app.bench.endpoint import cleartext_warning
+from app.bench.http.endpoint import cleartext_warning
 from app.commands import flags
 from app.commands.credentials import (
     UsageError,
@@ -67,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _target(args: argparse.Namespace) -> dict[str, Any]:
-    from app.bench.endpoint import EndpointError, resolve_endpoint
+    from app.bench.http.endpoint import EndpointError, resolve_endpoint
 
     args.request_timeout = request_limit(args.request_timeout)
     headers = parse_headers(args.header)
@@ -92,7 +92,7 @@ def _target(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(str(exc)) from None
     tokenizer = None
     if args.tokenizer:
-        from app.bench.tokens import TokenCounter, TokenizerError
+        from app.bench.http.tokens import TokenCounter, TokenizerError
 
         try:
             tokenizer = TokenCounter(args.tokenizer)
@@ -110,9 +110,9 @@ def _target(args: argparse.Namespace) -> dict[str, Any]:
 async def _probe(args: argparse.Namespace, target: dict[str, Any], events: Any) -> Any:
     from dataclasses import replace
 
-    from app.bench.client import make_client
-    from app.bench.stream import RequestSpec, send_request
-    from app.bench.sweep import UnreachableError, fetch_first_model
+    from app.bench.http.client import make_client
+    from app.bench.http.stream import RequestSpec, send_request
+    from app.bench.sweep.runner import UnreachableError, fetch_first_model
 
     resolved = target["resolved"]
     if not resolved.model:
@@ -212,8 +212,8 @@ def _endpoint_info(resolved: Any) -> dict[str, Any]:
 
 
 def _report(record: Any) -> dict[str, Any]:
-    from app.bench.failures import fix_for
-    from app.bench.metrics import request_tpot, vllm_timings
+    from app.bench.http.failures import fix_for
+    from app.bench.metrics.point import request_tpot, vllm_timings
 
     out: dict[str, Any] = {
         "ok": record.ok,
@@ -298,11 +298,11 @@ def _print_text(report: dict[str, Any], resolved: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.bench.client import run as run_async
+    from app.bench.http.client import run as run_async
 
     events = None
     if args.events:
-        from app.bench.events import EventWriter
+        from app.bench.sweep.events import EventWriter
 
         events = EventWriter(sys.stdout)
     try:

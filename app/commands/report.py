@@ -10,14 +10,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.bench.knee import sweep_knees
-from app.bench.results import (
+from app.bench.capacity.knee import sweep_knees
+from app.bench.capacity.slo import point_verdict
+from app.bench.results.files import (
     PointResult,
     load_results_skipping,
     rate_label,
     write_sweep_csv,
 )
-from app.bench.slo import point_verdict
 
 # (header, row key, format) of the terminal table: the columns an engineer reads first.
 _TABLE = (
@@ -148,7 +148,7 @@ def knee_lines(points: list[PointResult]) -> list[str]:
 
 
 def _search_summaries(paths: list[str]) -> list[str]:
-    from app.bench.search_run import SEARCH_FILE
+    from app.bench.capacity.search_run import SEARCH_FILE
     from app.commands.search import format_search_table
 
     out = []

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.bench.search import SearchSettings
+from app.bench.capacity.search import SearchSettings
 from app.commands import flags
 from app.commands.credentials import UsageError
 from app.commands.sweep import add_arguments as add_sweep_arguments

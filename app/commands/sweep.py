@@ -15,26 +15,35 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from app.bench.client import DEFAULT_READ_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S
-from app.bench.datasets import DATASET_NAMES, DatasetError, DatasetOptions, HFVocab, get_samples
-from app.bench.endpoint import EndpointError, cleartext_warning, resolve_endpoint
-from app.bench.events import EventWriter
-from app.bench.metrics import (
+from app.bench.capacity.search import SearchSettings
+from app.bench.capacity.slo import parse_slos
+from app.bench.datasets.prompts import (
+    DATASET_NAMES,
+    DatasetError,
+    DatasetOptions,
+    HFVocab,
+    get_samples,
+)
+from app.bench.http.client import DEFAULT_READ_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S
+from app.bench.http.endpoint import EndpointError, cleartext_warning, resolve_endpoint
+from app.bench.http.tokens import TokenCounter, TokenizerError, estimate_tokens
+from app.bench.load.workers.pool import WorkerError
+from app.bench.metrics.point import (
     METRIC_TITLES,
     parse_goodput,
     parse_percentile_metrics,
     parse_percentiles,
 )
-from app.bench.results import (
+from app.bench.metrics.workload import workload_rows
+from app.bench.results.files import (
     PointResult,
     ensure_writable_dir,
     no_success_note,
     point_from_dict,
     result_files,
 )
-from app.bench.search import SearchSettings
-from app.bench.slo import parse_slos
-from app.bench.sweep import (
+from app.bench.sweep.events import EventWriter
+from app.bench.sweep.runner import (
     PointSpec,
     ResultExistsError,
     SweepConfig,
@@ -43,9 +52,6 @@ from app.bench.sweep import (
     fetch_first_model,
     run_sweep,
 )
-from app.bench.tokens import TokenCounter, TokenizerError, estimate_tokens
-from app.bench.workers.pool import WorkerError
-from app.bench.workload import workload_rows
 from app.commands import flags
 from app.commands.credentials import (
     UsageError,
@@ -745,7 +751,7 @@ async def _main(
             )
             config.roofline = None
     if search is not None:
-        from app.bench.search_run import run_search
+        from app.bench.capacity.search_run import run_search
 
         found, _, _ = await run_search(config, search, observers, cancel)
         return 130 if found.cancelled and not args.events else 0
@@ -836,7 +842,7 @@ def _run(
         if events:  # stdout carries the events; the table goes to stderr
             search_console.out = sys.stderr
         observers.append(search_console)
-    from app.bench.client import run as run_async
+    from app.bench.http.client import run as run_async
 
     try:
         return run_async(_main(args, config, observers, search))

@@ -8,8 +8,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from app.bench.results import PointResult, atomic_write_text
-from app.bench.search_run import SEARCH_FILE
+from app.bench.capacity.search_run import SEARCH_FILE
+from app.bench.results.files import PointResult, atomic_write_text
 from app.jsonfile import JSONProblem, loads
 from app.report.document import render
 from app.report.model import report_points

@@ -7,8 +7,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from app.bench.knee import Knee, sweep_knees
-from app.bench.slo import MAX_FAILED_SHARE, Verdict, point_verdict, recorded_slos
+from app.bench.capacity.knee import Knee, sweep_knees
+from app.bench.capacity.slo import MAX_FAILED_SHARE, Verdict, point_verdict, recorded_slos
 from app.report.model import ReportPoint, block, finite
 from app.report.svg import Rule, a, fmt_tick
 from app.report.text import text

@@ -1,7 +1,7 @@
 """Capacity on the knee curves: SLO lines, the search's boundary, the knee, and the why.
 
-The engine (app.bench.why) says why in English from a template key and parameters; the window
-translates the same templates here, so the sentence reads in the user's language with the
+The engine (app.bench.capacity.why) says why in English from a template key and parameters;
+the window translates the same templates here, so the sentence reads in the user's language with the
 measured figures filled in.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 
-from app.bench.knee import find_knee
+from app.bench.capacity.knee import find_knee
 from app.ui.live_plots import Series, SweepCurves, concurrency_value, rate_value, sweep_axis
 
 WHY_TEMPLATES: dict[str, str] = {
@@ -178,7 +178,8 @@ class Marks:
 
 
 def sweep_knees(points: Sequence[Mapping[str, Any]], axis: str) -> dict[str, float]:
-    """Knees of TPOT p99 and TTFT p99 over a run's finished points (Kneedle, app.bench.knee)."""
+    """Knees of TPOT p99 and TTFT p99 over a run's finished points (Kneedle,
+    app.bench.capacity.knee)."""
     key = "request_rate" if axis == "rate" else "max_concurrency"
     to_value = rate_value if axis == "rate" else concurrency_value
     full = [

@@ -1,6 +1,6 @@
 """Per-point distributions: TTFT / TPOT / ITL / E2EL histograms or CDFs, overlaid across points
 and runs, and per-request scatters (TTFT vs prompt tokens, E2E vs output tokens) with failed
-requests in their own colour. Fed with RequestSamples (app.bench.request_samples)."""
+requests in their own colour. Fed with RequestSamples (app.bench.results.request_samples)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from app.bench.request_samples import RequestSamples
+from app.bench.results.request_samples import RequestSamples
 from app.ui.live_plots import PALETTE, log_ticks, make_plot
 
 METRICS = ("ttft", "tpot", "itl", "e2el")

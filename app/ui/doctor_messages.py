@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from app.bench.doctor_report import VERBATIM, Check, Msg
+from app.bench.doctor.report import VERBATIM, Check, Msg
 
 CONTEXT = "DoctorMessages"
 
@@ -12,7 +12,7 @@ CONTEXT = "DoctorMessages"
 # A template the engine uses and this list lacks is shown in English (a test catches it).
 TEMPLATES: frozenset[str] = frozenset(
     (
-        # The engine's sentences and phrases (app/bench/doctor*.py).
+        # The engine's sentences and phrases (app/bench/doctor/).
         QT_TRANSLATE_NOOP("DoctorMessages", "POST {url} got no answer, so the path is unconfirmed"),
         QT_TRANSLATE_NOOP("DoctorMessages", "POST {url}: {error}"),
         QT_TRANSLATE_NOOP("DoctorMessages", "{title} for {host}: {message}"),
@@ -218,7 +218,7 @@ TEMPLATES: frozenset[str] = frozenset(
             "Use --backend {backend} --endpoint {endpoint} (in the window: API {other}); chat and "
             "completions are separate endpoints and a server may serve only one.",
         ),
-        # The failure taxonomy's titles and fix sentences (app/bench/failures.py).
+        # The failure taxonomy's titles and fix sentences (app/bench/http/failures.py).
         QT_TRANSLATE_NOOP("DoctorMessages", "host name not found"),
         QT_TRANSLATE_NOOP(
             "DoctorMessages",

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.bench.doctor import CHECK_IDS, Check, DoctorReport, DoctorTarget, diagnose
+from app.bench.doctor.run import CHECK_IDS, Check, DoctorReport, DoctorTarget, diagnose
 from app.ui.doctor_messages import translate_check
 from app.ui.retranslate import Message, TextSource, is_language_change
 

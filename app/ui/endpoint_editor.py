@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.bench.endpoint import cleartext_host, header_problem, key_problem
+from app.bench.http.endpoint import cleartext_host, header_problem, key_problem
 from app.profiles import (
     APIS,
     SIMULATOR_NAME,
@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 
 def models_url(base_url: str) -> str:
     """The /v1/models URL for a base URL, through the engine's own URL rules."""
-    from app.bench.endpoint import resolve_endpoint
+    from app.bench.http.endpoint import resolve_endpoint
 
     return resolve_endpoint(base_url).models_url
 
@@ -53,7 +53,7 @@ async def list_models(
     base_url: str, api_key: str, headers: dict[str, str], verify_tls: bool
 ) -> list[str]:
     """Model ids from GET /v1/models; raises ValueError with one readable sentence."""
-    from app.bench.endpoint import EndpointError, auth_headers
+    from app.bench.http.endpoint import EndpointError, auth_headers
 
     try:
         url = models_url(base_url)

@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
-from app.bench.failures import fix_for, title_for
+from app.bench.http.failures import fix_for, title_for
 from app.ui.doctor_messages import translate_template
 
 

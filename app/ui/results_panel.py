@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.bench.request_samples import request_samples
-from app.bench.results import NOT_POINT_FILES, PointResult, ResultFileError, read_points
+from app.bench.results.files import NOT_POINT_FILES, PointResult, ResultFileError, read_points
+from app.bench.results.request_samples import request_samples
 from app.roofline.catalog import CatalogError, get_gpu
 from app.ui.app_setup import settings
 from app.ui.capacity_view import (

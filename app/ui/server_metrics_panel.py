@@ -23,7 +23,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Property, QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from app.bench.serverstats import MetricsSample, MetricsScraper
+from app.bench.serverstats.parse import MetricsSample, MetricsScraper
 from app.ui.live_plots import (
     PALETTE,
     RingBuffer,
@@ -408,7 +408,7 @@ class ServerMetricsPanel(QWidget):
     def start(self, target: Any, interval_s: float | None = None) -> None:
         """Watch `target`'s /metrics (on a thread of its own) until stop(): every 2 s idle,
         every 0.25 s while set_running(True); `interval_s` fixes both (tests)."""
-        from app.bench.endpoint import resolve_endpoint
+        from app.bench.http.endpoint import resolve_endpoint
 
         if self._scraper is not None:
             self.stop()

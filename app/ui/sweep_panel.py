@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.bench.request_samples import RequestSamples, request_samples
+from app.bench.results.request_samples import RequestSamples, request_samples
 from app.paths import resources_dir
 from app.profiles import Target
 from app.ui.capacity_view import (

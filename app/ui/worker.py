@@ -27,8 +27,8 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from app.bench import events
-from app.bench.events import EventError
+from app.bench.sweep import events
+from app.bench.sweep.events import EventError
 from app.paths import cli_command
 from app.profiles import Target
 

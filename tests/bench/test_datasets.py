@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from app.bench.datasets import (
+from app.bench.datasets.prompts import (
     DatasetError,
     DatasetOptions,
     default_sharegpt_path,

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from app.bench.doctor import (
+from app.bench.doctor.run import (
     CHECK_IDS,
     Check,
     DoctorReport,
@@ -25,7 +25,7 @@ from app.bench.doctor import (
     key_problems,
     redact_key,
 )
-from app.bench.endpoint import EndpointError
+from app.bench.http.endpoint import EndpointError
 from app.sim.config import SimConfig
 from app.sim.embedded import RunningSim, start_sim_thread
 

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from app.bench.doctor import CHECK_IDS, DoctorReport, DoctorTarget, diagnose
+from app.bench.doctor.run import CHECK_IDS, DoctorReport, DoctorTarget, diagnose
 
 MODEL = "m"
 CHOICE = {"id": "x", "choices": [{"index": 0, "message": {"content": "OK"}, "text": "OK"}]}

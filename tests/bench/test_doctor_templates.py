@@ -6,8 +6,8 @@ import asyncio
 import socket
 from collections.abc import Callable
 
-from app.bench.doctor import CHECK_IDS, Check, DoctorReport, DoctorTarget, Msg, diagnose
-from app.bench.doctor_report import LIST_SEPARATOR, msg, verbatim
+from app.bench.doctor.report import LIST_SEPARATOR, msg, verbatim
+from app.bench.doctor.run import CHECK_IDS, Check, DoctorReport, DoctorTarget, Msg, diagnose
 from app.sim.embedded import RunningSim
 
 KEY = "sk-tpot-right-key-0123456789abcd"

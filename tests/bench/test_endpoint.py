@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.bench.endpoint import (
+from app.bench.http.endpoint import (
     EndpointError,
     auth_headers,
     normalize_api,

@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from app.bench.doctor_paths import path_check
-from app.bench.endpoint import CORRECTIONS, resolve_endpoint
+from app.bench.doctor.paths import path_check
+from app.bench.http.endpoint import CORRECTIONS, resolve_endpoint
 
 
 @pytest.mark.parametrize(

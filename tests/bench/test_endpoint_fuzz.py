@@ -10,7 +10,7 @@ import httpx
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from app.bench.endpoint import (
+from app.bench.http.endpoint import (
     EndpointError,
     auth_headers,
     header_problem,

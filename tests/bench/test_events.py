@@ -13,8 +13,8 @@ import time
 import pytest
 
 from app import __version__
-from app.bench.events import EventError, EventWriter, parse_event
-from app.bench.sweep import plan_points
+from app.bench.sweep.events import EventError, EventWriter, parse_event
+from app.bench.sweep.runner import plan_points
 
 
 def lines(buffer: io.StringIO) -> list[dict]:
@@ -120,7 +120,8 @@ def test_engine_modules_import_without_qt() -> None:
     import sys
 
     code = (
-        "import sys, app.bench.sweep, app.bench.results, app.bench.events, app.commands.sweep, "
+        "import sys, app.bench.sweep.runner, app.bench.results.files, app.bench.sweep.events, "
+        "app.commands.sweep, "
         "app.commands.report; print([m for m in sys.modules if m.startswith(('PySide6', 'qasync', "
         "'pyqtgraph'))])"
     )
@@ -233,7 +234,7 @@ def test_background_writer_merges_only_adjacent_token_batches() -> None:
     assert len(events) <= 4  # the piled-up token batches went out as one line
     writer.tokens(1, [0.5], [2.0])  # after close: written directly, still in order
     assert lines(out)[-1] == {"type": "tokens", "point": 1, "t_s": [0.5], "itl_ms": [2.0]}
-    from app.bench.events import _coalesce
+    from app.bench.sweep.events import _coalesce
 
     merged = _coalesce(
         [

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.bench.failures import KINDS
+from app.bench.http.failures import KINDS
 from app.cli import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -171,9 +171,9 @@ def test_doctor_ends_on_a_drip_with_its_request_timeout(capsys, hostile) -> None
 def test_an_inflating_body_stops_at_the_decoded_size_cap(hostile, transport) -> None:
     import asyncio
 
-    from app.bench.client import make_client
-    from app.bench.endpoint import resolve_endpoint
-    from app.bench.stream import RequestSpec, send_request
+    from app.bench.http.client import make_client
+    from app.bench.http.endpoint import resolve_endpoint
+    from app.bench.http.stream import RequestSpec, send_request
 
     resolved = resolve_endpoint(hostile.url("inflate-events"), None, "chat", model="m")
 
@@ -193,7 +193,7 @@ def test_an_inflating_body_stops_at_the_decoded_size_cap(hostile, transport) -> 
 def test_a_dripping_metrics_page_is_skipped_at_the_deadline(hostile) -> None:
     import asyncio
 
-    from app.bench.serverstats import MetricsScraper
+    from app.bench.serverstats.parse import MetricsScraper
 
     async def go() -> MetricsScraper:
         scraper = MetricsScraper(hostile.url("drip") + "/metrics", request_timeout_s=0.5)

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from app.bench.client import make_client
-from app.bench.endpoint import resolve_endpoint
-from app.bench.record import RequestRecord
-from app.bench.stream import RequestSpec, send_request
+from app.bench.http.client import make_client
+from app.bench.http.endpoint import resolve_endpoint
+from app.bench.http.record import RequestRecord
+from app.bench.http.stream import RequestSpec, send_request
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from hostile_server import HostileServer

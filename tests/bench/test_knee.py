@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from app.bench.knee import find_knee
+from app.bench.capacity.knee import find_knee
 
 LOADS = [1, 2, 4, 8, 16, 32, 64, 128]
 

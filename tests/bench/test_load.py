@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from app.bench.load import arrival_offsets, run_load, run_warmups
-from app.bench.record import RequestRecord
+from app.bench.http.record import RequestRecord
+from app.bench.load.arrivals import arrival_offsets, run_load, run_warmups
 
 
 def test_seeded_poisson_schedule_is_reproducible_and_ends_at_n_over_rate() -> None:

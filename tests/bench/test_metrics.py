@@ -2,7 +2,8 @@
 
 import pytest
 
-from app.bench.metrics import (
+from app.bench.http.record import RequestRecord
+from app.bench.metrics.point import (
     Stats,
     compute_point_metrics,
     parse_goodput,
@@ -11,7 +12,6 @@ from app.bench.metrics import (
     percentile_word,
     vllm_timings,
 )
-from app.bench.record import RequestRecord
 
 MS = 1_000_000  # nanoseconds per millisecond
 

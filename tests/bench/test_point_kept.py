@@ -14,10 +14,10 @@ from typing import Any, ClassVar
 
 import pytest
 
-from app.bench.datasets import SampleRequest
-from app.bench.endpoint import resolve_endpoint
-from app.bench.results import load_result, read_points
-from app.bench.sweep import ResultExistsError, SweepConfig, run_sweep
+from app.bench.datasets.prompts import SampleRequest
+from app.bench.http.endpoint import resolve_endpoint
+from app.bench.results.files import load_result, read_points
+from app.bench.sweep.runner import ResultExistsError, SweepConfig, run_sweep
 
 USAGE = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
 STREAM = [

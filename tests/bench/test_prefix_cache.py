@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.bench.prefix_cache import hit_rate, is_loopback, stale_cache_warning
-from app.bench.serverstats import parse_metrics, summarize
+from app.bench.serverstats.parse import parse_metrics, summarize
+from app.bench.sweep.prefix_cache import hit_rate, is_loopback, stale_cache_warning
 
 PAGE = """# TYPE vllm:prefix_cache_queries counter
 vllm:prefix_cache_queries_total{{model_name="m"}} {queries}

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from app.bench.events import parse_event
+from app.bench.sweep.events import parse_event
 from app.cli import main
 
 

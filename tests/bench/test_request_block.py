@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from app.bench.datasets import SampleRequest
-from app.bench.request_block import ITL_EDGES_MS, itl_histogram
-from app.bench.request_samples import request_samples
-from app.bench.sweep import run_sweep
+from app.bench.datasets.prompts import SampleRequest
+from app.bench.results.request_block import ITL_EDGES_MS, itl_histogram
+from app.bench.results.request_samples import request_samples
+from app.bench.sweep.runner import run_sweep
 from tests.bench.test_sweep import CraftedHandler, QuietServer, Recorder, config_for
 
 

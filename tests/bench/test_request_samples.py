@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.bench.request_samples import request_samples
+from app.bench.results.request_samples import request_samples
 
 
 def test_failed_requests_placeholders_stay_out_of_the_distributions() -> None:

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from app import __version__
-from app.bench.metrics import compute_point_metrics
-from app.bench.record import RequestRecord
-from app.bench.results import (
+from app.bench.http.record import RequestRecord
+from app.bench.metrics.point import compute_point_metrics
+from app.bench.results.files import (
     PointInfo,
     ResultFileError,
     atomic_write_text,

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from app.bench.events import parse_event
-from app.bench.load import LoadOutcome
-from app.bench.record import RequestRecord
-from app.bench.results import (
+from app.bench.http.record import RequestRecord
+from app.bench.load.arrivals import LoadOutcome
+from app.bench.results.files import (
     SUMMARY_COLUMNS,
     load_result,
     load_results,
@@ -23,7 +22,8 @@ from app.bench.results import (
     sweep_csv_text,
     write_point_json,
 )
-from app.bench.sweep import PointSpec, check_roofline, roofline_batch
+from app.bench.sweep.events import parse_event
+from app.bench.sweep.runner import PointSpec, check_roofline, roofline_batch
 from app.commands.report import format_table
 
 REFERENCE = {

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from formula_server import FormulaServer, capacity, tpot_ms
 
-from app.bench.datasets import SampleRequest
-from app.bench.endpoint import resolve_endpoint
-from app.bench.results import load_results
-from app.bench.search import SearchSettings
-from app.bench.search_run import SEARCH_FILE, run_search
-from app.bench.slo import parse_slos
-from app.bench.sweep import SweepConfig
+from app.bench.capacity.search import SearchSettings
+from app.bench.capacity.search_run import SEARCH_FILE, run_search
+from app.bench.capacity.slo import parse_slos
+from app.bench.datasets.prompts import SampleRequest
+from app.bench.http.endpoint import resolve_endpoint
+from app.bench.results.files import load_results
+from app.bench.sweep.runner import SweepConfig
 
 
 @pytest.fixture

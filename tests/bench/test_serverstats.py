@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from app.bench.serverstats import (
+from app.bench.serverstats.parse import (
     KVCapacity,
     MetricsParseError,
     MetricsSample,
@@ -409,7 +409,7 @@ def test_engine_modules_do_not_import_qt() -> None:
     import sys
 
     code = (
-        "import sys, app.bench.serverstats, app.bench.doctor, app.commands.doctor; "
+        "import sys, app.bench.serverstats.parse, app.bench.doctor.run, app.commands.doctor; "
         "print([m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'qasync')])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.bench.early_stop import EarlyStop, over_needed
-from app.bench.slo import SLO, SLOSet, evaluate, parse_slo, parse_slos
+from app.bench.capacity.slo import SLO, SLOSet, evaluate, parse_slo, parse_slos
+from app.bench.sweep.early_stop import EarlyStop, over_needed
 
 
 def test_parse_slo_forms() -> None:

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.bench.sse import SSEDecoder, SSEError, SSEOversizedError, decode_data, parse_sse
+from app.bench.http.sse import SSEDecoder, SSEError, SSEOversizedError, decode_data, parse_sse
 
 STREAM = (
     b'data: {"choices":[{"delta":{"content":"A"}}]}\n\n'

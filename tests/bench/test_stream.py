@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 import httpx
 import pytest
 
-from app.bench.client import make_client, warm_pool
-from app.bench.endpoint import resolve_endpoint
-from app.bench.failures import KINDS, classify_exception, fix_for, kind_for_status
-from app.bench.record import RequestRecord
-from app.bench.stream import RequestSpec, build_body, send_request
-from app.bench.tokens import TokenCounter, TokenizerError, estimate_tokens
+from app.bench.http.client import make_client, warm_pool
+from app.bench.http.endpoint import resolve_endpoint
+from app.bench.http.failures import KINDS, classify_exception, fix_for, kind_for_status
+from app.bench.http.record import RequestRecord
+from app.bench.http.stream import RequestSpec, build_body, send_request
+from app.bench.http.tokens import TokenCounter, TokenizerError, estimate_tokens
 
 MS = 1_000_000
 T0 = 1_000 * MS  # the scripted clock at the moment of sending
@@ -554,7 +554,7 @@ def test_json_followed_by_junk_is_malformed(server):
 def test_aiohttp_transport_streams_through_aiohttp_directly(server):
     # The per-chunk fast path depends on httpx-aiohttp internals; if they change, the
     # fallback still works but costs a third more CPU per chunk: this test says so.
-    from app.bench.stream import _reader
+    from app.bench.http.stream import _reader
 
     server.script = Script([(5, sse(chat("a", "stop")) + b"data: [DONE]\n\n")])
     request = httpx.Request("GET", server.base_url + "/v1/chat/completions")

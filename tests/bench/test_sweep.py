@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from app.bench.datasets import SampleRequest
-from app.bench.endpoint import resolve_endpoint
-from app.bench.results import load_result
-from app.bench.sweep import SweepConfig, plan_points, run_sweep
+from app.bench.datasets.prompts import SampleRequest
+from app.bench.http.endpoint import resolve_endpoint
+from app.bench.results.files import load_result
+from app.bench.sweep.runner import SweepConfig, plan_points, run_sweep
 
 # (delay before the message in seconds, SSE payload): a role-only opening delta, then three
 # content chunks that carry 5 tokens between them, a usage-only message and [DONE].

@@ -15,8 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.bench.events import parse_event
-from app.bench.results import load_result, load_results
+from app.bench.results.files import load_result, load_results
+from app.bench.sweep.events import parse_event
 
 # The keys `vllm bench serve --save-result` writes (vllm/benchmarks/serve.py, default metrics).
 VLLM_KEYS = {

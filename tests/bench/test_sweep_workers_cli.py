@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.bench.events import parse_event
+from app.bench.sweep.events import parse_event
 from app.sim.embedded import RunningSim
 
 

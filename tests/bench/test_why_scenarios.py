@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from app.bench.datasets import sample_random
-from app.bench.endpoint import resolve_endpoint
-from app.bench.sweep import PointSpec, SweepConfig, check_roofline, run_point
-from app.bench.why import explain
+from app.bench.capacity.why import explain
+from app.bench.datasets.prompts import sample_random
+from app.bench.http.endpoint import resolve_endpoint
+from app.bench.sweep.runner import PointSpec, SweepConfig, check_roofline, run_point
 from app.sim.embedded import start_sim_process
 
 ROOFLINE = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "bf16"}
@@ -34,7 +34,7 @@ def measure(
     requests: int,
     during: Any = None,
 ) -> dict[str, Any]:
-    from app.bench.slo import parse_slos
+    from app.bench.capacity.slo import parse_slos
 
     with start_sim_process(sim_args) as sim:
         config = SweepConfig(
@@ -139,7 +139,7 @@ def test_client_bound(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("key", ["kv", "queue", "bandwidth", "compute", "chunked_prefill"])
 def test_templates_render(key: str) -> None:
-    from app.bench.why import TEMPLATES
+    from app.bench.capacity.why import TEMPLATES
 
     assert "{" in TEMPLATES[key]  # every sentence carries its evidence
 

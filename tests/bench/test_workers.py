@@ -11,23 +11,23 @@ from collections.abc import Sequence
 
 import pytest
 
-from app.bench.endpoint import resolve_endpoint
-from app.bench.load import LoadState, arrival_offsets, run_load
-from app.bench.metrics import compute_point_metrics
-from app.bench.record import RequestRecord
-from app.bench.stream import RequestSpec
-from app.bench.workers.driver import BARRIER_LEAD_S, run_workers
-from app.bench.workers.local import LocalPool
-from app.bench.workers.merge import WORKER_LOST, shift_record
-from app.bench.workers.messages import (
+from app.bench.http.endpoint import resolve_endpoint
+from app.bench.http.record import RequestRecord
+from app.bench.http.stream import RequestSpec
+from app.bench.load.arrivals import LoadState, arrival_offsets, run_load
+from app.bench.load.workers.driver import BARRIER_LEAD_S, run_workers
+from app.bench.load.workers.local import LocalPool
+from app.bench.load.workers.merge import WORKER_LOST, shift_record
+from app.bench.load.workers.messages import (
     WorkerFinished,
     WorkerJob,
     WorkerMessage,
     WorkerReady,
     WorkerRecord,
 )
-from app.bench.workers.plan import split_concurrency, split_load
-from app.bench.workers.pool import ClockOffset
+from app.bench.load.workers.plan import split_concurrency, split_load
+from app.bench.load.workers.pool import ClockOffset
+from app.bench.metrics.point import compute_point_metrics
 from app.sim.embedded import RunningSim
 
 MODEL = "qwen2.5-7b"
@@ -109,7 +109,7 @@ def test_merging_workers_gives_the_single_process_summary(sim: RunningSim) -> No
     async def single() -> tuple[list[RequestRecord], int, float]:
         import httpx
 
-        from app.bench.stream import send_request
+        from app.bench.http.stream import send_request
 
         async with httpx.AsyncClient() as http:
 

@@ -9,12 +9,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.bench.endpoint import resolve_endpoint
-from app.bench.load import LoadState, arrival_offsets
-from app.bench.stream import RequestSpec
-from app.bench.workers.driver import run_workers
-from app.bench.workers.messages import WorkerJob
-from app.bench.workers.plan import split_load
+from app.bench.http.endpoint import resolve_endpoint
+from app.bench.http.stream import RequestSpec
+from app.bench.load.arrivals import LoadState, arrival_offsets
+from app.bench.load.workers.driver import run_workers
+from app.bench.load.workers.messages import WorkerJob
+from app.bench.load.workers.plan import split_load
 from app.sim.embedded import RunningSim
 
 ray = pytest.importorskip(
@@ -46,7 +46,7 @@ def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 @pytest.mark.timeout(300)
 def test_two_ray_actors_send_every_request_once(local_cluster: None, sim: RunningSim) -> None:
-    from app.bench.workers.ray_pool import RayPool
+    from app.bench.load.workers.ray_pool import RayPool
 
     resolved = resolve_endpoint(sim.base_url, api="chat", model="qwen2.5-7b")
     specs = [

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from app.bench.datasets import sample_prefix
-from app.bench.results import load_result
+from app.bench.datasets.prompts import sample_prefix
+from app.bench.results.files import load_result
 
 
 def _sweep(base_url: str, out: Path, *extra: str) -> tuple[dict, str]:

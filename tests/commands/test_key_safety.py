@@ -15,10 +15,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from app.bench.doctor import CHECK_IDS, DoctorTarget, diagnose
-from app.bench.doctor_keys import auth_check
-from app.bench.doctor_probe import Probe
-from app.bench.endpoint import cleartext_host, is_loopback_host
+from app.bench.doctor.keys import auth_check
+from app.bench.doctor.probe import Probe
+from app.bench.doctor.run import CHECK_IDS, DoctorTarget, diagnose
+from app.bench.http.endpoint import cleartext_host, is_loopback_host
 from app.cli import main
 
 KEY = "sk-tpot-right-key-0123456789abcd"
@@ -191,7 +191,7 @@ def test_cleartext_host_needs_http_a_key_and_another_computer() -> None:
 def no_network(monkeypatch):
     """The requests themselves are stubbed: a host other than 127.0.0.1 must not be contacted
     from the tests, and the warning is printed before anything is sent."""
-    import app.bench.client
+    import app.bench.http.client
 
     calls: list[object] = []
 
@@ -204,7 +204,7 @@ def no_network(monkeypatch):
         calls.append(coro)
         return NotSent("not sent (test)")
 
-    monkeypatch.setattr(app.bench.client, "run", stub)
+    monkeypatch.setattr(app.bench.http.client, "run", stub)
     monkeypatch.setenv("TPOTBENCH_CONFIG_DIR", "/nonexistent-tpotbench-test")
     for name in ("OPENAI_API_KEY", "API_KEY"):
         monkeypatch.delenv(name, raising=False)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
-from app.bench import why as engine_why
+from app.bench.capacity import why as engine_why
 from app.profiles import Target
 from app.ui.capacity_view import (
     ESTIMATE,

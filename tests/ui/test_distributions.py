@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Qt
 
-from app.bench.request_samples import RequestSamples
+from app.bench.results.request_samples import RequestSamples
 from app.ui.distributions import DistributionsView
 from tests.ui.test_sweep_panel import _panel
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from pytestqt.qtbot import QtBot
 
-from app.bench.doctor import CHECK_IDS
+from app.bench.doctor.run import CHECK_IDS
 from app.profiles import Target
 from app.sim.embedded import RunningSim
 from app.ui.doctor_panel import DoctorPanel

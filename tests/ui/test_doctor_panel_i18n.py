@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.bench.doctor import CHECK_IDS
+from app.bench.doctor.run import CHECK_IDS
 from app.profiles import Target
 from app.sim.embedded import RunningSim
 from app.ui.app_setup_i18n import Translations

@@ -17,10 +17,11 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 import app.bench
-from app.bench import doctor_keys, failures
-from app.bench.doctor import CHECK_IDS, DoctorReport, DoctorTarget, Msg, diagnose
-from app.bench.doctor_report import LIST_SEPARATOR, PROFILE_SOURCE, VERBATIM
-from app.bench.serverstats import SERVER_LABELS
+from app.bench.doctor import keys as doctor_keys
+from app.bench.doctor.report import LIST_SEPARATOR, PROFILE_SOURCE, VERBATIM
+from app.bench.doctor.run import CHECK_IDS, DoctorReport, DoctorTarget, Msg, diagnose
+from app.bench.http import failures
+from app.bench.serverstats.parse import SERVER_LABELS
 from app.profiles import Target
 from app.sim.embedded import RunningSim
 from app.ui.app_setup_i18n import Translations
@@ -28,7 +29,7 @@ from app.ui.doctor_messages import CONTEXT, TEMPLATES, translate_check
 from app.ui.doctor_panel import DoctorPanel
 
 KEY = "sk-tpot-right-key-0123456789abcd"
-ENGINE = sorted(Path(app.bench.__file__).parent.glob("doctor*.py"))
+ENGINE = sorted((Path(app.bench.__file__).parent / "doctor").glob("*.py"))
 # Where a template is not a literal, it comes from one of these tables (each checked below).
 DYNAMIC = ("failures.fix_for(", "failures.title_for(", "SERVER_LABELS[", "PROFILE_SOURCE", "_WS_")
 SAME_IN_CHINESE = {"SGLang", "Text Generation Inference"}  # product names

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.bench.results import load_results
+from app.bench.results.files import load_results
 from app.profiles import Target
 from app.ui.exports import TABLE_COLUMNS
 from app.ui.results_panel import ResultsPanel

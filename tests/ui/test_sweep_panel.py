@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QTranslator
 
-from app.bench.results import load_result
+from app.bench.results.files import load_result
 from app.paths import resources_dir
 from app.profiles import Target
 from app.ui.exports import TABLE_COLUMNS

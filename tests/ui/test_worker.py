@@ -11,7 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from app.bench.events import EventError
+from app.bench.sweep.events import EventError
 from app.profiles import Target
 from app.ui.worker import KEY_ENV, SweepSpec, SweepWorker, build_sweep_argv, parse_event
 

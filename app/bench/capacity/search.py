@@ -1,0 +1,325 @@
+"""Capacity search: the highest load (concurrency or request rate) that meets every SLO.
+
+Growth then bisection. The load starts at `start` and is multiplied by `growth` until a value
+fails (or `maximum` passes); the boundary then lies between the highest pass and the lowest
+fail, and bisection halves that interval until it is no wider than `resolution`. Failing
+points stop early once their failure is proven (app.bench.sweep.early_stop), so the points above the
+boundary cost little. The search assumes that a higher load never does better; it checks that
+by measuring one growth step above the first failure (cheap: it fails early) and reports any
+pass above a fail instead of hiding it.
+
+With `runs` > 1 every value is measured that many times; per SLO the mean, its 95 % interval
+and the coefficient of variation are kept, and a value passes only if the interval's upper end
+meets the limit, fails if the mean misses it, and is `marginal` otherwise (counted as a fail:
+capacity is what can be promised). A run that stopped early is a proven fail and ends the value.
+
+The driver only knows a `measure(value, run, num_requests)` coroutine: the real one runs a
+sweep point (app.bench.capacity.search_run), tests use the virtual-time replay engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.bench.capacity.repeats import Repeated
+
+OVER = ("concurrency", "rate")
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    over: str = "concurrency"
+    start: float = 1.0
+    maximum: float = 256.0
+    growth: float = 2.0
+    resolution: float = 1.0
+    relative_resolution: bool = False  # resolution as a fraction of the highest pass
+    runs: int = 1
+    num_prompts: int = 200  # the most requests a point sends (experiment B's count)
+    min_prompts: int = 64
+    prompts_per_unit: float = 8.0  # requests per unit of load (rounds of the batch); 0 = fixed
+    early_stop: bool = True
+    check_above: bool = True
+
+    def validate(self) -> None:
+        """ValueError with a one-line message for an impossible setting."""
+        if self.over not in OVER:
+            raise ValueError(f"--over must be concurrency or rate, not {self.over!r}")
+        if not self.start > 0 or not self.maximum >= self.start:
+            raise ValueError("--start must be > 0 and no more than --max")
+        if self.over == "concurrency" and (self.start != int(self.start) or self.maximum < 1):
+            raise ValueError("--start and --max are whole numbers for --over concurrency")
+        if not self.growth > 1:
+            raise ValueError("--growth must be greater than 1")
+        if not self.resolution > 0:
+            raise ValueError("--resolution must be greater than 0")
+        if self.runs < 1:
+            raise ValueError("--runs must be at least 1")
+        if self.num_prompts < 1 or self.min_prompts < 1 or self.prompts_per_unit < 0:
+            raise ValueError("--num-prompts and --min-prompts must be >= 1")
+
+    def requests_for(self, value: float) -> int:
+        """Requests at one load value: `prompts_per_unit` per unit of load (so every point
+        runs about as many batch rounds, or seconds of arrivals), within the min and the cap."""
+        if self.prompts_per_unit <= 0:
+            return self.num_prompts
+        wanted = math.ceil(self.prompts_per_unit * value)
+        return max(1, min(self.num_prompts, max(self.min_prompts, wanted)))
+
+    def width(self, low: float) -> float:
+        return self.resolution * low if self.relative_resolution else self.resolution
+
+    def norm(self, value: float) -> float:
+        return float(round(value)) if self.over == "concurrency" else round(value, 6)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass
+class RunMeasurement:
+    """One run of one load value, as the measure function reports it."""
+
+    value: float
+    run: int
+    passed: bool
+    checks: list[dict[str, Any]]
+    measuring_s: float
+    num_requests: int
+    early_stop: str | None = None
+    path: str | None = None
+    result: dict[str, Any] | None = field(default=None, repr=False)
+
+    def figures(self) -> dict[str, float]:
+        """check label -> measured figure (ms for statistics, a share for the others)."""
+        out = {}
+        for check in self.checks:
+            value = check.get("value_ms", check.get("value"))
+            if isinstance(value, int | float):
+                out[check["slo"]] = float(value)
+        return out
+
+
+@dataclass
+class ValueOutcome:
+    """A load value over its runs: the decision and, per check, the repeated figure."""
+
+    value: float
+    runs: list[RunMeasurement]
+    decision: str  # 'pass' | 'fail' | 'marginal'
+    failed: list[str]
+    figures: dict[str, Repeated]
+    phase: str  # 'grow' | 'bisect' | 'check'
+
+    @property
+    def passed(self) -> bool:
+        return self.decision == "pass"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "phase": self.phase,
+            "decision": self.decision,
+            "failed": self.failed,
+            "figures": {k: v.to_dict() for k, v in self.figures.items()},
+            "runs": [
+                {
+                    "run": r.run,
+                    "passed": r.passed,
+                    "num_requests": r.num_requests,
+                    "measuring_s": round(r.measuring_s, 3),
+                    "early_stop": r.early_stop,
+                    "path": r.path,
+                    "checks": r.checks,
+                }
+                for r in self.runs
+            ],
+        }
+
+
+def decide(runs: list[RunMeasurement]) -> tuple[str, list[str], dict[str, Repeated]]:
+    """Pass / fail / marginal for one value from its runs, with the failing checks."""
+    figures: dict[str, Repeated] = {}
+    limits: dict[str, tuple[float, bool]] = {}  # label -> (limit, higher is better)
+    for run in runs:
+        for check in run.checks:
+            if "limit_ms" in check:
+                limits[check["slo"]] = (float(check["limit_ms"]), False)
+            elif "limit" in check:
+                limits[check["slo"]] = (float(check["limit"]), check["kind"] == "good_share")
+    for label in limits:
+        values = [r.figures()[label] for r in runs if label in r.figures()]
+        if values:
+            figures[label] = Repeated.of(values)
+    if any(r.early_stop for r in runs):
+        failed = sorted({label for r in runs if not r.passed for label in _failed(r)})
+        return "fail", failed, figures
+    if len(runs) == 1:
+        return ("pass" if runs[0].passed else "fail"), _failed(runs[0]), figures
+    decision, failed = "pass", []
+    for label, (limit, higher_better) in limits.items():
+        rep = figures.get(label)
+        if rep is None:  # never measured (nothing finished): not shown to meet it
+            decision = "fail"
+            failed.append(label)
+            continue
+        mean_bad = rep.mean < limit if higher_better else rep.mean > limit
+        edge_bad = rep.low < limit if higher_better else rep.high > limit
+        if mean_bad:
+            decision = "fail"
+            failed.append(label)
+        elif edge_bad:
+            decision = "marginal" if decision == "pass" else decision
+            failed.append(label)
+    return decision, failed, figures
+
+
+def _failed(run: RunMeasurement) -> list[str]:
+    return [c["slo"] for c in run.checks if not c.get("passed")]
+
+
+@dataclass
+class SearchOutcome:
+    settings: SearchSettings
+    values: list[ValueOutcome] = field(default_factory=list)
+    highest_pass: float | None = None
+    lowest_fail: float | None = None
+    stop_reason: str = ""
+    cancelled: bool = False
+
+    @property
+    def measuring_s(self) -> float:
+        return sum(r.measuring_s for v in self.values for r in v.runs)
+
+    @property
+    def failing_slos(self) -> list[str]:
+        fail = self.at(self.lowest_fail)
+        return fail.failed if fail else []
+
+    def at(self, value: float | None) -> ValueOutcome | None:
+        found = [v for v in self.values if value is not None and v.value == value]
+        return found[-1] if found else None
+
+    @property
+    def violations(self) -> list[dict[str, float]]:
+        """Passes measured above a fail: the monotonic assumption broken (noise or a server
+        that recovers); each as {'fail': lower value, 'pass': higher value}."""
+        out = []
+        for bad in self.values:
+            for good in self.values:
+                if not bad.passed and good.passed and good.value > bad.value:
+                    out.append({"fail": bad.value, "pass": good.value})
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        fail = self.at(self.lowest_fail)
+        return {
+            "over": self.settings.over,
+            "settings": self.settings.to_dict(),
+            "boundary": {
+                "highest_pass": self.highest_pass,
+                "lowest_fail": self.lowest_fail,
+                "interval": [self.highest_pass, self.lowest_fail],
+                "failed_slos": fail.failed if fail else [],
+            },
+            "stop_reason": self.stop_reason,
+            "cancelled": self.cancelled,
+            "monotonic": not self.violations,
+            "violations": self.violations,
+            "measuring_s": round(self.measuring_s, 3),
+            "points": [v.to_dict() for v in self.values],
+        }
+
+
+Measure = Callable[[float, int, int], Awaitable[RunMeasurement]]
+OnValue = Callable[[ValueOutcome, "SearchOutcome"], Any]
+
+
+async def search(
+    settings: SearchSettings,
+    measure: Measure,
+    *,
+    cancel: asyncio.Event | None = None,
+    on_value: OnValue | None = None,
+) -> SearchOutcome:
+    """Run the search; `on_value` is called after every load value (to save search.json)."""
+    settings.validate()
+    cancel = cancel or asyncio.Event()
+    out = SearchOutcome(settings)
+    measured: dict[float, ValueOutcome] = {}
+
+    async def visit(value: float, phase: str) -> ValueOutcome | None:
+        value = settings.norm(value)
+        if value in measured:
+            return measured[value]
+        runs: list[RunMeasurement] = []
+        for run in range(1, settings.runs + 1):
+            if cancel.is_set():
+                return None
+            result = await measure(value, run, settings.requests_for(value))
+            if cancel.is_set():  # a point cut short by the user is no verdict
+                return None
+            runs.append(result)
+            if result.early_stop:
+                break  # a proven fail: more runs cannot make it pass
+        decision, failed, figures = decide(runs)
+        outcome = ValueOutcome(value, runs, decision, failed, figures, phase)
+        measured[value] = outcome
+        out.values.append(outcome)
+        if outcome.passed:
+            out.highest_pass = max(out.highest_pass or value, value)
+        else:
+            out.lowest_fail = min(out.lowest_fail or value, value)
+        if on_value is not None:
+            on_value(outcome, out)
+        return outcome
+
+    value = settings.norm(settings.start)
+    first_fail_by_growth = False
+    while True:
+        got = await visit(value, "grow")
+        if got is None:
+            out.cancelled, out.stop_reason = True, "cancelled"
+            return out
+        if not got.passed:
+            first_fail_by_growth = True
+            break
+        if value >= settings.maximum:
+            out.stop_reason = f"every load up to --max {value:g} met the SLOs"
+            return out
+        value = min(settings.maximum, settings.norm(max(value * settings.growth, value + 1e-6)))
+        if settings.over == "concurrency":
+            value = max(value, got.value + 1)
+    if out.highest_pass is None:
+        out.stop_reason = f"the lowest load ({value:g}) already fails; lower --start"
+        return out
+    while out.lowest_fail is not None and out.highest_pass is not None:
+        low, high = out.highest_pass, out.lowest_fail
+        if high - low <= settings.width(low) or (
+            settings.over == "concurrency" and high - low <= 1
+        ):
+            break
+        mid = settings.norm((low + high) / 2)
+        if mid in (low, high):
+            break
+        if await visit(mid, "bisect") is None:
+            out.cancelled, out.stop_reason = True, "cancelled"
+            return out
+    if settings.check_above and first_fail_by_growth and out.lowest_fail is not None:
+        above = settings.norm(min(settings.maximum, out.lowest_fail * settings.growth))
+        fresh = above > out.lowest_fail and above not in measured
+        if fresh and await visit(above, "check") is None:
+            out.cancelled, out.stop_reason = True, "cancelled"
+            return out
+    out.stop_reason = out.stop_reason or "converged"
+    if out.violations:
+        # The boundary stays the highest pass below the lowest fail; the pass above is reported.
+        lowest_fail = out.lowest_fail
+        passes_below = [v.value for v in out.values if v.passed and v.value < (lowest_fail or 0)]
+        out.highest_pass = max(passes_below) if passes_below else None
+        out.stop_reason = "converged; not monotonic: a load above a failing one passed"
+    return out

@@ -1,0 +1,214 @@
+"""A capacity search run against a real endpoint: each load value is an ordinary sweep point
+(run_point: the same measuring, files and events as `tpotbench sweep`), and search.json beside
+the points records the whole search after every value."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from app.bench.capacity.knee import find_knee
+from app.bench.capacity.search import (
+    RunMeasurement,
+    SearchOutcome,
+    SearchSettings,
+    ValueOutcome,
+    search,
+)
+from app.bench.capacity.why import explain
+from app.bench.results.files import PointResult, atomic_write_text, point_from_dict, write_sweep_csv
+from app.bench.sweep.early_stop import EarlyStop
+from app.bench.sweep.runner import (
+    CSV_NAME,
+    PointSpec,
+    ResultExistsError,
+    ResultWriteError,
+    SweepConfig,
+    SweepObserver,
+    _csv_sort_key,
+    _partial,
+    run_point,
+)
+
+SEARCH_FILE = "search.json"
+
+
+def point_for(config: SweepConfig, settings: SearchSettings, value: float, index: int) -> PointSpec:
+    """The sweep point of one load value: concurrency at the run's fixed rate, or the reverse."""
+    if settings.over == "concurrency":
+        return PointSpec(index, config.rates[0], int(value))
+    return PointSpec(index, float(value), config.concurrencies[0])
+
+
+class PointMeasure:
+    """The search's measure function: one sweep point per call, its file saved as usual."""
+
+    def __init__(
+        self,
+        config: SweepConfig,
+        settings: SearchSettings,
+        observers: Sequence[SweepObserver],
+        cancel: asyncio.Event,
+    ) -> None:
+        self.config = config
+        self.settings = settings
+        self.observers = list(observers)
+        self.cancel = cancel
+        self.index = 0
+        self.paths: list[Path] = []
+        self.rows: list[PointResult] = []  # this search's points only, for sweep.csv
+        self.csv: Path | None = None
+
+    async def __call__(self, value: float, run: int, num_requests: int) -> RunMeasurement:
+        config, settings = self.config, self.settings
+        spec = point_for(config, settings, value, self.index)
+        self.index += 1
+        target = config.path_for(spec)
+        if settings.runs > 1:
+            target = target.with_name(f"{target.stem}_run{run}{target.suffix}")
+        # Loads are only known as the search goes: a file an earlier run left under the same
+        # name is kept (this one gets -2, -3 ...) unless --overwrite.
+        stem, n = target.stem, 2
+        while not config.overwrite and (target.exists() or _partial(target).exists()):
+            target = target.with_name(f"{stem}-{n}{target.suffix}")
+            n += 1
+        early = (
+            EarlyStop(config.slos, num_requests) if settings.early_stop and config.slos else None
+        )
+        started = time.perf_counter_ns()
+        try:
+            path, result = await run_point(
+                config,
+                spec,
+                self.observers,
+                self.cancel,
+                target,
+                early_stop=early,
+                samples=config.samples[:num_requests],
+            )
+        except ResultWriteError as exc:  # the load's verdict stands; its file is lost
+            for obs in self.observers:
+                obs.error(str(exc))
+            raise
+        measuring_s = (time.perf_counter_ns() - started) / 1e9
+        if path is not None:
+            self.paths.append(path)
+            if config.write_csv:
+                self.rows.append(point_from_dict(result, path))
+                with contextlib.suppress(OSError):
+                    self.csv = write_sweep_csv(
+                        config.result_dir / CSV_NAME, sorted(self.rows, key=_csv_sort_key)
+                    )
+            for obs in self.observers:
+                obs.point_finished(spec.index, path, result)
+        block = (result.get("tpotbench") or {}).get("slo") or {}
+        return RunMeasurement(
+            value=value,
+            run=run,
+            passed=bool(block.get("passed")),
+            checks=list(block.get("checks") or []),
+            measuring_s=measuring_s,
+            num_requests=num_requests,
+            early_stop=early.reason if early is not None and path is not None else None,
+            path=path.name if path else None,
+            result=result,
+        )
+
+
+def _run_result(value: ValueOutcome | None) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    results = [r.result for r in value.runs if r.result is not None]
+    return results[-1] if results else None
+
+
+def analysis(outcome: SearchOutcome) -> dict[str, Any]:
+    """The why at the boundary (the lowest failing value) and the knee of the search's own
+    points, with the why there."""
+    out: dict[str, Any] = {"boundary_why": None, "knee": {}}
+    fail = outcome.at(outcome.lowest_fail)
+    result = _run_result(fail)
+    if result is not None and fail is not None:
+        out["boundary_why"] = explain(result, fail.failed).to_dict()
+    full = [v for v in outcome.values if not any(r.early_stop for r in v.runs)]
+    for metric in ("tpot", "ttft"):
+        loads, values, owners = [], [], []
+        for v in full:
+            figure = _run_result(v)
+            p99 = (figure or {}).get(f"p99_{metric}_ms")
+            if isinstance(p99, int | float):
+                loads.append(v.value)
+                values.append(float(p99))
+                owners.append(v)
+        knee = find_knee(loads, values)
+        if knee is None:
+            out["knee"][metric] = None
+            continue
+        owner = owners[knee.index]
+        why = explain(_run_result(owner) or {}, [f"{metric}:p99"])
+        out["knee"][metric] = {**knee.to_dict(), "why": why.to_dict()}
+    return out
+
+
+def search_document(
+    config: SweepConfig, outcome: SearchOutcome, endpoint: dict[str, Any]
+) -> dict[str, Any]:
+    doc = {
+        "tpotbench_search": 1,
+        "endpoint": endpoint,
+        "slos": config.slos.to_dict() if config.slos else None,
+        "fixed": {
+            "request_rate": None if math.isinf(config.rates[0]) else config.rates[0],
+            "max_concurrency": config.concurrencies[0],
+        },
+        **outcome.to_dict(),
+    }
+    doc.update(analysis(outcome))
+    return doc
+
+
+async def run_search(
+    config: SweepConfig,
+    settings: SearchSettings,
+    observers: Sequence[SweepObserver],
+    cancel: asyncio.Event | None = None,
+) -> tuple[SearchOutcome, Path, dict[str, Any]]:
+    """Search, saving search.json after every value; observers with `search_value` /
+    `search_finished` methods get the search's own events."""
+    cancel = cancel or asyncio.Event()
+    endpoint = {"url": config.resolved.url, "model": config.model, "api": config.resolved.api}
+    path = config.result_dir / SEARCH_FILE
+    if path.exists() and not config.overwrite:
+        raise ResultExistsError(
+            f"{path} exists (an earlier search); pass --overwrite to replace it, or choose "
+            "another --result-dir"
+        )
+    for obs in observers:
+        obs.run_started([], settings.num_prompts, endpoint)
+    measure = PointMeasure(config, settings, observers, cancel)
+
+    def on_value(value: ValueOutcome, outcome: SearchOutcome) -> None:
+        atomic_write_text(path, json.dumps(search_document(config, outcome, endpoint), indent=2))
+        for obs in observers:
+            hook = getattr(obs, "search_value", None)
+            if hook is not None:
+                hook(value.to_dict(), outcome.highest_pass, outcome.lowest_fail)
+
+    outcome = await search(settings, measure, cancel=cancel, on_value=on_value)
+    doc = search_document(config, outcome, endpoint)
+    with contextlib.suppress(OSError):
+        config.result_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(doc, indent=2) + "\n")
+    for obs in observers:
+        hook = getattr(obs, "search_finished", None)
+        if hook is not None:
+            hook(doc, path)
+    for obs in observers:
+        obs.run_finished(outcome.cancelled, measure.paths, measure.csv)
+    return outcome, path, doc

@@ -1,0 +1,1 @@
+"""Benchmark prompts: where the requests of a point come from."""

@@ -1,0 +1,192 @@
+"""The doctor's requests and how it reads their answers, with the API key kept out of both."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from app.bench.doctor.report import DoctorTarget
+from app.bench.http.body import IDENTITY, MAX_MODELS_BODY_BYTES, BodyError, get_small
+from app.bench.http.endpoint import auth_headers, redact
+
+PROBE_TEXT = "Reply with the word OK."
+
+
+def refused(exc: BaseException | None) -> bool:
+    """Whether a connection refusal is anywhere in the exception's cause chain."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, ConnectionRefusedError):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
+def shorten(text: str, limit: int = 200) -> str:
+    """The text on one line, cut to `limit` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def json_body(resp: httpx.Response | None) -> Any:
+    """The response parsed as JSON, or None when there is none or it is not JSON."""
+    try:
+        return resp.json() if resp is not None else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def error_message(resp: httpx.Response) -> str:
+    """The server's error message from an OpenAI-style error body, else the raw text."""
+    body = json_body(resp)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        for holder, key in ((err, "message"), (body, "message"), (body, "detail")):
+            if isinstance(holder, dict) and isinstance(holder.get(key), str):
+                return holder[key]
+    return resp.text
+
+
+def mentions_model(resp: httpx.Response) -> bool:
+    """Whether an error says the model is unknown (a 404 that is not a wrong path)."""
+    msg = error_message(resp).lower()
+    return "model" in msg and any(
+        w in msg for w in ("not exist", "not found", "unknown", "no such")
+    )
+
+
+def served_ids(resp: httpx.Response | None) -> list[str] | None:
+    """The model ids a /v1/models answer lists; None when it is not such a list."""
+    body = json_body(resp) if resp is not None and resp.status_code == 200 else None
+    if isinstance(body, dict) and isinstance(body.get("data"), list):
+        return [str(m.get("id")) for m in body["data"] if isinstance(m, dict) and m.get("id")]
+    return None
+
+
+def listed_max_model_len(resp: httpx.Response, model: str | None) -> int | None:
+    """The context length /v1/models gives for the model, as vLLM lists it."""
+    body = json_body(resp) if resp.status_code == 200 else None
+    entries = body.get("data") if isinstance(body, dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and (not model or entry.get("id") == model):
+            value = entry.get("max_model_len")
+            return value if isinstance(value, int) and value > 0 else None
+    return None
+
+
+def has_choices(resp: httpx.Response | None) -> bool:
+    """Whether the response is an HTTP 200 completion with at least one choice."""
+    body = json_body(resp) if resp is not None and resp.status_code == 200 else None
+    return (
+        isinstance(body, dict) and isinstance(body.get("choices"), list) and bool(body["choices"])
+    )
+
+
+def payload(api: str, model: str | None, stream: bool) -> dict[str, Any]:
+    """A short, deterministic generation request in the chat or completions shape."""
+    body: dict[str, Any] = {"max_tokens": 8, "temperature": 0}
+    if model:
+        body["model"] = model
+    if api == "chat":
+        body["messages"] = [{"role": "user", "content": PROBE_TEXT}]
+    else:
+        body["prompt"] = PROBE_TEXT
+    if stream:
+        body.update(stream=True, stream_options={"include_usage": True})
+    return body
+
+
+class Probe:
+    """The requests behind the checks, with the key kept out of every message."""
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        target: DoctorTarget,
+        api: str,
+        deadline_s: float | None = None,
+    ) -> None:
+        self.client = client
+        self.target = target
+        self.api = api  # the flavour the user asked for (may not match the URL)
+        self.headers = {**auth_headers(target.api_key, target.headers), **IDENTITY}
+        self.max_model_len: int | None = None  # from /v1/models, as vLLM lists it
+        # the whole of one request (--request-timeout), beside the client's silence timeout
+        self.deadline_s = deadline_s
+
+    def scrub(self, text: str) -> str:
+        return redact(text, self.target.api_key)
+
+    async def get(self, url: str) -> httpx.Response:
+        """GET within the size cap and the deadline; both surface as httpx errors whose
+        cause names the failure kind (oversized, timeout)."""
+        try:
+            reply = await get_small(
+                self.client,
+                url,
+                headers=self.headers,
+                max_bytes=MAX_MODELS_BODY_BYTES,
+                deadline_s=self.deadline_s,
+                what=f"the answer of {url}",
+            )
+        except BodyError as exc:
+            raise httpx.DecodingError(str(exc)) from exc
+        except TimeoutError as exc:
+            raise httpx.ReadTimeout(self.timed_out(url)) from exc
+        return _response(reply.status, reply.headers, reply.body, url)
+
+    def timed_out(self, url: str) -> str:
+        return f"{url} did not answer completely within {self.deadline_s:g} s (--request-timeout)"
+
+    @property
+    def generation_timeout(self) -> httpx.Timeout:
+        # Generating 8 tokens behind a busy queue can take longer than a GET: twice the budget.
+        budget = self.client.timeout.connect or 5.0
+        return httpx.Timeout(budget, read=2 * budget)
+
+    async def post(self, url: str, body: dict[str, Any]) -> httpx.Response:
+        import asyncio
+        import json
+
+        from app.bench.http.body import content_encoding, inflated, oversized
+
+        limit = MAX_MODELS_BODY_BYTES
+        try:
+            async with asyncio.timeout(self.deadline_s):
+                request = self.client.build_request(
+                    "POST",
+                    url,
+                    headers=self.headers,
+                    content=json.dumps(body).encode(),
+                    timeout=self.generation_timeout,
+                )
+                request.headers["Content-Type"] = "application/json"
+                resp = await self.client.send(request, stream=True)
+                try:
+                    encoding = content_encoding(resp)
+                    raw = resp.aiter_raw()
+                    pieces = inflated(raw, encoding, max_raw=limit, what=url) if encoding else raw
+                    parts: list[bytes] = []
+                    size = 0
+                    async for piece in pieces:
+                        size += len(piece)
+                        if size > limit:
+                            raise oversized(f"the answer of {url}", limit)
+                        parts.append(piece)
+                finally:
+                    await resp.aclose()
+        except BodyError as exc:
+            raise httpx.DecodingError(str(exc)) from exc
+        except TimeoutError as exc:
+            raise httpx.ReadTimeout(self.timed_out(url)) from exc
+        return _response(resp.status_code, resp.headers, b"".join(parts), url)
+
+
+def _response(status: int, headers: httpx.Headers, body: bytes, url: str) -> httpx.Response:
+    """An httpx.Response holding a body already read (and decoded) within the limits."""
+    kept = [(k, v) for k, v in headers.multi_items() if k not in _DROP]
+    return httpx.Response(status, headers=kept, content=body, request=httpx.Request("GET", url))
+
+
+_DROP = ("content-encoding", "content-length", "transfer-encoding")

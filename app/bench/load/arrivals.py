@@ -1,0 +1,232 @@
+"""Load generation: vLLM's arrival process, a concurrency limit, warmups and cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import math
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from app.bench.http.record import RequestRecord
+
+Clock = Callable[[], int]
+SendFn = Callable[[Any], Awaitable[RequestRecord]]
+DEFAULT_GRACE_S = 5.0
+
+
+def arrival_offsets(
+    num_requests: int, request_rate: float, burstiness: float = 1.0, seed: int = 0
+) -> list[float]:
+    """Seconds after the point starts at which each request is released, as `vllm bench serve`.
+
+    Gaps are gamma-distributed with shape `burstiness` and mean 1/rate (burstiness 1 is a
+    Poisson process; below 1 burstier, above 1 more even, inf perfectly even), drawn from
+    numpy's legacy generator seeded with `seed` (vLLM calls np.random.seed(seed) once), then
+    cumulated and rescaled so the last arrival is at exactly num_requests / rate. A rate of inf
+    releases everything at 0.
+    """
+    if num_requests <= 0:
+        return []
+    if not request_rate > 0:
+        raise ValueError(f"request rate must be positive, got {request_rate}")
+    if not burstiness > 0:
+        raise ValueError(f"burstiness must be positive, got {burstiness}")
+    if math.isinf(request_rate):
+        return [0.0] * num_requests
+    if math.isinf(burstiness):
+        gaps = [1.0 / request_rate] * num_requests
+    else:
+        rng = np.random.RandomState(seed)
+        theta = 1.0 / (request_rate * burstiness)
+        gaps = [float(rng.gamma(shape=burstiness, scale=theta)) for _ in range(num_requests)]
+    offsets = list(itertools.accumulate(gaps))
+    if offsets[-1] != 0:
+        factor = (num_requests / request_rate) / offsets[-1]
+        offsets = [t * factor for t in offsets]
+    return offsets
+
+
+@dataclass
+class LoadState:
+    """Live counters of a running point, read by progress reporters (never written by them)."""
+
+    total: int = 0
+    sent: int = 0
+    in_flight: int = 0
+    completed: int = 0
+    failed: int = 0
+    output_tokens: int = 0
+    origin_ns: int = 0
+
+
+@dataclass
+class LoadOutcome:
+    """What a point produced: finished records in request order (aborted ones are absent)."""
+
+    records: list[RequestRecord]
+    origin_ns: int
+    first_send_ns: int | None
+    last_end_ns: int | None
+    cancelled: bool
+    aborted: int = 0
+    not_sent: int = 0
+    indices: list[int] = field(default_factory=list)
+
+    @property
+    def duration_s(self) -> float:
+        """First send to last completion, in seconds (0 when nothing was sent)."""
+        if self.first_send_ns is None or self.last_end_ns is None:
+            return 0.0
+        return max(0, self.last_end_ns - self.first_send_ns) / 1e9
+
+
+def _crashed_record(spec: Any, arrival_ns: int, now_ns: int, exc: BaseException) -> RequestRecord:
+    # send_request is documented never to raise; if it does, count it instead of losing the run.
+    return RequestRecord(
+        prompt_len=int(getattr(spec, "prompt_len", 0)),
+        output_len_requested=int(getattr(spec, "max_tokens", 0)),
+        send_ns=arrival_ns,
+        end_ns=now_ns,
+        ok=False,
+        error_kind="client_error",
+        error=f"{type(exc).__name__}: {exc}"[:300],
+    )
+
+
+async def _sleep_or_cancel(cancel: asyncio.Event, seconds: float) -> None:
+    if seconds <= 0:
+        return
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(cancel.wait(), seconds)
+
+
+async def run_load(
+    send: SendFn,
+    specs: Sequence[Any],
+    *,
+    request_rate: float = math.inf,
+    burstiness: float = 1.0,
+    seed: int = 0,
+    max_concurrency: int | None = None,
+    cancel: asyncio.Event | None = None,
+    grace_s: float = DEFAULT_GRACE_S,
+    on_record: Callable[[int, RequestRecord], None] | None = None,
+    state: LoadState | None = None,
+    clock: Clock = time.perf_counter_ns,
+    offsets: Sequence[float] | None = None,
+    start_ns: int | None = None,
+) -> LoadOutcome:
+    """Release `specs` on vLLM's arrival schedule, at most `max_concurrency` in flight.
+
+    A request released while all slots are busy waits; that wait is stored in the record's
+    `slot_wait_ns` (vLLM's client_queue_time) and is not part of its TTFT. When `cancel` is
+    set: nothing new is sent, in-flight requests get `grace_s` to finish, then are aborted.
+    A load worker passes its share of a point's schedule as `offsets` (seconds after the
+    point's start) and the agreed start on this clock as `start_ns` (a barrier).
+    """
+    cancel = cancel or asyncio.Event()
+    state = state or LoadState()
+    if offsets is None:
+        offsets = arrival_offsets(len(specs), request_rate, burstiness, seed)
+    elif len(offsets) != len(specs):
+        raise ValueError(f"{len(offsets)} arrival offsets for {len(specs)} requests")
+    semaphore = asyncio.Semaphore(max_concurrency) if max_concurrency else None
+    results: dict[int, RequestRecord] = {}
+    state.total = len(specs)
+    if start_ns is not None:
+        await _sleep_or_cancel(cancel, (start_ns - clock()) / 1e9)
+    origin = state.origin_ns = clock() if start_ns is None else start_ns
+
+    async def one(index: int, spec: Any, arrival_ns: int) -> None:
+        if semaphore is not None:
+            await semaphore.acquire()
+        try:
+            if cancel.is_set():
+                return
+            state.sent += 1
+            state.in_flight += 1
+            try:
+                record = await send(spec)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                record = _crashed_record(spec, arrival_ns, clock(), exc)
+            finally:
+                state.in_flight -= 1
+            record.slot_wait_ns = max(0, record.send_ns - arrival_ns)
+            results[index] = record
+            if record.ok:
+                state.completed += 1
+                state.output_tokens += record.output_tokens
+            else:
+                state.failed += 1
+            if on_record is not None:
+                on_record(index, record)
+        finally:
+            if semaphore is not None:
+                semaphore.release()
+
+    tasks: list[asyncio.Task[None]] = []
+    for index, spec in enumerate(specs):
+        await _sleep_or_cancel(cancel, origin / 1e9 + offsets[index] - clock() / 1e9)
+        if cancel.is_set():
+            break
+        tasks.append(asyncio.create_task(one(index, spec, clock())))
+
+    remaining = set(tasks)
+    cancel_wait = asyncio.ensure_future(cancel.wait())
+    try:
+        while remaining and not cancel.is_set():
+            done, _ = await asyncio.wait(
+                remaining | {cancel_wait}, return_when=asyncio.FIRST_COMPLETED
+            )
+            remaining -= done
+        if remaining:
+            _, still = await asyncio.wait(remaining, timeout=grace_s)
+            for task in still:
+                task.cancel()
+            await asyncio.gather(*still, return_exceptions=True)
+    finally:
+        cancel_wait.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await cancel_wait
+    for task in tasks:
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]  # a bug in on_record, not the server
+
+    order = sorted(results)
+    records = [results[i] for i in order]
+    return LoadOutcome(
+        records=records,
+        origin_ns=origin,
+        first_send_ns=min((r.send_ns for r in records), default=None),
+        last_end_ns=max((r.end_ns for r in records), default=None),
+        cancelled=cancel.is_set(),
+        aborted=state.sent - len(results),  # sent, then cut off after the grace period
+        not_sent=len(specs) - state.sent,
+        indices=order,
+    )
+
+
+async def run_warmups(
+    send: SendFn, spec: Any, count: int, max_concurrency: int | None
+) -> list[RequestRecord]:
+    """vLLM's warmup: `count` copies of the first request, all at once under the same
+    concurrency limit; the records are returned for inspection but never counted."""
+    if count <= 0:
+        return []
+    semaphore = asyncio.Semaphore(max_concurrency) if max_concurrency else None
+
+    async def one() -> RequestRecord:
+        if semaphore is None:
+            return await send(spec)
+        async with semaphore:
+            return await send(spec)
+
+    return list(await asyncio.gather(*(one() for _ in range(count))))
