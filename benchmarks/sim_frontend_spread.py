@@ -4,7 +4,7 @@ The simulator in its own process (where it may spin to hit microsecond deadlines
 streams decoding together in steps made 30 ms longer, 1 ms per token in the front end. The
 schedule says: within each step the three tokens are due 1 ms apart (spread 2 ms), in the same
 order every step, and each stream's gaps are one modelled step (~47.6 ms);
-tests/sim/test_sim_precision.py proves that schedule in virtual time. This script prints what
+tests/sim/test_precision.py proves that schedule in virtual time. This script prints what
 clients on this machine actually see: on a quiet 2-core machine the median spread was within
 1.5-4 ms; on a busy one the client's own wake-ups blur it (0.35-0.77 ms was seen at load 10),
 which is why it is a figure here and not a test.

@@ -14,7 +14,7 @@ P99 ratio between concurrency 64 and 32 spans 1.5-2.7x (median 1.9x). The field 
 figures are one such sample of real ShareGPT. This seed is the best of 150 (scored by distance
 to the guide's figures in virtual time, `app.sim.replay`) whose default sample (vLLM's seed 0,
 first 200) reproduces that run: every band passes, the knee at 2.3x. Other sampling seeds give
-other, equally valid runs; tests/sim/test_sim_replay.py pins both facts. The calibration does
+other, equally valid runs; tests/sim/test_replay.py pins both facts. The calibration does
 not rest on this seed: over sampling seeds 0-4 and two client tokenizers the median of every
 banded figure is inside its band (benchmarks/sim_calibration_seeds.py, and a test); only the
 knee's median (1.8x) stays under the guide's 2x, see that script's note.

@@ -5,7 +5,7 @@ increasing curve. Load is put on a log2 axis (sweeps grow geometrically: 1, 2, 4
 both axes are scaled to 0..1, and the knee is the point furthest below the chord from the
 first point to the last, i.e. the maximum of x_n - y_n. When that maximum is under
 `MIN_DIFFERENCE` the curve has no flat part to leave (a straight or concave curve), and there
-is no knee. Tested on curves whose corner is known (tests/bench/test_knee.py).
+is no knee. Tested on curves whose corner is known (tests/bench/capacity/test_knee.py).
 """
 
 from __future__ import annotations

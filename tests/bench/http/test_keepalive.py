@@ -19,9 +19,7 @@ from app.bench.http.client import make_client
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.http.record import RequestRecord
 from app.bench.http.stream import RequestSpec, send_request
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from hostile_server import HostileServer
+from tests.hostile_server import HostileServer
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -16,7 +16,7 @@ from app.bench.datasets.prompts import SampleRequest
 from app.bench.results.request_block import ITL_EDGES_MS, itl_histogram
 from app.bench.results.request_samples import request_samples
 from app.bench.sweep.runner import run_sweep
-from tests.bench.test_sweep import CraftedHandler, QuietServer, Recorder, config_for
+from tests.bench.sweep.test_runner import CraftedHandler, QuietServer, Recorder, config_for
 
 
 class SometimesBroken(CraftedHandler):

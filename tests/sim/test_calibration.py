@@ -3,7 +3,7 @@
 What the served simulator schedules is read from its own /metrics (deadline to deadline), so
 it holds on a busy machine. What clients measure over real HTTP (TPOT within 3 %, TTFT within
 30 % of the field guide) is a timing figure: benchmarks/sim_calibration.py prints it (its
-conc=1 rows), and tests/sim/test_sim_replay.py holds the same bands in virtual time.
+conc=1 rows), and tests/sim/test_replay.py holds the same bands in virtual time.
 """
 
 from __future__ import annotations

@@ -14,9 +14,7 @@ import pytest
 
 from app.bench.http.failures import KINDS
 from app.cli import main
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from hostile_server import HostileServer
+from tests.hostile_server import HostileServer
 
 pytestmark = pytest.mark.timeout(120)
 

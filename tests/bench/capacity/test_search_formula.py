@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from formula_server import FormulaServer, capacity, tpot_ms
 
 from app.bench.capacity.search import SearchSettings
 from app.bench.capacity.search_run import SEARCH_FILE, run_search
@@ -20,6 +19,7 @@ from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.files import load_results
 from app.bench.sweep.runner import SweepConfig
+from tests.formula_server import FormulaServer, capacity, tpot_ms
 
 
 @pytest.fixture
@@ -99,7 +99,7 @@ def test_server_without_reset_route_is_asked_once(tmp_path: Path) -> None:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[3]))
     return subprocess.run(
         [sys.executable, "-m", "app", "search", *args],
         capture_output=True,

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tests.report.browser import Dom, dump_dom
-from tests.report.test_report_html import tpotbench, write_html
+from tests.report.test_html import tpotbench, write_html
 
 
 def test_slo_verdicts_per_point_and_per_slo(sim, tmp_path: Path) -> None:
