@@ -23,6 +23,7 @@ from typing import Any
 
 TTFT0, TTFT_PER = 20.0, 2.0
 TPOT0, TPOT_PER = 10.0, 16.0
+ABORT_POLL_S = 0.005
 
 
 def ttft_ms(n: int) -> float:
@@ -49,6 +50,7 @@ class FormulaServer:
         self.peak = 0
         self.resets = 0
         self.requests = 0
+        self.aborted = 0  # streams the client closed before their end
         self.port = 0
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
@@ -99,7 +101,7 @@ class FormulaServer:
                         for k, _, v in (line.partition(":") for line in lines[1:] if line)
                     }
                     body = await reader.readexactly(int(headers.get("content-length", "0")))
-                    await self._handle(method, path, body, writer)
+                    await self._handle(method, path, body, reader, writer)
         finally:
             writer.close()
         with contextlib.suppress(ConnectionError):
@@ -115,7 +117,12 @@ class FormulaServer:
         await writer.drain()
 
     async def _handle(
-        self, method: str, path: str, body: bytes, writer: asyncio.StreamWriter
+        self,
+        method: str,
+        path: str,
+        body: bytes,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
     ) -> None:
         if method == "GET" and path.endswith("/models"):
             await self._plain(writer, "200 OK", {"data": [{"id": "formula", "object": "model"}]})
@@ -123,11 +130,13 @@ class FormulaServer:
             self.resets += 1
             await self._plain(writer, "200 OK", {})
         elif method == "POST" and path.endswith("/chat/completions"):
-            await self._stream(json.loads(body or b"{}"), writer)
+            await self._stream(json.loads(body or b"{}"), reader, writer)
         else:
             await self._plain(writer, "404 Not Found", {"detail": "Not Found"})
 
-    async def _stream(self, request: dict[str, Any], writer: asyncio.StreamWriter) -> None:
+    async def _stream(
+        self, request: dict[str, Any], reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
         self.requests += 1
         self.in_flight += 1
         self.peak = max(self.peak, self.in_flight)
@@ -148,7 +157,15 @@ class FormulaServer:
         try:
             for k in range(tokens):
                 due = start + (ttft_ms(n) + k * tpot_ms(n)) / 1000
-                await asyncio.sleep(max(0.0, due - time.monotonic()))
+                # Like uvicorn (so vLLM), notice soon when the client goes away (its end of the
+                # connection is closed: EOF), not at a later failed write: an aborted request
+                # leaves the in-flight count within ABORT_POLL_S. Polled, because a read would
+                # swallow the first bytes of the client's next request on this connection.
+                while (wait := due - time.monotonic()) > 0 and not reader.at_eof():
+                    await asyncio.sleep(min(wait, ABORT_POLL_S))
+                if reader.at_eof():
+                    self.aborted += 1
+                    return
                 delta = {"content": f" t{k}"}
                 finish = "length" if k == tokens - 1 else None
                 writer.write(

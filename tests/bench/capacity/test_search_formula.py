@@ -45,13 +45,6 @@ def config_for(server: FormulaServer, tmp_path: Path, limit_ms: float, n: int) -
     )
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known bug, found at integration: after a point is stopped early, the formula server "
-    "still counts its aborted streams as in flight while the next point runs (TPOT at 5 streams "
-    "reads like 8), so the search lands at 4/5; each point alone measures right. Under "
-    "investigation: aborted requests' connections may go back to the pool instead of closing.",
-)
 def test_finds_the_exact_boundary(formula: FormulaServer, tmp_path: Path) -> None:
     # Halfway between TPOT at 6 and at 7 streams: 8 ms of margin either side for late wakeups.
     limit = (tpot_ms(6) + tpot_ms(7)) / 2
@@ -78,6 +71,9 @@ def test_finds_the_exact_boundary(formula: FormulaServer, tmp_path: Path) -> Non
     # The failing points above the boundary stopped as soon as their failure was proven.
     assert by_conc[14].tpotbench["early_stop"]["reason"].startswith("tpot:p99")
     assert by_conc[14].completed < 28
+    # The streams those early stops cut off were closed by the client, and the server saw it
+    # (EOF) before their end: nothing of point 8 was still streaming while 6 ran (6 passed).
+    assert formula.aborted > 0
     # The prefix cache was reset before every point (a loopback server), and the client kept
     # to its concurrency.
     assert formula.resets == len(points)
