@@ -230,7 +230,7 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     from app.profiles import Target
-    from app.ui.sweep_panel import SweepPanel
+    from app.ui.panels.sweep.panel import SweepPanel
     from app.ui.worker import build_sweep_argv
 
     app = QApplication.instance() or QApplication([])
@@ -248,7 +248,7 @@ def main() -> None:
     server, url = start_chunk_server(args.itl_ms, args.tokens, page)
     dock = None
     if page is not None:
-        from app.ui.server_metrics_panel import ServerMetricsPanel
+        from app.ui.panels.server_metrics.panel import ServerMetricsPanel
 
         dock = ServerMetricsPanel()
         dock.resize(420, 800)

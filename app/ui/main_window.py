@@ -29,10 +29,10 @@ from PySide6.QtWidgets import (
 from app import __version__
 from app.profiles import ProfileStore, Target
 from app.secrets import KeyStore
-from app.ui import report_export
 from app.ui.app_setup_sim import SimulatorService
-from app.ui.endpoint_editor import EndpointEditor, display_name
-from app.ui.probe_panel import ProbePanel
+from app.ui.exports import report as report_export
+from app.ui.panels.endpoints.editor import EndpointEditor, display_name
+from app.ui.panels.probe.panel import ProbePanel
 from app.ui.retranslate import is_language_change
 from app.ui.theme import apply_plot_theme
 
@@ -155,9 +155,9 @@ class MainWindow(QMainWindow):
         self.tabs.setObjectName("mainTabs")
         self.tabs.setDocumentMode(True)
         self.probe = ProbePanel(self.current_target)
-        self.sweep = load_panel("sweep_panel", "SweepPanel", self.current_target)
-        self.results = load_panel("results_panel", "ResultsPanel")
-        self.doctor = load_panel("doctor_panel", "DoctorPanel", self.current_target)
+        self.sweep = load_panel("panels.sweep.panel", "SweepPanel", self.current_target)
+        self.results = load_panel("panels.results.panel", "ResultsPanel")
+        self.doctor = load_panel("panels.doctor.panel", "DoctorPanel", self.current_target)
         for name, panel in (
             ("probePanel", self.probe),
             ("sweepPanel", self.sweep),
@@ -169,7 +169,7 @@ class MainWindow(QMainWindow):
                 self.tabs.addTab(scrollable(panel, 700, 560), "")
         self.setCentralWidget(self.tabs)
 
-        self.roofline = load_panel("roofline_panel", "RooflinePanel")
+        self.roofline = load_panel("panels.roofline.panel", "RooflinePanel")
         self.roofline_dock = None
         if self.roofline is not None:
             self.roofline_dock = self._dock(
@@ -178,7 +178,7 @@ class MainWindow(QMainWindow):
                 self.roofline,
                 Qt.DockWidgetArea.RightDockWidgetArea,
             )
-        self.metrics = load_panel("server_metrics_panel", "ServerMetricsPanel")
+        self.metrics = load_panel("panels.server_metrics.panel", "ServerMetricsPanel")
         self.metrics_dock = None
         if self.metrics is not None:
             self.metrics_dock = self._dock(

@@ -12,7 +12,11 @@ from PySide6.QtGui import QColor
 
 from app.bench.capacity import why as engine_why
 from app.profiles import Target
-from app.ui.capacity_view import (
+from app.ui.exports.tables import TABLE_COLUMNS
+from app.ui.panels.results.panel import ResultsPanel
+from app.ui.panels.sweep.panel import SweepPanel
+from app.ui.panels.sweep.slo_editor import SloDialog, SloSummary
+from app.ui.plots.capacity import (
     ESTIMATE,
     FAIL_BG,
     PASS_BG,
@@ -20,10 +24,6 @@ from app.ui.capacity_view import (
     capacity_text,
     why_text,
 )
-from app.ui.exports import TABLE_COLUMNS
-from app.ui.results_panel import ResultsPanel
-from app.ui.slo_editor import SloDialog, SloSummary
-from app.ui.sweep_panel import SweepPanel
 from app.ui.worker import SweepSpec, build_sweep_argv
 
 COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}

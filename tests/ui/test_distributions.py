@@ -6,7 +6,7 @@ import numpy as np
 from PySide6.QtCore import Qt
 
 from app.bench.results.request_samples import RequestSamples
-from app.ui.distributions import DistributionsView
+from app.ui.plots.distributions import DistributionsView
 from tests.ui.test_sweep_panel import _panel
 
 

@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 from app.bench.doctor.run import CHECK_IDS
 from app.profiles import Target
 from app.sim.embedded import RunningSim
-from app.ui.doctor_panel import DoctorPanel
+from app.ui.panels.doctor.panel import DoctorPanel
 
 
 def shot_path(tmp_path: Path, name: str) -> str:

@@ -14,7 +14,7 @@ from app.bench.doctor.run import CHECK_IDS
 from app.profiles import Target
 from app.sim.embedded import RunningSim
 from app.ui.app_setup_i18n import Translations
-from app.ui.doctor_panel import DoctorPanel, check_explanations, status_words
+from app.ui.panels.doctor.panel import DoctorPanel, check_explanations, status_words
 
 
 @pytest.fixture

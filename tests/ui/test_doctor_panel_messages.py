@@ -25,8 +25,8 @@ from app.bench.serverstats.parse import SERVER_LABELS
 from app.profiles import Target
 from app.sim.embedded import RunningSim
 from app.ui.app_setup_i18n import Translations
-from app.ui.doctor_messages import CONTEXT, TEMPLATES, translate_check
-from app.ui.doctor_panel import DoctorPanel
+from app.ui.panels.doctor.messages import CONTEXT, TEMPLATES, translate_check
+from app.ui.panels.doctor.panel import DoctorPanel
 
 KEY = "sk-tpot-right-key-0123456789abcd"
 ENGINE = sorted((Path(app.bench.__file__).parent / "doctor").glob("*.py"))

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 
 from app.profiles import ProfileStore, config_dir
 from app.secrets import SERVICE, KeyStore
-from app.ui.endpoint_editor import EndpointEditor, parse_headers
+from app.ui.panels.endpoints.editor import EndpointEditor, parse_headers
 
 
 def make_editor(qtbot, keys: KeyStore, sim_url: str = "http://127.0.0.1:9") -> EndpointEditor:

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 from app.profiles import ProfileError, ProfileStore
 from app.secrets import KeyStore
 from app.ui.app_setup_i18n import Translations
-from app.ui.endpoint_editor import EndpointEditor, parse_headers
+from app.ui.panels.endpoints.editor import EndpointEditor, parse_headers
 
 
 def make_editor(qtbot) -> EndpointEditor:

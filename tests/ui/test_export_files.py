@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.ui.exports import write_text_atomic
+from app.ui.exports.tables import write_text_atomic
 
 
 def test_exports_follow_the_umask_and_leave_no_temp_file(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ def test_new_failure_kinds_are_shown_in_chinese(qapp, kind: str, title: str) -> 
     from PySide6.QtCore import QTranslator
 
     from app.paths import resources_dir
-    from app.ui.probe_outcome import failure_message, worker_error_message
+    from app.ui.panels.probe.outcome import failure_message, worker_error_message
 
     translator = QTranslator()
     assert translator.load("tpotbench_zh_CN", str(resources_dir() / "i18n"))

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from app.profiles import Target
-from app.ui.probe_panel import probe_argv
+from app.ui.panels.probe.panel import probe_argv
 from app.ui.worker import SweepSpec, build_sweep_argv
 
 BUNDLE_EXE = "/opt/tpotbench/tpotbench"

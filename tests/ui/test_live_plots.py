@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.ui.live_plots import LiveCharts, SweepCurves
+from app.ui.plots.live import LiveCharts, SweepCurves
 
 
 def _label(plot, side: str) -> str:
@@ -36,7 +36,7 @@ def test_empty_live_charts_start_from_plausible_ranges(qtbot) -> None:
 
 
 def test_the_floor_is_drawn_from_a_live_summary_too(qtbot) -> None:
-    from app.ui.live_plots import Series
+    from app.ui.plots.live import Series
 
     curves = SweepCurves()
     qtbot.addWidget(curves)

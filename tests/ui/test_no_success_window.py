@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from app.bench.results.files import load_results
 from app.profiles import Target
-from app.ui.exports import TABLE_COLUMNS
-from app.ui.results_panel import ResultsPanel
-from app.ui.sweep_panel import SweepPanel
+from app.ui.exports.tables import TABLE_COLUMNS
+from app.ui.panels.results.panel import ResultsPanel
+from app.ui.panels.sweep.panel import SweepPanel
 
 COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}
 FIGURES = ("median_ttft_ms", "p99_ttft_ms", "median_tpot_ms", "p99_tpot_ms", "p99_itl_ms")

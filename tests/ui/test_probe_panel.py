@@ -7,7 +7,7 @@ import sys
 import numpy as np
 
 from app.profiles import Target
-from app.ui.probe_panel import outcome_from_summary, probe_argv
+from app.ui.panels.probe.panel import outcome_from_summary, probe_argv
 from app.ui.worker import KEY_ENV
 
 
@@ -59,7 +59,7 @@ def test_summary_becomes_outcome_and_failures_read_as_sentences() -> None:
 
 
 def test_tiles_and_text_fill_while_the_reply_streams(qtbot, qloop, sim) -> None:
-    from app.ui.probe_panel import ProbePanel
+    from app.ui.panels.probe.panel import ProbePanel
 
     panel = ProbePanel(lambda: Target("sim", sim.base_url, "chat", "qwen2.5-7b"))
     qtbot.addWidget(panel)
@@ -92,8 +92,8 @@ def test_connection_errors_and_the_default_prompt_follow_the_ui_language(qapp) -
     from PySide6.QtCore import QTranslator
 
     from app.paths import resources_dir
-    from app.ui.probe_outcome import failure_message, worker_error_message
-    from app.ui.probe_panel import default_prompt, is_default_prompt
+    from app.ui.panels.probe.outcome import failure_message, worker_error_message
+    from app.ui.panels.probe.panel import default_prompt, is_default_prompt
 
     english = default_prompt()
     translator = QTranslator()

@@ -16,10 +16,10 @@ from PySide6.QtWidgets import QApplication
 from app.bench.results.files import load_results
 from app.profiles import ProfileStore
 from app.secrets import KeyStore
-from app.ui import report_export
 from app.ui.app_setup import settings
 from app.ui.app_setup_i18n import Translations
 from app.ui.app_setup_sim import SimulatorService
+from app.ui.exports import report as report_export
 from app.ui.main_window import AppContext, MainWindow
 
 

@@ -15,9 +15,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
 from app.ui.app_setup import settings
-from app.ui.exports import markdown_table, runs_csv
-from app.ui.live_plots import RingBuffer, Series
-from app.ui.results_panel import ResultsPanel
+from app.ui.exports.tables import markdown_table, runs_csv
+from app.ui.panels.results.panel import ResultsPanel
+from app.ui.plots.live import RingBuffer, Series
 
 # What `vllm bench serve --save-result` writes (a subset of its keys; the field guide's
 # rate=4 / concurrency=16 figures and its concurrency-32 saturation point).
@@ -240,7 +240,7 @@ def test_export_dialog_follows_the_filter_and_remembers_the_folder(
 ) -> None:
     from PySide6.QtWidgets import QFileDialog
 
-    from app.ui.export_files import FOLDER_KEY, with_filter_suffix
+    from app.ui.exports.files import FOLDER_KEY, with_filter_suffix
 
     filters = ["CSV (*.csv)", "JSON (*.json)", "Markdown table (*.md)"]
     assert with_filter_suffix("/d/x", "JSON (*.json)", filters).name == "x.json"

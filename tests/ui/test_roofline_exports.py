@@ -14,10 +14,10 @@ from app.profiles import ProfileStore
 from app.secrets import KeyStore
 from app.ui.app_setup import settings
 from app.ui.app_setup_sim import SimulatorService
-from app.ui.exports import TABLE_COLUMNS, cell_text, runs_csv, runs_json
-from app.ui.live_plots import Series
+from app.ui.exports.tables import TABLE_COLUMNS, cell_text, runs_csv, runs_json
 from app.ui.main_window import AppContext, MainWindow
-from app.ui.results_panel import ResultsPanel
+from app.ui.panels.results.panel import ResultsPanel
+from app.ui.plots.live import Series
 
 REFERENCE = {
     "gpu_id": "rtx3090",

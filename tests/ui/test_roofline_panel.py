@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QPointF, QRectF
 
 from app.roofline.catalog import CatalogError
-from app.ui.roofline_panel import CustomGpuDialog, RooflinePanel
+from app.ui.panels.roofline.panel import CustomGpuDialog, RooflinePanel
 
 # Reference case by hand, context 512 (the panel's default):
 #   bytes per step = 14,141,238,272 (weights + LM head) + 512 * 57,344 (KV) = 14,170,598,400 B

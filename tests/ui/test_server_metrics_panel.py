@@ -15,8 +15,8 @@ from pytestqt.qtbot import QtBot
 
 from app.profiles import Target
 from app.sim.embedded import RunningSim
-from app.ui.server_metrics_panel import ServerMetricsPanel
-from app.ui.server_timeline import (
+from app.ui.panels.server_metrics.panel import ServerMetricsPanel
+from app.ui.plots.server_timeline import (
     BACKOFF_AFTER,
     BACKOFF_INTERVAL_S,
     IDLE_INTERVAL_S,

@@ -15,8 +15,8 @@ from PySide6.QtCore import QTranslator
 from app.bench.results.files import load_result
 from app.paths import resources_dir
 from app.profiles import Target
-from app.ui.exports import TABLE_COLUMNS
-from app.ui.sweep_panel import SweepPanel
+from app.ui.exports.tables import TABLE_COLUMNS
+from app.ui.panels.sweep.panel import SweepPanel
 from app.ui.worker import format_duration, parse_concurrencies, parse_rates
 
 COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
-from app.ui.live_plots import LiveCharts, RingBuffer
-from app.ui.token_scatter import CELL_PX, CHUNK_DOTS, TokenScatter
+from app.ui.plots.live import LiveCharts, RingBuffer
+from app.ui.plots.token_scatter import CELL_PX, CHUNK_DOTS, TokenScatter
 
 
 def _cells(scatter: TokenScatter, x: np.ndarray, y_ms: np.ndarray) -> set[int]:

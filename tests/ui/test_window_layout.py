@@ -108,7 +108,7 @@ def test_a_state_saved_by_the_old_layout_is_ignored(qtbot, memory_keyring) -> No
 
 def _fits(table) -> bool:
     """The TPOT P50 and P99 columns end inside the table's viewport (no sideways scroll)."""
-    from app.ui.exports import TABLE_COLUMNS
+    from app.ui.exports.tables import TABLE_COLUMNS
 
     keys = [key for key, _h, _d in TABLE_COLUMNS]
     offset = table.columnCount() - len(keys)  # Results has a Run column first

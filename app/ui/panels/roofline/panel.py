@@ -31,10 +31,10 @@ from app.roofline.catalog import (
 )
 from app.roofline.decode import kv_bytes_per_token, weight_bytes_resident
 from app.roofline.scenario import Scenario
-from app.ui.custom_gpu_dialog import CustomGpuDialog
+from app.ui.panels.roofline.custom_gpu_dialog import CustomGpuDialog
+from app.ui.panels.roofline.whatif import BYTES_COLORS, BytesBar, WhatIfView, gigabytes
+from app.ui.plots.roofline import BatchPlot, Measured, RoofPlot
 from app.ui.retranslate import is_language_change
-from app.ui.roofline_charts import BatchPlot, Measured, RoofPlot
-from app.ui.roofline_whatif import BYTES_COLORS, BytesBar, WhatIfView, gigabytes
 
 DEFAULT = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "fp16"}
 

@@ -16,7 +16,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 
 from app.bench.capacity.knee import find_knee
-from app.ui.live_plots import Series, SweepCurves, concurrency_value, rate_value, sweep_axis
+from app.ui.plots.live import Series, SweepCurves, concurrency_value, rate_value, sweep_axis
 
 WHY_TEMPLATES: dict[str, str] = {
     "client": QT_TRANSLATE_NOOP(

@@ -38,7 +38,13 @@ from PySide6.QtWidgets import (
 from app.bench.results.request_samples import RequestSamples, request_samples
 from app.paths import resources_dir
 from app.profiles import Target
-from app.ui.capacity_view import (
+from app.ui.exports.tables import TABLE_COLUMNS, cell_text, metric_tooltips, set_chart_tooltips
+from app.ui.panels.sweep.advanced import AdvancedSettings
+from app.ui.panels.sweep.layout import FormColumns, WrappedLabel
+from app.ui.panels.sweep.point_notes import no_success_message
+from app.ui.panels.sweep.slo_editor import DEFAULTS as SLO_DEFAULTS
+from app.ui.panels.sweep.slo_editor import SloSummary
+from app.ui.plots.capacity import (
     FAIL_BG,
     PASS_BG,
     Marks,
@@ -48,15 +54,9 @@ from app.ui.capacity_view import (
     slo_cell_colours,
     sweep_knees,
 )
-from app.ui.distributions import DistributionsView
-from app.ui.exports import TABLE_COLUMNS, cell_text, metric_tooltips, set_chart_tooltips
-from app.ui.live_plots import LiveCharts, Series, SweepCurves, format_number, sweep_axis
-from app.ui.point_notes import no_success_message
+from app.ui.plots.distributions import DistributionsView
+from app.ui.plots.live import LiveCharts, Series, SweepCurves, format_number, sweep_axis
 from app.ui.retranslate import Message, TextSource, is_language_change
-from app.ui.slo_editor import DEFAULTS as SLO_DEFAULTS
-from app.ui.slo_editor import SloSummary
-from app.ui.sweep_advanced import AdvancedSettings
-from app.ui.sweep_layout import FormColumns, WrappedLabel
 from app.ui.worker import (
     SweepSpec,
     SweepWorker,

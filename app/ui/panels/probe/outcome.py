@@ -10,7 +10,7 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication
 
 from app.bench.http.failures import fix_for, title_for
-from app.ui.doctor_messages import translate_template
+from app.ui.panels.doctor.messages import translate_template
 
 # The engine's one line when nothing answered (app.bench.sweep.runner.fetch_first_model).
 _UNREACHABLE = re.compile(r"^cannot reach (?P<url>\S+) \((?P<kind>[\w-]+): (?P<detail>.*)\)$", re.S)

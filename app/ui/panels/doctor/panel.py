@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.bench.doctor.run import CHECK_IDS, Check, DoctorReport, DoctorTarget, diagnose
-from app.ui.doctor_messages import translate_check
+from app.ui.panels.doctor.messages import translate_check
 from app.ui.retranslate import Message, TextSource, is_language_change
 
 # Okabe-Ito colours: distinguishable with colour-blindness, readable on light and dark.

@@ -24,7 +24,7 @@ from PySide6.QtCore import Property, QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from app.bench.serverstats.parse import MetricsSample, MetricsScraper
-from app.ui.live_plots import (
+from app.ui.plots.live import (
     PALETTE,
     RingBuffer,
     make_plot,
@@ -32,8 +32,7 @@ from app.ui.live_plots import (
     set_words,
     time_limit,
 )
-from app.ui.retranslate import is_language_change
-from app.ui.server_timeline import (
+from app.ui.plots.server_timeline import (
     IDLE_INTERVAL_S,
     RUN_INTERVAL_S,
     ElapsedAxis,
@@ -41,6 +40,7 @@ from app.ui.server_timeline import (
     ScrapeThread,
     hold_steps,
 )
+from app.ui.retranslate import is_language_change
 from app.ui.theme import apply_plot_theme
 
 # Columns of the ring buffer, in the order add_sample stores them.

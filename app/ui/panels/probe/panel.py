@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 
 from app.paths import cli_command
 from app.profiles import Target
-from app.ui.endpoint_editor import display_name
-from app.ui.probe_outcome import (
+from app.ui.panels.endpoints.editor import display_name
+from app.ui.panels.probe.outcome import (
     LiveSeries,
     ProbeHistoryEntry,
     ProbeOutcome,

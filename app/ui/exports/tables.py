@@ -17,7 +17,7 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication
 
 from app.bench.results.files import atomic_write_text
-from app.ui.live_plots import (
+from app.ui.plots.live import (
     LiveCharts,
     Series,
     SweepCurves,

@@ -14,8 +14,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QGraphicsItem, QGridLayout, QWidget
 
+from app.ui.plots.token_scatter import MIN_ITL_MS, TokenScatter
 from app.ui.retranslate import is_language_change
-from app.ui.token_scatter import MIN_ITL_MS, TokenScatter
 
 # Colours that stay readable on light and dark backgrounds (Okabe-Ito, colour-blind safe).
 PALETTE: tuple[str, ...] = (

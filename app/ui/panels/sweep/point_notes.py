@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication
 
 from app.bench.http.failures import fix_for, title_for
-from app.ui.doctor_messages import translate_template
+from app.ui.panels.doctor.messages import translate_template
 
 
 def no_success_message(points: Sequence[dict[str, Any]]) -> str:

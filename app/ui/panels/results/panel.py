@@ -34,24 +34,14 @@ from app.bench.results.files import NOT_POINT_FILES, PointResult, ResultFileErro
 from app.bench.results.request_samples import request_samples
 from app.roofline.catalog import CatalogError, get_gpu
 from app.ui.app_setup import settings
-from app.ui.capacity_view import (
-    FAIL_BG,
-    PASS_BG,
-    Marks,
-    capacity_text,
-    draw_marks,
-    slo_cell_colours,
-    sweep_knees,
-)
-from app.ui.distributions import DistributionsView
-from app.ui.export_files import (
+from app.ui.exports.files import (
     chart_filters,
     data_filters,
     last_folder,
     remember_folder,
     with_filter_suffix,
 )
-from app.ui.exports import (
+from app.ui.exports.tables import (
     ROOFLINE_KEYS,
     TABLE_COLUMNS,
     cell_text,
@@ -63,7 +53,17 @@ from app.ui.exports import (
     set_chart_tooltips,
     write_text_atomic,
 )
-from app.ui.live_plots import Series, SweepCurves, sweep_axis
+from app.ui.plots.capacity import (
+    FAIL_BG,
+    PASS_BG,
+    Marks,
+    capacity_text,
+    draw_marks,
+    slo_cell_colours,
+    sweep_knees,
+)
+from app.ui.plots.distributions import DistributionsView
+from app.ui.plots.live import Series, SweepCurves, sweep_axis
 from app.ui.retranslate import Message, TextSource, is_language_change
 from app.ui.worker import default_results_root
 

@@ -1,0 +1,1 @@
+"""Exports: result tables and chart files written from the window."""

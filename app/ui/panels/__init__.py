@@ -1,0 +1,1 @@
+"""The window's panels, one subpackage per panel with its helpers."""

@@ -1,0 +1,1 @@
+"""The Check connection tab: the doctor's checklist in the UI language."""

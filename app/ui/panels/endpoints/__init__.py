@@ -1,0 +1,1 @@
+"""The Endpoints dock: profiles, keys and /v1/models lookup."""

@@ -1,0 +1,1 @@
+"""The Probe tab: one streaming request, watched live."""

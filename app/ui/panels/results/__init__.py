@@ -1,0 +1,1 @@
+"""The Results tab: browse, overlay and export result folders."""

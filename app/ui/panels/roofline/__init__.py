@@ -1,0 +1,1 @@
+"""The Roofline dock: measured TPOT against the bandwidth floor."""

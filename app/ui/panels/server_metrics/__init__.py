@@ -1,0 +1,1 @@
+"""The Server metrics dock: the endpoint's /metrics, live."""

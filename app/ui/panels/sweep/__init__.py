@@ -1,0 +1,1 @@
+"""The Sweep tab: set up a sweep, run it in a worker, watch it live."""

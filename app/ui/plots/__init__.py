@@ -1,0 +1,1 @@
+"""Charts the panels share; data parts (ring buffer, series) need no Qt."""
