@@ -60,6 +60,10 @@ class RequestRecord:
     reasoning_tokens_source: ReasoningSource | None = None
     # usage.prompt_tokens_details.cached_tokens (None when the server did not say)
     cached_tokens: int | None = None
+    # A conversation's request: which session of the point and which of its user turns (from
+    # 0); None for a single-turn workload.
+    session: int | None = None
+    turn: int | None = None
 
     @property
     def ttft_s(self) -> float | None:

@@ -1,0 +1,105 @@
+"""A conversation point's own figures: TTFT of first turns against later turns (the history a
+later turn resends is what a prefix cache can skip), the share of prompt tokens served from
+the cache in each group, and how many sessions finished. Written to `tpotbench.conversations`
+beside vLLM's keys, which stay as they are (every turn is one request there)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from app.bench.metrics.point import PointMetrics, Stats
+
+RATE_MEANING = "sessions started per second"
+
+
+def _stats(values_s: list[float], percentiles: Iterable[float]) -> dict[str, float] | None:
+    if not values_s:
+        return None
+    stats = Stats.of_seconds(values_s, percentiles)
+    out = {"mean": stats.mean, "median": stats.median, "std": stats.std}
+    out.update({f"p{word}": value for word, value in stats.percentiles.items()})
+    return out
+
+
+def _hit_rate(cached: list[int | None], prompts: list[int], any_info: bool) -> float | None:
+    """Cached / prompt tokens of a group; a reply without the detail counts as 0 cached once
+    any reply of the point had it (vLLM leaves it out when nothing was cached)."""
+    total = sum(prompts)
+    if not any_info or total <= 0:
+        return None
+    return sum(c or 0 for c in cached) / total
+
+
+def conversation_block(
+    records: Sequence[Any],
+    metrics: PointMetrics,
+    *,
+    sessions: int,
+    turns_planned: int,
+    think_time_s: tuple[float, float],
+    percentiles: Iterable[float],
+) -> dict[str, Any]:
+    """`tpotbench.conversations` for a point whose records carry `session` and `turn`, in the
+    order `compute_point_metrics` saw them (its per-request arrays line up with them)."""
+    percentiles = tuple(percentiles)
+    first: list[float] = []
+    later: list[float] = []
+    groups: dict[bool, tuple[list[int | None], list[int]]] = {False: ([], []), True: ([], [])}
+    failed_sessions: set[int] = set()
+    turns_ok: dict[int, int] = {}
+    any_info = metrics.cached_tokens_total is not None
+    for i, record in enumerate(records):
+        session, turn = getattr(record, "session", None), getattr(record, "turn", None)
+        if session is None or turn is None:
+            continue
+        if metrics.error_kinds[i] is not None:
+            failed_sessions.add(session)
+            continue
+        turns_ok[session] = turns_ok.get(session, 0) + 1
+        is_later = turn > 0
+        (later if is_later else first).append(metrics.ttfts[i])
+        cached, prompts = groups[is_later]
+        cached.append(metrics.cached_lens[i])
+        prompts.append(metrics.input_lens[i])
+    ok_turns = sum(turns_ok.values())
+    return {
+        "sessions": sessions,
+        "turns_planned": turns_planned,
+        "turns_completed": ok_turns,
+        "sessions_with_failure": len(failed_sessions),
+        "mean_turns_completed": ok_turns / sessions if sessions else None,
+        "think_time_s": {"mean": think_time_s[0], "stddev": think_time_s[1]},
+        "request_rate_means": RATE_MEANING,
+        "first_turns": len(first),
+        "later_turns": len(later),
+        "ttft_first_turn_ms": _stats(first, percentiles),
+        "ttft_later_turns_ms": _stats(later, percentiles),
+        "prefix_cache_hit_rate_first_turn": _hit_rate(*groups[False], any_info),
+        "prefix_cache_hit_rate_later_turns": _hit_rate(*groups[True], any_info),
+    }
+
+
+def add_session_columns(requests_block: dict[str, list[Any]], records: Sequence[Any]) -> None:
+    """`session` and `turn` per request in `tpotbench.requests` (same order as its rows)."""
+    requests_block["session"] = [getattr(r, "session", None) for r in records]
+    requests_block["turn"] = [getattr(r, "turn", None) for r in records]
+
+
+def conversation_figures(block: dict[str, Any]) -> dict[str, float | None]:
+    """Mean TTFT of first and of later turns (ms) from a point's `tpotbench` block; None for a
+    point that was not a conversation run (or had no such turn)."""
+    conv = block.get("conversations")
+    conv = conv if isinstance(conv, dict) else {}
+
+    def mean(key: str) -> float | None:
+        stats = conv.get(key)
+        value = stats.get("mean") if isinstance(stats, dict) else None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        return float(value)
+
+    return {
+        "ttft_first_turn_ms": mean("ttft_first_turn_ms"),
+        "ttft_later_turns_ms": mean("ttft_later_turns_ms"),
+    }
