@@ -24,14 +24,9 @@ from app.bench.datasets.prompts import (
 )
 from app.bench.http.record import RequestRecord
 from app.bench.metrics.point import compute_point_metrics
-from app.bench.results.files import (
-    PointInfo,
-    ResultFileError,
-    build_result,
-    point_from_dict,
-    read_points,
-    sweep_csv_text,
-)
+from app.bench.results.read import ResultFileError, point_from_dict, read_points
+from app.bench.results.sweep_csv import sweep_csv_text
+from app.bench.results.write import PointInfo, build_result
 from app.bench.serverstats.parse import (
     MetricsParseError,
     MetricsSample,

@@ -12,12 +12,10 @@ from typing import Any
 
 from app.bench.capacity.knee import sweep_knees
 from app.bench.capacity.slo import point_verdict
-from app.bench.results.files import (
-    PointResult,
-    load_results_skipping,
-    rate_label,
-    write_sweep_csv,
-)
+from app.bench.results.naming import rate_label
+from app.bench.results.point_result import PointResult
+from app.bench.results.read import load_results_skipping
+from app.bench.results.sweep_csv import write_sweep_csv
 
 # (header, row key, format) of the terminal table: the columns an engineer reads first.
 _TABLE = (

@@ -35,13 +35,9 @@ from app.bench.metrics.point import (
     parse_percentiles,
 )
 from app.bench.metrics.workload import workload_rows
-from app.bench.results.files import (
-    PointResult,
-    ensure_writable_dir,
-    no_success_note,
-    point_from_dict,
-    result_files,
-)
+from app.bench.results.point_result import PointResult
+from app.bench.results.read import point_from_dict, result_files
+from app.bench.results.write import ensure_writable_dir, no_success_note
 from app.bench.sweep.events import EventWriter
 from app.bench.sweep.runner import (
     PointSpec,

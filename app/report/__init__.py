@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from app.bench.capacity.search_run import SEARCH_FILE
-from app.bench.results.files import PointResult, atomic_write_text
+from app.bench.results.point_result import PointResult
+from app.bench.results.write import atomic_write_text
 from app.jsonfile import JSONProblem, loads
 from app.report.document import render
 from app.report.model import report_points

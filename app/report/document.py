@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from app import __version__
-from app.bench.results.files import rate_label
+from app.bench.results.naming import rate_label
 from app.report.curves import knee_charts, roofline_charts, server_charts
 from app.report.distributions import cdf_charts, point_panels
 from app.report.model import ReportPoint, RunMeta, block, finite, run_meta

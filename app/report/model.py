@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from app.bench.results.files import PointResult, rate_label
+from app.bench.results.naming import rate_label
+from app.bench.results.point_result import PointResult
 from app.bench.results.request_samples import RequestSamples, request_samples
 from app.report.text import text
 from app.roofline.catalog import CatalogError, get_gpu

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from app.bench.http.record import RequestRecord
 from app.bench.metrics.point import compute_point_metrics
-from app.bench.results.files import PointInfo, build_result
+from app.bench.results.write import PointInfo, build_result
 
 # Trimmed `vllm bench serve --save-result` and benchmark_serving.py files (their key names).
 VLLM_SAMPLE = {

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.bench.results.files import load_result, load_results
+from app.bench.results.read import load_result, load_results
 from app.bench.sweep.events import parse_event
 
 # The keys `vllm bench serve --save-result` writes (vllm/benchmarks/serve.py, default metrics).

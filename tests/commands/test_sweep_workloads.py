@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.bench.datasets.prompts import sample_prefix
-from app.bench.results.files import load_result
+from app.bench.results.read import load_result
 
 
 def _sweep(base_url: str, out: Path, *extra: str) -> tuple[dict, str]:

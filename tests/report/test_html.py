@@ -15,7 +15,8 @@ import pytest
 from app.bench.http.failures import title_for
 from app.bench.http.record import RequestRecord
 from app.bench.metrics.point import compute_point_metrics
-from app.bench.results.files import PointInfo, build_result, load_results, write_point_json
+from app.bench.results.read import load_results
+from app.bench.results.write import PointInfo, build_result, write_point_json
 from tests.report.browser import Dom, dump_dom, external_references, screenshot
 
 HOSTILE = "<script>document.title='pwned'</script><img src=x onerror=\"document.title='pwned2'\">"

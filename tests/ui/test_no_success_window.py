@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.bench.results.files import load_results
+from app.bench.results.read import load_results
 from app.profiles import Target
 from app.ui.exports.tables import TABLE_COLUMNS
 from app.ui.panels.results.panel import ResultsPanel

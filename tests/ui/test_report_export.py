@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from app.bench.results.files import load_results
+from app.bench.results.read import load_results
 from app.profiles import ProfileStore
 from app.secrets import KeyStore
 from app.ui.app_setup import settings

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.bench.results.files import roofline_block, write_point_json
+from app.bench.results.write import roofline_block, write_point_json
 from app.profiles import ProfileStore
 from app.secrets import KeyStore
 from app.ui.app_setup import settings

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QTranslator
 
-from app.bench.results.files import load_result
+from app.bench.results.read import load_result
 from app.paths import resources_dir
 from app.profiles import Target
 from app.ui.exports.tables import TABLE_COLUMNS

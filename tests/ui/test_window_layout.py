@@ -119,7 +119,7 @@ def _fits(table) -> bool:
 
 
 def test_tpot_columns_are_in_view_at_1400x900(qtbot, memory_keyring, tmp_path) -> None:
-    from app.bench.results.files import write_point_json
+    from app.bench.results.write import write_point_json
 
     doc = {"completed": 200, "failed": 0, "duration": 61.25, "request_rate": "inf",
            "max_concurrency": 128, "median_tpot_ms": 165.43, "p99_tpot_ms": 190.01,

@@ -22,7 +22,10 @@ from app.bench.capacity.search import (
     search,
 )
 from app.bench.capacity.why import explain
-from app.bench.results.files import PointResult, atomic_write_text, point_from_dict, write_sweep_csv
+from app.bench.results.point_result import PointResult
+from app.bench.results.read import point_from_dict
+from app.bench.results.sweep_csv import write_sweep_csv
+from app.bench.results.write import atomic_write_text
 from app.bench.sweep.early_stop import EarlyStop
 from app.bench.sweep.runner import (
     CSV_NAME,

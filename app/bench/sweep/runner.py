@@ -35,16 +35,16 @@ from app.bench.metrics.point import (
     request_tpot,
     vllm_timings,
 )
-from app.bench.results.files import (
+from app.bench.results.naming import point_filename
+from app.bench.results.point_result import PointResult
+from app.bench.results.read import point_from_dict
+from app.bench.results.sweep_csv import write_sweep_csv
+from app.bench.results.write import (
     PointInfo,
-    PointResult,
     build_result,
     ensure_writable_dir,
-    point_filename,
-    point_from_dict,
     roofline_block,
     write_point_json,
-    write_sweep_csv,
 )
 from app.bench.serverstats.parse import MetricsSample, MetricsScraper, result_block
 from app.bench.sweep.early_stop import EarlyStop

@@ -9,7 +9,8 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QLocale, QSettings
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from app.bench.results.files import PointResult, ResultFileError, load_results
+from app.bench.results.point_result import PointResult
+from app.bench.results.read import ResultFileError, load_results
 from app.report import find_searches, write_report
 
 SETTINGS_KEY = "export/report_dir"  # the folder the last report went to

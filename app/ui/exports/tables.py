@@ -16,7 +16,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication
 
-from app.bench.results.files import atomic_write_text
+from app.bench.results.write import atomic_write_text
 from app.ui.plots.live import (
     LiveCharts,
     Series,

@@ -13,17 +13,10 @@ import pytest
 from app import __version__
 from app.bench.http.record import RequestRecord
 from app.bench.metrics.point import compute_point_metrics
-from app.bench.results.files import (
-    PointInfo,
-    ResultFileError,
-    atomic_write_text,
-    build_result,
-    load_result,
-    load_results,
-    point_filename,
-    sweep_csv_text,
-    write_point_json,
-)
+from app.bench.results.naming import point_filename
+from app.bench.results.read import ResultFileError, load_result, load_results
+from app.bench.results.sweep_csv import sweep_csv_text
+from app.bench.results.write import PointInfo, atomic_write_text, build_result, write_point_json
 from app.commands.sweep import format_summary
 
 MS = 1_000_000

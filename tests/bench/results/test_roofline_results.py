@@ -14,14 +14,10 @@ import pytest
 
 from app.bench.http.record import RequestRecord
 from app.bench.load.arrivals import LoadOutcome
-from app.bench.results.files import (
-    SUMMARY_COLUMNS,
-    load_result,
-    load_results,
-    roofline_block,
-    sweep_csv_text,
-    write_point_json,
-)
+from app.bench.results.point_result import SUMMARY_COLUMNS
+from app.bench.results.read import load_result, load_results
+from app.bench.results.sweep_csv import sweep_csv_text
+from app.bench.results.write import roofline_block, write_point_json
 from app.bench.sweep.events import parse_event
 from app.bench.sweep.runner import PointSpec, check_roofline, roofline_batch
 from app.commands.report import format_table

@@ -120,7 +120,8 @@ def test_engine_modules_import_without_qt() -> None:
     import sys
 
     code = (
-        "import sys, app.bench.sweep.runner, app.bench.results.files, app.bench.sweep.events, "
+        "import sys, app.bench.sweep.runner, app.bench.results.read, app.bench.results.write, "
+        "app.bench.sweep.events, "
         "app.commands.sweep, "
         "app.commands.report; print([m for m in sys.modules if m.startswith(('PySide6', 'qasync', "
         "'pyqtgraph'))])"

@@ -15,7 +15,7 @@ import pytest
 
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
-from app.bench.results.files import load_result
+from app.bench.results.read import load_result
 from app.bench.sweep.runner import SweepConfig, plan_points, run_sweep
 
 # (delay before the message in seconds, SSE payload): a role-only opening delta, then three

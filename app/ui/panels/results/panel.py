@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.bench.results.files import NOT_POINT_FILES, PointResult, ResultFileError, read_points
+from app.bench.results.point_result import PointResult
+from app.bench.results.read import NOT_POINT_FILES, ResultFileError, read_points
 from app.bench.results.request_samples import request_samples
 from app.roofline.catalog import CatalogError, get_gpu
 from app.ui.app_setup import settings

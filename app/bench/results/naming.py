@@ -1,0 +1,23 @@
+"""Result file names and how a request rate is written in them."""
+
+from __future__ import annotations
+
+import math
+
+
+def rate_value(rate: float) -> float | str:
+    """Request rate as vLLM writes it: a number, or the string "inf"."""
+    return "inf" if math.isinf(rate) else rate
+
+
+def rate_label(rate: float) -> str:
+    """4.0 -> '4', 0.5 -> '0.5', inf -> 'inf' (the field guide's file names)."""
+    if math.isinf(rate):
+        return "inf"
+    return str(int(rate)) if rate == int(rate) else repr(rate)
+
+
+def point_filename(label: str, rate: float, max_concurrency: int | None) -> str:
+    """`{label}_rate{rate}_conc{conc}.json`, e.g. expA_rate4_conc32.json."""
+    conc = "none" if max_concurrency is None else str(max_concurrency)
+    return f"{label}_rate{rate_label(rate)}_conc{conc}.json"

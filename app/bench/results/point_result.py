@@ -1,0 +1,126 @@
+"""One benchmark point read back, whichever tool wrote it, and its one-row summary."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.bench.metrics.workload import cache_figures, reasoning_figures
+from app.bench.results.naming import rate_value
+
+
+@dataclass
+class PointResult:
+    """One benchmark point, whichever tool wrote it. Times in ms, throughputs per second."""
+
+    path: Path | None
+    source: str  # 'tpotbench' | 'vllm' | 'benchmark_serving'
+    label: str | None
+    model_id: str | None
+    backend: str | None
+    date: str | None
+    request_rate: float
+    max_concurrency: int | None
+    burstiness: float | None
+    num_prompts: int | None
+    completed: int
+    failed: int | None
+    duration_s: float
+    total_input_tokens: int | None
+    total_output_tokens: int | None
+    request_throughput: float | None
+    request_goodput: float | None
+    output_throughput: float | None
+    total_token_throughput: float | None
+    max_output_tokens_per_s: float | None
+    max_concurrent_requests: int | None
+    stats: dict[str, dict[str, float]] = field(default_factory=dict)
+    tpotbench: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def partial(self) -> bool:
+        """A point cancelled before all its requests ran (saved as *.partial.json)."""
+        name = self.path.name if self.path else ""
+        return name.endswith(".partial.json") or (self.tpotbench or {}).get("cancelled") is True
+
+    def metric(self, name: str, stat: str) -> float | None:
+        """E.g. metric('tpot', 'p99') -> the P99 TPOT in ms, or None if the file has none."""
+        return self.stats.get(name, {}).get(stat)
+
+    def summary_row(self) -> dict[str, Any]:
+        """One flat row for `tpotbench report`, sweep.csv and the GUI's results table."""
+        wait = (self.tpotbench or {}).get("slot_wait_ms") or {}
+        failures = (self.tpotbench or {}).get("failures") or []
+        roofline = (self.tpotbench or {}).get("roofline")
+        roofline = roofline if isinstance(roofline, dict) else {}
+        block = self.tpotbench or {}
+        row: dict[str, Any] = {
+            "file": self.path.name if self.path else "",
+            "source": self.source,
+            "label": self.label,
+            "model": self.model_id,
+            "request_rate": rate_value(self.request_rate),
+            "max_concurrency": self.max_concurrency,
+            "completed": self.completed,
+            "failed": self.failed,
+            "duration_s": self.duration_s,
+            "request_throughput": self.request_throughput,
+            "output_throughput": self.output_throughput,
+            "total_token_throughput": self.total_token_throughput,
+            "request_goodput": self.request_goodput,
+        }
+        for name in ("ttft", "tpot", "itl", "e2el"):
+            for stat in ("mean", "median", "p99"):
+                row[f"{stat}_{name}_ms"] = self.metric(name, stat)
+        row["max_output_tokens_per_s"] = self.max_output_tokens_per_s
+        row["max_concurrent_requests"] = self.max_concurrent_requests
+        row["mean_slot_wait_ms"] = wait.get("mean")
+        row["failure_kinds"] = " ".join(f"{f['kind']}:{f['count']}" for f in failures)
+        # Older files (and vLLM's) have no floor: the columns stay empty rather than guessed.
+        row["roofline_batch"] = _finite_number(roofline.get("batch"))
+        row["floor_tpot_ms"] = _finite_number(roofline.get("floor_tpot_ms"))
+        row["mbu"] = _finite_number(roofline.get("mbu"))
+        # Last, so columns read by position keep their place: which sweep wrote the point,
+        # and whether it was cut short.
+        row["run"] = block.get("run_id") if isinstance(block.get("run_id"), str) else None
+        row["partial"] = self.partial
+        # Reasoning, prefix caching, speculative decoding: empty for points that had none.
+        row.update(reasoning_figures(block))
+        row.update(cache_figures(block))
+        return row
+
+
+def _finite_number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+SUMMARY_COLUMNS: tuple[str, ...] = tuple(
+    PointResult(
+        None,
+        "",
+        None,
+        None,
+        None,
+        None,
+        0.0,
+        None,
+        None,
+        None,
+        0,
+        None,
+        0.0,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+    ).summary_row()
+)

@@ -1,0 +1,302 @@
+"""A point's result document (a superset of `vllm bench serve --save-result`) and writing it
+to disk atomically."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from app import __version__, jsonfile
+from app.bench.http.failures import fix_for, title_for
+from app.bench.metrics.point import PointMetrics, Stats
+from app.bench.results.naming import rate_value
+from app.bench.results.request_block import itl_block, requests_block
+from app.roofline.scenario import point_fields
+
+SCHEMA_VERSION = 1
+
+
+# vLLM drops these per-request arrays unless --save-detailed (latencies/queue_times it keeps).
+DETAILED_KEYS = (
+    "input_lens",
+    "output_lens",
+    "start_times",
+    "ttfts",
+    "itls",
+    "generated_texts",
+    "errors",
+)
+
+
+@dataclass(frozen=True)
+class PointInfo:
+    """How a point was run: everything a result file records besides the measurements."""
+
+    backend: str
+    model_id: str
+    endpoint_url: str
+    api: str
+    num_prompts: int
+    request_rate: float
+    max_concurrency: int | None
+    burstiness: float = 1.0
+    label: str | None = None
+    tokenizer_id: str | None = None
+    point_index: int = 0
+    percentile_metrics: tuple[str, ...] = ("ttft", "tpot", "itl", "e2el")
+    percentiles: tuple[float, ...] = (50.0, 90.0, 95.0, 99.0)
+    goodput: dict[str, float] | None = None
+    num_warmups: int = 0
+    seed: int = 0
+    dataset_name: str = "sharegpt"
+    dataset_path: str | None = None
+    profile: str | None = None
+    run_id: str | None = None  # the same for every point of one sweep
+
+
+def _stats_dict(stats: Stats, known: bool = True) -> dict[str, float | None]:
+    """A statistic's figures; all None when `known` is False (no request succeeded, so a 0
+    would be a made-up number)."""
+    out = {"mean": stats.mean, "median": stats.median, "std": stats.std}
+    out.update({f"p{word}": value for word, value in stats.percentiles.items()})
+    return {key: (value if known else None) for key, value in out.items()}
+
+
+def build_result(
+    info: PointInfo,
+    metrics: PointMetrics,
+    *,
+    save_detailed: bool = False,
+    cancelled: bool = False,
+    aborted: int = 0,
+    not_sent: int = 0,
+    started_at: datetime | None = None,
+    roofline: dict[str, Any] | None = None,
+    server_metrics: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The JSON document for one point: vLLM's keys and units first, then our `tpotbench` block."""
+    started_at = started_at or datetime.now(UTC)
+    result: dict[str, Any] = {
+        "date": started_at.astimezone().strftime("%Y%m%d-%H%M%S"),
+        "endpoint_type": info.backend,
+        "backend": info.backend,
+        "label": info.label,
+        "model_id": info.model_id,
+        "tokenizer_id": info.tokenizer_id,
+        "num_prompts": info.num_prompts,
+        "request_rate": rate_value(info.request_rate),
+        "burstiness": info.burstiness,
+        "max_concurrency": info.max_concurrency,
+        "duration": metrics.duration_s,
+        "completed": metrics.completed,
+        "failed": metrics.failed,
+        "total_input_tokens": metrics.total_input,
+        "total_output_tokens": metrics.total_output,
+        "request_throughput": metrics.request_throughput,
+        "request_goodput": metrics.request_goodput,
+        "output_throughput": metrics.output_throughput,
+        "total_token_throughput": metrics.total_token_throughput,
+    }
+    if save_detailed:
+        result.update(
+            input_lens=metrics.input_lens,
+            output_lens=metrics.output_lens,
+            ttfts=metrics.ttfts,
+            itls=metrics.itls,
+            start_times=metrics.start_times,
+            generated_texts=metrics.generated_texts,
+            errors=metrics.errors,
+        )
+    result.update(
+        latencies=metrics.latencies,
+        queue_times=metrics.queue_times,
+        max_output_tokens_per_s=metrics.max_output_tokens_per_s,
+        max_concurrent_requests=metrics.max_concurrent_requests,
+        rtfx=0.0,
+    )
+    known = metrics.completed > 0
+    for name in info.percentile_metrics:
+        stats = metrics.stats.get(name)
+        if stats is None or (name == "client_queue_time" and info.max_concurrency is None):
+            continue
+        for stat, value in _stats_dict(stats, known).items():
+            result[f"{stat}_{name}_ms"] = value
+    block: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "app_version": __version__,
+        "run_id": info.run_id,
+        "started_at": started_at.astimezone(UTC).isoformat(timespec="seconds"),
+        "profile": info.profile,
+        "endpoint": {"url": info.endpoint_url, "api": info.api, "model": info.model_id},
+        "point": {
+            "index": info.point_index,
+            "request_rate": rate_value(info.request_rate),
+            "max_concurrency": info.max_concurrency,
+        },
+        "dataset": {"name": info.dataset_name, "path": info.dataset_path, "seed": info.seed},
+        "num_warmups": info.num_warmups,
+        "percentiles": list(info.percentiles),
+        "goodput_slos_ms": info.goodput,
+        "duration_definition": "first send to last completion",
+        "cancelled": cancelled,
+        "aborted": aborted,
+        "not_sent": not_sent,
+        "slot_wait_ms": _stats_dict(metrics.stats["client_queue_time"], known),
+        "ttft_first_content_ms": _stats_dict(metrics.stats["ttft_first_content"], known),
+        "tokens_per_chunk": {
+            "mean": metrics.tokens_per_chunk_mean,
+            "max": metrics.tokens_per_chunk_max,
+            "multi_token_share": metrics.multi_token_chunk_share,
+        },
+        # TTFO and the answer phase's TPOT: null when no reply had visible answer text
+        "ttfo_ms": _stats_dict(metrics.stats["ttfo"], any(t is not None for t in metrics.ttfos)),
+        "tpot_answer_ms": _stats_dict(
+            metrics.stats["tpot_answer"], any(t is not None for t in metrics.ttfos)
+        ),
+        "reasoning_tokens": (
+            None
+            if metrics.reasoning_tokens_total is None
+            else {
+                "total": metrics.reasoning_tokens_total,
+                "mean": metrics.reasoning_tokens_total / max(metrics.completed, 1),
+                "source": metrics.reasoning_tokens_source,
+            }
+        ),
+        "prefix_cache_client": (
+            None
+            if metrics.cached_tokens_total is None
+            else {
+                "cached_tokens": metrics.cached_tokens_total,
+                "prompt_tokens": metrics.prompt_tokens_with_cache_info,
+                "hit_rate": metrics.client_prefix_hit_rate,
+            }
+        ),
+        "peak_output_tokens_per_s_weighted": metrics.peak_output_tokens_per_s_weighted,
+        "output_tokens_source": metrics.output_tokens_source,
+        # sent again on a new connection after the server closed a kept-alive one under it
+        "retried_requests": metrics.retried,
+        "failures": [
+            {
+                "kind": group.kind,
+                "count": group.count,
+                "title": title_for(group.kind),
+                "fix": fix_for(group.kind),
+                "example": group.example[:500],
+            }
+            for group in metrics.failures
+        ],
+        "roofline": roofline,
+        "server_metrics": server_metrics,
+        "requests": requests_block(metrics),
+        "itl_histogram": itl_block(metrics),
+    }
+    if save_detailed:
+        block["ttfos"] = metrics.ttfos
+        block["reasoning_lens"] = metrics.reasoning_lens
+        block["cached_lens"] = metrics.cached_lens
+        block["chunk_counts"] = metrics.chunk_counts
+        block["error_kinds"] = metrics.error_kinds
+        block["retried"] = metrics.retried_flags
+    result["tpotbench"] = block
+    return result
+
+
+def no_success_note(failures: Sequence[dict[str, Any]]) -> str:
+    """The line a point with no successful request shows instead of latency figures, e.g.
+    "no request succeeded: 60 × HTTP 404 not found (fix: The path or model is wrong ...)"."""
+    if not failures:
+        return "no request succeeded (none finished before the point ended)"
+    parts = [
+        f"{f.get('count')} × {f.get('title') or title_for(str(f.get('kind')))}" for f in failures
+    ]
+    fix = failures[0].get("fix") or fix_for(str(failures[0].get("kind")))
+    return f"no request succeeded: {', '.join(parts)} (fix: {fix})"
+
+
+def roofline_block(
+    context: dict[str, Any], batch: float, batch_source: str, tpot_p50_ms: float | None
+) -> dict[str, Any]:
+    """tpotbench.roofline of a point: the chosen context, the decode floor at the point's batch
+    (rounded to whole sequences) and the MBU of its TPOT p50 (None without a TPOT).
+
+    `batch_source` says where the batch came from: 'server_running' (mean of the server's
+    running-requests gauge), 'concurrency' (the slot limit of an unlimited-rate point) or
+    'mean_in_flight' (busy request time / duration, for rate-limited points).
+    """
+    fields = point_fields(context, batch, tpot_p50_ms)
+    return {
+        "gpu_id": str(context["gpu_id"]),
+        "model_id": str(context["model_id"]),
+        "fmt": str(context["fmt"]),
+        "kv_dtype": str(context["kv_dtype"]),
+        "context": fields["roofline_context"],
+        "batch": round(float(batch), 3),
+        "batch_source": batch_source,
+        "tpot_p50_ms": tpot_p50_ms if tpot_p50_ms and tpot_p50_ms > 0 else None,
+        "floor_tpot_ms": fields["floor_tpot_ms"],
+        "bytes_per_step": fields["bytes_per_step"],
+        "mbu": fields["mbu"],
+    }
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):  # not every filesystem lets a folder be opened
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _create_temp(path: Path) -> tuple[int, str]:
+    """A new hidden temp file beside `path`, created with mode 0666 so the process umask
+    decides who may read it, as for any file the user makes (mkstemp would force 0600; results
+    hold no secret and a shared results folder must stay readable)."""
+    for _ in range(100):
+        tmp = str(path.parent / f".{path.name}.{os.urandom(4).hex()}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{path.parent}: no free temp file name for {path.name}")
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write via a temp file in the same folder + fsync + os.replace: readers and a crash
+    see either the old file or the whole new one, never a torn one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = _create_temp(path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def write_point_json(path: Path, result: dict[str, Any]) -> Path:
+    text = json.dumps(jsonfile.finite(result), indent=2, allow_nan=False) + "\n"
+    atomic_write_text(Path(path), text)
+    return Path(path)
+
+
+def ensure_writable_dir(directory: Path) -> None:
+    """Create `directory` if needed and prove a file can be made in it (OSError if not), so
+    an unwritable folder is found before a point's load runs rather than after."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, tmp = _create_temp(directory / "write-check")
+    os.close(fd)
+    os.unlink(tmp)
