@@ -58,7 +58,8 @@ VARIANTS = {
 def _records_ours(url: str, conc: int, total: int, tokens: int, tag: str, opts: dict) -> dict:
     from app.bench.http.client import make_client, run, warm_pool
     from app.bench.http.endpoint import resolve_endpoint
-    from app.bench.http.stream import RequestSpec, send_request
+    from app.bench.http.request import RequestSpec
+    from app.bench.http.stream import send_request
 
     resolved = resolve_endpoint(url, None, "chat", model="bench")
 

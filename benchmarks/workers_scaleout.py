@@ -48,7 +48,7 @@ def _inproc(url: str, conc: int, total: int, tokens: int, tag: str) -> dict:
 
 def _workers(url: str, conc: int, total: int, tokens: int, tag: str, n: int, ray: bool) -> dict:
     from app.bench.http.endpoint import resolve_endpoint
-    from app.bench.http.stream import RequestSpec
+    from app.bench.http.request import RequestSpec
     from app.bench.load.arrivals import LoadState, arrival_offsets
     from app.bench.load.workers.driver import run_workers
     from app.bench.load.workers.local import LocalPool

@@ -27,12 +27,9 @@ from app.bench.metrics.point import compute_point_metrics
 from app.bench.results.read import ResultFileError, point_from_dict, read_points
 from app.bench.results.sweep_csv import sweep_csv_text
 from app.bench.results.write import PointInfo, build_result
-from app.bench.serverstats.parse import (
-    MetricsParseError,
-    MetricsSample,
-    parse_metrics,
-    summarize,
-)
+from app.bench.serverstats.parse import MetricsParseError, parse_metrics
+from app.bench.serverstats.snapshot import MetricsSample
+from app.bench.serverstats.summary import summarize
 from app.commands.report import format_table
 from app.commands.sweep import format_summary
 from app.profiles import Profile, ProfileError, ProfileStore

@@ -111,7 +111,8 @@ async def _probe(args: argparse.Namespace, target: dict[str, Any], events: Any) 
     from dataclasses import replace
 
     from app.bench.http.client import make_client
-    from app.bench.http.stream import RequestSpec, send_request
+    from app.bench.http.request import RequestSpec
+    from app.bench.http.stream import send_request
     from app.bench.sweep.runner import UnreachableError, fetch_first_model
 
     resolved = target["resolved"]

@@ -24,7 +24,8 @@ from app.bench.http.body import MAX_MODELS_BODY_BYTES, get_small
 from app.bench.http.endpoint import ResolvedEndpoint, auth_headers, redact
 from app.bench.http.failures import classify_exception
 from app.bench.http.record import RequestRecord
-from app.bench.http.stream import RequestSpec, send_request
+from app.bench.http.request import RequestSpec
+from app.bench.http.stream import send_request
 from app.bench.http.tokens import TokenCounter
 from app.bench.load.arrivals import DEFAULT_GRACE_S, LoadState, run_load, run_warmups
 from app.bench.load.workers.point import run_point_on_workers
@@ -46,7 +47,8 @@ from app.bench.results.write import (
     roofline_block,
     write_point_json,
 )
-from app.bench.serverstats.parse import MetricsSample, MetricsScraper, result_block
+from app.bench.serverstats.scrape import MetricsScraper, result_block
+from app.bench.serverstats.snapshot import MetricsSample
 from app.bench.sweep.early_stop import EarlyStop
 from app.bench.sweep.prefix_cache import (
     PrefixCacheReset,

@@ -171,7 +171,8 @@ def test_an_inflating_body_stops_at_the_decoded_size_cap(hostile, transport) -> 
 
     from app.bench.http.client import make_client
     from app.bench.http.endpoint import resolve_endpoint
-    from app.bench.http.stream import RequestSpec, send_request
+    from app.bench.http.request import RequestSpec
+    from app.bench.http.stream import send_request
 
     resolved = resolve_endpoint(hostile.url("inflate-events"), None, "chat", model="m")
 
@@ -191,7 +192,7 @@ def test_an_inflating_body_stops_at_the_decoded_size_cap(hostile, transport) -> 
 def test_a_dripping_metrics_page_is_skipped_at_the_deadline(hostile) -> None:
     import asyncio
 
-    from app.bench.serverstats.parse import MetricsScraper
+    from app.bench.serverstats.scrape import MetricsScraper
 
     async def go() -> MetricsScraper:
         scraper = MetricsScraper(hostile.url("drip") + "/metrics", request_timeout_s=0.5)

@@ -18,7 +18,8 @@ import pytest
 from app.bench.http.client import make_client
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.http.record import RequestRecord
-from app.bench.http.stream import RequestSpec, send_request
+from app.bench.http.request import RequestSpec
+from app.bench.http.stream import send_request
 from tests.hostile_server import HostileServer
 
 pytestmark = pytest.mark.timeout(120)

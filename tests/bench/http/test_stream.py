@@ -19,7 +19,8 @@ from app.bench.http.client import make_client, warm_pool
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.http.failures import KINDS, classify_exception, fix_for, kind_for_status
 from app.bench.http.record import RequestRecord
-from app.bench.http.stream import RequestSpec, build_body, send_request
+from app.bench.http.request import RequestSpec, build_body
+from app.bench.http.stream import send_request
 from app.bench.http.tokens import TokenCounter, TokenizerError, estimate_tokens
 
 MS = 1_000_000
@@ -554,7 +555,7 @@ def test_json_followed_by_junk_is_malformed(server):
 def test_aiohttp_transport_streams_through_aiohttp_directly(server):
     # The per-chunk fast path depends on httpx-aiohttp internals; if they change, the
     # fallback still works but costs a third more CPU per chunk: this test says so.
-    from app.bench.http.stream import _reader
+    from app.bench.http.exchange import _reader
 
     server.script = Script([(5, sse(chat("a", "stop")) + b"data: [DONE]\n\n")])
     request = httpx.Request("GET", server.base_url + "/v1/chat/completions")

@@ -11,18 +11,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from app.bench.serverstats.parse import (
+from app.bench.serverstats.parse import MetricsParseError, detect_server, parse_metrics
+from app.bench.serverstats.scrape import MetricsScraper, result_block
+from app.bench.serverstats.snapshot import (
     KVCapacity,
-    MetricsParseError,
     MetricsSample,
-    MetricsScraper,
-    detect_server,
-    parse_metrics,
-    result_block,
     series_from_dict,
     series_to_dict,
-    summarize,
 )
+from app.bench.serverstats.summary import summarize
 from app.sim.embedded import RunningSim
 
 LBL = 'engine="0",model_name="qwen2.5-7b"'
@@ -409,7 +406,8 @@ def test_engine_modules_do_not_import_qt() -> None:
     import sys
 
     code = (
-        "import sys, app.bench.serverstats.parse, app.bench.doctor.run, app.commands.doctor; "
+        "import sys, app.bench.serverstats.parse, app.bench.serverstats.scrape, "
+        "app.bench.doctor.run, app.commands.doctor; "
         "print([m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'qasync')])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from app.bench.serverstats.parse import parse_metrics, summarize
+from app.bench.serverstats.parse import parse_metrics
+from app.bench.serverstats.summary import summarize
 from app.bench.sweep.prefix_cache import hit_rate, is_loopback, stale_cache_warning
 
 PAGE = """# TYPE vllm:prefix_cache_queries counter

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from app.bench.http.endpoint import ResolvedEndpoint
 from app.bench.http.record import RequestRecord
-from app.bench.http.stream import RequestSpec
+from app.bench.http.request import RequestSpec
 from app.bench.load.workers.plan import WorkerShare
 
 

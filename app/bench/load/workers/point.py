@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from app.bench.http.stream import RequestSpec
+from app.bench.http.request import RequestSpec
 from app.bench.load.arrivals import LoadOutcome, LoadState, arrival_offsets
 from app.bench.load.workers.driver import OnChunks, OnRecord, run_workers
 from app.bench.load.workers.local import LocalPool

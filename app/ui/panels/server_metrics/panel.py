@@ -23,7 +23,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Property, QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from app.bench.serverstats.parse import MetricsSample, MetricsScraper
+from app.bench.serverstats.scrape import MetricsScraper
+from app.bench.serverstats.snapshot import MetricsSample
 from app.ui.plots.live import (
     PALETTE,
     RingBuffer,

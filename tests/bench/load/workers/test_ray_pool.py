@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from app.bench.http.endpoint import resolve_endpoint
-from app.bench.http.stream import RequestSpec
+from app.bench.http.request import RequestSpec
 from app.bench.load.arrivals import LoadState, arrival_offsets
 from app.bench.load.workers.driver import run_workers
 from app.bench.load.workers.messages import WorkerJob

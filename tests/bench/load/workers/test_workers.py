@@ -13,7 +13,7 @@ import pytest
 
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.http.record import RequestRecord
-from app.bench.http.stream import RequestSpec
+from app.bench.http.request import RequestSpec
 from app.bench.load.arrivals import LoadState, arrival_offsets, run_load
 from app.bench.load.workers.driver import BARRIER_LEAD_S, run_workers
 from app.bench.load.workers.local import LocalPool

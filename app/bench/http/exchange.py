@@ -1,0 +1,192 @@
+"""One request on the wire: send on the client's pool, status, body reads within the limits."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import AsyncIterator, Callable
+
+import httpx
+
+from app.bench.http.body import (
+    BodyError,
+    content_encoding,
+    inflated,
+    oversized,
+)
+from app.bench.http.client import BenchClient
+from app.bench.http.collector import _Collector, _ex
+from app.bench.http.connections import ATTEMPT, Attempt
+from app.bench.http.error_reply import _status_failure
+from app.bench.http.failures import classify_exception, lost_before_response
+from app.bench.http.record import RequestRecord
+from app.bench.http.sse import SSEDecoder, SSEError
+
+Clock = Callable[[], int]
+
+
+class _Exchange:
+    """One request on the wire: send, status, body read within the limits. Failures before a
+    stream could start go to ``early``; failures while streaming to the collector."""
+
+    __slots__ = (
+        "clock",
+        "col",
+        "early",
+        "end_ns",
+        "head",
+        "max_body",
+        "max_event",
+        "reads",
+        "started",
+    )
+
+    def __init__(self, col: _Collector, clock: Clock, max_body: int, max_event: int) -> None:
+        self.col = col
+        self.clock = clock
+        self.max_body = max_body
+        self.max_event = max_event
+        self.early: tuple[str, str] | None = None
+        self.started = False  # the response's status line and headers arrived
+        self.end_ns = 0
+        self.reads = 0
+        self.head = b""
+
+    async def run(self, client: httpx.AsyncClient, request: httpx.Request) -> None:
+        clock = self.clock
+        attempt = Attempt()
+        token = ATTEMPT.set(attempt)
+        try:
+            try:
+                response = await _send(client, request, attempt)
+            except Exception as exc:
+                if not (attempt.reused and lost_before_response(exc)):
+                    raise
+                # The server closed the kept-alive connection as this request went out: send
+                # it once more on a new connection. Counted, never hidden (RequestRecord).
+                rec = self.col.rec
+                rec.retried = True
+                rec.retry_error = classify_exception(exc, after_headers=False)[1]
+                attempt = Attempt(force_fresh=True)
+                ATTEMPT.set(attempt)
+                response = await _send(client, request, attempt)
+        except Exception as exc:  # every failure before the first byte becomes a kind
+            self.end_ns = clock()
+            self.early = classify_exception(exc, after_headers=False)
+            return
+        finally:
+            ATTEMPT.reset(token)
+        self.started = True
+        col = self.col
+        try:
+            status = col.rec.http_status = response.status_code
+            if status != 200:
+                self.early = await _status_failure(response)
+                self.end_ns = clock()
+                return
+            await self._read(response)
+        except Exception as exc:  # a read error after the headers: keep what arrived
+            self.end_ns = clock()
+            col.fail(*classify_exception(exc, after_headers=True))
+        finally:
+            # closing a broken connection may raise; the outcome is already recorded
+            with contextlib.suppress(Exception):
+                await response.aclose()
+
+    async def _read(self, response: httpx.Response) -> None:
+        col, clock = self.col, self.clock
+        decoder = SSEDecoder(self.max_event)
+        feed = decoder.feed
+        handle = col.message
+        encoding = content_encoding(response)
+        if encoding is None:
+            reader = _reader(response)
+        else:
+            raw = response.aiter_raw()
+            reader = inflated(raw, encoding, max_raw=self.max_body, what="the streamed reply")
+        t = col.rec.send_ns
+        size = 0
+        limit = self.max_body
+        reads = 0
+        try:
+            async for data in reader:
+                t = clock()
+                reads += 1
+                if reads <= 2:
+                    self.head += data[:300]
+                size += len(data)
+                if size > limit:
+                    raise oversized("the streamed reply", limit)
+                for payload in feed(data):
+                    if handle(payload, t):
+                        return
+            for payload in decoder.flush():
+                if handle(payload, t, final=True):
+                    return
+            if col.kind is None and col.messages == 0:
+                ctype = response.headers.get("content-type", "")
+                if "event-stream" not in ctype:
+                    col.fail(
+                        "not_sse",
+                        f"HTTP 200 but the reply is '{ctype or 'untyped'}', not an event stream: "
+                        + _ex(self.head),
+                    )
+        except (BodyError, SSEError) as exc:
+            col.fail(getattr(exc, "kind", "oversized"), str(exc))
+        finally:
+            self.reads = reads
+            self.end_ns = clock()
+
+
+async def _send(
+    client: httpx.AsyncClient, request: httpx.Request, attempt: Attempt
+) -> httpx.Response:
+    """Send on the client's pool; the httpx transport reports new connections by trace, and
+    a forced-fresh send goes through a pool that keeps no connection."""
+    if isinstance(client, BenchClient):
+        if client.transport_kind == "httpx":
+            attempt.reused = True  # unless the trace sees a connect
+            request.extensions["trace"] = attempt.httpx_trace
+            if attempt.force_fresh:
+                return await client.fresh_client().send(request, stream=True)
+        return await client.send_stream(request)
+    return await client.send(request, stream=True)
+
+
+class _StampedBody(httpx.AsyncByteStream):
+    """The request body; reading it stamps ``send_ns``: the moment the request goes out.
+
+    On Python 3.11 aiohttp writes a request body from a separate task that runs only after
+    every other ready task, so a clock read before ``client.send`` would charge a burst of N
+    simultaneous requests with the set-up time of all the others (20 ms at N=256 here).
+    """
+
+    def __init__(self, data: bytes, rec: RequestRecord, clock: Clock) -> None:
+        self._data = data
+        self._rec = rec
+        self._clock = clock
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        self._rec.send_ns = self._clock()
+        yield self._data
+
+
+@functools.lru_cache(maxsize=64)
+def _url(url: str) -> httpx.URL:
+    return httpx.URL(url)
+
+
+def _reader(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The (identity-coded) response body, one item per network read.
+
+    On the httpx-aiohttp transport this is aiohttp's own ``iter_any()``, under the three
+    async-generator layers httpx and the transport add per chunk (a third of the per-chunk
+    CPU); any other transport goes through httpx.
+    """
+    stream = response.stream
+    # httpx's client.send wraps the transport's stream in a BoundAsyncStream; send_stream not
+    stream = getattr(stream, "_stream", stream)
+    content = getattr(getattr(stream, "_aiohttp_response", None), "content", None)
+    if content is not None and hasattr(content, "iter_any"):
+        return content.iter_any()
+    return response.aiter_raw()
