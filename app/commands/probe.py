@@ -214,7 +214,7 @@ def _endpoint_info(resolved: Any) -> dict[str, Any]:
 
 def _report(record: Any) -> dict[str, Any]:
     from app.bench.http.failures import fix_for
-    from app.bench.metrics.point import request_tpot, vllm_timings
+    from app.bench.metrics.request import request_tpot, vllm_timings
 
     out: dict[str, Any] = {
         "ok": record.ok,

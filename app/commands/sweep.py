@@ -28,7 +28,7 @@ from app.bench.http.client import DEFAULT_READ_TIMEOUT_S, DEFAULT_REQUEST_TIMEOU
 from app.bench.http.endpoint import EndpointError, cleartext_warning, resolve_endpoint
 from app.bench.http.tokens import TokenCounter, TokenizerError, estimate_tokens
 from app.bench.load.workers.pool import WorkerError
-from app.bench.metrics.point import (
+from app.bench.metrics.options import (
     METRIC_TITLES,
     parse_goodput,
     parse_percentile_metrics,

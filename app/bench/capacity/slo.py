@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.bench.metrics.point import GOODPUT_METRICS, parse_goodput
+from app.bench.metrics.options import GOODPUT_METRICS, parse_goodput
 
 SLO_METRICS = ("ttft", "tpot", "itl", "e2el")
 PER_REQUEST = ("ttft", "tpot", "e2el")  # ITL is pooled over gaps, not one value per request

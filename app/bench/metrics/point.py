@@ -23,93 +23,15 @@ records stamp once per read and cannot see that delta, so no such gap is counted
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-DEFAULT_PERCENTILES: tuple[float, ...] = (50.0, 90.0, 95.0, 99.0)
-PERCENTILE_METRICS = (
-    "ttft",
-    "tpot",
-    "itl",
-    "e2el",
-    "client_queue_time",
-    "e2el_including_client_queue",
-)
-GOODPUT_METRICS = ("ttft", "tpot", "e2el")
-# More tokens than any served context holds: a count above this is a server's mistake.
-MAX_TOKENS_PER_REQUEST = 10_000_000
-METRIC_TITLES = {
-    "ttft": ("TTFT", "Time to First Token"),
-    "tpot": ("TPOT", "Time per Output Token (excl. 1st token)"),
-    "itl": ("ITL", "Inter-token Latency"),
-    "e2el": ("E2EL", "End-to-end Latency"),
-    "client_queue_time": ("Client Queue Time", "Client-side Queueing"),
-    "e2el_including_client_queue": (
-        "E2EL incl. Client Queue",
-        "Queue-inclusive End-to-end Latency",
-    ),
-}
-
-
-def percentile_word(p: float) -> str:
-    """The key fragment vLLM uses: 99 -> '99', 99.9 -> '99.9'."""
-    return str(int(p)) if int(p) == p else str(p)
-
-
-def parse_percentiles(text: str) -> tuple[float, ...]:
-    """`--metric-percentiles 50,90,99` -> (50.0, 90.0, 99.0); ValueError names the bad item."""
-    values = []
-    for item in text.split(","):
-        item = item.strip()
-        try:
-            value = float(item)
-        except ValueError:
-            raise ValueError(f"--metric-percentiles: {item!r} is not a number") from None
-        if not 0.0 <= value <= 100.0:
-            raise ValueError(f"--metric-percentiles: {item} is outside 0..100")
-        values.append(value)
-    return tuple(values)
-
-
-def parse_percentile_metrics(text: str) -> tuple[str, ...]:
-    names = tuple(name.strip() for name in text.split(",") if name.strip())
-    if not names:
-        raise ValueError("--percentile-metrics: name at least one, e.g. ttft,tpot,itl,e2el")
-    for name in names:
-        if name not in PERCENTILE_METRICS:
-            raise ValueError(
-                f"--percentile-metrics: unknown metric {name!r}; choose from "
-                + ", ".join(PERCENTILE_METRICS)
-            )
-    return names
-
-
-def parse_goodput(pairs: Sequence[str]) -> dict[str, float]:
-    """`--goodput ttft:500 tpot:50` -> {'ttft': 500.0, 'tpot': 50.0} (milliseconds)."""
-    slos: dict[str, float] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition(":")
-        try:
-            if not sep:
-                raise ValueError
-            number = float(value)
-        except ValueError:
-            raise ValueError(
-                f"--goodput: {pair!r} is not KEY:MILLISECONDS (e.g. ttft:500 tpot:50)"
-            ) from None
-        if name not in GOODPUT_METRICS:
-            raise ValueError(
-                f"--goodput: unknown metric {name!r}; choose from {', '.join(GOODPUT_METRICS)}"
-            )
-        if not 0 <= number < math.inf:
-            raise ValueError(f"--goodput: {name} must be a finite number of ms, not negative")
-        slos[name] = number
-    return slos
+from app.bench.metrics.options import DEFAULT_PERCENTILES, GOODPUT_METRICS, percentile_word
+from app.bench.metrics.peaks import _peak_concurrency, _peak_tokens_per_s
+from app.bench.metrics.request import _usage_problem, prompt_tokens_of, request_tpot, vllm_timings
 
 
 @dataclass(frozen=True)
@@ -199,91 +121,6 @@ class PointMetrics:
         if self.cached_tokens_total is None or not self.prompt_tokens_with_cache_info:
             return None
         return self.cached_tokens_total / self.prompt_tokens_with_cache_info
-
-
-def request_tpot(ttft_s: float, e2el_s: float, output_tokens: int) -> float | None:
-    """vLLM's per-request TPOT in seconds: (E2EL - TTFT) / (n - 1); None with n <= 1."""
-    return (e2el_s - ttft_s) / (output_tokens - 1) if output_tokens > 1 else None
-
-
-def vllm_timings(record: Any) -> tuple[float, list[float], float, list[int]]:
-    """(TTFT, ITLs, E2EL) in seconds as vLLM's client measures them, plus the message stamps.
-
-    vLLM stamps every message with non-empty choices, a role-only first delta included; our
-    record keeps that stamp as `first_choice_ns` and leaves it out of `chunk_ns`, so it is put
-    back in front here. E2EL ends at the last such message (the usage-only message and
-    [DONE] do not count).
-    """
-    stamps = list(record.chunk_ns)
-    first = record.first_choice_ns
-    if first is None:
-        first = record.first_token_ns
-    if first is not None and (not stamps or first < stamps[0]):
-        stamps.insert(0, first)
-    if not stamps:
-        stamps = [record.end_ns]
-    send = record.send_ns
-    gaps = [(b - a) / 1e9 for a, b in itertools.pairwise(stamps)]
-    return (stamps[0] - send) / 1e9, gaps, (stamps[-1] - send) / 1e9, stamps
-
-
-def _plausible_count(value: Any) -> bool:
-    return (
-        isinstance(value, int)
-        and not isinstance(value, bool)
-        and 0 <= value <= MAX_TOKENS_PER_REQUEST
-    )
-
-
-def prompt_tokens_of(record: Any) -> int:
-    """The prompt length vLLM counts: the server's usage.prompt_tokens, else the dataset's."""
-    usage = record.usage or {}
-    prompt_tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
-    # vLLM replaces the dataset's prompt length with the server's count when it has one (an
-    # impossible count is not one).
-    if _plausible_count(prompt_tokens):
-        return int(prompt_tokens)
-    return int(record.prompt_len) if _plausible_count(record.prompt_len) else 0
-
-
-def _usage_problem(record: Any) -> str | None:
-    """Why a successful record's token count cannot be used (None when it can). The stream
-    reader should already have failed such a request; this keeps the sums sane if not."""
-    n = record.output_tokens
-    if n is None or _plausible_count(n):
-        return None
-    return f"impossible output token count {n!r} (usage completion_tokens)"[:300]
-
-
-def _peak_tokens_per_s(
-    starts: list[float],
-    ends: list[float],
-    token_times: list[list[float]],
-    weights: list[list[float]] | None,
-) -> float:
-    """vLLM's one-second buckets from the earliest send: int(t - origin) truncates, and the
-    bucket count is ceil(last end - origin) + 1."""
-    origin = min(starts)
-    size = math.ceil(max(ends) - origin) + 1
-    times = np.fromiter((t for ts in token_times for t in ts), dtype=float)
-    index = (times - origin).astype(np.int64)  # truncation toward 0, like int()
-    keep = (times - origin > -1) & (index < size)  # int() maps (-1, 0) to bucket 0 too
-    if weights is None:
-        counts = np.bincount(index[keep], minlength=size)
-    else:
-        w = np.fromiter((x for ws in weights for x in ws), dtype=float)
-        counts = np.bincount(index[keep], weights=w[keep], minlength=size)
-    return float(counts.max()) if size > 0 and len(counts) else 0.0
-
-
-def _peak_concurrency(starts: list[float], ends: list[float]) -> int:
-    # Half-open intervals [start, end): a departure at t is processed before an arrival at t.
-    events = sorted([(s, 1) for s in starts] + [(e, -1) for e in ends])
-    current = peak = 0
-    for _, delta in events:
-        current += delta
-        peak = max(peak, current)
-    return peak
 
 
 def compute_point_metrics(

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from app.bench.metrics.point import PointMetrics, request_tpot
+from app.bench.metrics.point import PointMetrics
+from app.bench.metrics.request import request_tpot
 
 # ITL histogram bins: 10 µs .. 100 s, 20 per decade (12 % wide): fine enough for a CDF read at
 # p50/p99, fixed so histograms of different points and runs add and overlay bin for bin.

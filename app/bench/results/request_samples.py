@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.bench.metrics.point import request_tpot
+from app.bench.metrics.request import request_tpot
 
 SAMPLE_METRICS = ("ttft", "tpot", "itl", "e2el")
 

@@ -29,13 +29,9 @@ from app.bench.http.stream import send_request
 from app.bench.http.tokens import TokenCounter
 from app.bench.load.arrivals import DEFAULT_GRACE_S, LoadState, run_load, run_warmups
 from app.bench.load.workers.point import run_point_on_workers
-from app.bench.metrics.point import (
-    DEFAULT_PERCENTILES,
-    compute_point_metrics,
-    prompt_tokens_of,
-    request_tpot,
-    vllm_timings,
-)
+from app.bench.metrics.options import DEFAULT_PERCENTILES
+from app.bench.metrics.point import compute_point_metrics
+from app.bench.metrics.request import prompt_tokens_of, request_tpot, vllm_timings
 from app.bench.results.naming import point_filename
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import point_from_dict

@@ -3,15 +3,14 @@
 import pytest
 
 from app.bench.http.record import RequestRecord
-from app.bench.metrics.point import (
-    Stats,
-    compute_point_metrics,
+from app.bench.metrics.options import (
     parse_goodput,
     parse_percentile_metrics,
     parse_percentiles,
     percentile_word,
-    vllm_timings,
 )
+from app.bench.metrics.point import Stats, compute_point_metrics
+from app.bench.metrics.request import vllm_timings
 
 MS = 1_000_000  # nanoseconds per millisecond
 
