@@ -6,7 +6,7 @@ import os
 import re
 from collections.abc import Sequence
 
-from app.bench.http.endpoint import header_problem, key_problem
+from app.bench.http.auth import header_problem, key_problem
 
 DEFAULT_KEY_ENVS = ("OPENAI_API_KEY", "API_KEY")
 

@@ -8,7 +8,8 @@ import json
 import sys
 
 from app.bench.doctor.run import DEFAULT_REQUEST_TIMEOUT_S, Check, DoctorTarget, diagnose
-from app.bench.http.endpoint import EndpointError, key_problem, resolve_endpoint
+from app.bench.http.auth import key_problem
+from app.bench.http.endpoint import EndpointError, resolve_endpoint
 from app.commands import flags
 from app.commands.credentials import find_api_key
 from app.commands.timeouts import add_request_timeout, request_limit

@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any
 
-from app.bench.http.endpoint import cleartext_warning
+from app.bench.http.auth import cleartext_warning
 from app.commands import flags
 from app.commands.credentials import (
     UsageError,

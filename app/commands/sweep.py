@@ -24,8 +24,9 @@ from app.bench.datasets.prompts import (
     HFVocab,
     get_samples,
 )
+from app.bench.http.auth import cleartext_warning
 from app.bench.http.client import DEFAULT_READ_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S
-from app.bench.http.endpoint import EndpointError, cleartext_warning, resolve_endpoint
+from app.bench.http.endpoint import EndpointError, resolve_endpoint
 from app.bench.http.tokens import TokenCounter, TokenizerError, estimate_tokens
 from app.bench.load.workers.pool import WorkerError
 from app.bench.metrics.options import (

@@ -18,7 +18,7 @@ import pytest
 from app.bench.doctor.keys import auth_check
 from app.bench.doctor.probe import Probe
 from app.bench.doctor.run import CHECK_IDS, DoctorTarget, diagnose
-from app.bench.http.endpoint import cleartext_host, is_loopback_host
+from app.bench.http.auth import cleartext_host, is_loopback_host
 from app.cli import main
 
 KEY = "sk-tpot-right-key-0123456789abcd"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from app.bench.doctor.probe import Probe
 from app.bench.doctor.report import PROFILE_SOURCE, Check, Msg, msg, verbatim
 from app.bench.http import failures
-from app.bench.http.endpoint import cleartext_host
+from app.bench.http.auth import cleartext_host
 
 _WS_NAMES = {" ": "space", "\t": "tab", "\n": "newline", "\r": "carriage return"}
 _WS_OTHER = "whitespace character"

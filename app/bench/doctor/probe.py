@@ -7,8 +7,8 @@ from typing import Any
 import httpx
 
 from app.bench.doctor.report import DoctorTarget
+from app.bench.http.auth import auth_headers, redact
 from app.bench.http.body import IDENTITY, MAX_MODELS_BODY_BYTES, BodyError, get_small
-from app.bench.http.endpoint import auth_headers, redact
 
 PROBE_TEXT = "Reply with the word OK."
 

@@ -29,13 +29,8 @@ from app.bench.doctor.report import (
     msg,
 )
 from app.bench.http import failures
-from app.bench.http.endpoint import (
-    EndpointError,
-    ResolvedEndpoint,
-    key_problem,
-    normalize_api,
-    resolve_endpoint,
-)
+from app.bench.http.auth import key_problem
+from app.bench.http.endpoint import EndpointError, ResolvedEndpoint, normalize_api, resolve_endpoint
 
 # The doctor's requests are small (a few tokens): a minute for the whole of one is generous,
 # and a server that drips a byte a second cannot hold the report up for longer.

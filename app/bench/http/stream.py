@@ -10,9 +10,10 @@ from collections.abc import Callable
 import httpx
 
 from app import __version__
+from app.bench.http.auth import auth_headers, redact
 from app.bench.http.body import MAX_STREAM_BODY_BYTES
 from app.bench.http.collector import ChunkObserver, _Collector, _ex
-from app.bench.http.endpoint import ResolvedEndpoint, auth_headers, redact
+from app.bench.http.endpoint import ResolvedEndpoint
 from app.bench.http.exchange import Clock, _Exchange, _StampedBody, _url
 from app.bench.http.record import RequestRecord
 from app.bench.http.request import RequestSpec, build_body

@@ -111,7 +111,7 @@ class MetricsScraper:
         **kwargs: Any,
     ) -> MetricsScraper:
         """A scraper for a ResolvedEndpoint's /metrics, sending the same auth headers."""
-        from app.bench.http.endpoint import auth_headers
+        from app.bench.http.auth import auth_headers
 
         headers = auth_headers(api_key, extra_headers)
         return cls(resolved.metrics_url, headers=dict(headers), **kwargs)

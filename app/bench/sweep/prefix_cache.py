@@ -16,7 +16,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from app.bench.http.endpoint import ResolvedEndpoint, auth_headers, redact
+from app.bench.http.auth import auth_headers, redact
+from app.bench.http.endpoint import ResolvedEndpoint
 
 # A dataset of distinct prompts shares little more than a chat template; above this share of
 # prompt tokens served from the cache, the cache was most likely warmed by an earlier point.

@@ -20,8 +20,9 @@ import httpx
 from app.bench.capacity.slo import SLOSet, slo_block
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http import client as client_mod
+from app.bench.http.auth import auth_headers, redact
 from app.bench.http.body import MAX_MODELS_BODY_BYTES, get_small
-from app.bench.http.endpoint import ResolvedEndpoint, auth_headers, redact
+from app.bench.http.endpoint import ResolvedEndpoint
 from app.bench.http.failures import classify_exception
 from app.bench.http.record import RequestRecord
 from app.bench.http.request import RequestSpec

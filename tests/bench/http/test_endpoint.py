@@ -2,13 +2,8 @@
 
 import pytest
 
-from app.bench.http.endpoint import (
-    EndpointError,
-    auth_headers,
-    normalize_api,
-    redact,
-    resolve_endpoint,
-)
+from app.bench.http.auth import auth_headers, redact
+from app.bench.http.endpoint import EndpointError, normalize_api, resolve_endpoint
 
 # (base_url, endpoint, api) -> (url, api, note expected?)
 RESOLVED = [

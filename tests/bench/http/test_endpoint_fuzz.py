@@ -10,14 +10,8 @@ import httpx
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from app.bench.http.endpoint import (
-    EndpointError,
-    auth_headers,
-    header_problem,
-    key_problem,
-    redact,
-    resolve_endpoint,
-)
+from app.bench.http.auth import auth_headers, header_problem, key_problem, redact
+from app.bench.http.endpoint import EndpointError, resolve_endpoint
 
 # Pieces users type (and mistype) in URLs, mixed with arbitrary text.
 PIECES = st.sampled_from(

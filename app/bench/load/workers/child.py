@@ -10,7 +10,7 @@ import sys
 import time
 
 from app.bench.http import client as client_mod
-from app.bench.http.endpoint import redact
+from app.bench.http.auth import redact
 from app.bench.load.workers import wire
 from app.bench.load.workers.core import pin_to_cpu, run_share
 from app.bench.load.workers.messages import WorkerJob, WorkerLost, WorkerMessage

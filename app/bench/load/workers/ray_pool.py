@@ -58,7 +58,7 @@ class _Actor:
         self._task: asyncio.Task[None] | None = None
 
     async def prepare(self, job: WorkerJob) -> None:
-        from app.bench.http.endpoint import redact
+        from app.bench.http.auth import redact
         from app.bench.load.workers.core import pin_to_cpu, run_share
 
         pin_to_cpu(job.cpu)

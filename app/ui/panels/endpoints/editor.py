@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.bench.http.endpoint import cleartext_host, header_problem, key_problem
+from app.bench.http.auth import cleartext_host, header_problem, key_problem
 from app.profiles import (
     APIS,
     SIMULATOR_NAME,
@@ -53,7 +53,8 @@ async def list_models(
     base_url: str, api_key: str, headers: dict[str, str], verify_tls: bool
 ) -> list[str]:
     """Model ids from GET /v1/models; raises ValueError with one readable sentence."""
-    from app.bench.http.endpoint import EndpointError, auth_headers
+    from app.bench.http.auth import auth_headers
+    from app.bench.http.endpoint import EndpointError
 
     try:
         url = models_url(base_url)
