@@ -1,7 +1,13 @@
-"""Where the app finds its bundled resources, from a source tree or a PyInstaller bundle."""
+"""Where the app finds its bundled resources (from a source tree or a PyInstaller bundle) and
+the user's config folder."""
 
+import os
 import sys
 from pathlib import Path
+
+import platformdirs
+
+CONFIG_ENV = "TPOTBENCH_CONFIG_DIR"
 
 
 def resources_dir() -> Path:
@@ -21,3 +27,11 @@ def cli_command() -> list[str]:
     if getattr(sys, "frozen", False):
         return [sys.executable]
     return [sys.executable, "-m", "app"]
+
+
+def config_dir() -> Path:
+    """The user's config directory for TPOT Bench (TPOTBENCH_CONFIG_DIR overrides it)."""
+    override = os.environ.get(CONFIG_ENV)
+    if override:
+        return Path(override)
+    return Path(platformdirs.user_config_dir("tpotbench", appauthor=False))

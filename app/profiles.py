@@ -11,13 +11,11 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
-import platformdirs
-
 from app import jsonfile
+from app.paths import config_dir
 
 SCHEMA_VERSION = 1
 FILE_NAME = "profiles.json"
-CONFIG_ENV = "TPOTBENCH_CONFIG_DIR"
 
 Kind = Literal["simulator", "vllm", "gateway", "custom"]
 Api = Literal["chat", "completions"]
@@ -31,14 +29,6 @@ log = logging.getLogger(__name__)
 
 class ProfileError(ValueError):
     """A profile that cannot be saved as given; the message says what to change."""
-
-
-def config_dir() -> Path:
-    """The user's config directory for TPOT Bench (TPOTBENCH_CONFIG_DIR overrides it)."""
-    override = os.environ.get(CONFIG_ENV)
-    if override:
-        return Path(override)
-    return Path(platformdirs.user_config_dir("tpotbench", appauthor=False))
 
 
 @dataclass

@@ -34,7 +34,8 @@ from app.commands.report import format_table
 from app.commands.sweep import format_summary
 from app.profiles import Profile, ProfileError, ProfileStore
 from app.roofline import catalog
-from app.roofline.catalog import CatalogError, arch_from_config, load_hf_config
+from app.roofline.arch import arch_from_config, load_hf_config
+from app.roofline.catalog import CatalogError
 
 # Busy shared machine: no per-example deadline; enough examples to find the odd cases.
 FUZZ = settings(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-from app.roofline.catalog import GPU, KVDtype, ModelArch, WeightFormat
+from app.roofline.arch import ModelArch
+from app.roofline.catalog import GPU, KVDtype, WeightFormat
 from app.roofline.decode import kv_bytes_per_token, weight_bytes_resident
 
 # vLLM sizes its KV pool after a profiling run:

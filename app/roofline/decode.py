@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from app.roofline.catalog import GPU, KVDtype, ModelArch, WeightFormat
+from app.roofline.arch import ModelArch
+from app.roofline.catalog import GPU, KVDtype, WeightFormat
 
 
 class StepBytes(NamedTuple):

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
+from app.roofline.arch import ModelArch
 from app.roofline.capacity import KVCapacity, kv_capacity
 from app.roofline.catalog import (
     GPU,
     KVDtype,
-    ModelArch,
     WeightFormat,
     get_gpu,
     get_kv_dtype,

@@ -16,8 +16,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.paths import resources_dir
-from app.profiles import CONFIG_ENV
+from app.paths import CONFIG_ENV, resources_dir
 
 APP_NAME = "tpotbench"
 DISPLAY_NAME = "TPOT Bench"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.roofline import catalog
+from app.roofline.arch import load_hf_config
 from app.roofline.catalog import (
     CatalogError,
     add_custom_gpu,
@@ -18,7 +19,6 @@ from app.roofline.catalog import (
     list_gpus,
     list_models,
     list_weight_formats,
-    load_hf_config,
 )
 
 
