@@ -6,16 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.report.histogram import binned_cdf_points, cdf_points, histogram_chart
 from app.report.model import ReportPoint
-from app.report.svg import (
-    Axis,
-    Line,
-    binned_cdf_points,
-    cdf_points,
-    color,
-    histogram_chart,
-    line_chart,
-)
+from app.report.svg import Axis, Line, color, line_chart
 from app.report.text import text
 
 DIST_METRICS = ("ttft", "tpot", "itl", "e2el")

@@ -4,18 +4,9 @@ from __future__ import annotations
 
 import itertools
 
+from app.report.histogram import cdf_points, histogram_bins, histogram_counts
 from app.report.model import redact_url
-from app.report.svg import (
-    Axis,
-    Line,
-    cdf_points,
-    histogram_bins,
-    histogram_counts,
-    line_chart,
-    nice_ticks,
-    text_units,
-    tick_labels,
-)
+from app.report.svg import Axis, Line, line_chart, nice_ticks, text_units, tick_labels
 
 
 def test_linear_ticks_are_round_steps_inside_the_range() -> None:

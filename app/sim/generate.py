@@ -1,0 +1,244 @@
+"""The generation routes (chat and completions): a parsed request through the engine, streamed
+as vLLM streams it or returned whole, with the fault plan's cuts."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import Receive, Scope, Send
+
+from app.sim.engine import Engine
+from app.sim.requests import ApiError, ParsedRequest, error_body, parse_request
+from app.sim.sequence import SimRequest
+from app.sim.state import SimState, _authorised, _error, _unauthorised
+from app.sim.streams import (
+    SSE_HEADERS,
+    ChunkFormat,
+    CollectSink,
+    StreamSink,
+    sse,
+    usage_body,
+)
+from app.sim.textgen import find_stop, reply_length, request_seed
+
+
+class StreamCut(Exception):
+    """Raised inside a streaming response to make the server drop the connection."""
+
+
+class _HideStreamCut(logging.Filter):
+    """uvicorn logs an app exception with a traceback; a deliberate cut is not an error."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, StreamCut)
+
+
+logging.getLogger("uvicorn.error").addFilter(_HideStreamCut())
+
+
+async def _chat(state: SimState, request: Request) -> Response:
+    return await _generate(state, request, chat=True)
+
+
+async def _completions(state: SimState, request: Request) -> Response:
+    return await _generate(state, request, chat=False)
+
+
+async def _generate(state: SimState, request: Request, *, chat: bool) -> Response:
+    if not _authorised(state, request):
+        return _unauthorised()
+    number = next(state.request_numbers)
+    fault = state.faults.next_fault()
+    try:
+        parsed = parse_request(await request.body(), state.config, chat=chat)
+    except ApiError as exc:
+        return _error(exc.status, exc.message, exc.err_type)
+    if fault == "429":
+        return JSONResponse(
+            error_body(
+                "Rate limit reached (simulated fault); retry after the Retry-After delay.",
+                "rate_limit_error",
+                "rate_limit_exceeded",
+            ),
+            status_code=429,
+            headers={"retry-after": str(state.config.retry_after_s)},
+        )
+    if fault == "500":
+        return _error(500, "Internal server error (simulated fault).", "InternalServerError")
+    prefix = "chatcmpl" if chat else "cmpl"
+    fmt = ChunkFormat(
+        chat=chat,
+        request_id=f"{prefix}-{state.config.seed:x}{number:012x}",
+        created=int(time.time()),  # wall-clock epoch seconds, as OpenAI's `created`
+        model=parsed.model,
+    )
+    if fault == "no-choices":
+        return _no_choices(fmt, parsed)
+    if fault == "slow-first-byte":
+        await asyncio.sleep(state.config.slow_first_byte_ms / 1000.0)
+    seed = request_seed(state.config.seed, parsed.prompt_key, parsed.seed)
+    rng = random.Random(seed)
+    target, reason = reply_length(
+        rng,
+        max_tokens=parsed.max_tokens,
+        min_tokens=parsed.min_tokens,
+        ignore_eos=parsed.ignore_eos,
+        median=state.config.eos_median_tokens,
+        sigma=state.config.eos_sigma,
+    )
+    stop = find_stop(seed, target, parsed.stop, parsed.min_tokens)
+    if stop is not None:  # the reply ends with the token completing the stop string
+        target, reason = stop.tokens, "stop"
+    text_limit = None if stop is None else stop.chars
+    stop_reason = None if stop is None else stop.stop
+    # vLLM's reasoning parsers work on chat replies; /v1/completions returns raw text.
+    reasoning_mode = chat and state.config.reasoning_share > 0
+    reasoning = round(state.config.reasoning_share * target) if reasoning_mode else 0
+    if not parsed.thinking:
+        reasoning = 0
+    report_cached = state.config.enable_prompt_tokens_details
+
+    def engine_request(sink: StreamSink | CollectSink) -> SimRequest:
+        return SimRequest(
+            fmt.request_id,
+            parsed.prompt_tokens,
+            target,
+            reason,
+            sink,
+            seed,
+            prompt_ids=parsed.prompt_ids,
+            reasoning_tokens=reasoning,
+        )
+
+    if parsed.stream:
+        sink = StreamSink(
+            fmt,
+            prompt_tokens=parsed.prompt_tokens,
+            include_usage=parsed.include_usage and not state.config.no_stream_usage,
+            latency_s=state.latency_s,
+            cut_after=max(1, target // 2) if fault == "cut" else None,
+            malformed_at=max(1, target // 2) if fault == "malformed" else None,
+            text_limit=text_limit,
+            stop_reason=stop_reason,
+            report_cached=report_cached,
+            report_reasoning=reasoning_mode,
+        )
+        return _EngineStream(state.engine, engine_request(sink), sink)
+    collect = CollectSink(text_limit)
+    req = engine_request(collect)
+    state.engine.submit(req)
+    disconnect = asyncio.ensure_future(_wait_disconnect(request.receive))
+    try:
+        await asyncio.wait({disconnect, collect.done}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        disconnect.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await disconnect
+        state.engine.abort(req)  # frees the sequence's KV blocks if the client left early
+    if not collect.done.done():
+        return Response(status_code=499)  # nobody is listening; nginx's "client closed" code
+    body = _full_body(fmt, parsed, collect, req.generated)
+    body["choices"][0]["stop_reason"] = stop_reason
+    body["usage"] = usage_body(
+        parsed.prompt_tokens,
+        req.generated,
+        collect.cached_tokens if report_cached else None,
+        collect.reasoning_tokens if reasoning_mode else None,
+    )
+    return JSONResponse(body)
+
+
+def _full_body(
+    fmt: ChunkFormat, parsed: ParsedRequest, collect: CollectSink, tokens: int
+) -> dict[str, Any]:
+    text, reason = collect.text, collect.finish_reason
+    if fmt.chat:
+        choice: dict[str, Any] = {
+            "index": 0,
+            "message": {
+                "role": "assistant",
+                "content": text,
+                "refusal": None,
+                "annotations": None,
+                "audio": None,
+                "function_call": None,
+                "tool_calls": [],
+                "reasoning_content": collect.reasoning or None,
+            },
+            "logprobs": None,
+            "finish_reason": reason,
+            "stop_reason": None,
+        }
+    else:
+        choice = {
+            "index": 0,
+            "text": text,
+            "logprobs": None,
+            "finish_reason": reason,
+            "stop_reason": None,
+            "prompt_logprobs": None,
+        }
+    return {
+        "id": fmt.request_id,
+        "object": "chat.completion" if fmt.chat else "text_completion",
+        "created": fmt.created,
+        "model": fmt.model,
+        "choices": [choice],
+        "usage": usage_body(parsed.prompt_tokens, tokens),
+        "prompt_logprobs": None,
+        "kv_transfer_params": None,
+    }
+
+
+def _no_choices(fmt: ChunkFormat, parsed: ParsedRequest) -> Response:
+    """The 'no-choices' fault: a 200 whose JSON lacks `choices` (KeyError 'choices' in clients)."""
+    body = {
+        "id": fmt.request_id,
+        "object": "chat.completion" if fmt.chat else "text_completion",
+        "created": fmt.created,
+        "model": fmt.model,
+        "usage": usage_body(parsed.prompt_tokens, 0),
+    }
+    if not parsed.stream:
+        return JSONResponse(body)
+    body["object"] = fmt.object
+    return Response(sse(body) + b"data: [DONE]\n\n", media_type="text/event-stream")
+
+
+class _EngineStream(Response):
+    """A streaming response whose body the engine writes at its deadlines."""
+
+    def __init__(self, engine: Engine, req: SimRequest, sink: StreamSink) -> None:
+        self.engine = engine
+        self.req = req
+        self.sink = sink
+        self.status_code = 200
+        self.background = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        self.sink.attach(scope.get("tpotbench.raw_send", send))
+        self.engine.submit(self.req)
+        disconnect = asyncio.ensure_future(_wait_disconnect(receive))
+        try:
+            await asyncio.wait({disconnect, self.sink.done}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            disconnect.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await disconnect
+            self.engine.abort(self.req)
+        if self.sink.cut:
+            raise StreamCut("simulated fault: stream cut")
+
+
+async def _wait_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
