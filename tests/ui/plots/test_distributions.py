@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 
 from app.bench.results.request_samples import RequestSamples
 from app.ui.plots.distributions import DistributionsView
-from tests.ui.test_sweep_panel import _panel
+from tests.ui.panels.sweep.test_panel import _panel
 
 
 def _curves(view: DistributionsView) -> list:
