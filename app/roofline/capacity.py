@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from app.roofline.arch import ModelArch
 from app.roofline.catalog import GPU, KVDtype, WeightFormat
@@ -121,18 +121,4 @@ def kv_capacity(
     block_size: int = 16,
 ) -> KVCapacity:
     blocks = num_gpu_blocks(gpu, model, fmt, kv_dtype, gpu_memory_utilization, block_size)
-    return KVCapacity(blocks, block_size, blocks * block_size)
-
-
-def capacity_from_cache_config(labels: dict[str, Any]) -> KVCapacity:
-    """KV capacity from the labels of vLLM's `vllm:cache_config_info` metric."""
-    try:
-        blocks = int(float(labels["num_gpu_blocks"]))
-        block_size = int(float(labels["block_size"]))
-    except (KeyError, TypeError, ValueError):
-        raise ValueError(
-            "cache_config_info needs numeric num_gpu_blocks and block_size labels"
-        ) from None
-    if blocks < 0 or block_size <= 0:
-        raise ValueError("cache_config_info has a negative block count or block size")
     return KVCapacity(blocks, block_size, blocks * block_size)

@@ -125,14 +125,10 @@ class Scenario:
         rows = [self._row(replace(self, gpu=g), ref) for g in list_gpus()]
         return sorted(rows, key=lambda r: r.floor_ms)
 
-    def gain(self, fmt_id: str, over_id: str = "bf16") -> float:
-        """How many times faster the batch-1 floor is in `fmt_id` than in `over_id`."""
-        a = replace(self, fmt=get_weight_format(fmt_id)).floor(1).seconds
-        b = replace(self, fmt=get_weight_format(over_id)).floor(1).seconds
-        return b / a
 
-
-def point_fields(context: dict[str, object], batch: float, tpot_ms: float | None) -> dict:
+def point_fields(
+    context: dict[str, object], batch: float, tpot_ms: float | None
+) -> dict[str, object]:
     """Roofline columns for one measured point: floor at its batch, and MBU when TPOT is known.
 
     `context` is the panel's / profile's roofline dict (gpu_id, model_id, fmt, kv_dtype and

@@ -93,7 +93,6 @@ def start_sim_thread(
             timeout_graceful_shutdown=2,
         )
     )
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
     errors: list[BaseException] = []
 
     def run() -> None:

@@ -111,11 +111,6 @@ class Engine:
         self._report()
 
     @property
-    def free_blocks(self) -> int:
-        """Free KV blocks, cached ones nobody holds included (vLLM counts them free too)."""
-        return self.pool.free
-
-    @property
     def kv_usage(self) -> float:
         return 1.0 - self.pool.free / self.num_gpu_blocks if self.num_gpu_blocks else 0.0
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -73,7 +72,9 @@ async def _http_exception(request: Request, exc: HTTPException) -> Response:
     return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
 
 
-def _endpoint(state: SimState, handler: Any) -> Any:
+def _endpoint(
+    state: SimState, handler: Callable[[SimState, Request], Awaitable[Response]]
+) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         if state.latency_s:
             await asyncio.sleep(state.latency_s)  # the request's trip to the server

@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from app.sim.sequence import Emission
@@ -153,7 +153,7 @@ class StreamSink:
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._send: Send | None = None
         self._pending: dict[str, Any] | None = None
-        self._backlog: list[tuple[bytes, bool]] | None = None
+        self._backlog: list[dict[str, Any]] | None = None
         self._drain_task: asyncio.Future[None] | None = None
 
     def attach(self, send: Send) -> None:
@@ -217,7 +217,8 @@ class StreamSink:
             return
         if self._send is None:
             return
-        coro = self._send(message)
+        # uvicorn's send is a coroutine function: stepping it by hand sends without a task
+        coro = cast("Coroutine[Any, Any, None]", self._send(message))
         try:
             yielded = coro.send(None)  # uvicorn's send only suspends when writes are paused
         except StopIteration:

@@ -8,6 +8,7 @@ import random
 import re
 import zlib
 from dataclasses import dataclass
+from typing import Any
 
 # Short common words, 3.3 letters on average: each is one token under `count_tokens` and under
 # real BPE vocabularies, and "a space + 3.3 letters" is also one token by the ~4 characters per
@@ -81,7 +82,7 @@ def token_ids(text: str) -> list[int]:
     return ids
 
 
-def chat_token_ids(messages: list[dict]) -> list[int]:
+def chat_token_ids(messages: list[dict[str, Any]]) -> list[int]:
     """A chat prompt's ids under a ChatML-like template: `<|im_start|>role\n ... <|im_end|>`
     per message (the 4 tokens `count_chat_tokens` adds), then `<|im_start|>assistant\n`."""
     newline = _piece_id("\n")
@@ -105,13 +106,13 @@ def tokenizer_json() -> str:
 
     tok = Tokenizer(models.WordLevel(vocab={"[UNK]": 0}, unk_token="[UNK]"))
     pieces = f"[A-Za-z0-9']{{1,{_ALNUM_PER_TOKEN}}}|[^\\sA-Za-z0-9']"
-    tok.pre_tokenizer = pre_tokenizers.Sequence(  # type: ignore[assignment]
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
         [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Split(Regex(pieces), "isolated")]
     )
     return tok.to_str()
 
 
-def count_chat_tokens(messages: list[dict]) -> int:
+def count_chat_tokens(messages: list[dict[str, Any]]) -> int:
     """Prompt tokens of a chat request: message contents plus the template's fixed overhead."""
     total = CHAT_GENERATION_PROMPT_TOKENS
     for message in messages:

@@ -3,9 +3,7 @@
 import pytest
 
 from app.roofline.capacity import (
-    KVCapacity,
     activation_peak_bytes,
-    capacity_from_cache_config,
     kv_cache_bytes,
     kv_capacity,
     num_gpu_blocks,
@@ -50,13 +48,3 @@ def test_bad_utilisation_is_refused():
     gpu, model = get_gpu("rtx3090"), get_model("qwen2.5-7b")
     with pytest.raises(ValueError, match="gpu_memory_utilization"):
         num_gpu_blocks(gpu, model, get_weight_format("bf16"), get_kv_dtype("fp16"), 1.5)
-
-
-def test_capacity_from_cache_config_labels():
-    cap = capacity_from_cache_config(
-        {"block_size": "16", "num_gpu_blocks": "5306", "cache_dtype": "auto"}
-    )
-    assert cap == KVCapacity(5306, 16, 84_896)
-    assert cap.concurrency(512) == pytest.approx(165.8125)  # 5306 / 32 blocks
-    with pytest.raises(ValueError, match="num_gpu_blocks"):
-        capacity_from_cache_config({"block_size": "16"})

@@ -54,7 +54,7 @@ def test_requests_wait_when_kv_blocks_run_out() -> None:
     outputs, work = engine._plan()
     assert engine.running == reqs[:2]
     assert list(engine.waiting) == [reqs[2]]
-    assert engine.free_blocks == 2
+    assert engine.pool.free == 2
     assert work.prefill_chunks == ((60, 0), (60, 0))
     assert outputs == reqs[:2]  # a finished prefill samples the first token
 
@@ -65,7 +65,7 @@ def test_running_sequence_that_cannot_grow_preempts_the_newest() -> None:
     engine.submit(first)
     engine.submit(second)
     engine._plan()  # a: 2 blocks, b: 1 block, each samples its first token -> 1 block free
-    assert engine.free_blocks == 1
+    assert engine.pool.free == 1
     assert engine.num_preemptions == 0
     # Step 2: a's 33rd token needs a 3rd block (takes the free one); b's 17th token needs a
     # 2nd block and none is left, so the newest running request (b) is preempted.
@@ -77,7 +77,7 @@ def test_running_sequence_that_cannot_grow_preempts_the_newest() -> None:
     assert list(engine.waiting) == [second]
     assert second.num_computed == 0 and second.blocks == 0  # recompute from scratch
     assert second.generated == 1  # but keeps the token it already produced
-    assert engine.free_blocks == 1
+    assert engine.pool.free == 1
     # b now needs 2 blocks for its 17 tokens and only 1 is free: it keeps waiting.
     engine._plan()
     assert list(engine.waiting) == [second]
@@ -123,10 +123,10 @@ def test_finished_request_frees_its_blocks() -> None:
     req = request("r", prompt=20, target=2)
     engine.submit(req)
     engine._plan()
-    assert engine.free_blocks == 98
+    assert engine.pool.free == 98
     engine._plan()
     assert req.finished
-    assert engine.free_blocks == 100
+    assert engine.pool.free == 100
     assert [t[1] for t in req.sink.tokens] == [None, "length"]  # type: ignore[attr-defined]
 
 

@@ -101,7 +101,7 @@ def test_engine_reuses_a_prefix_until_kv_pressure_evicts_it() -> None:
     first = SimRequest("a1", 64, 1, "length", _Sink(), 1, prompt_ids=ids_a)
     _run(engine, first)
     assert first.cached_tokens == 0
-    assert engine.free_blocks == 8 and engine.pool.empty == 4  # 4 cached blocks, all free
+    assert engine.pool.free == 8 and engine.pool.empty == 4  # 4 cached blocks, all free
     again = SimRequest("a2", 64, 1, "length", _Sink(), 2, prompt_ids=ids_a)
     _run(engine, again)
     assert again.cached_tokens == 48  # 3 blocks: the last token is always computed again

@@ -195,11 +195,6 @@ class SearchOutcome:
     def measuring_s(self) -> float:
         return sum(r.measuring_s for v in self.values for r in v.runs)
 
-    @property
-    def failing_slos(self) -> list[str]:
-        fail = self.at(self.lowest_fail)
-        return fail.failed if fail else []
-
     def at(self, value: float | None) -> ValueOutcome | None:
         found = [v for v in self.values if value is not None and v.value == value]
         return found[-1] if found else None

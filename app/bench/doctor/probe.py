@@ -43,8 +43,9 @@ def error_message(resp: httpx.Response) -> str:
     if isinstance(body, dict):
         err = body.get("error", body)
         for holder, key in ((err, "message"), (body, "message"), (body, "detail")):
-            if isinstance(holder, dict) and isinstance(holder.get(key), str):
-                return holder[key]
+            message = holder.get(key) if isinstance(holder, dict) else None
+            if isinstance(message, str):
+                return message
     return resp.text
 
 

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 from app.bench.http.endpoint import _CONTROL, EndpointError
 
 
-class AuthHeaders(dict):
+class AuthHeaders(dict[str, str]):
     """A plain header dict whose repr and str never show the Authorization value."""
 
     def __repr__(self) -> str:

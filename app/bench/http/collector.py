@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Any
 
 from app.bench.http.error_reply import _error_detail, _one_line
 from app.bench.http.record import RequestRecord
@@ -53,8 +54,8 @@ class _Collector:
         self.chunk_ns = rec.chunk_ns
         self.text_parts: list[str] = []
         self.extra_parts: list[str] = []  # reasoning / tool-call text: tokens, not shown
-        self.cum_tokens: list[int] = []
-        self.usage: dict | None = None
+        self.cum_tokens: list[object] = []  # usage.completion_tokens as sent, checked later
+        self.usage: dict[str, Any] | None = None
         self.finish_reason: str | None = None
         self.first_choice_ns: int | None = None
         self.first_output_ns: int | None = None
@@ -107,7 +108,7 @@ class _Collector:
                 "a stream message has fields of unexpected types: " + _ex(payload),
             )
 
-    def _fields(self, obj: dict, t: int, payload: bytes) -> bool:
+    def _fields(self, obj: dict[str, Any], t: int, payload: bytes) -> bool:
         choices = obj.get("choices")
         u = obj.get("usage")
         if u and type(u) is not dict:

@@ -14,7 +14,7 @@ import functools
 import weakref
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import aiohttp
 from aiohttp.client_exceptions import ClientPayloadError
@@ -67,7 +67,11 @@ class TrackingConnector(aiohttp.TCPConnector):
         super().__init__(*args, **kwargs)
         self._handed_out: weakref.WeakSet[ResponseHandler] = weakref.WeakSet()
         if hasattr(self, "_factory"):  # private in aiohttp; without it the bug fix is off
-            self._factory = functools.partial(_ResponseHandler, loop=self._loop)
+            # typeshed's partial is invariant; aiohttp only calls it for a ResponseHandler
+            self._factory = cast(
+                "functools.partial[ResponseHandler]",
+                functools.partial(_ResponseHandler, loop=self._loop),
+            )
 
     async def connect(self, req: Any, traces: Any, timeout: Any) -> Any:
         conn = await super().connect(req, traces, timeout)
@@ -79,7 +83,8 @@ class TrackingConnector(aiohttp.TCPConnector):
                     conn.close()
                     conn = await super().connect(req, traces, timeout)
             attempt.reused = conn.protocol in seen
-        seen.add(conn.protocol)
+        if conn.protocol is not None:
+            seen.add(conn.protocol)
         return conn
 
 

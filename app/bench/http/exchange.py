@@ -188,5 +188,6 @@ def _reader(response: httpx.Response) -> AsyncIterator[bytes]:
     stream = getattr(stream, "_stream", stream)
     content = getattr(getattr(stream, "_aiohttp_response", None), "content", None)
     if content is not None and hasattr(content, "iter_any"):
-        return content.iter_any()
+        reads: AsyncIterator[bytes] = content.iter_any()
+        return reads
     return response.aiter_raw()

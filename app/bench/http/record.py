@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import pairwise
-from typing import Literal
+from typing import Any, Literal
 
 TokenSource = Literal["usage", "tokenizer", "estimate"]
 # "usage": completion_tokens_details.reasoning_tokens; "counted": one per reasoning delta (the
@@ -39,7 +38,7 @@ class RequestRecord:
     error: str = ""
     generated_text: str = ""
     finish_reason: str | None = None
-    usage: dict | None = None
+    usage: dict[str, Any] | None = None
     output_tokens: int = 0
     output_tokens_source: TokenSource = "estimate"
     first_choice_ns: int | None = None
@@ -88,12 +87,6 @@ class RequestRecord:
         if answer <= 1:
             return None
         return (self.end_ns - self.first_output_ns) * _NS / (answer - 1)
-
-    @property
-    def itls_s(self) -> list[float]:
-        """One gap per pair of successive token chunks (a k-token chunk is still one gap)."""
-        ns = self.chunk_ns
-        return [(b - a) * _NS for a, b in pairwise(ns)]
 
     @property
     def e2el_s(self) -> float:

@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any, Literal
-
 DONE = b"[DONE]"
-
-MessageKind = Literal["json", "done", "malformed", "truncated"]
 
 
 # One event larger than this is not a token chunk: a runaway or hostile server (an endless
@@ -140,28 +133,3 @@ def _event_data(block: bytes) -> bytes | None:
         if name == b"data":
             data.append(value[1:] if value[:1] == b" " else value)
     return b"\n".join(data) if data else None
-
-
-@dataclass(frozen=True, slots=True)
-class SSEMessage:
-    kind: MessageKind
-    data: bytes
-    payload: Any = None
-
-
-def decode_data(data: bytes, *, final: bool = False) -> SSEMessage:
-    """Classify one event's data; ``final``: a last event with no blank line after it."""
-    if data.strip() == DONE:
-        return SSEMessage("done", data)
-    try:
-        return SSEMessage("json", data, json.loads(data))
-    except ValueError:
-        return SSEMessage("truncated" if final else "malformed", data)
-
-
-def parse_sse(chunks: Iterable[bytes | str]) -> list[SSEMessage]:
-    """Parse a whole stream given as its network reads."""
-    decoder = SSEDecoder()
-    out = [decode_data(d) for chunk in chunks for d in decoder.feed(chunk)]
-    out.extend(decode_data(d, final=True) for d in decoder.flush())
-    return out

@@ -3,6 +3,8 @@ tokenizer or an estimate; reasoning and cached prompt tokens."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.bench.http.record import RequestRecord
 from app.bench.http.tokens import TokenCounter, estimate_tokens
 
@@ -10,7 +12,7 @@ from app.bench.http.tokens import TokenCounter, estimate_tokens
 MAX_PLAUSIBLE_TOKENS = 100_000_000
 
 
-def usage_problem(usage: dict) -> str | None:
+def usage_problem(usage: dict[str, Any]) -> str | None:
     """Why a stream's ``usage`` cannot be true (negative, fractional or absurd counts), or None."""
     for key in ("completion_tokens", "prompt_tokens"):
         value = usage.get(key)
@@ -38,7 +40,7 @@ def _count(value: object) -> int | None:
 
 def _count_tokens(
     rec: RequestRecord,
-    usage: dict | None,
+    usage: dict[str, Any] | None,
     cum_tokens: list[object],
     extra_parts: list[str],
     tokenizer: TokenCounter | None,
@@ -73,7 +75,7 @@ def _count_tokens(
         rec.chunk_tokens = per_chunk
 
 
-def _reasoning_and_cache(rec: RequestRecord, usage: dict | None) -> None:
+def _reasoning_and_cache(rec: RequestRecord, usage: dict[str, Any] | None) -> None:
     """Reasoning tokens from usage.completion_tokens_details when the server reports them,
     else one per reasoning delta (marked "counted"); cached prompt tokens from
     usage.prompt_tokens_details (vLLM sends it only with prefix caching on)."""

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from app.bench.http.record import RequestRecord
 from app.bench.metrics.options import DEFAULT_PERCENTILES, GOODPUT_METRICS, percentile_word
 from app.bench.metrics.peaks import _peak_concurrency, _peak_tokens_per_s
 from app.bench.metrics.request import _usage_problem, prompt_tokens_of, request_tpot, vllm_timings
@@ -124,7 +125,7 @@ class PointMetrics:
 
 
 def compute_point_metrics(
-    records: Sequence[Any],
+    records: Sequence[RequestRecord],
     duration_s: float,
     *,
     percentiles: Iterable[float] = DEFAULT_PERCENTILES,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import TypeGuard
+
+from app.bench.http.record import RequestRecord
 
 # More tokens than any served context holds: a count above this is a server's mistake.
 MAX_TOKENS_PER_REQUEST = 10_000_000
@@ -14,7 +16,7 @@ def request_tpot(ttft_s: float, e2el_s: float, output_tokens: int) -> float | No
     return (e2el_s - ttft_s) / (output_tokens - 1) if output_tokens > 1 else None
 
 
-def vllm_timings(record: Any) -> tuple[float, list[float], float, list[int]]:
+def vllm_timings(record: RequestRecord) -> tuple[float, list[float], float, list[int]]:
     """(TTFT, ITLs, E2EL) in seconds as vLLM's client measures them, plus the message stamps.
 
     vLLM stamps every message with non-empty choices, a role-only first delta included; our
@@ -35,7 +37,7 @@ def vllm_timings(record: Any) -> tuple[float, list[float], float, list[int]]:
     return (stamps[0] - send) / 1e9, gaps, (stamps[-1] - send) / 1e9, stamps
 
 
-def _plausible_count(value: Any) -> bool:
+def _plausible_count(value: object) -> TypeGuard[int]:
     return (
         isinstance(value, int)
         and not isinstance(value, bool)
@@ -43,7 +45,7 @@ def _plausible_count(value: Any) -> bool:
     )
 
 
-def prompt_tokens_of(record: Any) -> int:
+def prompt_tokens_of(record: RequestRecord) -> int:
     """The prompt length vLLM counts: the server's usage.prompt_tokens, else the dataset's."""
     usage = record.usage or {}
     prompt_tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
@@ -54,7 +56,7 @@ def prompt_tokens_of(record: Any) -> int:
     return int(record.prompt_len) if _plausible_count(record.prompt_len) else 0
 
 
-def _usage_problem(record: Any) -> str | None:
+def _usage_problem(record: RequestRecord) -> str | None:
     """Why a successful record's token count cannot be used (None when it can). The stream
     reader should already have failed such a request; this keeps the sums sane if not."""
     n = record.output_tokens

@@ -36,7 +36,7 @@ def itl_histogram(itls_ms: Iterable[float] | np.ndarray) -> list[int]:
     edges = np.asarray(ITL_EDGES_MS)
     clipped = np.clip(values, edges[0], np.nextafter(edges[-1], 0))
     counts, _ = np.histogram(clipped, bins=edges)
-    return counts.astype(int).tolist()
+    return [int(c) for c in counts]
 
 
 def _ms(seconds: float | None) -> float | None:

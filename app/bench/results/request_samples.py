@@ -74,8 +74,9 @@ def _flags(data: dict[str, Any], n: int) -> list[bool]:
 def _block_samples(block: dict[str, Any], hist: Any) -> RequestSamples:
     """Samples from `tpotbench.requests` (ms already; null where not defined)."""
     ok_column = block.get("ok")
-    n = len(ok_column) if isinstance(ok_column, list) else 0
-    samples = RequestSamples(ok=[v is True for v in ok_column] if n else [])
+    flags: list[Any] = ok_column if isinstance(ok_column, list) else []
+    n = len(flags)
+    samples = RequestSamples(ok=[v is True for v in flags])
 
     def column(key: str) -> list[float | None]:
         values = _floats(block.get(key)) or []
@@ -115,7 +116,8 @@ def _read_histogram(samples: RequestSamples, hist: Any) -> None:
 
 def request_samples(data: dict[str, Any]) -> RequestSamples:
     """Samples from one result document (ours, vLLM's, benchmark_serving.py's); seconds -> ms."""
-    extras = data.get("tpotbench") if isinstance(data.get("tpotbench"), dict) else {}
+    raw_extras = data.get("tpotbench")
+    extras: dict[str, Any] = raw_extras if isinstance(raw_extras, dict) else {}
     block = extras.get("requests")
     if isinstance(block, dict) and not isinstance(data.get("ttfts"), list):
         return _block_samples(block, extras.get("itl_histogram"))

@@ -22,18 +22,6 @@ from app.roofline.scenario import point_fields
 SCHEMA_VERSION = 1
 
 
-# vLLM drops these per-request arrays unless --save-detailed (latencies/queue_times it keeps).
-DETAILED_KEYS = (
-    "input_lens",
-    "output_lens",
-    "start_times",
-    "ttfts",
-    "itls",
-    "generated_texts",
-    "errors",
-)
-
-
 @dataclass(frozen=True)
 class PointInfo:
     """How a point was run: everything a result file records besides the measurements."""

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from app.bench.http.body import MAX_METRICS_BODY_BYTES, get_small
+from app.bench.http.endpoint import ResolvedEndpoint
 from app.bench.serverstats.parse import MetricsParseError, gauges_only, parse_metrics
 from app.bench.serverstats.snapshot import MetricsSample, MetricsSnapshot, series_to_dict
 from app.bench.serverstats.summary import summarize
@@ -104,7 +105,7 @@ class MetricsScraper:
     @classmethod
     def for_endpoint(
         cls,
-        resolved: Any,
+        resolved: ResolvedEndpoint,
         *,
         api_key: str | None = None,
         extra_headers: dict[str, str] | None = None,

@@ -120,11 +120,3 @@ def series_to_dict(samples: Iterable[MetricsSample]) -> dict[str, list[float | N
     """Columnar form for result files: {"t_s": [...], "kv_cache_usage": [...], ...}."""
     rows = list(samples)
     return {key: [getattr(s, key) for s in rows] for key in SERIES_KEYS}
-
-
-def series_from_dict(data: dict[str, list[float | None]]) -> list[MetricsSample]:
-    columns = [data.get(key) or [] for key in SERIES_KEYS]
-    n = len(columns[0])
-    if any(len(c) != n for c in columns[1:]):
-        raise ValueError("server-metrics series columns have different lengths")
-    return [MetricsSample(*(c[i] for c in columns)) for i in range(n)]

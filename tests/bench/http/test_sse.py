@@ -1,10 +1,12 @@
 """SSE parsing as a pure function, fed whole, split and broken streams."""
 
+import json
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.bench.http.sse import SSEDecoder, SSEError, SSEOversizedError, decode_data, parse_sse
+from app.bench.http.sse import SSEDecoder, SSEError, SSEOversizedError
 
 STREAM = (
     b'data: {"choices":[{"delta":{"content":"A"}}]}\n\n'
@@ -17,17 +19,24 @@ STREAM = (
 )
 
 
-def _contents(messages):
+def _data(chunks):
+    """Every event's data from a whole stream given as its network reads, as the stream
+    reader gets it: what each read completes, then what the end of the body completes."""
+    decoder = SSEDecoder()
+    return [d for chunk in chunks for d in decoder.feed(chunk)] + decoder.flush()
+
+
+def _contents(datas):
     out = []
-    for m in messages:
-        if m.kind == "done":
+    for data in datas:
+        if data == b"[DONE]":
             out.append("DONE")
-        elif m.kind == "json" and m.payload["choices"]:
-            out.append(m.payload["choices"][0]["delta"]["content"])
-        elif m.kind == "json":
-            out.append(("usage", m.payload["usage"]["completion_tokens"]))
+            continue
+        payload = json.loads(data)
+        if payload["choices"]:
+            out.append(payload["choices"][0]["delta"]["content"])
         else:
-            out.append(m.kind)
+            out.append(("usage", payload["usage"]["completion_tokens"]))
     return out
 
 
@@ -35,30 +44,30 @@ EXPECTED = ["A", "B", "C", ("usage", 3), "DONE"]
 
 
 def test_whole_stream() -> None:
-    assert _contents(parse_sse([STREAM])) == EXPECTED
+    assert _contents(_data([STREAM])) == EXPECTED
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 7, 13, 64])
 def test_any_split_gives_the_same_messages(size: int) -> None:
     pieces = [STREAM[i : i + size] for i in range(0, len(STREAM), size)]
-    assert _contents(parse_sse(pieces)) == EXPECTED
+    assert _contents(_data(pieces)) == EXPECTED
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 4, 9, 1000])
 def test_crlf_and_cr_line_ends_even_split_between_reads(size: int) -> None:
     crlf = STREAM.replace(b"\n", b"\r\n")
     pieces = [crlf[i : i + size] for i in range(0, len(crlf), size)]
-    assert _contents(parse_sse(pieces)) == EXPECTED
+    assert _contents(_data(pieces)) == EXPECTED
     cr = STREAM.replace(b"\n", b"\r")
     pieces = [cr[i : i + size] for i in range(0, len(cr), size)]
-    assert _contents(parse_sse(pieces)) == EXPECTED
+    assert _contents(_data(pieces)) == EXPECTED
 
 
 def test_str_chunks_and_multibyte_text_split_inside_a_character() -> None:
     data = 'data: {"choices":[{"delta":{"content":"显存"}}]}\n\n'.encode()
     cut = data.index("存".encode()) + 1  # in the middle of a 3-byte character
-    assert _contents(parse_sse([data[:cut], data[cut:]])) == ["显存"]
-    assert _contents(parse_sse(["data: [DONE]\n", "\n"])) == ["DONE"]
+    assert _contents(_data([data[:cut], data[cut:]])) == ["显存"]
+    assert _contents(_data(["data: [DONE]\n", "\n"])) == ["DONE"]
 
 
 def test_an_event_is_emitted_in_the_read_that_completes_it() -> None:
@@ -78,39 +87,28 @@ def test_trailing_cr_does_not_hold_back_the_event() -> None:
 
 
 def test_multi_line_data_is_joined_with_newlines() -> None:
-    msgs = parse_sse([b'data: {"a":\ndata: 1}\n\n'])
-    assert msgs[0].kind == "json"
-    assert msgs[0].payload == {"a": 1}
+    assert _data([b'data: {"a":\ndata: 1}\n\n']) == [b'{"a":\n1}']
 
 
 def test_events_without_data_and_blank_keepalives_are_skipped() -> None:
-    assert parse_sse([b"\n\n\n\n: keep-alive\n\nevent: ping\n\n", b"id: 3\n\n"]) == []
+    assert _data([b"\n\n\n\n: keep-alive\n\nevent: ping\n\n", b"id: 3\n\n"]) == []
 
 
-def test_broken_json_is_malformed() -> None:
-    msgs = parse_sse([b"data: {not json}\n\n", b"data: <html>\n\n"])
-    assert [m.kind for m in msgs] == ["malformed", "malformed"]
-    assert msgs[0].data == b"{not json}"
+def test_data_that_is_not_json_is_passed_on_as_it_came() -> None:
+    # the stream reader fails such a request as malformed_chunk (tests/bench/test_stream.py)
+    assert _data([b"data: {not json}\n\n", b"data: <html>\n\n"]) == [b"{not json}", b"<html>"]
 
 
 def test_unterminated_last_event_complete_json_is_kept() -> None:
     # some servers end the body without the final blank line; vLLM accepts that
-    msgs = parse_sse([b'data: {"a":1}\n\ndata: {"b":2}'])
-    assert [m.payload for m in msgs] == [{"a": 1}, {"b": 2}]
-    assert [m.kind for m in parse_sse([b"data: [DONE]"])] == ["done"]
+    assert _data([b'data: {"a":1}\n\ndata: {"b":2}']) == [b'{"a":1}', b'{"b":2}']
+    assert _data([b"data: [DONE]"]) == [b"[DONE]"]
 
 
-def test_unterminated_last_event_cut_mid_json_is_truncated() -> None:
-    msgs = parse_sse([b'data: {"a":1}\n\ndata: {"choices":[{"del'])
-    assert [m.kind for m in msgs] == ["json", "truncated"]
-
-
-def test_decode_data_kinds() -> None:
-    assert decode_data(b"[DONE]").kind == "done"
-    assert decode_data(b" [DONE] ").kind == "done"
-    assert decode_data(b"[1, 2]").payload == [1, 2]
-    assert decode_data(b"").kind == "malformed"
-    assert decode_data(b"{", final=True).kind == "truncated"
+def test_unterminated_last_event_cut_mid_json_comes_out_at_the_end() -> None:
+    # the stream reader fails it as stream_cut "inside a message" (tests/bench/test_stream.py)
+    got = _data([b'data: {"a":1}\n\ndata: {"choices":[{"del'])
+    assert got == [b'{"a":1}', b'{"choices":[{"del']
 
 
 # ---- limits, BOM, and properties (hypothesis) ------------------------------------------------
@@ -118,10 +116,10 @@ def test_decode_data_kinds() -> None:
 
 def test_a_bom_at_the_start_is_skipped_even_split_over_reads() -> None:
     data = b"\xef\xbb\xbf" + STREAM
-    assert _contents(parse_sse([data])) == EXPECTED
-    assert _contents(parse_sse([data[:1], data[1:2], data[2:]])) == EXPECTED
+    assert _contents(_data([data])) == EXPECTED
+    assert _contents(_data([data[:1], data[1:2], data[2:]])) == EXPECTED
     # only at the very start: later it is data
-    assert parse_sse([b"data: \xef\xbb\xbfx\n\n"])[0].data == b"\xef\xbb\xbfx"
+    assert _data([b"data: \xef\xbb\xbfx\n\n"]) == [b"\xef\xbb\xbfx"]
 
 
 def test_an_endless_line_is_cut_at_the_event_limit() -> None:
@@ -161,7 +159,6 @@ def test_the_decoder_raises_only_its_own_error(pieces: list[bytes], limit: int) 
         for piece in pieces:
             for data in dec.feed(piece):
                 assert isinstance(data, bytes)
-                decode_data(data)
         dec.flush()
     except SSEError:
         pass

@@ -93,8 +93,8 @@ async def run_workers(
             elif isinstance(message, WorkerLost):
                 raise WorkerError(f"load worker {message.worker} failed to start: {message.reason}")
         offsets = await pool.clock_offsets()
-        for worker, offset in offsets.items():
-            workers[worker].shift_ns = offset.offset_ns
+        for number, offset in offsets.items():
+            workers[number].shift_ns = offset.offset_ns
         # The go message must reach every worker before the time it names.
         lead_ns = max(
             int(BARRIER_LEAD_S * 1e9), 4 * max((o.rtt_ns for o in offsets.values()), default=0)
