@@ -124,6 +124,162 @@ class PointMetrics:
         return self.cached_tokens_total / self.prompt_tokens_with_cache_info
 
 
+@dataclass
+class _Pools:
+    """A point's successful requests, pooled as they are added: latencies in seconds, the
+    token timeline for the peak figures, chunk sizes, reasoning and cache counts."""
+
+    ttfts: list[float] = field(default_factory=list)
+    content_ttfts: list[float] = field(default_factory=list)
+    ttfos: list[float] = field(default_factory=list)
+    answer_tpots: list[float] = field(default_factory=list)
+    tpots: list[float] = field(default_factory=list)
+    all_tpots: list[float] = field(default_factory=list)  # 0 for n <= 1, as vLLM's goodput
+    itls: list[float] = field(default_factory=list)
+    e2els: list[float] = field(default_factory=list)
+    queue: list[float] = field(default_factory=list)
+    e2el_queue: list[float] = field(default_factory=list)
+    starts: list[float] = field(default_factory=list)
+    ends: list[float] = field(default_factory=list)
+    token_times: list[list[float]] = field(default_factory=list)
+    token_weights: list[list[float]] = field(default_factory=list)
+    reasoning_total: int | None = None
+    reasoning_sources: dict[str, int] = field(default_factory=dict)
+    cached_total: int | None = None
+    cached_prompt: int = 0
+    chunks_total: int = 0
+    chunk_max: int | None = None
+    multi_chunks: int = 0
+    known_chunks: int = 0
+    sources: dict[str, int] = field(default_factory=dict)
+    completed: int = 0
+    total_input: int = 0
+    total_output: int = 0
+
+    def add(self, out: PointMetrics, record: RequestRecord, prompt_len: int, wait_s: float) -> None:
+        """One successful request: into the pools and `out`'s per-request columns."""
+        self.completed += 1
+        n = int(record.output_tokens or 0) or 1  # vLLM's fallback when nothing counted tokens
+        source = record.output_tokens_source or "usage"
+        self.sources[source] = self.sources.get(source, 0) + 1
+        ttft, gaps, e2el, stamps = vllm_timings(record)
+        if record.first_token_ns is not None:
+            self.content_ttfts.append((record.first_token_ns - record.send_ns) / 1e9)
+        self._reasoning_and_cache(out, record, prompt_len)
+        tpot = request_tpot(ttft, e2el, n)
+        if tpot is not None:
+            self.tpots.append(tpot)
+        self.all_tpots.append(tpot or 0.0)
+        self.ttfts.append(ttft)
+        self.e2els.append(e2el)
+        self.itls.extend(gaps)
+        self.queue.append(wait_s)
+        self.e2el_queue.append(e2el + wait_s)
+        self.total_input += prompt_len
+        self.total_output += n
+        out.output_lens.append(n)
+        out.ttfts.append(ttft)
+        out.itls.append(gaps)
+        out.latencies.append(e2el)
+        self._timeline(record, n, e2el, stamps)
+
+    def _reasoning_and_cache(self, out: PointMetrics, record: RequestRecord, prompt: int) -> None:
+        ttfo = getattr(record, "ttfo_s", None)
+        out.ttfos.append(ttfo)
+        if ttfo is not None:
+            self.ttfos.append(ttfo)
+            answer_tpot = record.answer_tpot_s
+            if answer_tpot is not None:
+                self.answer_tpots.append(answer_tpot)
+        reasoning = getattr(record, "reasoning_tokens", None)
+        out.reasoning_lens.append(reasoning)
+        if reasoning is not None:
+            self.reasoning_total = (self.reasoning_total or 0) + reasoning
+            kind_of = record.reasoning_tokens_source or "counted"
+            self.reasoning_sources[kind_of] = self.reasoning_sources.get(kind_of, 0) + 1
+        cached = getattr(record, "cached_tokens", None)
+        out.cached_lens.append(cached)
+        if cached is not None:
+            self.cached_total = (self.cached_total or 0) + cached
+        self.cached_prompt += prompt
+
+    def _timeline(self, record: RequestRecord, n: int, e2el: float, stamps: list[int]) -> None:
+        """The request's span and token times for the peak figures, and its chunk sizes."""
+        start = record.send_ns / 1e9
+        self.starts.append(start)
+        self.ends.append(start + e2el)
+        times = [start + (t - record.send_ns) / 1e9 for t in stamps]
+        self.token_times.append(times)
+        content = len(record.chunk_ns)
+        lead = [0.0] * (len(times) - content)  # a role-only first delta carries no token
+        sizes = record.chunk_tokens
+        if sizes and len(sizes) == content:
+            self.token_weights.append(lead + [float(s) for s in sizes])
+            self.chunk_max = max([self.chunk_max or 0, *sizes])
+            self.known_chunks += len(sizes)
+            self.multi_chunks += sum(1 for s in sizes if s > 1)
+        else:
+            self.token_weights.append(lead + [n / max(content, 1)] * content)
+        self.chunks_total += content
+
+    def good(self, goodput: dict[str, float] | None) -> int:
+        """Requests within every goodput limit (ms), as vLLM counts them."""
+        good = 0
+        if goodput:
+            columns = {"ttft": self.ttfts, "tpot": self.all_tpots, "e2el": self.e2els}
+            names = [name for name in GOODPUT_METRICS if name in goodput]
+            for values in zip(*(columns[name] for name in names), strict=True):
+                if all(goodput[name] / 1000 >= v for name, v in zip(names, values, strict=True)):
+                    good += 1
+        return good
+
+
+def _add_columns(
+    out: PointMetrics, record: RequestRecord, origin_ns: int
+) -> tuple[str | None, str, int, float]:
+    """The columns every request has, failed or not; returns (failure kind or None, error,
+    prompt tokens, slot wait in s)."""
+    ok = bool(record.ok)
+    problem = _usage_problem(record) if ok else None
+    ok = ok and problem is None
+    retried = bool(getattr(record, "retried", False))
+    out.retried += retried
+    out.retried_flags.append(retried)
+    wait_s = (record.slot_wait_ns or 0) / 1e9
+    out.queue_times.append(wait_s)
+    out.start_times.append((record.send_ns - origin_ns) / 1e9)
+    out.generated_texts.append(record.generated_text or "")
+    error = problem or ("" if ok else (record.error or ""))
+    kind = "malformed_usage" if problem else None if ok else (record.error_kind or "unknown")
+    out.errors.append(error)
+    out.error_kinds.append(kind)
+    out.chunk_counts.append(len(record.chunk_ns) if ok else 0)
+    end_ns = getattr(record, "end_ns", None)
+    out.elapsed_s.append((end_ns - record.send_ns) / 1e9 if end_ns else None)
+    out.received_tokens.append(int(record.output_tokens or 0))
+    prompt_len = prompt_tokens_of(record)
+    out.input_lens.append(prompt_len)
+    return kind, error, prompt_len, wait_s
+
+
+def _add_failure(
+    out: PointMetrics, failures: dict[str, FailureGroup], kind: str, error: str
+) -> None:
+    """A failed request: counted under its kind (the first one's error is the example);
+    vLLM's 0 / [] in its per-request columns."""
+    group = failures.get(kind)
+    failures[kind] = FailureGroup(
+        kind, (group.count if group else 0) + 1, group.example if group else error
+    )
+    out.output_lens.append(0)
+    out.ttfts.append(0.0)
+    out.itls.append([])
+    out.latencies.append(0.0)
+    out.ttfos.append(None)
+    out.reasoning_lens.append(None)
+    out.cached_lens.append(None)
+
+
 def compute_point_metrics(
     records: Sequence[RequestRecord],
     duration_s: float,
@@ -144,165 +300,65 @@ def compute_point_metrics(
         duration_s = 1e-9  # a point with no requests; throughputs are then 0
     if origin_ns is None:
         origin_ns = min((r.send_ns for r in records), default=0)
-    ttfts: list[float] = []
-    content_ttfts: list[float] = []
-    ttfos: list[float] = []
-    answer_tpots: list[float] = []
-    reasoning_total: int | None = None
-    reasoning_sources: dict[str, int] = {}
-    cached_total: int | None = None
-    cached_prompt = 0
-    tpots: list[float] = []
-    all_tpots: list[float] = []
-    itls: list[float] = []
-    e2els: list[float] = []
-    queue: list[float] = []
-    e2el_queue: list[float] = []
-    starts: list[float] = []
-    ends: list[float] = []
-    token_times: list[list[float]] = []
-    token_weights: list[list[float]] = []
-    chunks_total = 0
-    chunk_max: int | None = None
-    multi_chunks = known_chunks = 0
-    sources: dict[str, int] = {}
+    pools = _Pools()
     failures: dict[str, FailureGroup] = {}
-    total_input = total_output = completed = 0
     out = PointMetrics(
         0, 0, 0, 0, duration_s, 0.0, None, 0.0, 0.0, {}, 0.0, 0, 0.0, 0.0, None, None, [], {}
     )
     for record in records:
-        ok = bool(record.ok)
-        problem = _usage_problem(record) if ok else None
-        ok = ok and problem is None
-        retried = bool(getattr(record, "retried", False))
-        out.retried += retried
-        out.retried_flags.append(retried)
-        wait_s = (record.slot_wait_ns or 0) / 1e9
-        out.queue_times.append(wait_s)
-        out.start_times.append((record.send_ns - origin_ns) / 1e9)
-        out.generated_texts.append(record.generated_text or "")
-        error = problem or ("" if ok else (record.error or ""))
-        kind = "malformed_usage" if problem else None if ok else (record.error_kind or "unknown")
-        out.errors.append(error)
-        out.error_kinds.append(kind)
-        out.chunk_counts.append(len(record.chunk_ns) if ok else 0)
-        end_ns = getattr(record, "end_ns", None)
-        out.elapsed_s.append((end_ns - record.send_ns) / 1e9 if end_ns else None)
-        out.received_tokens.append(int(record.output_tokens or 0))
-        prompt_len = prompt_tokens_of(record)
-        out.input_lens.append(prompt_len)
+        kind, error, prompt_len, wait_s = _add_columns(out, record, origin_ns)
         if kind is not None:
-            group = failures.get(kind)
-            failures[kind] = FailureGroup(
-                kind, (group.count if group else 0) + 1, group.example if group else error
-            )
-            out.output_lens.append(0)
-            out.ttfts.append(0.0)
-            out.itls.append([])
-            out.latencies.append(0.0)
-            out.ttfos.append(None)
-            out.reasoning_lens.append(None)
-            out.cached_lens.append(None)
-            continue
-        completed += 1
-        n = int(record.output_tokens or 0) or 1  # vLLM's fallback when nothing counted tokens
-        source = record.output_tokens_source or "usage"
-        sources[source] = sources.get(source, 0) + 1
-        ttft, gaps, e2el, stamps = vllm_timings(record)
-        if record.first_token_ns is not None:
-            content_ttfts.append((record.first_token_ns - record.send_ns) / 1e9)
-        ttfo = getattr(record, "ttfo_s", None)
-        out.ttfos.append(ttfo)
-        if ttfo is not None:
-            ttfos.append(ttfo)
-            answer_tpot = record.answer_tpot_s
-            if answer_tpot is not None:
-                answer_tpots.append(answer_tpot)
-        reasoning = getattr(record, "reasoning_tokens", None)
-        out.reasoning_lens.append(reasoning)
-        if reasoning is not None:
-            reasoning_total = (reasoning_total or 0) + reasoning
-            kind_of = record.reasoning_tokens_source or "counted"
-            reasoning_sources[kind_of] = reasoning_sources.get(kind_of, 0) + 1
-        cached = getattr(record, "cached_tokens", None)
-        out.cached_lens.append(cached)
-        if cached is not None:
-            cached_total = (cached_total or 0) + cached
-        cached_prompt += prompt_len
-        tpot = request_tpot(ttft, e2el, n)
-        if tpot is not None:
-            tpots.append(tpot)
-        all_tpots.append(tpot or 0.0)
-        ttfts.append(ttft)
-        e2els.append(e2el)
-        itls.extend(gaps)
-        queue.append(wait_s)
-        e2el_queue.append(e2el + wait_s)
-        total_input += prompt_len
-        total_output += n
-        out.output_lens.append(n)
-        out.ttfts.append(ttft)
-        out.itls.append(gaps)
-        out.latencies.append(e2el)
-        start = record.send_ns / 1e9
-        starts.append(start)
-        ends.append(start + e2el)
-        times = [start + (t - record.send_ns) / 1e9 for t in stamps]
-        token_times.append(times)
-        content = len(record.chunk_ns)
-        lead = [0.0] * (len(times) - content)  # a role-only first delta carries no token
-        sizes = record.chunk_tokens
-        if sizes and len(sizes) == content:
-            token_weights.append(lead + [float(s) for s in sizes])
-            chunk_max = max([chunk_max or 0, *sizes])
-            known_chunks += len(sizes)
-            multi_chunks += sum(1 for s in sizes if s > 1)
+            _add_failure(out, failures, kind, error)
         else:
-            token_weights.append(lead + [n / max(content, 1)] * content)
-        chunks_total += content
-
-    good = 0
-    if goodput:
-        columns = {"ttft": ttfts, "tpot": all_tpots, "e2el": e2els}
-        names = [name for name in GOODPUT_METRICS if name in goodput]
-        for values in zip(*(columns[name] for name in names), strict=True):
-            if all(goodput[name] / 1000 >= v for name, v in zip(names, values, strict=True)):
-                good += 1
-
-    out.completed = completed
-    out.failed = len(records) - completed
-    out.total_input = total_input
-    out.total_output = total_output
-    out.request_throughput = completed / duration_s
-    out.request_goodput = good / duration_s if goodput else None
-    out.output_throughput = total_output / duration_s
-    out.total_token_throughput = (total_input + total_output) / duration_s
-    out.stats = {
-        "ttft": Stats.of_seconds(ttfts, percentiles),
-        "tpot": Stats.of_seconds(tpots, percentiles),
-        "itl": Stats.of_seconds(itls, percentiles),
-        "e2el": Stats.of_seconds(e2els, percentiles),
-        "client_queue_time": Stats.of_seconds(queue, percentiles),
-        "ttft_first_content": Stats.of_seconds(content_ttfts, percentiles),
-        "ttfo": Stats.of_seconds(ttfos, percentiles),
-        "tpot_answer": Stats.of_seconds(answer_tpots, percentiles),
-    }
-    out.reasoning_tokens_total = reasoning_total
-    out.reasoning_tokens_source = reasoning_sources
-    out.cached_tokens_total = cached_total
-    out.prompt_tokens_with_cache_info = cached_prompt
-    if count_queue_in_e2el:
-        out.stats["e2el_including_client_queue"] = Stats.of_seconds(e2el_queue, percentiles)
-    if starts:
-        out.max_output_tokens_per_s = _peak_tokens_per_s(starts, ends, token_times, None)
-        out.peak_output_tokens_per_s_weighted = _peak_tokens_per_s(
-            starts, ends, token_times, token_weights
-        )
-        out.max_concurrent_requests = _peak_concurrency(starts, ends)
-    out.tokens_per_chunk_mean = total_output / chunks_total if chunks_total else 0.0
-    out.tokens_per_chunk_max = chunk_max
-    out.multi_token_chunk_share = multi_chunks / known_chunks if known_chunks else None
+            pools.add(out, record, prompt_len, wait_s)
+    _summarise(out, pools, len(records), duration_s, percentiles, goodput, count_queue_in_e2el)
     out.failures = sorted(failures.values(), key=lambda g: (-g.count, g.kind))
-    out.output_tokens_source = sources
     return out
+
+
+def _summarise(
+    out: PointMetrics,
+    pools: _Pools,
+    requests: int,
+    duration_s: float,
+    percentiles: tuple[float, ...],
+    goodput: dict[str, float] | None,
+    count_queue_in_e2el: bool,
+) -> None:
+    """The point's totals, throughputs, statistics and peaks from its pools."""
+    p = pools
+    good = p.good(goodput)
+    out.completed = p.completed
+    out.failed = requests - p.completed
+    out.total_input = p.total_input
+    out.total_output = p.total_output
+    out.request_throughput = p.completed / duration_s
+    out.request_goodput = good / duration_s if goodput else None
+    out.output_throughput = p.total_output / duration_s
+    out.total_token_throughput = (p.total_input + p.total_output) / duration_s
+    out.stats = {
+        "ttft": Stats.of_seconds(p.ttfts, percentiles),
+        "tpot": Stats.of_seconds(p.tpots, percentiles),
+        "itl": Stats.of_seconds(p.itls, percentiles),
+        "e2el": Stats.of_seconds(p.e2els, percentiles),
+        "client_queue_time": Stats.of_seconds(p.queue, percentiles),
+        "ttft_first_content": Stats.of_seconds(p.content_ttfts, percentiles),
+        "ttfo": Stats.of_seconds(p.ttfos, percentiles),
+        "tpot_answer": Stats.of_seconds(p.answer_tpots, percentiles),
+    }
+    out.reasoning_tokens_total = p.reasoning_total
+    out.reasoning_tokens_source = p.reasoning_sources
+    out.cached_tokens_total = p.cached_total
+    out.prompt_tokens_with_cache_info = p.cached_prompt
+    if count_queue_in_e2el:
+        out.stats["e2el_including_client_queue"] = Stats.of_seconds(p.e2el_queue, percentiles)
+    if p.starts:
+        out.max_output_tokens_per_s = _peak_tokens_per_s(p.starts, p.ends, p.token_times, None)
+        out.peak_output_tokens_per_s_weighted = _peak_tokens_per_s(
+            p.starts, p.ends, p.token_times, p.token_weights
+        )
+        out.max_concurrent_requests = _peak_concurrency(p.starts, p.ends)
+    out.tokens_per_chunk_mean = p.total_output / p.chunks_total if p.chunks_total else 0.0
+    out.tokens_per_chunk_max = p.chunk_max
+    out.multi_token_chunk_share = p.multi_chunks / p.known_chunks if p.known_chunks else None
+    out.output_tokens_source = p.sources
