@@ -177,6 +177,92 @@ def _parse_base(base_url: str) -> tuple[str, list[str], str]:
     return origin, _segments(parts.path), query
 
 
+def _check_endpoint(endpoint: str | None) -> None:
+    if endpoint and _CONTROL.search(endpoint):
+        raise EndpointError(
+            "the endpoint contains a control character (a line break, tab or NUL); retype it"
+        )
+    if endpoint and "://" in endpoint:
+        raise EndpointError(
+            f"--endpoint '{endpoint}' is a full URL; pass the server root as the base URL "
+            "and only the path (such as /v1/chat/completions) as the endpoint"
+        )
+
+
+def _join_endpoint(
+    origin: str, base: list[str], endpoint: str, notes: list[str], corrections: list[str]
+) -> list[str]:
+    """The path of base URL + --endpoint: a path given twice or a version segment on both
+    sides is used once (with a note); an API path on both that differs is an error."""
+    base_api, base_prefix = _api_of(base)
+    ep = _segments(endpoint.split("?", 1)[0])
+    ep_api, ep_prefix = _api_of(ep)
+    if ep_api is None:
+        raise EndpointError(
+            f"endpoint '{endpoint}' is not a completions endpoint; use "
+            "/v1/chat/completions (chat) or /v1/completions (completions)"
+        )
+    if base_api is not None:
+        if base_api == ep_api and base_prefix[-len(ep_prefix) :] == ep_prefix:
+            segs = base
+            notes.append(
+                f"the base URL already ends with {endpoint}; not appended twice, "
+                f"using {origin}{_path(segs)}"
+            )
+            corrections.append("path_on_base_url")
+        else:
+            fixed = _undouble(base_prefix + ep)[0]
+            raise EndpointError(
+                f"the base URL already ends in an API path ({_path(base)}) and the endpoint "
+                f"adds {endpoint}; pass only the server root as the base URL "
+                f"(such as {origin}), which gives {origin}{_path(fixed)}"
+            )
+    elif base and _VERSION.match(base[-1]) and ep and _VERSION.match(ep[0]):
+        if base[-1] != ep[0]:
+            raise EndpointError(
+                f"the base URL ends with /{base[-1]} but the endpoint starts with /{ep[0]}; "
+                f"drop one of them (the base URL's would give "
+                f"{origin}{_path(base + ep[1:])})"
+            )
+        segs = base + ep[1:]
+        notes.append(
+            f"/{base[-1]} is both at the end of the base URL and at the start of the "
+            f"endpoint; used once: {origin}{_path(segs)}"
+        )
+        corrections.append("v1_in_base_and_endpoint")
+    else:
+        segs = base + ep
+        if base and ep and _VERSION.match(ep[0]):
+            notes.append(
+                f"kept the base URL's path {_path(base)} in front of the endpoint: "
+                f"{origin}{_path(segs)}"
+            )
+    segs, doubled = _undouble(segs)
+    if doubled:
+        notes.append("the endpoint repeats a version segment; dropped one, using {url}")
+        corrections.append("doubled_v1_in_endpoint")
+    return segs
+
+
+def _default_path(
+    origin: str, base: list[str], want: Api | None, notes: list[str], corrections: list[str]
+) -> list[str]:
+    """The path without --endpoint: the base URL's own API path, else the API suffix after
+    its version segment, else /v1 and the suffix (noted when the base URL has a path)."""
+    if _api_of(base)[0] is not None:
+        return base
+    if base and _VERSION.match(base[-1]):
+        return base + _SUFFIX[want or "chat"]
+    segs = [*base, "v1", *_SUFFIX[want or "chat"]]
+    if base:  # a bare server root is the usual vLLM case; a path there is a guess
+        notes.append(
+            f"no /v1 in the base URL; using {origin}{_path(segs)} "
+            "(pass the full path with --endpoint if the server differs)"
+        )
+        corrections.append("api_v1_on_gateway_root")
+    return segs
+
+
 def resolve_endpoint(
     base_url: str,
     endpoint: str | None = None,
@@ -189,15 +275,7 @@ def resolve_endpoint(
     """
     want = normalize_api(api)
     endpoint = endpoint.strip() if endpoint else None
-    if endpoint and _CONTROL.search(endpoint):
-        raise EndpointError(
-            "the endpoint contains a control character (a line break, tab or NUL); retype it"
-        )
-    if endpoint and "://" in endpoint:
-        raise EndpointError(
-            f"--endpoint '{endpoint}' is a full URL; pass the server root as the base URL "
-            "and only the path (such as /v1/chat/completions) as the endpoint"
-        )
+    _check_endpoint(endpoint)
     origin, base, query = _parse_base(base_url)
     notes: list[str] = []
     corrections: list[str] = []
@@ -206,70 +284,13 @@ def resolve_endpoint(
     if doubled:
         notes.append("the base URL repeats a version segment; dropped one, using {url}")
         corrections.append("doubled_v1")
-
-    base_api, base_prefix = _api_of(base)
     if endpoint:
-        ep = _segments(endpoint.split("?", 1)[0])
-        ep_api, ep_prefix = _api_of(ep)
-        if ep_api is None:
-            raise EndpointError(
-                f"endpoint '{endpoint}' is not a completions endpoint; use "
-                "/v1/chat/completions (chat) or /v1/completions (completions)"
-            )
-        if base_api is not None:
-            if base_api == ep_api and base_prefix[-len(ep_prefix) :] == ep_prefix:
-                segs = base
-                notes.append(
-                    f"the base URL already ends with {endpoint}; not appended twice, "
-                    f"using {origin}{_path(segs)}"
-                )
-                corrections.append("path_on_base_url")
-            else:
-                fixed = _undouble(base_prefix + ep)[0]
-                raise EndpointError(
-                    f"the base URL already ends in an API path ({_path(base)}) and the endpoint "
-                    f"adds {endpoint}; pass only the server root as the base URL "
-                    f"(such as {origin}), which gives {origin}{_path(fixed)}"
-                )
-        elif base and _VERSION.match(base[-1]) and ep and _VERSION.match(ep[0]):
-            if base[-1] != ep[0]:
-                raise EndpointError(
-                    f"the base URL ends with /{base[-1]} but the endpoint starts with /{ep[0]}; "
-                    f"drop one of them (the base URL's would give "
-                    f"{origin}{_path(base + ep[1:])})"
-                )
-            segs = base + ep[1:]
-            notes.append(
-                f"/{base[-1]} is both at the end of the base URL and at the start of the "
-                f"endpoint; used once: {origin}{_path(segs)}"
-            )
-            corrections.append("v1_in_base_and_endpoint")
-        else:
-            segs = base + ep
-            if base and ep and _VERSION.match(ep[0]):
-                notes.append(
-                    f"kept the base URL's path {_path(base)} in front of the endpoint: "
-                    f"{origin}{_path(segs)}"
-                )
-        segs, doubled = _undouble(segs)
-        if doubled:
-            notes.append("the endpoint repeats a version segment; dropped one, using {url}")
-            corrections.append("doubled_v1_in_endpoint")
-    elif base_api is not None:
-        segs = base
-    elif base and _VERSION.match(base[-1]):
-        segs = base + _SUFFIX[want or "chat"]
+        segs = _join_endpoint(origin, base, endpoint, notes, corrections)
     else:
-        segs = [*base, "v1", *_SUFFIX[want or "chat"]]
-        if base:  # a bare server root is the usual vLLM case; a path there is a guess
-            notes.append(
-                f"no /v1 in the base URL; using {origin}{_path(segs)} "
-                "(pass the full path with --endpoint if the server differs)"
-            )
-            corrections.append("api_v1_on_gateway_root")
+        segs = _default_path(origin, base, want, notes, corrections)
 
     got, api_base = _api_of(segs)
-    assert got is not None  # every branch above ends the path in an API suffix
+    assert got is not None  # every path above ends in an API suffix
     url = f"{origin}{_path(segs)}{query}"
     if want is not None and want != got:
         other = origin + _path(api_base + _SUFFIX[want])
