@@ -52,30 +52,7 @@ async def send_request(
         prompt_len=spec.prompt_len,
         output_len_requested=spec.max_tokens,
     )
-    model = spec.model or resolved.model or ""
-    content = json.dumps(build_body(resolved.api, model, spec), ensure_ascii=False).encode()
-    headers = auth_headers(api_key, extra_headers)
-    headers["Content-Type"] = "application/json"
-    headers["Accept"] = "text/event-stream"
-    # a benchmark must not time decompression, and sizes are then the ones on the wire
-    headers["Accept-Encoding"] = "identity"
-    headers.setdefault("User-Agent", _USER_AGENT)
-    if spec.request_id:
-        headers["X-Request-Id"] = spec.request_id
-    # httpx.Request directly rather than client.build_request: no merging of client defaults
-    # and cookies, and the URL is parsed once per endpoint; ~50 us less per request, which
-    # every request of a burst of hundreds of simultaneous sends pays for the others.
-    url = _url(resolved.url)
-    # with stream= httpx adds no automatic headers: Host and Content-Length are ours to set
-    headers["Host"] = url.netloc.decode("ascii")
-    headers["Content-Length"] = str(len(content))
-    request = httpx.Request(
-        "POST",
-        url,
-        headers=headers,
-        stream=_StampedBody(content, rec, clock),
-        extensions={"timeout": client.timeout.as_dict()},
-    )
+    request = _build_request(client, resolved, spec, rec, api_key, extra_headers, clock)
     col = _Collector(rec, resolved.api == "chat", on_chunk, on_text)
     ex = _Exchange(col, clock, max_body_bytes, max_event_bytes)
     deadline = getattr(client, "request_timeout_s", None)
@@ -94,7 +71,54 @@ async def send_request(
     if ex.early is not None:
         kind, error = ex.early
         return _finish_failed(rec, kind, redact(error, api_key), ex.end_ns)
+    return _finish(rec, col, ex, api_key, tokenizer)
 
+
+def _build_request(
+    client: httpx.AsyncClient,
+    resolved: ResolvedEndpoint,
+    spec: RequestSpec,
+    rec: RequestRecord,
+    api_key: str | None,
+    extra_headers: dict[str, str] | None,
+    clock: Clock,
+) -> httpx.Request:
+    """The POST with its JSON body and headers; reading the body stamps ``rec.send_ns``."""
+    model = spec.model or resolved.model or ""
+    content = json.dumps(build_body(resolved.api, model, spec), ensure_ascii=False).encode()
+    headers = auth_headers(api_key, extra_headers)
+    headers["Content-Type"] = "application/json"
+    headers["Accept"] = "text/event-stream"
+    # a benchmark must not time decompression, and sizes are then the ones on the wire
+    headers["Accept-Encoding"] = "identity"
+    headers.setdefault("User-Agent", _USER_AGENT)
+    if spec.request_id:
+        headers["X-Request-Id"] = spec.request_id
+    # httpx.Request directly rather than client.build_request: no merging of client defaults
+    # and cookies, and the URL is parsed once per endpoint; ~50 us less per request, which
+    # every request of a burst of hundreds of simultaneous sends pays for the others.
+    url = _url(resolved.url)
+    # with stream= httpx adds no automatic headers: Host and Content-Length are ours to set
+    headers["Host"] = url.netloc.decode("ascii")
+    headers["Content-Length"] = str(len(content))
+    return httpx.Request(
+        "POST",
+        url,
+        headers=headers,
+        stream=_StampedBody(content, rec, clock),
+        extensions={"timeout": client.timeout.as_dict()},
+    )
+
+
+def _finish(
+    rec: RequestRecord,
+    col: _Collector,
+    ex: _Exchange,
+    api_key: str | None,
+    tokenizer: TokenCounter | None,
+) -> RequestRecord:
+    """The record of a request whose stream started: what the collector saw, the failure a
+    stream without choices or an end has, the usage if possible, and the token counts."""
     chunk_ns = rec.chunk_ns
     rec.reads = ex.reads
     rec.messages = col.messages
