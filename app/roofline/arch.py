@@ -135,6 +135,44 @@ _REQUIRED = (
 )
 
 
+class _Keys:
+    """Typed reads of a config.json's keys; CatalogError naming the key and the file."""
+
+    def __init__(self, cfg: dict[str, Any], where: str) -> None:
+        self.cfg = cfg
+        self.where = where
+
+    def num(self, key: str, default: Any = None, low: int = 1) -> int:
+        value = self.cfg.get(key, default)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or not low <= value <= _MAX_DIMENSION
+        ):
+            kind = "a positive integer" if low else "a whole number, 0 or more"
+            raise CatalogError(f"{self.where}: '{key}' must be {kind}, got {_short(value)}")
+        return value
+
+    def optional(self, key: str) -> int:
+        return self.num(key, 0, low=0) if self.cfg.get(key) is not None else 0
+
+    def flag(self, key: str, default: bool) -> bool:
+        value = self.cfg.get(key, default)
+        if not isinstance(value, bool):
+            raise CatalogError(f"{self.where}: '{key}' must be true or false, got {_short(value)}")
+        return value
+
+    def reported(self, key: str) -> float | None:
+        value = self.cfg.get(key)
+        if value is None or (
+            isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < 1e6
+        ):
+            return value
+        raise CatalogError(
+            f"{self.where}: '{key}' must be a number of billions, got {_short(value)}"
+        )
+
+
 def arch_from_config(
     cfg: dict[str, Any], model_id: str, name: str = "", source: str = "", where: str = "config"
 ) -> ModelArch:
@@ -150,34 +188,8 @@ def arch_from_config(
             "pass the model's Hugging Face config.json"
         )
 
-    def num(key: str, default: Any = None, low: int = 1) -> int:
-        value = cfg.get(key, default)
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int)
-            or not low <= value <= _MAX_DIMENSION
-        ):
-            kind = "a positive integer" if low else "a whole number, 0 or more"
-            raise CatalogError(f"{where}: '{key}' must be {kind}, got {_short(value)}")
-        return value
-
-    def optional(key: str) -> int:
-        return num(key, 0, low=0) if cfg.get(key) is not None else 0
-
-    def flag(key: str, default: bool) -> bool:
-        value = cfg.get(key, default)
-        if not isinstance(value, bool):
-            raise CatalogError(f"{where}: '{key}' must be true or false, got {_short(value)}")
-        return value
-
-    def reported(key: str) -> float | None:
-        value = cfg.get(key)
-        if value is None or (
-            isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < 1e6
-        ):
-            return value
-        raise CatalogError(f"{where}: '{key}' must be a number of billions, got {_short(value)}")
-
+    keys = _Keys(cfg, where)
+    num, optional, flag, reported = keys.num, keys.optional, keys.flag, keys.reported
     mtype = cfg.get("model_type", "")
     if not isinstance(mtype, str):
         raise CatalogError(f"{where}: 'model_type' must be a string, got {_short(mtype)}")
