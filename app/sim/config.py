@@ -145,6 +145,7 @@ class SimConfig:
         if self.seed < 0:
             raise SimConfigError(f"--seed must not be negative, got {self.seed}")
 
+    # Long on purpose: one table of independent range checks, one row per setting.
     def validate(self) -> None:
         """Raise SimConfigError with a one-line message for the first out-of-range setting."""
         checks: list[tuple[bool, str]] = [

@@ -33,6 +33,9 @@ _RESYNC_NS = 200_000_000
 _RECORD_MAX = 200_000
 
 
+# Long on purpose (~360 lines): the scheduler's one state (running, waiting, the token budget)
+# is read and changed by admission, preemption, sampling and delivery alike, as in vLLM's
+# Scheduler; the KV pool and the prefix cache are already classes of their own.
 class Engine:
     """Continuous batching in real time; `submit` from request handlers, `run` as one task."""
 
@@ -239,6 +242,8 @@ class Engine:
         self._cache_blocks(req, computed + n)
         return n
 
+    # Long on purpose: one pass of vLLM V1's schedule() (running, then waiting) under one
+    # budget; split, each half would need the other's locals.
     def _plan(self) -> tuple[list[SimRequest], StepWork]:
         """Schedule one step like vLLM V1: running first (decode or next prefill chunk),
         then waiting prompts while the token budget, max_num_seqs and free blocks allow."""

@@ -27,6 +27,7 @@ CONTENT_TYPE = CONTENT_TYPE_LATEST
 class SimMetrics:
     """Implements the engine's observer and renders the Prometheus text page."""
 
+    # Long on purpose: the declarations of vLLM's metric families, one after another.
     def __init__(
         self,
         model_name: str,

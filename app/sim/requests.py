@@ -100,6 +100,8 @@ def _thinking(body: dict[str, Any]) -> bool:
     return kwargs.get("enable_thinking", True) is not False
 
 
+# Long on purpose: vLLM's checks of a request body one after another, in its order, so the
+# first problem a real server would report is the one reported here.
 def parse_request(raw: bytes, config: SimConfig, *, chat: bool) -> ParsedRequest:
     """Validate a chat or completions body; raise ApiError with vLLM's status otherwise."""
     try:
