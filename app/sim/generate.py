@@ -8,6 +8,7 @@ import contextlib
 import logging
 import random
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
@@ -52,38 +53,20 @@ async def _completions(state: SimState, request: Request) -> Response:
     return await _generate(state, request, chat=False)
 
 
-async def _generate(state: SimState, request: Request, *, chat: bool) -> Response:
-    if not _authorised(state, request):
-        return _unauthorised()
-    number = next(state.request_numbers)
-    fault = state.faults.next_fault()
-    try:
-        parsed = parse_request(await request.body(), state.config, chat=chat)
-    except ApiError as exc:
-        return _error(exc.status, exc.message, exc.err_type)
-    if fault == "429":
-        return JSONResponse(
-            error_body(
-                "Rate limit reached (simulated fault); retry after the Retry-After delay.",
-                "rate_limit_error",
-                "rate_limit_exceeded",
-            ),
-            status_code=429,
-            headers={"retry-after": str(state.config.retry_after_s)},
-        )
-    if fault == "500":
-        return _error(500, "Internal server error (simulated fault).", "InternalServerError")
-    prefix = "chatcmpl" if chat else "cmpl"
-    fmt = ChunkFormat(
-        chat=chat,
-        request_id=f"{prefix}-{state.config.seed:x}{number:012x}",
-        created=int(time.time()),  # wall-clock epoch seconds, as OpenAI's `created`
-        model=parsed.model,
-    )
-    if fault == "no-choices":
-        return _no_choices(fmt, parsed)
-    if fault == "slow-first-byte":
-        await asyncio.sleep(state.config.slow_first_byte_ms / 1000.0)
+@dataclass(frozen=True)
+class _Reply:
+    """What a request will get: its seed, length, finish reason, stop string and reasoning."""
+
+    seed: int
+    target: int
+    reason: str
+    text_limit: int | None
+    stop_reason: str | None
+    reasoning_mode: bool
+    reasoning: int
+
+
+def _plan_reply(state: SimState, parsed: ParsedRequest, chat: bool) -> _Reply:
     seed = request_seed(state.config.seed, parsed.prompt_key, parsed.seed)
     rng = random.Random(seed)
     target, reason = reply_length(
@@ -97,28 +80,78 @@ async def _generate(state: SimState, request: Request, *, chat: bool) -> Respons
     stop = find_stop(seed, target, parsed.stop, parsed.min_tokens)
     if stop is not None:  # the reply ends with the token completing the stop string
         target, reason = stop.tokens, "stop"
-    text_limit = None if stop is None else stop.chars
-    stop_reason = None if stop is None else stop.stop
     # vLLM's reasoning parsers work on chat replies; /v1/completions returns raw text.
     reasoning_mode = chat and state.config.reasoning_share > 0
     reasoning = round(state.config.reasoning_share * target) if reasoning_mode else 0
     if not parsed.thinking:
         reasoning = 0
-    report_cached = state.config.enable_prompt_tokens_details
+    return _Reply(
+        seed,
+        target,
+        reason,
+        None if stop is None else stop.chars,
+        None if stop is None else stop.stop,
+        reasoning_mode,
+        reasoning,
+    )
+
+
+def _fault_reply(state: SimState, fault: str | None) -> Response | None:
+    """The reply of a fault that answers before any generation (429, 500), else None."""
+    if fault == "429":
+        return JSONResponse(
+            error_body(
+                "Rate limit reached (simulated fault); retry after the Retry-After delay.",
+                "rate_limit_error",
+                "rate_limit_exceeded",
+            ),
+            status_code=429,
+            headers={"retry-after": str(state.config.retry_after_s)},
+        )
+    if fault == "500":
+        return _error(500, "Internal server error (simulated fault).", "InternalServerError")
+    return None
+
+
+async def _generate(state: SimState, request: Request, *, chat: bool) -> Response:
+    if not _authorised(state, request):
+        return _unauthorised()
+    number = next(state.request_numbers)
+    fault = state.faults.next_fault()
+    try:
+        parsed = parse_request(await request.body(), state.config, chat=chat)
+    except ApiError as exc:
+        return _error(exc.status, exc.message, exc.err_type)
+    early = _fault_reply(state, fault)
+    if early is not None:
+        return early
+    prefix = "chatcmpl" if chat else "cmpl"
+    fmt = ChunkFormat(
+        chat=chat,
+        request_id=f"{prefix}-{state.config.seed:x}{number:012x}",
+        created=int(time.time()),  # wall-clock epoch seconds, as OpenAI's `created`
+        model=parsed.model,
+    )
+    if fault == "no-choices":
+        return _no_choices(fmt, parsed)
+    if fault == "slow-first-byte":
+        await asyncio.sleep(state.config.slow_first_byte_ms / 1000.0)
+    reply = _plan_reply(state, parsed, chat)
 
     def engine_request(sink: StreamSink | CollectSink) -> SimRequest:
         return SimRequest(
             fmt.request_id,
             parsed.prompt_tokens,
-            target,
-            reason,
+            reply.target,
+            reply.reason,
             sink,
-            seed,
+            reply.seed,
             prompt_ids=parsed.prompt_ids,
-            reasoning_tokens=reasoning,
+            reasoning_tokens=reply.reasoning,
         )
 
     if parsed.stream:
+        target = reply.target
         sink = StreamSink(
             fmt,
             prompt_tokens=parsed.prompt_tokens,
@@ -126,14 +159,26 @@ async def _generate(state: SimState, request: Request, *, chat: bool) -> Respons
             latency_s=state.latency_s,
             cut_after=max(1, target // 2) if fault == "cut" else None,
             malformed_at=max(1, target // 2) if fault == "malformed" else None,
-            text_limit=text_limit,
-            stop_reason=stop_reason,
-            report_cached=report_cached,
-            report_reasoning=reasoning_mode,
+            text_limit=reply.text_limit,
+            stop_reason=reply.stop_reason,
+            report_cached=state.config.enable_prompt_tokens_details,
+            report_reasoning=reply.reasoning_mode,
         )
         return _EngineStream(state.engine, engine_request(sink), sink)
-    collect = CollectSink(text_limit)
-    req = engine_request(collect)
+    collect = CollectSink(reply.text_limit)
+    return await _whole_reply(state, request, fmt, parsed, reply, collect, engine_request(collect))
+
+
+async def _whole_reply(
+    state: SimState,
+    request: Request,
+    fmt: ChunkFormat,
+    parsed: ParsedRequest,
+    reply: _Reply,
+    collect: CollectSink,
+    req: SimRequest,
+) -> Response:
+    """A non-streaming reply: the whole text once generated; 499 if the client left first."""
     state.engine.submit(req)
     disconnect = asyncio.ensure_future(_wait_disconnect(request.receive))
     try:
@@ -145,13 +190,14 @@ async def _generate(state: SimState, request: Request, *, chat: bool) -> Respons
         state.engine.abort(req)  # frees the sequence's KV blocks if the client left early
     if not collect.done.done():
         return Response(status_code=499)  # nobody is listening; nginx's "client closed" code
+    report_cached = state.config.enable_prompt_tokens_details
     body = _full_body(fmt, parsed, collect, req.generated)
-    body["choices"][0]["stop_reason"] = stop_reason
+    body["choices"][0]["stop_reason"] = reply.stop_reason
     body["usage"] = usage_body(
         parsed.prompt_tokens,
         req.generated,
         collect.cached_tokens if report_cached else None,
-        collect.reasoning_tokens if reasoning_mode else None,
+        collect.reasoning_tokens if reply.reasoning_mode else None,
     )
     return JSONResponse(body)
 
