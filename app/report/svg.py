@@ -207,6 +207,110 @@ def _path(points: list[tuple[float, float]], step: bool) -> str:
     return "".join(parts)
 
 
+def _grid(
+    x: Axis,
+    y: Axis,
+    sx: Scale,
+    sy: Scale,
+    box: tuple[float, float, float, float],
+    top: int,
+    width: int,
+    height: int,
+) -> list[str]:
+    """Grid lines, tick labels and axis labels."""
+    x_lo, x_hi, y_lo, y_hi = box
+    out: list[str] = []
+    x_ticks = x.ticks or _auto_ticks(x_lo, x_hi, x.log, 6)
+    for value, text in x_ticks:
+        if not sx.drawable(value) or not x_lo <= value <= x_hi:
+            continue
+        px = sx(value)
+        out.append(
+            f'<line class="grid" x1="{px:.1f}" y1="{top}" x2="{px:.1f}" y2="{height - _BOTTOM}"/>'
+            f'<text class="tick" x="{px:.1f}" y="{height - _BOTTOM + 15}" '
+            f'text-anchor="middle">{a(text)}</text>'
+        )
+    y_ticks = y.ticks or _auto_ticks(y_lo, y_hi, y.log, 5)
+    for value, text in y_ticks:
+        if not sy.drawable(value) or not y_lo <= value <= y_hi:
+            continue
+        py = sy(value)
+        out.append(
+            f'<line class="grid" x1="{_LEFT}" y1="{py:.1f}" x2="{width - _RIGHT}" y2="{py:.1f}"/>'
+            f'<text class="tick" x="{_LEFT - 6}" y="{py + 4:.1f}" text-anchor="end">'
+            f"{a(text)}</text>"
+        )
+    out.append(
+        f'<text class="axis-label" x="{(_LEFT + width - _RIGHT) / 2:.0f}" y="{height - 8}" '
+        f'text-anchor="middle">{a(x.label)}</text>'
+        f'<text class="axis-label" transform="translate(14,{(top + height - _BOTTOM) / 2:.0f}) '
+        f'rotate(-90)" text-anchor="middle">{a(y.label)}</text>'
+    )
+    return out
+
+
+def _rules(
+    rules: Sequence[Rule], sx: Scale, sy: Scale, top: int, width: int, height: int
+) -> list[str]:
+    """Labelled reference lines across the plot (an SLO, a knee, a boundary)."""
+    out: list[str] = []
+    for rule in rules:
+        if rule.axis == "y" and sy.drawable(rule.value):
+            py = sy(rule.value)
+            out.append(
+                f'<g class="rule"><line x1="{_LEFT}" y1="{py:.1f}" x2="{width - _RIGHT}" '
+                f'y2="{py:.1f}" stroke="{a(rule.color)}" stroke-dasharray="{a(rule.dash)}"/>'
+                f'<text class="rule-label" x="{width - _RIGHT - 4}" y="{py - 4:.1f}" '
+                f'text-anchor="end" fill="{a(rule.color)}">{a(rule.label)}</text></g>'
+            )
+        elif rule.axis == "x" and sx.drawable(rule.value):
+            px = sx(rule.value)
+            out.append(
+                f'<g class="rule"><line x1="{px:.1f}" y1="{top}" x2="{px:.1f}" '
+                f'y2="{height - _BOTTOM}" stroke="{a(rule.color)}" '
+                f'stroke-dasharray="{a(rule.dash)}"/>'
+                f'<text class="rule-label" x="{px + 4:.1f}" y="{top + 12 + 12 * rule.label_row}" '
+                f'fill="{a(rule.color)}">{a(rule.label)}</text></g>'
+            )
+    return out
+
+
+def _series(lines: Sequence[Line], sx: Scale, sy: Scale) -> list[str]:
+    """Each line's path, markers (with their tooltips) and point labels."""
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        pts = [
+            (sx(px), sy(py), j)
+            for j, (px, py) in enumerate(line.points)
+            if sx.drawable(px) and sy.drawable(py)
+        ]
+        out.append(f'<g class="series" data-series="{i}">')
+        if line.connect and len(pts) > 1:
+            dash = f' stroke-dasharray="{a(line.dash)}"' if line.dash else ""
+            out.append(
+                f'<path d="{_path([(p[0], p[1]) for p in pts], line.step)}" fill="none" '
+                f'stroke="{a(line.color)}" stroke-width="{line.width}"{dash}/>'
+            )
+        if line.markers:
+            for px, py, j in pts:
+                tip = line.tips[j] if j < len(line.tips) else ""
+                out.append(
+                    f'<circle class="marker" cx="{px:.1f}" cy="{py:.1f}" r="3.5" '
+                    f'fill="{a(line.color)}">'
+                    + (f"<title>{a(tip)}</title>" if tip else "")
+                    + "</circle>"
+                )
+        for k, (px, py, j) in enumerate(pts):
+            if j < len(line.labels) and line.labels[j]:
+                dy = 16 if line.alternate_labels and k % 2 else -6
+                out.append(
+                    f'<text class="point-label" x="{px + 6:.1f}" y="{py + dy:.1f}" '
+                    f'fill="{a(line.color)}">{a(line.labels[j])}</text>'
+                )
+        out.append("</g>")
+    return out
+
+
 def line_chart(
     chart_id: str,
     title: str,
@@ -242,86 +346,14 @@ def line_chart(
         f'<rect x="{_LEFT}" y="{top}" width="{width - _LEFT - _RIGHT}" '
         f'height="{height - top - _BOTTOM}" class="plot-bg"/>',
     ]
-    # grid and ticks
-    x_ticks = x.ticks or _auto_ticks(x_lo, x_hi, x.log, 6)
-    for value, text in x_ticks:
-        if not sx.drawable(value) or not x_lo <= value <= x_hi:
-            continue
-        px = sx(value)
-        out.append(
-            f'<line class="grid" x1="{px:.1f}" y1="{top}" x2="{px:.1f}" y2="{height - _BOTTOM}"/>'
-            f'<text class="tick" x="{px:.1f}" y="{height - _BOTTOM + 15}" '
-            f'text-anchor="middle">{a(text)}</text>'
-        )
-    y_ticks = y.ticks or _auto_ticks(y_lo, y_hi, y.log, 5)
-    for value, text in y_ticks:
-        if not sy.drawable(value) or not y_lo <= value <= y_hi:
-            continue
-        py = sy(value)
-        out.append(
-            f'<line class="grid" x1="{_LEFT}" y1="{py:.1f}" x2="{width - _RIGHT}" y2="{py:.1f}"/>'
-            f'<text class="tick" x="{_LEFT - 6}" y="{py + 4:.1f}" text-anchor="end">'
-            f"{a(text)}</text>"
-        )
-    out.append(
-        f'<text class="axis-label" x="{(_LEFT + width - _RIGHT) / 2:.0f}" y="{height - 8}" '
-        f'text-anchor="middle">{a(x.label)}</text>'
-        f'<text class="axis-label" transform="translate(14,{(top + height - _BOTTOM) / 2:.0f}) '
-        f'rotate(-90)" text-anchor="middle">{a(y.label)}</text>'
-    )
-    for rule in rules:
-        if rule.axis == "y" and sy.drawable(rule.value):
-            py = sy(rule.value)
-            out.append(
-                f'<g class="rule"><line x1="{_LEFT}" y1="{py:.1f}" x2="{width - _RIGHT}" '
-                f'y2="{py:.1f}" stroke="{a(rule.color)}" stroke-dasharray="{a(rule.dash)}"/>'
-                f'<text class="rule-label" x="{width - _RIGHT - 4}" y="{py - 4:.1f}" '
-                f'text-anchor="end" fill="{a(rule.color)}">{a(rule.label)}</text></g>'
-            )
-        elif rule.axis == "x" and sx.drawable(rule.value):
-            px = sx(rule.value)
-            out.append(
-                f'<g class="rule"><line x1="{px:.1f}" y1="{top}" x2="{px:.1f}" '
-                f'y2="{height - _BOTTOM}" stroke="{a(rule.color)}" '
-                f'stroke-dasharray="{a(rule.dash)}"/>'
-                f'<text class="rule-label" x="{px + 4:.1f}" y="{top + 12 + 12 * rule.label_row}" '
-                f'fill="{a(rule.color)}">{a(rule.label)}</text></g>'
-            )
+    out += _grid(x, y, sx, sy, (x_lo, x_hi, y_lo, y_hi), top, width, height)
+    out += _rules(rules, sx, sy, top, width, height)
     out.append(f'<g clip-path="url(#{a(chart_id)}-clip)">')
     out.append(
         f'<clipPath id="{a(chart_id)}-clip"><rect x="{_LEFT}" y="{top - 4}" '
         f'width="{width - _LEFT - _RIGHT + 4}" height="{height - top - _BOTTOM + 8}"/></clipPath>'
     )
-    for i, line in enumerate(lines):
-        pts = [
-            (sx(px), sy(py), j)
-            for j, (px, py) in enumerate(line.points)
-            if sx.drawable(px) and sy.drawable(py)
-        ]
-        out.append(f'<g class="series" data-series="{i}">')
-        if line.connect and len(pts) > 1:
-            dash = f' stroke-dasharray="{a(line.dash)}"' if line.dash else ""
-            out.append(
-                f'<path d="{_path([(p[0], p[1]) for p in pts], line.step)}" fill="none" '
-                f'stroke="{a(line.color)}" stroke-width="{line.width}"{dash}/>'
-            )
-        if line.markers:
-            for px, py, j in pts:
-                tip = line.tips[j] if j < len(line.tips) else ""
-                out.append(
-                    f'<circle class="marker" cx="{px:.1f}" cy="{py:.1f}" r="3.5" '
-                    f'fill="{a(line.color)}">'
-                    + (f"<title>{a(tip)}</title>" if tip else "")
-                    + "</circle>"
-                )
-        for k, (px, py, j) in enumerate(pts):
-            if j < len(line.labels) and line.labels[j]:
-                dy = 16 if line.alternate_labels and k % 2 else -6
-                out.append(
-                    f'<text class="point-label" x="{px + 6:.1f}" y="{py + dy:.1f}" '
-                    f'fill="{a(line.color)}">{a(line.labels[j])}</text>'
-                )
-        out.append("</g>")
+    out += _series(lines, sx, sy)
     out.append("</g>")
     out.append(legend)
     out.append("</svg>")
