@@ -65,6 +65,8 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
+# Long on purpose: one discrete-event loop in virtual time; sending, transit, the engine's
+# step and delivery all read and move the same clock, queue and in-flight table.
 def replay(
     config: SimConfig,
     workload: Workload,
