@@ -31,7 +31,7 @@ from app.bench.serverstats.parse import MetricsParseError, parse_metrics
 from app.bench.serverstats.snapshot import MetricsSample
 from app.bench.serverstats.summary import summarize
 from app.commands.report import format_table
-from app.commands.sweep import format_summary
+from app.commands.sweep_console import format_summary
 from app.profiles import Profile, ProfileError, ProfileStore
 from app.roofline import catalog
 from app.roofline.arch import arch_from_config, load_hf_config

@@ -1,12 +1,10 @@
-"""Where a command's API key and extra headers come from: a flag, a profile's keyring entry, env."""
+"""Where a command's API key comes from: a named variable, a profile's keyring entry, env."""
 
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Sequence
 
-from app.bench.http.auth import header_problem, key_problem
+from app.bench.http.auth import key_problem
 
 DEFAULT_KEY_ENVS = ("OPENAI_API_KEY", "API_KEY")
 
@@ -51,25 +49,3 @@ def require_api_key(api_key_env: str | None, profile: str | None) -> str | None:
         # `origin` names the variable or profile, never the key
         raise UsageError(f"{problem} ({origin.removeprefix('from ')})")
     return value
-
-
-def check_headers(headers: dict[str, str]) -> dict[str, str]:
-    """The headers, or UsageError naming the first one that cannot be sent (not its value)."""
-    for name, value in headers.items():
-        if problem := header_problem(name, value):
-            raise UsageError(f"--header: {problem}")
-    return headers
-
-
-def parse_headers(items: Sequence[str]) -> dict[str, str]:
-    """--header KEY=VALUE items as a dict; UsageError naming the bad item."""
-    headers = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            # only the start: a header pasted as "Authorization: Bearer ..." holds a secret
-            shown = re.split(r"[:\s]", item.strip(), maxsplit=1)[0][:40]
-            shown += "..." if len(shown) < len(item.strip()) else ""
-            raise UsageError(f"--header: {shown!r} is not KEY=VALUE")
-        headers[name.strip()] = value.strip()
-    return check_headers(headers)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
 
 from app.bench.doctor.run import DEFAULT_REQUEST_TIMEOUT_S, Check, DoctorTarget, diagnose
 from app.bench.http.auth import key_problem
 from app.bench.http.endpoint import EndpointError, resolve_endpoint
 from app.commands import flags
+from app.commands.connection import add_connection_arguments, connection_from
+from app.commands.console import error
 from app.commands.credentials import find_api_key
 from app.commands.timeouts import add_request_timeout, request_limit
 
@@ -18,23 +19,7 @@ _MARK = {"ok": "[ ok ]", "warn": "[warn]", "fail": "[FAIL]", "skip": "[skip]"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--profile", help="use a saved endpoint profile (its key from the keyring)")
-    parser.add_argument("--base-url", help="server root or API base, e.g. http://localhost:8000")
-    parser.add_argument("--endpoint", help="path such as /v1/chat/completions (as in vllm bench)")
-    parser.add_argument(
-        "--backend",
-        choices=["openai-chat", "openai", "chat", "completions"],
-        help="API flavour: openai-chat (chat) or openai (completions)",
-    )
-    parser.add_argument("--model", help="model id as the server serves it")
-    parser.add_argument(
-        "--api-key-env",
-        metavar="NAME",
-        help="environment variable holding the API key (default: OPENAI_API_KEY, then API_KEY)",
-    )
-    parser.add_argument(
-        "--insecure", action="store_true", help="do not verify the server's TLS certificate"
-    )
+    add_connection_arguments(parser)
     parser.add_argument(
         "--timeout", type=flags.seconds, default=5.0, help="longest silence per request (default 5)"
     )
@@ -43,38 +28,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _fail(message: str) -> int:
-    print(f"tpotbench doctor: error: {message}", file=sys.stderr)
-    return 2
+    return error("doctor", message)
 
 
 def build_target(args: argparse.Namespace) -> DoctorTarget:
     """Flags (and a profile) to a DoctorTarget; raises ValueError with a one-line message."""
-    base_url, api, model, verify, headers = args.base_url, None, args.model, True, {}
-    if args.profile:
-        from app.profiles import ProfileStore
-
-        profile = ProfileStore().get(args.profile)
-        if profile is None:
-            raise ValueError(f"no profile named '{args.profile}'")
-        if profile.kind == "simulator" and not base_url:
-            raise ValueError(
-                "the simulator profile has no fixed URL; start 'tpotbench sim' and pass "
-                "--base-url http://127.0.0.1:8000"
-            )
-        base_url = base_url or profile.base_url
-        api, model = profile.api, model or profile.model or None
-        verify, headers = profile.verify_tls, dict(profile.headers)
-    if not base_url:
+    conn = connection_from(args, flag_in_errors=False)
+    if conn.profile_kind == "simulator" and not args.base_url:
+        raise ValueError(
+            "the simulator profile has no fixed URL; start 'tpotbench sim' and pass "
+            "--base-url http://127.0.0.1:8000"
+        )
+    if not conn.base_url:
         raise ValueError("give --base-url (e.g. http://localhost:8000) or --profile")
     key, source = find_api_key(args.api_key_env, args.profile)
     return DoctorTarget(
-        base_url=base_url,
-        endpoint=args.endpoint,
-        api=args.backend or api,
-        model=model,
+        base_url=conn.base_url,
+        endpoint=conn.endpoint,
+        api=conn.api,
+        model=conn.model,
         api_key=key,
-        verify_tls=verify and not args.insecure,
-        headers=headers,
+        verify_tls=conn.verify_tls,
+        headers=conn.headers,
         key_source=source,
     )
 

@@ -11,12 +11,9 @@ from typing import Any
 
 from app.bench.http.auth import cleartext_warning
 from app.commands import flags
-from app.commands.credentials import (
-    UsageError,
-    check_headers,
-    parse_headers,
-    require_api_key,
-)
+from app.commands.connection import add_connection_arguments, connection_from
+from app.commands.console import error, note
+from app.commands.credentials import UsageError, require_api_key
 from app.commands.timeouts import add_request_timeout, request_limit
 
 # One probe is one reply of --max-tokens tokens: ten minutes is far beyond it.
@@ -26,24 +23,7 @@ DEFAULT_PROMPT = "Explain in three sentences what GPU memory bandwidth is."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--base-url", help="server root (http://host:8000) or API base (…/v1)")
-    parser.add_argument("--endpoint", help="path such as /v1/chat/completions (vLLM style)")
-    parser.add_argument(
-        "--backend",
-        choices=["openai-chat", "openai"],
-        help="openai-chat: /v1/chat/completions; openai: /v1/completions (default: from the "
-        "URL, else chat)",
-    )
-    parser.add_argument("--model", help="model id (default: the first id of /v1/models)")
-    parser.add_argument("--profile", help="a saved endpoint profile (flags given here win)")
-    parser.add_argument(
-        "--api-key-env",
-        metavar="NAME",
-        help="environment variable holding the key (default: OPENAI_API_KEY, then API_KEY)",
-    )
-    parser.add_argument(
-        "--header", action="append", default=[], metavar="KEY=VALUE", help="extra HTTP header"
-    )
+    add_connection_arguments(parser)
     parser.add_argument("--prompt", default=DEFAULT_PROMPT)
     parser.add_argument("--max-tokens", type=flags.whole(1), default=128)
     parser.add_argument("--ignore-eos", action="store_true", help="generate all --max-tokens")
@@ -52,7 +32,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="tokenizer.json folder for counts when the server sends no usage",
     )
-    parser.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
     parser.add_argument(
         "--timeout",
         type=flags.seconds,
@@ -67,29 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _target(args: argparse.Namespace) -> dict[str, Any]:
-    from app.bench.http.endpoint import EndpointError, resolve_endpoint
-
     args.request_timeout = request_limit(args.request_timeout)
-    headers = parse_headers(args.header)
-    base_url, api, model, verify, profile = args.base_url, args.backend, args.model, True, None
-    if args.profile:
-        from app.profiles import ProfileStore
-
-        found = ProfileStore().get(args.profile)
-        if found is None:
-            raise UsageError(f"--profile: no profile named '{args.profile}'")
-        profile = found.name
-        base_url = base_url or found.base_url or None
-        api = api or found.api
-        model = model or found.model or None
-        verify = found.verify_tls
-        headers = check_headers({**found.headers, **headers})
-    if not base_url:
+    conn = connection_from(args)
+    if not conn.base_url:
         raise UsageError("--base-url is required (for example http://localhost:8000)")
-    try:
-        resolved = resolve_endpoint(base_url, args.endpoint, api, model)
-    except EndpointError as exc:
-        raise UsageError(str(exc)) from None
+    resolved = conn.resolve()
     tokenizer = None
     if args.tokenizer:
         from app.bench.http.tokens import TokenCounter, TokenizerError
@@ -100,9 +61,9 @@ def _target(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError(f"--tokenizer: {exc}") from None
     return {
         "resolved": resolved,
-        "headers": headers,
-        "verify": verify and not args.insecure,
-        "api_key": require_api_key(args.api_key_env, profile),
+        "headers": conn.headers,
+        "verify": conn.verify_tls,
+        "api_key": require_api_key(args.api_key_env, conn.profile),
         "tokenizer": tokenizer,
     }
 
@@ -308,16 +269,13 @@ def run(args: argparse.Namespace) -> int:
         events = EventWriter(sys.stdout)
     try:
         target = _target(args)
-        for note in target["resolved"].notes:
-            print(f"note: {note}", file=sys.stderr)
+        for text in target["resolved"].notes:
+            note(text)
         if warning := cleartext_warning(target["resolved"].url, target["api_key"]):
             print(warning, file=sys.stderr)
         outcome = run_async(_probe(args, target, events))
     except UsageError as exc:
-        if events is not None:
-            events.error(str(exc))
-        print(f"tpotbench probe: error: {exc}", file=sys.stderr)
-        return 2
+        return error("probe", str(exc), events=events)
     resolved = target["resolved"]
     if isinstance(outcome, str):  # nothing answered at all
         if events is not None:

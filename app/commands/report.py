@@ -16,6 +16,7 @@ from app.bench.results.naming import rate_label
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import load_results_skipping
 from app.bench.results.sweep_csv import write_sweep_csv
+from app.commands import console
 
 # (header, row key, format) of the terminal table: the columns an engineer reads first.
 _TABLE = (
@@ -98,21 +99,7 @@ def format_table(points: list[PointResult]) -> str:
         row["slo"] = None if verdict is None else ("pass" if verdict.passed else "FAIL")
         rows.append([_cell(row[key], fmt) for _, key, fmt in table])
     headers = [title for title, _, _ in table]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    lines = [
-        "  ".join(
-            h.ljust(w) if i == 0 else h.rjust(w)
-            for i, (h, w) in enumerate(zip(headers, widths, strict=True))
-        )
-    ]
-    for r in rows:
-        lines.append(
-            "  ".join(
-                c.ljust(w) if i == 0 else c.rjust(w)
-                for i, (c, w) in enumerate(zip(r, widths, strict=True))
-            )
-        )
-    return "\n".join(lines)
+    return "\n".join(console.table(headers, rows, first_left=True))
 
 
 def knee_lines(points: list[PointResult]) -> list[str]:

@@ -9,8 +9,9 @@ from typing import Any
 
 from app.bench.capacity.search import SearchSettings
 from app.commands import flags
+from app.commands.console import table
 from app.commands.credentials import UsageError
-from app.commands.sweep import add_arguments as add_sweep_arguments
+from app.commands.sweep_flags import add_sweep_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -154,11 +155,7 @@ def format_search_table(doc: dict[str, Any]) -> str:
         cells.append(decision)
         cells.append(f"{sum(r['measuring_s'] for r in point['runs']):.1f}")
         rows.append(cells)
-    widths = [
-        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
-    ]
-    lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True))]
-    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    lines = table(headers, rows)
     boundary = doc.get("boundary") or {}
     high, low = boundary.get("highest_pass"), boundary.get("lowest_fail")
     unit = "streams" if over == "concurrency" else "req/s"

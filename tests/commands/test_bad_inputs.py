@@ -88,7 +88,11 @@ BAD_HEADERS = [
     "Bad Name=v",
     "=v",
     "novalue",
-    "X:Y=v",
+    # the canonical 'Name: value' form is checked the same way
+    "X-Note: café",
+    "X-Note: a\x00b",
+    "Bad Name: v",
+    ": v",
 ]
 
 CASES: list[list[str]] = []
@@ -97,6 +101,7 @@ CASES += [_with(DOCTOR, "--base-url", u) for u in BAD_URLS[:12]]
 CASES += [_with(SWEEP, "--base-url", u) for u in BAD_URLS[:8]]
 CASES += [[*PROBE, "--header", h] for h in BAD_HEADERS]
 CASES += [[*SWEEP, "--header", h] for h in BAD_HEADERS[:6]]
+CASES += [[*DOCTOR, "--header", h] for h in BAD_HEADERS[-4:]]
 for flag, values in {
     "--max-tokens": ["0", "-1", HUGE, DIGITS, "1e3", "nan"],
     "--timeout": ["nan", "inf", "-inf", "-1", "0", "1e400", "1e12", "abc"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import keyring
 import pytest
 
-from app.commands.credentials import UsageError, find_api_key, parse_headers, require_api_key
+from app.commands.credentials import UsageError, find_api_key, require_api_key
 from app.secrets import SERVICE
 from tests.keyring_double import MemoryKeyring
 
@@ -46,9 +46,3 @@ def test_no_key_anywhere_is_none(monkeypatch) -> None:  # type: ignore[no-untype
     for name in ("OPENAI_API_KEY", "API_KEY"):
         monkeypatch.delenv(name, raising=False)
     assert require_api_key(None, None) is None
-
-
-def test_headers_parse_and_bad_items_are_named() -> None:
-    assert parse_headers(["X-Org = acme", "X-Empty="]) == {"X-Org": "acme", "X-Empty": ""}
-    with pytest.raises(UsageError, match="'no-equals' is not KEY=VALUE"):
-        parse_headers(["no-equals"])

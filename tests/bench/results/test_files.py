@@ -17,7 +17,7 @@ from app.bench.results.naming import point_filename
 from app.bench.results.read import ResultFileError, load_result, load_results
 from app.bench.results.sweep_csv import sweep_csv_text
 from app.bench.results.write import PointInfo, atomic_write_text, build_result, write_point_json
-from app.commands.sweep import format_summary
+from app.commands.sweep_console import format_summary
 
 MS = 1_000_000
 

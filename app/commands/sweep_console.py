@@ -1,0 +1,193 @@
+"""The sweep on the terminal: a progress line per point on stderr and vLLM's end-of-point
+result block ("==== Serving Benchmark Result ====") with TPOT Bench's extras and the SLOs."""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from app.bench.metrics.options import METRIC_TITLES
+from app.bench.metrics.workload import workload_rows
+from app.bench.results.point_result import PointResult
+from app.bench.results.read import point_from_dict
+from app.bench.results.write import no_success_note
+from app.bench.sweep.runner import PointSpec
+from app.commands.console import error, labelled, rule
+
+
+def format_summary(result: dict[str, Any] | PointResult) -> str:
+    """vLLM's end-of-run block ("==== Serving Benchmark Result ====") for one point."""
+    point = result if isinstance(result, PointResult) else point_from_dict(result)
+    lines = [rule(" Serving Benchmark Result ", "=")]
+
+    def row(label: str, value: Any, fmt: str = "{:<10}") -> None:
+        lines.append(labelled(label, value, fmt))
+
+    row("Successful requests:", point.completed)
+    row("Failed requests:", point.failed if point.failed is not None else "n/a")
+    if point.max_concurrency is not None:
+        row("Maximum request concurrency:", point.max_concurrency)
+    if not math.isinf(point.request_rate):
+        row("Request rate configured (RPS):", point.request_rate, "{:<10.2f}")
+    row("Benchmark duration (s):", point.duration_s, "{:<10.2f}")
+    row("Total input tokens:", point.total_input_tokens)
+    row("Total generated tokens:", point.total_output_tokens)
+    row("Request throughput (req/s):", point.request_throughput or 0.0, "{:<10.2f}")
+    if point.request_goodput is not None:
+        row("Request goodput (req/s):", point.request_goodput, "{:<10.2f}")
+    row("Output token throughput (tok/s):", point.output_throughput or 0.0, "{:<10.2f}")
+    if point.max_output_tokens_per_s is not None:
+        row("Peak output token throughput (tok/s):", point.max_output_tokens_per_s, "{:<10.2f}")
+    if point.max_concurrent_requests is not None:
+        row("Peak concurrent requests:", point.max_concurrent_requests, "{:<10.2f}")
+    row("Total token throughput (tok/s):", point.total_token_throughput or 0.0, "{:<10.2f}")
+    for name, (short, header) in METRIC_TITLES.items():
+        stats = point.stats.get(name) or _null_stats(point.raw, name)
+        if not stats:
+            continue
+        lines.append(rule(header))
+        row(f"Mean {short} (ms):", stats.get("mean"), "{:<10.2f}")
+        row(f"Median {short} (ms):", stats.get("median"), "{:<10.2f}")
+        for key in sorted((k for k in stats if k.startswith("p")), key=lambda k: float(k[1:])):
+            row(f"P{key[1:]} {short} (ms):", stats[key], "{:<10.2f}")
+    block = point.tpotbench or {}
+    if not point.completed and block:
+        lines.append(no_success_note(block.get("failures") or []))
+    if block:
+        lines.append(rule("TPOT Bench extras"))
+        wait = block.get("slot_wait_ms") or {}
+        row("Mean slot wait (ms):", wait.get("mean"), "{:<10.2f}")
+        chunk = block.get("tokens_per_chunk") or {}
+        row("Tokens per chunk (mean):", chunk.get("mean") or 0.0, "{:<10.2f}")
+        retried = block.get("retried_requests")
+        if isinstance(retried, int) and not isinstance(retried, bool):
+            row("Retried on a new connection:", retried)
+        for label, value, fmt in workload_rows(block):
+            row(label, value, fmt)
+        for failure in block.get("failures") or []:
+            row(f"Failed ({failure['kind']}):", failure["count"])
+            lines.append(f"  e.g. {failure.get('example', '')[:120]}")
+            lines.append(f"  fix: {failure.get('fix', '')}")
+        if block.get("cancelled"):
+            lines.append("Cancelled: this point stopped early; the numbers cover what finished.")
+        server = block.get("server_metrics")
+        for warning in (server.get("warnings") or []) if isinstance(server, dict) else []:
+            lines.append(f"server metrics: {warning}")
+        warning = (block.get("prefix_cache") or {}).get("warning")
+        if warning:
+            lines.append(f"Warning: {warning}")
+        lines.extend(slo_lines(block))
+    lines.append(rule(char="="))
+    return "\n".join(lines)
+
+
+def _null_stats(raw: dict[str, Any], name: str) -> dict[str, None]:
+    """The statistics a file holds as null for `name` (a point where no request succeeded)."""
+    stats: dict[str, None] = {}
+    for key, value in raw.items():
+        if value is None and key.endswith(f"_{name}_ms"):
+            stat = key[: -len(f"_{name}_ms")]
+            if stat in ("mean", "median", "std") or stat[1:].replace(".", "", 1).isdigit():
+                stats[stat] = None
+    return stats
+
+
+def slo_lines(block: dict[str, Any]) -> list[str]:
+    """Pass/fail per SLO of a point (empty without SLOs), for the end-of-point block."""
+    slo = block.get("slo")
+    if not isinstance(slo, dict):
+        return []
+    lines = [rule("SLOs")]
+    for check in slo.get("checks") or []:
+        value = check.get("value_ms", check.get("value"))
+        limit = check.get("limit_ms", check.get("limit"))
+        if check.get("kind") == "stat":
+            shown = "-" if value is None else f"{value:.2f} ms"
+            bound = f"<= {limit:g} ms"
+        else:
+            shown = "-" if value is None else f"{value:.1%}"
+            bound = (">= " if check.get("kind") == "good_share" else "<= ") + f"{limit:.0%}"
+        verdict = "pass" if check.get("passed") else "FAIL"
+        lines.append(f"{check['slo']:<28} {shown:>12} {bound:>14}  {verdict}")
+    early = block.get("early_stop")
+    if isinstance(early, dict):
+        lines.append(f"Stopped early (already failed): {early.get('reason')}")
+    lines.append("Point: " + ("meets every SLO" if slo.get("passed") else "FAILS"))
+    return lines
+
+
+class ConsoleReporter:
+    """The terminal consumer of sweep events: a progress line per point on stderr and vLLM's
+    result block after each point (stdout, or stderr when stdout carries events)."""
+
+    wants_tokens = False
+
+    def __init__(self, *, bar: bool, summary_stream: Any) -> None:
+        self.bar = bar and sys.stderr.isatty()
+        self.out = summary_stream
+        self.burstiness = 1.0
+
+    def run_started(
+        self, points: Sequence[PointSpec], num_prompts: int, endpoint: dict[str, Any]
+    ) -> None:
+        print(
+            f"Sweep: {len(points)} point(s) x {num_prompts} prompts -> {endpoint['url']} "
+            f"(model {endpoint['model']})",
+            file=sys.stderr,
+        )
+
+    def point_started(self, point: PointSpec) -> None:
+        process = "Poisson process" if self.burstiness == 1.0 else "Gamma distribution"
+        # vLLM's own preamble lines, so a log reads the same as theirs
+        print(
+            f"\nPoint {point.index + 1}\nTraffic request rate: {point.request_rate}\n"
+            f"Burstiness factor: {self.burstiness} ({process})\n"
+            f"Maximum request concurrency: {point.max_concurrency}",
+            file=sys.stderr,
+        )
+
+    def tokens(self, point: int, t_s: Sequence[float], itl_ms: Sequence[float]) -> None:
+        pass
+
+    def progress(
+        self,
+        point: int,
+        completed: int,
+        failed: int,
+        total: int,
+        in_flight: int,
+        elapsed_s: float,
+        output_tok_s: float,
+    ) -> None:
+        if not self.bar:
+            return
+        done = completed + failed
+        width = 30
+        filled = int(width * done / total) if total else width
+        sys.stderr.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
+            f"failed {failed} in flight {in_flight} {elapsed_s:6.1f}s "
+            f"{output_tok_s:8.1f} tok/s "
+        )
+        sys.stderr.flush()
+
+    def request(self, **_: Any) -> None:
+        pass
+
+    def point_finished(self, point: int, path: Path | None, result: dict[str, Any]) -> None:
+        if self.bar:
+            sys.stderr.write("\n")
+        print(format_summary(result), file=self.out, flush=True)
+        print(f"saved {path}", file=sys.stderr)
+
+    def run_finished(self, cancelled: bool, paths: Sequence[Path], csv: Path | None) -> None:
+        if cancelled:
+            print("Cancelled: finished points are saved.", file=sys.stderr)
+        if csv:
+            print(f"summary {csv}", file=sys.stderr)
+
+    def error(self, message: str) -> None:
+        error("sweep", message)
