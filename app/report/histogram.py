@@ -6,12 +6,12 @@ import math
 from collections.abc import Sequence
 
 from app.report.svg import (
-    _BOTTOM,
-    _LEFT,
-    _RIGHT,
-    _TOP,
+    BOTTOM,
     HEIGHT,
+    LEFT,
     PALETTE,
+    RIGHT,
+    TOP,
     WIDTH,
     Axis,
     Rule,
@@ -77,9 +77,9 @@ def histogram_chart(
         counts = histogram_counts(values, edges)
     width, height = WIDTH, HEIGHT
     x_lo, x_hi = (edges[0], edges[-1]) if edges else domain([], x.log)
-    sx = Scale(x_lo, x_hi, _LEFT, width - _RIGHT, x.log)
+    sx = Scale(x_lo, x_hi, LEFT, width - RIGHT, x.log)
     top = max(counts, default=0) or 1
-    sy = Scale(0, top * 1.08, height - _BOTTOM, _TOP)
+    sy = Scale(0, top * 1.08, height - BOTTOM, TOP)
     bars = []
     for k, count in enumerate(counts):
         if not count:

@@ -15,7 +15,7 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7
 
 WIDTH, HEIGHT = 640, 300
 
-_LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 50, 46
+LEFT, RIGHT, TOP, BOTTOM = 64, 16, 50, 46
 
 _LEGEND_ROW = 16
 
@@ -176,13 +176,13 @@ class Axis:
 def _legend(lines: Sequence[Line], chart_id: str, width: int) -> tuple[str, int]:
     """Legend entries in rows under the title, wrapped at the chart's width; (svg, rows)."""
     items = []
-    x, row = float(_LEFT), 0
+    x, row = float(LEFT), 0
     for i, line in enumerate(lines):
         if not line.name:
             continue
         item_width = 40 + 7.0 * text_units(line.name)
-        if x > _LEFT and x + item_width > width - _RIGHT:
-            x, row = float(_LEFT), row + 1
+        if x > LEFT and x + item_width > width - RIGHT:
+            x, row = float(LEFT), row + 1
         dash = f' stroke-dasharray="{a(line.dash)}"' if line.dash else ""
         items.append(
             f'<g class="legend-item" data-chart="{a(chart_id)}" data-series="{i}" '
@@ -226,8 +226,8 @@ def _grid(
             continue
         px = sx(value)
         out.append(
-            f'<line class="grid" x1="{px:.1f}" y1="{top}" x2="{px:.1f}" y2="{height - _BOTTOM}"/>'
-            f'<text class="tick" x="{px:.1f}" y="{height - _BOTTOM + 15}" '
+            f'<line class="grid" x1="{px:.1f}" y1="{top}" x2="{px:.1f}" y2="{height - BOTTOM}"/>'
+            f'<text class="tick" x="{px:.1f}" y="{height - BOTTOM + 15}" '
             f'text-anchor="middle">{a(text)}</text>'
         )
     y_ticks = y.ticks or _auto_ticks(y_lo, y_hi, y.log, 5)
@@ -236,14 +236,14 @@ def _grid(
             continue
         py = sy(value)
         out.append(
-            f'<line class="grid" x1="{_LEFT}" y1="{py:.1f}" x2="{width - _RIGHT}" y2="{py:.1f}"/>'
-            f'<text class="tick" x="{_LEFT - 6}" y="{py + 4:.1f}" text-anchor="end">'
+            f'<line class="grid" x1="{LEFT}" y1="{py:.1f}" x2="{width - RIGHT}" y2="{py:.1f}"/>'
+            f'<text class="tick" x="{LEFT - 6}" y="{py + 4:.1f}" text-anchor="end">'
             f"{a(text)}</text>"
         )
     out.append(
-        f'<text class="axis-label" x="{(_LEFT + width - _RIGHT) / 2:.0f}" y="{height - 8}" '
+        f'<text class="axis-label" x="{(LEFT + width - RIGHT) / 2:.0f}" y="{height - 8}" '
         f'text-anchor="middle">{a(x.label)}</text>'
-        f'<text class="axis-label" transform="translate(14,{(top + height - _BOTTOM) / 2:.0f}) '
+        f'<text class="axis-label" transform="translate(14,{(top + height - BOTTOM) / 2:.0f}) '
         f'rotate(-90)" text-anchor="middle">{a(y.label)}</text>'
     )
     return out
@@ -258,16 +258,16 @@ def _rules(
         if rule.axis == "y" and sy.drawable(rule.value):
             py = sy(rule.value)
             out.append(
-                f'<g class="rule"><line x1="{_LEFT}" y1="{py:.1f}" x2="{width - _RIGHT}" '
+                f'<g class="rule"><line x1="{LEFT}" y1="{py:.1f}" x2="{width - RIGHT}" '
                 f'y2="{py:.1f}" stroke="{a(rule.color)}" stroke-dasharray="{a(rule.dash)}"/>'
-                f'<text class="rule-label" x="{width - _RIGHT - 4}" y="{py - 4:.1f}" '
+                f'<text class="rule-label" x="{width - RIGHT - 4}" y="{py - 4:.1f}" '
                 f'text-anchor="end" fill="{a(rule.color)}">{a(rule.label)}</text></g>'
             )
         elif rule.axis == "x" and sx.drawable(rule.value):
             px = sx(rule.value)
             out.append(
                 f'<g class="rule"><line x1="{px:.1f}" y1="{top}" x2="{px:.1f}" '
-                f'y2="{height - _BOTTOM}" stroke="{a(rule.color)}" '
+                f'y2="{height - BOTTOM}" stroke="{a(rule.color)}" '
                 f'stroke-dasharray="{a(rule.dash)}"/>'
                 f'<text class="rule-label" x="{px + 4:.1f}" y="{top + 12 + 12 * rule.label_row}" '
                 f'fill="{a(rule.color)}">{a(rule.label)}</text></g>'
@@ -325,7 +325,7 @@ def line_chart(
     legend, rows = _legend(lines, chart_id, width)
     extra = max(0, rows - 1) * _LEGEND_ROW  # more legend rows: the plot moves down, not shrinks
     height += extra
-    top = _TOP + extra
+    top = TOP + extra
     xs = [p[0] for line in lines for p in line.points]
     ys = [p[1] for line in lines for p in line.points]
     xs += [r.value for r in rules if r.axis == "x"]
@@ -336,22 +336,22 @@ def line_chart(
     y_lo, y_hi = domain(ys, y.log, include_zero=y.include_zero)
     x_lo, x_hi = x.lo if x.lo is not None else x_lo, x.hi if x.hi is not None else x_hi
     y_lo, y_hi = y.lo if y.lo is not None else y_lo, y.hi if y.hi is not None else y_hi
-    sx = Scale(x_lo, x_hi, _LEFT, width - _RIGHT, x.log)
-    sy = Scale(y_lo, y_hi, height - _BOTTOM, top, y.log)
+    sx = Scale(x_lo, x_hi, LEFT, width - RIGHT, x.log)
+    sy = Scale(y_lo, y_hi, height - BOTTOM, top, y.log)
     out = [
         f'<svg class="chart" id="{a(chart_id)}" viewBox="0 0 {width} {height}" '
         f'role="img" aria-label="{a(title)}">',
         f"<title>{a(title)}</title>",
-        f'<text class="chart-title" x="{_LEFT}" y="16">{a(title)}</text>',
-        f'<rect x="{_LEFT}" y="{top}" width="{width - _LEFT - _RIGHT}" '
-        f'height="{height - top - _BOTTOM}" class="plot-bg"/>',
+        f'<text class="chart-title" x="{LEFT}" y="16">{a(title)}</text>',
+        f'<rect x="{LEFT}" y="{top}" width="{width - LEFT - RIGHT}" '
+        f'height="{height - top - BOTTOM}" class="plot-bg"/>',
     ]
     out += _grid(x, y, sx, sy, (x_lo, x_hi, y_lo, y_hi), top, width, height)
     out += _rules(rules, sx, sy, top, width, height)
     out.append(f'<g clip-path="url(#{a(chart_id)}-clip)">')
     out.append(
-        f'<clipPath id="{a(chart_id)}-clip"><rect x="{_LEFT}" y="{top - 4}" '
-        f'width="{width - _LEFT - _RIGHT + 4}" height="{height - top - _BOTTOM + 8}"/></clipPath>'
+        f'<clipPath id="{a(chart_id)}-clip"><rect x="{LEFT}" y="{top - 4}" '
+        f'width="{width - LEFT - RIGHT + 4}" height="{height - top - BOTTOM + 8}"/></clipPath>'
     )
     out += _series(lines, sx, sy)
     out.append("</g>")

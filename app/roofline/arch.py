@@ -122,7 +122,7 @@ _FOUR_NORMS = {"gemma2", "gemma3_text"}
 _MAX_DIMENSION = 10**9
 
 
-def _short(value: Any) -> str:
+def short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -150,7 +150,7 @@ class _Keys:
             or not low <= value <= _MAX_DIMENSION
         ):
             kind = "a positive integer" if low else "a whole number, 0 or more"
-            raise CatalogError(f"{self.where}: '{key}' must be {kind}, got {_short(value)}")
+            raise CatalogError(f"{self.where}: '{key}' must be {kind}, got {short(value)}")
         return value
 
     def optional(self, key: str) -> int:
@@ -159,7 +159,7 @@ class _Keys:
     def flag(self, key: str, default: bool) -> bool:
         value = self.cfg.get(key, default)
         if not isinstance(value, bool):
-            raise CatalogError(f"{self.where}: '{key}' must be true or false, got {_short(value)}")
+            raise CatalogError(f"{self.where}: '{key}' must be true or false, got {short(value)}")
         return value
 
     def reported(self, key: str) -> float | None:
@@ -169,7 +169,7 @@ class _Keys:
         ):
             return value
         raise CatalogError(
-            f"{self.where}: '{key}' must be a number of billions, got {_short(value)}"
+            f"{self.where}: '{key}' must be a number of billions, got {short(value)}"
         )
 
 
@@ -192,7 +192,7 @@ def arch_from_config(
     num, optional, flag, reported = keys.num, keys.optional, keys.flag, keys.reported
     mtype = cfg.get("model_type", "")
     if not isinstance(mtype, str):
-        raise CatalogError(f"{where}: 'model_type' must be a string, got {_short(mtype)}")
+        raise CatalogError(f"{where}: 'model_type' must be a string, got {short(mtype)}")
     hidden, heads = num("hidden_size"), num("num_attention_heads")
     n_experts = optional("num_experts") or optional("num_local_experts")
     inter = num("intermediate_size") if "intermediate_size" in cfg or not n_experts else 0

@@ -12,7 +12,7 @@ from typing import Any
 
 from app import jsonfile
 from app.paths import config_dir, resources_dir
-from app.roofline.arch import CatalogError, ModelArch, _short, arch_from_config, load_hf_config
+from app.roofline.arch import CatalogError, ModelArch, arch_from_config, load_hf_config, short
 
 SCHEMA = 1
 GIB = 1024**3
@@ -112,16 +112,16 @@ def _norm(text: str) -> str:
 def _gpu_from_entry(e: Any, where: str, custom: bool = False) -> GPU:
     """A GPU from one gpus.json entry; CatalogError naming the file, the entry and the field."""
     if not isinstance(e, dict):
-        raise CatalogError(f"{where}: a GPU entry is {_short(e)}, expected an object")
+        raise CatalogError(f"{where}: a GPU entry is {short(e)}, expected an object")
     for key in ("id", "source"):
         if not isinstance(e.get(key), str) or not e[key].strip():
             raise CatalogError(
-                f"{where}: GPU entry {_short(e.get('id', '?'))}: '{key}' must be a non-empty "
+                f"{where}: GPU entry {short(e.get('id', '?'))}: '{key}' must be a non-empty "
                 "text; an entry needs id, memory_gib, bandwidth_gb_s, bf16_tflops and source"
             )
     name = e.get("name")
     if name is not None and not isinstance(name, str):
-        raise CatalogError(f"{where}: GPU {e['id']!r}: 'name' must be a text, got {_short(name)}")
+        raise CatalogError(f"{where}: GPU {e['id']!r}: 'name' must be a text, got {short(name)}")
 
     def amount(key: str) -> float:
         value = e.get(key)
@@ -132,7 +132,7 @@ def _gpu_from_entry(e: Any, where: str, custom: bool = False) -> GPU:
             or not 0 < value < _MAX_GPU_AMOUNT
         ):
             raise CatalogError(
-                f"{where}: GPU {e['id']!r}: '{key}' must be a positive number, got {_short(value)}"
+                f"{where}: GPU {e['id']!r}: '{key}' must be a positive number, got {short(value)}"
             )
         return float(value)
 

@@ -18,7 +18,7 @@ from starlette.types import Receive, Scope, Send
 from app.sim.engine import Engine
 from app.sim.requests import ApiError, ParsedRequest, error_body, parse_request
 from app.sim.sequence import SimRequest
-from app.sim.state import SimState, _authorised, _error, _unauthorised
+from app.sim.state import SimState, api_error, authorised, unauthorised
 from app.sim.streams import (
     SSE_HEADERS,
     ChunkFormat,
@@ -45,11 +45,11 @@ class _HideStreamCut(logging.Filter):
 logging.getLogger("uvicorn.error").addFilter(_HideStreamCut())
 
 
-async def _chat(state: SimState, request: Request) -> Response:
+async def chat_route(state: SimState, request: Request) -> Response:
     return await _generate(state, request, chat=True)
 
 
-async def _completions(state: SimState, request: Request) -> Response:
+async def completions_route(state: SimState, request: Request) -> Response:
     return await _generate(state, request, chat=False)
 
 
@@ -109,19 +109,19 @@ def _fault_reply(state: SimState, fault: str | None) -> Response | None:
             headers={"retry-after": str(state.config.retry_after_s)},
         )
     if fault == "500":
-        return _error(500, "Internal server error (simulated fault).", "InternalServerError")
+        return api_error(500, "Internal server error (simulated fault).", "InternalServerError")
     return None
 
 
 async def _generate(state: SimState, request: Request, *, chat: bool) -> Response:
-    if not _authorised(state, request):
-        return _unauthorised()
+    if not authorised(state, request):
+        return unauthorised()
     number = next(state.request_numbers)
     fault = state.faults.next_fault()
     try:
         parsed = parse_request(await request.body(), state.config, chat=chat)
     except ApiError as exc:
-        return _error(exc.status, exc.message, exc.err_type)
+        return api_error(exc.status, exc.message, exc.err_type)
     early = _fault_reply(state, fault)
     if early is not None:
         return early
@@ -164,7 +164,7 @@ async def _generate(state: SimState, request: Request, *, chat: bool) -> Respons
             report_cached=state.config.enable_prompt_tokens_details,
             report_reasoning=reply.reasoning_mode,
         )
-        return _EngineStream(state.engine, engine_request(sink), sink)
+        return EngineStream(state.engine, engine_request(sink), sink)
     collect = CollectSink(reply.text_limit)
     return await _whole_reply(state, request, fmt, parsed, reply, collect, engine_request(collect))
 
@@ -259,7 +259,7 @@ def _no_choices(fmt: ChunkFormat, parsed: ParsedRequest) -> Response:
     return Response(sse(body) + b"data: [DONE]\n\n", media_type="text/event-stream")
 
 
-class _EngineStream(Response):
+class EngineStream(Response):
     """A streaming response whose body the engine writes at its deadlines."""
 
     def __init__(self, engine: Engine, req: SimRequest, sink: StreamSink) -> None:

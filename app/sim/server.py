@@ -14,9 +14,9 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from app.sim.config import SimConfig
-from app.sim.generate import _chat, _completions, _EngineStream
+from app.sim.generate import EngineStream, chat_route, completions_route
 from app.sim.metrics import CONTENT_TYPE
-from app.sim.state import SimState, _authorised, _unauthorised
+from app.sim.state import SimState, authorised, unauthorised
 
 
 def build_app(config: SimConfig) -> _RawSendApp:
@@ -39,8 +39,8 @@ def build_app(config: SimConfig) -> _RawSendApp:
         Route(f"{p}/metrics", _endpoint(state, _metrics), methods=["GET"]),
         Route(f"{p}/sim/stats", _endpoint(state, _stats), methods=["GET"]),
         Route(f"{p}/reset_prefix_cache", _endpoint(state, _reset_prefix_cache), methods=["POST"]),
-        Route(f"{p}/v1/chat/completions", _endpoint(state, _chat), methods=["POST"]),
-        Route(f"{p}/v1/completions", _endpoint(state, _completions), methods=["POST"]),
+        Route(f"{p}/v1/chat/completions", _endpoint(state, chat_route), methods=["POST"]),
+        Route(f"{p}/v1/completions", _endpoint(state, completions_route), methods=["POST"]),
     ]
     app = Starlette(
         routes=routes,
@@ -79,7 +79,7 @@ def _endpoint(
         if state.latency_s:
             await asyncio.sleep(state.latency_s)  # the request's trip to the server
         response = await handler(state, request)
-        if state.latency_s and not isinstance(response, _EngineStream):
+        if state.latency_s and not isinstance(response, EngineStream):
             await asyncio.sleep(state.latency_s)  # the answer's trip back
         return response
 
@@ -87,8 +87,8 @@ def _endpoint(
 
 
 async def _models(state: SimState, request: Request) -> Response:
-    if not _authorised(state, request):
-        return _unauthorised()
+    if not authorised(state, request):
+        return unauthorised()
     cfg = state.config
     data = [
         {

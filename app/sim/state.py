@@ -63,18 +63,20 @@ class SimState:
         self.created = int(time.time())  # wall-clock epoch seconds for the `created` fields
 
 
-def _error(status: int, message: str, err_type: str, code: int | str | None = None) -> JSONResponse:
+def api_error(
+    status: int, message: str, err_type: str, code: int | str | None = None
+) -> JSONResponse:
     return JSONResponse(error_body(message, err_type, status if code is None else code), status)
 
 
-def _authorised(state: SimState, request: Request) -> bool:
+def authorised(state: SimState, request: Request) -> bool:
     key = state.config.api_key
     if not key:
         return True
     return request.headers.get("authorization", "") == f"Bearer {key}"
 
 
-def _unauthorised() -> JSONResponse:
+def unauthorised() -> JSONResponse:
     return JSONResponse(
         error_body(
             "Incorrect API key provided. Send it as 'Authorization: Bearer <key>'.",

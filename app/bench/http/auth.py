@@ -8,7 +8,7 @@ import json
 import re
 from urllib.parse import urlsplit
 
-from app.bench.http.endpoint import _CONTROL, EndpointError
+from app.bench.http.endpoint import CONTROL_CHARS, EndpointError
 
 
 class AuthHeaders(dict[str, str]):
@@ -69,7 +69,7 @@ def header_problem(name: str, value: str) -> str | None:
     may be a secret); None when it can."""
     if not _TOKEN.match(name):
         return f"header name {name!r} is not valid: use letters, digits and '-'"
-    if _CONTROL.search(value):
+    if CONTROL_CHARS.search(value):
         return f"the value of header {name} contains a control character (a line break or NUL)"
     if not value.isascii():
         return f"the value of header {name} is not plain ASCII, which HTTP headers require"
@@ -86,7 +86,7 @@ def key_problem(api_key: str | None) -> str | None:
     where = "; remove it where the key is stored (environment variable or keyring entry)"
     if "\n" in key or "\r" in key:
         return "the API key contains a line break" + where
-    if _CONTROL.search(key):
+    if CONTROL_CHARS.search(key):
         return "the API key contains a control character (such as NUL or a tab)" + where
     if not key.isascii():
         return "the API key contains non-ASCII characters (a curly quote or similar)" + where

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from app.bench.http.error_reply import _error_detail, _one_line
+from app.bench.http.error_reply import error_detail, one_line
 from app.bench.http.record import RequestRecord
 from app.bench.http.sse import DONE
 
@@ -17,7 +17,7 @@ _raw_decode = json.JSONDecoder().raw_decode
 _MALFORMED = object()
 
 
-class _Collector:
+class Collector:
     """Per-request stream state; ``message`` handles one SSE data payload stamped ``t``."""
 
     __slots__ = (
@@ -93,11 +93,14 @@ class _Collector:
                 self.done = True
                 return False
             if final:  # the body ended in the middle of this message
-                return self.fail("stream_cut", "the stream ended inside a message: " + _ex(payload))
-            return self.fail("malformed_chunk", "a stream message is not JSON: " + _ex(payload))
+                return self.fail(
+                    "stream_cut", "the stream ended inside a message: " + excerpt(payload)
+                )
+            return self.fail("malformed_chunk", "a stream message is not JSON: " + excerpt(payload))
         if type(obj) is not dict:
             return self.fail(
-                "malformed_chunk", "a stream message is not a JSON object: " + _ex(payload)
+                "malformed_chunk",
+                "a stream message is not a JSON object: " + excerpt(payload),
             )
         try:
             return self._fields(obj, t, payload)
@@ -105,7 +108,7 @@ class _Collector:
             # a field of an unexpected type ("usage": [1], "choices": 5, "content": 5 ...)
             return self.fail(
                 "malformed_chunk",
-                "a stream message has fields of unexpected types: " + _ex(payload),
+                "a stream message has fields of unexpected types: " + excerpt(payload),
             )
 
     def _fields(self, obj: dict[str, Any], t: int, payload: bytes) -> bool:
@@ -154,10 +157,10 @@ class _Collector:
             self.usage = u
         elif not choices and ("error" in obj or obj.get("object") == "error"):
             return self.fail(
-                "stream_error", "the server sent an error in the stream: " + _error_detail(payload)
+                "stream_error", "the server sent an error in the stream: " + error_detail(payload)
             )
         return False
 
 
-def _ex(payload: bytes) -> str:
-    return _one_line(payload.decode("utf-8", "replace"), 120)
+def excerpt(payload: bytes) -> str:
+    return one_line(payload.decode("utf-8", "replace"), 120)

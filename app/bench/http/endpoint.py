@@ -92,7 +92,7 @@ def _path(segs: list[str]) -> str:
     return "/" + "/".join(segs) if segs else ""
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
 
 _LABEL = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)$")
 
@@ -137,7 +137,7 @@ def _parse_base(base_url: str) -> tuple[str, list[str], str]:
     raw = base_url.strip()
     if not raw:
         raise EndpointError("no base URL given; pass one such as http://localhost:8000")
-    if _CONTROL.search(raw):
+    if CONTROL_CHARS.search(raw):
         raise EndpointError(
             "the base URL contains a control character (a line break, tab or NUL); "
             "retype it on one line"
@@ -178,7 +178,7 @@ def _parse_base(base_url: str) -> tuple[str, list[str], str]:
 
 
 def _check_endpoint(endpoint: str | None) -> None:
-    if endpoint and _CONTROL.search(endpoint):
+    if endpoint and CONTROL_CHARS.search(endpoint):
         raise EndpointError(
             "the endpoint contains a control character (a line break, tab or NUL); retype it"
         )

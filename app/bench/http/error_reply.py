@@ -20,28 +20,28 @@ _EXCERPT = 200
 _ERROR_BODY_LIMIT = 4096
 
 
-def _one_line(text: str, limit: int = _EXCERPT) -> str:
+def one_line(text: str, limit: int = _EXCERPT) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _error_detail(body: bytes) -> str:
+def error_detail(body: bytes) -> str:
     """The message inside an OpenAI-style error body, else an excerpt of the body."""
     try:
         obj = json.loads(body)
     except ValueError:
-        return _one_line(body.decode("utf-8", "replace"))
+        return one_line(body.decode("utf-8", "replace"))
     if isinstance(obj, dict):
         err = obj.get("error", obj)
         if isinstance(err, dict):
             msg = err.get("message") or err.get("detail") or err.get("msg")
             if msg:
-                return _one_line(str(msg))
+                return one_line(str(msg))
         elif isinstance(err, str):
-            return _one_line(err)
+            return one_line(err)
         if "detail" in obj:
-            return _one_line(str(obj["detail"]))
-    return _one_line(body.decode("utf-8", "replace"))
+            return one_line(str(obj["detail"]))
+    return one_line(body.decode("utf-8", "replace"))
 
 
 async def _read_limited(response: httpx.Response, limit: int = _ERROR_BODY_LIMIT) -> bytes:
@@ -60,13 +60,13 @@ async def _read_limited(response: httpx.Response, limit: int = _ERROR_BODY_LIMIT
     return b"".join(parts)
 
 
-async def _status_failure(response: httpx.Response) -> tuple[str, str]:
+async def status_failure(response: httpx.Response) -> tuple[str, str]:
     status = response.status_code
     reason = response.reason_phrase or ""
     kind = kind_for_status(status)
     if kind == "redirect":
-        target = _one_line(response.headers.get("location", "") or "(no Location header)", 300)
+        target = one_line(response.headers.get("location", "") or "(no Location header)", 300)
         return kind, f"HTTP {status} {reason}: redirect to {target} (not followed)"
     body = await _read_limited(response)
-    detail = _error_detail(body) if body else ""
-    return kind, _one_line(f"HTTP {status} {reason}: {detail}".strip(" :"))
+    detail = error_detail(body) if body else ""
+    return kind, one_line(f"HTTP {status} {reason}: {detail}".strip(" :"))

@@ -15,9 +15,9 @@ from app.bench.http.body import (
     oversized,
 )
 from app.bench.http.client import BenchClient
-from app.bench.http.collector import _Collector, _ex
+from app.bench.http.collector import Collector, excerpt
 from app.bench.http.connections import ATTEMPT, Attempt
-from app.bench.http.error_reply import _status_failure
+from app.bench.http.error_reply import status_failure
 from app.bench.http.failures import classify_exception, lost_before_response
 from app.bench.http.record import RequestRecord
 from app.bench.http.sse import SSEDecoder, SSEError
@@ -25,7 +25,7 @@ from app.bench.http.sse import SSEDecoder, SSEError
 Clock = Callable[[], int]
 
 
-class _Exchange:
+class Exchange:
     """One request on the wire: send, status, body read within the limits. Failures before a
     stream could start go to ``early``; failures while streaming to the collector."""
 
@@ -41,7 +41,7 @@ class _Exchange:
         "started",
     )
 
-    def __init__(self, col: _Collector, clock: Clock, max_body: int, max_event: int) -> None:
+    def __init__(self, col: Collector, clock: Clock, max_body: int, max_event: int) -> None:
         self.col = col
         self.clock = clock
         self.max_body = max_body
@@ -81,7 +81,7 @@ class _Exchange:
         try:
             status = col.rec.http_status = response.status_code
             if status != 200:
-                self.early = await _status_failure(response)
+                self.early = await status_failure(response)
                 self.end_ns = clock()
                 return
             await self._read(response)
@@ -129,7 +129,7 @@ class _Exchange:
                     col.fail(
                         "not_sse",
                         f"HTTP 200 but the reply is '{ctype or 'untyped'}', not an event stream: "
-                        + _ex(self.head),
+                        + excerpt(self.head),
                     )
         except (BodyError, SSEError) as exc:
             col.fail(getattr(exc, "kind", "oversized"), str(exc))
@@ -153,7 +153,7 @@ async def _send(
     return await client.send(request, stream=True)
 
 
-class _StampedBody(httpx.AsyncByteStream):
+class StampedBody(httpx.AsyncByteStream):
     """The request body; reading it stamps ``send_ns``: the moment the request goes out.
 
     On Python 3.11 aiohttp writes a request body from a separate task that runs only after
@@ -172,7 +172,7 @@ class _StampedBody(httpx.AsyncByteStream):
 
 
 @functools.lru_cache(maxsize=64)
-def _url(url: str) -> httpx.URL:
+def parsed_url(url: str) -> httpx.URL:
     return httpx.URL(url)
 
 

@@ -12,14 +12,14 @@ import httpx
 from app import __version__
 from app.bench.http.auth import auth_headers, redact
 from app.bench.http.body import MAX_STREAM_BODY_BYTES
-from app.bench.http.collector import ChunkObserver, _Collector, _ex
+from app.bench.http.collector import ChunkObserver, Collector, excerpt
 from app.bench.http.endpoint import ResolvedEndpoint
-from app.bench.http.exchange import Clock, _Exchange, _StampedBody, _url
+from app.bench.http.exchange import Clock, Exchange, StampedBody, parsed_url
 from app.bench.http.record import RequestRecord
 from app.bench.http.request import RequestSpec, build_body
 from app.bench.http.sse import MAX_EVENT_BYTES
 from app.bench.http.tokens import TokenCounter
-from app.bench.http.usage import _count_tokens, _reasoning_and_cache, usage_problem
+from app.bench.http.usage import count_tokens, reasoning_and_cache, usage_problem
 
 _USER_AGENT = f"tpotbench/{__version__}"
 
@@ -53,11 +53,11 @@ async def send_request(
         output_len_requested=spec.max_tokens,
     )
     request = _build_request(client, resolved, spec, rec, api_key, extra_headers, clock)
-    col = _Collector(rec, resolved.api == "chat", on_chunk, on_text)
-    ex = _Exchange(col, clock, max_body_bytes, max_event_bytes)
+    col = Collector(rec, resolved.api == "chat", on_chunk, on_text)
+    ex = Exchange(col, clock, max_body_bytes, max_event_bytes)
     deadline = getattr(client, "request_timeout_s", None)
 
-    rec.submit_ns = rec.send_ns = clock()  # send_ns moves to the body write, see _StampedBody
+    rec.submit_ns = rec.send_ns = clock()  # send_ns moves to the body write, see StampedBody
     try:
         async with asyncio.timeout(deadline):
             await ex.run(client, request)
@@ -97,7 +97,7 @@ def _build_request(
     # httpx.Request directly rather than client.build_request: no merging of client defaults
     # and cookies, and the URL is parsed once per endpoint; ~50 us less per request, which
     # every request of a burst of hundreds of simultaneous sends pays for the others.
-    url = _url(resolved.url)
+    url = parsed_url(resolved.url)
     # with stream= httpx adds no automatic headers: Host and Content-Length are ours to set
     headers["Host"] = url.netloc.decode("ascii")
     headers["Content-Length"] = str(len(content))
@@ -105,15 +105,15 @@ def _build_request(
         "POST",
         url,
         headers=headers,
-        stream=_StampedBody(content, rec, clock),
+        stream=StampedBody(content, rec, clock),
         extensions={"timeout": client.timeout.as_dict()},
     )
 
 
 def _finish(
     rec: RequestRecord,
-    col: _Collector,
-    ex: _Exchange,
+    col: Collector,
+    ex: Exchange,
     api_key: str | None,
     tokenizer: TokenCounter | None,
 ) -> RequestRecord:
@@ -133,7 +133,7 @@ def _finish(
             col.fail(
                 "no_choices",
                 f"HTTP 200 but none of {col.messages} stream messages carried choices"
-                + (f" (first: {_ex(ex.head)})" if ex.head else ""),
+                + (f" (first: {excerpt(ex.head)})" if ex.head else ""),
             )
         elif not col.done and col.finish_reason is None:
             col.fail(
@@ -157,8 +157,8 @@ def _finish(
         rec.error = redact(col.error, api_key)
     else:
         rec.ok = True
-    _count_tokens(rec, rec.usage, col.cum_tokens, col.extra_parts, tokenizer)
-    _reasoning_and_cache(rec, rec.usage)
+    count_tokens(rec, rec.usage, col.cum_tokens, col.extra_parts, tokenizer)
+    reasoning_and_cache(rec, rec.usage)
     return rec
 
 

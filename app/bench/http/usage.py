@@ -38,7 +38,7 @@ def _count(value: object) -> int | None:
     return None
 
 
-def _count_tokens(
+def count_tokens(
     rec: RequestRecord,
     usage: dict[str, Any] | None,
     cum_tokens: list[object],
@@ -75,7 +75,7 @@ def _count_tokens(
         rec.chunk_tokens = per_chunk
 
 
-def _reasoning_and_cache(rec: RequestRecord, usage: dict[str, Any] | None) -> None:
+def reasoning_and_cache(rec: RequestRecord, usage: dict[str, Any] | None) -> None:
     """Reasoning tokens from usage.completion_tokens_details when the server reports them,
     else one per reasoning delta (marked "counted"); cached prompt tokens from
     usage.prompt_tokens_details (vLLM sends it only with prefix caching on)."""

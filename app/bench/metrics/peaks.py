@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 
-def _peak_tokens_per_s(
+def peak_tokens_per_s(
     starts: list[float],
     ends: list[float],
     token_times: list[list[float]],
@@ -28,7 +28,7 @@ def _peak_tokens_per_s(
     return float(counts.max()) if size > 0 and len(counts) else 0.0
 
 
-def _peak_concurrency(starts: list[float], ends: list[float]) -> int:
+def peak_concurrency(starts: list[float], ends: list[float]) -> int:
     # Half-open intervals [start, end): a departure at t is processed before an arrival at t.
     events = sorted([(s, 1) for s in starts] + [(e, -1) for e in ends])
     current = peak = 0

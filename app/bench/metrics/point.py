@@ -31,8 +31,13 @@ import numpy as np
 
 from app.bench.http.record import RequestRecord
 from app.bench.metrics.options import DEFAULT_PERCENTILES, GOODPUT_METRICS, percentile_word
-from app.bench.metrics.peaks import _peak_concurrency, _peak_tokens_per_s
-from app.bench.metrics.request import _usage_problem, prompt_tokens_of, request_tpot, vllm_timings
+from app.bench.metrics.peaks import peak_concurrency, peak_tokens_per_s
+from app.bench.metrics.request import (
+    prompt_tokens_of,
+    record_usage_problem,
+    request_tpot,
+    vllm_timings,
+)
 
 
 @dataclass(frozen=True)
@@ -240,7 +245,7 @@ def _add_columns(
     """The columns every request has, failed or not; returns (failure kind or None, error,
     prompt tokens, slot wait in s)."""
     ok = bool(record.ok)
-    problem = _usage_problem(record) if ok else None
+    problem = record_usage_problem(record) if ok else None
     ok = ok and problem is None
     retried = bool(getattr(record, "retried", False))
     out.retried += retried
@@ -353,11 +358,11 @@ def _summarise(
     if count_queue_in_e2el:
         out.stats["e2el_including_client_queue"] = Stats.of_seconds(p.e2el_queue, percentiles)
     if p.starts:
-        out.max_output_tokens_per_s = _peak_tokens_per_s(p.starts, p.ends, p.token_times, None)
-        out.peak_output_tokens_per_s_weighted = _peak_tokens_per_s(
+        out.max_output_tokens_per_s = peak_tokens_per_s(p.starts, p.ends, p.token_times, None)
+        out.peak_output_tokens_per_s_weighted = peak_tokens_per_s(
             p.starts, p.ends, p.token_times, p.token_weights
         )
-        out.max_concurrent_requests = _peak_concurrency(p.starts, p.ends)
+        out.max_concurrent_requests = peak_concurrency(p.starts, p.ends)
     out.tokens_per_chunk_mean = p.total_output / p.chunks_total if p.chunks_total else 0.0
     out.tokens_per_chunk_max = p.chunk_max
     out.multi_token_chunk_share = p.multi_chunks / p.known_chunks if p.known_chunks else None

@@ -56,7 +56,7 @@ def prompt_tokens_of(record: RequestRecord) -> int:
     return int(record.prompt_len) if _plausible_count(record.prompt_len) else 0
 
 
-def _usage_problem(record: RequestRecord) -> str | None:
+def record_usage_problem(record: RequestRecord) -> str | None:
     """Why a successful record's token count cannot be used (None when it can). The stream
     reader should already have failed such a request; this keeps the sums sane if not."""
     n = record.output_tokens
