@@ -12,7 +12,10 @@ from typing import Any
 
 from app import jsonfile
 from app.paths import config_dir, resources_dir
-from app.roofline.arch import CatalogError, ModelArch, arch_from_config, load_hf_config, short
+
+# CatalogError is the catalogue's error, defined beside the config reader that raises it too
+from app.roofline.arch import CatalogError as CatalogError
+from app.roofline.arch import ModelArch, arch_from_config, load_hf_config, short
 
 SCHEMA = 1
 GIB = 1024**3
