@@ -77,6 +77,70 @@ def _groups(points: Sequence[ReportPoint], kind: str, lang: str) -> list[tuple[s
     return out
 
 
+def _latency_lines(
+    points: Sequence[ReportPoint],
+    axis: LoadAxis,
+    groups: list[tuple[str, list[int]]],
+    metric: str,
+    lang: str,
+) -> tuple[list[Line], list[float]]:
+    """P50 (solid) and P99 (dashed) of `metric` per group over load, the roofline floor under
+    TPOT; and every value drawn (for the log-scale choice)."""
+    lines: list[Line] = []
+    values: list[float] = []
+    for g, (name, idx) in enumerate(groups):
+        idx = sorted(idx, key=lambda i: axis.x[i])
+        for stat, dash in (("median", None), ("p99", "6 4")):
+            pts, tips = [], []
+            for i in idx:
+                v = points[i].metric(metric, stat)
+                if v is None:
+                    continue  # a point with no successful request has no latency to draw
+                pts.append((axis.x[i], v))
+                values.append(v)
+                word = "P50" if stat == "median" else "P99"
+                tips.append(f"{points[i].short}: {metric.upper()} {word} {v:.2f} ms")
+            word = "P50" if stat == "median" else "P99"
+            lines.append(Line(f"{name} {word}".strip(), pts, color(g), dash=dash, tips=tips))
+    if metric == "tpot":
+        floor = [
+            (axis.x[i], f)
+            for i in sorted(range(len(points)), key=lambda i: axis.x[i])
+            if (f := finite(points[i].roofline().get("floor_tpot_ms"))) is not None
+        ]
+        if floor:
+            lines.append(
+                Line(text(lang, "floor_line"), floor, "#555555", dash="2 3", markers=False)
+            )
+    return lines, values
+
+
+def _throughput_chart(
+    points: Sequence[ReportPoint],
+    axis: LoadAxis,
+    groups: list[tuple[str, list[int]]],
+    x_label: str,
+    lang: str,
+) -> str:
+    lines = []
+    for g, (name, idx) in enumerate(groups):
+        idx = sorted(idx, key=lambda i: axis.x[i])
+        pts = [(axis.x[i], v) for i in idx if (v := points[i].point.output_throughput) is not None]
+        tips = [
+            f"{points[i].short}: {points[i].point.output_throughput:.1f} tok/s"
+            for i in idx
+            if points[i].point.output_throughput is not None
+        ]
+        lines.append(Line(name, pts, color(g), tips=tips))
+    return line_chart(
+        "knee-throughput",
+        text(lang, "chart_tput"),
+        lines,
+        Axis(x_label, axis.log, include_zero=False, ticks=axis.ticks or None),
+        Axis(text(lang, "y_tput")),
+    )
+
+
 def knee_charts(points: Sequence[ReportPoint], lang: str) -> tuple[list[str], str]:
     """TPOT, TTFT (P50 solid, P99 dashed; SLO lines, knees) and output throughput over load,
     and the sentences naming the knees; ([], "") for fewer than two loads."""
@@ -93,32 +157,7 @@ def knee_charts(points: Sequence[ReportPoint], lang: str) -> tuple[list[str], st
         ("tpot", "chart_tpot", "y_tpot"),
         ("ttft", "chart_ttft", "y_ttft"),
     ):
-        lines: list[Line] = []
-        values: list[float] = []
-        for g, (name, idx) in enumerate(groups):
-            idx = sorted(idx, key=lambda i: axis.x[i])
-            for stat, dash in (("median", None), ("p99", "6 4")):
-                pts, tips = [], []
-                for i in idx:
-                    v = points[i].metric(metric, stat)
-                    if v is None:
-                        continue  # a point with no successful request has no latency to draw
-                    pts.append((axis.x[i], v))
-                    values.append(v)
-                    word = "P50" if stat == "median" else "P99"
-                    tips.append(f"{points[i].short}: {metric.upper()} {word} {v:.2f} ms")
-                word = "P50" if stat == "median" else "P99"
-                lines.append(Line(f"{name} {word}".strip(), pts, color(g), dash=dash, tips=tips))
-        if metric == "tpot":
-            floor = [
-                (axis.x[i], f)
-                for i in sorted(range(len(points)), key=lambda i: axis.x[i])
-                if (f := finite(points[i].roofline().get("floor_tpot_ms"))) is not None
-            ]
-            if floor:
-                lines.append(
-                    Line(text(lang, "floor_line"), floor, "#555555", dash="2 3", markers=False)
-                )
+        lines, values = _latency_lines(points, axis, groups, metric, lang)
         rules = slo_rules(points, metric, lang)
         for name, knee_metric, knee in found:
             if knee_metric == metric:
@@ -136,25 +175,7 @@ def knee_charts(points: Sequence[ReportPoint], lang: str) -> tuple[list[str], st
                 rules,
             )
         )
-    lines = []
-    for g, (name, idx) in enumerate(groups):
-        idx = sorted(idx, key=lambda i: axis.x[i])
-        pts = [(axis.x[i], v) for i in idx if (v := points[i].point.output_throughput) is not None]
-        tips = [
-            f"{points[i].short}: {points[i].point.output_throughput:.1f} tok/s"
-            for i in idx
-            if points[i].point.output_throughput is not None
-        ]
-        lines.append(Line(name, pts, color(g), tips=tips))
-    charts.append(
-        line_chart(
-            "knee-throughput",
-            text(lang, "chart_tput"),
-            lines,
-            Axis(x_label, axis.log, include_zero=False, ticks=axis.ticks or None),
-            Axis(text(lang, "y_tput")),
-        )
-    )
+    charts.append(_throughput_chart(points, axis, groups, x_label, lang))
     return charts, knee_notes(found, axis.kind, lang)
 
 
