@@ -234,6 +234,8 @@ Measure = Callable[[float, int, int], Awaitable[RunMeasurement]]
 OnValue = Callable[[ValueOutcome, "SearchOutcome"], Any]
 
 
+# Long on purpose: grow, bisect and the check above are three short loops over one memo of
+# measured loads (`visit`), one cancel and one outcome; apart they would pass all three around.
 async def search(
     settings: SearchSettings,
     measure: Measure,

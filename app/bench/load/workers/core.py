@@ -62,6 +62,8 @@ class _ChunkLog:
         return taken
 
 
+# Long on purpose: warm, ready, wait for go, send on schedule, tick; the one client (its
+# `async with`), the cancel and the tick loop span all the phases.
 async def run_share(
     job: WorkerJob,
     emit: Emit,

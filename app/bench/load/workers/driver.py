@@ -52,6 +52,8 @@ class WorkersOutcome:
     max_rss_kib: dict[int, int] = field(default_factory=dict)
 
 
+# Long on purpose: start, barrier, relay and merge in order over one pool and one table of
+# workers; the `finally` that closes the pool must span all of them.
 async def run_workers(
     pool: WorkerPool,
     jobs: Sequence[WorkerJob],
