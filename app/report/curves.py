@@ -192,6 +192,31 @@ def _context_key(roofline: dict) -> tuple[str, str, str, str, int] | None:
         return None
 
 
+def _measured(
+    members: Sequence[ReportPoint],
+) -> tuple[list[tuple[float, float]], list[str], list[str]]:
+    """Each point with a batch and a TPOT P50 at (batch, TPOT), by batch, with its label
+    (name and MBU) and tooltip."""
+    measured: list[tuple[float, float]] = []
+    labels, tips = [], []
+    for rp in sorted(members, key=lambda r: finite(r.roofline().get("batch")) or 0):
+        roof = rp.roofline()
+        batch, tpot = finite(roof.get("batch")), finite(roof.get("tpot_p50_ms"))
+        if batch is None or tpot is None:
+            continue
+        mbu = finite(roof.get("mbu"))
+        floor = finite(roof.get("floor_tpot_ms"))
+        measured.append((max(batch, 1.0), tpot))
+        mbu_text = f"{mbu:.0%}" if mbu is not None else "–"
+        labels.append(f"{rp.short} · {mbu_text}")
+        floor_text = f"{floor:.2f}" if floor is not None else "–"
+        tips.append(
+            f"{rp.short}: batch {batch:g}, TPOT P50 {tpot:.2f} ms, floor {floor_text} ms, "
+            f"MBU {mbu_text}"
+        )
+    return measured, labels, tips
+
+
 def roofline_charts(points: Sequence[ReportPoint], lang: str) -> list[tuple[str, str]]:
     """(chart, caption) per roofline context: the floor over batch and each measured point at
     its batch, labelled with its concurrency and MBU."""
@@ -203,23 +228,7 @@ def roofline_charts(points: Sequence[ReportPoint], lang: str) -> list[tuple[str,
     out = []
     for n, (key, members) in enumerate(contexts.items()):
         gpu_id, model_id, fmt, kv, context = key
-        measured: list[tuple[float, float]] = []
-        labels, tips = [], []
-        for rp in sorted(members, key=lambda r: finite(r.roofline().get("batch")) or 0):
-            roof = rp.roofline()
-            batch, tpot = finite(roof.get("batch")), finite(roof.get("tpot_p50_ms"))
-            if batch is None or tpot is None:
-                continue
-            mbu = finite(roof.get("mbu"))
-            floor = finite(roof.get("floor_tpot_ms"))
-            measured.append((max(batch, 1.0), tpot))
-            mbu_text = f"{mbu:.0%}" if mbu is not None else "–"
-            labels.append(f"{rp.short} · {mbu_text}")
-            floor_text = f"{floor:.2f}" if floor is not None else "–"
-            tips.append(
-                f"{rp.short}: batch {batch:g}, TPOT P50 {tpot:.2f} ms, floor {floor_text} ms, "
-                f"MBU {mbu_text}"
-            )
+        measured, labels, tips = _measured(members)
         top = max([b for b, _ in measured] + [16.0])
         grid = tuple(b for b in BATCH_GRID if b <= max(64, top * 4))
         lines = []
