@@ -125,6 +125,8 @@ def _sentence(mismatch: str) -> Msg | None:
     return verbatim(mismatch[:1].upper() + mismatch[1:]) if mismatch else None
 
 
+# Long on purpose: one streamed request read to the end under one deadline, then one verdict
+# from what it showed (content type, events, [DONE], usage, finish reason).
 async def stream_check(probe: Probe, res: ResolvedEndpoint) -> Check:
     """Whether stream=true gives SSE events ending in [DONE], with usage."""
     decoder = SSEDecoder()

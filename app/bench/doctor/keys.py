@@ -49,6 +49,8 @@ def key_problem_messages(key: str) -> list[Msg]:
     return found
 
 
+# Long on purpose: a table of verdicts (no key, rejected, a flawed key, cleartext, accepted),
+# each a translatable sentence with its fix; the length is the sentences.
 def auth_check(probe: Probe, statuses: list[int]) -> Check:
     """Whether the key was accepted, given the HTTP statuses the first requests got."""
     t = probe.target

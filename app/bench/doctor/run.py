@@ -111,6 +111,8 @@ def _skip(emit: Callable[[Check], None], ids: tuple[str, ...], why: Msg) -> None
         emit(Check.of(cid, "skip", msg("not run: {why}", why=why)))
 
 
+# Long on purpose: the checks in their order, each deciding whether the next may run
+# (`stop_after`); the sequence reads as the doctor's report does.
 async def _run(
     probe: Probe, res: ResolvedEndpoint, mismatch: str, emit: Callable[[Check], None]
 ) -> None:
