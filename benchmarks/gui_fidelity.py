@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import math
 import os
@@ -27,8 +28,10 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -112,13 +115,187 @@ class StallProbe:
         self._last = now
 
 
-def run_sweep(panel, timeout_s: float) -> float:  # type: ignore[no-untyped-def]
+class CpuLedger:
+    """Thread CPU time of the window's parts during a run, by wrapping the Python entry points.
+
+    Thread CPU (not wall time), so other load on the machine changes it little: reading and
+    dispatching the worker's events, pushing data into the live charts (the repaint timer),
+    painting each chart (pyqtgraph's GraphicsView.paintEvent, named by the chart), the dock's
+    drawing and its scraping thread; the rest of the GUI thread (Qt's event loop, widgets,
+    tables, labels) is what is left of the GUI thread's own CPU time.
+    """
+
+    def __init__(self) -> None:
+        self.ms: defaultdict[str, float] = defaultdict(float)
+        self.calls: Counter[str] = Counter()
+        self.names: dict[int, str] = {}
+        self.active = False
+        self.imported: set[str] = set()
+        self._modules: set[str] = set()
+        self._threads0: dict[tuple[int, str], float] = {}
+        self.thread_ms: dict[str, float] = {}
+
+    def start(self) -> None:
+        self._modules = set(sys.modules)
+        self._threads0 = task_cpu_ms()
+        self.active = True
+
+    def stop(self) -> None:
+        self.active = False
+        self.imported = set(sys.modules) - self._modules
+        after = task_cpu_ms()
+        self.thread_ms = {
+            f"{name} ({tid})": ms - self._threads0.get((tid, name), 0.0)
+            for (tid, name), ms in after.items()
+        }
+
+    def wrap(self, owner: object, attr: str, label: str) -> None:
+        original = getattr(owner, attr)
+
+        @functools.wraps(original)
+        def timed(*args, **kwargs):  # type: ignore[no-untyped-def]
+            if not self.active:
+                return original(*args, **kwargs)
+            c0 = time.thread_time_ns()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.ms[label] += (time.thread_time_ns() - c0) / 1e6
+                self.calls[label] += 1
+
+        setattr(owner, attr, timed)
+
+    def watch_paint(self) -> None:
+        """Every chart's paint event, charged to the chart's name (set with `name`)."""
+        import pyqtgraph as pg
+
+        original = pg.GraphicsView.paintEvent
+        ledger = self
+
+        def paintEvent(view, ev):  # type: ignore[no-untyped-def]
+            if not ledger.active:
+                return original(view, ev)
+            c0 = time.thread_time_ns()
+            try:
+                return original(view, ev)
+            finally:
+                label = "paint " + ledger.names.get(id(view), "other chart")
+                ledger.ms[label] += (time.thread_time_ns() - c0) / 1e6
+                ledger.calls[label] += 1
+
+        pg.GraphicsView.paintEvent = paintEvent
+        original_resize = pg.GraphicsView.resizeEvent
+
+        def resizeEvent(view, ev):  # type: ignore[no-untyped-def]
+            if ledger.active:  # a resized chart repaints its axes and re-bins the scatter
+                ledger.calls["bench: chart resized " + ledger.names.get(id(view), "other")] += 1
+            return original_resize(view, ev)
+
+        pg.GraphicsView.resizeEvent = resizeEvent
+        # Inside a chart's paint: its axes (with the grid) and its curves, by chart.
+        for cls, part in ((pg.AxisItem, "axes"), (pg.PlotCurveItem, "curves")):
+            self._wrap_item_paint(cls, part)
+
+    def _wrap_item_paint(self, cls: type, part: str) -> None:
+        original = cls.paint
+        ledger = self
+
+        def paint(item, *args):  # type: ignore[no-untyped-def]
+            if not ledger.active:
+                return original(item, *args)
+            c0 = time.thread_time_ns()
+            try:
+                return original(item, *args)
+            finally:
+                view = item.scene().views()[0] if item.scene() and item.scene().views() else None
+                label = f"  of which {part}: " + ledger.names.get(id(view), "other chart")
+                ledger.ms[label] += (time.thread_time_ns() - c0) / 1e6
+                ledger.calls[label] += 1
+
+        cls.paint = paint
+
+    def watch_gc(self) -> None:
+        """Garbage collections during the run (a full one walks every object of the window)."""
+        import gc
+
+        starts: dict[int, int] = {}
+
+        def on_gc(phase: str, info: dict) -> None:
+            if not self.active:
+                return
+            if phase == "start":
+                starts[info["generation"]] = time.thread_time_ns()
+            elif info["generation"] in starts:
+                label = f"bench: garbage collection gen {info['generation']}"
+                self.gc_ms[label] += (time.thread_time_ns() - starts.pop(info["generation"])) / 1e6
+                self.gc_calls[label] += 1
+
+        self.gc_ms: defaultdict[str, float] = defaultdict(float)
+        self.gc_calls: Counter[str] = Counter()
+        gc.callbacks.append(on_gc)
+
+    def name(self, label: str, *views: object) -> None:
+        for view in views:
+            self.names[id(view)] = label
+
+    def report(self, gui_thread_ms: float, dock_thread_ms: float, process_ms: float) -> str:
+        rows = sorted(self.ms.items(), key=lambda kv: -kv[1])
+        measured = sum(v for k, v in self.ms.items() if not k.startswith(("bench ", "  of which")))
+        lines = [f"  CPU by part (ms, calls; GUI thread {gui_thread_ms:.0f} ms):"]
+        lines += [f"    {k:<34} {v:8.0f} {self.calls[k]:6d}" for k, v in rows]
+        own = sum(v for k, v in self.ms.items() if k.startswith("bench "))
+        lines.append(f"    {'rest of the GUI thread':<34} {gui_thread_ms - measured - own:8.0f}")
+        lines.append(f"    {'dock scraping thread':<34} {dock_thread_ms:8.0f}")
+        other = process_ms - gui_thread_ms - dock_thread_ms
+        lines.append(f"    {'other threads of the window':<34} {other:8.0f}")
+        for k, v in sorted(getattr(self, "gc_ms", {}).items()):
+            lines.append(f"    ({k[7:]:<32} {v:8.0f} {self.gc_calls[k]:6d}, any thread)")
+        for k, n in sorted(self.calls.items()):
+            if k.startswith("bench: chart resized"):
+                lines.append(f"    ({k[7:]:<32} {n:6d} times)")
+        for name, ms in sorted(self.thread_ms.items(), key=lambda kv: -kv[1])[:5]:
+            lines.append(f"    (thread {name!r:<25} {ms:8.0f})")
+        if self.imported:
+            lines.append(
+                f"    modules first imported during the run: {len(self.imported)}, e.g. "
+                + ", ".join(sorted(self.imported)[:6])
+            )
+        return "\n".join(lines)
+        return "\n".join(lines)
+
+
+def task_cpu_ms() -> dict[tuple[int, str], float]:
+    """CPU ms of each thread of this process, by (thread id, name), from /proc (Linux)."""
+    out: dict[tuple[int, str], float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in Path("/proc/self/task").iterdir():
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            stat = (task / "stat").read_text()
+            name = stat[stat.index("(") + 1 : stat.rindex(")")]
+            fields = stat[stat.rindex(")") + 2 :].split()
+            out[(int(task.name), name)] = (int(fields[11]) + int(fields[12])) * 1e3 / tick
+    return out
+
+
+def thread_cpu_ms(name: str) -> float:
+    """CPU time of the live Python thread called `name` (0 if there is none)."""
+    for thread in threading.enumerate():
+        if thread.name == name and thread.ident is not None:
+            with contextlib.suppress(OSError):
+                return time.clock_gettime(time.pthread_getcpuclockid(thread.ident)) * 1e3
+    return 0.0
+
+
+def run_sweep(panel, timeout_s: float, ledger: CpuLedger | None = None) -> float:  # type: ignore[no-untyped-def]
     """Press Run and spin a real Qt event loop until the worker is gone; returns wall time."""
     from PySide6.QtCore import QEventLoop, QTimer
 
     loop = QEventLoop()
     panel.runningChanged.connect(lambda running: None if running else loop.quit())
     t0 = time.monotonic()
+    gui0, dock0 = time.thread_time_ns(), thread_cpu_ms("metrics-dock")
+    if ledger is not None:
+        ledger.start()
     cpu0 = resource.getrusage(resource.RUSAGE_SELF)
     kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if not panel.run():
@@ -154,6 +331,10 @@ def run_sweep(panel, timeout_s: float) -> float:  # type: ignore[no-untyped-def]
     if nice:
         os.setpriority(os.PRIO_PROCESS, 0, 0)  # needs the privilege to raise it back
     cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    panel.gui_thread_ms = (time.thread_time_ns() - gui0) / 1e6
+    panel.dock_thread_ms = thread_cpu_ms("metrics-dock") - dock0
+    if ledger is not None:
+        ledger.stop()
     kids1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     panel.gui_cpu_s = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
     panel.worker_cpu_s = kids1.ru_utime + kids1.ru_stime - kids0.ru_utime - kids0.ru_stime
@@ -229,11 +410,18 @@ def main() -> None:
 
     from PySide6.QtWidgets import QApplication
 
+    ledger = CpuLedger()
+    ledger.watch_paint()  # before any chart exists
+    ledger.watch_gc()
+
     from app.profiles import Target
     from app.ui.panels.sweep.panel import SweepPanel
     from app.ui.worker import build_sweep_argv
 
     app = QApplication.instance() or QApplication([])
+    from app.ui.app_setup import collect_on_gui_thread
+
+    collect_on_gui_thread(app)  # as the window does: collections on the GUI thread, timed
     import asyncio
 
     import qasync
@@ -255,6 +443,10 @@ def main() -> None:
         dock.show()
         dock.start(Target("chunk server", url, "chat", "bench"))
         dock.set_running(True)  # the window's pace during a run: 4 Hz
+        ledger.name("dock", *dock._plots())
+        ledger.wrap(dock, "_repaint", "dock data -> charts")
+        dock._timer.timeout.disconnect()  # connected to the unwrapped method
+        dock._timer.timeout.connect(dock._repaint)
     try:
         panel = SweepPanel(lambda: Target("chunk server", url, "chat", "bench"))
         panel.resize(1400, 850)
@@ -269,9 +461,18 @@ def main() -> None:
         panel.label.setText("fid")
         panel.extra_args = ["--save-detailed"]
         panel.bench_nice = args.nice
+        ledger.name("live ITL scatter", panel.live.itl)
+        ledger.name("live small charts", panel.live.tpot, panel.live.tok_s, panel.live.in_flight)
+        ledger.name("sweep curves", *panel.curves.plots().values())
+        ledger.wrap(panel.worker, "_read_stdout", "read + dispatch worker events")
+        ledger.wrap(panel.live, "refresh", "live data -> charts (refresh)")
+        ledger.wrap(panel.curves, "set_series", "sweep curves data -> charts")
         probe = StallProbe()
+        ledger.wrap(probe, "_tick", "bench stall probe (not the window)")
+        probe.timer.timeout.disconnect()  # connected to the unwrapped method
+        probe.timer.timeout.connect(probe._tick)
         probe.start()
-        wall = run_sweep(panel, 300)
+        wall = run_sweep(panel, 300, ledger)
         probe.stop()
         with urllib.request.urlopen(f"{url}/truth") as resp:
             truth = json.loads(resp.read())
@@ -291,6 +492,7 @@ def main() -> None:
             f"{pct(panel.frame_cpu_ms, 50):.2f} ms, p99 {pct(panel.frame_cpu_ms, 99):.2f} ms "
             f"CPU ({len(panel.frame_cpu_ms)} repaints)"
         )
+        print(ledger.report(panel.gui_thread_ms, panel.dock_thread_ms, panel.gui_cpu_s * 1e3))
         print(
             f"  per-token ITL error |client - server| p50 {fig['gap_err_p50_ms']:.3f} ms, "
             f"p99 {fig['gap_err_p99_ms']:.3f} ms (goal p99 < 1 ms)"
