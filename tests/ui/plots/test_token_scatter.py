@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PySide6.QtGui import QColor, QImage
 
 from app.ui.plots.live import LiveCharts, RingBuffer
-from app.ui.plots.token_scatter import CELL_PX, CHUNK_DOTS, TokenScatter
+from app.ui.plots.token_scatter import CELL_PX, DOT_COLOUR, TokenScatter
 
 
 def _cells(scatter: TokenScatter, x: np.ndarray, y_ms: np.ndarray) -> set[int]:
@@ -23,12 +26,26 @@ def _tokens(rng: np.random.Generator, n: int, t0: float, t1: float) -> np.ndarra
     return np.column_stack([t, itl])
 
 
-def test_every_token_lights_its_cell_and_only_new_chunks_change(qtbot) -> None:
+def _shown_plot(qtbot) -> pg.PlotWidget:
     plot = pg.PlotWidget()
     qtbot.addWidget(plot)
     plot.resize(800, 300)
     plot.show()
     qtbot.waitExposed(plot)
+    # The view box takes its final size over a few layout passes; the cell grid follows it.
+    box = plot.getPlotItem().getViewBox()
+    sizes: list[tuple[float, float]] = []
+
+    def stable() -> bool:
+        sizes.append((box.width(), box.height()))
+        return len(sizes) > 3 and len(set(sizes[-3:])) == 1
+
+    qtbot.waitUntil(stable)
+    return plot
+
+
+def test_every_token_lights_its_cell_and_only_new_strips_are_redrawn(qtbot) -> None:
+    plot = _shown_plot(qtbot)
     scatter = TokenScatter(plot)
     ring = RingBuffer(100_000, 2)
     rng = np.random.default_rng(1)
@@ -40,31 +57,75 @@ def test_every_token_lights_its_cell_and_only_new_chunks_change(qtbot) -> None:
     rows = ring.view()
     # Every token (the five stalls included) is inside a drawn 2x2-pixel cell, one dot per cell.
     assert _cells(scatter, rows[:, 0], rows[:, 1]) == _cells(scatter, x, y)
-    assert len(x) == len(_cells(scatter, x, y))
+    assert len(x) == len(_cells(scatter, x, y)) == scatter.dot_count()
     box = plot.getPlotItem().getViewBox()
     assert len(x) <= (box.width() / CELL_PX + 1) * (box.height() / CELL_PX + 1)
     assert len(x) < 30_000 / 5  # a steady stream collapses to a few dots per column
     assert y.max() > 1000  # the slowest token is on the chart
 
-    # New tokens: the closed chunks are left alone, only the open chunk is redrawn.
-    closed = list(scatter._closed)
-    before = [item.getData()[0].copy() for item in closed]
+    # New tokens in 10-11 s invalidate only their strip of the chart, not the whole of it.
+    qtbot.waitUntil(lambda: scatter.paints > 0)
     ring.extend(_tokens(rng, 3_000, 10.0, 11.0))
     assert scatter.update(ring, *ranges)
-    assert scatter._closed[: len(closed)] == closed
-    assert all(np.array_equal(item.getData()[0], b) for item, b in zip(closed, before, strict=True))
-    assert scatter._open_n < CHUNK_DOTS
+    strip = scatter._image.last_strip
+    cell_s = 20.0 / scatter._grid[4]
+    assert 10.0 - cell_s <= strip.left() and strip.right() <= 11.0 + cell_s
     rows = ring.view()
     x, y = scatter.dots()
     assert _cells(scatter, rows[:, 0], rows[:, 1]) == _cells(scatter, x, y)
     assert scatter.rebuilds == 1
-    assert not scatter.update(ring, *ranges)  # nothing new: nothing drawn
+
+    # Nothing new: nothing to draw, and the chart is not painted again.
+    qtbot.waitUntil(lambda: _settled(qtbot, scatter))
+    painted = scatter.paints
+    assert not scatter.update(ring, *ranges)
+    qtbot.wait(50)  # let any (wrongly) scheduled repaint run; the count says whether one did
+    assert scatter.paints == painted
 
     # A new x range is a new grid: everything is re-binned from the ring.
     assert scatter.update(ring, (0.0, 30.0), ranges[1])
     assert scatter.rebuilds == 2
     x, y = scatter.dots()
     assert _cells(scatter, rows[:, 0], rows[:, 1]) == _cells(scatter, x, y)
+
+
+def _settled(qtbot, scatter: TokenScatter) -> bool:
+    """True once a pass of the event loop paints nothing more."""
+    before = scatter.paints
+    qtbot.wait(20)
+    return scatter.paints == before
+
+
+def test_the_dots_are_on_screen_where_the_tokens_are(qtbot) -> None:
+    plot = _shown_plot(qtbot)
+    item = plot.getPlotItem()
+    item.setLogMode(y=True)
+    item.hideAxis("left")
+    item.hideAxis("bottom")
+    item.setXRange(0.0, 10.0, padding=0)
+    item.setYRange(0.0, 3.0, padding=0)  # 1 ms .. 1 s
+    scatter = TokenScatter(plot)
+    ring = RingBuffer(100, 2)
+    ring.extend([[2.5, 10.0], [7.5, 500.0]])  # left and low, right and high
+    assert scatter.update(ring, (0.0, 10.0), (0.0, 3.0))
+    qtbot.waitUntil(lambda: scatter.paints > 0)
+    image: QImage = plot.grab().toImage()
+    box = item.getViewBox()
+
+    def coloured_near(x_s: float, y_ms: float) -> bool:
+        point = box.mapViewToDevice(pg.Point(x_s, np.log10(y_ms)))
+        view = plot.mapFromScene(point) if hasattr(plot, "mapFromScene") else point
+        cx, cy = round(view.x()), round(view.y())
+        for dx in range(-2, 3):
+            for dy in range(-2, 3):
+                c = QColor(image.pixel(cx + dx, cy + dy))
+                if c.blue() > c.red() + 60:  # the dots' blue, not the grey/black background
+                    return True
+        return False
+
+    assert coloured_near(2.5, 10.0) and coloured_near(7.5, 500.0)
+    assert not coloured_near(7.5, 10.0) and not coloured_near(2.5, 500.0)
+    assert DOT_COLOUR.alpha() > 0
 
 
 def test_live_charts_refresh_draws_the_scatter_and_throttles_small_charts(qtbot) -> None:
@@ -88,3 +149,21 @@ def test_live_charts_refresh_draws_the_scatter_and_throttles_small_charts(qtbot)
     assert live.scatter_data()[1].max() > 700
     assert live.refresh(full=True)
     assert len(live.rolling) == 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    capacity=st.integers(1, 9),
+    batches=st.lists(st.integers(0, 12), max_size=8),
+    n=st.integers(0, 12),
+)
+def test_ring_tail_is_the_newest_rows_of_the_view(capacity: int, batches: list[int], n: int) -> None:
+    ring = RingBuffer(capacity, 2)
+    counter = 0
+    for size in batches:
+        ring.extend([[counter + i, -(counter + i)] for i in range(size)])
+        counter += size
+    view = ring.view()
+    expected = view[len(view) - min(n, len(view)) :]
+    assert ring.tail(n).tolist() == expected.tolist()
+    assert ring.tail(n).shape == (len(expected), 2)

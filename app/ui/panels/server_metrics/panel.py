@@ -21,7 +21,14 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Property, QEvent, Qt, QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QHBoxLayout,
+    QLabel,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.bench.serverstats.scrape import MetricsScraper
 from app.bench.serverstats.snapshot import MetricsSample
@@ -109,7 +116,11 @@ class ServerMetricsPanel(QWidget):
         for plot in (self.kv_plot, self.queue_plot, self.preempt_plot):
             plot.getPlotItem().setAxisItems({"bottom": ElapsedAxis("bottom")})
             for side in ("left", "bottom"):  # "time (s) (x0.001)" helps nobody
-                plot.getPlotItem().getAxis(side).enableAutoSIPrefix(False)
+                axis = plot.getPlotItem().getAxis(side)
+                axis.enableAutoSIPrefix(False)
+                # Ranges change in steps: between them the axes (and grid) are blitted from a
+                # cache, not drawn again with each new sample.
+                axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.kv_curve = self.kv_plot.plot(
             name=self.tr("KV usage"), pen={"color": PALETTE[0], "width": 2}, connect="finite"
         )
