@@ -157,7 +157,9 @@ def test_live_charts_refresh_draws_the_scatter_and_throttles_small_charts(qtbot)
     batches=st.lists(st.integers(0, 12), max_size=8),
     n=st.integers(0, 12),
 )
-def test_ring_tail_is_the_newest_rows_of_the_view(capacity: int, batches: list[int], n: int) -> None:
+def test_ring_tail_is_the_newest_rows_of_the_view(
+    capacity: int, batches: list[int], n: int
+) -> None:
     ring = RingBuffer(capacity, 2)
     counter = 0
     for size in batches:
@@ -167,3 +169,30 @@ def test_ring_tail_is_the_newest_rows_of_the_view(capacity: int, batches: list[i
     expected = view[len(view) - min(n, len(view)) :]
     assert ring.tail(n).tolist() == expected.tolist()
     assert ring.tail(n).shape == (len(expected), 2)
+
+
+def test_live_axes_keep_their_width_and_empty_ranges_until_there_is_data(qtbot) -> None:
+    live = LiveCharts()
+    qtbot.addWidget(live)
+    live.resize(1000, 600)
+    live.show()
+    qtbot.waitExposed(live)
+    live.start_point("c=64")
+    live.add_progress(0.5, 0.0, 64)  # nothing completed yet: tok/s is 0
+    live.refresh(full=True)
+    # The empty chart's range stays (not 0-1.2 for a zero, then 0-2500 a second later).
+    assert live.tok_s.getPlotItem().getViewBox().viewRange()[1][1] == 1000.0
+    qtbot.wait(50)
+    widths = [plot.getPlotItem().getViewBox().width() for plot in live.plots()]
+    resized: list[object] = []
+    for plot in live.plots():
+        plot.getPlotItem().getViewBox().sigResized.connect(resized.append)
+    live.add_progress(1.0, 24_000.0, 64)  # five-digit labels
+    live.add_request(21.0)
+    live.refresh(full=True)
+    qtbot.wait(50)
+    assert live.tok_s.getPlotItem().getViewBox().viewRange()[1][1] > 24_000
+    # Wider tick labels did not resize the charts (a resize repaints every axis and re-bins
+    # the scatter).
+    assert resized == []
+    assert [plot.getPlotItem().getViewBox().width() for plot in live.plots()] == widths

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gc
 import json
 import math
 import socket
@@ -86,12 +87,15 @@ def test_short_sweep_fills_table_and_charts_and_writes_files(qtbot, sim, tmp_pat
     panel.num_prompts.setValue(8)
     running: list[bool] = []
     finished: list[dict] = []
+    frozen: list[int] = []  # the heap is kept out of full collections during the run only
     panel.runningChanged.connect(running.append)
+    panel.runningChanged.connect(lambda _r: frozen.append(gc.get_freeze_count()))
     panel.pointFinished.connect(finished.append)
     assert panel.run()
     qtbot.waitUntil(lambda: not panel.is_running(), timeout=45_000)
     assert panel.last_error == ""
     assert running == [True, False]
+    assert frozen[0] > 0 and frozen[1] == 0 == gc.get_freeze_count()
     assert panel.status.text().startswith("Done: 2 point(s) saved in")
 
     # Files: one JSON per point, named like the field guide, plus sweep.csv.
