@@ -155,9 +155,11 @@ class BatchPlot(pg.PlotWidget):
         vb = item.getViewBox()
         (x_lo, x_hi), width_px = vb.viewRange()[0], max(vb.width(), 100.0)
         per_px = (x_hi - x_lo) / width_px  # log10 units per pixel
+        floor_x, floor_y = self._floor_points()
         for m, y, text in labels:
             label = pg.TextItem(text, color=COLORS["measured"], anchor=(0.0, 0.5))
-            x = math.log10(max(m.batch, 1e-3)) + 6 * per_px
+            at = math.log10(max(m.batch, 1e-3))
+            x = at + 6 * per_px
             # Past any other point's p50-p99 band that the label would run across.
             span = (label.boundingRect().width() + 4) * per_px
             for other in sorted(measured, key=lambda o: o.batch):
@@ -165,13 +167,32 @@ class BatchPlot(pg.PlotWidget):
                 crosses = other.p50_ms - line / 2 <= y <= other.p99_ms + line / 2
                 if other is not m and x - 4 * per_px <= ox <= x + span and crosses:
                     x = ox + 6 * per_px
+            # The floor rises steeply at large batches: a label to the right of a point just
+            # above it would run across the curve, so it goes to the left of the point.
+            left = len(floor_x) > 1 and float(np.interp(x + span, floor_x, floor_y)) >= (
+                y - line / 2
+            )
+            if left:
+                label.setAnchor((1.0, 0.5))
+                x = at - 6 * per_px
+                # Still touching (a point just above the floor): lifted clear of it.
+                y = max(y, float(np.interp(at, floor_x, floor_y)) + line / 2)
             label.setPos(x, y)
             item.addItem(label)
             self.mbu_texts.append(label)
-            if y != m.p50_ms or x > math.log10(max(m.batch, 1e-3)) + 7 * per_px:
+            if left and y != m.p50_ms:
+                leaders += [m.batch, m.p50_ms, 10 ** (x + per_px), y]
+            elif not left and (y != m.p50_ms or x > at + 7 * per_px):
                 leaders += [m.batch, m.p50_ms, 10 ** (x - per_px), y]
         self.leader_curve.setData(leaders[0::2], leaders[1::2])
         item.setYRange(0, top, padding=0)
+
+    def _floor_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """The floor curve as (log10 batch, ms), as drawn (xData is the data as given)."""
+        xs, ys = self.floor_curve.xData, self.floor_curve.yData
+        if xs is None or ys is None or len(xs) == 0:
+            return np.empty(0), np.empty(0)
+        return np.log10(np.maximum(np.asarray(xs, dtype=float), 1e-3)), np.asarray(ys, float)
 
     def _label_heights(
         self, s: Scenario, measured: Sequence[Measured], top: float

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, QRectF
 
@@ -182,3 +183,29 @@ def test_whatif_names_wrap_instead_of_eliding(qtbot, panel):
         needed = table.fontMetrics().horizontalAdvance(item.text()) > column - 8
         if needed:  # a name wider than the column gets a second line, never an ellipsis
             assert table.rowHeight(row) >= 2 * line, item.text()
+
+
+def test_labels_near_the_steep_floor_do_not_cross_it(qtbot, panel):
+    panel.resize(420, 760)
+    panel.show()
+    qtbot.waitExposed(panel)
+    plot = panel.batch_plot
+    floor_b = np.asarray(plot.floor_curve.xData, dtype=float)
+    floor_ms = np.asarray(plot.floor_curve.yData, dtype=float)
+    # Points just above the floor where it climbs fast (the batch nears the KV capacity).
+    for conc, batch in ((64, 60.0), (128, 110.0)):
+        p50 = float(np.interp(batch, floor_b, floor_ms)) * 1.04
+        panel.add_measured_point(conc, p50, p50 * 1.02, batch)
+    qtbot.wait(50)
+    plot.grab()  # a paint: TextItems place their box relative to the view then
+    vb = plot.getPlotItem().getViewBox()
+    floor_b = np.asarray(plot.floor_curve.xData, dtype=float)
+    floor_ms = np.asarray(plot.floor_curve.yData, dtype=float)
+    for text in panel._mbu_texts:
+        rect = text.sceneBoundingRect()
+        left = vb.mapSceneToView(QPointF(rect.left(), rect.center().y())).x()
+        right = vb.mapSceneToView(QPointF(rect.right(), rect.center().y())).x()
+        for lx in np.linspace(left, right, 25):
+            ms = float(np.interp(10**lx, floor_b, floor_ms))
+            y = vb.mapViewToScene(QPointF(lx, ms)).y()
+            assert not rect.top() <= y <= rect.bottom(), (text.toPlainText(), 10**lx, ms)
