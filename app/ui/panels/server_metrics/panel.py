@@ -124,6 +124,9 @@ class ServerMetricsPanel(QWidget):
         self.kv_curve = self.kv_plot.plot(
             name=self.tr("KV usage"), pen={"color": PALETTE[0], "width": 2}, connect="finite"
         )
+        # One curve, named by the title: a legend box there sat under the run's mark labels.
+        if self.kv_plot.getPlotItem().legend is not None:
+            self.kv_plot.getPlotItem().legend.hide()
         self.running_curve = self.queue_plot.plot(
             name=self.tr("running"), pen={"color": PALETTE[2], "width": 2}, connect="finite"
         )
@@ -222,7 +225,13 @@ class ServerMetricsPanel(QWidget):
                 angle=90,
                 pen=pg.mkPen("#888888", style=Qt.PenStyle.DotLine),
                 label=label if n == 0 else None,
-                labelOpts={"position": 0.9 - 0.1 * (len(self._marks) % 3), "color": "#888888"},
+                # Right of the line: a mark at the chart's left edge ("sweep" at the run's
+                # start) was cut in half.
+                labelOpts={
+                    "position": 0.9 - 0.1 * (len(self._marks) % 3),
+                    "color": "#888888",
+                    "anchors": [(0, 0.5), (0, 0.5)],
+                },
             )
             plot.addItem(line)
             lines.append(line)

@@ -94,6 +94,28 @@ def test_one_timeline_with_marked_boundaries(qtbot: QtBot) -> None:
     assert panel.marks()[1][0] == 2.0  # at the timeline's latest time (no scraper running)
 
 
+def test_mark_labels_are_whole_and_clear_of_any_legend(qtbot: QtBot) -> None:
+    panel = make_panel(qtbot)
+    panel.add_sample({"t_s": 0.0, "kv_cache_usage": 0.1, "running": 1})
+    panel.mark("sweep", run_start=True)  # at the chart's left edge
+    panel.mark("c=1")
+    for t in range(1, 40):
+        panel.add_sample({"t_s": float(t), "kv_cache_usage": 0.2, "running": 2})
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.repaint_now()
+    panel.grab()  # a paint places the labels
+    box = panel.kv_plot.getPlotItem().getViewBox().sceneBoundingRect()
+    legend = panel.kv_plot.getPlotItem().legend
+    labels = [lines[0].label for _t, _l, lines in panel._marks]
+    assert [label.toPlainText() for label in labels] == ["sweep", "c=1"]
+    for label in labels:
+        rect = label.sceneBoundingRect()
+        assert box.contains(rect), (label.toPlainText(), rect, box)  # not cut at the edge
+        if legend is not None and legend.isVisible():
+            assert not rect.intersects(legend.sceneBoundingRect()), label.toPlainText()
+
+
 def test_buffers_are_bounded_and_clear_empties(qtbot: QtBot) -> None:
     panel = make_panel(qtbot, capacity=5)
     for i in range(8):
