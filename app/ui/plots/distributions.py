@@ -68,6 +68,9 @@ class DistributionsView(QWidget):
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
             )
             combo.setMinimumContentsLength(6)
+        # Its whole name when there is room ("TTFT vs pror" at 1280x720): the row's stretch
+        # gave way to the combo's six-letter size hint. It still shrinks when there is not.
+        self.scatter_kind.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.log_x.toggled.connect(self._redraw)
         self.note = QLabel()
         self.note.setWordWrap(True)

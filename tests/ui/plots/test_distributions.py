@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox
 
 from app.bench.results.request_samples import RequestSamples
 from app.ui.plots.distributions import DistributionsView
@@ -78,3 +79,17 @@ def test_failed_requests_are_drawn_apart(qtbot) -> None:
     view.set_mode("cdf")
     (cdf_curve,) = _curves(view)
     assert float(cdf_curve.yData[-1]) == 100.0
+
+
+def test_the_scatter_choice_shows_its_whole_name_in_a_narrow_panel(qtbot) -> None:
+    view = DistributionsView()
+    qtbot.addWidget(view)
+    view.resize(585, 420)  # the Sweep panel's width at 1280x720 with both docks
+    view.show()
+    qtbot.waitExposed(view)
+    combo = view.scatter_kind
+    # What Qt needs to show the longest choice whole: a combo sized to its contents.
+    whole = QComboBox()
+    whole.addItems([combo.itemText(i) for i in range(combo.count())])
+    whole.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    assert combo.width() >= whole.sizeHint().width(), (combo.width(), whole.sizeHint())
