@@ -136,10 +136,9 @@ def test_engine_runs_in_real_time_and_stops_cleanly() -> None:
         engine.start()
         req = request("r", prompt=20, target=4)
         engine.submit(req)
-        for _ in range(200):
+        deadline = time.monotonic() + 60  # a hang guard; the four steps take milliseconds
+        while not req.finished and time.monotonic() < deadline:
             await asyncio.sleep(0.002)
-            if req.finished:
-                break
         await engine.stop()
         return req.sink.tokens  # type: ignore[attr-defined,no-any-return]
 
@@ -216,10 +215,12 @@ def test_a_steps_tokens_go_out_one_front_end_turn_apart() -> None:
         for req in reqs:
             engine.submit(req)
         engine.start()
-        for _ in range(200):
+        deadline = time.monotonic() + 60  # a hang guard; the five steps take ~50 ms
+        while time.monotonic() < deadline and not all(
+            len(req.sink.flushes) == 5  # type: ignore[attr-defined]
+            for req in reqs
+        ):
             await asyncio.sleep(0.005)
-            if all(len(req.sink.flushes) == 5 for req in reqs):  # type: ignore[attr-defined]
-                break
         await engine.stop()
         return reqs
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 import asyncio
 import math
 import statistics
-import time
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 import pytest
 
 from app.bench.http.record import RequestRecord
 from app.bench.load.arrivals import arrival_offsets, run_load, run_warmups
+from tests.virtual_time import VirtualTimeLoop, virtual_ns
+
+T = TypeVar("T")
 
 
 def test_seeded_poisson_schedule_is_reproducible_and_ends_at_n_over_rate() -> None:
@@ -42,14 +46,20 @@ def test_burstiness_sets_the_spread_of_gaps(burstiness: float, cv: float) -> Non
     assert statistics.pstdev(gaps) / statistics.mean(gaps) == pytest.approx(cv, rel=0.1)
 
 
+def in_virtual_time(scenario: Coroutine[Any, Any, T]) -> T:
+    """Runs the runner's sleeps and deadlines on a virtual clock: exact, whatever the load."""
+    with asyncio.Runner(loop_factory=VirtualTimeLoop) as runner:
+        return runner.run(scenario)
+
+
 def fake_sender(duration_s: float, log: list[str]):
     """Stands in for send_request: takes `duration_s`, stamps like the real one."""
 
     async def send(spec: str) -> RequestRecord:
-        record = RequestRecord(request_id=spec, send_ns=time.perf_counter_ns())
+        record = RequestRecord(request_id=spec, send_ns=virtual_ns())
         log.append(spec)
         await asyncio.sleep(duration_s)
-        record.end_ns = time.perf_counter_ns()
+        record.end_ns = virtual_ns()
         record.chunk_ns = [record.end_ns]
         record.ok = True
         record.output_tokens = 3
@@ -60,13 +70,14 @@ def fake_sender(duration_s: float, log: list[str]):
 
 def test_concurrency_limit_records_slot_wait() -> None:
     log: list[str] = []
-    outcome = asyncio.run(run_load(fake_sender(0.1, log), ["a", "b", "c", "d"], max_concurrency=2))
-    waits = sorted(r.slot_wait_ns / 1e6 for r in outcome.records)
-    # two go at once; the other two wait for a slot about one request long (100 ms)
-    assert waits[0] < 20 and waits[1] < 20
-    assert 80 < waits[2] < 160 and 80 < waits[3] < 160
+    outcome = in_virtual_time(
+        run_load(fake_sender(0.1, log), ["a", "b", "c", "d"], max_concurrency=2, clock=virtual_ns)
+    )
+    waits = [r.slot_wait_ns / 1e6 for r in outcome.records]
+    # two go at once; the other two wait for a slot exactly one request long (100 ms)
+    assert waits == pytest.approx([0, 0, 100, 100], abs=1e-3)
     assert [r.request_id for r in outcome.records] == ["a", "b", "c", "d"]
-    assert 0.18 < outcome.duration_s < 0.35
+    assert outcome.duration_s == pytest.approx(0.2, abs=1e-6)
     assert not outcome.cancelled and outcome.not_sent == 0
 
 
@@ -76,11 +87,16 @@ def test_cancel_stops_new_sends_and_keeps_finished() -> None:
         log: list[str] = []
         asyncio.get_running_loop().call_later(0.05, cancel.set)
         outcome = await run_load(
-            fake_sender(0.15, log), list("abcdef"), max_concurrency=2, cancel=cancel, grace_s=1.0
+            fake_sender(0.15, log),
+            list("abcdef"),
+            max_concurrency=2,
+            cancel=cancel,
+            grace_s=1.0,
+            clock=virtual_ns,
         )
         return outcome, log
 
-    outcome, log = asyncio.run(scenario())
+    outcome, log = in_virtual_time(scenario())
     assert log == ["a", "b"]  # nothing new after the cancel
     assert [r.request_id for r in outcome.records] == ["a", "b"]  # finished within the grace
     assert outcome.cancelled and outcome.not_sent == 4 and outcome.aborted == 0
@@ -88,8 +104,8 @@ def test_cancel_stops_new_sends_and_keeps_finished() -> None:
 
 def test_grace_period_then_abort() -> None:
     # Requests that never answer: the runner must abort them after the grace period rather
-    # than wait for them. If it waited, wait_for would end the test (a hang guard, not a
-    # timing threshold: the grace is 0.1 s).
+    # than wait for them. If it waited, wait_for would end the test (a hang guard: virtual
+    # time jumps to it at once).
     async def scenario():
         cancel = asyncio.Event()
         log: list[str] = []
@@ -107,14 +123,22 @@ def test_grace_period_then_abort() -> None:
 
         asyncio.get_running_loop().call_later(0.05, cancel.set)
         outcome = await asyncio.wait_for(
-            run_load(silent, ["a", "b", "c"], max_concurrency=2, cancel=cancel, grace_s=0.1),
+            run_load(
+                silent,
+                ["a", "b", "c"],
+                max_concurrency=2,
+                cancel=cancel,
+                grace_s=0.1,
+                clock=virtual_ns,
+            ),
             timeout=60,
         )
-        return outcome, log, cancelled
+        return outcome, log, cancelled, asyncio.get_running_loop().time()
 
-    outcome, log, cancelled = asyncio.run(scenario())
+    outcome, log, cancelled, ended = in_virtual_time(scenario())
     assert outcome.records == [] and outcome.aborted == 2 and outcome.not_sent == 1
     assert log == ["a", "b"] and sorted(cancelled) == ["a", "b"]  # both aborted, c never sent
+    assert ended == pytest.approx(0.05 + 0.1)  # the cancel, then exactly the grace period
 
 
 def test_cancel_during_the_arrival_schedule() -> None:
@@ -129,14 +153,15 @@ def test_cancel_during_the_arrival_schedule() -> None:
             request_rate=10.0,
             burstiness=math.inf,
             cancel=cancel,
+            clock=virtual_ns,
         )
         return outcome, log
 
-    outcome, log = asyncio.run(scenario())
+    outcome, log = in_virtual_time(scenario())
     assert log == ["a"] and outcome.not_sent == 4
 
 
 def test_warmups_run_the_first_request_and_are_returned_not_counted() -> None:
     log: list[str] = []
-    records = asyncio.run(run_warmups(fake_sender(0.01, log), "first", 3, max_concurrency=1))
+    records = in_virtual_time(run_warmups(fake_sender(0.01, log), "first", 3, max_concurrency=1))
     assert log == ["first"] * 3 and len(records) == 3

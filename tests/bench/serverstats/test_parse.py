@@ -279,7 +279,6 @@ def test_scraper_series_and_window_summary(page_server: tuple[str, _Pages]) -> N
             max_scrapes=2,  # the first scrape must still anchor whole-run deltas
         )
         async with scraper:
-            await asyncio.sleep(0.05)
             while state.hits < 1:
                 await asyncio.sleep(0.01)
             await scraper.scrape_now()
@@ -361,8 +360,13 @@ def test_live_scrape_of_the_simulator_follows_the_load(
             body = {"model": "qwen2.5-7b", "prompt": "hello there", "max_tokens": max_tokens,
                     "ignore_eos": True}  # fmt: skip
             replies = await asyncio.gather(*(one(client, body) for _ in range(n)))
-            await asyncio.sleep(0.25)
+            # The server lowers its running gauge after the last reply went out: read until it
+            # did (the hang guard only ends a broken run).
+            deadline = time.monotonic() + 60
             await scraper.scrape_now()
+            while scraper.samples[-1].running != 0 and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+                await scraper.scrape_now()
         return scraper, [r.json() for r in replies]
 
     scraper, replies = asyncio.run(scenario())
