@@ -76,7 +76,10 @@ def test_stop_while_starting_stops_the_child_once_it_is_up(
     children = []
     real_start = module._start
 
+    submitted = []
+
     def recording(args: list[str]):
+        submitted.append(args)
         running = real_start(args)
         children.append(running)
         return running
@@ -86,7 +89,7 @@ def test_stop_while_starting_stops_the_child_once_it_is_up(
     urls: list[str] = []
     service.started.connect(urls.append)
     task = asyncio.ensure_future(service.start())
-    qtbot.wait(1)  # the coroutine submits the start to its helper thread
+    qtbot.waitUntil(lambda: bool(submitted))  # the start runs on its helper thread
     service.stop()  # the app quits before the child listens
     qtbot.waitUntil(task.done, timeout=30_000)
     assert task.result() == ""

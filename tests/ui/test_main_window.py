@@ -52,12 +52,15 @@ def test_probe_fills_chart_and_readouts(qtbot, window: MainWindow) -> None:
     assert len(x) == 31
     # In time order; two chunks that arrive in one socket read share a stamp (a busy machine).
     assert np.all(np.diff(x) >= 0) and x[-1] > x[0]
-    # The simulator plays Qwen2.5-7B BF16 on an RTX 3090: ~19.7 ms per token at batch 1.
+    # The chart's gaps and the readouts come from the probe process's own stamps: the mean gap
+    # is the TPOT readout ((E2EL - TTFT) / 31) and tok/s is 32 tokens / (TTFT + 31 * TPOT).
+    # How close they come to the simulator's 19.7 ms depends on the machine's load (the
+    # simulator's own ITL record is held to it in tests/sim).
     tpot = float(probe.tpot.value.text())
-    assert 17.0 < tpot < 26.0
-    assert 17.0 < float(np.median(y)) < 26.0
-    # tok/s = 32 tokens / E2EL, so between 32 / (TTFT + 31 * TPOT) bounds.
-    assert 30.0 < float(probe.tps.value.text()) < 60.0
+    ttft = float(probe.ttft.value.text())
+    assert np.all(y >= 0)
+    assert float(np.mean(y)) == pytest.approx(tpot, abs=0.01)
+    assert float(probe.tps.value.text()) == pytest.approx(32e3 / (ttft + 31 * tpot), rel=0.01)
     assert float(probe.ttft.value.text()) > 0
     assert probe.history_list.count() == 1
     assert "TPOT" in probe.history_list.item(0).text()

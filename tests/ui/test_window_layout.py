@@ -22,7 +22,9 @@ def make_window(qtbot, width: int, height: int, store: QSettings | None = None) 
     win.resize(width, height)
     win.show()
     qtbot.waitExposed(win)
-    qtbot.wait(50)  # the default dock sizes are applied on the first event-loop turn
+    # The default dock sizes are applied on the first event-loop turn after show().
+    left, _right = dock_widths(win.width())
+    qtbot.waitUntil(lambda: win.endpoints_dock.width() == left)
     return win
 
 
@@ -52,15 +54,15 @@ def test_default_layout_reads_well(qtbot, memory_keyring, width: int, height: in
     assert not win.roofline_dock.visibleRegion().isEmpty()
     assert win.roofline_dock.height() > height - 120
     win.metrics_dock.raise_()
-    qtbot.wait(20)
     plots = (win.metrics.kv_plot, win.metrics.queue_plot, win.metrics.preempt_plot)
+    qtbot.waitUntil(lambda: all(p.isVisible() and p.height() >= 110 for p in plots))
     assert all(p.height() >= 110 for p in plots)
     assert sum(p.height() for p in plots) > 530  # enough that the axis labels stay apart
     win.roofline_dock.raise_()
 
     # The Sweep tab fits its page: no sideways scrolling, settings in two columns.
     win.show_panel(win.sweep)
-    qtbot.wait(20)
+    qtbot.waitUntil(lambda: win.sweep.isVisible() and win.sweep.live.height() >= 300)
     page = win.tabs.currentWidget()
     assert win.sweep.width() <= page.width()
     assert win.sweep.height() <= page.height()  # no vertical scroll either at these sizes
@@ -87,9 +89,8 @@ def test_narrow_sweep_stacks_its_settings_and_the_toggle_hides_them(qtbot, memor
     assert sweep.settings_box._box.direction() == QBoxLayout.Direction.LeftToRight
     before = sweep.tabs.height()
     sweep.settings_toggle.click()
-    qtbot.wait(20)
     assert not sweep.settings_box.isVisible()
-    assert sweep.tabs.height() > before  # the charts take the room
+    qtbot.waitUntil(lambda: sweep.tabs.height() > before)  # the charts take the room
     sweep.settings_toggle.click()
     assert sweep.settings_box.isVisible()
 
@@ -131,13 +132,11 @@ def test_tpot_columns_are_in_view_at_1400x900(qtbot, memory_keyring, tmp_path) -
     win.show_panel(win.results)
     win.results.set_folder(tmp_path / "runs")
     win.results.show_runs([r.name for r in win.results.runs])
-    qtbot.wait(20)
     assert win.results.table.rowCount() == 1
-    assert _fits(win.results.table)
+    qtbot.waitUntil(lambda: _fits(win.results.table))  # once the table has laid itself out
     win.show_panel(win.sweep)
     win.sweep._on_point_finished({"summary": doc, "path": str(root / "x.json")})
-    qtbot.wait(20)
-    assert _fits(win.sweep.table)
+    qtbot.waitUntil(lambda: _fits(win.sweep.table))
 
 
 def test_at_1280x720_a_run_gives_the_charts_the_room(qtbot, memory_keyring, tmp_path) -> None:
@@ -149,14 +148,17 @@ def test_at_1280x720_a_run_gives_the_charts_the_room(qtbot, memory_keyring, tmp_
     sweep.results_root.setText(str(tmp_path))
     sweep.concurrencies.setText("2")
     assert sweep.run(argv=[sys.executable, "-c", "import time; time.sleep(30)"])
-    qtbot.wait(50)
     try:
         assert not sweep.settings_box.isVisible()  # folded so the live charts are in view
         assert sweep.settings_toggle.text() == "Show sweep settings"
-        for plot in (sweep.live.tpot, sweep.live.tok_s, sweep.live.in_flight):
-            assert plot.height() >= 120  # was ~60 px: tick labels overprinted
-            bottom = plot.mapTo(win, QPoint(0, plot.height())).y()
-            assert bottom <= win.centralWidget().geometry().bottom()  # above the fold
+
+        def charts_in_view() -> None:  # once the layout has given the charts the room
+            for plot in (sweep.live.tpot, sweep.live.tok_s, sweep.live.in_flight):
+                assert plot.height() >= 120  # was ~60 px: tick labels overprinted
+                bottom = plot.mapTo(win, QPoint(0, plot.height())).y()
+                assert bottom <= win.centralWidget().geometry().bottom()  # above the fold
+
+        qtbot.waitUntil(charts_in_view)
         # The Rolling TPOT chart names P50/P99 in its title: no legend box over the curves.
         legend = sweep.live.tpot.getPlotItem().legend
         assert legend is None or not legend.items

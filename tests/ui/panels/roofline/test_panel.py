@@ -141,6 +141,13 @@ def test_panel_renders(panel, qtbot):
     panel.hide()
 
 
+def _labels_settled(chart) -> bool:
+    """A paint settles the view's ranges (and TextItems place their box relative to the view
+    then); a range change lays the labels out again on the next event-loop turn."""
+    chart.grab()
+    return not chart._relayout_timer.isActive()
+
+
 def test_labels_of_close_points_do_not_overlap_and_name_the_concurrency(qtbot, panel):
     panel.resize(420, 760)
     panel.show()
@@ -148,8 +155,7 @@ def test_labels_of_close_points_do_not_overlap_and_name_the_concurrency(qtbot, p
     # A demo sweep: concurrency 4..32 ran at 2.3..5.4 sequences on the server.
     for conc, p50, running in ((4, 19.68, 2.3), (8, 20.07, 3.8), (16, 20.34, 4.2), (32, 24.0, 5.4)):
         panel.add_measured_point(conc, p50, p50 * 1.5, running)
-    qtbot.wait(50)
-    panel.batch_plot.grab()  # a paint: TextItems place their box relative to the view then
+    qtbot.waitUntil(lambda: _labels_settled(panel.batch_plot))
     texts = panel._mbu_texts
     assert sorted(t.toPlainText().split(":")[0] for t in texts) == ["c16", "c32", "c4", "c8"]
     rects = [t.sceneBoundingRect() for t in texts]
@@ -173,16 +179,20 @@ def test_whatif_names_wrap_instead_of_eliding(qtbot, panel):
     panel.tabs.setCurrentWidget(panel.whatif)
     qtbot.waitExposed(panel)
     table = panel.whatif_table
-    qtbot.wait(50)
-    line = table.fontMetrics().height()
-    column = table.columnWidth(0)
-    for row in range(table.rowCount()):
-        item = table.item(row, 0)
-        if item is None or table.columnSpan(row, 0) > 1:
-            continue
-        needed = table.fontMetrics().horizontalAdvance(item.text()) > column - 8
-        if needed:  # a name wider than the column gets a second line, never an ellipsis
-            assert table.rowHeight(row) >= 2 * line, item.text()
+
+    def names_fit() -> None:
+        line = table.fontMetrics().height()
+        column = table.columnWidth(0)
+        for row in range(table.rowCount()):
+            item = table.item(row, 0)
+            if item is None or table.columnSpan(row, 0) > 1:
+                continue
+            needed = table.fontMetrics().horizontalAdvance(item.text()) > column - 8
+            if needed:  # a name wider than the column gets a second line, never an ellipsis
+                assert table.rowHeight(row) >= 2 * line, item.text()
+
+    # Row heights follow the column width once the table has laid itself out.
+    qtbot.waitUntil(names_fit)
 
 
 def test_labels_near_the_steep_floor_do_not_cross_it(qtbot, panel):
@@ -196,8 +206,7 @@ def test_labels_near_the_steep_floor_do_not_cross_it(qtbot, panel):
     for conc, batch in ((64, 60.0), (128, 110.0)):
         p50 = float(np.interp(batch, floor_b, floor_ms)) * 1.04
         panel.add_measured_point(conc, p50, p50 * 1.02, batch)
-    qtbot.wait(50)
-    plot.grab()  # a paint: TextItems place their box relative to the view then
+    qtbot.waitUntil(lambda: _labels_settled(plot))
     vb = plot.getPlotItem().getViewBox()
     floor_b = np.asarray(plot.floor_curve.xData, dtype=float)
     floor_ms = np.asarray(plot.floor_curve.yData, dtype=float)
