@@ -343,7 +343,8 @@ def test_live_scrape_of_the_simulator_follows_the_load(
     import httpx
 
     sim = make_sim()
-    n, max_tokens = 16, 40
+    # Long enough that the 16 streams overlap however slowly a busy machine sends them.
+    n, max_tokens = 16, 200
 
     e2el_ms: list[float] = []
 
