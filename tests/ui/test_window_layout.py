@@ -55,25 +55,32 @@ def test_default_layout_reads_well(qtbot, memory_keyring, width: int, height: in
     assert win.roofline_dock.height() > height - 120
     win.metrics_dock.raise_()
     plots = (win.metrics.kv_plot, win.metrics.queue_plot, win.metrics.preempt_plot)
-    qtbot.waitUntil(lambda: all(p.isVisible() and p.height() >= 110 for p in plots))
-    assert all(p.height() >= 110 for p in plots)
-    assert sum(p.height() for p in plots) > 530  # enough that the axis labels stay apart
+
+    def plots_have_room() -> None:  # once the raised dock is laid out
+        assert all(p.isVisible() and p.height() >= 110 for p in plots)
+        assert sum(p.height() for p in plots) > 530  # enough that the axis labels stay apart
+
+    qtbot.waitUntil(plots_have_room)
     win.roofline_dock.raise_()
 
     # The Sweep tab fits its page: no sideways scrolling, settings in two columns.
     win.show_panel(win.sweep)
-    qtbot.waitUntil(lambda: win.sweep.isVisible() and win.sweep.live.height() >= 300)
-    page = win.tabs.currentWidget()
-    assert win.sweep.width() <= page.width()
-    assert win.sweep.height() <= page.height()  # no vertical scroll either at these sizes
-    area = scroll_of(win, win.sweep)
-    if area is not None:
-        assert not area.verticalScrollBar().isVisible()
-        assert not area.horizontalScrollBar().isVisible()
-    columns = win.sweep.settings_box
-    assert columns._box.direction() == QBoxLayout.Direction.LeftToRight
-    assert win.sweep.live.height() >= 300
-    assert win.sweep.table.isVisible() and win.sweep.table.height() >= 100
+
+    def sweep_fits_its_page() -> None:  # once the tab and its scroll area are laid out
+        page = win.tabs.currentWidget()
+        assert win.sweep.isVisible()
+        assert win.sweep.width() <= page.width()
+        assert win.sweep.height() <= page.height()  # no vertical scroll either at these sizes
+        area = scroll_of(win, win.sweep)
+        if area is not None:
+            assert not area.verticalScrollBar().isVisible()
+            assert not area.horizontalScrollBar().isVisible()
+        columns = win.sweep.settings_box
+        assert columns._box.direction() == QBoxLayout.Direction.LeftToRight
+        assert win.sweep.live.height() >= 300
+        assert win.sweep.table.isVisible() and win.sweep.table.height() >= 100
+
+    qtbot.waitUntil(sweep_fits_its_page)
 
 
 def test_narrow_sweep_stacks_its_settings_and_the_toggle_hides_them(qtbot, memory_keyring) -> None:
