@@ -408,16 +408,20 @@ class LiveCharts(QWidget):
         self.tok_s = make_plot()
         self.in_flight = make_plot()
         self.retranslate()
-        digits = QFontMetrics(self.font()).horizontalAdvance("00000") + 2
+        metrics = QFontMetrics(self.font())
         for plot in self.plots():
             item = plot.getPlotItem()
             item.disableAutoRange()
             for name in ("left", "bottom"):
                 # Axes change only when a range step is crossed: blit them from a cache.
                 item.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-            # Room for five digits from the start: an axis that widened for "2500" after "1.2"
+            # Room for the labels from the start (five digits for tok/s, four elsewhere: the
+            # small charts are narrow at 1280x720): an axis that widened for "2500" after "1.2"
             # resized its chart, which repainted every axis and re-binned the scatter.
-            item.getAxis("left").setStyle(autoExpandTextSpace=False, tickTextWidth=digits)
+            digits = "00000" if plot is self.tok_s else "0000"
+            item.getAxis("left").setStyle(
+                autoExpandTextSpace=False, tickTextWidth=metrics.horizontalAdvance(digits) + 2
+            )
             # The scatter draws one dot per pixel cell already; pyqtgraph's decimation would
             # thin the lines a second time.
             item.setDownsampling(auto=False)
