@@ -40,7 +40,8 @@ _TABLE = (
     # "partial": cancelled before all requests ran; "no success": no latency figures exist.
     ("note", "note", "{}"),
 )
-# Shown only when some point measured them (reasoning replies, prefix cache, spec decode).
+# Shown only when some point measured them (reasoning replies, prefix cache, spec decode,
+# conversations: mean TTFT of first and of later turns).
 _WORKLOAD_TABLE = (
     ("TTFO", "ttfo_ms", "{:.1f}"),
     ("reason tok", "reasoning_tokens", "{:.0f}"),
@@ -48,6 +49,8 @@ _WORKLOAD_TABLE = (
     ("hit /metrics", "server_hit_rate", "{:.1%}"),
     ("accept", "acceptance_rate", "{:.1%}"),
     ("accept len", "acceptance_length", "{:.2f}"),
+    ("TTFT 1st turn", "ttft_first_turn_ms", "{:.1f}"),
+    ("TTFT later", "ttft_later_turns_ms", "{:.1f}"),
 )
 
 

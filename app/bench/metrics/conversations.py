@@ -103,3 +103,21 @@ def conversation_figures(block: dict[str, Any]) -> dict[str, float | None]:
         "ttft_first_turn_ms": mean("ttft_first_turn_ms"),
         "ttft_later_turns_ms": mean("ttft_later_turns_ms"),
     }
+
+
+def conversation_rows(block: dict[str, Any]) -> list[tuple[str, Any, str]]:
+    """Console summary rows of a conversation point (label, value, format); none otherwise."""
+    conv = block.get("conversations")
+    if not isinstance(conv, dict):
+        return []
+    figures = conversation_figures(block)
+    sessions = f"{conv.get('sessions')} ({conv.get('turns_completed')} turns)"
+    rows: list[tuple[str, Any, str]] = [("Sessions:", sessions, "{:<10}")]
+    for turns, key in (("first", "first_turn"), ("later", "later_turns")):
+        mean = figures[f"ttft_{key}_ms"]
+        if mean is not None:
+            rows.append((f"Mean TTFT, {turns} turns (ms):", mean, "{:<10.2f}"))
+        rate = conv.get(f"prefix_cache_hit_rate_{key}")
+        if isinstance(rate, int | float) and not isinstance(rate, bool):
+            rows.append((f"Prompt cached, {turns} turns:", f"{rate:.1%}", "{:<10}"))
+    return rows

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.bench.metrics.conversations import conversation_rows
+
 Row = tuple[str, Any, str]
 
 
@@ -74,4 +76,5 @@ def workload_rows(block: dict[str, Any]) -> list[Row]:
         rows.append(("Spec. decode acceptance rate:", f"{cache['acceptance_rate']:.1%}", "{:<10}"))
     if cache["acceptance_length"] is not None:
         rows.append(("Mean acceptance length:", cache["acceptance_length"], "{:<10.2f}"))
+    rows += conversation_rows(block)
     return rows

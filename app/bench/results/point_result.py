@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
 from app.bench.results.naming import rate_value
 
@@ -90,6 +91,7 @@ class PointResult:
         # Reasoning, prefix caching, speculative decoding: empty for points that had none.
         row.update(reasoning_figures(block))
         row.update(cache_figures(block))
+        row.update(conversation_figures(block))
         return row
 
 
