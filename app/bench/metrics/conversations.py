@@ -48,6 +48,9 @@ def conversation_block(
     groups: dict[bool, tuple[list[int | None], list[int]]] = {False: ([], []), True: ([], [])}
     failed_sessions: set[int] = set()
     turns_ok: dict[int, int] = {}
+    # what each session's last completed turn leaves as history: its prompt plus its reply
+    history: dict[int, int] = {}
+    resent = prompt_total = 0
     any_info = metrics.cached_tokens_total is not None
     for i, record in enumerate(records):
         session, turn = getattr(record, "session", None), getattr(record, "turn", None)
@@ -58,6 +61,9 @@ def conversation_block(
             continue
         turns_ok[session] = turns_ok.get(session, 0) + 1
         is_later = turn > 0
+        prompt_total += metrics.input_lens[i]
+        resent += history.get(session, 0) if is_later else 0
+        history[session] = metrics.input_lens[i] + metrics.output_lens[i]
         (later if is_later else first).append(metrics.ttfts[i])
         cached, prompts = groups[is_later]
         cached.append(metrics.cached_lens[i])
@@ -77,6 +83,9 @@ def conversation_block(
         "ttft_later_turns_ms": _stats(later, percentiles),
         "prefix_cache_hit_rate_first_turn": _hit_rate(*groups[False], any_info),
         "prefix_cache_hit_rate_later_turns": _hit_rate(*groups[True], any_info),
+        # The share of prompt tokens that were resent history: about what a prefix cache can
+        # serve (less the last partial KV block per turn), so hits up to it are not stale.
+        "history_share": resent / prompt_total if prompt_total else None,
     }
 
 

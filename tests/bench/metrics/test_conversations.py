@@ -40,6 +40,10 @@ def test_first_and_later_turn_figures_and_per_request_columns(make_sim) -> None:
     assert len(first) == 3 and len(later) == 6
     assert block["prefix_cache_hit_rate_first_turn"] == 0.0
     assert block["prefix_cache_hit_rate_later_turns"] > 0.5
+    # the server can only have cached what was resent: full 16-token blocks of the history
+    cached = sum(r.cached_tokens or 0 for r in outcome.records)
+    assert block["history_share"] * metrics.total_input >= cached
+    assert block["history_share"] * metrics.total_input - cached <= 16 * 6
     requests = {"ok": [True] * 9}
     add_session_columns(requests, outcome.records)
     assert requests["turn"] == [r.turn for r in outcome.records]
