@@ -25,6 +25,7 @@ from app.bench.sweep.runner import (
     fetch_first_model,
     run_sweep,
 )
+from app.commands import conversation_flags
 from app.commands.console import error, note
 from app.commands.credentials import UsageError
 from app.commands.sweep_config import build_config
@@ -140,6 +141,7 @@ def _run(
     command = "search" if search is not None else "sweep"
     try:
         if search is not None:
+            conversation_flags.refuse_in_search(args)
             args.num_prompts = search.num_prompts
         config, notes = build_config(args)
     except UsageError as exc:

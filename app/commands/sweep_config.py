@@ -23,7 +23,7 @@ from app.bench.metrics.options import (
     parse_percentiles,
 )
 from app.bench.sweep.runner import SweepConfig, check_roofline
-from app.commands import flags
+from app.commands import conversation_flags, flags
 from app.commands.connection import connection_from
 from app.commands.credentials import UsageError, require_api_key
 from app.commands.sweep_flags import ROOFLINE_FLAGS
@@ -144,8 +144,11 @@ def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
     vocab = None
     if tokenizer is not None and args.dataset_name in ("random", "prefix"):
         vocab = HFVocab(tokenizer.path)
+    conversations = conversation_flags.conversation_load(
+        args, api=resolved.api, workers=workers, counter=counter
+    )
     try:
-        samples = get_samples(options, counter, vocab)
+        samples = get_samples(options, counter, vocab) if conversations is None else []
     except DatasetError as exc:
         raise UsageError(str(exc)) from None
     extra_body = dict(args.extra_body or {})
@@ -176,7 +179,7 @@ def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         tokenizer=tokenizer,
         tokenizer_id=args.tokenizer,
         dataset_name=args.dataset_name,
-        dataset_path=str(options.path) if options.path else None,
+        dataset_path=_dataset_path(options.path, conversations),
         profile=conn.profile,
         grace_s=args.grace_period,
         verify_tls=conn.verify_tls,
@@ -189,11 +192,18 @@ def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         request_timeout_s=request_timeout_s,
         slos=slos or None,
         reset_prefix_cache=args.reset_prefix_cache,
+        conversations=conversations,
     )
     # The statistics the SLOs read must be computed (tpot:p95 with percentiles 50,90,99).
     wanted = {q for q in (slo.quantile for slo in slos.limits) if q is not None}
     config.percentiles = tuple(sorted(set(config.percentiles) | wanted))
     return config, list(resolved.notes) + roofline_notes
+
+
+def _dataset_path(path: Path | None, conversations: Any) -> str | None:
+    if path is None and conversations is not None:
+        path = conversation_flags.default_conversations_path()
+    return str(path) if path else None
 
 
 def roofline_context(

@@ -8,7 +8,7 @@ import argparse
 from app.bench.datasets.prompts import DATASET_NAMES
 from app.bench.http.client import DEFAULT_READ_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S
 from app.bench.sweep.runner import ROOFLINE_KEYS
-from app.commands import flags
+from app.commands import conversation_flags, flags
 from app.commands.connection import add_connection_arguments
 from app.commands.timeouts import add_request_timeout
 
@@ -82,6 +82,7 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
         help="most requests in flight, or a comma list such as 1,4,8,16,32",
     )
     add("--seed", type=flags.whole(0, flags.MAX_SEED), default=0)
+    conversation_flags.add_arguments(parser)
     add(
         "--workers",
         type=flags.whole(1, MAX_WORKERS),

@@ -18,6 +18,10 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _csv(path: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(path.read_text(encoding="utf-8").splitlines()))
+
+
 def _sweep(base_url: str, out: Path, *extra: str) -> tuple[dict, str]:
     proc = _run(
         "sweep",
@@ -65,9 +69,9 @@ def test_later_turns_are_faster_with_prefix_caching_on_than_off(make_sim, tmp_pa
     head, row = report.stdout.splitlines()[:2]
     assert "TTFT 1st turn" in head and "TTFT later" in head
     assert f"{later_on:.1f}" in row
-    (rows,) = list(csv.DictReader((tmp_path / "rows.csv").open(encoding="utf-8")))
+    (rows,) = _csv(tmp_path / "rows.csv")
     assert float(rows["ttft_later_turns_ms"]) == later_on
-    (sweep_row,) = list(csv.DictReader((tmp_path / "on" / "sweep.csv").open(encoding="utf-8")))
+    (sweep_row,) = _csv(tmp_path / "on" / "sweep.csv")
     assert float(sweep_row["ttft_first_turn_ms"]) == c_on["ttft_first_turn_ms"]["mean"]
 
 

@@ -46,6 +46,7 @@ from app.bench.results.write import (
 )
 from app.bench.serverstats.scrape import MetricsScraper, result_block
 from app.bench.serverstats.snapshot import MetricsSample
+from app.bench.sweep.conversation_point import ConversationLoad
 from app.bench.sweep.early_stop import EarlyStop
 from app.bench.sweep.prefix_cache import (
     PrefixCacheReset,
@@ -176,11 +177,20 @@ class SweepConfig:
     slos: SLOSet | None = None  # judged per point (tpotbench.slo); goodput counted with them
     # POST /reset_prefix_cache before each point; None = only for a server on this machine.
     reset_prefix_cache: bool | None = None
+    # --multi-turn: every point runs these sessions instead of `samples`.
+    conversations: ConversationLoad | None = None
     _resetter: PrefixCacheReset | None = field(default=None, init=False, repr=False)
 
     @property
     def points(self) -> list[PointSpec]:
         return plan_points(self.rates, self.concurrencies)
+
+    @property
+    def num_requests(self) -> int:
+        """Requests per point: the prompts, or every turn of every conversation."""
+        if self.conversations is not None:
+            return self.conversations.num_requests
+        return len(self.samples)
 
     @property
     def resets_prefix_cache(self) -> bool:
@@ -541,6 +551,10 @@ async def run_point(
         linked.add_done_callback(lambda _: early_stop.event.set())
     conc = point.max_concurrency
     pool = min(conc or len(samples), len(samples)) or 1
+    conversations = config.conversations
+    if conversations is not None:
+        pool = conversations.pool_size(conc)
+    num_requests = len(samples) if conversations is None else conversations.num_requests
     prefix = f"tpotbench-{uuid.uuid4().hex[:8]}-"
     specs = [
         RequestSpec(
@@ -556,7 +570,7 @@ async def run_point(
     ]
     batch = _TokenBatch()
     wants_tokens = any(getattr(obs, "wants_tokens", True) for obs in observers)
-    state = LoadState(total=len(specs))
+    state = LoadState(total=num_requests)
     started_at = datetime.now(UTC)
     cpu_ns, wall_ns = time.process_time_ns(), time.perf_counter_ns()
     async with client_mod.make_client(
@@ -574,7 +588,7 @@ async def run_point(
             extra_headers=config.extra_headers,
             tokenizer=config.tokenizer,
         )
-        if config.num_warmups > 0 and not cancel.is_set():
+        if config.num_warmups > 0 and specs and not cancel.is_set():
             await _unless_cancelled(run_warmups(send, specs[0], config.num_warmups, conc), cancel)
         if config.workers <= 1 and not config.ray_address:  # workers warm their own pools
             await client_mod.warm_pool(http, config.resolved.models_url, pool)
@@ -619,7 +633,38 @@ async def run_point(
             if scraper is not None:
                 scraper.set_origin(origin_ns)
 
-        if config.workers > 1 or config.ray_address:
+        if conversations is not None:
+
+            def turn_spec(messages: Any, prompt_len: int, max_tokens: int, rid: str) -> Any:
+                return RequestSpec(
+                    messages,
+                    prompt_len,
+                    max_tokens,
+                    ignore_eos=config.ignore_eos,
+                    model=config.model,
+                    extra_body=config.extra_body,
+                    request_id=prefix + rid,
+                )
+
+            load = asyncio.ensure_future(
+                _in_process(
+                    conversations.run(
+                        measured,
+                        request_rate=point.request_rate,
+                        burstiness=config.burstiness,
+                        seed=config.seed,
+                        max_concurrency=conc,
+                        make_spec=turn_spec,
+                        cancel=load_cancel,
+                        grace_s=config.grace_s if early_stop is None else 0.0,
+                        on_record=on_record,
+                        state=state,
+                    )
+                )
+            )
+            await asyncio.sleep(0)
+            on_start(state.origin_ns or time.perf_counter_ns())
+        elif config.workers > 1 or config.ray_address:
             load = asyncio.ensure_future(
                 run_point_on_workers(
                     config,
@@ -683,7 +728,7 @@ async def run_point(
         model_id=config.model,
         endpoint_url=config.resolved.url,
         api=config.resolved.api,
-        num_prompts=len(samples),
+        num_prompts=num_requests,
         request_rate=point.request_rate,
         max_concurrency=conc,
         burstiness=config.burstiness,
@@ -722,7 +767,7 @@ async def run_point(
             }
     roofline = None
     if config.roofline:
-        found = roofline_batch(point, outcome, len(samples), server_block)
+        found = roofline_batch(point, outcome, num_requests, server_block)
         tpot = metrics.stats.get("tpot")
         p50 = tpot.median if tpot is not None and metrics.completed else None
         roofline = dict(config.roofline)
@@ -745,10 +790,16 @@ async def run_point(
         result["tpotbench"]["workers"] = workers_block
     block = result["tpotbench"]
     block["client"] = {"cpu_share": round(cpu_share, 4), "loop_lag_ms": _lag_summary(lags_ms)}
+    warning = stale_cache_warning(server_block, cache_reset)
+    if conversations is not None:
+        # A later turn resends its history: hits up to that share are the workload's own.
+        history = conversations.annotate(result, outcome, metrics)["history_share"] or 0.0
+        if (hit_rate(server_block) or 0.0) <= history + 0.05:
+            warning = None
     block["prefix_cache"] = {
         "reset": cache_reset,
         "hit_rate": hit_rate(server_block),
-        "warning": stale_cache_warning(server_block, cache_reset),
+        "warning": warning,
     }
     if stopped_early:
         block["early_stop"] = {"reason": early_stop.reason} if early_stop else None
@@ -797,7 +848,7 @@ async def run_sweep(
     ensure_writable_dir(config.result_dir)
     endpoint = {"url": config.resolved.url, "model": config.model, "api": config.resolved.api}
     for obs in observers:
-        obs.run_started(points, len(config.samples), endpoint)
+        obs.run_started(points, config.num_requests, endpoint)
     paths: list[Path] = []
     results: list[dict[str, Any]] = []
     rows: list[PointResult] = []  # this run's points only: sweep.csv never mixes two runs
