@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.bench.results.files import load_result
+from app.bench.results.read import load_result
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
