@@ -36,7 +36,7 @@ from app.profiles import Target
 KEY_ENV = "TPOTBENCH_WORKER_API_KEY"
 # Variables the engine would fall back to; removed so a key meant for another endpoint never leaks.
 _FALLBACK_KEY_ENVS = ("OPENAI_API_KEY", "API_KEY")
-DATASETS = ("synthetic", "sharegpt", "random", "prompts")
+DATASETS = ("synthetic", "conversations", "sharegpt", "random", "prompts")
 MAX_LINE_BYTES = 64 * 1024 * 1024
 
 
@@ -209,6 +209,9 @@ def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
         ]
     elif spec.dataset == "prompts":
         argv += ["--dataset-name", "prompts", "--dataset-path", spec.dataset_path]
+    elif spec.dataset == "conversations":  # the shipped multi-turn file; one session per prompt
+        argv += ["--dataset-name", "sharegpt", "--multi-turn", "--num-sessions"]
+        argv.append(str(spec.num_prompts))
     else:
         argv += ["--dataset-name", "sharegpt"]
         if spec.dataset == "sharegpt":

@@ -1417,6 +1417,14 @@ Finished results are already saved. Please include the log file if you report th
         <translation>有效吞吐（请求/秒）</translation>
     </message>
     <message>
+        <source>TTFT 1st turn (ms)</source>
+        <translation>首轮 TTFT (ms)</translation>
+    </message>
+    <message>
+        <source>TTFT later turns (ms)</source>
+        <translation>后续轮 TTFT (ms)</translation>
+    </message>
+    <message>
         <source>Time to first token: from sending the request to the first streamed message with generated content. GuideLLM: time_to_first_token_ms; AIPerf: Time to First Token.</source>
         <translation>首 token 延迟（TTFT）：从发出请求到收到第一条带生成内容的流式消息。GuideLLM 称 time_to_first_token_ms；AIPerf 称 Time to First Token。</translation>
     </message>
@@ -1467,6 +1475,14 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>Memory-bandwidth utilisation: bytes per decode step / TPOT P50 / the GPU&apos;s bandwidth. 100 % would mean the TPOT sits on the floor.</source>
         <translation>显存带宽利用率：每个解码步的字节数 / TPOT P50 / GPU 带宽。100 % 表示 TPOT 正好在下限上。</translation>
+    </message>
+    <message>
+        <source>Conversations: mean TTFT of each session&apos;s first turn (no history to reuse). AIPerf and vLLM&apos;s multi-turn benchmark report TTFT over all turns.</source>
+        <translation>多轮对话：每个会话第一轮的平均 TTFT（没有可复用的历史）。AIPerf 和 vLLM 的多轮基准报告的是所有轮次合在一起的 TTFT。</translation>
+    </message>
+    <message>
+        <source>Conversations: mean TTFT of the turns after the first, which resend the whole history; with prefix caching the server skips the history&apos;s prefill.</source>
+        <translation>多轮对话：第一轮之后各轮的平均 TTFT。这些轮次会重新发送完整历史；开启前缀缓存时，服务器可跳过历史部分的预填充。</translation>
     </message>
 </context>
 <context>
@@ -2383,6 +2399,18 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>分布</translation>
     </message>
     <message>
+        <source>Conversations, multi-turn (shipped)</source>
+        <translation>多轮对话（内置）</translation>
+    </message>
+    <message>
+        <source>Sessions per point</source>
+        <translation>每点会话数</translation>
+    </message>
+    <message>
+        <source>Conversations run at each sweep point: each sends all its turns, every one with the history so far. The request rate is the rate sessions start at.</source>
+        <translation>每个扫描点运行的对话数：每个对话发送它的全部轮次，每一轮都带上此前的完整历史。请求速率即会话开始的速率。</translation>
+    </message>
+    <message>
         <source>Choose a dataset file</source>
         <translation>选择数据集文件</translation>
     </message>
@@ -2409,6 +2437,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>Find capacity: set at least one SLO.</source>
         <translation>寻找容量：请至少设置一个 SLO。</translation>
+    </message>
+    <message>
+        <source>Find capacity sends single prompts: choose another dataset.</source>
+        <translation>容量搜索只发送单轮提示：请选择其他数据集。</translation>
     </message>
     <message>
         <source>The selected endpoint has no base URL yet.</source>

@@ -16,6 +16,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication
 
+from app.bench.metrics.conversations import conversation_figures
 from app.bench.results.write import atomic_write_text
 from app.ui.plots.live import (
     LiveCharts,
@@ -49,7 +50,11 @@ TABLE_COLUMNS: tuple[tuple[str, str, int | None], ...] = (
     ("mbu", QT_TRANSLATE_NOOP("Metrics", "MBU"), None),
     # Requests per second that met every per-request SLO (vLLM's goodput); "–" without SLOs.
     ("request_goodput", QT_TRANSLATE_NOOP("Metrics", "Goodput (req/s)"), 2),
+    # Conversations (--multi-turn): mean TTFT of first turns and of later turns; "–" otherwise.
+    ("ttft_first_turn_ms", QT_TRANSLATE_NOOP("Metrics", "TTFT 1st turn (ms)"), 1),
+    ("ttft_later_turns_ms", QT_TRANSLATE_NOOP("Metrics", "TTFT later turns (ms)"), 1),
 )
+CONVERSATION_KEYS = ("ttft_first_turn_ms", "ttft_later_turns_ms")
 
 # Roofline figures of a point: flat in a summary read from a file, nested under
 # tpotbench.roofline in a live sweep's point_finished summary (key there in brackets).
@@ -84,8 +89,13 @@ CSV_KEYS: tuple[str, ...] = (
 
 
 def point_value(point: Mapping[str, Any], key: str) -> Any:
-    """A summary value by its flat key; roofline figures also from tpotbench.roofline."""
+    """A summary value by its flat key; roofline figures also from tpotbench.roofline, a
+    conversation point's first/later-turn TTFT from tpotbench.conversations."""
     value = point.get(key)
+    if value is None and key in CONVERSATION_KEYS:
+        block = point.get("tpotbench")
+        if isinstance(block, Mapping):
+            value = conversation_figures(dict(block))[key]
     if value is None and key in ROOFLINE_KEYS:
         block = point.get("tpotbench")
         roofline = block.get("roofline") if isinstance(block, Mapping) else None
@@ -162,6 +172,16 @@ def metric_tooltips() -> dict[str, str]:
             "Metrics",
             "Memory-bandwidth utilisation: bytes per decode step / TPOT P50 / the GPU's "
             "bandwidth. 100 % would mean the TPOT sits on the floor.",
+        ),
+        "ttft_first_turn_ms": QCoreApplication.translate(
+            "Metrics",
+            "Conversations: mean TTFT of each session's first turn (no history to reuse). "
+            "AIPerf and vLLM's multi-turn benchmark report TTFT over all turns.",
+        ),
+        "ttft_later_turns_ms": QCoreApplication.translate(
+            "Metrics",
+            "Conversations: mean TTFT of the turns after the first, which resend the whole "
+            "history; with prefix caching the server skips the history's prefill.",
         ),
     }
 

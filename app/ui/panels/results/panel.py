@@ -43,6 +43,7 @@ from app.ui.exports.files import (
     with_filter_suffix,
 )
 from app.ui.exports.tables import (
+    CONVERSATION_KEYS,
     ROOFLINE_KEYS,
     TABLE_COLUMNS,
     cell_text,
@@ -138,6 +139,7 @@ def summary_of(point: PointResult) -> dict[str, Any]:
             summary[f"{stat}_{name}_ms"] = value
     row = point.summary_row()
     summary.update({key: row[key] for key in ROOFLINE_KEYS})  # the roofline table columns
+    summary.update({key: row[key] for key in CONVERSATION_KEYS})
     return summary
 
 

@@ -150,7 +150,7 @@ class SweepPanel(QWidget):
         for edit in (self.rates, self.concurrencies):  # hand edits leave a grid preset
             edit.textEdited.connect(self._hand_edit)
         self.dataset = QComboBox()
-        for key in ("synthetic", "sharegpt", "random", "prompts"):
+        for key in ("synthetic", "conversations", "sharegpt", "random", "prompts"):
             self.dataset.addItem("", key)
         self.dataset.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
@@ -277,7 +277,6 @@ class SweepPanel(QWidget):
             "dataset": self.tr("Dataset"),
             "dataset_file": self.tr("Dataset file"),
             "random": self.tr("Random tokens"),
-            "prompts": self.tr("Prompts per point"),
             "seed": self.tr("Seed"),
             "label": self.tr("Label"),
             "results": self.tr("Results folder"),
@@ -302,6 +301,7 @@ class SweepPanel(QWidget):
             self.preset.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
         datasets = (
             ("synthetic", self.tr("Synthetic ShareGPT (shipped)")),
+            ("conversations", self.tr("Conversations, multi-turn (shipped)")),
             ("sharegpt", self.tr("ShareGPT JSON file")),
             ("random", self.tr("Random lengths")),
             ("prompts", self.tr("Prompts file (text lines or JSONL)")),
@@ -315,7 +315,7 @@ class SweepPanel(QWidget):
         self.browse_results_button.setText(self.tr("Browse…"))
         self.in_label.setText(self.tr("in"))
         self.out_label.setText(self.tr("out"))
-        self.num_prompts.setToolTip(self.tr("Requests sent at each sweep point."))
+        self._count_label()
         self.ignore_eos.setText(self.tr("Ignore EOS"))
         self.ignore_eos.setToolTip(self.tr("Always generate the requested output length."))
         self.label.setToolTip(self.tr("File names become LABEL_rateR_concC.json."))
@@ -452,6 +452,22 @@ class SweepPanel(QWidget):
         kind = self.dataset.currentData()
         self.dataset_row.setEnabled(kind in ("sharegpt", "prompts"))
         self.lengths_row.setEnabled(kind == "random")
+        self._count_label()
+
+    def _count_label(self) -> None:
+        """Prompts per point, or sessions per point for conversations (each sends every turn
+        of one conversation with its history)."""
+        if self.dataset.currentData() == "conversations":
+            self.labels["prompts"].setText(self.tr("Sessions per point"))
+            self.num_prompts.setToolTip(
+                self.tr(
+                    "Conversations run at each sweep point: each sends all its turns, every one "
+                    "with the history so far. The request rate is the rate sessions start at."
+                )
+            )
+        else:
+            self.labels["prompts"].setText(self.tr("Prompts per point"))
+            self.num_prompts.setToolTip(self.tr("Requests sent at each sweep point."))
 
     def _browse_dataset(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Choose a dataset file"))
@@ -490,6 +506,10 @@ class SweepPanel(QWidget):
                 )
             if not self.slo_summary.slos():
                 raise ValueError(self.tr("Find capacity: set at least one SLO."))
+            if kind == "conversations":
+                raise ValueError(
+                    self.tr("Find capacity sends single prompts: choose another dataset.")
+                )
             search = {"start": float(concs[0]), "max": float(concs[1])}
         return SweepSpec(
             request_rates=rates,

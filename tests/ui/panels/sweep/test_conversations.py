@@ -1,0 +1,73 @@
+"""The Sweep panel's conversation dataset: a multi-turn sweep against the simulator from the
+window, its first- and later-turn TTFT columns live and in the Results tab, both languages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QTranslator
+
+from app.bench.results.read import load_result
+from app.paths import resources_dir
+from app.profiles import Target
+from app.ui.exports.tables import TABLE_COLUMNS, cell_text
+from app.ui.panels.results.panel import summary_of
+from app.ui.panels.sweep.panel import SweepPanel
+from app.ui.worker import SweepSpec, build_sweep_argv
+
+COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}
+
+
+def test_conversations_argv_names_sessions_and_multi_turn() -> None:
+    spec = SweepSpec(dataset="conversations", num_prompts=5, result_dir="out")
+    argv = build_sweep_argv(spec, Target("sim", "http://127.0.0.1:9", "chat", ""))
+    at = argv.index("--multi-turn")
+    assert argv[at - 2 : at] == ["--dataset-name", "sharegpt"]
+    assert argv[at + 1 : at + 3] == ["--num-sessions", "5"]
+    assert "--dataset-path" not in argv  # the shipped conversations
+
+
+def test_conversation_sweep_shows_first_and_later_turn_ttft(qtbot, sim, tmp_path: Path) -> None:
+    panel = SweepPanel(lambda: Target("Built-in simulator", sim.base_url, "chat", ""))
+    qtbot.addWidget(panel)
+    panel.results_root.setText(str(tmp_path))
+    panel.dataset.setCurrentIndex(panel.dataset.findData("conversations"))
+    assert panel.labels["prompts"].text() == "Sessions per point"
+    assert not panel.dataset_row.isEnabled() and not panel.lengths_row.isEnabled()
+    panel.rates.setText("inf")
+    panel.concurrencies.setText("2")
+    panel.num_prompts.setValue(3)
+    panel.label.setText("chat")
+    panel.extra_args = ["--max-turns", "2", "--output-len", "6"]  # a short run
+    assert panel.run()
+    qtbot.waitUntil(lambda: not panel.is_running(), timeout=90_000)
+    assert panel.last_error == ""
+    (path,) = panel.run_dir.glob("chat_*.json")
+    conv = load_result(path).raw["tpotbench"]["conversations"]
+    assert (conv["sessions"], conv["turns_completed"]) == (3, 6)
+    row = [panel.table.item(0, c).text() for c in range(panel.table.columnCount())]
+    first = conv["ttft_first_turn_ms"]["mean"]
+    later = conv["ttft_later_turns_ms"]["mean"]
+    assert row[COL["ttft_first_turn_ms"]] == f"{first:.1f}"
+    assert row[COL["ttft_later_turns_ms"]] == f"{later:.1f}"
+    # the Results tab reads the same figures from the file
+    summary = summary_of(load_result(path))
+    assert cell_text(summary, "ttft_later_turns_ms", 1) == f"{later:.1f}"
+    # an ordinary point has no such figure: a dash, not a zero
+    assert cell_text({"tpotbench": {}}, "ttft_first_turn_ms", 1) == "–"
+
+
+def test_conversation_strings_in_chinese(qtbot, qapp) -> None:
+    panel = SweepPanel(lambda: Target("sim", "http://127.0.0.1:9", "chat", ""))
+    qtbot.addWidget(panel)
+    translator = QTranslator()
+    assert translator.load(str(resources_dir() / "i18n" / "tpotbench_zh_CN.qm"))
+    qapp.installTranslator(translator)
+    try:
+        panel.retranslate()
+        panel.dataset.setCurrentIndex(panel.dataset.findData("conversations"))
+        assert panel.dataset.currentText() == "多轮对话（内置）"
+        assert panel.labels["prompts"].text() == "每点会话数"
+    finally:
+        qapp.removeTranslator(translator)
+        panel.retranslate()
