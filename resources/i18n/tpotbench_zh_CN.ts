@@ -1418,11 +1418,11 @@ Finished results are already saved. Please include the log file if you report th
     </message>
     <message>
         <source>TTFT 1st turn (ms)</source>
-        <translation>首轮 TTFT (ms)</translation>
+        <translation>首轮 TTFT（毫秒）</translation>
     </message>
     <message>
         <source>TTFT later turns (ms)</source>
-        <translation>后续轮 TTFT (ms)</translation>
+        <translation>后续轮 TTFT（毫秒）</translation>
     </message>
     <message>
         <source>Time to first token: from sending the request to the first streamed message with generated content. GuideLLM: time_to_first_token_ms; AIPerf: Time to First Token.</source>
