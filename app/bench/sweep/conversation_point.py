@@ -11,7 +11,7 @@ from typing import Any
 
 from app.bench.datasets.conversations import Conversation
 from app.bench.http.record import RequestRecord
-from app.bench.http.stream import RequestSpec
+from app.bench.http.request import RequestSpec
 from app.bench.load.arrivals import LoadOutcome, LoadState, SendFn
 from app.bench.load.sessions import ThinkTime, run_sessions, total_turns
 from app.bench.metrics.conversations import add_session_columns, conversation_block

@@ -9,7 +9,8 @@ from typing import Any
 from app.bench.datasets.conversations import Conversation, Turn
 from app.bench.http import client as client_mod
 from app.bench.http.endpoint import resolve_endpoint
-from app.bench.http.stream import RequestSpec, send_request
+from app.bench.http.request import RequestSpec
+from app.bench.http.stream import send_request
 from app.bench.load.sessions import run_sessions
 
 
