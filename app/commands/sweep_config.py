@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import math
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from app.bench.datasets.prompts import (
     get_samples,
 )
 from app.bench.http.tokens import TokenCounter, TokenizerError, estimate_tokens
+from app.bench.load.grid import GridError, parse_concurrencies, parse_rates
 from app.bench.metrics.options import (
     parse_goodput,
     parse_percentile_metrics,
@@ -34,33 +34,19 @@ _MAX_PROMPT_TOKENS = 100_000_000
 
 
 def _rates(text: str) -> list[float]:
-    rates = []
-    for item in text.split(","):
-        item = item.strip()
-        try:
-            value = float(item)
-        except ValueError:
-            raise UsageError(f"--request-rate: {item!r} is not a number or 'inf'") from None
-        if not value > 0 or math.isnan(value):
-            raise UsageError(f"--request-rate: {item} must be greater than 0")
-        rates.append(value)
-    return rates
+    try:
+        return parse_rates(text)
+    except GridError as exc:
+        raise UsageError(f"--request-rate: {exc}") from None
 
 
 def _concurrencies(text: str | None) -> list[int | None]:
     if text is None:
         return [None]
-    values: list[int | None] = []
-    for item in text.split(","):
-        item = item.strip()
-        try:
-            value = int(item)
-        except ValueError:
-            raise UsageError(f"--max-concurrency: {item!r} is not a whole number") from None
-        if not 1 <= value <= flags.MAX_BATCH:
-            raise UsageError(f"--max-concurrency: {item} must be from 1 to {flags.MAX_BATCH:,}")
-        values.append(value)
-    return values
+    try:
+        return list(parse_concurrencies(text, flags.MAX_BATCH))
+    except GridError as exc:
+        raise UsageError(f"--max-concurrency: {exc}") from None
 
 
 class _EstimateCounter:

@@ -4,6 +4,8 @@ files, the roofline context and the time limits (search adds its own on top)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
+from typing import Any
 
 from app.bench.datasets.prompts import DATASET_NAMES
 from app.bench.http.client import DEFAULT_READ_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S
@@ -22,6 +24,17 @@ ROOFLINE_FLAGS: dict[str, str] = dict(
         strict=True,
     )
 )
+
+
+def roofline_args(context: Mapping[str, Any]) -> list[str]:
+    """The sweep flags that carry a roofline context (the roofline panel's, a profile's), so
+    each point's file records the decode floor and MBU."""
+    return [
+        arg
+        for key, flag in ROOFLINE_FLAGS.items()
+        if context.get(key) not in (None, "")
+        for arg in (flag, str(context[key]))
+    ]
 
 
 def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:

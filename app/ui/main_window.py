@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import __version__
+from app.commands.sweep_flags import ROOFLINE_FLAGS, roofline_args
 from app.profiles import ProfileStore, Target
 from app.secrets import KeyStore
 from app.ui.app_setup_sim import SimulatorService
@@ -42,14 +43,6 @@ log = logging.getLogger(__name__)
 RUN_METHODS = ("start", "run", "start_sweep", "run_diagnosis")
 CANCEL_METHODS = ("stop", "cancel")
 EXPORT_METHODS = ("export", "export_dialog", "_export_data_dialog")
-# Roofline dock context key -> `tpotbench sweep` flag: each point's file records the floor/MBU.
-ROOFLINE_FLAGS = (
-    ("gpu_id", "--gpu"),
-    ("model_id", "--roofline-model"),
-    ("fmt", "--dtype"),
-    ("kv_dtype", "--kv-dtype"),
-    ("context", "--roofline-context"),
-)
 
 
 @dataclass
@@ -508,7 +501,7 @@ class MainWindow(QMainWindow):
         extra = getattr(self.sweep, "extra_args", None)
         if not isinstance(extra, list) or not callable(getattr(self.roofline, "context", None)):
             return
-        flags = {flag for _key, flag in ROOFLINE_FLAGS}
+        flags = set(ROOFLINE_FLAGS.values())
         kept: list[str] = []
         args = iter(extra)
         for arg in args:
@@ -516,10 +509,7 @@ class MainWindow(QMainWindow):
                 next(args, None)  # and its value
             else:
                 kept.append(arg)
-        context = self.roofline.context()
-        for key, flag in ROOFLINE_FLAGS:
-            if context.get(key) not in (None, ""):
-                kept += [flag, str(context[key])]
+        kept += roofline_args(self.roofline.context())
         extra[:] = kept  # the same list the panel reads when Run is pressed
 
     def _on_probe_finished(self, result: dict) -> None:

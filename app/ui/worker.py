@@ -6,12 +6,9 @@ timestamp; this side only reads lines and forwards them.
 
 from __future__ import annotations
 
-import math
 import os
-import re
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,44 +24,16 @@ from PySide6.QtCore import (
     Signal,
 )
 
+from app.bench.load import grid
 from app.bench.sweep import events
 from app.bench.sweep.events import EventError
-from app.paths import cli_command
+from app.commands.argv import KEY_ENV, SweepSpec, build_sweep_argv
+from app.commands.flags import MAX_BATCH
 from app.profiles import Target
 
-# The key reaches the worker only through this variable (the engine reads --api-key-env NAME).
-KEY_ENV = "TPOTBENCH_WORKER_API_KEY"
 # Variables the engine would fall back to; removed so a key meant for another endpoint never leaks.
 _FALLBACK_KEY_ENVS = ("OPENAI_API_KEY", "API_KEY")
-DATASETS = ("synthetic", "conversations", "sharegpt", "random", "prompts")
 MAX_LINE_BYTES = 64 * 1024 * 1024
-
-
-@dataclass
-class SweepSpec:
-    """What the user asked for in the sweep form (the endpoint comes from the Target)."""
-
-    request_rates: list[float] = field(default_factory=lambda: [math.inf])
-    max_concurrencies: list[int] = field(default_factory=lambda: [8])
-    dataset: str = "synthetic"
-    dataset_path: str = ""
-    random_input_len: int = 256
-    random_output_len: int = 64
-    num_prompts: int = 64
-    seed: int = 0
-    ignore_eos: bool = False
-    label: str = "sweep"
-    result_dir: str = ""
-    extra_args: list[str] = field(default_factory=list)
-    # Latency goals as "metric:stat:ms" (tpotbench sweep/search --slo): each point is judged.
-    slos: list[str] = field(default_factory=list)
-    # A capacity search instead of a grid: {"start": 1, "max": 256} over concurrency at the
-    # first request rate (tpotbench search).
-    search: dict[str, float] | None = None
-
-    @property
-    def num_points(self) -> int:
-        return len(self.request_rates) * len(self.max_concurrencies)
 
 
 # The strings the module-level helpers pass to _tr(), spelled out for lupdate.
@@ -85,40 +54,30 @@ def _tr(text: str) -> str:
 
 
 def parse_rates(text: str) -> list[float]:
-    """'1, 2, 4, inf' -> [1.0, 2.0, 4.0, inf]; ValueError says which item is wrong."""
-    rates: list[float] = []
-    for item in filter(None, (s.strip() for s in re.split(r"[,\s;]+", text))):
-        if item.lower() in ("inf", "infinity", "∞"):
-            rates.append(math.inf)
-            continue
-        try:
-            value = float(item)
-        except ValueError:
-            raise ValueError(
-                _tr("'{0}' is not a request rate: use numbers or inf.").format(item)
-            ) from None
-        if not value > 0 or math.isnan(value):
-            raise ValueError(
-                _tr("Request rate {0} must be above 0 (use inf for no limit).").format(item)
-            )
-        rates.append(value)
-    if not rates:
-        raise ValueError(_tr("Enter at least one request rate, for example: inf"))
-    return rates
+    """'1, 2, 4, inf' -> [1.0, 2.0, 4.0, inf] (the engine's rules); ValueError says which item
+    is wrong, in the UI language."""
+    try:
+        return grid.parse_rates(text)
+    except grid.GridError as exc:
+        if exc.kind == "rate_not_number":
+            message = _tr("'{0}' is not a request rate: use numbers or inf.")
+        elif exc.kind == "rate_not_positive":
+            message = _tr("Request rate {0} must be above 0 (use inf for no limit).")
+        else:
+            message = _tr("Enter at least one request rate, for example: inf")
+        raise ValueError(message.format(exc.item)) from None
 
 
 def parse_concurrencies(text: str) -> list[int]:
-    """'1, 4, 8' -> [1, 4, 8]; ValueError says which item is wrong."""
-    values: list[int] = []
-    for item in filter(None, (s.strip() for s in re.split(r"[,\s;]+", text))):
-        if not item.isdigit() or int(item) < 1:
-            raise ValueError(
-                _tr("'{0}' is not a concurrency: use whole numbers of 1 or more.").format(item)
-            )
-        values.append(int(item))
-    if not values:
-        raise ValueError(_tr("Enter at least one concurrency, for example: 32"))
-    return values
+    """'1, 4, 8' -> [1, 4, 8] (the engine's rules); ValueError says which item is wrong."""
+    try:
+        return grid.parse_concurrencies(text, MAX_BATCH)
+    except grid.GridError as exc:
+        if exc.kind in ("conc_not_whole", "conc_range"):
+            message = _tr("'{0}' is not a concurrency: use whole numbers of 1 or more.")
+        else:
+            message = _tr("Enter at least one concurrency, for example: 32")
+        raise ValueError(message.format(exc.item)) from None
 
 
 def format_duration(seconds: float) -> str:
@@ -139,88 +98,6 @@ def default_results_root() -> Path:
     except OSError:
         pass
     return Path(platformdirs.user_data_dir("tpotbench", appauthor=False)) / "results"
-
-
-def _rate_text(rate: float) -> str:
-    return "inf" if math.isinf(rate) else f"{rate:g}"
-
-
-def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
-    """The worker's command line; never contains the API key (only the variable's name).
-
-    The dataset is chosen before the flags that take a list (--header), so they cannot swallow it.
-    """
-    if spec.dataset not in DATASETS:
-        raise ValueError(f"Unknown dataset {spec.dataset!r}: use one of {', '.join(DATASETS)}.")
-    if spec.search is not None:
-        load = [
-            "--request-rate",
-            _rate_text(spec.request_rates[0]),
-            "--start",
-            f"{spec.search['start']:g}",
-            "--max",
-            f"{spec.search['max']:g}",
-        ]
-    else:
-        load = [
-            "--request-rate",
-            ",".join(_rate_text(r) for r in spec.request_rates),
-            "--max-concurrency",
-            ",".join(str(c) for c in spec.max_concurrencies),
-        ]
-    argv = [
-        *cli_command(),  # a frozen bundle runs itself, not `python -m app`
-        "search" if spec.search is not None else "sweep",
-        "--backend",
-        "openai-chat" if target.api == "chat" else "openai",
-        "--base-url",
-        target.base_url,
-        *load,
-        "--num-prompts",
-        str(spec.num_prompts),
-        "--seed",
-        str(spec.seed),
-        "--label",
-        spec.label,
-        "--result-dir",
-        spec.result_dir,
-        "--save-result",
-        "--events",
-        "jsonl",
-    ]
-    if target.ray_address:
-        argv += ["--ray", target.ray_address]
-    if target.api_key:  # the engine refuses --api-key-env naming an unset variable
-        argv += ["--api-key-env", KEY_ENV]
-    if target.model:
-        argv += ["--model", target.model]
-    if not target.verify_tls:
-        argv.append("--insecure")
-    if target.headers:  # one --header with every KEY=VALUE (the flag takes a list)
-        argv += ["--header", *(f"{k}={v}" for k, v in target.headers.items())]
-    if spec.dataset == "random":
-        argv += [
-            "--dataset-name",
-            "random",
-            "--random-input-len",
-            str(spec.random_input_len),
-            "--random-output-len",
-            str(spec.random_output_len),
-        ]
-    elif spec.dataset == "prompts":
-        argv += ["--dataset-name", "prompts", "--dataset-path", spec.dataset_path]
-    elif spec.dataset == "conversations":  # the shipped multi-turn file; one session per prompt
-        argv += ["--dataset-name", "sharegpt", "--multi-turn", "--num-sessions"]
-        argv.append(str(spec.num_prompts))
-    else:
-        argv += ["--dataset-name", "sharegpt"]
-        if spec.dataset == "sharegpt":
-            argv += ["--dataset-path", spec.dataset_path]
-    if spec.ignore_eos:
-        argv.append("--ignore-eos")
-    if spec.slos:
-        argv += ["--slo", *spec.slos]
-    return argv + list(spec.extra_args)
 
 
 def parse_event(line: str | bytes) -> dict[str, Any]:

@@ -1488,18 +1488,6 @@ Finished results are already saved. Please include the log file if you report th
 <context>
     <name>ProbePanel</name>
     <message>
-        <source>Time to first token: from sending the request to the first chunk that carries generated text. Includes queueing, prefill and the network.
-GuideLLM: time_to_first_token_ms. AIPerf: Time to First Token (TTFT).</source>
-        <translation>首 token 时延（TTFT）：从发出请求到收到第一个携带生成文本的数据块。包含排队、预填充（prefill）和网络时间。
-GuideLLM：time_to_first_token_ms。AIPerf：Time to First Token (TTFT)。</translation>
-    </message>
-    <message>
-        <source>Time per output token, excluding the first: (end-to-end latency − TTFT) ÷ (output tokens − 1), as vllm bench serve computes it.
-GuideLLM calls this inter_token_latency_ms (its time_per_output_token_ms includes the first token). AIPerf: Inter Token Latency (ITL).</source>
-        <translation>每个输出 token 的时间（不含首个）：(端到端时延 − TTFT) ÷ (输出 token 数 − 1)，与 vllm bench serve 的算法一致。
-GuideLLM 称之为 inter_token_latency_ms（其 time_per_output_token_ms 包含首个 token）。AIPerf：Inter Token Latency (ITL)。</translation>
-    </message>
-    <message>
         <source>Output tokens per second for this request: output tokens ÷ end-to-end latency (vllm bench serve&apos;s output throughput for one request).
 GuideLLM: output_tokens_per_second. AIPerf&apos;s Output Token Throughput Per User is 1 ÷ ITL instead (decode speed only, without TTFT).</source>
         <translation>本次请求每秒输出的 token 数：输出 token 数 ÷ 端到端时延（即 vllm bench serve 单个请求的输出吞吐量）。
@@ -1510,12 +1498,6 @@ GuideLLM：output_tokens_per_second。AIPerf 的 Output Token Throughput Per Use
 GuideLLM: output_tokens. AIPerf: Output Sequence Length (OSL).</source>
         <translation>输出 token 数取自服务器返回的 usage 字段（completion_tokens），绝不按流式数据块计数。
 GuideLLM：output_tokens。AIPerf：Output Sequence Length (OSL)。</translation>
-    </message>
-    <message>
-        <source>Inter-token latency: the gap before each chunk that carries generated text. A chunk with several tokens is one gap.
-GuideLLM does not keep per-chunk gaps. AIPerf: Inter Chunk Latency (ICL).</source>
-        <translation>token 间时延（ITL）：每个携带生成文本的数据块之前的间隔。包含多个 token 的数据块只算一个间隔。
-GuideLLM 不保留逐块间隔。AIPerf：Inter Chunk Latency (ICL)。</translation>
     </message>
     <message>
         <source>Enter a valid API key for this endpoint in the editor on the left.</source>

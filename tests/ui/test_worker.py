@@ -55,7 +55,7 @@ def test_argv_names_the_key_variable_but_never_holds_the_key() -> None:
     assert pairs["--backend"] == "openai-chat"
     assert pairs["--model"] == "m1"
     assert pairs["--random-input-len"] == "100"
-    assert pairs["--header"] == "X-Org=lab"
+    assert pairs["--header"] == "X-Org: lab"  # the canonical header syntax
     assert "--ignore-eos" in argv
     assert spec.num_points == 6
     completions = build_sweep_argv(spec, _target(api="completions"))

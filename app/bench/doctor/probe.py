@@ -9,6 +9,7 @@ import httpx
 from app.bench.doctor.report import DoctorTarget
 from app.bench.http.auth import auth_headers, redact
 from app.bench.http.body import IDENTITY, MAX_MODELS_BODY_BYTES, BodyError, get_small
+from app.bench.http.models import model_ids
 
 PROBE_TEXT = "Reply with the word OK."
 
@@ -59,10 +60,7 @@ def mentions_model(resp: httpx.Response) -> bool:
 
 def served_ids(resp: httpx.Response | None) -> list[str] | None:
     """The model ids a /v1/models answer lists; None when it is not such a list."""
-    body = json_body(resp) if resp is not None and resp.status_code == 200 else None
-    if isinstance(body, dict) and isinstance(body.get("data"), list):
-        return [str(m.get("id")) for m in body["data"] if isinstance(m, dict) and m.get("id")]
-    return None
+    return model_ids(json_body(resp) if resp is not None and resp.status_code == 200 else None)
 
 
 def listed_max_model_len(resp: httpx.Response, model: str | None) -> int | None:

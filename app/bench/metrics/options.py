@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from app.bench.load.grid import split_items
+
 DEFAULT_PERCENTILES: tuple[float, ...] = (50.0, 90.0, 95.0, 99.0)
 
 PERCENTILE_METRICS = (
@@ -39,8 +41,7 @@ def percentile_word(p: float) -> str:
 def parse_percentiles(text: str) -> tuple[float, ...]:
     """`--metric-percentiles 50,90,99` -> (50.0, 90.0, 99.0); ValueError names the bad item."""
     values = []
-    for item in text.split(","):
-        item = item.strip()
+    for item in split_items(text):
         try:
             value = float(item)
         except ValueError:
@@ -48,11 +49,13 @@ def parse_percentiles(text: str) -> tuple[float, ...]:
         if not 0.0 <= value <= 100.0:
             raise ValueError(f"--metric-percentiles: {item} is outside 0..100")
         values.append(value)
+    if not values:
+        raise ValueError("--metric-percentiles: give at least one, e.g. 50,90,99")
     return tuple(values)
 
 
 def parse_percentile_metrics(text: str) -> tuple[str, ...]:
-    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    names = tuple(split_items(text))
     if not names:
         raise ValueError("--percentile-metrics: name at least one, e.g. ttft,tpot,itl,e2el")
     for name in names:

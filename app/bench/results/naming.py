@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 
-def rate_value(rate: float) -> float | str:
-    """Request rate as vLLM writes it: a number, or the string "inf"."""
+def rate_to_file(rate: float) -> float | str:
+    """Request rate as vLLM writes it: a number, or the string "inf" (rate_from_file reads it)."""
     return "inf" if math.isinf(rate) else rate
+
+
+def rate_from_file(value: Any) -> float:
+    """A request rate as a result file or event holds it, as a float; 'inf', None, Infinity
+    and <= 0 mean 'as fast as possible' (the inverse of rate_to_file)."""
+    if value is None:
+        return math.inf
+    if isinstance(value, str):
+        text = value.strip().lower()
+        return math.inf if text in ("inf", "infinity", "") else float(text)
+    number = float(value)
+    return math.inf if number <= 0 else number
 
 
 def rate_label(rate: float) -> str:

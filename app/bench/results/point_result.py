@@ -9,7 +9,7 @@ from typing import Any
 
 from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
-from app.bench.results.naming import rate_value
+from app.bench.results.naming import rate_to_file
 
 
 @dataclass
@@ -63,7 +63,7 @@ class PointResult:
             "source": self.source,
             "label": self.label,
             "model": self.model_id,
-            "request_rate": rate_value(self.request_rate),
+            "request_rate": rate_to_file(self.request_rate),
             "max_concurrency": self.max_concurrency,
             "completed": self.completed,
             "failed": self.failed,

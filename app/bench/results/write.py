@@ -15,7 +15,7 @@ from typing import Any
 from app import __version__, jsonfile
 from app.bench.http.failures import fix_for, title_for
 from app.bench.metrics.point import PointMetrics, Stats
-from app.bench.results.naming import rate_value
+from app.bench.results.naming import rate_to_file
 from app.bench.results.request_block import itl_block, requests_block
 from app.roofline.scenario import point_fields
 
@@ -78,7 +78,7 @@ def build_result(
         "model_id": info.model_id,
         "tokenizer_id": info.tokenizer_id,
         "num_prompts": info.num_prompts,
-        "request_rate": rate_value(info.request_rate),
+        "request_rate": rate_to_file(info.request_rate),
         "burstiness": info.burstiness,
         "max_concurrency": info.max_concurrency,
         "duration": metrics.duration_s,
@@ -124,7 +124,7 @@ def build_result(
         "endpoint": {"url": info.endpoint_url, "api": info.api, "model": info.model_id},
         "point": {
             "index": info.point_index,
-            "request_rate": rate_value(info.request_rate),
+            "request_rate": rate_to_file(info.request_rate),
             "max_concurrency": info.max_concurrency,
         },
         "dataset": {"name": info.dataset_name, "path": info.dataset_path, "seed": info.seed},

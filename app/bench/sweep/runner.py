@@ -15,15 +15,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-import httpx
-
 from app.bench.capacity.slo import SLOSet, slo_block
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http import client as client_mod
-from app.bench.http.auth import auth_headers, redact
-from app.bench.http.body import MAX_MODELS_BODY_BYTES, get_small
 from app.bench.http.endpoint import ResolvedEndpoint
-from app.bench.http.failures import classify_exception
+from app.bench.http.models import ModelsError, fetch_models
 from app.bench.http.record import RequestRecord
 from app.bench.http.request import RequestSpec
 from app.bench.http.stream import send_request
@@ -301,41 +297,21 @@ async def fetch_first_model(
     vLLM does without --model), or None if that list is not available there.
     Raises UnreachableError if nothing answers (or the answer is oversized or never ends):
     ``timeout_s`` is the longest silence, ``request_timeout_s`` the whole request."""
-    headers = auth_headers(api_key, extra_headers)
-    timeout = httpx.Timeout(timeout_s)
     url = resolved.models_url
-    async with httpx.AsyncClient(verify=verify_tls, timeout=timeout, trust_env=True) as http:
-        try:
-            reply = await get_small(
-                http,
-                url,
-                headers=headers,
-                max_bytes=MAX_MODELS_BODY_BYTES,
-                deadline_s=request_timeout_s,
-                what=f"the answer of {url}",
-            )
-        except TimeoutError:
-            # worded like every other "cannot reach" line, which the window translates
-            raise UnreachableError(
-                f"cannot reach {url} (timeout: no complete answer within "
-                f"--request-timeout {request_timeout_s:g} s)"
-            ) from None
-        except Exception as exc:
-            kind, message = classify_exception(exc, after_headers=False)
-            message = redact(message, api_key)
-            raise UnreachableError(f"cannot reach {url} ({kind}: {message})") from None
-    if reply.status in (401, 403):
-        raise UnreachableError(key_refused_message(reply.status, url, api_key))
-    if reply.status != 200:
-        return None
     try:
-        model = reply.json()["data"][0]["id"]  # type: ignore[index]
-    except (ValueError, KeyError, IndexError, TypeError):
-        return None
-    # an id is a short printable name; anything else is not echoed anywhere
-    if not isinstance(model, str) or not 0 < len(model) <= 512 or not model.isprintable():
-        return None
-    return model
+        listing = await fetch_models(
+            url,
+            api_key=api_key,
+            headers=extra_headers,
+            verify_tls=verify_tls,
+            timeout_s=timeout_s,
+            request_timeout_s=request_timeout_s,
+        )
+    except ModelsError as exc:
+        raise UnreachableError(str(exc)) from None
+    if listing.status in (401, 403):
+        raise UnreachableError(key_refused_message(listing.status, url, api_key))
+    return listing.first() if listing.status == 200 else None
 
 
 def check_roofline(context: dict[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication
 
 from app.bench.metrics.conversations import conversation_figures
+from app.bench.results.naming import rate_from_file
 from app.bench.results.write import atomic_write_text
 from app.ui.plots.live import (
     LiveCharts,
@@ -24,7 +25,6 @@ from app.ui.plots.live import (
     SweepCurves,
     concurrency_value,
     format_number,
-    rate_value,
 )
 
 EXPORT_SCHEMA = 1
@@ -129,6 +129,10 @@ def metric_tooltips() -> dict[str, str]:
         "GuideLLM: request_latency; AIPerf: Request Latency.",
     )
     return {
+        "ttft": ttft,
+        "tpot": tpot,
+        "itl": itl,
+        "e2el": e2el,
         "request_rate": QCoreApplication.translate(
             "Metrics",
             "Target request rate (Poisson arrivals); inf sends every request at once, "
@@ -203,7 +207,7 @@ def cell_text(point: Mapping[str, Any], key: str, decimals: int | None) -> str:
     if key == "mbu" and isinstance(value, int | float) and math.isfinite(value):
         return f"{value * 100:.1f} %"
     if key == "request_rate":
-        return format_number(rate_value(value))
+        return format_number(rate_from_file(value))
     if key == "max_concurrency":
         return format_number(concurrency_value(value))
     if value is None or value == "":
@@ -241,7 +245,7 @@ def runs_csv(series: Sequence[Series]) -> str:
             row = [s.name]
             for key in CSV_KEYS:
                 if key == "request_rate":
-                    row.append(format_number(rate_value(point.get(key))))
+                    row.append(format_number(rate_from_file(point.get(key))))
                 elif key == "max_concurrency":
                     row.append(format_number(concurrency_value(point.get(key))))
                 else:

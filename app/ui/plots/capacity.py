@@ -16,7 +16,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 
 from app.bench.capacity.knee import find_knee
-from app.ui.plots.live import Series, SweepCurves, concurrency_value, rate_value, sweep_axis
+from app.bench.results.naming import rate_from_file
+from app.ui.plots.live import Series, SweepCurves, concurrency_value, sweep_axis
 
 WHY_TEMPLATES: dict[str, str] = {
     "client": QT_TRANSLATE_NOOP(
@@ -181,7 +182,7 @@ def sweep_knees(points: Sequence[Mapping[str, Any]], axis: str) -> dict[str, flo
     """Knees of TPOT p99 and TTFT p99 over a run's finished points (Kneedle,
     app.bench.capacity.knee)."""
     key = "request_rate" if axis == "rate" else "max_concurrency"
-    to_value = rate_value if axis == "rate" else concurrency_value
+    to_value = rate_from_file if axis == "rate" else concurrency_value
     full = [
         p
         for p in points
@@ -209,7 +210,7 @@ def draw_marks(curves: SweepCurves, series: Sequence[Series], marks: Marks) -> N
         return
     axis = sweep_axis(shown)
     key = "request_rate" if axis == "rate" else "max_concurrency"
-    to_value = rate_value if axis == "rate" else concurrency_value
+    to_value = rate_from_file if axis == "rate" else concurrency_value
     values = sorted({to_value(p.get(key)) for s in shown for p in s.points})
     slot = {v: i for i, v in enumerate(values)}
     plots = {"tpot": curves.tpot, "ttft": curves.ttft}

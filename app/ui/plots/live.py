@@ -18,6 +18,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QGraphicsItem, QGridLayout, QWidget
 
+from app.bench.results.naming import rate_from_file
 from app.ui.plots.token_scatter import MIN_ITL_MS, TokenScatter
 from app.ui.retranslate import is_language_change
 
@@ -98,17 +99,6 @@ class RingBuffer:
         return np.concatenate([self._data[self._capacity - (n - end) :], self._data[:end]])
 
 
-def rate_value(value: Any) -> float:
-    """A request rate as a float; 'inf', None, Infinity and <= 0 mean 'as fast as possible'."""
-    if value is None:
-        return math.inf
-    if isinstance(value, str):
-        text = value.strip().lower()
-        return math.inf if text in ("inf", "infinity", "") else float(text)
-    number = float(value)
-    return math.inf if number <= 0 else number
-
-
 def concurrency_value(value: Any) -> float:
     """A max concurrency as a float; None or 0 means 'unlimited' (inf)."""
     if value in (None, "", 0, "0"):
@@ -137,7 +127,7 @@ def sweep_axis(series: Iterable[Series]) -> str:
     for s in series:
         for p in s.points:
             concs.add(concurrency_value(p.get("max_concurrency")))
-            rates.add(rate_value(p.get("request_rate")))
+            rates.add(rate_from_file(p.get("request_rate")))
     return "rate" if len(concs) <= 1 and len(rates) > 1 else "concurrency"
 
 
@@ -263,7 +253,7 @@ class SweepCurves(QWidget):
                 legend.clear()
         self.axis = sweep_axis(self._series)
         key = "request_rate" if self.axis == "rate" else "max_concurrency"
-        to_value = rate_value if self.axis == "rate" else concurrency_value
+        to_value = rate_from_file if self.axis == "rate" else concurrency_value
         values = sorted({to_value(p.get(key)) for s in self._series for p in s.points})
         slot = {v: i for i, v in enumerate(values)}
         ticks = [[(i, format_number(v)) for v, i in slot.items()]]

@@ -6,7 +6,6 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-import httpx
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -27,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.bench.http.auth import cleartext_host, header_problem, key_problem
+from app.bench.http.models import MODELS_DEADLINE_S
 from app.profiles import (
     APIS,
     SIMULATOR_NAME,
@@ -50,30 +50,39 @@ def models_url(base_url: str) -> str:
 
 
 async def list_models(
-    base_url: str, api_key: str, headers: dict[str, str], verify_tls: bool
+    base_url: str,
+    api_key: str,
+    headers: dict[str, str],
+    verify_tls: bool,
+    *,
+    request_timeout_s: float | None = MODELS_DEADLINE_S,
 ) -> list[str]:
-    """Model ids from GET /v1/models; raises ValueError with one readable sentence."""
-    from app.bench.http.auth import auth_headers
+    """Model ids from GET /v1/models (bounded in size and time by the engine's client);
+    raises ValueError with one readable sentence."""
     from app.bench.http.endpoint import EndpointError
+    from app.bench.http.models import ModelsError, fetch_models
 
     try:
         url = models_url(base_url)
     except EndpointError as exc:
         raise ValueError(str(exc)) from None
-    async with httpx.AsyncClient(verify=verify_tls, timeout=httpx.Timeout(10.0)) as client:
-        try:
-            response = await client.get(url, headers=auth_headers(api_key or None, headers))
-        except httpx.HTTPError as exc:
-            raise ValueError(f"Could not reach {url}: {type(exc).__name__}.") from None
-    if response.status_code in (401, 403):
-        raise ValueError(f"{url} answered {response.status_code}: check the API key.")
-    if response.status_code != 200:
-        raise ValueError(f"{url} answered HTTP {response.status_code}.")
     try:
-        data = response.json().get("data", [])
-        return [str(m["id"]) for m in data if isinstance(m, dict) and "id" in m]
-    except (ValueError, AttributeError):
-        raise ValueError(f"{url} did not return a JSON model list.") from None
+        listing = await fetch_models(
+            url,
+            api_key=api_key or None,
+            headers=headers,
+            verify_tls=verify_tls,
+            request_timeout_s=request_timeout_s,
+        )
+    except ModelsError as exc:
+        raise ValueError(f"Could not reach {url}: {exc.kind}.") from None
+    if listing.status in (401, 403):
+        raise ValueError(f"{url} answered {listing.status}: check the API key.")
+    if listing.status != 200:
+        raise ValueError(f"{url} answered HTTP {listing.status}.")
+    if listing.ids is None:
+        raise ValueError(f"{url} did not return a JSON model list.")
+    return listing.ids
 
 
 def display_name(name: str) -> str:
@@ -84,15 +93,19 @@ def display_name(name: str) -> str:
 
 
 def parse_headers(text: str) -> dict[str, str]:
-    """'Name: value' lines into a dict; raises ProfileError naming the bad line."""
+    """'Name: value' lines (KEY=VALUE accepted too, as on the command line) into a dict;
+    raises ProfileError naming the bad line."""
+    from app.commands.connection import split_header
+
     headers: dict[str, str] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        name, sep, value = line.partition(":")
-        if not sep or not name.strip():
+        pair = split_header(line)
+        if pair is None:
             raise ProfileError(f"Header line {number} must look like 'Name: value'.")
-        if header_problem(name.strip(), value.strip()):
+        name, value = pair
+        if header_problem(name, value):
             raise ProfileError(
                 QCoreApplication.translate(
                     "EndpointEditor",
@@ -100,7 +113,7 @@ def parse_headers(text: str) -> dict[str, str]:
                     "ASCII without control characters in the value.",
                 ).format(number=number)
             )
-        headers[name.strip()] = value.strip()
+        headers[name] = value
     return headers
 
 

@@ -24,8 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.paths import cli_command
+from app.commands.argv import SweepSpec, probe_argv
 from app.profiles import Target
+from app.ui.exports.tables import metric_tooltips
 from app.ui.panels.endpoints.editor import display_name
 from app.ui.panels.probe.outcome import (
     LiveSeries,
@@ -36,7 +37,7 @@ from app.ui.panels.probe.outcome import (
 )
 from app.ui.retranslate import Message, is_language_change
 from app.ui.theme import accent
-from app.ui.worker import KEY_ENV, SweepSpec, SweepWorker
+from app.ui.worker import SweepWorker
 
 log = logging.getLogger(__name__)
 
@@ -58,22 +59,11 @@ def is_default_prompt(text: str) -> bool:
 REDRAW_MS = 33  # ~30 Hz: token arrival never paints, this timer does
 
 
-def metric_tooltips() -> dict[str, str]:
-    """What each readout means, with the names GuideLLM and AIPerf use for the same number."""
+def readout_tooltips() -> dict[str, str]:
+    """What each readout means: TTFT, TPOT and ITL in the words of the sweep's table (one text
+    per metric), and the two figures only a single request has."""
     return {
-        "ttft": QCoreApplication.translate(
-            "ProbePanel",
-            "Time to first token: from sending the request to the first chunk that carries "
-            "generated text. Includes queueing, prefill and the network.\n"
-            "GuideLLM: time_to_first_token_ms. AIPerf: Time to First Token (TTFT).",
-        ),
-        "tpot": QCoreApplication.translate(
-            "ProbePanel",
-            "Time per output token, excluding the first: (end-to-end latency − TTFT) ÷ "
-            "(output tokens − 1), as vllm bench serve computes it.\n"
-            "GuideLLM calls this inter_token_latency_ms (its time_per_output_token_ms includes "
-            "the first token). AIPerf: Inter Token Latency (ITL).",
-        ),
+        **metric_tooltips(),
         "tps": QCoreApplication.translate(
             "ProbePanel",
             "Output tokens per second for this request: output tokens ÷ end-to-end latency "
@@ -87,40 +77,7 @@ def metric_tooltips() -> dict[str, str]:
             "counted from stream chunks.\n"
             "GuideLLM: output_tokens. AIPerf: Output Sequence Length (OSL).",
         ),
-        "itl": QCoreApplication.translate(
-            "ProbePanel",
-            "Inter-token latency: the gap before each chunk that carries generated text. "
-            "A chunk with several tokens is one gap.\n"
-            "GuideLLM does not keep per-chunk gaps. AIPerf: Inter Chunk Latency (ICL).",
-        ),
     }
-
-
-def probe_argv(target: Target, prompt: str, max_tokens: int) -> list[str]:
-    """`tpotbench probe --events jsonl` for this target; the key travels only in KEY_ENV."""
-    argv = [
-        *cli_command(),  # a frozen bundle runs itself, not `python -m app`
-        "probe",
-        "--events",
-        "jsonl",
-        "--base-url",
-        target.base_url,
-        "--backend",
-        "openai-chat" if target.api == "chat" else "openai",
-        "--prompt",
-        prompt,
-        "--max-tokens",
-        str(max_tokens),
-    ]
-    if target.model:
-        argv += ["--model", target.model]
-    if target.api_key:
-        argv += ["--api-key-env", KEY_ENV]
-    if not target.verify_tls:
-        argv.append("--insecure")
-    for name, value in target.headers.items():
-        argv += ["--header", f"{name}={value}"]
-    return argv
 
 
 class Readout(QFrame):
@@ -267,7 +224,7 @@ class ProbePanel(QWidget):
 
     def retranslate(self) -> None:
         """Every fixed string, the status line and the history in the UI language."""
-        tips = metric_tooltips()
+        tips = readout_tooltips()
         if self.prompt_is_default():
             self._shown_default = default_prompt()
             self.prompt.setPlainText(self._shown_default)

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import keyring.backends.fail
+import pytest
 from PySide6.QtCore import Qt
 
 from app.profiles import ProfileStore, config_dir
@@ -153,3 +154,21 @@ def test_a_ray_cluster_in_the_profile_sends_the_sweep_there(qtbot, memory_keyrin
     saved = next(p for p in profiles_file()["profiles"] if p["name"] == "cluster")
     assert saved["ray_address"] == "10.0.0.5:6379"
     assert not editor.is_dirty()
+
+
+def test_header_lines_take_the_command_lines_key_value_form_too() -> None:
+    assert parse_headers("A: 1\nB=2\nC=x:y") == {"A": "1", "B": "2", "C": "x:y"}
+
+
+def test_list_models_is_bounded_in_size_and_time() -> None:
+    import asyncio
+
+    from app.ui.panels.endpoints.editor import list_models
+    from tests.hostile_server import HostileServer
+
+    with HostileServer(drip_interval_s=0.05) as server:
+        with pytest.raises(ValueError, match=r"Could not reach .*: oversized"):
+            asyncio.run(list_models(server.url("inflate-models"), "", {}, True))
+        with pytest.raises(ValueError, match=r"Could not reach .*: timeout"):
+            asyncio.run(list_models(server.url("drip-models"), "", {}, True, request_timeout_s=0.5))
+        assert asyncio.run(list_models(server.url("ok"), "", {}, True)) == ["m"]

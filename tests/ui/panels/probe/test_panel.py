@@ -27,7 +27,7 @@ def test_argv_names_the_key_variable_never_the_key() -> None:
     assert argv[argv.index("--api-key-env") + 1] == KEY_ENV
     assert argv[argv.index("--backend") + 1] == "openai"
     assert argv[argv.index("--max-tokens") + 1] == "16"
-    assert argv[argv.index("--header") + 1] == "X-Org=lab"
+    assert argv[argv.index("--header") + 1] == "X-Org: lab"
     assert "--insecure" in argv
 
 
