@@ -115,7 +115,7 @@ for flag, values in {
     "--random-range-ratio": ["nan", "inf", "-0.5", "1", "1.5"],
     "--sharegpt-output-len": ["0", HUGE],
     "--output-len": ["-1", HUGE],
-    "--request-rate": ["nan", "-inf", "-1", "0", "abc", "", "1,,2", "1,nan"],
+    "--request-rate": ["nan", "-inf", "-1", "0", "abc", "", "1,x,2", "1,nan"],
     "--burstiness": ["nan", "inf", "-1", "0", "1e400"],
     "--max-concurrency": ["0", "-1", "1e3", HUGE, "", "abc"],
     "--seed": ["-1", HUGE, str(2**32), "1.5"],
