@@ -27,6 +27,8 @@ class RequestRecord:
     prompt_len: int = 0
     output_len_requested: int = 0
     slot_wait_ns: int = 0
+    # send_ns less the time the arrival schedule set for it (None: not sent on a schedule)
+    schedule_lateness_ns: int | None = None
     send_ns: int = 0
     first_token_ns: int | None = None
     chunk_ns: list[int] = field(default_factory=list)

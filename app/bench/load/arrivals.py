@@ -125,8 +125,10 @@ async def run_load(
     """Release `specs` on vLLM's arrival schedule, at most `max_concurrency` in flight.
 
     A request released while all slots are busy waits; that wait is stored in the record's
-    `slot_wait_ns` (vLLM's client_queue_time) and is not part of its TTFT. When `cancel` is
-    set: nothing new is sent, in-flight requests get `grace_s` to finish, then are aborted.
+    `slot_wait_ns` (vLLM's client_queue_time) and is not part of its TTFT. How far its send
+    fell behind its place in the schedule, slot wait included, is `schedule_lateness_ns`.
+    When `cancel` is set: nothing new is sent, in-flight requests get `grace_s` to finish,
+    then are aborted.
     A load worker passes its share of a point's schedule as `offsets` (seconds after the
     point's start) and the agreed start on this clock as `start_ns` (a barrier).
     """
@@ -142,6 +144,7 @@ async def run_load(
     if start_ns is not None:
         await _sleep_or_cancel(cancel, (start_ns - clock()) / 1e9)
     origin = state.origin_ns = clock() if start_ns is None else start_ns
+    due_ns = [origin + round(t * 1e9) for t in offsets]
 
     async def one(index: int, spec: Any, arrival_ns: int) -> None:
         if semaphore is not None:
@@ -160,6 +163,8 @@ async def run_load(
             finally:
                 state.in_flight -= 1
             record.slot_wait_ns = max(0, record.send_ns - arrival_ns)
+            # Against the schedule, not the release: a late wakeup counts here too.
+            record.schedule_lateness_ns = record.send_ns - due_ns[index]
             results[index] = record
             if record.ok:
                 state.completed += 1
@@ -174,7 +179,7 @@ async def run_load(
 
     tasks: list[asyncio.Task[None]] = []
     for index, spec in enumerate(specs):
-        await _sleep_or_cancel(cancel, origin / 1e9 + offsets[index] - clock() / 1e9)
+        await _sleep_or_cancel(cancel, (due_ns[index] - clock()) / 1e9)
         if cancel.is_set():
             break
         tasks.append(asyncio.create_task(one(index, spec, clock())))
