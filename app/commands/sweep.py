@@ -140,6 +140,11 @@ def _run(
 ) -> int:
     command = "search" if search is not None else "sweep"
     try:
+        if search is not None and args.dataset_name == "mooncake":
+            raise UsageError(
+                "a trace replay keeps the trace's own schedule, so there is no load to search; "
+                "run tpotbench sweep --dataset-name mooncake (with --trace-speedup)"
+            )
         if search is not None:
             conversation_flags.refuse_in_search(args)
             args.num_prompts = search.num_prompts
@@ -177,6 +182,7 @@ def _run(
         summary_stream=sys.stderr if events or search is not None else sys.stdout,
     )
     console.burstiness = config.burstiness
+    console.trace = config.trace
     observers: list[Any] = [console] + ([events] if events else [])
     if search_console is not None:
         if events:  # stdout carries the events; the table goes to stderr

@@ -23,7 +23,7 @@ from app.bench.metrics.options import (
     parse_percentiles,
 )
 from app.bench.sweep.runner import SweepConfig, check_roofline
-from app.commands import conversation_flags, flags
+from app.commands import conversation_flags, flags, trace_flags
 from app.commands.connection import connection_from
 from app.commands.credentials import UsageError, require_api_key
 from app.commands.sweep_flags import ROOFLINE_FLAGS
@@ -68,6 +68,7 @@ def _workers(count: int | None, ray_address: str | None) -> int:
 
 def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
     """Flags -> a SweepConfig without the model (resolved later); UsageError on bad input."""
+    trace_flags.check(args)
     rates = _rates(args.request_rate)
     concurrencies = _concurrencies(args.max_concurrency)
     if args.result_filename and len(rates) * len(concurrencies) > 1:
@@ -128,13 +129,17 @@ def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         random_range_ratio=args.random_range_ratio,
     )
     vocab = None
-    if tokenizer is not None and args.dataset_name in ("random", "prefix"):
+    if tokenizer is not None and args.dataset_name in ("random", "prefix", "mooncake"):
         vocab = HFVocab(tokenizer.path)
     conversations = conversation_flags.conversation_load(
         args, api=resolved.api, workers=workers, counter=counter
     )
     try:
-        samples = get_samples(options, counter, vocab) if conversations is None else []
+        trace = trace_flags.trace_load(args, options, vocab)
+        if trace is not None:
+            samples, rates = trace.samples, [trace.rate]
+        else:
+            samples = get_samples(options, counter, vocab) if conversations is None else []
     except DatasetError as exc:
         raise UsageError(str(exc)) from None
     extra_body = dict(args.extra_body or {})
@@ -179,6 +184,8 @@ def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         slos=slos or None,
         reset_prefix_cache=args.reset_prefix_cache,
         conversations=conversations,
+        arrival_plan=trace.plan if trace else None,
+        trace=trace.block if trace else None,
     )
     # The statistics the SLOs read must be computed (tpot:p95 with percentiles 50,90,99).
     wanted = {q for q in (slo.quantile for slo in slos.limits) if q is not None}

@@ -129,6 +129,7 @@ class ConsoleReporter:
         self.bar = bar and sys.stderr.isatty()
         self.out = summary_stream
         self.burstiness = 1.0
+        self.trace: dict[str, Any] | None = None
 
     def run_started(
         self, points: Sequence[PointSpec], num_prompts: int, endpoint: dict[str, Any]
@@ -141,11 +142,13 @@ class ConsoleReporter:
 
     def point_started(self, point: PointSpec) -> None:
         process = "Poisson process" if self.burstiness == 1.0 else "Gamma distribution"
+        arrivals = f"Burstiness factor: {self.burstiness} ({process})"
+        if self.trace:
+            arrivals = f"Arrivals: the trace's timestamps at {self.trace['speedup']:g}x"
         # vLLM's own preamble lines, so a log reads the same as theirs
         print(
             f"\nPoint {point.index + 1}\nTraffic request rate: {point.request_rate}\n"
-            f"Burstiness factor: {self.burstiness} ({process})\n"
-            f"Maximum request concurrency: {point.max_concurrency}",
+            f"{arrivals}\nMaximum request concurrency: {point.max_concurrency}",
             file=sys.stderr,
         )
 

@@ -10,7 +10,7 @@ from typing import Any
 from app.bench.datasets.prompts import DATASET_NAMES
 from app.bench.http.client import DEFAULT_READ_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S
 from app.bench.sweep.runner import ROOFLINE_KEYS
-from app.commands import conversation_flags, flags
+from app.commands import conversation_flags, flags, trace_flags
 from app.commands.connection import add_connection_arguments
 from app.commands.timeouts import add_request_timeout
 
@@ -50,16 +50,21 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
         "--dataset-name",
         choices=DATASET_NAMES,
         default="sharegpt",
-        help="sharegpt (default: the shipped synthetic ShareGPT file), random, prompts, or "
-        "prefix (shared prefixes + unique suffixes, vLLM's prefix_repetition)",
+        help="sharegpt (default: the shipped synthetic ShareGPT file), random, prompts, "
+        "prefix (shared prefixes + unique suffixes, vLLM's prefix_repetition), or mooncake "
+        "(replay a Mooncake trace on its own clock; default: the shipped synthetic trace)",
     )
-    add("--dataset-path", help="ShareGPT JSON or prompts file (text lines or JSONL)")
+    add(
+        "--dataset-path",
+        help="ShareGPT JSON, prompts file (text lines or JSONL) or Mooncake trace (JSONL)",
+    )
     add(
         "--num-prompts",
         type=flags.whole(1, flags.MAX_PROMPTS),
-        default=1000,
-        help="requests per point (default 1000)",
+        default=None,
+        help="requests per point (default 1000; a trace: all its lines)",
     )
+    trace_flags.add_arguments(parser)
     add("--random-input-len", type=flags.whole(0), default=1024)
     add("--random-output-len", type=flags.whole(1), default=128)
     add("--random-range-ratio", type=flags.number(0.0, 0.999999), default=0.0)
@@ -80,14 +85,14 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add(
         "--request-rate",
-        default="inf",
+        default=None,
         help="requests/s, or a comma list such as 1,2,4,inf (default inf: all at once)",
     )
     add(
         "--burstiness",
         type=flags.number(0.0, 1e6, above=True),
-        default=1.0,
-        help="gamma shape of arrival gaps: 1 = Poisson, <1 burstier, >1 more even",
+        default=None,
+        help="(default 1) gamma shape of arrival gaps: 1 = Poisson, <1 burstier, >1 more even",
     )
     add(
         "--max-concurrency",

@@ -217,3 +217,21 @@ def predicted_hit_rate(entries: Sequence[TraceEntry], block_size: int = BLOCK_SI
     """Share of all prompt tokens an unbounded prefix cache serves (predicted_hit_tokens)."""
     total = sum(e.input_length for e in entries)
     return sum(predicted_hit_tokens(entries, block_size)) / total if total else 0.0
+
+
+def trace_summary(
+    path: Path, entries: Sequence[TraceEntry], speedup: float, replay_span_s: float
+) -> dict[str, Any]:
+    """The `trace` block of a replayed point's result: which trace, how fast, and the
+    prefix-cache hit rate its hash ids predict (to set beside the measured ones)."""
+    span_s = (entries[-1].timestamp_ms - entries[0].timestamp_ms) / 1000.0 if entries else 0.0
+    return {
+        "format": "mooncake",
+        "path": str(path),
+        "requests": len(entries),
+        "span_s": round(span_s, 3),
+        "speedup": speedup,
+        "replay_span_s": round(replay_span_s, 3),
+        "block_size": BLOCK_SIZE,
+        "predicted_hit_rate": round(predicted_hit_rate(entries), 4),
+    }

@@ -22,7 +22,7 @@ MAX_TOTAL_LEN = 2048
 DEFAULT_RANDOM_INPUT_LEN = 1024
 DEFAULT_RANDOM_OUTPUT_LEN = 128
 DEFAULT_PROMPTS_OUTPUT_LEN = 256  # vLLM's --custom-output-len default
-DATASET_NAMES = ("sharegpt", "random", "prompts", "prefix")
+DATASET_NAMES = ("sharegpt", "random", "prompts", "prefix", "mooncake")
 # vLLM's prefix_repetition defaults (--prefix-repetition-*)
 DEFAULT_PREFIX_LEN = 256
 DEFAULT_SUFFIX_LEN = 256
@@ -443,6 +443,15 @@ def get_samples(
             output_len=options.output_len or options.prefix_output_len,
             seed=options.seed,
             tokenizer=vocab,
+        )
+    if options.name == "mooncake":
+        from app.bench.datasets import mooncake  # it builds on this module
+
+        entries = mooncake.load_trace(
+            options.path or mooncake.default_trace_path(), limit=options.num_prompts
+        )
+        return mooncake.sample_trace(
+            entries, seed=options.seed, vocab=vocab, output_len=options.output_len
         )
     if options.name == "prompts":
         if options.path is None:

@@ -1,6 +1,7 @@
 """The figures of today's traffic beside vLLM's, read from a point's `tpotbench` block:
-reasoning (TTFO, answer-phase TPOT, reasoning tokens), prefix caching (client- and
-server-side hit rates) and speculative decoding (acceptance), for summaries and tables."""
+reasoning (TTFO, answer-phase TPOT, reasoning tokens), trace replay (speed-up, lateness of
+the sends, the hit rate the trace predicts), prefix caching (client- and server-side hit
+rates) and speculative decoding (acceptance), for summaries and tables."""
 
 from __future__ import annotations
 
@@ -65,7 +66,17 @@ def workload_rows(block: dict[str, Any]) -> list[Row]:
             rows.append(("Mean TTFO (ms):", reasoning["ttfo_ms"], "{:<10.2f}"))
         if reasoning["tpot_answer_ms"] is not None:
             rows.append(("Mean TPOT, answer only (ms):", reasoning["tpot_answer_ms"], "{:<10.2f}"))
+    trace = _mapping(block.get("trace"))
+    late = _mapping(block.get("schedule_lateness_ms"))
+    if trace:
+        rows.append(("Trace replay speed-up:", f"{trace.get('speedup', 1):g}x", "{:<10}"))
+        if _number(late.get("p99_ms")) is not None:
+            rows.append(("Send lateness p99 (ms):", late["p99_ms"], "{:<10.2f}"))
+            rows.append(("Send lateness max (ms):", late["max_ms"], "{:<10.2f}"))
     cache = cache_figures(block)
+    predicted = _number(trace.get("predicted_hit_rate"))
+    if predicted is not None:
+        rows.append(("Prefix cache hit rate, trace:", f"{predicted:.1%}", "{:<10}"))
     if cache["client_hit_rate"] is not None:
         rows.append(("Prefix cache hit rate, usage:", f"{cache['client_hit_rate']:.1%}", "{:<10}"))
     if cache["server_hit_rate"] is not None:

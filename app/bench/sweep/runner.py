@@ -25,7 +25,9 @@ from app.bench.http.request import RequestSpec
 from app.bench.http.stream import send_request
 from app.bench.http.tokens import TokenCounter
 from app.bench.load.arrivals import DEFAULT_GRACE_S, LoadState, run_load, run_warmups
+from app.bench.load.schedule import ArrivalPlan
 from app.bench.load.workers.point import run_point_on_workers
+from app.bench.metrics.lateness import lateness_summary
 from app.bench.metrics.options import DEFAULT_PERCENTILES
 from app.bench.metrics.point import compute_point_metrics
 from app.bench.metrics.request import prompt_tokens_of, request_tpot, vllm_timings
@@ -175,6 +177,10 @@ class SweepConfig:
     reset_prefix_cache: bool | None = None
     # --multi-turn: every point runs these sessions instead of `samples`.
     conversations: ConversationLoad | None = None
+    # A trace replay: every point sends on the trace's own clock (its offsets, in sample
+    # order) instead of vLLM's arrival process, and records `trace` in its tpotbench block.
+    arrival_plan: ArrivalPlan | None = None
+    trace: dict[str, Any] | None = None
     _resetter: PrefixCacheReset | None = field(default=None, init=False, repr=False)
 
     @property
@@ -544,6 +550,7 @@ async def run_point(
         )
         for s in samples
     ]
+    offsets = config.arrival_plan.offsets[: len(specs)] if config.arrival_plan else None
     batch = _TokenBatch()
     wants_tokens = any(getattr(obs, "wants_tokens", True) for obs in observers)
     state = LoadState(total=num_requests)
@@ -652,6 +659,7 @@ async def run_point(
                     on_record=on_record,
                     on_chunks=batch.on_chunks if wants_tokens else None,
                     on_start=on_start,
+                    offsets=offsets,
                 )
             )
         else:
@@ -668,6 +676,7 @@ async def run_point(
                         grace_s=config.grace_s if early_stop is None else 0.0,
                         on_record=on_record,
                         state=state,
+                        offsets=offsets,
                     )
                 )
             )
@@ -766,7 +775,9 @@ async def run_point(
         result["tpotbench"]["workers"] = workers_block
     block = result["tpotbench"]
     block["client"] = {"cpu_share": round(cpu_share, 4), "loop_lag_ms": _lag_summary(lags_ms)}
-    warning = stale_cache_warning(server_block, cache_reset)
+    warning = stale_cache_warning(
+        server_block, cache_reset, (config.trace or {}).get("predicted_hit_rate")
+    )
     if conversations is not None:
         # A later turn resends its history: hits up to that share are the workload's own.
         history = conversations.annotate(result, outcome, metrics)["history_share"] or 0.0
@@ -777,6 +788,9 @@ async def run_point(
         "hit_rate": hit_rate(server_block),
         "warning": warning,
     }
+    block["schedule_lateness_ms"] = lateness_summary(outcome.records)
+    if config.trace:
+        block["trace"] = config.trace
     if stopped_early:
         block["early_stop"] = {"reason": early_stop.reason} if early_stop else None
     if config.slos:

@@ -17,11 +17,16 @@ from app.bench.load.workers.pool import WorkerPool
 
 
 def make_jobs(
-    config: Any, request_rate: float, max_concurrency: int | None, specs: Sequence[RequestSpec]
+    config: Any,
+    request_rate: float,
+    max_concurrency: int | None,
+    specs: Sequence[RequestSpec],
+    offsets: Sequence[float] | None = None,
 ) -> list[WorkerJob]:
-    """The point's arrival schedule (the one run_load would follow, same seed) dealt out over
-    `config.workers` workers, each with what it needs to send its share."""
-    offsets = arrival_offsets(len(specs), request_rate, config.burstiness, config.seed)
+    """The point's arrival schedule (`offsets`, else the one run_load would follow, same
+    seed) dealt out over `config.workers` workers, each with what it needs to send its share."""
+    if offsets is None:
+        offsets = arrival_offsets(len(specs), request_rate, config.burstiness, config.seed)
     tokenizer = getattr(config.tokenizer, "path", None)
     return [
         WorkerJob(
@@ -62,10 +67,12 @@ async def run_point_on_workers(
     on_record: OnRecord,
     on_chunks: OnChunks | None,
     on_start: Callable[[int], None],
+    offsets: Sequence[float] | None = None,
 ) -> tuple[LoadOutcome, dict[str, Any]]:
-    """Run the point on workers; return the merged outcome and the result file's `workers`
-    block (how the load was split, what each worker cost, any worker lost)."""
-    jobs = make_jobs(config, request_rate, max_concurrency, specs)
+    """Run the point on workers (on `offsets`, a trace's say, else vLLM's arrival process);
+    return the merged outcome and the result file's `workers` block (how the load was
+    split, what each worker cost, any worker lost)."""
+    jobs = make_jobs(config, request_rate, max_concurrency, specs, offsets)
     out = await run_workers(
         make_pool(config),
         jobs,
