@@ -48,8 +48,9 @@ def _sender(loop: VirtualTimeLoop, build_s: float, serve_s: float, log: list[tup
     client does when the bytes go out) and `serve_s` for the reply."""
 
     async def send(spec: str) -> RequestRecord:
+        submit_ns = loop.clock_ns()
         await asyncio.sleep(build_s)
-        record = RequestRecord(request_id=spec, send_ns=loop.clock_ns())
+        record = RequestRecord(request_id=spec, submit_ns=submit_ns, send_ns=loop.clock_ns())
         log.append((spec, record.send_ns))
         await asyncio.sleep(serve_s)
         record.end_ns = loop.clock_ns()
@@ -67,7 +68,7 @@ def _replay(plan_ms: list[float], speedup: float, **kwargs: object):
         hog = kwargs.pop("hog", None)
         if hog is not None:
             at, seconds = hog  # type: ignore[misc]
-            loop.call_at(at, loop.advance, seconds)
+            loop.call_at(loop.time() + at, loop.advance, seconds)
         outcome = await run_load(
             _sender(loop, 0.003, float(kwargs.pop("serve_s", 0.05)), log),  # type: ignore[arg-type]
             specs,
@@ -91,6 +92,8 @@ def test_replay_sends_each_request_on_its_schedule_and_records_the_lateness() ->
     assert summary is not None
     assert summary["count"] == 5 and summary["max_ms"] == pytest.approx(3.0, abs=1e-3)
     assert summary["late"] == 0
+    # handed to the HTTP client exactly on time: the 3 ms are the client's own
+    assert summary["submit"]["max_ms"] == pytest.approx(0.0, abs=1e-3)
 
 
 def test_a_concurrency_cap_makes_sends_late_and_the_lateness_says_how_late() -> None:
@@ -103,6 +106,7 @@ def test_a_concurrency_cap_makes_sends_late_and_the_lateness_says_how_late() -> 
     assert waits == pytest.approx(late, abs=1e-3)  # here all of it is the wait for a slot
     summary = lateness_summary(outcome.records)
     assert summary is not None and summary["late"] == 4 and summary["max_ms"] == pytest.approx(137)
+    assert summary["submit"]["max_ms"] == pytest.approx(134)  # the slot wait, before the HTTP
 
 
 def test_a_late_wakeup_counts_as_lateness_though_no_slot_was_waited_for() -> None:

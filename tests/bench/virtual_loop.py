@@ -14,7 +14,7 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
 
     def __init__(self) -> None:
         super().__init__()
-        self._now = 0.0
+        self._now = 1000.0  # a clock reading of 0 means "never stamped" in records
         real_select = self._selector.select  # type: ignore[attr-defined]
 
         def select(timeout: float | None = None) -> Any:
