@@ -7,12 +7,12 @@ import asyncio
 import math
 
 import pytest
-from virtual_loop import VirtualTimeLoop, run_virtual
 
 from app.bench.http.record import RequestRecord
 from app.bench.load.arrivals import run_load
 from app.bench.load.schedule import rate_plan, trace_plan
 from app.bench.metrics.lateness import lateness_summary
+from tests.virtual_loop import VirtualTimeLoop, run_virtual
 
 MS = 1_000_000
 

@@ -23,7 +23,7 @@ from app.sim.config import SimConfig
 from app.sim.replay import replay
 from app.sim.textgen import token_ids
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _write(tmp_path: Path, text: str) -> Path:
