@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import math
+from types import SimpleNamespace
 
 import pytest
 
 from app.bench.http.record import RequestRecord
 from app.bench.load.arrivals import run_load
 from app.bench.load.schedule import rate_plan, trace_plan
+from app.bench.load.workers.point import make_jobs
 from app.bench.metrics.lateness import lateness_summary
 from tests.virtual_loop import VirtualTimeLoop, run_virtual
 
@@ -122,3 +124,18 @@ def test_a_late_wakeup_counts_as_lateness_though_no_slot_was_waited_for() -> Non
 
 def test_no_schedule_no_lateness() -> None:
     assert lateness_summary([RequestRecord()]) is None
+
+
+def test_load_workers_split_the_traces_schedule_not_a_rate() -> None:
+    # With --workers every request keeps its due time on the trace's clock: the shares
+    # together are exactly the plan, whatever rate the point's file records.
+    plan = trace_plan([0, 40, 40, 90, 500, 510], speedup=2)
+    config = SimpleNamespace(
+        burstiness=1.0, seed=0, tokenizer=None, resolved=None, api_key=None,
+        extra_headers=None, verify_tls=True, transport="aiohttp", grace_s=1.0,
+        timeout_s=1.0, request_timeout_s=1.0, ray_address=None, workers=2,
+    )  # fmt: skip
+    jobs = make_jobs(config, plan.mean_rate, None, list("abcdef"), plan.offsets)
+    due = {i: t for job in jobs for i, t in zip(job.share.indices, job.share.offsets, strict=True)}
+    assert [due[i] for i in range(6)] == list(plan.offsets)
+    assert len(jobs) == 2
