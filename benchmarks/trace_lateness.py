@@ -29,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from app.bench.results.files import load_result
+from app.bench.results.read import load_result
 from app.sim.embedded import start_sim_process
 
 

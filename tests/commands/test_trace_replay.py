@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.bench.datasets.mooncake import default_trace_path, load_trace, predicted_hit_tokens
-from app.bench.results.files import load_result
+from app.bench.results.read import load_result
 from app.cli import main
 from app.sim.config import SimConfig
 
