@@ -34,7 +34,8 @@ from app.bench.capacity.search_run import run_search
 from app.bench.capacity.slo import evaluate, parse_slos
 from app.bench.datasets.prompts import default_sharegpt_path, sample_sharegpt
 from app.bench.http.endpoint import resolve_endpoint
-from app.bench.sweep.runner import PointSpec, SweepConfig, run_point
+from app.bench.sweep.plan import PointSpec
+from app.bench.sweep.runner import SweepConfig, run_point
 from app.sim.config import SimConfig
 from app.sim.embedded import start_sim_process
 from app.sim.replay import percentile, replay

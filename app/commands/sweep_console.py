@@ -14,7 +14,7 @@ from app.bench.metrics.workload import workload_rows
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import point_from_dict
 from app.bench.results.write import no_success_note
-from app.bench.sweep.runner import PointSpec
+from app.bench.sweep.plan import PointSpec
 from app.commands.console import error, labelled, rule
 
 

@@ -27,9 +27,9 @@ from app.bench.results.read import point_from_dict
 from app.bench.results.sweep_csv import write_sweep_csv
 from app.bench.results.write import atomic_write_text
 from app.bench.sweep.early_stop import EarlyStop
+from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.runner import (
     CSV_NAME,
-    PointSpec,
     ResultExistsError,
     ResultWriteError,
     SweepConfig,

@@ -16,6 +16,7 @@ from app import __version__, jsonfile
 from app.bench.http.failures import fix_for, title_for
 from app.bench.metrics.point import PointMetrics, Stats
 from app.bench.results.naming import rate_to_file
+from app.bench.results.per_request import BLOCK_DETAILED_KEYS, VLLM_DETAILED_KEYS
 from app.bench.results.request_block import itl_block, requests_block
 from app.roofline.scenario import point_fields
 
@@ -92,15 +93,7 @@ def build_result(
         "total_token_throughput": metrics.total_token_throughput,
     }
     if save_detailed:
-        result.update(
-            input_lens=metrics.input_lens,
-            output_lens=metrics.output_lens,
-            ttfts=metrics.ttfts,
-            itls=metrics.itls,
-            start_times=metrics.start_times,
-            generated_texts=metrics.generated_texts,
-            errors=metrics.errors,
-        )
+        result.update({key: getattr(metrics, key) for key in VLLM_DETAILED_KEYS})
     result.update(
         latencies=metrics.latencies,
         queue_times=metrics.queue_times,
@@ -185,12 +178,7 @@ def build_result(
         "itl_histogram": itl_block(metrics),
     }
     if save_detailed:
-        block["ttfos"] = metrics.ttfos
-        block["reasoning_lens"] = metrics.reasoning_lens
-        block["cached_lens"] = metrics.cached_lens
-        block["chunk_counts"] = metrics.chunk_counts
-        block["error_kinds"] = metrics.error_kinds
-        block["retried"] = metrics.retried_flags
+        block.update({key: getattr(metrics, attr) for key, attr in BLOCK_DETAILED_KEYS.items()})
     result["tpotbench"] = block
     return result
 

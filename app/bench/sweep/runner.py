@@ -46,6 +46,7 @@ from app.bench.serverstats.scrape import MetricsScraper, result_block
 from app.bench.serverstats.snapshot import MetricsSample
 from app.bench.sweep.conversation_point import ConversationLoad
 from app.bench.sweep.early_stop import EarlyStop
+from app.bench.sweep.plan import PointSpec, plan_points
 from app.bench.sweep.prefix_cache import (
     PrefixCacheReset,
     hit_rate,
@@ -57,21 +58,6 @@ from app.roofline.scenario import Scenario
 TICK_S = 0.1
 CSV_NAME = "sweep.csv"
 ROOFLINE_KEYS = ("gpu_id", "model_id", "fmt", "kv_dtype", "context")
-
-
-@dataclass(frozen=True)
-class PointSpec:
-    index: int
-    request_rate: float
-    max_concurrency: int | None
-
-
-def plan_points(rates: Sequence[float], concurrencies: Sequence[int | None]) -> list[PointSpec]:
-    """Every (rate, concurrency) pair, rate-major, in the order given."""
-    return [
-        PointSpec(i, rate, conc)
-        for i, (rate, conc) in enumerate((r, c) for r in rates for c in concurrencies)
-    ]
 
 
 class SweepObserver(Protocol):

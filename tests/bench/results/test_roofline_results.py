@@ -19,7 +19,8 @@ from app.bench.results.read import load_result, load_results
 from app.bench.results.sweep_csv import sweep_csv_text
 from app.bench.results.write import roofline_block, write_point_json
 from app.bench.sweep.events import parse_event
-from app.bench.sweep.runner import PointSpec, check_roofline, roofline_batch
+from app.bench.sweep.plan import PointSpec
+from app.bench.sweep.runner import check_roofline, roofline_batch
 from app.commands.report import format_table
 
 REFERENCE = {

@@ -14,7 +14,7 @@ import pytest
 
 from app import __version__
 from app.bench.sweep.events import EventError, EventWriter, parse_event
-from app.bench.sweep.runner import plan_points
+from app.bench.sweep.plan import plan_points
 
 
 def lines(buffer: io.StringIO) -> list[dict]:

@@ -1,0 +1,575 @@
+"""The typed events of a sweep, probe or search, and their one JSON-lines form.
+
+`tpotbench sweep|probe|search --events jsonl` writes one JSON object per line on stdout (UTF-8,
+flushed per line); key "type" says which event. The window reads the same lines back with
+`decode`. Both ends use the classes below, so a field added on one side is there on the other.
+Times are seconds since the point started (`t_s`) or milliseconds (`*_ms`); a request rate is
+a number or the string "inf"; a missing concurrency limit is null.
+
+    run_started     {schema, app_version, points: [{index, request_rate, max_concurrency}],
+                     num_prompts, endpoint: {url, model, api}}
+    point_started   {point, request_rate, max_concurrency}
+    tokens          {point, t_s: [...], itl_ms: [...]}   arrival of each token chunk after a
+                    request's first one and the gap before it; batched about 10 times a second.
+                    `probe` adds first_token_s (once, at the first chunk: its TTFT in s) and
+                    text (the reply's visible text since the last event) when there are any
+    progress        {point, completed, failed, total, in_flight, elapsed_s, output_tok_s}
+                    about 10 times a second; output_tok_s = completed requests' tokens / elapsed
+    request         {point, ok, ttft_ms, tpot_ms, e2el_ms, output_tokens, error_kind,
+                    prompt_tokens}   one per finished request (vLLM's definitions; null where
+                    not defined; a failed one's e2el_ms is when it failed, output_tokens what
+                    it got)
+    point_finished  {point, path, summary}   summary = the point's result JSON without the
+                    per-request arrays (vLLM's --save-result keys + the "tpotbench" block)
+    server_metrics  {t_s, kv_cache_usage, running, waiting, preemptions}   (from /metrics)
+    run_finished    {cancelled, paths: [...], csv}
+    error           {message}                 a run-stopping problem, one sentence
+    search_value    {value, highest_pass, lowest_fail}   a capacity search's load value done
+    search_finished {path, search}            search = search.json without its points
+
+Inside the engine the objects carry full precision (and a finished point's whole result, a
+search's whole document); `encode` rounds and trims exactly as the stream has always been
+written, so `encode(decode(line)) == line` for every line `encode` writes. `decode` is strict:
+an unknown type, a missing or unknown field or a value of the wrong kind is an EventError
+naming it, never anything else.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+from app import __version__
+from app.bench.results.per_request import PER_REQUEST_BLOCK_KEYS, VLLM_PER_REQUEST_KEYS
+from app.bench.sweep.plan import PointSpec
+from app.jsonfile import finite as _finite  # JSON has no inf/NaN: null in events
+
+SCHEMA = 1
+
+
+class EventError(ValueError):
+    """A line that is not a valid event; the message says what is wrong with it."""
+
+
+@dataclass(frozen=True, slots=True)
+class EndpointInfo:
+    url: str
+    model: str
+    api: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    kind: ClassVar[str] = "run_started"
+    points: tuple[PointSpec, ...]
+    num_prompts: int
+    endpoint: EndpointInfo
+    schema: int = SCHEMA
+    app_version: str = __version__
+
+
+@dataclass(frozen=True, slots=True)
+class PointStarted:
+    kind: ClassVar[str] = "point_started"
+    point: int
+    request_rate: float
+    max_concurrency: int | None
+
+    @classmethod
+    def of(cls, spec: PointSpec) -> PointStarted:
+        return cls(spec.index, spec.request_rate, spec.max_concurrency)
+
+
+@dataclass(frozen=True, slots=True)
+class Tokens:
+    """Token chunk arrivals (s since the point's start) and the gap before each (ms)."""
+
+    kind: ClassVar[str] = "tokens"
+    point: int
+    t_s: Sequence[float]
+    itl_ms: Sequence[float]
+    first_token_s: float | None = None  # probe only: the first chunk's time (its TTFT)
+    text: str | None = None  # probe only: the reply's text since the last batch
+
+    @property
+    def plain(self) -> bool:
+        """Only arrivals: adjacent plain batches of a point may be merged into one."""
+        return self.first_token_s is None and not self.text
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    kind: ClassVar[str] = "progress"
+    point: int
+    completed: int
+    failed: int
+    total: int
+    in_flight: int
+    elapsed_s: float
+    output_tok_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class RequestDone:
+    """One finished request, vLLM's definitions; None where a figure is not defined."""
+
+    kind: ClassVar[str] = "request"
+    point: int
+    ok: bool
+    ttft_ms: float | None
+    tpot_ms: float | None
+    e2el_ms: float | None
+    output_tokens: int
+    error_kind: str | None
+    prompt_tokens: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class PointFinished:
+    """`summary` is the point's result document; the stream carries it without the
+    per-request arrays (what `decode` gives back)."""
+
+    kind: ClassVar[str] = "point_finished"
+    point: int
+    path: str | None
+    summary: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerMetrics:
+    """One /metrics sample; t_s on the point's clock, the rest None where the server lacks it."""
+
+    kind: ClassVar[str] = "server_metrics"
+    t_s: float
+    kv_cache_usage: float | None
+    running: float | None
+    waiting: float | None
+    preemptions: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    kind: ClassVar[str] = "run_finished"
+    cancelled: bool
+    paths: tuple[str, ...]
+    csv: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunError:
+    """A run-stopping problem (or a lost point's file), one sentence."""
+
+    kind: ClassVar[str] = "error"
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchValue:
+    """A capacity search's load value done (`value` is its entry of search.json)."""
+
+    kind: ClassVar[str] = "search_value"
+    value: Mapping[str, Any]
+    highest_pass: float | None
+    lowest_fail: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFinished:
+    """`search` is the search document; the stream carries it without its points."""
+
+    kind: ClassVar[str] = "search_finished"
+    path: str
+    search: Mapping[str, Any]
+
+
+Event = (
+    RunStarted
+    | PointStarted
+    | Tokens
+    | Progress
+    | RequestDone
+    | PointFinished
+    | ServerMetrics
+    | RunFinished
+    | RunError
+    | SearchValue
+    | SearchFinished
+)
+EVENT_CLASSES: tuple[type[Event], ...] = (
+    RunStarted,
+    PointStarted,
+    Tokens,
+    Progress,
+    RequestDone,
+    PointFinished,
+    ServerMetrics,
+    RunFinished,
+    RunError,
+    SearchValue,
+    SearchFinished,
+)
+EVENT_TYPES = tuple(cls.kind for cls in EVENT_CLASSES)
+
+
+# ---- encode -------------------------------------------------------------------------------
+
+
+def _rate(rate: float) -> float | str:
+    return "inf" if math.isinf(rate) else rate
+
+
+def _ms(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def _without(doc: Mapping[str, Any], keys: frozenset[str]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k not in keys}
+
+
+_SUMMARY_DROPS = frozenset(VLLM_PER_REQUEST_KEYS)
+_BLOCK_DROPS = frozenset(PER_REQUEST_BLOCK_KEYS)
+
+
+def summary_of(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A point's result without the per-request arrays that would make a line megabytes long
+    (vLLM's and the tpotbench block's: the file has them)."""
+    summary = _without(result, _SUMMARY_DROPS)
+    block = summary.get("tpotbench")
+    if isinstance(block, dict):
+        summary["tpotbench"] = _without(block, _BLOCK_DROPS)
+    return summary
+
+
+def wire_fields(event: Event) -> dict[str, Any]:
+    """The event's JSON object without "type", keys in the stream's order."""
+    if isinstance(event, Tokens):  # rounded here, on the writer's thread, not the measuring loop
+        fields: dict[str, Any] = {
+            "point": event.point,
+            "t_s": [round(t, 6) for t in event.t_s],
+            "itl_ms": [round(v, 4) for v in event.itl_ms],
+        }
+        if event.first_token_s is not None:
+            fields["first_token_s"] = round(event.first_token_s, 6)
+        if event.text:
+            fields["text"] = event.text
+        return fields
+    if isinstance(event, Progress):
+        return {
+            "point": event.point,
+            "completed": event.completed,
+            "failed": event.failed,
+            "total": event.total,
+            "in_flight": event.in_flight,
+            "elapsed_s": round(event.elapsed_s, 3),
+            "output_tok_s": round(event.output_tok_s, 2),
+        }
+    if isinstance(event, RequestDone):
+        return {
+            "point": event.point,
+            "ok": event.ok,
+            "ttft_ms": _ms(event.ttft_ms),
+            "tpot_ms": _ms(event.tpot_ms),
+            "e2el_ms": _ms(event.e2el_ms),
+            "output_tokens": event.output_tokens,
+            "error_kind": event.error_kind,
+            "prompt_tokens": event.prompt_tokens,
+        }
+    if isinstance(event, RunStarted):
+        return {
+            "schema": event.schema,
+            "app_version": event.app_version,
+            "points": [
+                {
+                    "index": p.index,
+                    "request_rate": _rate(p.request_rate),
+                    "max_concurrency": p.max_concurrency,
+                }
+                for p in event.points
+            ],
+            "num_prompts": event.num_prompts,
+            "endpoint": {
+                "url": event.endpoint.url,
+                "model": event.endpoint.model,
+                "api": event.endpoint.api,
+            },
+        }
+    if isinstance(event, PointStarted):
+        return {
+            "point": event.point,
+            "request_rate": _rate(event.request_rate),
+            "max_concurrency": event.max_concurrency,
+        }
+    if isinstance(event, PointFinished):
+        return {
+            "point": event.point,
+            "path": event.path,
+            "summary": _finite(summary_of(event.summary)),
+        }
+    if isinstance(event, ServerMetrics):
+        return {
+            "t_s": event.t_s,
+            "kv_cache_usage": event.kv_cache_usage,
+            "running": event.running,
+            "waiting": event.waiting,
+            "preemptions": event.preemptions,
+        }
+    if isinstance(event, RunFinished):
+        return {"cancelled": event.cancelled, "paths": list(event.paths), "csv": event.csv}
+    if isinstance(event, RunError):
+        return {"message": event.message}
+    if isinstance(event, SearchValue):
+        return {
+            "value": _finite(dict(event.value)),
+            "highest_pass": event.highest_pass,
+            "lowest_fail": event.lowest_fail,
+        }
+    if isinstance(event, SearchFinished):
+        return {"path": event.path, "search": _finite(_without(event.search, _POINTS))}
+    raise TypeError(f"not an event: {event!r:.80}")
+
+
+_POINTS = frozenset({"points"})
+
+
+def encode(event: Event) -> str:
+    """The event's line of the stream, newline included."""
+    obj = {"type": event.kind, **wire_fields(event)}
+    try:
+        return json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n"
+    except (ValueError, TypeError):  # a stray NaN or odd type must not kill the writer thread
+        return json.dumps(_finite(obj), separators=(",", ":"), default=str) + "\n"
+
+
+# ---- decode -------------------------------------------------------------------------------
+
+T = TypeVar("T")
+
+
+class _Fields:
+    """Typed reads of one event's JSON object; every problem is an EventError naming it."""
+
+    def __init__(self, kind: str, obj: dict[str, Any], allowed: Sequence[str]) -> None:
+        self.kind = kind
+        self.obj = obj
+        unknown = [k for k in obj if k != "type" and k not in allowed]
+        if unknown:
+            raise EventError(f"{kind} event: unknown field {unknown[0]!r}")
+
+    def _get(self, key: str, check: Callable[[Any], bool], what: str) -> Any:
+        if key not in self.obj:
+            raise EventError(f"{self.kind} event: field {key!r} is missing")
+        value = self.obj[key]
+        if not check(value):
+            shown = repr(value)[:60]
+            raise EventError(f"{self.kind} event: {key!r} must be {what}, got {shown}")
+        return value
+
+    def whole(self, key: str) -> int:
+        value: int = self._get(key, _is_int, "a whole number")
+        return value
+
+    def opt_whole(self, key: str) -> int | None:
+        value: int | None = self._get(key, _opt(_is_int), "a whole number or null")
+        return value
+
+    def num(self, key: str) -> float:
+        value: float = self._get(key, _is_num, "a number")
+        return value
+
+    def opt_num(self, key: str) -> float | None:
+        value: float | None = self._get(key, _opt(_is_num), "a number or null")
+        return value
+
+    def rate(self, key: str) -> float:
+        value: float | str = self._get(key, _is_rate, 'a number or "inf"')
+        return math.inf if isinstance(value, str) else value
+
+    def flag(self, key: str) -> bool:
+        value: bool = self._get(key, lambda v: isinstance(v, bool), "true or false")
+        return value
+
+    def text(self, key: str) -> str:
+        value: str = self._get(key, lambda v: isinstance(v, str), "a string")
+        return value
+
+    def opt_text(self, key: str) -> str | None:
+        value: str | None = self._get(key, _opt(lambda v: isinstance(v, str)), "a string or null")
+        return value
+
+    def mapping(self, key: str) -> dict[str, Any]:
+        value: dict[str, Any] = self._get(key, lambda v: isinstance(v, dict), "an object")
+        return value
+
+    def nums(self, key: str) -> list[float]:
+        value: list[float] = self._get(key, _is_num_list, "a list of numbers")
+        return value
+
+    def texts(self, key: str) -> tuple[str, ...]:
+        value: list[str] = self._get(key, _is_text_list, "a list of strings")
+        return tuple(value)
+
+    def items(self, key: str, read: Callable[[_Fields], T], allowed: Sequence[str]) -> list[T]:
+        value: list[dict[str, Any]] = self._get(key, _is_object_list, "a list of objects")
+        return [read(_Fields(f"{self.kind}.{key}", x, allowed)) for x in value]
+
+    def one(self, key: str, read: Callable[[_Fields], T], allowed: Sequence[str]) -> T:
+        return read(_Fields(f"{self.kind}.{key}", self.mapping(key), allowed))
+
+
+_NUMBER_TYPES = (int, float)  # exact types: JSON true/false are bools, never numbers here
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int
+
+
+def _is_num(value: Any) -> bool:
+    return type(value) in _NUMBER_TYPES
+
+
+def _is_rate(value: Any) -> bool:
+    return value == "inf" or _is_num(value)
+
+
+def _is_num_list(value: Any) -> bool:
+    return isinstance(value, list) and all(type(x) in _NUMBER_TYPES for x in value)
+
+
+def _is_text_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(x, str) for x in value)
+
+
+def _is_object_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(x, dict) for x in value)
+
+
+def _opt(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda v: v is None or check(v)
+
+
+def _point_spec(f: _Fields) -> PointSpec:
+    return PointSpec(f.whole("index"), f.rate("request_rate"), f.opt_whole("max_concurrency"))
+
+
+def _endpoint(f: _Fields) -> EndpointInfo:
+    return EndpointInfo(f.text("url"), f.text("model"), f.text("api"))
+
+
+def _run_started(f: _Fields) -> RunStarted:
+    return RunStarted(
+        schema=f.whole("schema"),
+        app_version=f.text("app_version"),
+        points=tuple(f.items("points", _point_spec, ("index", "request_rate", "max_concurrency"))),
+        num_prompts=f.whole("num_prompts"),
+        endpoint=f.one("endpoint", _endpoint, ("url", "model", "api")),
+    )
+
+
+def _tokens(f: _Fields) -> Tokens:
+    t_s, itl_ms = f.nums("t_s"), f.nums("itl_ms")
+    if len(t_s) != len(itl_ms):
+        raise EventError(f"tokens event: t_s has {len(t_s)} values but itl_ms {len(itl_ms)}")
+    first = f.opt_num("first_token_s") if "first_token_s" in f.obj else None
+    text = f.text("text") if "text" in f.obj else None
+    return Tokens(f.whole("point"), t_s, itl_ms, first_token_s=first, text=text)
+
+
+_READERS: dict[str, tuple[Callable[[_Fields], Event], tuple[str, ...]]] = {
+    "run_started": (
+        _run_started,
+        ("schema", "app_version", "points", "num_prompts", "endpoint"),
+    ),
+    "point_started": (
+        lambda f: PointStarted(
+            f.whole("point"), f.rate("request_rate"), f.opt_whole("max_concurrency")
+        ),
+        ("point", "request_rate", "max_concurrency"),
+    ),
+    "tokens": (_tokens, ("point", "t_s", "itl_ms", "first_token_s", "text")),
+    "progress": (
+        lambda f: Progress(
+            f.whole("point"),
+            f.whole("completed"),
+            f.whole("failed"),
+            f.whole("total"),
+            f.whole("in_flight"),
+            f.num("elapsed_s"),
+            f.num("output_tok_s"),
+        ),
+        ("point", "completed", "failed", "total", "in_flight", "elapsed_s", "output_tok_s"),
+    ),
+    "request": (
+        lambda f: RequestDone(
+            f.whole("point"),
+            f.flag("ok"),
+            f.opt_num("ttft_ms"),
+            f.opt_num("tpot_ms"),
+            f.opt_num("e2el_ms"),
+            f.whole("output_tokens"),
+            f.opt_text("error_kind"),
+            f.opt_whole("prompt_tokens"),
+        ),
+        (
+            "point",
+            "ok",
+            "ttft_ms",
+            "tpot_ms",
+            "e2el_ms",
+            "output_tokens",
+            "error_kind",
+            "prompt_tokens",
+        ),
+    ),
+    "point_finished": (
+        lambda f: PointFinished(f.whole("point"), f.opt_text("path"), f.mapping("summary")),
+        ("point", "path", "summary"),
+    ),
+    "server_metrics": (
+        lambda f: ServerMetrics(
+            f.num("t_s"),
+            f.opt_num("kv_cache_usage"),
+            f.opt_num("running"),
+            f.opt_num("waiting"),
+            f.opt_num("preemptions"),
+        ),
+        ("t_s", "kv_cache_usage", "running", "waiting", "preemptions"),
+    ),
+    "run_finished": (
+        lambda f: RunFinished(f.flag("cancelled"), f.texts("paths"), f.opt_text("csv")),
+        ("cancelled", "paths", "csv"),
+    ),
+    "error": (lambda f: RunError(f.text("message")), ("message",)),
+    "search_value": (
+        lambda f: SearchValue(
+            f.mapping("value"), f.opt_num("highest_pass"), f.opt_num("lowest_fail")
+        ),
+        ("value", "highest_pass", "lowest_fail"),
+    ),
+    "search_finished": (
+        lambda f: SearchFinished(f.text("path"), f.mapping("search")),
+        ("path", "search"),
+    ),
+}
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def decode(line: str | bytes) -> Event:
+    """One line of the stream -> its event; EventError says what is wrong with it."""
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    try:
+        obj = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise EventError(f"not JSON: {exc.msg}: {text[:80]!r}") from None
+    except (ValueError, RecursionError) as exc:  # NaN, a 5000-digit number, deep nesting
+        raise EventError(f"not JSON: {str(exc)[:80]}: {text[:80]!r}") from None
+    kind = obj.get("type") if isinstance(obj, dict) else None
+    if not isinstance(kind, str) or kind not in _READERS:
+        raise EventError(f"not an event (no known 'type'): {text[:80]!r}")
+    read, allowed = _READERS[kind]
+    return read(_Fields(kind, obj, allowed))

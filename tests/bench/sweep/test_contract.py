@@ -1,0 +1,307 @@
+"""The typed event contract: one encode and one strict decode for every event kind.
+
+The golden lines below were written by the dict-based writer this contract replaced; the
+`--events jsonl` stream is a file format, so every key, order and number format must stay.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app import __version__
+from app.bench.sweep.contract import (
+    EVENT_CLASSES,
+    EVENT_TYPES,
+    EndpointInfo,
+    Event,
+    EventError,
+    PointFinished,
+    PointStarted,
+    Progress,
+    RequestDone,
+    RunError,
+    RunFinished,
+    RunStarted,
+    SearchFinished,
+    SearchValue,
+    ServerMetrics,
+    Tokens,
+    decode,
+    encode,
+    summary_of,
+)
+from app.bench.sweep.plan import PointSpec, plan_points
+
+ENDPOINT = EndpointInfo("http://h/v1/chat/completions", "m", "chat")
+
+# (an event at full precision, the exact line the stream has always carried for it)
+GOLDEN: list[tuple[Event, str]] = [
+    (
+        RunStarted(tuple(plan_points([math.inf, 2.5], [4, None])), 10, ENDPOINT),
+        '{"type":"run_started","schema":1,"app_version":"' + __version__ + '","points":['
+        '{"index":0,"request_rate":"inf","max_concurrency":4},'
+        '{"index":1,"request_rate":"inf","max_concurrency":null},'
+        '{"index":2,"request_rate":2.5,"max_concurrency":4},'
+        '{"index":3,"request_rate":2.5,"max_concurrency":null}],"num_prompts":10,'
+        '"endpoint":{"url":"http://h/v1/chat/completions","model":"m","api":"chat"}}',
+    ),
+    (
+        PointStarted.of(PointSpec(0, math.inf, None)),
+        '{"type":"point_started","point":0,"request_rate":"inf","max_concurrency":null}',
+    ),
+    (
+        Tokens(1, [0.1234567891, 2.0], [19.87654321, 3]),
+        '{"type":"tokens","point":1,"t_s":[0.123457,2.0],"itl_ms":[19.8765,3]}',
+    ),
+    (
+        Tokens(0, [], [], first_token_s=0.01234567, text="héllo\n"),
+        '{"type":"tokens","point":0,"t_s":[],"itl_ms":[],"first_token_s":0.012346,'
+        '"text":"h\\u00e9llo\\n"}',
+    ),
+    (
+        Progress(0, 3, 1, 10, 2, 1.23456, 99.999),
+        '{"type":"progress","point":0,"completed":3,"failed":1,"total":10,"in_flight":2,'
+        '"elapsed_s":1.235,"output_tok_s":100.0}',
+    ),
+    (
+        RequestDone(0, True, 0.0412345678 * 1000, 0.0197 * 1000, 0.5 * 1000, 24, None, 128),
+        '{"type":"request","point":0,"ok":true,"ttft_ms":41.2346,"tpot_ms":19.7,'
+        '"e2el_ms":500.0,"output_tokens":24,"error_kind":null,"prompt_tokens":128}',
+    ),
+    (
+        RequestDone(2, False, None, None, 1.25 * 1000, 3, "http_500", None),
+        '{"type":"request","point":2,"ok":false,"ttft_ms":null,"tpot_ms":null,'
+        '"e2el_ms":1250.0,"output_tokens":3,"error_kind":"http_500","prompt_tokens":null}',
+    ),
+    (
+        PointFinished(
+            0,
+            None,
+            {
+                "completed": 3,
+                "ttfts": [0.1],
+                "latencies": [1.0],
+                "request_rate": math.inf,
+                "x": float("nan"),
+                "tpotbench": {
+                    "chunk_counts": [1],
+                    "requests": {"ok": [True]},
+                    "cancelled": False,
+                },
+            },
+        ),
+        '{"type":"point_finished","point":0,"path":null,"summary":{"completed":3,'
+        '"request_rate":null,"x":null,"tpotbench":{"cancelled":false}}}',
+    ),
+    (
+        ServerMetrics(1.5, 0.25, 3.0, None, 0.0),
+        '{"type":"server_metrics","t_s":1.5,"kv_cache_usage":0.25,"running":3.0,'
+        '"waiting":null,"preemptions":0.0}',
+    ),
+    (
+        RunFinished(True, ("/r/a.json",), "/r/sweep.csv"),
+        '{"type":"run_finished","cancelled":true,"paths":["/r/a.json"],"csv":"/r/sweep.csv"}',
+    ),
+    (RunError("boom"), '{"type":"error","message":"boom"}'),
+    (
+        SearchValue({"value": 4, "decision": "pass", "runs": [], "x": math.inf}, 4.0, None),
+        '{"type":"search_value","value":{"value":4,"decision":"pass","runs":[],"x":null},'
+        '"highest_pass":4.0,"lowest_fail":null}',
+    ),
+    (
+        SearchFinished(
+            "/r/search.json",
+            {"tpotbench_search": 1, "points": [1, 2], "boundary": {"highest_pass": 4}},
+        ),
+        '{"type":"search_finished","path":"/r/search.json","search":{"tpotbench_search":1,'
+        '"boundary":{"highest_pass":4}}}',
+    ),
+]
+
+
+def test_every_kind_has_a_golden_line() -> None:
+    assert {type(event) for event, _ in GOLDEN} == set(EVENT_CLASSES)
+    assert tuple(cls.kind for cls in EVENT_CLASSES) == EVENT_TYPES
+    assert len(set(EVENT_TYPES)) == len(EVENT_TYPES)
+
+
+@pytest.mark.parametrize(("event", "line"), GOLDEN, ids=[e.kind for e, _ in GOLDEN])
+def test_encode_writes_the_streams_exact_line(event: Event, line: str) -> None:
+    assert encode(event) == line + "\n"
+
+
+@pytest.mark.parametrize(("event", "line"), GOLDEN, ids=[e.kind for e, _ in GOLDEN])
+def test_decode_then_encode_gives_the_same_line(event: Event, line: str) -> None:
+    decoded = decode(line)
+    assert type(decoded) is type(event)
+    assert encode(decoded) == line + "\n"
+    assert decode(line.encode()) == decoded  # bytes as the worker's pipe delivers them
+
+
+def test_decode_gives_the_objects_values() -> None:
+    started = decode(GOLDEN[0][1])
+    assert isinstance(started, RunStarted)
+    assert started.points[0] == PointSpec(0, math.inf, 4)
+    assert started.points[3] == PointSpec(3, 2.5, None)
+    assert started.endpoint == ENDPOINT and started.schema == 1
+    request = decode(GOLDEN[5][1])
+    assert request == RequestDone(0, True, 41.2346, 19.7, 500.0, 24, None, 128)
+    tokens = decode(GOLDEN[3][1])
+    assert isinstance(tokens, Tokens)
+    assert (tokens.first_token_s, tokens.text, tokens.plain) == (0.012346, "héllo\n", False)
+    assert decode(GOLDEN[2][1]) == Tokens(1, [0.123457, 2.0], [19.8765, 3])
+    finished = decode(GOLDEN[7][1])
+    assert isinstance(finished, PointFinished)
+    assert finished.summary == {
+        "completed": 3,
+        "request_rate": None,
+        "x": None,
+        "tpotbench": {"cancelled": False},
+    }
+
+
+def test_summary_leaves_out_every_per_request_array() -> None:
+    result: dict[str, Any] = {
+        "completed": 1,
+        "input_lens": [1],
+        "output_lens": [2],
+        "ttfts": [0.1],
+        "itls": [[0.01]],
+        "start_times": [0.0],
+        "generated_texts": ["x"],
+        "errors": [""],
+        "latencies": [0.2],
+        "queue_times": [0.0],
+        "mean_ttft_ms": 100.0,
+        "tpotbench": {
+            "requests": {"ok": [True]},
+            "ttfos": [None],
+            "reasoning_lens": [None],
+            "cached_lens": [None],
+            "chunk_counts": [2],
+            "error_kinds": [None],
+            "retried": [False],
+            "itl_histogram": {"counts": [1]},
+        },
+    }
+    assert summary_of(result) == {
+        "completed": 1,
+        "mean_ttft_ms": 100.0,
+        "tpotbench": {"itl_histogram": {"counts": [1]}},
+    }
+    assert "ttfts" in result  # the caller's document is not touched
+
+
+_numbers = st.floats(allow_nan=False, allow_infinity=False, width=64) | st.integers(-(10**9), 10**9)
+_maybe = st.none() | _numbers
+
+
+@given(
+    t_s=st.lists(_numbers, max_size=20),
+    point=st.integers(0, 10_000),
+    first=_maybe,
+    text=st.none() | st.text(max_size=20),
+)
+def test_any_token_batch_survives_the_stream(
+    t_s: list[float], point: int, first: float | None, text: str | None
+) -> None:
+    line = encode(Tokens(point, t_s, list(reversed(t_s)), first_token_s=first, text=text))
+    assert encode(decode(line)) == line
+
+
+@given(
+    values=st.tuples(_maybe, _maybe, _maybe),
+    ok=st.booleans(),
+    counts=st.tuples(st.integers(0, 10**6), st.none() | st.integers(0, 10**6)),
+    kind=st.none() | st.text(max_size=10),
+)
+def test_any_request_survives_the_stream(
+    values: tuple[float | None, ...], ok: bool, counts: tuple[int, int | None], kind: str | None
+) -> None:
+    line = encode(RequestDone(3, ok, *values, counts[0], kind, counts[1]))
+    again = decode(line)
+    assert isinstance(again, RequestDone) and encode(again) == line
+    assert (again.ok, again.output_tokens, again.prompt_tokens, again.error_kind) == (
+        ok,
+        counts[0],
+        counts[1],
+        kind,
+    )
+
+
+# ---- strict decode: every bad line is one EventError that says what is wrong --------------
+
+
+def _request(**changes: Any) -> str:
+    obj = json.loads(GOLDEN[5][1])
+    obj.update(changes)
+    return json.dumps({k: v for k, v in obj.items() if v is not _DROP})
+
+
+_DROP = object()
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("cancel", "not JSON"),
+        ("", "not JSON"),
+        ("[1, 2]", "not an event"),
+        ('{"point": 0}', "not an event"),
+        ('{"type": "surprise"}', "not an event"),
+        ('{"type": 7}', "not an event"),
+        (_request(ok=_DROP), "request event: field 'ok' is missing"),
+        (_request(extra=1), "request event: unknown field 'extra'"),
+        (_request(ok=1), "request event: 'ok' must be true or false"),
+        (_request(ttft_ms="fast"), "request event: 'ttft_ms' must be a number or null"),
+        (_request(output_tokens=True), "'output_tokens' must be a whole number"),
+        (_request(output_tokens=2.5), "'output_tokens' must be a whole number"),
+        (_request(point=None), "'point' must be a whole number"),
+        (_request(error_kind=5), "'error_kind' must be a string or null"),
+        ('{"type":"request","point":0,"ok":true,"ttft_ms":NaN}', "not JSON"),
+        ('{"type":"error","message":' + "9" * 5000 + "}", "not JSON"),
+        ('{"type":"error","message":' + "[" * 100_000 + "]" * 100_000 + "}", "not JSON"),
+        (
+            '{"type":"tokens","point":0,"t_s":[0.5],"itl_ms":[]}',
+            "tokens event: t_s has 1 values but itl_ms 0",
+        ),
+        (
+            '{"type":"tokens","point":0,"t_s":[0.5,"x"],"itl_ms":[1,2]}',
+            "'t_s' must be a list of numbers",
+        ),
+        ('{"type":"tokens","point":0,"t_s":[true],"itl_ms":[1]}', "must be a list of numbers"),
+        ('{"type":"tokens","point":0,"t_s":[],"itl_ms":[],"text":3}', "'text' must be a string"),
+        (
+            '{"type":"point_started","point":0,"request_rate":"fast","max_concurrency":1}',
+            "'request_rate' must be a number or \"inf\"",
+        ),
+        (
+            GOLDEN[0][1].replace('"index":1,', ""),
+            "run_started.points event: field 'index' is missing",
+        ),
+        (
+            GOLDEN[0][1].replace('"model":"m",', '"model":"m","key":"k",'),
+            "run_started.endpoint event: unknown field 'key'",
+        ),
+        (GOLDEN[0][1].replace('"points":[', '"points":[3,'), "'points' must be a list of objects"),
+        ('{"type":"point_finished","point":0,"path":null,"summary":[]}', "must be an object"),
+        ('{"type":"run_finished","cancelled":false,"paths":[1],"csv":null}', "list of strings"),
+        ('{"type":"error"}', "error event: field 'message' is missing"),
+    ],
+)
+def test_decode_refuses_a_bad_line_with_one_clear_error(line: str, message: str) -> None:
+    with pytest.raises(EventError) as caught:
+        decode(line)
+    assert message in str(caught.value)
+    assert len(str(caught.value)) < 300  # one readable line, never the whole input
+
+
+def test_decode_refuses_undecodable_bytes_as_not_json() -> None:
+    with pytest.raises(EventError, match="not JSON"):
+        decode(b"\xff\xfe{")
