@@ -432,6 +432,7 @@ def main() -> None:
 
     from app.profiles import Target
     from app.ui.panels.sweep.panel import SweepPanel
+    from app.ui.run_context import RunContext
     from app.ui.worker import build_sweep_argv
 
     app = QApplication.instance() or QApplication([])
@@ -469,18 +470,20 @@ def main() -> None:
         dock._timer.timeout.disconnect()  # connected to the unwrapped method
         dock._timer.timeout.connect(dock._repaint)
     try:
-        panel = SweepPanel(lambda: Target("chunk server", url, "chat", "bench"))
+        panel = SweepPanel(
+            lambda: Target("chunk server", url, "chat", "bench"),
+            lambda: RunContext(flags=("--save-detailed",)),
+        )
         panel.resize(1400, 850)
         panel.show()
-        panel.results_root.setText(str(out))
-        panel.rates.setText("inf")
-        panel.concurrencies.setText(str(args.concurrency))
-        panel.dataset.setCurrentIndex(panel.dataset.findData("random"))
-        panel.input_len.setValue(32)
-        panel.output_len.setValue(args.tokens)
-        panel.num_prompts.setValue(args.concurrency * args.waves)
-        panel.label.setText("fid")
-        panel.extra_args = ["--save-detailed"]
+        panel.form.results_root.setText(str(out))
+        panel.form.rates.setText("inf")
+        panel.form.concurrencies.setText(str(args.concurrency))
+        panel.form.dataset.setCurrentIndex(panel.form.dataset.findData("random"))
+        panel.form.input_len.setValue(32)
+        panel.form.output_len.setValue(args.tokens)
+        panel.form.num_prompts.setValue(args.concurrency * args.waves)
+        panel.form.label.setText("fid")
         panel.bench_nice = args.nice
         ledger.name("live ITL scatter", panel.live.itl)
         ledger.name("live small charts", panel.live.tpot, panel.live.tok_s, panel.live.in_flight)
@@ -572,12 +575,12 @@ def main() -> None:
         panel = SweepPanel(lambda: Target("chunk server", url, "chat", "bench"))
         panel.resize(1400, 850)
         panel.show()
-        panel.results_root.setText(str(out))
-        panel.apply_preset("B")
-        panel.dataset.setCurrentIndex(panel.dataset.findData("random"))
-        panel.input_len.setValue(32)
-        panel.output_len.setValue(64)
-        panel.num_prompts.setValue(args.b_prompts)
+        panel.form.results_root.setText(str(out))
+        panel.form.apply_preset("B")
+        panel.form.dataset.setCurrentIndex(panel.form.dataset.findData("random"))
+        panel.form.input_len.setValue(32)
+        panel.form.output_len.setValue(64)
+        panel.form.num_prompts.setValue(args.b_prompts)
         probe.start()
         wall = run_sweep(panel, 900)
         probe.stop()

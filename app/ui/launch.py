@@ -254,10 +254,10 @@ async def _demo_sweep(window: MainWindow) -> None:
     window.show_panel(sweep)
     # A throwaway results folder: a screenshot must not litter the user's results.
     with tempfile.TemporaryDirectory(prefix="tpotbench-demo-") as tmp:
-        sweep.apply_preset("demo")
-        sweep.results_root.setText(tmp)
-        sweep.concurrencies.setText("1, 4, 16, 32")
-        sweep.num_prompts.setValue(32)
+        sweep.form.apply_preset("demo")
+        sweep.form.results_root.setText(tmp)
+        sweep.form.concurrencies.setText("1, 4, 16, 32")
+        sweep.form.num_prompts.setValue(32)
         finished = asyncio.ensure_future(
             _wait_signal(sweep.runningChanged, lambda running: not running, DEMO_TIMEOUT_S)
         )

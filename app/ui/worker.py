@@ -116,7 +116,7 @@ def parse_event(line: str | bytes) -> dict[str, Any]:
 
 
 class SweepWorker(QObject):
-    """Owns one `tpotbench sweep` worker process.
+    """Owns one worker process: a `tpotbench sweep`/`search` (start) or a probe (start_probe).
 
     Signals:
         runStarted(dict), pointStarted(dict), tokens(dict), progress(dict), request(dict),
@@ -147,6 +147,7 @@ class SweepWorker(QObject):
         self._buffer = b""
         self._run_finished = False
         self._cancelling = False
+        self._terminated = False  # the grace period ran out once: the next step is kill()
         self._error_reported = False
         self._result_dir = ""
         self._kill_timer = QTimer(self)
@@ -161,10 +162,17 @@ class SweepWorker(QObject):
         return self._process is not None
 
     def start(self, spec: SweepSpec, target: Target, *, argv: Sequence[str] | None = None) -> None:
-        """Start the worker; `argv` overrides the command line (tests, benchmarks)."""
+        """Start a sweep; `argv` overrides the command line (tests, benchmarks)."""
+        command = list(argv) if argv is not None else build_sweep_argv(spec, target)
+        self._launch(command, target, result_dir=spec.result_dir)
+
+    def start_probe(self, target: Target, argv: Sequence[str]) -> None:
+        """Start a probe: one request, its own command line, nothing saved to a folder."""
+        self._launch(list(argv), target, result_dir="")
+
+    def _launch(self, command: list[str], target: Target, *, result_dir: str) -> None:
         if self._process is not None:
             raise RuntimeError("a sweep is already running")
-        command = list(argv) if argv is not None else build_sweep_argv(spec, target)
         env = QProcessEnvironment.systemEnvironment()
         for name in (*_FALLBACK_KEY_ENVS, KEY_ENV):
             env.remove(name)
@@ -178,7 +186,7 @@ class SweepWorker(QObject):
         self._stderr_tail.clear()
         self._buffer = b""
         self._run_finished = self._cancelling = self._error_reported = False
-        self._result_dir = spec.result_dir
+        self._result_dir = result_dir
         self.bad_lines = 0
         proc = QProcess(self)
         proc.setProcessEnvironment(env)
@@ -218,7 +226,7 @@ class SweepWorker(QObject):
         proc = self._process
         if proc is None:
             return
-        if not getattr(self, "_terminated", False):
+        if not self._terminated:
             self._terminated = True
             proc.terminate()
             self._kill_timer.start(3_000)

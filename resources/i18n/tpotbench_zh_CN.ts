@@ -94,6 +94,29 @@ at {n}</source>
     </message>
 </context>
 <context>
+    <name>CapacityLine</name>
+    <message>
+        <source>meets every SLO</source>
+        <translation>满足全部 SLO</translation>
+    </message>
+    <message>
+        <source>fails</source>
+        <translation>未通过</translation>
+    </message>
+    <message>
+        <source>is marginal</source>
+        <translation>处于临界</translation>
+    </message>
+    <message>
+        <source>Search: {0}: {1}</source>
+        <translation>搜索：{0}：{1}</translation>
+    </message>
+    <message>
+        <source>capacity between {0} and {1}</source>
+        <translation>容量介于 {0} 与 {1} 之间</translation>
+    </message>
+</context>
+<context>
     <name>CrashHandler</name>
     <message>
         <source>Unexpected error</source>
@@ -1306,28 +1329,8 @@ Finished results are already saved. Please include the log file if you report th
         <translation>密钥环：无（密钥仅在本次会话中保留）</translation>
     </message>
     <message>
-        <source>batch {0:g} (/metrics)</source>
-        <translation>批次 {0:g}（/metrics）</translation>
-    </message>
-    <message>
-        <source>concurrency {0} (no /metrics)</source>
-        <translation>并发数 {0}（无 /metrics）</translation>
-    </message>
-    <message>
-        <source>live sweep, batch {0:g}</source>
-        <translation>实时扫描，批次 {0:g}</translation>
-    </message>
-    <message>
-        <source>sweep</source>
-        <translation>扫描</translation>
-    </message>
-    <message>
         <source>The built-in simulator did not start: {error}</source>
         <translation>内置模拟器未能启动：{error}</translation>
-    </message>
-    <message>
-        <source>Nothing to export on this tab.</source>
-        <translation>此标签页没有可导出的内容。</translation>
     </message>
     <message>
         <source>Language</source>
@@ -1483,6 +1486,32 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>Conversations: mean TTFT of the turns after the first, which resend the whole history; with prefix caching the server skips the history&apos;s prefill.</source>
         <translation>多轮对话：第一轮之后各轮的平均 TTFT。这些轮次会重新发送完整历史；开启前缀缓存时，服务器可跳过历史部分的预填充。</translation>
+    </message>
+</context>
+<context>
+    <name>PanelLinks</name>
+    <message>
+        <source>sweep</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <source>batch {0:g} (/metrics)</source>
+        <translation>批次 {0:g}（/metrics）</translation>
+    </message>
+    <message>
+        <source>concurrency {0} (no /metrics)</source>
+        <translation>并发数 {0}（无 /metrics）</translation>
+    </message>
+    <message>
+        <source>live sweep, batch {0:g}</source>
+        <translation>实时扫描，批次 {0:g}</translation>
+    </message>
+</context>
+<context>
+    <name>PointsTable</name>
+    <message>
+        <source>Partial point: the sweep was cancelled while it ran ({0}).</source>
+        <translation>不完整的测试点：扫描在此点运行时被取消（{0}）。</translation>
     </message>
 </context>
 <context>
@@ -2189,44 +2218,9 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <source>{0} s</source>
         <translation>{0} 秒</translation>
     </message>
-</context>
-<context>
-    <name>SweepPanel</name>
-    <message>
-        <source>Quick demo (about 30 s)</source>
-        <translation>快速演示（约 30 秒）</translation>
-    </message>
-    <message>
-        <source>Experiment A (rates)</source>
-        <translation>实验 A（请求速率）</translation>
-    </message>
-    <message>
-        <source>Experiment B (concurrencies)</source>
-        <translation>实验 B（并发数）</translation>
-    </message>
-    <message>
-        <source>Custom</source>
-        <translation>自定义</translation>
-    </message>
-    <message>
-        <source>The field guide&apos;s experiment A: concurrency 32, rate 1, 2, 4, 8, 16, inf.</source>
-        <translation>实战指南的实验 A：并发 32，速率 1、2、4、8、16、inf。</translation>
-    </message>
-    <message>
-        <source>The field guide&apos;s experiment B: rate inf, concurrency 1 … 128.</source>
-        <translation>实战指南的实验 B：速率 inf，并发 1 … 128。</translation>
-    </message>
-    <message>
-        <source>Rate inf, concurrency 8 … 64, 64 short random prompts per point.</source>
-        <translation>速率 inf，并发 8 … 64，每点 64 条较短的随机提示词。</translation>
-    </message>
     <message>
         <source>Preset</source>
         <translation>预设</translation>
-    </message>
-    <message>
-        <source>Comma-separated.</source>
-        <translation>用逗号分隔。</translation>
     </message>
     <message>
         <source>Request rates</source>
@@ -2235,6 +2229,70 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>Concurrencies</source>
         <translation>并发数</translation>
+    </message>
+    <message>
+        <source>Dataset</source>
+        <translation>数据集</translation>
+    </message>
+    <message>
+        <source>Dataset file</source>
+        <translation>数据集文件</translation>
+    </message>
+    <message>
+        <source>Random tokens</source>
+        <translation>随机 token 数</translation>
+    </message>
+    <message>
+        <source>Prompts per point</source>
+        <translation>每点提示词数</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>Label</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Results folder</source>
+        <translation>结果文件夹</translation>
+    </message>
+    <message>
+        <source>Quick demo (about 30 s)</source>
+        <translation>快速演示（约 30 秒）</translation>
+    </message>
+    <message>
+        <source>Rate inf, concurrency 8 … 64, 64 short random prompts per point.</source>
+        <translation>速率 inf，并发 8 … 64，每点 64 条较短的随机提示词。</translation>
+    </message>
+    <message>
+        <source>Experiment A (rates)</source>
+        <translation>实验 A（请求速率）</translation>
+    </message>
+    <message>
+        <source>The field guide&apos;s experiment A: concurrency 32, rate 1, 2, 4, 8, 16, inf.</source>
+        <translation>实战指南的实验 A：并发 32，速率 1、2、4、8、16、inf。</translation>
+    </message>
+    <message>
+        <source>Experiment B (concurrencies)</source>
+        <translation>实验 B（并发数）</translation>
+    </message>
+    <message>
+        <source>The field guide&apos;s experiment B: rate inf, concurrency 1 … 128.</source>
+        <translation>实战指南的实验 B：速率 inf，并发 1 … 128。</translation>
+    </message>
+    <message>
+        <source>Find capacity (SLO search)</source>
+        <translation>寻找容量（SLO 搜索）</translation>
+    </message>
+    <message>
+        <source>Rate inf: the highest concurrency that meets every SLO, found by doubling then bisecting (tpotbench search). Concurrencies: the first and the highest tried.</source>
+        <translation>速率 inf：先翻倍再二分，找出满足全部 SLO 的最高并发（tpotbench search）。并发数填写起始值和最高尝试值。</translation>
+    </message>
+    <message>
+        <source>Custom</source>
+        <translation>自定义</translation>
     </message>
     <message>
         <source>Synthetic ShareGPT (shipped)</source>
@@ -2253,16 +2311,12 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>提示词文件（每行一条或 JSONL）</translation>
     </message>
     <message>
-        <source>Dataset</source>
-        <translation>数据集</translation>
+        <source>Comma-separated.</source>
+        <translation>用逗号分隔。</translation>
     </message>
     <message>
         <source>Browse…</source>
         <translation>浏览…</translation>
-    </message>
-    <message>
-        <source>Dataset file</source>
-        <translation>数据集文件</translation>
     </message>
     <message>
         <source>in</source>
@@ -2273,20 +2327,12 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>输出</translation>
     </message>
     <message>
-        <source>Random tokens</source>
-        <translation>随机 token 数</translation>
-    </message>
-    <message>
         <source>Requests sent at each sweep point.</source>
         <translation>每个扫描点发送的请求数。</translation>
     </message>
     <message>
-        <source>Prompts per point</source>
-        <translation>每点提示词数</translation>
-    </message>
-    <message>
-        <source>Seed</source>
-        <translation>随机种子</translation>
+        <source>Find capacity sends single prompts: choose another dataset.</source>
+        <translation>容量搜索只发送单轮提示：请选择其他数据集。</translation>
     </message>
     <message>
         <source>Ignore EOS</source>
@@ -2301,50 +2347,6 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>文件名为 LABEL_rateR_concC.json。</translation>
     </message>
     <message>
-        <source>Label</source>
-        <translation>标签</translation>
-    </message>
-    <message>
-        <source>Results folder</source>
-        <translation>结果文件夹</translation>
-    </message>
-    <message>
-        <source>Burstiness, warm-up requests, temperature, load workers, request time-out</source>
-        <translation>突发度、预热请求、温度、负载进程数、请求超时</translation>
-    </message>
-    <message>
-        <source>Run sweep</source>
-        <translation>开始扫描</translation>
-    </message>
-    <message>
-        <source>Run the sweep (Ctrl+R)</source>
-        <translation>开始扫描（Ctrl+R）</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <source>Stop after in-flight requests; keeps finished points (Esc)</source>
-        <translation>等进行中的请求结束后停止；保留已完成的测试点（Esc）</translation>
-    </message>
-    <message>
-        <source>Ready.</source>
-        <translation>就绪。</translation>
-    </message>
-    <message>
-        <source>Live</source>
-        <translation>实时</translation>
-    </message>
-    <message>
-        <source>Find capacity (SLO search)</source>
-        <translation>寻找容量（SLO 搜索）</translation>
-    </message>
-    <message>
-        <source>Rate inf: the highest concurrency that meets every SLO, found by doubling then bisecting (tpotbench search). Concurrencies: the first and the highest tried.</source>
-        <translation>速率 inf：先翻倍再二分，找出满足全部 SLO 的最高并发（tpotbench search）。并发数填写起始值和最高尝试值。</translation>
-    </message>
-    <message>
         <source>SLOs</source>
         <translation>SLO</translation>
     </message>
@@ -2357,28 +2359,8 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>高级设置</translation>
     </message>
     <message>
-        <source>Sweep curves</source>
-        <translation>扫描曲线</translation>
-    </message>
-    <message>
-        <source>Hide sweep settings</source>
-        <translation>隐藏扫描设置</translation>
-    </message>
-    <message>
-        <source>Show sweep settings</source>
-        <translation>显示扫描设置</translation>
-    </message>
-    <message>
-        <source>Fold the sweep settings away so the charts get the room</source>
-        <translation>收起扫描设置，把空间留给图表</translation>
-    </message>
-    <message>
-        <source>Show the sweep settings form</source>
-        <translation>显示扫描设置表单</translation>
-    </message>
-    <message>
-        <source>Distributions</source>
-        <translation>分布</translation>
+        <source>Burstiness, warm-up requests, temperature, load workers, request time-out</source>
+        <translation>突发度、预热请求、温度、负载进程数、请求超时</translation>
     </message>
     <message>
         <source>Conversations, multi-turn (shipped)</source>
@@ -2420,9 +2402,56 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <source>Find capacity: set at least one SLO.</source>
         <translation>寻找容量：请至少设置一个 SLO。</translation>
     </message>
+</context>
+<context>
+    <name>SweepPanel</name>
     <message>
-        <source>Find capacity sends single prompts: choose another dataset.</source>
-        <translation>容量搜索只发送单轮提示：请选择其他数据集。</translation>
+        <source>Run sweep</source>
+        <translation>开始扫描</translation>
+    </message>
+    <message>
+        <source>Run the sweep (Ctrl+R)</source>
+        <translation>开始扫描（Ctrl+R）</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop after in-flight requests; keeps finished points (Esc)</source>
+        <translation>等进行中的请求结束后停止；保留已完成的测试点（Esc）</translation>
+    </message>
+    <message>
+        <source>Ready.</source>
+        <translation>就绪。</translation>
+    </message>
+    <message>
+        <source>Live</source>
+        <translation>实时</translation>
+    </message>
+    <message>
+        <source>Sweep curves</source>
+        <translation>扫描曲线</translation>
+    </message>
+    <message>
+        <source>Hide sweep settings</source>
+        <translation>隐藏扫描设置</translation>
+    </message>
+    <message>
+        <source>Show sweep settings</source>
+        <translation>显示扫描设置</translation>
+    </message>
+    <message>
+        <source>Fold the sweep settings away so the charts get the room</source>
+        <translation>收起扫描设置，把空间留给图表</translation>
+    </message>
+    <message>
+        <source>Show the sweep settings form</source>
+        <translation>显示扫描设置表单</translation>
+    </message>
+    <message>
+        <source>Distributions</source>
+        <translation>分布</translation>
     </message>
     <message>
         <source>The selected endpoint has no base URL yet.</source>
@@ -2455,30 +2484,6 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>Done: {0} point(s) saved in {1}.</source>
         <translation>完成：{0} 个测试点已保存到 {1}。</translation>
-    </message>
-    <message>
-        <source>meets every SLO</source>
-        <translation>满足全部 SLO</translation>
-    </message>
-    <message>
-        <source>fails</source>
-        <translation>未通过</translation>
-    </message>
-    <message>
-        <source>is marginal</source>
-        <translation>处于临界</translation>
-    </message>
-    <message>
-        <source>Search: {0}: {1}</source>
-        <translation>搜索：{0}：{1}</translation>
-    </message>
-    <message>
-        <source>capacity between {0} and {1}</source>
-        <translation>容量介于 {0} 与 {1} 之间</translation>
-    </message>
-    <message>
-        <source>Partial point: the sweep was cancelled while it ran ({0}).</source>
-        <translation>不完整的测试点：扫描在此点运行时被取消（{0}）。</translation>
     </message>
     <message>
         <source>this run</source>

@@ -39,23 +39,23 @@ def _session(qtbot, manager: WindowManager, tmp_path: Path) -> None:
     with qtbot.waitSignal(win.probe.probeFinished, timeout=60_000):
         win.probe.start()
     sweep = win.sweep
-    sweep.results_root.setText(str(tmp_path / "runs"))
-    sweep.dataset.setCurrentIndex(sweep.dataset.findData("random"))
-    sweep.input_len.setValue(16)
-    sweep.output_len.setValue(8)
-    sweep.num_prompts.setValue(4)
-    sweep.rates.setText("inf")
-    sweep.concurrencies.setText("1, 2")
-    sweep.label.setText("lang")
+    sweep.form.results_root.setText(str(tmp_path / "runs"))
+    sweep.form.dataset.setCurrentIndex(sweep.form.dataset.findData("random"))
+    sweep.form.input_len.setValue(16)
+    sweep.form.output_len.setValue(8)
+    sweep.form.num_prompts.setValue(4)
+    sweep.form.rates.setText("inf")
+    sweep.form.concurrencies.setText("1, 2")
+    sweep.form.label.setText("lang")
     with qtbot.waitSignal(sweep.runningChanged, timeout=10_000):
         assert sweep.run()
     qtbot.waitUntil(lambda: not sweep.is_running(), timeout=120_000)
     assert len(sweep.points) == 2, sweep.status.text()
     # Settings typed after the run and never used: they must survive too.
-    sweep.num_prompts.setValue(48)
-    sweep.concurrencies.setText("4, 16, 32")
-    sweep.advanced_toggle.setChecked(True)
-    sweep.advanced.warmups.setValue(3)
+    sweep.form.num_prompts.setValue(48)
+    sweep.form.concurrencies.setText("4, 16, 32")
+    sweep.form.advanced_toggle.setChecked(True)
+    sweep.form.advanced.warmups.setValue(3)
     win.results.set_folder(tmp_path / "runs")
     [run] = [r.name for r in win.results.runs]
     win.results.show_runs([run])
@@ -73,9 +73,9 @@ def _state(manager: WindowManager) -> dict:
         "sweep_points": len(win.sweep.points),
         "sweep_rows": win.sweep.table.rowCount(),
         "curve_items": len(win.sweep.curves.tpot.getPlotItem().listDataItems()),
-        "num_prompts": win.sweep.num_prompts.value(),
-        "concurrencies": win.sweep.concurrencies.text(),
-        "warmups": win.sweep.advanced.warmups.value(),
+        "num_prompts": win.sweep.form.num_prompts.value(),
+        "concurrencies": win.sweep.form.concurrencies.text(),
+        "warmups": win.sweep.form.advanced.warmups.value(),
         "results_shown": [r.name for r in win.results.shown],
         "results_selected": [i.text(0) for i in win.results.tree.selectedItems()],
         "results_rows": win.results.table.rowCount(),
@@ -108,7 +108,7 @@ def test_language_switch_keeps_the_session_and_translates_it(
     assert "通过" in win.doctor.rows["streaming"].title.text()
     assert "内置模拟器" in win.windowTitle()
     assert "内置模拟器" in win.endpoint_status.text()
-    assert win.sweep.labels["prompts"].text() != "Prompts per point"
+    assert win.sweep.form.labels["prompts"].text() != "Prompts per point"
     assert win.menuBar().actions()[0].text().startswith("文件")
 
     manager.switch_language("en")

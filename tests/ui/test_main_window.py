@@ -152,7 +152,7 @@ def test_rate_point_uses_peak_concurrency_and_running_batch(window: MainWindow) 
         }
     )
     assert seen == [(9, 20.0, 25.0, 7.5)]
-    assert "--server-metrics" in window.sweep.extra_args
+    assert "--server-metrics" in window.sweep.build_spec().extra_args
 
 
 def test_cancel_stops_a_running_probe(qtbot, window: MainWindow) -> None:
@@ -194,11 +194,11 @@ def test_closing_mid_sweep_keeps_finished_points(qtbot, window: MainWindow, tmp_
     if sweep is None:
         pytest.skip("the sweep panel is not in this tree yet")
     window.show_panel(sweep)
-    sweep.apply_preset("demo")
-    sweep.results_root.setText(str(tmp_path / "results"))
-    sweep.concurrencies.setText("4, 8")
-    sweep.num_prompts.setValue(8)
-    sweep.output_len.setValue(64)
+    sweep.form.apply_preset("demo")
+    sweep.form.results_root.setText(str(tmp_path / "results"))
+    sweep.form.concurrencies.setText("4, 8")
+    sweep.form.num_prompts.setValue(8)
+    sweep.form.output_len.setValue(64)
     with qtbot.waitSignal(sweep.pointFinished, timeout=60_000):
         window.run_action.trigger()
     with qtbot.waitSignal(sweep.runningChanged, timeout=30_000) as stopped:
@@ -206,3 +206,18 @@ def test_closing_mid_sweep_keeps_finished_points(qtbot, window: MainWindow, tmp_
     assert stopped.args == [False]
     saved = sorted(p.name for p in (tmp_path / "results").rglob("*.json"))
     assert any("conc4" in name for name in saved), saved
+
+
+def test_menu_actions_reach_the_panels_by_explicit_calls(window: MainWindow) -> None:
+    # Run and Cancel on each tab are the panel's own methods; Export is the Results tab's.
+    assert window.tab_actions[window.probe].run == window.probe.start
+    assert window.tab_actions[window.sweep].run == window.sweep.run
+    assert window.tab_actions[window.doctor].cancel == window.doctor.cancel
+    assert window.results not in window.tab_actions  # nothing to run there
+    seen: list[str] = []
+    window.results.export_dialog = lambda: seen.append("export")
+    window.show_panel(window.probe)
+    window.export_current()
+    assert seen == ["export"] and window.current_panel() is window.results
+    window.run_current()  # the Results tab runs nothing: no error, nothing started
+    assert not window.is_busy()

@@ -12,7 +12,8 @@ from app.profiles import ProfileStore
 from app.secrets import KeyStore
 from app.ui.app_setup import settings
 from app.ui.app_setup_sim import SimulatorService
-from app.ui.main_window import AppContext, MainWindow, default_size, dock_widths
+from app.ui.main_window import AppContext, MainWindow
+from app.ui.window_state import default_size, dock_widths
 
 
 def make_window(qtbot, width: int, height: int, store: QSettings | None = None) -> MainWindow:
@@ -152,8 +153,8 @@ def test_at_1280x720_a_run_gives_the_charts_the_room(qtbot, memory_keyring, tmp_
     win.show_panel(sweep)
     assert sweep.settings_toggle.text() == "Hide sweep settings"
     win.editor.select("Local vLLM")  # an endpoint with a URL; the stand-in worker calls none
-    sweep.results_root.setText(str(tmp_path))
-    sweep.concurrencies.setText("2")
+    sweep.form.results_root.setText(str(tmp_path))
+    sweep.form.concurrencies.setText("2")
     assert sweep.run(argv=[sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         assert not sweep.settings_box.isVisible()  # folded so the live charts are in view

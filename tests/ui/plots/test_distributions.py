@@ -24,9 +24,9 @@ def test_clicking_a_point_shows_its_distributions(qtbot, sim, tmp_path) -> None:
     panel = _panel(qtbot, sim.base_url, tmp_path)
     panel.resize(1400, 900)
     panel.show()
-    panel.concurrencies.setText("2, 4")
-    panel.output_len.setValue(12)
-    panel.num_prompts.setValue(8)
+    panel.form.concurrencies.setText("2, 4")
+    panel.form.output_len.setValue(12)
+    panel.form.num_prompts.setValue(8)
     assert panel.run()
     qtbot.waitUntil(lambda: not panel.is_running(), timeout=60_000)
     assert panel.table.rowCount() == 2

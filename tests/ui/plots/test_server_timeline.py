@@ -14,13 +14,13 @@ def test_a_sweep_is_one_timeline_with_its_points_marked(qtbot, window: MainWindo
     # The selected endpoint (the simulator) is read while idle, before anything runs.
     qtbot.waitUntil(lambda: metrics.sample_count() >= 1, timeout=15_000)
     sweep = window.sweep
-    sweep.results_root.setText(str(tmp_path))
-    sweep.dataset.setCurrentIndex(sweep.dataset.findData("random"))
-    sweep.input_len.setValue(32)
-    sweep.output_len.setValue(24)
-    sweep.num_prompts.setValue(8)
-    sweep.rates.setText("inf")
-    sweep.concurrencies.setText("2, 4")
+    sweep.form.results_root.setText(str(tmp_path))
+    sweep.form.dataset.setCurrentIndex(sweep.form.dataset.findData("random"))
+    sweep.form.input_len.setValue(32)
+    sweep.form.output_len.setValue(24)
+    sweep.form.num_prompts.setValue(8)
+    sweep.form.rates.setText("inf")
+    sweep.form.concurrencies.setText("2, 4")
     window.show_panel(sweep)
     assert sweep.run()
     assert metrics._poll.running  # 4 Hz while the sweep runs
@@ -49,14 +49,14 @@ def test_rolling_tpot_floor_follows_the_running_batch(qtbot, window: MainWindow,
     metrics, sweep, roofline = window.metrics, window.sweep, window.roofline
     assert metrics is not None and roofline is not None
     qtbot.waitUntil(lambda: metrics.sample_count() >= 1, timeout=15_000)
-    window._live_timer.setInterval(200)
-    sweep.results_root.setText(str(tmp_path))
-    sweep.dataset.setCurrentIndex(sweep.dataset.findData("random"))
-    sweep.input_len.setValue(32)
-    sweep.output_len.setValue(48)
-    sweep.num_prompts.setValue(16)
-    sweep.rates.setText("inf")
-    sweep.concurrencies.setText("2, 8")
+    window.links.live_timer.setInterval(200)
+    sweep.form.results_root.setText(str(tmp_path))
+    sweep.form.dataset.setCurrentIndex(sweep.form.dataset.findData("random"))
+    sweep.form.input_len.setValue(32)
+    sweep.form.output_len.setValue(48)
+    sweep.form.num_prompts.setValue(16)
+    sweep.form.rates.setText("inf")
+    sweep.form.concurrencies.setText("2, 8")
     assert sweep.run()
     qtbot.waitUntil(lambda: not sweep.is_running(), timeout=90_000)
     assert sweep.last_error == ""

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.commands.argv import SweepSpec, probe_argv
+from app.commands.argv import probe_argv
 from app.profiles import Target
 from app.ui.exports.tables import metric_tooltips
 from app.ui.panels.endpoints.editor import display_name
@@ -298,9 +298,7 @@ class ProbePanel(QWidget):
         self._say(lambda: self.tr("Streaming from {url} …").format(url=url))
         self._set_running(True)
         self._timer.start()
-        self.worker.start(
-            SweepSpec(), target, argv=probe_argv(target, prompt, self.max_tokens.value())
-        )
+        self.worker.start_probe(target, probe_argv(target, prompt, self.max_tokens.value()))
 
     def stop(self) -> None:
         if self.running:

@@ -266,7 +266,7 @@ class ResultsPanel(QWidget):
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.note = Message(self._show_note)
         self.export_data_button = QPushButton()
-        self.export_data_button.clicked.connect(self._export_data_dialog)
+        self.export_data_button.clicked.connect(self.export_dialog)
         self.export_charts_button = QPushButton()
         self.export_charts_button.clicked.connect(self._export_charts_dialog)
         buttons = QHBoxLayout()
@@ -543,7 +543,7 @@ class ResultsPanel(QWidget):
         titled with the run(s), model, GPU and date."""
         return export_curves([r.series() for r in self.shown], path, runs_caption(self.shown))
 
-    def _export_data_dialog(self) -> None:
+    def export_dialog(self) -> None:
         filters = data_filters()
         path, chosen = QFileDialog.getSaveFileName(
             self,

@@ -262,7 +262,7 @@ def test_export_dialog_follows_the_filter_and_remembers_the_folder(
     # The user picks "JSON (*.json)" and types a name without an extension (a modal file
     # dialog cannot be driven offscreen, so its answer is given here).
     monkeypatch.setattr(QFileDialog, "getSaveFileName", save_as("table", "JSON (*.json)"))
-    panel._export_data_dialog()
+    panel.export_dialog()
     assert json.loads((out / "table.json").read_text())["runs"][0]["name"] == "local-bf16"
     assert "table.json" in panel.message.text()
     assert settings().value(FOLDER_KEY) == str(out)

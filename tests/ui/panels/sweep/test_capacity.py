@@ -24,6 +24,7 @@ from app.ui.plots.capacity import (
     capacity_text,
     why_text,
 )
+from app.ui.run_context import RunContext
 from app.ui.worker import SweepSpec, build_sweep_argv
 
 COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}
@@ -68,8 +69,8 @@ def test_slo_dialog_round_trip(qtbot) -> None:
 def test_capacity_preset_builds_a_search(qtbot, tmp_path: Path) -> None:
     panel = SweepPanel(lambda: Target("x", "http://127.0.0.1:9", "chat", ""))
     qtbot.addWidget(panel)
-    panel.results_root.setText(str(tmp_path))
-    panel.apply_preset("capacity")
+    panel.form.results_root.setText(str(tmp_path))
+    panel.form.apply_preset("capacity")
     spec = panel.build_spec()
     assert spec.search == {"start": 1.0, "max": 256.0}
     assert spec.slos == ["ttft:p99:2000", "tpot:p99:50"]
@@ -77,9 +78,9 @@ def test_capacity_preset_builds_a_search(qtbot, tmp_path: Path) -> None:
     assert "search" in argv and "sweep" not in argv
     assert argv[argv.index("--slo") + 1 : argv.index("--slo") + 3] == spec.slos
     assert "--max-concurrency" not in argv and argv[argv.index("--max") + 1] == "256"
-    qtbot.keyClicks(panel.concurrencies, "0")  # "1, 2560": still the search, a new maximum
-    assert panel.preset.currentData() == "capacity"
-    panel.concurrencies.setText("1, 2, 3")
+    qtbot.keyClicks(panel.form.concurrencies, "0")  # "1, 2560": still the search, a new maximum
+    assert panel.form.preset.currentData() == "capacity"
+    panel.form.concurrencies.setText("1, 2, 3")
     try:
         panel.build_spec()
     except ValueError as exc:
@@ -92,19 +93,21 @@ def test_capacity_preset_builds_a_search(qtbot, tmp_path: Path) -> None:
 
 
 def test_live_search_against_the_simulator(qtbot, sim, tmp_path: Path) -> None:
-    panel = SweepPanel(lambda: Target("Built-in simulator", sim.base_url, "chat", ""))
+    small = RunContext(flags=("--min-prompts", "4", "--prompts-per-unit", "1"))
+    panel = SweepPanel(
+        lambda: Target("Built-in simulator", sim.base_url, "chat", ""), lambda: small
+    )
     qtbot.addWidget(panel)
     panel.resize(1280, 800)
-    panel.results_root.setText(str(tmp_path))
-    panel.apply_preset("capacity")
-    panel.dataset.setCurrentIndex(panel.dataset.findData("random"))
-    panel.input_len.setValue(16)
-    panel.output_len.setValue(12)
-    panel.ignore_eos.setChecked(True)
-    panel.concurrencies.setText("1, 8")
-    panel.slo_summary.set_slos(["tpot:p99:26"])  # decode at batch >= ~4 is slower than this
-    panel.num_prompts.setValue(16)
-    panel.extra_args = ["--min-prompts", "4", "--prompts-per-unit", "1"]
+    panel.form.results_root.setText(str(tmp_path))
+    panel.form.apply_preset("capacity")
+    panel.form.dataset.setCurrentIndex(panel.form.dataset.findData("random"))
+    panel.form.input_len.setValue(16)
+    panel.form.output_len.setValue(12)
+    panel.form.ignore_eos.setChecked(True)
+    panel.form.concurrencies.setText("1, 8")
+    panel.form.slo_summary.set_slos(["tpot:p99:26"])  # decode at batch >= ~4 is slower than this
+    panel.form.num_prompts.setValue(16)
     values: list[dict] = []
     panel.worker.searchValue.connect(values.append)
     assert panel.run() is True

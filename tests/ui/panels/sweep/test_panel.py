@@ -26,11 +26,11 @@ COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}
 def _panel(qtbot, base_url: str, root: Path) -> SweepPanel:
     panel = SweepPanel(lambda: Target("Built-in simulator", base_url, "chat", ""))
     qtbot.addWidget(panel)
-    panel.results_root.setText(str(root))
-    panel.dataset.setCurrentIndex(panel.dataset.findData("random"))
-    panel.input_len.setValue(32)
-    panel.rates.setText("inf")
-    panel.label.setText("t")
+    panel.form.results_root.setText(str(root))
+    panel.form.dataset.setCurrentIndex(panel.form.dataset.findData("random"))
+    panel.form.input_len.setValue(32)
+    panel.form.rates.setText("inf")
+    panel.form.label.setText("t")
     return panel
 
 
@@ -51,40 +51,39 @@ def test_rate_and_concurrency_lists_parse_or_say_what_is_wrong() -> None:
 
 def test_presets_fill_the_field_guide_experiments(qtbot, tmp_path) -> None:
     panel = _panel(qtbot, "http://127.0.0.1:9", tmp_path)
-    panel.apply_preset("A")
+    panel.form.apply_preset("A")
     spec = panel.build_spec()
     assert spec.request_rates == [1, 2, 4, 8, 16, math.inf]
     assert spec.max_concurrencies == [32]
     assert spec.label == "expA"
     assert spec.dataset == "sharegpt" and spec.dataset_path.endswith("sharegpt_synthetic.json")
-    panel.apply_preset("B")
+    panel.form.apply_preset("B")
     spec = panel.build_spec()
     assert spec.request_rates == [math.inf]
     assert spec.max_concurrencies == [1, 4, 8, 16, 32, 64, 128]
-    assert spec.num_points == 7
-    qtbot.keyClicks(panel.concurrencies, ", 256")  # a hand edit is no longer experiment B
-    assert panel.preset.currentData() == "custom"
+    qtbot.keyClicks(panel.form.concurrencies, ", 256")  # a hand edit is no longer experiment B
+    assert panel.form.preset.currentData() == "custom"
     assert panel.build_spec().max_concurrencies[-1] == 256
 
 
 def test_bad_form_input_is_a_message_not_a_run(qtbot, tmp_path) -> None:
     panel = _panel(qtbot, "http://127.0.0.1:9", tmp_path)
-    panel.rates.setText("1, fast")
+    panel.form.rates.setText("1, fast")
     assert panel.run() is False
     assert "'fast' is not a request rate" in panel.status.text()
     assert not panel.is_running()
-    panel.rates.setText("inf")
-    panel.dataset.setCurrentIndex(panel.dataset.findData("prompts"))
-    panel.dataset_path.setText(str(tmp_path / "missing.txt"))
+    panel.form.rates.setText("inf")
+    panel.form.dataset.setCurrentIndex(panel.form.dataset.findData("prompts"))
+    panel.form.dataset_path.setText(str(tmp_path / "missing.txt"))
     assert panel.run() is False
     assert "missing.txt does not exist" in panel.status.text()
 
 
 def test_short_sweep_fills_table_and_charts_and_writes_files(qtbot, sim, tmp_path) -> None:
     panel = _panel(qtbot, sim.base_url, tmp_path)
-    panel.concurrencies.setText("2, 4")
-    panel.output_len.setValue(12)
-    panel.num_prompts.setValue(8)
+    panel.form.concurrencies.setText("2, 4")
+    panel.form.output_len.setValue(12)
+    panel.form.num_prompts.setValue(8)
     running: list[bool] = []
     finished: list[dict] = []
     frozen: list[int] = []  # the heap is kept out of full collections during the run only
@@ -144,9 +143,9 @@ def test_short_sweep_fills_table_and_charts_and_writes_files(qtbot, sim, tmp_pat
 
 def test_cancel_mid_sweep_keeps_finished_points(qtbot, sim, tmp_path) -> None:
     panel = _panel(qtbot, sim.base_url, tmp_path)
-    panel.concurrencies.setText("4, 1, 2")
-    panel.output_len.setValue(16)
-    panel.num_prompts.setValue(8)
+    panel.form.concurrencies.setText("4, 1, 2")
+    panel.form.output_len.setValue(16)
+    panel.form.num_prompts.setValue(8)
     first: list[dict] = []
     panel.pointFinished.connect(first.append)
     assert panel.run()
@@ -171,7 +170,7 @@ def test_unreachable_endpoint_is_a_readable_message(qtbot, tmp_path) -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     panel = _panel(qtbot, f"http://127.0.0.1:{port}", tmp_path)
-    panel.concurrencies.setText("2")
+    panel.form.concurrencies.setText("2")
     assert panel.run()
     qtbot.waitUntil(lambda: not panel.is_running(), timeout=30_000)
     assert "cannot reach" in panel.last_error
@@ -205,11 +204,13 @@ def test_chinese_translation_covers_the_panel(qtbot, qapp, tmp_path) -> None:
 
 def test_cancel_says_what_it_waits_for_and_reports_the_partial_point(qtbot, sim, tmp_path) -> None:
     panel = _panel(qtbot, sim.base_url, tmp_path)
-    panel.concurrencies.setText("2, 4")
-    panel.output_len.setValue(48)
-    panel.num_prompts.setValue(12)  # about 6 s at concurrency 2: time to cancel mid-point
+    panel.form.concurrencies.setText("2, 4")
+    panel.form.output_len.setValue(48)
+    panel.form.num_prompts.setValue(12)  # about 6 s at concurrency 2: time to cancel mid-point
     assert panel.run()
-    qtbot.waitUntil(lambda: int(panel._progress.get("completed") or 0) >= 2, timeout=60_000)
+    qtbot.waitUntil(
+        lambda: int(panel.run_model.progress.get("completed") or 0) >= 2, timeout=60_000
+    )
     panel.cancel()
     panel._repaint()  # a frame during the drain: no time left, no jump
     assert panel.status.text().startswith("Cancelling:")
@@ -228,35 +229,37 @@ def test_cancel_says_what_it_waits_for_and_reports_the_partial_point(qtbot, sim,
 
 def test_advanced_settings_reach_the_worker_argv(qtbot, tmp_path) -> None:
     panel = _panel(qtbot, "http://127.0.0.1:9", tmp_path)
-    panel.concurrencies.setText("2")
+    panel.form.concurrencies.setText("2")
     assert panel.build_spec().extra_args == []  # defaults add nothing
-    panel.advanced.burstiness.setValue(0.5)
-    panel.advanced.warmups.setValue(2)
-    panel.advanced.temperature.setValue(0.0)
-    panel.advanced.request_timeout.setValue(120)
+    panel.form.advanced.burstiness.setValue(0.5)
+    panel.form.advanced.warmups.setValue(2)
+    panel.form.advanced.temperature.setValue(0.0)
+    panel.form.advanced.request_timeout.setValue(120)
     argv = panel.build_spec().extra_args
-    timeout = ["--request-timeout", "120"] if "request_timeout" in panel.advanced.fields else []
+    timeout = (
+        ["--request-timeout", "120"] if "request_timeout" in panel.form.advanced.fields else []
+    )
     assert argv == [
         "--burstiness", "0.5", "--num-warmups", "2", "--temperature", "0", *timeout,
     ]  # fmt: skip
-    assert panel.advanced.temperature.text() != "server default"
-    panel.advanced.workers.setValue(3)
+    assert panel.form.advanced.temperature.text() != "server default"
+    panel.form.advanced.workers.setValue(3)
     assert panel.build_spec().extra_args[6:8] == ["--workers", "3"]
-    panel.advanced.reset()
-    assert panel.advanced.temperature.text() == "server default"
+    panel.form.advanced.reset()
+    assert panel.form.advanced.temperature.text() == "server default"
     assert panel.build_spec().extra_args == []
 
 
 def test_advanced_settings_run_and_are_recorded(qtbot, sim, tmp_path) -> None:
     panel = _panel(qtbot, sim.base_url, tmp_path)
-    panel.rates.setText("40")
-    panel.concurrencies.setText("2")
-    panel.num_prompts.setValue(4)
-    panel.output_len.setValue(4)
-    panel.advanced.burstiness.setValue(0.5)
-    panel.advanced.warmups.setValue(1)
-    panel.advanced.temperature.setValue(0.0)
-    panel.advanced.request_timeout.setValue(60)
+    panel.form.rates.setText("40")
+    panel.form.concurrencies.setText("2")
+    panel.form.num_prompts.setValue(4)
+    panel.form.output_len.setValue(4)
+    panel.form.advanced.burstiness.setValue(0.5)
+    panel.form.advanced.warmups.setValue(1)
+    panel.form.advanced.temperature.setValue(0.0)
+    panel.form.advanced.request_timeout.setValue(60)
     assert panel.run()
     qtbot.waitUntil(lambda: not panel.is_running(), timeout=60_000)
     assert panel.last_error == "", panel.status.text()

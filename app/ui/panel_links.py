@@ -1,0 +1,169 @@
+"""How the panels talk to each other: finished sweep points and probes onto the roofline, the
+live floor while a sweep runs, the Server metrics dock following the endpoint and the runs.
+
+Every link is an explicit call between panels the window built; nothing is looked up by name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer
+
+from app.profiles import ProfileStore, Target
+from app.ui.panels.probe.panel import ProbePanel
+from app.ui.panels.results.panel import ResultsPanel
+from app.ui.panels.roofline.panel import RooflinePanel
+from app.ui.panels.server_metrics.panel import ServerMetricsPanel
+from app.ui.panels.sweep.panel import SweepPanel
+from app.ui.run_context import RunContext
+
+log = logging.getLogger(__name__)
+
+ROOFLINE_KEYS = ("gpu_id", "model_id", "fmt", "kv_dtype", "context")
+
+
+class PanelLinks(QObject):
+    """Owns the wiring between the window's panels (the window owns the panels)."""
+
+    def __init__(
+        self,
+        *,
+        probe: ProbePanel,
+        sweep: SweepPanel,
+        results: ResultsPanel,
+        roofline: RooflinePanel,
+        metrics: ServerMetricsPanel,
+        store: ProfileStore,
+        current_target: Callable[[], Target],
+        current_profile: Callable[[], str],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.probe, self.sweep, self.results = probe, sweep, results
+        self.roofline, self.metrics = roofline, metrics
+        self.store = store
+        self._current_target = current_target
+        self._current_profile = current_profile
+        self._metrics_key: tuple[object, ...] | None = None
+        self._server_running: float | None = None
+        self.live_timer = QTimer(self)
+        self.live_timer.setInterval(1000)
+        self.live_timer.timeout.connect(self.live_roofline)
+
+        sweep.pointFinished.connect(self.on_point_finished)
+        sweep.pointFinished.connect(lambda _summary: results.refresh())
+        # The dock reads /metrics itself, on one clock for the whole sweep; the worker scrapes
+        # too (RunContext.server_metrics), for the series and summary each point's file keeps.
+        sweep.pointStarted.connect(metrics.mark)
+        metrics.sampled.connect(self.on_server_sample)
+        sweep.runningChanged.connect(lambda running: self.on_run_state(running, sweep=True))
+        probe.runningChanged.connect(lambda running: self.on_run_state(running, sweep=False))
+        roofline.contextChanged.connect(self.on_roofline_context)
+        probe.probeFinished.connect(self.on_probe_finished)
+
+    def run_context(self) -> RunContext:
+        """What each sweep gets beyond its form, read when Run is pressed."""
+        return RunContext(roofline=self.roofline.context(), server_metrics=True)
+
+    def is_busy(self) -> bool:
+        return self.probe.running or self.sweep.is_running()
+
+    # ---- the endpoint ----
+
+    def profile_changed(self, name: str) -> None:
+        """A profile was selected: the metrics dock follows it, its saved roofline comes back."""
+        self.watch_metrics()
+        profile = self.store.get(name)
+        if profile is not None and profile.roofline:
+            saved = profile.roofline
+            try:
+                self.roofline.set_context(**{k: saved.get(k) for k in ROOFLINE_KEYS})
+            except (ValueError, TypeError):
+                log.warning("stored roofline context of %s no longer valid", name)
+
+    def watch_metrics(self) -> None:
+        """Point the Server metrics dock at the selected endpoint (a new timeline per endpoint)."""
+        target = self._current_target()
+        key = (target.base_url, target.api, target.model, bool(target.api_key), target.verify_tls)
+        if key == self._metrics_key:
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # a window built outside the app (a test without a loop): no background reads
+        self._metrics_key = key
+        if target.base_url:
+            self.metrics.start(target)
+        else:
+            self.metrics.stop()
+            self.metrics.clear()
+
+    def on_roofline_context(self, context: dict[str, Any]) -> None:
+        # Remembered per endpoint; the run reads the dock itself (run_context).
+        self.store.set_roofline(self._current_profile(), dict(context))
+
+    # ---- runs ----
+
+    def on_server_sample(self, sample: dict[str, Any]) -> None:
+        running = sample.get("running")
+        if isinstance(running, float) and math.isfinite(running):
+            self._server_running = running
+
+    def on_run_state(self, running: bool, *, sweep: bool) -> None:
+        if sweep:
+            self._server_running = None
+            if running:
+                self.live_timer.start()
+            else:
+                self.live_timer.stop()
+        self.metrics.set_running(self.is_busy() or running)
+        if running and sweep:
+            self.metrics.mark(self.tr("sweep"), run_start=True)
+
+    def live_roofline(self) -> None:
+        """Once a second during a sweep: the Rolling TPOT chart's floor for the batch the
+        server runs now, and the live point on the roofline panel at that batch."""
+        if not self.sweep.is_running():
+            return
+        live = self.sweep.live
+        if self._server_running is not None and self._server_running >= 1:
+            batch = self._server_running
+            source = self.tr("batch {0:g} (/metrics)").format(batch)
+        elif self.metrics.sample_count() > 0:
+            return  # the server runs nothing right now (between points): the floor stays
+        else:
+            concurrency = self.sweep.current_concurrency()
+            if concurrency is None:
+                return
+            batch = float(concurrency)
+            source = self.tr("concurrency {0} (no /metrics)").format(concurrency)
+        scenario = self.roofline.scenario()
+        floor_ms = scenario.floor(max(1, round(batch))).seconds * 1000.0
+        live.set_floor(floor_ms, source)
+        if len(live.rolling):
+            p50 = float(live.rolling.tail(1)[0, 1])
+            self.roofline.set_live_tpot_ms(
+                p50, batch, self.tr("live sweep, batch {0:g}").format(round(batch, 1))
+            )
+
+    def on_point_finished(self, summary: dict[str, Any]) -> None:
+        extras = summary.get("tpotbench") or {}
+        concurrency = summary.get("max_concurrency")
+        if concurrency is None:
+            # A rate-limited point has no concurrency cap; the measured peak stands in.
+            concurrency = summary.get("max_concurrent_requests")
+        p50 = summary.get("median_tpot_ms")
+        p99 = summary.get("p99_tpot_ms")
+        if concurrency is None or p50 is None or p99 is None:
+            return
+        running = ((extras.get("server_metrics") or {}).get("running") or {}).get("mean")
+        self.roofline.add_measured_point(int(concurrency), float(p50), float(p99), running)
+
+    def on_probe_finished(self, result: dict[str, Any]) -> None:
+        if result.get("tpot_ms") is not None:
+            self.roofline.set_live_tpot_ms(float(result["tpot_ms"]))

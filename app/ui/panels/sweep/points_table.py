@@ -1,0 +1,96 @@
+"""The Sweep tab's table of finished points: one row per point, partial points in italics,
+SLO pass/fail cells coloured; selected rows give the points whose distributions are shown."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
+
+from app.bench.results.request_samples import RequestSamples, request_samples
+from app.ui.exports.tables import TABLE_COLUMNS, cell_text
+from app.ui.panels.sweep.run_model import is_partial, point_label
+from app.ui.plots.capacity import FAIL_BG, PASS_BG, slo_cell_colours
+
+
+class PointsTable(QTableWidget):
+    """Rows follow the order points finished in; points() is the panel's list of summaries."""
+
+    def __init__(self) -> None:
+        super().__init__(0, len(TABLE_COLUMNS))
+        for col in range(len(TABLE_COLUMNS)):
+            self.setHorizontalHeaderItem(col, QTableWidgetItem())
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.verticalHeader().setVisible(False)
+        # Click a point: its distributions; Ctrl/Shift-click more points: overlaid.
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        # Compact rows: a whole Experiment B (7 points) stays readable without scrolling.
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self._samples: dict[str, RequestSamples] = {}
+
+    def retranslate(self, tips: dict[str, str]) -> None:
+        for col, (key, header, _dec) in enumerate(TABLE_COLUMNS):
+            item = self.horizontalHeaderItem(col)
+            item.setText(QCoreApplication.translate("Metrics", header))
+            item.setToolTip(tips.get(key, ""))
+
+    def clear_points(self) -> None:
+        self.setRowCount(0)
+        self._samples.clear()
+
+    def add_point(self, summary: dict[str, Any]) -> None:
+        row = self.rowCount()
+        self.insertRow(row)
+        partial = is_partial(summary)
+        colours = slo_cell_colours(summary)
+        for col, (key, _header, decimals) in enumerate(TABLE_COLUMNS):
+            text = cell_text(summary, key, decimals)
+            if partial and key == "completed":
+                text += f" / {summary.get('num_prompts', '?')}"
+            item = QTableWidgetItem(text)
+            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if partial:
+                font = QFont(item.font())
+                font.setItalic(True)
+                item.setFont(font)
+                item.setToolTip(
+                    self.tr("Partial point: the sweep was cancelled while it ran ({0}).").format(
+                        Path(str(summary.get("path") or "")).name
+                    )
+                )
+            if key in colours:  # pass/fail against the point's SLOs
+                passed, tip = colours[key]
+                item.setBackground(QColor(PASS_BG if passed else FAIL_BG))
+                item.setForeground(QColor("#1b1b1b"))
+                item.setToolTip(tip)
+            self.setItem(row, col, item)
+        self.scrollToBottom()
+
+    def point_samples(self, summary: dict[str, Any]) -> RequestSamples | None:
+        """The point's per-request data, read from its result file (cached)."""
+        path = str(summary.get("path") or "")
+        if not path:
+            return None
+        if path not in self._samples:
+            try:
+                doc = json.loads(Path(path).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return None
+            self._samples[path] = request_samples(doc if isinstance(doc, dict) else {})
+        return self._samples[path]
+
+    def selected_samples(self, points: list[dict[str, Any]]) -> list[tuple[str, RequestSamples]]:
+        """(label, samples) of each selected row's point that has its per-request data."""
+        series = []
+        for row in sorted({i.row() for i in self.selectedIndexes()}):
+            if 0 <= row < len(points):
+                samples = self.point_samples(points[row])
+                if samples is not None:
+                    series.append((point_label(points[row]), samples))
+        return series

@@ -1,0 +1,178 @@
+"""A sweep run as plain data: its plan, the finished points, the running point's progress and
+the time left. No Qt: the Sweep panel feeds it the worker's events and shows what it says, and
+the tests drive it with hand-made events and a fake clock."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+def as_rate(value: Any) -> float:
+    """A point's request rate as a number (the engine writes 'inf' for no limit)."""
+    if value in (None, "inf", "Infinity"):
+        return math.inf
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.inf
+
+
+def is_partial(summary: dict[str, Any]) -> bool:
+    """A point cut short by a cancel (saved as NAME.partial.json)."""
+    block = summary.get("tpotbench")
+    cancelled = isinstance(block, dict) and bool(block.get("cancelled"))
+    return cancelled or str(summary.get("path") or "").endswith(".partial.json")
+
+
+def point_label(summary: dict[str, Any]) -> str:
+    """A finished point's full name: "r=4 c=8" ("c=∞" when unlimited)."""
+    conc = summary.get("max_concurrency")
+    return f"r={_rate_label(summary.get('request_rate'))} c={conc if conc is not None else '∞'}"
+
+
+def _rate_label(value: Any) -> str:
+    rate = as_rate(value)
+    return "inf" if math.isinf(rate) else f"{rate:g}"
+
+
+@dataclass(frozen=True)
+class Eta:
+    """What the status line says while a point runs. points is 0 during a capacity search
+    (how many loads it still needs is not known); left_s is NaN until it can be estimated."""
+
+    point: int  # the running point, 0-based
+    points: int
+    done: int
+    total: int
+    failed: int
+    left_s: float
+
+
+class SweepRun:
+    """One run of the Sweep tab, from Run to the end (a new run starts it again)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self.plan: list[dict[str, Any]] = []
+        self.points: list[dict[str, Any]] = []
+        self.search = False
+        self.cancelled = False
+        self.over = True
+        self.point_index = -1
+        self.progress: dict[str, Any] = {}
+        self._point_started = 0.0
+        self._durations: list[float] = []
+
+    def start(self, rates: Sequence[float], concurrencies: Sequence[int], *, search: bool) -> None:
+        self.search = search
+        # A search chooses its loads as it goes; a grid is every rate with every concurrency.
+        self.plan = (
+            []
+            if search
+            else [{"request_rate": r, "max_concurrency": c} for r in rates for c in concurrencies]
+        )
+        self.points.clear()
+        self._durations.clear()
+        self.cancelled = False
+        self.over = False
+        self.point_index = -1
+        self.progress = {}
+
+    # ---- the worker's events ----
+
+    def run_started(self, event: dict[str, Any]) -> None:
+        points = event.get("points")
+        if isinstance(points, list) and points:
+            self.plan = [p for p in points if isinstance(p, dict)]
+
+    def point_started(self, event: dict[str, Any]) -> str:
+        """Start the next point; its short label, naming only what varies across the sweep
+        (short labels overlap less on short points)."""
+        self.point_index = int(event.get("point", self.point_index + 1))
+        self._point_started = self._clock()
+        self.progress = {}
+        rate = "r=" + _rate_label(event.get("request_rate"))
+        conc = event.get("max_concurrency")
+        conc_text = f"c={conc if conc is not None else '∞'}"
+        rates = {str(p.get("request_rate")) for p in self.plan}
+        concs = {str(p.get("max_concurrency")) for p in self.plan}
+        if self.search or (len(rates) == 1 and len(concs) > 1):
+            return conc_text
+        if len(concs) == 1 and len(rates) > 1:
+            return rate
+        return f"{rate} {conc_text}"
+
+    def progress_event(self, event: dict[str, Any]) -> None:
+        self.progress = event
+
+    def point_finished(self, event: dict[str, Any]) -> dict[str, Any]:
+        """Keep a finished point; its summary with 'path' and 'point' added."""
+        summary = dict(event.get("summary") or {})
+        if event.get("path"):
+            summary["path"] = str(event["path"])
+        summary.setdefault("point", event.get("point"))
+        self.points.append(summary)
+        self._durations.append(self._clock() - self._point_started)
+        return summary
+
+    def finish(self) -> None:
+        self.over = True
+
+    # ---- what the panel shows ----
+
+    def complete_points(self) -> list[dict[str, Any]]:
+        return [p for p in self.points if not is_partial(p)]
+
+    def partial_points(self) -> list[dict[str, Any]]:
+        return [p for p in self.points if is_partial(p)]
+
+    def _requests(self) -> tuple[int, int, int]:
+        """(done, total, failed) of the running point's requests."""
+        p = self.progress
+        failed = int(p.get("failed") or 0)
+        return int(p.get("completed") or 0) + failed, int(p.get("total") or 0), failed
+
+    def fraction(self) -> float:
+        """The progress bar, 0..1: finished points plus the running point's share of its
+        requests; during a search (length unknown) the running point's share alone."""
+        done, total, _failed = self._requests()
+        share = (done / total) if total else 0.0
+        if self.search:
+            return min(1.0, share)
+        running = self.point_index >= len(self.points) or bool(self.partial_points())
+        overall = len(self.complete_points()) + (share if running else 0)
+        return min(1.0, overall / max(1, len(self.plan)))
+
+    def eta(self) -> Eta | None:
+        """Where the run is and the time left: the running point's pace for its rest, the mean
+        duration of finished points (else this point's pace) for each point still to come."""
+        if self.point_index < 0:
+            return None
+        done, total, failed = self._requests()
+        if self.search:
+            return Eta(self.point_index, 0, done, total, failed, math.nan)
+        points = max(1, len(self.plan))
+        fraction = (done / total) if total else 0.0
+        elapsed = float(self.progress.get("elapsed_s") or 0.0)
+        left_now = elapsed / fraction * (1 - fraction) if fraction > 0 else math.nan
+        per_point = (
+            sum(self._durations) / len(self._durations)
+            if self._durations
+            else (elapsed / fraction if fraction > 0 else math.nan)
+        )
+        left = left_now + max(0, points - self.point_index - 1) * per_point
+        return Eta(self.point_index, points, done, total, failed, left)
+
+    def in_flight(self) -> int:
+        return int(self.progress.get("in_flight") or 0)
+
+    def current_concurrency(self) -> int | None:
+        """The running point's concurrency limit (None: unlimited, or no point started)."""
+        if not 0 <= self.point_index < len(self.plan):
+            return None
+        value = self.plan[self.point_index].get("max_concurrency")
+        return int(value) if isinstance(value, int | float) and value > 0 else None

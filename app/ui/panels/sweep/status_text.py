@@ -1,0 +1,94 @@
+"""What the Sweep tab's status line says about a run, from its run model, in the UI language.
+
+Each function returns a text source (a function called again on a language change); the
+strings keep the "SweepPanel" translation context the panel has always used.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication
+
+from app.ui.panels.sweep.point_notes import no_success_message
+from app.ui.panels.sweep.run_model import Eta, SweepRun
+from app.ui.worker import format_duration
+
+Text = Callable[[], str]
+
+
+def draining(in_flight: int) -> Text:
+    """While a cancel drains: how many requests are still out, never a time left."""
+    if in_flight:
+        return lambda: QCoreApplication.translate(
+            "SweepPanel",
+            "Cancelling: no new requests; waiting for {0} in-flight request(s) to finish…",
+        ).format(in_flight)
+    return lambda: QCoreApplication.translate(
+        "SweepPanel", "Cancelling: waiting for in-flight requests…"
+    )
+
+
+def cancelled(run: SweepRun, where: str) -> Text:
+    full = len(run.complete_points())
+    partial = run.partial_points()
+
+    def text() -> str:
+        line = QCoreApplication.translate(
+            "SweepPanel", "Cancelled: {0} complete point(s) kept in {1}."
+        ).format(full, where)
+        for p in partial:
+            line += " " + QCoreApplication.translate(
+                "SweepPanel", "One partial point ({0} of {1} requests finished) saved as {2}."
+            ).format(
+                int(p.get("completed") or 0),
+                int(p.get("num_prompts") or 0) or "?",
+                Path(str(p.get("path") or "")).name,
+            )
+        return line
+
+    return text
+
+
+def search_done(count: int, where: str) -> Text:
+    return lambda: QCoreApplication.translate(
+        "SweepPanel", "Search done: {0} point(s) saved in {1}."
+    ).format(count, where)
+
+
+def done(run: SweepRun, where: str) -> tuple[Text, bool]:
+    """The line for a finished grid and whether it is an error (a point with no success)."""
+    points = list(run.points)
+
+    def text() -> str:
+        line = QCoreApplication.translate("SweepPanel", "Done: {0} point(s) saved in {1}.")
+        # no_success_message is "" when every point had a success.
+        return f"{line.format(len(points), where)} {no_success_message(points)}".strip()
+
+    return text, any(not p.get("completed") for p in points)
+
+
+def progress(eta: Eta) -> Text:
+    """Where a running sweep is and the time left; a search says only its point."""
+    if not eta.points:  # a search: how many loads it still needs is not known
+        return lambda: QCoreApplication.translate(
+            "SweepPanel", "Search point {0} · requests {1}/{2}"
+        ).format(eta.point + 1, eta.done, eta.total or "?")
+
+    def text() -> str:
+        line = QCoreApplication.translate(
+            "SweepPanel", "Point {0} of {1} · requests {2}/{3}"
+        ).format(eta.point + 1, eta.points, eta.done, eta.total or "?")
+        if eta.failed:
+            line += " " + QCoreApplication.translate("SweepPanel", "({0} failed)").format(
+                eta.failed
+            )
+        if math.isfinite(eta.left_s):
+            line += " · " + QCoreApplication.translate("SweepPanel", "about {0} left").format(
+                format_duration(eta.left_s)
+            )
+        return line
+
+    return text

@@ -1,0 +1,27 @@
+"""What the window adds to a sweep beyond its form, passed to each run as one value: the Roofline
+dock's context (each point's file then records the floor and MBU) and the /metrics scrape."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.commands.sweep_flags import roofline_args
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """roofline: the dock's context (None: no roofline); server_metrics: the worker scrapes
+    /metrics for each point's file; flags: `tpotbench sweep` flags the form does not offer
+    (benchmarks and tests, e.g. --save-detailed)."""
+
+    roofline: Mapping[str, Any] | None = None
+    server_metrics: bool = False
+    flags: tuple[str, ...] = field(default=())
+
+    def argv(self) -> list[str]:
+        args = roofline_args(self.roofline or {})
+        if self.server_metrics:
+            args.append("--server-metrics")
+        return args + list(self.flags)
