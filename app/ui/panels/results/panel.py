@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.bench.results.point_result import PointResult
-from app.bench.results.read import NOT_POINT_FILES, ResultFileError, read_points
 from app.bench.results.request_samples import request_samples
-from app.roofline.catalog import CatalogError, get_gpu
 from app.ui.app_setup import settings
 from app.ui.exports.files import (
     chart_filters,
@@ -43,8 +38,6 @@ from app.ui.exports.files import (
     with_filter_suffix,
 )
 from app.ui.exports.tables import (
-    CONVERSATION_KEYS,
-    ROOFLINE_KEYS,
     TABLE_COLUMNS,
     cell_text,
     export_curves,
@@ -55,6 +48,7 @@ from app.ui.exports.tables import (
     set_chart_tooltips,
     write_text_atomic,
 )
+from app.ui.panels.results.runs import Run, discover_runs, runs_caption, search_doc
 from app.ui.plots.capacity import (
     FAIL_BG,
     PASS_BG,
@@ -68,162 +62,6 @@ from app.ui.plots.distributions import DistributionsView
 from app.ui.plots.live import Series, SweepCurves, sweep_axis
 from app.ui.retranslate import Message, TextSource, is_language_change
 from app.ui.worker import default_results_root
-
-_POINT_NAME = re.compile(r"^(?P<label>.+?)_rate[^_]+_conc[^_]+$")
-MAX_DEPTH = 2  # the results root, its run folders, and one level below
-
-
-@dataclass
-class Run:
-    """A group of points read from one folder that belong together (one label or model)."""
-
-    name: str
-    folder: Path
-    points: list[PointResult] = field(default_factory=list)
-
-    @property
-    def source(self) -> str:
-        return ", ".join(sorted({p.source for p in self.points}))
-
-    @property
-    def model(self) -> str:
-        return ", ".join(sorted({p.model_id or "?" for p in self.points}))
-
-    @property
-    def gpus(self) -> list[str]:
-        """The GPUs the run's roofline was computed for (names when the catalogue knows them)."""
-        names: set[str] = set()
-        for p in self.points:
-            roofline = (p.tpotbench or {}).get("roofline")
-            gpu_id = roofline.get("gpu_id") if isinstance(roofline, dict) else None
-            if gpu_id:
-                try:
-                    names.add(get_gpu(str(gpu_id)).name)
-                except CatalogError:
-                    names.add(str(gpu_id))
-        return sorted(names)
-
-    @property
-    def date(self) -> str:
-        """When the run started: its first point's date, as YYYY-MM-DD HH:MM when readable."""
-        dates = sorted(p.date for p in self.points if p.date)
-        return _readable_date(dates[0]) if dates else ""
-
-    def series(self) -> Series:
-        """Points ordered by concurrency, then rate (file names sort 16 before 8)."""
-        ordered = sorted(
-            self.points,
-            key=lambda p: (
-                math.inf if p.max_concurrency is None else p.max_concurrency,
-                p.request_rate,
-            ),
-        )
-        return Series(self.name, [summary_of(p) for p in ordered])
-
-
-def summary_of(point: PointResult) -> dict[str, Any]:
-    """A flat summary with vLLM's keys, whatever wrote the file (rate as a float, inf allowed)."""
-    summary = {k: v for k, v in point.raw.items() if not isinstance(v, list | dict)}
-    summary.update(
-        request_rate=point.request_rate,
-        max_concurrency=point.max_concurrency,
-        completed=point.completed,
-        failed=point.failed,
-        duration=point.duration_s,
-        output_throughput=point.output_throughput,
-        request_throughput=point.request_throughput,
-        path=str(point.path) if point.path else "",
-    )
-    for name, stats in point.stats.items():
-        for stat, value in stats.items():
-            summary[f"{stat}_{name}_ms"] = value
-    row = point.summary_row()
-    summary.update({key: row[key] for key in ROOFLINE_KEYS})  # the roofline table columns
-    summary.update({key: row[key] for key in CONVERSATION_KEYS})
-    return summary
-
-
-def _readable_date(date: str) -> str:
-    match = re.match(r"^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})", date)
-    if match:
-        y, mo, d, h, mi = match.groups()
-        return f"{y}-{mo}-{d} {h}:{mi}"
-    return date[:16].replace("T", " ")
-
-
-def runs_caption(runs: Sequence[Run]) -> str:
-    """What an exported chart shows: run(s), model(s), GPU(s), date(s), one line."""
-    parts = [
-        ", ".join(r.name for r in runs),
-        ", ".join(sorted({r.model for r in runs})),
-        ", ".join(sorted({g for r in runs for g in r.gpus})),
-        ", ".join(sorted({r.date for r in runs if r.date})),
-    ]
-    return " · ".join(p for p in parts if p)
-
-
-def _group_key(point: PointResult) -> str:
-    if point.label:
-        return point.label
-    stem = point.path.stem if point.path else ""
-    match = _POINT_NAME.match(stem)
-    if match:
-        return match.group("label")
-    return point.model_id or stem or "?"
-
-
-def _search_doc(folder: Path) -> dict[str, Any] | None:
-    """The capacity search summary a run folder holds (search.json), if readable."""
-    try:
-        doc = json.loads((folder / "search.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) and "boundary" in doc else None
-
-
-def _json_files(folder: Path) -> list[Path]:
-    return sorted(
-        p
-        for p in folder.glob("*.json")
-        if p.is_file()
-        and not p.name.startswith(".")
-        and not p.name.endswith(".pytorch.json")
-        and p.name not in NOT_POINT_FILES
-    )
-
-
-def discover_runs(root: Path) -> tuple[list[Run], list[str]]:
-    """Runs under `root` (its own files and sub-folders), and one message per unreadable file."""
-    runs: list[Run] = []
-    errors: list[str] = []
-    folders = [root]
-    for depth in range(MAX_DEPTH):
-        level = [f for f in folders if len(f.relative_to(root).parts) == depth]
-        for folder in level:
-            try:
-                folders += sorted(d for d in folder.iterdir() if d.is_dir())
-            except OSError as exc:
-                errors.append(
-                    QCoreApplication.translate("ResultsPanel", "{0}: cannot list ({1})").format(
-                        folder, exc.strerror
-                    )
-                )
-    for folder in folders:
-        groups: dict[str, list[PointResult]] = {}
-        for file in _json_files(folder):
-            try:
-                points = read_points(file)
-            except ResultFileError as exc:
-                errors.append(str(exc))
-                continue
-            for point in points:
-                groups.setdefault(_group_key(point), []).append(point)
-        rel = folder.relative_to(root).as_posix() if folder != root else ""
-        for key, points in groups.items():
-            # A run folder with one label is named by the folder; else folder/label.
-            name = (rel if len(groups) == 1 else f"{rel}/{key}") if rel else key
-            runs.append(Run(name=name, folder=folder, points=points))
-    return runs, errors
 
 
 class ResultsPanel(QWidget):
@@ -492,7 +330,7 @@ class ResultsPanel(QWidget):
             for s in limits.get("limits") or []
             if isinstance(s, dict) and {"metric", "stat", "limit_ms"} <= s.keys()
         ]
-        doc = _search_doc(self.shown[0].folder)
+        doc = search_doc(self.shown[0].folder)
         if doc is not None:
             boundary = doc.get("boundary") or {}
             marks.highest_pass = boundary.get("highest_pass")

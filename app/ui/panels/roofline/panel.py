@@ -29,18 +29,14 @@ from app.roofline.catalog import (
     list_models,
     list_weight_formats,
 )
-from app.roofline.decode import kv_bytes_per_token, weight_bytes_resident
 from app.roofline.scenario import Scenario
+from app.ui.panels.roofline import figures
 from app.ui.panels.roofline.custom_gpu_dialog import CustomGpuDialog
-from app.ui.panels.roofline.whatif import BYTES_COLORS, BytesBar, WhatIfView, gigabytes
+from app.ui.panels.roofline.whatif import BytesBar, WhatIfView
 from app.ui.plots.roofline import BatchPlot, Measured, RoofPlot
 from app.ui.retranslate import is_language_change
 
 DEFAULT = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "fp16"}
-
-
-def _ms(s: float) -> str:
-    return f"{s * 1e3:.2f} ms"
 
 
 class _FillWidget(QWidget):
@@ -361,115 +357,24 @@ class RooflinePanel(QWidget):
 
     def _refresh(self) -> None:
         s = self._scenario
-        floor = s.floor(1)
-        step = s.step(1)
-        flops = s.flops(1)
-        bound = self.tr("memory-bound") if floor.bound == "memory" else self.tr("compute-bound")
-        self.floor_label.setText(
-            self.tr("Batch-1 floor: <b>{v:.2f} ms</b>").format(v=floor.seconds * 1e3)
-        )
-        self.floor_label.setToolTip(
-            self.tr(
-                "floor = max(bytes ÷ bandwidth, FLOPs ÷ peak)\n"
-                "= max({b} ÷ {bw:.0f} GB/s, {f:.1f} GFLOP ÷ {p:.1f} TFLOP/s)\n"
-                "= max({m}, {c}) → {bound}\n"
-                "context {ctx} tokens; the input embedding is gathered, not read whole"
-            ).format(
-                b=gigabytes(step.total_bytes),
-                bw=s.gpu.bandwidth_bytes_per_s / 1e9,
-                f=flops / 1e9,
-                p=s.peak_flops() / 1e12,
-                m=_ms(floor.memory_s),
-                c=_ms(floor.compute_s),
-                bound=bound,
-                ctx=s.context,
-            )
-        )
-        self.speed_label.setText(
-            self.tr("Best single stream: <b>{v:.1f} tok/s</b>").format(v=1 / floor.seconds)
-        )
-        self.speed_label.setToolTip(
-            self.tr("best tok/s = 1 ÷ batch-1 floor = 1 ÷ {f}").format(f=_ms(floor.seconds))
-        )
-        cap = s.capacity()
-        text = self.tr("KV capacity: <b>{t:,} tokens</b>").format(t=cap.tokens)
-        if s.context > 0:
-            text += self.tr(" ({n} seqs × {ctx})").format(n=s.max_batch(), ctx=s.context)
-        self.capacity_label.setText(text)
-        self.capacity_label.setToolTip(
-            self.tr(
-                "num_gpu_blocks = (memory × 0.987 visible × utilisation {u} − weights {w} − "
-                "activation/non-torch reserve) ÷ (block {bs} × {kv:,.0f} B per token)\n"
-                "= {blocks:,} blocks = {t:,} tokens; KV bytes per token = 2 × {L} layers × "
-                "{h} KV heads × {d} head dim × {e:g} B"
-            ).format(
-                u=s.gpu_memory_utilization,
-                w=gigabytes(self._resident()),
-                bs=cap.block_size,
-                kv=self._kv_per_token(),
-                blocks=cap.num_gpu_blocks,
-                t=cap.tokens,
-                L=s.model.num_layers,
-                h=s.model.num_kv_heads,
-                d=s.model.head_dim,
-                e=s.kv.bytes,
-            )
-        )
-        self.ridge_label.setText(
-            self.tr("Ridge: <b>{r:.0f} FLOP/B</b> (decode: {i:.1f})").format(
-                r=s.ridge(), i=s.intensity(1)
-            )
-        )
-        self.ridge_label.setToolTip(
-            self.tr(
-                "ridge = peak ÷ bandwidth = {p:.1f} TFLOP/s ÷ {bw:.0f} GB/s\n"
-                "batch-1 decode intensity = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/byte"
-            ).format(
-                p=s.peak_flops() / 1e12,
-                bw=s.gpu.bandwidth_bytes_per_s / 1e9,
-                f=flops / 1e9,
-                b=gigabytes(step.total_bytes),
-                i=s.intensity(1),
-            )
-        )
-        parts = [
-            (self.tr("weights"), step.weights_bytes),
-            (self.tr("LM head"), step.lm_head_bytes),
-            (self.tr("KV"), step.kv_bytes),
-        ]
+        for label, (text, tip) in (
+            (self.floor_label, figures.floor(s)),
+            (self.speed_label, figures.best_speed(s)),
+            (self.capacity_label, figures.kv_capacity(s)),
+            (self.ridge_label, figures.ridge(s)),
+        ):
+            label.setText(text)
+            label.setToolTip(tip)
+        parts, text, tip = figures.step_bytes(s)
         self.bytes_bar.set_parts(parts)
-        self.bytes_label.setText(
-            self.tr("Bytes per step {total}: ").format(total=gigabytes(step.total_bytes))
-            + " · ".join(
-                f"<span style='color:{c}'>■</span> {name} {gigabytes(v)}"
-                for (name, v), c in zip(parts, BYTES_COLORS, strict=True)
-            )
-        )
-        breakdown = self.tr(
-            "weights: transformer layers in {fmt} ({bpp:.3f} B per weight incl. scales)\n"
-            "LM head: {V:,} × {h:,} read whole every step\n"
-            "KV: batch 1 × {ctx} tokens × {kv:,.0f} B per token"
-        ).format(
-            fmt=s.fmt.name,
-            bpp=s.fmt.bytes_per_param,
-            V=s.model.vocab_size,
-            h=s.model.hidden_size,
-            ctx=s.context,
-            kv=self._kv_per_token(),
-        )
-        self.bytes_label.setToolTip(breakdown)
-        self.bytes_bar.setToolTip(breakdown)
+        self.bytes_label.setText(text)
+        self.bytes_label.setToolTip(tip)
+        self.bytes_bar.setToolTip(tip)
         self._refresh_batch_plot()
         self.roof_plot.show_roof(self._scenario)
         self._refresh_measured()
         self._refresh_mbu_label()
         self.whatif.refresh(self._scenario)
-
-    def _resident(self) -> float:
-        return weight_bytes_resident(self._scenario.model, self._scenario.fmt)
-
-    def _kv_per_token(self) -> float:
-        return kv_bytes_per_token(self._scenario.model, self._scenario.kv)
 
     def _refresh_batch_plot(self) -> None:
         self.batch_plot.show_floor(self._scenario, self._measured, self.floor_label.toolTip())
@@ -486,7 +391,6 @@ class RooflinePanel(QWidget):
         return self.batch_plot.mbu_texts
 
     def _refresh_mbu_label(self) -> None:
-        s = self._scenario
         latest: tuple[float, float, str] | None = None
         if self._live_ms is not None:
             latest = (self._live_batch, self._live_ms, self._live_label or self.tr("live probe"))
@@ -497,34 +401,9 @@ class RooflinePanel(QWidget):
                 first.p50_ms,
                 self.tr("p50 at batch {b:g}").format(b=round(first.batch, 2)),
             )
-        if latest is None:
-            self.mbu_label.setText(self.tr("MBU: run a probe or sweep"))
-            self.mbu_label.setToolTip(
-                self.tr("MBU = bytes per step ÷ measured TPOT ÷ peak bandwidth")
-            )
-            return
-        batch, ms, what = latest
-        value = s.mbu(batch, ms)
-        self.mbu_label.setText(
-            self.tr("MBU: <b>{v:.1f} %</b> at {ms:.1f} ms ({what})").format(
-                v=value * 100, ms=ms, what=what
-            )
-        )
-        self.mbu_label.setToolTip(
-            self.tr(
-                "MBU = bytes per step ÷ measured TPOT ÷ peak bandwidth\n"
-                "= {b} ÷ {ms:.2f} ms ÷ {bw:.0f} GB/s = {v:.1f} %\n"
-                "MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %"
-            ).format(
-                b=gigabytes(s.step(max(1, round(batch))).total_bytes),
-                ms=ms,
-                bw=s.gpu.bandwidth_bytes_per_s / 1e9,
-                v=value * 100,
-                f=s.flops(max(1, round(batch))) / 1e9,
-                p=s.peak_flops() / 1e12,
-                u=s.achieved_flops(batch, ms) / s.peak_flops() * 100,
-            )
-        )
+        text, tip = figures.mbu(self._scenario, latest)
+        self.mbu_label.setText(text)
+        self.mbu_label.setToolTip(tip)
 
     def whatif_rows(self) -> list[list[str]]:
         """The what-if table as text (section rows have one cell)."""
