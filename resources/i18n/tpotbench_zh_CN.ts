@@ -1515,6 +1515,32 @@ Finished results are already saved. Please include the log file if you report th
     </message>
 </context>
 <context>
+    <name>ProbeChart</name>
+    <message>
+        <source>Inter-token latency</source>
+        <translation>token 间时延</translation>
+    </message>
+    <message>
+        <source>Time since request sent</source>
+        <translation>自请求发出起的时间</translation>
+    </message>
+</context>
+<context>
+    <name>ProbeHistory</name>
+    <message>
+        <source>Earlier probes in this session; click one to show it</source>
+        <translation>本次会话中较早的探测；点击查看</translation>
+    </message>
+    <message>
+        <source>{when}  {profile}: failed ({kind})</source>
+        <translation>{when}  {profile}：失败（{kind}）</translation>
+    </message>
+    <message>
+        <source>{when}  {profile}: TTFT {ttft} ms · TPOT {tpot} ms · {n} tok</source>
+        <translation>{when}  {profile}：TTFT {ttft} 毫秒 · TPOT {tpot} 毫秒 · {n} token</translation>
+    </message>
+</context>
+<context>
     <name>ProbePanel</name>
     <message>
         <source>Output tokens per second for this request: output tokens ÷ end-to-end latency (vllm bench serve&apos;s output throughput for one request).
@@ -1569,34 +1595,6 @@ GuideLLM：output_tokens。AIPerf：Output Sequence Length (OSL)。</translation
         <translation>请用三句话解释：为什么大语言模型的解码速度受限于显存带宽？</translation>
     </message>
     <message>
-        <source>TTFT (ms)</source>
-        <translation>TTFT（毫秒）</translation>
-    </message>
-    <message>
-        <source>TPOT (ms)</source>
-        <translation>TPOT（毫秒）</translation>
-    </message>
-    <message>
-        <source>Output tok/s</source>
-        <translation>输出 token/秒</translation>
-    </message>
-    <message>
-        <source>Output tokens</source>
-        <translation>输出 token 数</translation>
-    </message>
-    <message>
-        <source>Inter-token latency</source>
-        <translation>token 间时延</translation>
-    </message>
-    <message>
-        <source>Time since request sent</source>
-        <translation>自请求发出起的时间</translation>
-    </message>
-    <message>
-        <source>Earlier probes in this session; click one to show it</source>
-        <translation>本次会话中较早的探测；点击查看</translation>
-    </message>
-    <message>
         <source>Type a prompt first.</source>
         <translation>请先输入提示词。</translation>
     </message>
@@ -1624,13 +1622,24 @@ GuideLLM：output_tokens。AIPerf：Output Sequence Length (OSL)。</translation
         <source>Done: {n} tokens in {s:.2f} s.</source>
         <translation>完成：{s:.2f} 秒内 {n} 个 token。</translation>
     </message>
+</context>
+<context>
+    <name>Readouts</name>
     <message>
-        <source>{when}  {profile}: failed ({kind})</source>
-        <translation>{when}  {profile}：失败（{kind}）</translation>
+        <source>TTFT (ms)</source>
+        <translation>TTFT（毫秒）</translation>
     </message>
     <message>
-        <source>{when}  {profile}: TTFT {ttft} ms · TPOT {tpot} ms · {n} tok</source>
-        <translation>{when}  {profile}：TTFT {ttft} 毫秒 · TPOT {tpot} 毫秒 · {n} token</translation>
+        <source>TPOT (ms)</source>
+        <translation>TPOT（毫秒）</translation>
+    </message>
+    <message>
+        <source>Output tok/s</source>
+        <translation>输出 token/秒</translation>
+    </message>
+    <message>
+        <source>Output tokens</source>
+        <translation>输出 token 数</translation>
     </message>
 </context>
 <context>

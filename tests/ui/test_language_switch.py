@@ -69,7 +69,7 @@ def _state(manager: WindowManager) -> dict:
     return {
         "probes": len(win.probe.history),
         "probe_rows": win.probe.history_list.count(),
-        "probe_tokens": win.probe.tokens.value.text(),
+        "probe_tokens": win.probe.readouts.tokens.value.text(),
         "sweep_points": len(win.sweep.points),
         "sweep_rows": win.sweep.table.rowCount(),
         "curve_items": len(win.sweep.curves.tpot.getPlotItem().listDataItems()),

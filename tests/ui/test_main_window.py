@@ -47,8 +47,8 @@ def test_probe_fills_chart_and_readouts(qtbot, window: MainWindow) -> None:
     run_probe(qtbot, window, 32)
     probe = window.probe
     # 32 tokens, one per chunk from the simulator: 31 gaps on the chart.
-    assert probe.tokens.value.text() == "32"
-    x, y = probe.curve.getData()
+    assert probe.readouts.tokens.value.text() == "32"
+    x, y = probe.plot.curve.getData()
     assert len(x) == 31
     # In time order; two chunks that arrive in one socket read share a stamp (a busy machine).
     assert np.all(np.diff(x) >= 0) and x[-1] > x[0]
@@ -56,12 +56,14 @@ def test_probe_fills_chart_and_readouts(qtbot, window: MainWindow) -> None:
     # is the TPOT readout ((E2EL - TTFT) / 31) and tok/s is 32 tokens / (TTFT + 31 * TPOT).
     # How close they come to the simulator's 19.7 ms depends on the machine's load (the
     # simulator's own ITL record is held to it in tests/sim).
-    tpot = float(probe.tpot.value.text())
-    ttft = float(probe.ttft.value.text())
+    tpot = float(probe.readouts.tpot.value.text())
+    ttft = float(probe.readouts.ttft.value.text())
     assert np.all(y >= 0)
     assert float(np.mean(y)) == pytest.approx(tpot, abs=0.01)
-    assert float(probe.tps.value.text()) == pytest.approx(32e3 / (ttft + 31 * tpot), rel=0.01)
-    assert float(probe.ttft.value.text()) > 0
+    assert float(probe.readouts.tps.value.text()) == pytest.approx(
+        32e3 / (ttft + 31 * tpot), rel=0.01
+    )
+    assert float(probe.readouts.ttft.value.text()) > 0
     assert probe.history_list.count() == 1
     assert "TPOT" in probe.history_list.item(0).text()
     assert not probe.running

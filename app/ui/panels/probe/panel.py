@@ -5,17 +5,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QTime, QTimer, Signal
-from PySide6.QtGui import QFont, QTextCursor
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
-    QFrame,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
@@ -27,7 +21,8 @@ from PySide6.QtWidgets import (
 from app.commands.argv import probe_argv
 from app.profiles import Target
 from app.ui.exports.tables import metric_tooltips
-from app.ui.panels.endpoints.editor import display_name
+from app.ui.panels.probe.chart import ProbeChart
+from app.ui.panels.probe.history import ProbeHistory
 from app.ui.panels.probe.outcome import (
     LiveSeries,
     ProbeHistoryEntry,
@@ -35,8 +30,8 @@ from app.ui.panels.probe.outcome import (
     outcome_from_summary,
     worker_error_message,
 )
+from app.ui.panels.probe.readouts import Readouts
 from app.ui.retranslate import Message, is_language_change
-from app.ui.theme import accent
 from app.ui.worker import SweepWorker
 
 log = logging.getLogger(__name__)
@@ -80,28 +75,6 @@ def readout_tooltips() -> dict[str, str]:
     }
 
 
-class Readout(QFrame):
-    """A caption above a large number."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.caption = QLabel()
-        self.value = QLabel("–")
-        font = QFont(self.value.font())
-        font.setPointSizeF(font.pointSizeF() * 2.0)
-        font.setBold(True)
-        self.value.setFont(font)
-        self.value.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 6, 10, 6)
-        layout.addWidget(self.caption)
-        layout.addWidget(self.value)
-
-    def set(self, text: str) -> None:
-        self.value.setText(text)
-
-
 class ProbePanel(QWidget):
     """Prompt, Run/Stop, live ITL chart, readouts, streamed text and the session's probes.
 
@@ -122,7 +95,6 @@ class ProbePanel(QWidget):
     ) -> None:
         super().__init__(parent)
         self._target_provider = target_provider
-        self.history: list[ProbeHistoryEntry] = []
         self.live = LiveSeries()
         self._shown_text = 0  # characters of live.text already in the text box
 
@@ -147,10 +119,7 @@ class ProbePanel(QWidget):
         controls.addWidget(self.run_button)
         controls.addWidget(self.stop_button)
 
-        self.ttft, self.tpot, self.tps, self.tokens = (Readout() for _ in range(4))
-        readouts = QGridLayout()
-        for column, readout in enumerate((self.ttft, self.tpot, self.tps, self.tokens)):
-            readouts.addWidget(readout, 0, column)
+        self.readouts = Readouts()
 
         self.status = QLabel()
         self.status.setObjectName("probeStatus")
@@ -158,35 +127,16 @@ class ProbePanel(QWidget):
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message = Message(self._show_status)
 
-        self.plot = pg.PlotWidget()
-        self.plot.setObjectName("probeChart")
-        self.plot.setMinimumHeight(160)
-        item = self.plot.getPlotItem()
-        item.showGrid(x=True, y=True, alpha=0.25)
-        item.setClipToView(True)
-        item.setDownsampling(auto=True, mode="peak")
-        # Created once; the timer only feeds it new arrays. No symbols and no antialiasing while
-        # streaming: every millisecond spent painting here delays the next token's timestamp.
-        self.curve = item.plot([], [], pen=pg.mkPen(accent(), width=1.5), antialias=False)
-        item.disableAutoRange()
-        self._x_max = 1.0
-        self._y_max = 50.0
-        item.setRange(xRange=(0, self._x_max), yRange=(0, self._y_max), padding=0)
-        self.tpot_line = pg.InfiniteLine(
-            angle=0, movable=False, pen=pg.mkPen(accent(), style=Qt.PenStyle.DashLine)
-        )
-        self.tpot_line.setVisible(False)
-        item.addItem(self.tpot_line)
+        self.plot = ProbeChart()
 
         self.text = QPlainTextEdit()
         self.text.setObjectName("probeText")
         self.text.setReadOnly(True)
         # Shown once the reply's first text arrives.
         self.text.setVisible(False)
-        self.history_list = QListWidget()
-        self.history_list.setObjectName("probeHistory")
+        self.history_list = ProbeHistory()
+        self.history = self.history_list.entries  # the same list, for readers of the panel
         self.history_list.currentRowChanged.connect(self._show_history)
-        self.history_list.setWordWrap(True)  # a one-line entry is wider than the list
 
         lower = QSplitter(Qt.Orientation.Horizontal)
         lower.addWidget(self.text)
@@ -201,7 +151,7 @@ class ProbePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.prompt)
         layout.addLayout(controls)
-        layout.addLayout(readouts)
+        layout.addWidget(self.readouts)
         layout.addWidget(self.status)
         layout.addWidget(body, 1)
 
@@ -234,26 +184,9 @@ class ProbePanel(QWidget):
         self.run_button.setToolTip(self.tr("Send one streaming request (Ctrl+R)"))
         self.stop_button.setText(self.tr("Stop"))
         self.stop_button.setToolTip(self.tr("Cancel the request (Esc)"))
-        for readout, caption, tip in (
-            (self.ttft, self.tr("TTFT (ms)"), tips["ttft"]),
-            (self.tpot, self.tr("TPOT (ms)"), tips["tpot"]),
-            (self.tps, self.tr("Output tok/s"), tips["tps"]),
-            (self.tokens, self.tr("Output tokens"), tips["tokens"]),
-        ):
-            readout.caption.setText(caption)
-            readout.setToolTip(tip)
-        self.plot.setToolTip(tips["itl"])
-        item = self.plot.getPlotItem()
-        item.setLabel("left", self.tr("Inter-token latency"), units="ms")
-        item.setLabel("bottom", self.tr("Time since request sent"), units="s")
-        self.history_list.setToolTip(
-            self.tr("Earlier probes in this session; click one to show it")
-        )
-        for row, entry in enumerate(self.history):
-            list_item = self.history_list.item(row)
-            if list_item is not None:
-                list_item.setText(self._history_label(entry))
-                list_item.setToolTip(list_item.text())
+        self.readouts.retranslate(tips)
+        self.plot.retranslate(tips["itl"])
+        self.history_list.retranslate()
         self.message.refresh()
 
     def prompt_is_default(self) -> bool:
@@ -327,7 +260,7 @@ class ProbePanel(QWidget):
             outcome.text = self.live.text
             self.live.dirty = True
             self.redraw()
-            self._fit_range(x, y)
+            self.plot.fit(x, y)
             self._finish(self._target, outcome)
         elif stopping:
             self._say(lambda: self.tr("Stopped."))
@@ -349,13 +282,7 @@ class ProbePanel(QWidget):
             target.profile_name if target else "",
             outcome,
         )
-        self.history.append(entry)
-        item = QListWidgetItem(self._history_label(entry))
-        item.setToolTip(item.text())
-        self.history_list.blockSignals(True)
-        self.history_list.addItem(item)
-        self.history_list.setCurrentItem(item)
-        self.history_list.blockSignals(False)
+        self.history_list.add(entry)
         self._show_outcome(outcome)
         self.probeFinished.emit(
             {
@@ -379,9 +306,7 @@ class ProbePanel(QWidget):
         if not live.dirty:
             return
         live.dirty = False
-        x, y = live.arrays()
-        self.curve.setData(x, y)
-        self._grow_range(x, y)
+        self.plot.show_data(*live.arrays())
         self._show_text(live.text)
         if self.running:
             self._show_so_far()
@@ -402,57 +327,19 @@ class ProbePanel(QWidget):
         ttft_ms, tpot_ms, tok_s, chunks = self.live.so_far()
         if ttft_ms is None:
             return
-        self.ttft.set(_fmt(ttft_ms, 1))  # exact: the first chunk's arrival
-        # Tokens counted from chunks until the server's usage arrives: marked as provisional.
-        self.tpot.set("–" if tpot_ms is None else "≈" + _fmt(tpot_ms, 2))
-        self.tps.set("–" if tok_s is None else "≈" + _fmt(tok_s, 1))
-        self.tokens.set(f"≈{chunks}")
-
-    def _grow_range(self, x: np.ndarray, y: np.ndarray) -> None:
-        """Widen the axes in steps: re-ranging every frame relayouts the axes every frame."""
-        if not len(x):
-            return
-        x_last = float(x[-1])
-        y_top = float(np.nanmax(y))
-        changed = False
-        while x_last > self._x_max:
-            self._x_max *= 1.5
-            changed = True
-        while y_top > self._y_max:
-            self._y_max *= 2
-            changed = True
-        if changed:
-            self.plot.getPlotItem().setRange(
-                xRange=(0, self._x_max), yRange=(0, self._y_max), padding=0
-            )
-
-    def _fit_range(self, x: np.ndarray, y: np.ndarray) -> None:
-        self._x_max = max(1.0, float(x[-1]) * 1.02) if len(x) else 1.0
-        self._y_max = max(10.0, float(np.nanmax(y)) * 1.1) if len(y) else 50.0
-        self.plot.getPlotItem().setRange(
-            xRange=(0, self._x_max), yRange=(0, self._y_max), padding=0
-        )
+        self.readouts.show_so_far(ttft_ms, tpot_ms, tok_s, chunks)
 
     def _clear_live(self) -> None:
         self.live = LiveSeries(max(64, self.max_tokens.value() + 8))
-        self.curve.setData([], [])
-        self._x_max, self._y_max = 1.0, 50.0
-        self.plot.getPlotItem().setRange(xRange=(0, 1.0), yRange=(0, 50.0), padding=0)
-        self.tpot_line.setVisible(False)
+        self.plot.reset()
         self.text.clear()
         self._shown_text = 0
         self.text.setVisible(False)
-        for readout in (self.ttft, self.tpot, self.tps, self.tokens):
-            readout.set("–")
+        self.readouts.clear()
 
     def _show_outcome(self, outcome: ProbeOutcome) -> None:
-        self.ttft.set(_fmt(outcome.ttft_ms, 1))
-        self.tpot.set(_fmt(outcome.tpot_ms, 2))
-        self.tps.set(_fmt(outcome.tok_s, 1))
-        self.tokens.set(str(outcome.output_tokens) if outcome.output_tokens else "–")
-        if outcome.tpot_ms is not None:
-            self.tpot_line.setValue(outcome.tpot_ms)
-            self.tpot_line.setVisible(True)
+        self.readouts.show_outcome(outcome)
+        self.plot.show_tpot(outcome.tpot_ms)
         if outcome.ok:
 
             def done() -> str:
@@ -479,23 +366,8 @@ class ProbePanel(QWidget):
         series.text = outcome.text
         self.live = series
         self.redraw()
-        self._fit_range(*series.arrays())
+        self.plot.fit(*series.arrays())
         self._show_outcome(outcome)
-
-    def _history_label(self, entry: ProbeHistoryEntry) -> str:
-        o = entry.outcome
-        profile = display_name(entry.profile)
-        if not o.ok:
-            return self.tr("{when}  {profile}: failed ({kind})").format(
-                when=entry.when, profile=profile, kind=o.error_kind or "?"
-            )
-        return self.tr("{when}  {profile}: TTFT {ttft} ms · TPOT {tpot} ms · {n} tok").format(
-            when=entry.when,
-            profile=profile,
-            ttft=_fmt(o.ttft_ms, 0),
-            tpot=_fmt(o.tpot_ms, 1),
-            n=o.output_tokens,
-        )
 
     def _say(self, text: str | Callable[[], str], error: bool = False) -> None:
         self.message.set(text, error)
@@ -503,7 +375,3 @@ class ProbePanel(QWidget):
     def _show_status(self, text: str, error: bool) -> None:
         self.status.setText(text)
         self.status.setStyleSheet("color: #c62828;" if error else "")
-
-
-def _fmt(value: float | None, digits: int) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"

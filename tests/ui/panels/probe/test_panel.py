@@ -69,7 +69,12 @@ def test_tiles_and_text_fill_while_the_reply_streams(qtbot, qloop, sim) -> None:
     def on_tokens(_event: dict) -> None:  # after the panel's own handler: what a frame shows
         panel.redraw()
         seen.append(
-            (panel.ttft.value.text(), panel.tokens.value.text(), panel.text.toPlainText(), False)
+            (
+                panel.readouts.ttft.value.text(),
+                panel.readouts.tokens.value.text(),
+                panel.text.toPlainText(),
+                False,
+            )
         )
 
     finished: list[dict] = []
@@ -81,10 +86,10 @@ def test_tiles_and_text_fill_while_the_reply_streams(qtbot, qloop, sim) -> None:
     assert len(seen) >= 2
     ttft_live, _tokens, _text, _ = seen[0]
     assert ttft_live != "–"  # TTFT at the first chunk, not at the end
-    assert float(ttft_live) == float(panel.ttft.value.text())  # the same stamp, final
+    assert float(ttft_live) == float(panel.readouts.ttft.value.text())  # the same stamp, final
     assert any(tokens.startswith("≈") for _t, tokens, _x, _ in seen)  # counted from chunks
     assert seen[-1][2] and finished[0]["generated_text"].startswith(seen[-1][2])
-    assert panel.tokens.value.text() == "64"  # the server's usage replaces the estimate
+    assert panel.readouts.tokens.value.text() == "64"  # the server's usage replaces the estimate
     assert panel.text.toPlainText() == finished[0]["generated_text"]
 
 
