@@ -11,7 +11,7 @@ from pathlib import Path
 
 from app.ui.panels.sweep.run_model import SweepRun, is_partial, point_label
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 
 
 class Clock:
