@@ -92,7 +92,44 @@ class MainWindow(QMainWindow):
         self.setDockOptions(
             QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks
         )
-        self.editor = EndpointEditor(ctx.store, ctx.keys, lambda: ctx.simulator.base_url)
+        self._build_panels()
+        self.links = PanelLinks(
+            probe=self.probe,
+            sweep=self.sweep,
+            results=self.results,
+            roofline=self.roofline,
+            metrics=self.metrics,
+            store=ctx.store,
+            current_target=self.current_target,
+            current_profile=self.editor.current_name,
+            parent=self,
+        )
+        self.editor.currentChanged.connect(self._on_profile_changed)
+        self.editor.profileSaved.connect(lambda _name: self._update_status())
+        # The status bar names the URL a run would use, unsaved edits included.
+        self.editor.dirtyChanged.connect(lambda _dirty: self._update_status())
+        self.editor.url_edit.textEdited.connect(lambda _text: self._update_status())
+        self.editor.profileSaved.connect(lambda _name: self.links.watch_metrics())
+        # File > Export owns Ctrl+E; the same shortcut on a button would make both ambiguous.
+        self.results.export_data_button.setShortcut(QKeySequence())
+        self._build_menus()
+        self._build_status_bar()
+        self.retranslate()
+        ctx.simulator.started.connect(self._on_simulator_started)
+        ctx.simulator.failed.connect(self._on_simulator_failed)
+        restore_state(self)
+        self._on_profile_changed(self.editor.current_name())
+        if ctx.store.load_warning:
+            self.statusBar().showMessage(ctx.store.load_warning, 15000)
+        apply_plot_theme(self)
+
+    # ---- building ----
+
+    def _build_panels(self) -> None:
+        """The endpoints dock, the four tabs and the two right-hand docks."""
+        self.editor = EndpointEditor(
+            self.ctx.store, self.ctx.keys, lambda: self.ctx.simulator.base_url
+        )
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.editor)
@@ -132,38 +169,6 @@ class MainWindow(QMainWindow):
         # Stacked, each got half the height: too little for three time-series charts.
         self.tabifyDockWidget(self.roofline_dock, self.metrics_dock)
         self.roofline_dock.raise_()
-
-        self.links = PanelLinks(
-            probe=self.probe,
-            sweep=self.sweep,
-            results=self.results,
-            roofline=self.roofline,
-            metrics=self.metrics,
-            store=ctx.store,
-            current_target=self.current_target,
-            current_profile=self.editor.current_name,
-            parent=self,
-        )
-        self.editor.currentChanged.connect(self._on_profile_changed)
-        self.editor.profileSaved.connect(lambda _name: self._update_status())
-        # The status bar names the URL a run would use, unsaved edits included.
-        self.editor.dirtyChanged.connect(lambda _dirty: self._update_status())
-        self.editor.url_edit.textEdited.connect(lambda _text: self._update_status())
-        self.editor.profileSaved.connect(lambda _name: self.links.watch_metrics())
-        # File > Export owns Ctrl+E; the same shortcut on a button would make both ambiguous.
-        self.results.export_data_button.setShortcut(QKeySequence())
-        self._build_menus()
-        self._build_status_bar()
-        self.retranslate()
-        ctx.simulator.started.connect(self._on_simulator_started)
-        ctx.simulator.failed.connect(self._on_simulator_failed)
-        restore_state(self)
-        self._on_profile_changed(self.editor.current_name())
-        if ctx.store.load_warning:
-            self.statusBar().showMessage(ctx.store.load_warning, 15000)
-        apply_plot_theme(self)
-
-    # ---- building ----
 
     def _dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         # The right-hand docks are tabbed and get the window's full height.

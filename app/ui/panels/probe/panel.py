@@ -93,6 +93,7 @@ class ProbePanel(QWidget):
     def __init__(
         self, target_provider: Callable[[], Target], parent: QWidget | None = None
     ) -> None:
+        # Long but flat: the widgets in the order they appear; one layout read top to bottom.
         super().__init__(parent)
         self._target_provider = target_provider
         self.live = LiveSeries()

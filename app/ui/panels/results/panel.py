@@ -74,6 +74,7 @@ class ResultsPanel(QWidget):
     runsShown = Signal(list)
 
     def __init__(self, parent: QWidget | None = None) -> None:
+        # Long but flat: the widgets in the order they appear; one layout read top to bottom.
         super().__init__(parent)
         self.runs: list[Run] = []
         self.errors: list[str] = []

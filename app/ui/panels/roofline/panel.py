@@ -72,6 +72,7 @@ class RooflinePanel(QWidget):
     # ---- building ----
 
     def _build(self) -> None:
+        # Long but flat: the widgets in the order they appear; one layout read top to bottom.
         self.gpu_combo, self.model_combo = QComboBox(), QComboBox()
         self.fmt_combo, self.kv_combo = QComboBox(), QComboBox()
         self.context_spin = QSpinBox()

@@ -41,6 +41,7 @@ class AdvancedSettings(QWidget):
     """A form of advanced sweep settings; `argv()` is the flags for the worker."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
+        # Long but flat: the widgets in the order they appear; one layout read top to bottom.
         super().__init__(parent)
         self.form = QFormLayout(self)
         self.form.setContentsMargins(0, 0, 0, 0)

@@ -37,6 +37,7 @@ class SweepForm(FormColumns):
     """The form in two columns (one when narrow); retranslate() is called by the panel."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
+        # Long but flat: the widgets in the order they appear; one layout read top to bottom.
         super().__init__(parent)
         self.labels: dict[str, QLabel] = {}
 
