@@ -11,8 +11,9 @@ from app.bench.results.read import load_result
 from app.paths import resources_dir
 from app.profiles import Target
 from app.ui.exports.tables import TABLE_COLUMNS, cell_text
-from app.ui.panels.results.panel import summary_of
+from app.ui.panels.results.runs import summary_of
 from app.ui.panels.sweep.panel import SweepPanel
+from app.ui.run_context import RunContext
 from app.ui.worker import SweepSpec, build_sweep_argv
 
 COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}
@@ -28,17 +29,19 @@ def test_conversations_argv_names_sessions_and_multi_turn() -> None:
 
 
 def test_conversation_sweep_shows_first_and_later_turn_ttft(qtbot, sim, tmp_path: Path) -> None:
-    panel = SweepPanel(lambda: Target("Built-in simulator", sim.base_url, "chat", ""))
+    short = RunContext(flags=("--max-turns", "2", "--output-len", "6"))  # a short run
+    panel = SweepPanel(
+        lambda: Target("Built-in simulator", sim.base_url, "chat", ""), lambda: short
+    )
     qtbot.addWidget(panel)
-    panel.results_root.setText(str(tmp_path))
-    panel.dataset.setCurrentIndex(panel.dataset.findData("conversations"))
-    assert panel.labels["prompts"].text() == "Sessions per point"
-    assert not panel.dataset_row.isEnabled() and not panel.lengths_row.isEnabled()
-    panel.rates.setText("inf")
-    panel.concurrencies.setText("2")
-    panel.num_prompts.setValue(3)
-    panel.label.setText("chat")
-    panel.extra_args = ["--max-turns", "2", "--output-len", "6"]  # a short run
+    panel.form.results_root.setText(str(tmp_path))
+    panel.form.dataset.setCurrentIndex(panel.form.dataset.findData("conversations"))
+    assert panel.form.labels["prompts"].text() == "Sessions per point"
+    assert not panel.form.dataset_row.isEnabled() and not panel.form.lengths_row.isEnabled()
+    panel.form.rates.setText("inf")
+    panel.form.concurrencies.setText("2")
+    panel.form.num_prompts.setValue(3)
+    panel.form.label.setText("chat")
     assert panel.run()
     qtbot.waitUntil(lambda: not panel.is_running(), timeout=90_000)
     assert panel.last_error == ""
@@ -65,9 +68,9 @@ def test_conversation_strings_in_chinese(qtbot, qapp) -> None:
     qapp.installTranslator(translator)
     try:
         panel.retranslate()
-        panel.dataset.setCurrentIndex(panel.dataset.findData("conversations"))
-        assert panel.dataset.currentText() == "多轮对话（内置）"
-        assert panel.labels["prompts"].text() == "每点会话数"
+        panel.form.dataset.setCurrentIndex(panel.form.dataset.findData("conversations"))
+        assert panel.form.dataset.currentText() == "多轮对话（内置）"
+        assert panel.form.labels["prompts"].text() == "每点会话数"
     finally:
         qapp.removeTranslator(translator)
         panel.retranslate()
