@@ -57,6 +57,7 @@ def test_argv_names_the_key_variable_but_never_holds_the_key() -> None:
     assert pairs["--random-input-len"] == "100"
     assert pairs["--header"] == "X-Org: lab"  # the canonical header syntax
     assert "--ignore-eos" in argv
+    assert spec.num_points == 6
     completions = build_sweep_argv(spec, _target(api="completions"))
     assert completions[completions.index("--backend") + 1] == "openai"
 

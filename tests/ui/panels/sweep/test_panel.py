@@ -61,6 +61,7 @@ def test_presets_fill_the_field_guide_experiments(qtbot, tmp_path) -> None:
     spec = panel.build_spec()
     assert spec.request_rates == [math.inf]
     assert spec.max_concurrencies == [1, 4, 8, 16, 32, 64, 128]
+    assert spec.num_points == 7
     qtbot.keyClicks(panel.form.concurrencies, ", 256")  # a hand edit is no longer experiment B
     assert panel.form.preset.currentData() == "custom"
     assert panel.build_spec().max_concurrencies[-1] == 256
