@@ -13,7 +13,7 @@ from app.profiles import Target
 
 # The key reaches the worker only through this variable (the engine reads --api-key-env NAME).
 KEY_ENV = "TPOTBENCH_WORKER_API_KEY"
-DATASETS = ("synthetic", "conversations", "sharegpt", "random", "prompts")
+DATASETS = ("synthetic", "conversations", "prefix", "sharegpt", "random", "prompts")
 
 
 @dataclass
@@ -26,6 +26,11 @@ class SweepSpec:
     dataset_path: str = ""
     random_input_len: int = 256
     random_output_len: int = 64
+    # The shared-prefix dataset (vLLM's --prefix-repetition-* flags and defaults).
+    prefix_len: int = 256
+    suffix_len: int = 256
+    num_prefixes: int = 10
+    prefix_output_len: int = 128
     num_prompts: int = 64
     seed: int = 0
     ignore_eos: bool = False
@@ -128,6 +133,19 @@ def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
             str(spec.random_input_len),
             "--random-output-len",
             str(spec.random_output_len),
+        ]
+    elif spec.dataset == "prefix":
+        argv += [
+            "--dataset-name",
+            "prefix",
+            "--prefix-repetition-prefix-len",
+            str(spec.prefix_len),
+            "--prefix-repetition-suffix-len",
+            str(spec.suffix_len),
+            "--prefix-repetition-num-prefixes",
+            str(spec.num_prefixes),
+            "--prefix-repetition-output-len",
+            str(spec.prefix_output_len),
         ]
     elif spec.dataset == "prompts":
         argv += ["--dataset-name", "prompts", "--dataset-path", spec.dataset_path]

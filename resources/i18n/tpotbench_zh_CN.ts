@@ -1428,6 +1428,34 @@ Finished results are already saved. Please include the log file if you report th
         <translation>后续轮 TTFT（毫秒）</translation>
     </message>
     <message>
+        <source>TTFO (ms)</source>
+        <translation>TTFO（毫秒）</translation>
+    </message>
+    <message>
+        <source>TPOT answer (ms)</source>
+        <translation>回答阶段 TPOT（毫秒）</translation>
+    </message>
+    <message>
+        <source>Reasoning tokens</source>
+        <translation>推理 token 数</translation>
+    </message>
+    <message>
+        <source>Cache hits, usage</source>
+        <translation>缓存命中率（usage）</translation>
+    </message>
+    <message>
+        <source>Cache hits, /metrics</source>
+        <translation>缓存命中率（/metrics）</translation>
+    </message>
+    <message>
+        <source>Spec. acceptance</source>
+        <translation>投机接受率</translation>
+    </message>
+    <message>
+        <source>Acceptance length</source>
+        <translation>平均接受长度</translation>
+    </message>
+    <message>
         <source>Time to first token: from sending the request to the first streamed message with generated content. GuideLLM: time_to_first_token_ms; AIPerf: Time to First Token.</source>
         <translation>首 token 延迟（TTFT）：从发出请求到收到第一条带生成内容的流式消息。GuideLLM 称 time_to_first_token_ms；AIPerf 称 Time to First Token。</translation>
     </message>
@@ -1486,6 +1514,34 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>Conversations: mean TTFT of the turns after the first, which resend the whole history; with prefix caching the server skips the history&apos;s prefill.</source>
         <translation>多轮对话：第一轮之后各轮的平均 TTFT。这些轮次会重新发送完整历史；开启前缀缓存时，服务器可跳过历史部分的预填充。</translation>
+    </message>
+    <message>
+        <source>Reasoning models: mean time to first output token, the first visible answer token after the reasoning. TTFT counts the first token of any kind (vLLM). GuideLLM: time to first output token; AIPerf: TTFO.</source>
+        <translation>推理模型：首个输出 token 的平均时间，即推理结束后第一个可见回答 token。TTFT 计的是任意类型的第一个 token（vLLM 的定义）。GuideLLM：time to first output token；AIPerf：TTFO。</translation>
+    </message>
+    <message>
+        <source>Reasoning models: mean TPOT of the answer phase alone, after the reasoning ends. The TPOT columns cover the whole reply.</source>
+        <translation>推理模型：推理结束后仅回答阶段的平均 TPOT。TPOT 各列统计的是整个回复。</translation>
+    </message>
+    <message>
+        <source>Reasoning models: mean reasoning tokens per request, from the server&apos;s usage (completion_tokens_details.reasoning_tokens), else counted from reasoning deltas.</source>
+        <translation>推理模型：每个请求的平均推理 token 数，取自服务器的 usage（completion_tokens_details.reasoning_tokens），没有时按推理增量计数。</translation>
+    </message>
+    <message>
+        <source>Prefix cache hit rate as the replies report it: cached prompt tokens (usage.prompt_tokens_details.cached_tokens) / prompt tokens.</source>
+        <translation>回复中报告的前缀缓存命中率：已缓存的提示 token（usage.prompt_tokens_details.cached_tokens）/ 提示 token。</translation>
+    </message>
+    <message>
+        <source>Prefix cache hit rate as the server&apos;s /metrics counts it over the point: prefix-cache hits / queries (vLLM&apos;s counters), every client included.</source>
+        <translation>服务器 /metrics 在该测试点期间统计的前缀缓存命中率：前缀缓存命中数 / 查询数（vLLM 的计数器），包含所有客户端。</translation>
+    </message>
+    <message>
+        <source>Speculative decoding: accepted draft tokens / drafted tokens over the point, from vLLM&apos;s spec-decode counters in /metrics.</source>
+        <translation>投机解码：该测试点内被接受的草稿 token / 草稿 token 总数，取自 /metrics 中 vLLM 的投机解码计数器。</translation>
+    </message>
+    <message>
+        <source>Speculative decoding: mean tokens produced per decode step (1 + accepted drafts), from vLLM&apos;s spec-decode counters in /metrics.</source>
+        <translation>投机解码：每个解码步平均产出的 token 数（1 + 被接受的草稿数），取自 /metrics 中 vLLM 的投机解码计数器。</translation>
     </message>
 </context>
 <context>
@@ -2260,6 +2316,14 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>随机种子</translation>
     </message>
     <message>
+        <source>Shared prefixes</source>
+        <translation>共享前缀</translation>
+    </message>
+    <message>
+        <source>Per prompt</source>
+        <translation>每条提示</translation>
+    </message>
+    <message>
         <source>Label</source>
         <translation>标签</translation>
     </message>
@@ -2308,6 +2372,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>合成 ShareGPT（内置）</translation>
     </message>
     <message>
+        <source>Shared prefixes (prefix caching)</source>
+        <translation>共享前缀（前缀缓存）</translation>
+    </message>
+    <message>
         <source>ShareGPT JSON file</source>
         <translation>ShareGPT JSON 文件</translation>
     </message>
@@ -2334,6 +2402,34 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>out</source>
         <translation>输出</translation>
+    </message>
+    <message>
+        <source>count</source>
+        <translation>个数</translation>
+    </message>
+    <message>
+        <source>length</source>
+        <translation>长度</translation>
+    </message>
+    <message>
+        <source>suffix</source>
+        <translation>后缀</translation>
+    </message>
+    <message>
+        <source>Distinct prefixes; the prompts take turns using them (vLLM: --prefix-repetition-num-prefixes).</source>
+        <translation>不同前缀的个数，提示轮流使用它们（vLLM：--prefix-repetition-num-prefixes）。</translation>
+    </message>
+    <message>
+        <source>Tokens in each shared prefix, which a prefix cache can reuse (--prefix-repetition-prefix-len).</source>
+        <translation>每个共享前缀的 token 数，前缀缓存可以复用这部分（--prefix-repetition-prefix-len）。</translation>
+    </message>
+    <message>
+        <source>Unique tokens after the prefix in every prompt (--prefix-repetition-suffix-len).</source>
+        <translation>每条提示在前缀之后独有的 token 数（--prefix-repetition-suffix-len）。</translation>
+    </message>
+    <message>
+        <source>Tokens requested per reply (--prefix-repetition-output-len).</source>
+        <translation>每个回复请求生成的 token 数（--prefix-repetition-output-len）。</translation>
     </message>
     <message>
         <source>Requests sent at each sweep point.</source>

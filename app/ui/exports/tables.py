@@ -7,7 +7,7 @@ import io
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication
 
 from app.bench.metrics.conversations import conversation_figures
+from app.bench.metrics.workload import cache_figures, reasoning_figures
 from app.bench.results.naming import rate_from_file
 from app.bench.results.write import atomic_write_text
 from app.ui.plots.live import (
@@ -53,8 +54,31 @@ TABLE_COLUMNS: tuple[tuple[str, str, int | None], ...] = (
     # Conversations (--multi-turn): mean TTFT of first turns and of later turns; "–" otherwise.
     ("ttft_first_turn_ms", QT_TRANSLATE_NOOP("Metrics", "TTFT 1st turn (ms)"), 1),
     ("ttft_later_turns_ms", QT_TRANSLATE_NOOP("Metrics", "TTFT later turns (ms)"), 1),
+    # Reasoning models, prefix caching, speculative decoding (the point's tpotbench block).
+    ("ttfo_ms", QT_TRANSLATE_NOOP("Metrics", "TTFO (ms)"), 1),
+    ("tpot_answer_ms", QT_TRANSLATE_NOOP("Metrics", "TPOT answer (ms)"), 2),
+    ("reasoning_tokens", QT_TRANSLATE_NOOP("Metrics", "Reasoning tokens"), 1),
+    ("client_hit_rate", QT_TRANSLATE_NOOP("Metrics", "Cache hits, usage"), None),
+    ("server_hit_rate", QT_TRANSLATE_NOOP("Metrics", "Cache hits, /metrics"), None),
+    ("acceptance_rate", QT_TRANSLATE_NOOP("Metrics", "Spec. acceptance"), None),
+    ("acceptance_length", QT_TRANSLATE_NOOP("Metrics", "Acceptance length"), 2),
 )
 CONVERSATION_KEYS = ("ttft_first_turn_ms", "ttft_later_turns_ms")
+WORKLOAD_KEYS = (
+    "ttfo_ms",
+    "tpot_answer_ms",
+    "reasoning_tokens",
+    "client_hit_rate",
+    "server_hit_rate",
+    "acceptance_rate",
+    "acceptance_length",
+)
+REASONING_KEYS = ("ttfo_ms", "tpot_answer_ms", "reasoning_tokens")
+# Columns only a workload run fills: hidden unless some point in the table has a value, so
+# the table of a plain run is as wide as before.
+OPTIONAL_KEYS = (*CONVERSATION_KEYS, *WORKLOAD_KEYS)
+# Shares (0..1) shown as percentages.
+PERCENT_KEYS = ("mbu", "client_hit_rate", "server_hit_rate", "acceptance_rate")
 
 # Roofline figures of a point: flat in a summary read from a file, nested under
 # tpotbench.roofline in a live sweep's point_finished summary (key there in brackets).
@@ -96,6 +120,17 @@ def point_value(point: Mapping[str, Any], key: str) -> Any:
         block = point.get("tpotbench")
         if isinstance(block, Mapping):
             value = conversation_figures(dict(block))[key]
+    if key in WORKLOAD_KEYS:
+        figures = {k: point.get(k) for k in WORKLOAD_KEYS}  # flat in a file's summary
+        block = point.get("tpotbench")
+        if isinstance(block, Mapping):  # nested in a live sweep's point summary
+            nested = {**reasoning_figures(dict(block)), **cache_figures(dict(block))}
+            figures = {k: nested[k] if v is None else v for k, v in figures.items()}
+        value = figures[key]
+        # TTFO and answer TPOT are measured for every reply (equal to TTFT and TPOT when
+        # nothing reasons): they mean something only for a reasoning model, as in the report.
+        if key in REASONING_KEYS and not figures["reasoning_tokens"]:
+            value = None
     if value is None and key in ROOFLINE_KEYS:
         block = point.get("tpotbench")
         roofline = block.get("roofline") if isinstance(block, Mapping) else None
@@ -187,6 +222,42 @@ def metric_tooltips() -> dict[str, str]:
             "Conversations: mean TTFT of the turns after the first, which resend the whole "
             "history; with prefix caching the server skips the history's prefill.",
         ),
+        "ttfo_ms": QCoreApplication.translate(
+            "Metrics",
+            "Reasoning models: mean time to first output token, the first visible answer "
+            "token after the reasoning. TTFT counts the first token of any kind (vLLM). "
+            "GuideLLM: time to first output token; AIPerf: TTFO.",
+        ),
+        "tpot_answer_ms": QCoreApplication.translate(
+            "Metrics",
+            "Reasoning models: mean TPOT of the answer phase alone, after the reasoning ends. "
+            "The TPOT columns cover the whole reply.",
+        ),
+        "reasoning_tokens": QCoreApplication.translate(
+            "Metrics",
+            "Reasoning models: mean reasoning tokens per request, from the server's usage "
+            "(completion_tokens_details.reasoning_tokens), else counted from reasoning deltas.",
+        ),
+        "client_hit_rate": QCoreApplication.translate(
+            "Metrics",
+            "Prefix cache hit rate as the replies report it: cached prompt tokens "
+            "(usage.prompt_tokens_details.cached_tokens) / prompt tokens.",
+        ),
+        "server_hit_rate": QCoreApplication.translate(
+            "Metrics",
+            "Prefix cache hit rate as the server's /metrics counts it over the point: "
+            "prefix-cache hits / queries (vLLM's counters), every client included.",
+        ),
+        "acceptance_rate": QCoreApplication.translate(
+            "Metrics",
+            "Speculative decoding: accepted draft tokens / drafted tokens over the point, from "
+            "vLLM's spec-decode counters in /metrics.",
+        ),
+        "acceptance_length": QCoreApplication.translate(
+            "Metrics",
+            "Speculative decoding: mean tokens produced per decode step (1 + accepted drafts), "
+            "from vLLM's spec-decode counters in /metrics.",
+        ),
     }
 
 
@@ -201,10 +272,18 @@ def set_chart_tooltips(curves: SweepCurves, live: LiveCharts | None = None) -> N
         live.tpot.setToolTip(tips["median_tpot_ms"])
 
 
+def hidden_keys(points: Iterable[Mapping[str, Any]]) -> set[str]:
+    """The optional columns no point in the table has a value for."""
+    hidden = set(OPTIONAL_KEYS)
+    for point in points:
+        hidden -= {key for key in hidden if point_value(point, key) is not None}
+    return hidden
+
+
 def cell_text(point: Mapping[str, Any], key: str, decimals: int | None) -> str:
     """One table cell: rates and concurrencies as 'inf' when unlimited, numbers rounded."""
     value = point_value(point, key)
-    if key == "mbu" and isinstance(value, int | float) and math.isfinite(value):
+    if key in PERCENT_KEYS and isinstance(value, int | float) and math.isfinite(value):
         return f"{value * 100:.1f} %"
     if key == "request_rate":
         return format_number(rate_from_file(value))

@@ -41,6 +41,7 @@ from app.ui.exports.tables import (
     TABLE_COLUMNS,
     cell_text,
     export_curves,
+    hidden_keys,
     metric_tooltips,
     runs_csv,
     runs_json,
@@ -303,6 +304,9 @@ class ResultsPanel(QWidget):
                         item.setForeground(QColor("#1b1b1b"))
                         item.setToolTip(tip)
                     self.table.setItem(row, col, item)
+        hidden = hidden_keys(p for s in series for p in s.points)
+        for col, (key, _h, _dec) in enumerate(TABLE_COLUMNS, start=1):
+            self.table.setColumnHidden(col, key in hidden)
         self._update_buttons()
         self.runsShown.emit([r.name for r in self.shown])
 

@@ -63,7 +63,7 @@ class SweepForm(FormColumns):
         for edit in (self.rates, self.concurrencies):  # hand edits leave a grid preset
             edit.textEdited.connect(self._hand_edit)
         self.dataset = QComboBox()
-        for key in ("synthetic", "conversations", "sharegpt", "random", "prompts"):
+        for key in ("synthetic", "conversations", "prefix", "sharegpt", "random", "prompts"):
             self.dataset.addItem("", key)
         self.dataset.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
@@ -82,6 +82,22 @@ class SweepForm(FormColumns):
         self.in_label, self.out_label = QLabel(), QLabel()
         self.lengths_row = self._row(self.in_label, self.input_len, self.out_label, self.output_len)
         row(form, "random", self.lengths_row)
+        # The shared-prefix dataset: how many distinct prefixes, their length, each prompt's
+        # unique suffix and the reply length (vLLM's prefix_repetition defaults).
+        self.prefix_len = QSpinBox(minimum=1, maximum=1_000_000, value=256)
+        self.suffix_len = QSpinBox(minimum=1, maximum=1_000_000, value=256)
+        self.num_prefixes = QSpinBox(minimum=1, maximum=1_000_000, value=10)
+        self.prefix_output_len = QSpinBox(minimum=1, maximum=1_000_000, value=128)
+        self.prefix_label, self.suffix_label = QLabel(), QLabel()
+        self.num_prefixes_label, self.prefix_out_label = QLabel(), QLabel()
+        self.prefix_row = self._row(
+            self.num_prefixes_label, self.num_prefixes, self.prefix_label, self.prefix_len
+        )
+        self.suffix_row = self._row(
+            self.suffix_label, self.suffix_len, self.prefix_out_label, self.prefix_output_len
+        )
+        row(form, "prefix", self.prefix_row)
+        row(form, "suffix", self.suffix_row)
         self.num_prompts = QSpinBox(minimum=1, maximum=1_000_000, value=64)
         row(more, "prompts", self.num_prompts)
         self.seed = QSpinBox(minimum=0, maximum=2**31 - 1, value=0)
@@ -122,6 +138,8 @@ class SweepForm(FormColumns):
             "dataset": self.tr("Dataset"),
             "dataset_file": self.tr("Dataset file"),
             "random": self.tr("Random tokens"),
+            "prefix": self.tr("Shared prefixes"),
+            "suffix": self.tr("Per prompt"),
             "seed": self.tr("Seed"),
             "label": self.tr("Label"),
             "results": self.tr("Results folder"),
@@ -147,6 +165,7 @@ class SweepForm(FormColumns):
         datasets = (
             ("synthetic", self.tr("Synthetic ShareGPT (shipped)")),
             ("conversations", self.tr("Conversations, multi-turn (shipped)")),
+            ("prefix", self.tr("Shared prefixes (prefix caching)")),
             ("sharegpt", self.tr("ShareGPT JSON file")),
             ("random", self.tr("Random lengths")),
             ("prompts", self.tr("Prompts file (text lines or JSONL)")),
@@ -160,6 +179,30 @@ class SweepForm(FormColumns):
         self.browse_results_button.setText(self.tr("Browse…"))
         self.in_label.setText(self.tr("in"))
         self.out_label.setText(self.tr("out"))
+        self.num_prefixes_label.setText(self.tr("count"))
+        self.prefix_label.setText(self.tr("length"))
+        self.suffix_label.setText(self.tr("suffix"))
+        self.prefix_out_label.setText(self.tr("out"))
+        self.num_prefixes.setToolTip(
+            self.tr(
+                "Distinct prefixes; the prompts take turns using them "
+                "(vLLM: --prefix-repetition-num-prefixes)."
+            )
+        )
+        self.prefix_len.setToolTip(
+            self.tr(
+                "Tokens in each shared prefix, which a prefix cache can reuse "
+                "(--prefix-repetition-prefix-len)."
+            )
+        )
+        self.suffix_len.setToolTip(
+            self.tr(
+                "Unique tokens after the prefix in every prompt (--prefix-repetition-suffix-len)."
+            )
+        )
+        self.prefix_output_len.setToolTip(
+            self.tr("Tokens requested per reply (--prefix-repetition-output-len).")
+        )
         self._count_label()
         self.ignore_eos.setText(self.tr("Ignore EOS"))
         self.ignore_eos.setToolTip(self.tr("Always generate the requested output length."))
@@ -233,6 +276,14 @@ class SweepForm(FormColumns):
         kind = self.dataset.currentData()
         self.dataset_row.setEnabled(kind in ("sharegpt", "prompts"))
         self.lengths_row.setEnabled(kind == "random")
+        # The prefix rows only while that dataset is chosen: the usual form does not grow.
+        for widget in (
+            self.prefix_row,
+            self.suffix_row,
+            self.labels["prefix"],
+            self.labels["suffix"],
+        ):
+            widget.setVisible(kind == "prefix")
         self._count_label()
 
     def _count_label(self) -> None:
@@ -300,6 +351,10 @@ class SweepForm(FormColumns):
             dataset_path=path,
             random_input_len=self.input_len.value(),
             random_output_len=self.output_len.value(),
+            prefix_len=self.prefix_len.value(),
+            suffix_len=self.suffix_len.value(),
+            num_prefixes=self.num_prefixes.value(),
+            prefix_output_len=self.prefix_output_len.value(),
             num_prompts=self.num_prompts.value(),
             seed=self.seed.value(),
             ignore_eos=self.ignore_eos.isChecked(),

@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from app.bench.results.request_samples import RequestSamples, request_samples
-from app.ui.exports.tables import TABLE_COLUMNS, cell_text
+from app.ui.exports.tables import TABLE_COLUMNS, cell_text, hidden_keys
 from app.ui.panels.sweep.run_model import is_partial, point_label
 from app.ui.plots.capacity import FAIL_BG, PASS_BG, slo_cell_colours
 
@@ -33,6 +33,8 @@ class PointsTable(QTableWidget):
         # Compact rows: a whole Experiment B (7 points) stays readable without scrolling.
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self._samples: dict[str, RequestSamples] = {}
+        self._shown: list[dict[str, Any]] = []
+        self._hide_empty_columns()
 
     def retranslate(self, tips: dict[str, str]) -> None:
         for col, (key, header, _dec) in enumerate(TABLE_COLUMNS):
@@ -43,6 +45,8 @@ class PointsTable(QTableWidget):
     def clear_points(self) -> None:
         self.setRowCount(0)
         self._samples.clear()
+        self._shown.clear()
+        self._hide_empty_columns()
 
     def add_point(self, summary: dict[str, Any]) -> None:
         row = self.rowCount()
@@ -70,7 +74,15 @@ class PointsTable(QTableWidget):
                 item.setForeground(QColor("#1b1b1b"))
                 item.setToolTip(tip)
             self.setItem(row, col, item)
+        self._shown.append(summary)
+        self._hide_empty_columns()
         self.scrollToBottom()
+
+    def _hide_empty_columns(self) -> None:
+        """Workload columns (reasoning, prefix cache, conversations…) only once a point has them."""
+        hidden = hidden_keys(self._shown)
+        for col, (key, _header, _dec) in enumerate(TABLE_COLUMNS):
+            self.setColumnHidden(col, key in hidden)
 
     def point_samples(self, summary: dict[str, Any]) -> RequestSamples | None:
         """The point's per-request data, read from its result file (cached)."""
