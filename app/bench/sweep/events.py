@@ -179,8 +179,9 @@ class EventWriter:
                 if not self._closed:
                     self._queue.put((type_, fields))
                     return
-            if self._thread is not threading.current_thread():
-                self._thread.join()  # after whatever was queued before close()
+            thread = self._thread
+            if thread is not None and thread is not threading.current_thread():
+                thread.join()  # after whatever was queued before close()
         self._write(_encode(type_, fields))
 
     def close(self) -> None:

@@ -422,7 +422,7 @@ class _ScraperThread:
 
         def on_sample(sample: MetricsSample) -> None:  # runs on the scraper's thread
             for obs in sinks:
-                obs.server_metrics(sample.to_dict())  # type: ignore[attr-defined]
+                obs.server_metrics(sample.to_dict())
 
         self.scraper = MetricsScraper.for_endpoint(
             config.resolved,
@@ -479,7 +479,8 @@ async def _unless_cancelled(work: Any, cancel: asyncio.Event) -> None:
         await asyncio.gather(task, stop, return_exceptions=True)
 
 
-async def _in_process(load: Any) -> tuple[Any, None]:
+async def _in_process(load: Any) -> tuple[Any, dict[str, Any] | None]:
+    # The same shape as run_point_on_workers' result: an in-process point has no workers block.
     return await load, None
 
 
