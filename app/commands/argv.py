@@ -13,7 +13,7 @@ from app.profiles import Target
 
 # The key reaches the worker only through this variable (the engine reads --api-key-env NAME).
 KEY_ENV = "TPOTBENCH_WORKER_API_KEY"
-DATASETS = ("synthetic", "conversations", "prefix", "sharegpt", "random", "prompts")
+DATASETS = ("synthetic", "conversations", "prefix", "mooncake", "sharegpt", "random", "prompts")
 
 
 @dataclass
@@ -31,6 +31,8 @@ class SweepSpec:
     suffix_len: int = 256
     num_prefixes: int = 10
     prefix_output_len: int = 128
+    # Mooncake trace replay: the trace's own clock this many times faster (--trace-speedup).
+    trace_speedup: float = 1.0
     num_prompts: int = 64
     seed: int = 0
     ignore_eos: bool = False
@@ -106,6 +108,8 @@ def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
             "--max-concurrency",
             ",".join(str(c) for c in spec.max_concurrencies),
         ]
+        if spec.dataset == "mooncake":  # the trace's timestamps replace the request rate
+            load = load[2:]
     argv = [
         *cli_command(),  # a frozen bundle runs itself, not `python -m app`
         "search" if spec.search is not None else "sweep",
@@ -147,6 +151,11 @@ def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
             "--prefix-repetition-output-len",
             str(spec.prefix_output_len),
         ]
+    elif spec.dataset == "mooncake":  # no file: the shipped synthetic trace
+        argv += ["--dataset-name", "mooncake"]
+        if spec.dataset_path:
+            argv += ["--dataset-path", spec.dataset_path]
+        argv += ["--trace-speedup", f"{spec.trace_speedup:g}"]
     elif spec.dataset == "prompts":
         argv += ["--dataset-name", "prompts", "--dataset-path", spec.dataset_path]
     elif spec.dataset == "conversations":  # the shipped multi-turn file; one session per prompt

@@ -1456,6 +1456,10 @@ Finished results are already saved. Please include the log file if you report th
         <translation>平均接受长度</translation>
     </message>
     <message>
+        <source>Send lateness P99 (ms)</source>
+        <translation>发送延迟 P99（毫秒）</translation>
+    </message>
+    <message>
         <source>Time to first token: from sending the request to the first streamed message with generated content. GuideLLM: time_to_first_token_ms; AIPerf: Time to First Token.</source>
         <translation>首 token 延迟（TTFT）：从发出请求到收到第一条带生成内容的流式消息。GuideLLM 称 time_to_first_token_ms；AIPerf 称 Time to First Token。</translation>
     </message>
@@ -1538,6 +1542,10 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>Speculative decoding: accepted draft tokens / drafted tokens over the point, from vLLM&apos;s spec-decode counters in /metrics.</source>
         <translation>投机解码：该测试点内被接受的草稿 token / 草稿 token 总数，取自 /metrics 中 vLLM 的投机解码计数器。</translation>
+    </message>
+    <message>
+        <source>Trace replay: P99 of how late each request went out against the trace&apos;s schedule (sped up by --trace-speedup). Large values mean the client, not the server, set the pace.</source>
+        <translation>轨迹回放：每个请求实际发出时间相对轨迹时间表（按 --trace-speedup 加速）的滞后量的 P99。数值大说明节奏是由客户端而不是服务器决定的。</translation>
     </message>
     <message>
         <source>Speculative decoding: mean tokens produced per decode step (1 + accepted drafts), from vLLM&apos;s spec-decode counters in /metrics.</source>
@@ -2324,6 +2332,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>每条提示</translation>
     </message>
     <message>
+        <source>Trace speed-up</source>
+        <translation>轨迹加速倍数</translation>
+    </message>
+    <message>
         <source>Label</source>
         <translation>标签</translation>
     </message>
@@ -2374,6 +2386,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>Shared prefixes (prefix caching)</source>
         <translation>共享前缀（前缀缓存）</translation>
+    </message>
+    <message>
+        <source>Mooncake trace replay</source>
+        <translation>Mooncake 轨迹回放</translation>
     </message>
     <message>
         <source>ShareGPT JSON file</source>
@@ -2428,8 +2444,16 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>每条提示在前缀之后独有的 token 数（--prefix-repetition-suffix-len）。</translation>
     </message>
     <message>
+        <source>Replay the trace this many times faster than its timestamps (--trace-speedup). Its timestamps replace the request rate.</source>
+        <translation>以轨迹时间戳的这么多倍速度回放（--trace-speedup）。轨迹的时间戳取代请求速率。</translation>
+    </message>
+    <message>
         <source>Tokens requested per reply (--prefix-repetition-output-len).</source>
         <translation>每个回复请求生成的 token 数（--prefix-repetition-output-len）。</translation>
+    </message>
+    <message>
+        <source>Empty: the shipped synthetic trace</source>
+        <translation>留空：使用内置的合成轨迹</translation>
     </message>
     <message>
         <source>Requests sent at each sweep point.</source>
@@ -2438,6 +2462,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>Find capacity sends single prompts: choose another dataset.</source>
         <translation>容量搜索只发送单轮提示：请选择其他数据集。</translation>
+    </message>
+    <message>
+        <source>Find capacity sets the pace, a trace has its own: choose another dataset.</source>
+        <translation>容量搜索需要自行控制节奏，而轨迹有自己的节奏：请选择其他数据集。</translation>
     </message>
     <message>
         <source>Ignore EOS</source>

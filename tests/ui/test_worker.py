@@ -64,7 +64,7 @@ def test_argv_names_the_key_variable_but_never_holds_the_key() -> None:
 
 def test_unknown_dataset_is_refused_with_the_choices() -> None:
     with pytest.raises(
-        ValueError, match="synthetic, conversations, prefix, sharegpt, random, prompts"
+        ValueError, match="synthetic, conversations, prefix, mooncake, sharegpt, random, prompts"
     ):
         build_sweep_argv(SweepSpec(dataset="csv"), _target())
 

@@ -62,6 +62,8 @@ TABLE_COLUMNS: tuple[tuple[str, str, int | None], ...] = (
     ("server_hit_rate", QT_TRANSLATE_NOOP("Metrics", "Cache hits, /metrics"), None),
     ("acceptance_rate", QT_TRANSLATE_NOOP("Metrics", "Spec. acceptance"), None),
     ("acceptance_length", QT_TRANSLATE_NOOP("Metrics", "Acceptance length"), 2),
+    # Trace replay: how late the sends were against the trace's (sped-up) schedule.
+    ("trace_lateness_p99_ms", QT_TRANSLATE_NOOP("Metrics", "Send lateness P99 (ms)"), 2),
 )
 CONVERSATION_KEYS = ("ttft_first_turn_ms", "ttft_later_turns_ms")
 WORKLOAD_KEYS = (
@@ -72,6 +74,7 @@ WORKLOAD_KEYS = (
     "server_hit_rate",
     "acceptance_rate",
     "acceptance_length",
+    "trace_lateness_p99_ms",
 )
 REASONING_KEYS = ("ttfo_ms", "tpot_answer_ms", "reasoning_tokens")
 # Columns only a workload run fills: hidden unless some point in the table has a value, so
@@ -124,7 +127,11 @@ def point_value(point: Mapping[str, Any], key: str) -> Any:
         figures = {k: point.get(k) for k in WORKLOAD_KEYS}  # flat in a file's summary
         block = point.get("tpotbench")
         if isinstance(block, Mapping):  # nested in a live sweep's point summary
-            nested = {**reasoning_figures(dict(block)), **cache_figures(dict(block))}
+            nested = {
+                **reasoning_figures(dict(block)),
+                **cache_figures(dict(block)),
+                "trace_lateness_p99_ms": _trace_lateness(block),
+            }
             figures = {k: nested[k] if v is None else v for k, v in figures.items()}
         value = figures[key]
         # TTFO and answer TPOT are measured for every reply (equal to TTFT and TPOT when
@@ -253,6 +260,12 @@ def metric_tooltips() -> dict[str, str]:
             "Speculative decoding: accepted draft tokens / drafted tokens over the point, from "
             "vLLM's spec-decode counters in /metrics.",
         ),
+        "trace_lateness_p99_ms": QCoreApplication.translate(
+            "Metrics",
+            "Trace replay: P99 of how late each request went out against the trace's schedule "
+            "(sped up by --trace-speedup). Large values mean the client, not the server, set "
+            "the pace.",
+        ),
         "acceptance_length": QCoreApplication.translate(
             "Metrics",
             "Speculative decoding: mean tokens produced per decode step (1 + accepted drafts), "
@@ -270,6 +283,16 @@ def set_chart_tooltips(curves: SweepCurves, live: LiveCharts | None = None) -> N
     if live is not None:
         live.itl.setToolTip(tips["p99_itl_ms"])
         live.tpot.setToolTip(tips["median_tpot_ms"])
+
+
+def _trace_lateness(block: Mapping[str, Any]) -> float | None:
+    """P99 send lateness of a trace replay (ms); None for other runs, as in the report (every
+    point records lateness, but only a trace's schedule is the workload's own)."""
+    late = block.get("schedule_lateness_ms")
+    if not block.get("trace") or not isinstance(late, Mapping):
+        return None
+    value = late.get("p99_ms")
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def hidden_keys(points: Iterable[Mapping[str, Any]]) -> set[str]:

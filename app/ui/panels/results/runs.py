@@ -16,7 +16,7 @@ from PySide6.QtCore import QCoreApplication
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import NOT_POINT_FILES, ResultFileError, read_points
 from app.roofline.catalog import CatalogError, get_gpu
-from app.ui.exports.tables import OPTIONAL_KEYS, ROOFLINE_KEYS
+from app.ui.exports.tables import OPTIONAL_KEYS, ROOFLINE_KEYS, point_value
 from app.ui.plots.live import Series
 
 _POINT_NAME = re.compile(r"^(?P<label>.+?)_rate[^_]+_conc[^_]+$")
@@ -89,7 +89,8 @@ def summary_of(point: PointResult) -> dict[str, Any]:
             summary[f"{stat}_{name}_ms"] = value
     row = point.summary_row()
     summary.update({key: row[key] for key in ROOFLINE_KEYS})  # the roofline table columns
-    summary.update({key: row[key] for key in OPTIONAL_KEYS})  # the workload columns
+    figures = {**row, "tpotbench": point.tpotbench or {}}  # the workload columns
+    summary.update({key: point_value(figures, key) for key in OPTIONAL_KEYS})
     return summary
 
 

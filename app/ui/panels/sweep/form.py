@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -63,7 +64,15 @@ class SweepForm(FormColumns):
         for edit in (self.rates, self.concurrencies):  # hand edits leave a grid preset
             edit.textEdited.connect(self._hand_edit)
         self.dataset = QComboBox()
-        for key in ("synthetic", "conversations", "prefix", "sharegpt", "random", "prompts"):
+        for key in (
+            "synthetic",
+            "conversations",
+            "prefix",
+            "mooncake",
+            "sharegpt",
+            "random",
+            "prompts",
+        ):
             self.dataset.addItem("", key)
         self.dataset.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
@@ -98,6 +107,10 @@ class SweepForm(FormColumns):
         )
         row(form, "prefix", self.prefix_row)
         row(form, "suffix", self.suffix_row)
+        # Mooncake trace replay: the trace's clock sped up (the file is the dataset file).
+        self.trace_speedup = QDoubleSpinBox(minimum=0.01, maximum=1000.0, value=1.0)
+        self.trace_speedup.setDecimals(2)
+        row(form, "speedup", self.trace_speedup)
         self.num_prompts = QSpinBox(minimum=1, maximum=1_000_000, value=64)
         row(more, "prompts", self.num_prompts)
         self.seed = QSpinBox(minimum=0, maximum=2**31 - 1, value=0)
@@ -140,6 +153,7 @@ class SweepForm(FormColumns):
             "random": self.tr("Random tokens"),
             "prefix": self.tr("Shared prefixes"),
             "suffix": self.tr("Per prompt"),
+            "speedup": self.tr("Trace speed-up"),
             "seed": self.tr("Seed"),
             "label": self.tr("Label"),
             "results": self.tr("Results folder"),
@@ -166,6 +180,7 @@ class SweepForm(FormColumns):
             ("synthetic", self.tr("Synthetic ShareGPT (shipped)")),
             ("conversations", self.tr("Conversations, multi-turn (shipped)")),
             ("prefix", self.tr("Shared prefixes (prefix caching)")),
+            ("mooncake", self.tr("Mooncake trace replay")),
             ("sharegpt", self.tr("ShareGPT JSON file")),
             ("random", self.tr("Random lengths")),
             ("prompts", self.tr("Prompts file (text lines or JSONL)")),
@@ -198,6 +213,12 @@ class SweepForm(FormColumns):
         self.suffix_len.setToolTip(
             self.tr(
                 "Unique tokens after the prefix in every prompt (--prefix-repetition-suffix-len)."
+            )
+        )
+        self.trace_speedup.setToolTip(
+            self.tr(
+                "Replay the trace this many times faster than its timestamps "
+                "(--trace-speedup). Its timestamps replace the request rate."
             )
         )
         self.prefix_output_len.setToolTip(
@@ -274,7 +295,13 @@ class SweepForm(FormColumns):
 
     def _dataset_changed(self) -> None:
         kind = self.dataset.currentData()
-        self.dataset_row.setEnabled(kind in ("sharegpt", "prompts"))
+        self.dataset_row.setEnabled(kind in ("sharegpt", "prompts", "mooncake"))
+        self.dataset_path.setPlaceholderText(
+            self.tr("Empty: the shipped synthetic trace") if kind == "mooncake" else ""
+        )
+        self.rates.setEnabled(kind != "mooncake")  # a trace sends on its own timestamps
+        for widget in (self.trace_speedup, self.labels["speedup"]):
+            widget.setVisible(kind == "mooncake")
         self.lengths_row.setEnabled(kind == "random")
         # The prefix rows only while that dataset is chosen: the usual form does not grow.
         for widget in (
@@ -318,6 +345,8 @@ class SweepForm(FormColumns):
         concs = parse_concurrencies(self.concurrencies.text())
         kind = self.dataset.currentData()
         path = self.dataset_path.text().strip()
+        if kind == "mooncake" and path and not Path(path).is_file():
+            raise ValueError(self.tr("The dataset file {0} does not exist.").format(path))
         if kind in ("sharegpt", "prompts"):
             if not path:
                 raise ValueError(self.tr("Choose a dataset file, or pick another dataset."))
@@ -343,6 +372,12 @@ class SweepForm(FormColumns):
                 raise ValueError(
                     self.tr("Find capacity sends single prompts: choose another dataset.")
                 )
+            if kind == "mooncake":
+                raise ValueError(
+                    self.tr(
+                        "Find capacity sets the pace, a trace has its own: choose another dataset."
+                    )
+                )
             search = {"start": float(concs[0]), "max": float(concs[1])}
         return SweepSpec(
             request_rates=rates,
@@ -355,6 +390,7 @@ class SweepForm(FormColumns):
             suffix_len=self.suffix_len.value(),
             num_prefixes=self.num_prefixes.value(),
             prefix_output_len=self.prefix_output_len.value(),
+            trace_speedup=self.trace_speedup.value(),
             num_prompts=self.num_prompts.value(),
             seed=self.seed.value(),
             ignore_eos=self.ignore_eos.isChecked(),

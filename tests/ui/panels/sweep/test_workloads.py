@@ -25,7 +25,14 @@ def _dataset_args(argv: list[str]) -> list[str]:
     """From --dataset-name up to the next flag the dataset does not own."""
     at = argv.index("--dataset-name")
     end = at + 2
-    owned = ("--dataset-path", "--random-", "--prefix-repetition-", "--multi-turn", "--num-ses")
+    owned = (
+        "--dataset-path",
+        "--random-",
+        "--prefix-repetition-",
+        "--multi-turn",
+        "--num-ses",
+        "--trace-speedup",
+    )
     while end < len(argv) and argv[end].startswith(owned):
         end += 1 if argv[end] == "--multi-turn" else 2
     return argv[at:end]
@@ -45,6 +52,14 @@ EXPECTED = {
         "3",
         "--prefix-repetition-output-len",
         "20",
+    ],
+    "mooncake": [
+        "--dataset-name",
+        "mooncake",
+        "--dataset-path",
+        "{file}",
+        "--trace-speedup",
+        "2.5",
     ],
     "sharegpt": ["--dataset-name", "sharegpt", "--dataset-path", "{file}"],
     "random": [
@@ -75,15 +90,20 @@ def test_each_dataset_choice_builds_its_argv(qtbot, tmp_path: Path, kind: str) -
     panel.form.suffix_len.setValue(40)
     panel.form.num_prefixes.setValue(3)
     panel.form.prefix_output_len.setValue(20)
+    panel.form.trace_speedup.setValue(2.5)
     spec = panel.build_spec()
     spec.result_dir = str(tmp_path)
     shipped = str(resources_dir() / SYNTHETIC_DATASET)
     expected = [a.format(file=data, shipped=shipped) for a in EXPECTED[kind]]
-    assert _dataset_args(build_sweep_argv(spec, TARGET)) == expected
+    argv = build_sweep_argv(spec, TARGET)
+    assert _dataset_args(argv) == expected
+    # a trace sends on its own timestamps: the CLI refuses --request-rate with it
+    assert ("--request-rate" in argv) == (kind != "mooncake")
+    assert panel.form.trace_speedup.isVisibleTo(panel) == (kind == "mooncake")
     # only the fields of the chosen dataset are shown / enabled
     prefix_rows = (panel.form.prefix_row, panel.form.suffix_row, panel.form.labels["prefix"])
     assert all(w.isVisible() == (kind == "prefix") for w in prefix_rows)
-    assert panel.form.dataset_row.isEnabled() == (kind in ("sharegpt", "prompts"))
+    assert panel.form.dataset_row.isEnabled() == (kind in ("sharegpt", "prompts", "mooncake"))
     assert panel.form.lengths_row.isEnabled() == (kind == "random")
 
 
@@ -176,3 +196,24 @@ def test_reasoning_and_spec_decode_figures_fill_their_cells() -> None:
     assert cell_text(point, "acceptance_rate", None) == "70.0 %"
     assert cell_text(point, "acceptance_length", 2) == "2.40"
     assert cell_text({"tpotbench": {}}, "ttfo_ms", 1) == "–"
+
+
+def test_trace_replay_from_the_window_shows_send_lateness(qtbot, sim, tmp_path: Path) -> None:
+    panel = SweepPanel(lambda: Target("Built-in simulator", sim.base_url, "chat", ""))
+    qtbot.addWidget(panel)
+    panel.form.results_root.setText(str(tmp_path))
+    panel.form.dataset.setCurrentIndex(panel.form.dataset.findData("mooncake"))
+    assert not panel.form.rates.isEnabled()
+    panel.form.concurrencies.setText("4")
+    panel.form.num_prompts.setValue(5)  # the shipped trace's first five requests
+    panel.form.trace_speedup.setValue(50)
+    panel.form.label.setText("trace")
+    assert panel.run()
+    qtbot.waitUntil(lambda: not panel.is_running(), timeout=120_000)
+    assert panel.last_error == ""
+    (path,) = panel.run_dir.glob("trace_*.json")
+    block = load_result(path).raw["tpotbench"]
+    assert block["trace"]["speedup"] == 50
+    p99 = block["schedule_lateness_ms"]["p99_ms"]
+    assert "trace_lateness_p99_ms" in _visible_keys(panel.table)
+    assert panel.table.item(0, COL["trace_lateness_p99_ms"]).text() == f"{p99:.2f}"
