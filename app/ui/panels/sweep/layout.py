@@ -34,7 +34,8 @@ class WrappedLabel(QLabel):
         self._fit()
 
     def _fit(self) -> None:
-        self.setMinimumHeight(self.heightForWidth(max(self.width(), 1)))
+        # QLabel answers -1 ("no preference") for some texts, e.g. an empty one.
+        self.setMinimumHeight(max(0, self.heightForWidth(max(self.width(), 1))))
 
 
 class FormColumns(QWidget):
