@@ -159,7 +159,9 @@ def test_sweep_records_the_context_and_reports_it(sim, tmp_path: Path) -> None:
     p50 = point.metric("tpot", "median")
     assert block["tpot_p50_ms"] == pytest.approx(p50)
     assert block["mbu"] == pytest.approx(BYTES_B4 / (p50 / 1e3) / 936e9)
-    assert 0.6 < block["mbu"] < 0.9  # the simulator plays the reference case, ~19.7 ms
+    # The simulator plays the reference case (~19.7 ms, MBU ~0.77); a busy machine only makes
+    # the measured TPOT slower, so only the upper bound holds on any load.
+    assert 0 < block["mbu"] < 0.9
     events = [parse_event(line) for line in proc.stdout.splitlines()]
     [finished] = [e for e in events if e["type"] == "point_finished"]
     assert finished["summary"]["tpotbench"]["roofline"]["bytes_per_step"] == BYTES_B4

@@ -126,7 +126,10 @@ def test_short_sweep_fills_table_and_charts_and_writes_files(qtbot, sim, tmp_pat
     assert panel.live.tokens.total_added == 2 * 8 * 11
     assert panel.live.requests.total_added == 16
     itl = panel.live.tokens.view()[:, 1]
-    assert 5 < float(np.median(itl)) < 200  # the simulator's ~20 ms decode step
+    # The charts show the very gaps the files hold (on any load: a busy client stamps late, but
+    # the same stamps go to both): 88 gaps per point, so the mean of all is the points' mean.
+    means = [load_result(run_dir / f"t_rateinf_conc{c}.json").metric("itl", "mean") for c in (2, 4)]
+    assert float(np.mean(itl)) == pytest.approx(sum(means) / 2, rel=1e-3, abs=1e-3)
     assert len(panel.live.rolling) >= 1 and len(panel.live.progress) >= 2
     x, y = panel.live.scatter_data()
     assert 0 < len(x) <= 176  # one dot per lit 2x2-pixel cell
