@@ -3,8 +3,6 @@ probe and sweep get the same endpoint flags for a Target, the key never appears.
 
 from __future__ import annotations
 
-import pytest
-
 from app.cli import build_command_parser
 from app.commands.argv import KEY_ENV, SweepSpec, build_sweep_argv, probe_argv
 from app.commands.connection import connection_from
@@ -47,14 +45,3 @@ def test_probe_and_sweep_send_the_same_endpoint() -> None:
         assert args.api_key_env == KEY_ENV
     assert not any(SECRET in arg for arg in probe_argv(target, "hi", 8))
     assert not any(SECRET in arg for arg in build_sweep_argv(SweepSpec(), target))
-
-
-def test_the_panels_use_this_builder() -> None:
-    pytest.importorskip("PySide6")
-    from app.commands import argv
-    from app.ui import worker
-    from app.ui.panels.probe import panel
-
-    assert panel.probe_argv is argv.probe_argv
-    assert worker.build_sweep_argv is argv.build_sweep_argv
-    assert worker.SweepSpec is argv.SweepSpec

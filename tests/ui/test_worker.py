@@ -197,3 +197,31 @@ def test_shutdown_lets_the_engine_save_then_never_leaves_an_orphan(qtbot) -> Non
     # It would sleep an hour: shutdown returning with it gone means it was killed, not awaited.
     worker.shutdown(wait_ms=300)
     assert not worker.is_running()
+
+
+# Here, not beside the engine's tests: they need the window's modules (the engine tier runs
+# with Qt blocked).
+def test_the_window_and_the_command_line_agree() -> None:
+    from app.commands.credentials import UsageError
+    from app.commands.flags import MAX_BATCH
+    from app.commands.sweep_config import _concurrencies, _rates
+    from app.ui.worker import parse_concurrencies as form_concurrencies
+    from app.ui.worker import parse_rates as form_rates
+
+    assert _rates("1 2;inf") == form_rates("1 2;inf") == [1.0, 2.0, math.inf]
+    assert _concurrencies("1,4") == form_concurrencies("1,4") == [1, 4]
+    too_many = str(MAX_BATCH + 1)  # the form took any size before; now both refuse it
+    with pytest.raises(UsageError, match="must be from 1 to"):
+        _concurrencies(too_many)
+    with pytest.raises(ValueError, match="is not a concurrency"):
+        form_concurrencies(too_many)
+
+
+def test_the_panels_use_this_builder() -> None:
+    from app.commands import argv
+    from app.ui import worker
+    from app.ui.panels.probe import panel
+
+    assert panel.probe_argv is argv.probe_argv
+    assert worker.build_sweep_argv is argv.build_sweep_argv
+    assert worker.SweepSpec is argv.SweepSpec

@@ -39,20 +39,3 @@ def test_bad_concurrencies_say_which_item(text: str, kind: str) -> None:
     with pytest.raises(GridError) as caught:
         parse_concurrencies(text, 100)
     assert caught.value.kind == kind
-
-
-def test_the_window_and_the_command_line_agree() -> None:
-    pytest.importorskip("PySide6")
-    from app.commands.credentials import UsageError
-    from app.commands.flags import MAX_BATCH
-    from app.commands.sweep_config import _concurrencies, _rates
-    from app.ui.worker import parse_concurrencies as form_concurrencies
-    from app.ui.worker import parse_rates as form_rates
-
-    assert _rates("1 2;inf") == form_rates("1 2;inf") == [1.0, 2.0, math.inf]
-    assert _concurrencies("1,4") == form_concurrencies("1,4") == [1, 4]
-    too_many = str(MAX_BATCH + 1)  # the form took any size before; now both refuse it
-    with pytest.raises(UsageError, match="must be from 1 to"):
-        _concurrencies(too_many)
-    with pytest.raises(ValueError, match="is not a concurrency"):
-        form_concurrencies(too_many)
