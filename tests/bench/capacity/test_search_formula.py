@@ -77,7 +77,11 @@ def test_finds_the_exact_boundary(formula: FormulaServer, tmp_path: Path) -> Non
     # The prefix cache was reset before every point (a loopback server), and the client kept
     # to its concurrency.
     assert formula.resets == len(points)
-    assert formula.peak <= 14
+    # The client kept to its concurrency: its own peak, from the records. The server's peak may
+    # also count, on a busy machine, a stream of the previous early-stopped point it has not yet
+    # seen closed (it polls for EOF every 5 ms): seen once under a CPU hog (15 at point 14).
+    assert all(p.max_concurrent_requests <= p.max_concurrency for p in points)
+    assert formula.peak <= 14 + formula.aborted
 
 
 def test_server_without_reset_route_is_asked_once(tmp_path: Path) -> None:
