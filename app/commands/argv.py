@@ -115,8 +115,8 @@ def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
         "search" if spec.search is not None else "sweep",
         *target_args(target),
         *load,
-        "--num-prompts",
-        str(spec.num_prompts),
+        # Conversations are counted in sessions (--num-sessions below); the CLI refuses both.
+        *([] if spec.dataset == "conversations" else ["--num-prompts", str(spec.num_prompts)]),
         "--seed",
         str(spec.seed),
         "--label",

@@ -31,14 +31,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="send every user turn of each ShareGPT conversation with its whole history (the "
         "earlier turns and the replies the server returned) as chat messages; --request-rate "
         "is then the rate sessions start at, --max-concurrency still caps requests in flight "
-        "(default dataset: the shipped synthetic conversations)",
+        "(default dataset: the shipped synthetic conversations); the count is --num-sessions, "
+        "--num-prompts is refused with it",
     )
     add(
         "--num-sessions",
         type=flags.whole(1, flags.MAX_PROMPTS),
         metavar="N",
         help=f"conversations per point with --multi-turn, none repeated (default "
-        f"{DEFAULT_NUM_SESSIONS}); --num-prompts is not used then",
+        f"{DEFAULT_NUM_SESSIONS}); each sends all its turns, so --num-prompts does not apply "
+        "and is refused (exit 2)",
     )
     add(
         "--max-turns",
@@ -62,6 +64,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="standard deviation of the think time (normal, cut at 0; default 0: fixed)",
     )
+
+
+def check(args: argparse.Namespace) -> None:
+    """Refuse --num-prompts with --multi-turn, before its default is filled in: a run of a
+    different size than the one asked for would be a silent surprise."""
+    if args.multi_turn and args.num_prompts is not None:
+        raise UsageError(
+            "--num-prompts does not apply to --multi-turn: give the number of conversations "
+            "with --num-sessions (each sends all its turns)"
+        )
 
 
 def conversation_load(

@@ -68,6 +68,7 @@ def _workers(count: int | None, ray_address: str | None) -> int:
 
 def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
     """Flags -> a SweepConfig without the model (resolved later); UsageError on bad input."""
+    conversation_flags.check(args)
     trace_flags.check(args)
     rates = _rates(args.request_rate)
     concurrencies = _concurrencies(args.max_concurrency)

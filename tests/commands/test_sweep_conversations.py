@@ -84,6 +84,9 @@ def test_conversations_refuse_what_they_cannot_do(tmp_path: Path) -> None:
         (("--num-warmups", "1"), "--num-warmups"),
         (("--num-sessions", "500"), "ask for at most 100"),
         (("--max-turns", "1"), "at least 2"),
+        # a count of requests would be silently ignored: sessions are counted, not prompts
+        (("--num-prompts", "8"), "--num-sessions"),
+        (("--num-prompts", "8", "--num-sessions", "2"), "--num-prompts does not apply"),
     ]
     for extra, words in cases:
         proc = _run(*base, str(tmp_path), *extra)

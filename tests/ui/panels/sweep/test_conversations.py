@@ -26,6 +26,7 @@ def test_conversations_argv_names_sessions_and_multi_turn() -> None:
     assert argv[at - 2 : at] == ["--dataset-name", "sharegpt"]
     assert argv[at + 1 : at + 3] == ["--num-sessions", "5"]
     assert "--dataset-path" not in argv  # the shipped conversations
+    assert "--num-prompts" not in argv  # the CLI refuses it with --multi-turn
 
 
 def test_conversation_sweep_shows_first_and_later_turn_ttft(qtbot, sim, tmp_path: Path) -> None:
