@@ -7,7 +7,7 @@ import contextlib
 import itertools
 import math
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,11 +99,113 @@ def _crashed_record(spec: Any, arrival_ns: int, now_ns: int, exc: BaseException)
     )
 
 
-async def _sleep_or_cancel(cancel: asyncio.Event, seconds: float) -> None:
+async def sleep_or_cancel(cancel: asyncio.Event, seconds: float) -> None:
+    """Sleep `seconds`, or less when `cancel` is set meanwhile."""
     if seconds <= 0:
         return
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(cancel.wait(), seconds)
+
+
+class Slots:
+    """One point's requests once they are ready to go: the concurrency limit, the live
+    counters, the records kept by index, and the end (cancel, grace period, abort).
+
+    The open-loop schedule (`run_load`) and conversations (`sessions.run_sessions`) differ
+    only in when a request becomes ready and what it is; everything after that is here.
+    """
+
+    def __init__(
+        self,
+        send: SendFn,
+        max_concurrency: int | None,
+        cancel: asyncio.Event,
+        state: LoadState,
+        clock: Clock,
+        on_record: Callable[[int, RequestRecord], None] | None,
+    ) -> None:
+        self._send = send
+        self._semaphore = asyncio.Semaphore(max_concurrency) if max_concurrency else None
+        self.cancel = cancel
+        self.state = state
+        self._clock = clock
+        self._on_record = on_record
+        self.results: dict[int, RequestRecord] = {}
+
+    @contextlib.asynccontextmanager
+    async def held(self) -> AsyncIterator[None]:
+        """A slot, held until the record is kept (waits while all are busy)."""
+        if self._semaphore is None:
+            yield
+            return
+        async with self._semaphore:
+            yield
+
+    async def send(self, spec: Any, ready_ns: int) -> RequestRecord:
+        """Send `spec` in a held slot; its slot wait runs from `ready_ns` to its send."""
+        state = self.state
+        state.sent += 1
+        state.in_flight += 1
+        try:
+            record = await self._send(spec)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            record = _crashed_record(spec, ready_ns, self._clock(), exc)
+        finally:
+            state.in_flight -= 1
+        record.slot_wait_ns = max(0, record.send_ns - ready_ns)
+        return record
+
+    def keep(self, index: int, record: RequestRecord) -> None:
+        """Count a finished request and hand it to `on_record`."""
+        self.results[index] = record
+        if record.ok:
+            self.state.completed += 1
+            self.state.output_tokens += record.output_tokens
+        else:
+            self.state.failed += 1
+        if self._on_record is not None:
+            self._on_record(index, record)
+
+    async def finish(self, tasks: Sequence[asyncio.Task[Any]], grace_s: float) -> None:
+        """Wait for `tasks`; once cancelled, give those in flight `grace_s`, then abort them."""
+        cancel = self.cancel
+        remaining = set(tasks)
+        cancel_wait = asyncio.ensure_future(cancel.wait())
+        try:
+            while remaining and not cancel.is_set():
+                done, _ = await asyncio.wait(
+                    remaining | {cancel_wait}, return_when=asyncio.FIRST_COMPLETED
+                )
+                remaining -= done
+            if remaining:
+                _, still = await asyncio.wait(remaining, timeout=grace_s)
+                for task in still:
+                    task.cancel()
+                await asyncio.gather(*still, return_exceptions=True)
+        finally:
+            cancel_wait.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await cancel_wait
+        for task in tasks:
+            if task.done() and not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]  # a bug in on_record, not the server
+
+    def outcome(self, origin_ns: int, total: int) -> LoadOutcome:
+        """The kept records in index order, and what was aborted or never sent of `total`."""
+        order = sorted(self.results)
+        records = [self.results[i] for i in order]
+        return LoadOutcome(
+            records=records,
+            origin_ns=origin_ns,
+            first_send_ns=min((r.send_ns for r in records), default=None),
+            last_end_ns=max((r.end_ns for r in records), default=None),
+            cancelled=self.cancel.is_set(),
+            aborted=self.state.sent - len(records),  # sent, then cut off after the grace period
+            not_sent=total - self.state.sent,
+            indices=order,
+        )
 
 
 async def run_load(
@@ -133,90 +235,34 @@ async def run_load(
     point's start) and the agreed start on this clock as `start_ns` (a barrier).
     """
     cancel = cancel or asyncio.Event()
-    state = state or LoadState()
     if offsets is None:
         offsets = arrival_offsets(len(specs), request_rate, burstiness, seed)
     elif len(offsets) != len(specs):
         raise ValueError(f"{len(offsets)} arrival offsets for {len(specs)} requests")
-    semaphore = asyncio.Semaphore(max_concurrency) if max_concurrency else None
-    results: dict[int, RequestRecord] = {}
-    state.total = len(specs)
+    slots = Slots(send, max_concurrency, cancel, state or LoadState(), clock, on_record)
+    slots.state.total = len(specs)
     if start_ns is not None:
-        await _sleep_or_cancel(cancel, (start_ns - clock()) / 1e9)
-    origin = state.origin_ns = clock() if start_ns is None else start_ns
+        await sleep_or_cancel(cancel, (start_ns - clock()) / 1e9)
+    origin = slots.state.origin_ns = clock() if start_ns is None else start_ns
     due_ns = [origin + round(t * 1e9) for t in offsets]
 
     async def one(index: int, spec: Any, arrival_ns: int) -> None:
-        if semaphore is not None:
-            await semaphore.acquire()
-        try:
+        async with slots.held():
             if cancel.is_set():
                 return
-            state.sent += 1
-            state.in_flight += 1
-            try:
-                record = await send(spec)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                record = _crashed_record(spec, arrival_ns, clock(), exc)
-            finally:
-                state.in_flight -= 1
-            record.slot_wait_ns = max(0, record.send_ns - arrival_ns)
+            record = await slots.send(spec, arrival_ns)
             # Against the schedule, not the release: a late wakeup counts here too.
             record.schedule_lateness_ns = record.send_ns - due_ns[index]
-            results[index] = record
-            if record.ok:
-                state.completed += 1
-                state.output_tokens += record.output_tokens
-            else:
-                state.failed += 1
-            if on_record is not None:
-                on_record(index, record)
-        finally:
-            if semaphore is not None:
-                semaphore.release()
+            slots.keep(index, record)
 
     tasks: list[asyncio.Task[None]] = []
     for index, spec in enumerate(specs):
-        await _sleep_or_cancel(cancel, (due_ns[index] - clock()) / 1e9)
+        await sleep_or_cancel(cancel, (due_ns[index] - clock()) / 1e9)
         if cancel.is_set():
             break
         tasks.append(asyncio.create_task(one(index, spec, clock())))
-
-    remaining = set(tasks)
-    cancel_wait = asyncio.ensure_future(cancel.wait())
-    try:
-        while remaining and not cancel.is_set():
-            done, _ = await asyncio.wait(
-                remaining | {cancel_wait}, return_when=asyncio.FIRST_COMPLETED
-            )
-            remaining -= done
-        if remaining:
-            _, still = await asyncio.wait(remaining, timeout=grace_s)
-            for task in still:
-                task.cancel()
-            await asyncio.gather(*still, return_exceptions=True)
-    finally:
-        cancel_wait.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await cancel_wait
-    for task in tasks:
-        if task.done() and not task.cancelled() and task.exception() is not None:
-            raise task.exception()  # type: ignore[misc]  # a bug in on_record, not the server
-
-    order = sorted(results)
-    records = [results[i] for i in order]
-    return LoadOutcome(
-        records=records,
-        origin_ns=origin,
-        first_send_ns=min((r.send_ns for r in records), default=None),
-        last_end_ns=max((r.end_ns for r in records), default=None),
-        cancelled=cancel.is_set(),
-        aborted=state.sent - len(results),  # sent, then cut off after the grace period
-        not_sent=len(specs) - state.sent,
-        indices=order,
-    )
+    await slots.finish(tasks, grace_s)
+    return slots.outcome(origin, len(specs))
 
 
 async def run_warmups(

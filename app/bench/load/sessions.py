@@ -19,7 +19,6 @@ history would be missing a reply); the turns it did not send count as not sent.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import math
 import random
@@ -36,9 +35,9 @@ from app.bench.load.arrivals import (
     LoadOutcome,
     LoadState,
     SendFn,
-    _crashed_record,
-    _sleep_or_cancel,
+    Slots,
     arrival_offsets,
+    sleep_or_cancel,
 )
 
 Messages = list[dict[str, str]]
@@ -98,53 +97,29 @@ async def run_sessions(
     `cancel` is set no new turn is sent, in-flight turns get `grace_s`, then are aborted.
     """
     cancel = cancel or asyncio.Event()
-    state = state or LoadState()
     think = think_time or ThinkTime()
     offsets = arrival_offsets(len(conversations), session_rate, burstiness, seed)
-    semaphore = asyncio.Semaphore(max_concurrency) if max_concurrency else None
-    results: dict[int, RequestRecord] = {}
+    slots = Slots(send, max_concurrency, cancel, state or LoadState(), clock, on_record)
     order = itertools.count()
-    state.total = total_turns(conversations)
-    origin = state.origin_ns = clock()
+    slots.state.total = total_turns(conversations)
+    origin = slots.state.origin_ns = clock()
 
     async def turn_of(
         session: int, number: int, messages: Messages, prompt_len: int, max_tokens: int
     ) -> RequestRecord | None:
         ready_ns = clock()
-        if semaphore is not None:
-            await semaphore.acquire()
-        try:
+        async with slots.held():
             if cancel.is_set():
                 return None
             index = next(order)
-            state.sent += 1
-            state.in_flight += 1
             spec = make_spec(list(messages), prompt_len, max_tokens, f"s{session}-t{number}")
-            try:
-                record = await send(spec)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                record = _crashed_record(spec, ready_ns, clock(), exc)
-            finally:
-                state.in_flight -= 1
-            record.slot_wait_ns = max(0, record.send_ns - ready_ns)
+            record = await slots.send(spec, ready_ns)
             record.session, record.turn = session, number
-            results[index] = record
-            if record.ok:
-                state.completed += 1
-                state.output_tokens += record.output_tokens
-            else:
-                state.failed += 1
-            if on_record is not None:
-                on_record(index, record)
+            slots.keep(index, record)
             return record
-        finally:
-            if semaphore is not None:
-                semaphore.release()
 
     async def session_of(session: int, conversation: Conversation) -> None:
-        await _sleep_or_cancel(cancel, origin / 1e9 + offsets[session] - clock() / 1e9)
+        await sleep_or_cancel(cancel, origin / 1e9 + offsets[session] - clock() / 1e9)
         draw = think.draws(seed, session)
         messages: Messages = []
         history_tokens = 0
@@ -152,7 +127,7 @@ async def run_sessions(
             messages.append({"role": "system", "content": conversation.system})
         for number, turn in enumerate(conversation.turns):
             if number > 0:
-                await _sleep_or_cancel(cancel, draw())
+                await sleep_or_cancel(cancel, draw())
             if cancel.is_set():
                 return
             messages.append({"role": "user", "content": turn.user})
@@ -166,36 +141,5 @@ async def run_sessions(
             history_tokens = prompt_len + record.output_tokens
 
     tasks = [asyncio.create_task(session_of(i, c)) for i, c in enumerate(conversations) if c.turns]
-    remaining = set(tasks)
-    cancel_wait = asyncio.ensure_future(cancel.wait())
-    try:
-        while remaining and not cancel.is_set():
-            done, _ = await asyncio.wait(
-                remaining | {cancel_wait}, return_when=asyncio.FIRST_COMPLETED
-            )
-            remaining -= done
-        if remaining:
-            _, still = await asyncio.wait(remaining, timeout=grace_s)
-            for task in still:
-                task.cancel()
-            await asyncio.gather(*still, return_exceptions=True)
-    finally:
-        cancel_wait.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await cancel_wait
-    for task in tasks:
-        if task.done() and not task.cancelled() and task.exception() is not None:
-            raise task.exception()  # type: ignore[misc]  # a bug in on_record, not the server
-
-    indices = sorted(results)
-    records = [results[i] for i in indices]
-    return LoadOutcome(
-        records=records,
-        origin_ns=origin,
-        first_send_ns=min((r.send_ns for r in records), default=None),
-        last_end_ns=max((r.end_ns for r in records), default=None),
-        cancelled=cancel.is_set(),
-        aborted=state.sent - len(results),
-        not_sent=state.total - state.sent,
-        indices=indices,
-    )
+    await slots.finish(tasks, grace_s)
+    return slots.outcome(origin, slots.state.total)
