@@ -70,6 +70,8 @@ class Engine:
         self.observer = observer
         self.num_preemptions = 0
         self.steps = 0
+        # The newest arrival among the requests admitted so far: no step begins before it.
+        self._newest_admitted_ns = 0
         # Self-check records (bounded: the simulator may run for days).
         self.lateness_ns: collections.deque[int] | None = None
         self.wake_ns: collections.deque[int] | None = None
@@ -142,6 +144,11 @@ class Engine:
                 await self._wake.wait()
                 t_start = time.monotonic_ns()
             outputs, work = self._plan()
+            # Behind real time (a busy CPU, less than _RESYNC_NS) the step would begin at the
+            # last one's deadline, in the past: a request that arrived since would then get its
+            # first token before it arrived (a negative TTFT in /metrics, which drops the
+            # histogram). A step cannot begin before a request it serves arrived.
+            t_start = max(t_start, self._newest_admitted_ns)
             seconds = self._step_seconds(work)
             self.steps += 1
             if not outputs and seconds == 0.0:
@@ -277,6 +284,7 @@ class Engine:
                 self.running.append(req)
                 if req.scheduled_ns is None:
                     req.scheduled_ns = time.monotonic_ns()
+                    self._newest_admitted_ns = max(self._newest_admitted_ns, req.arrival_ns)
                     if self.observer is not None:
                         self.observer.on_scheduled(req)
                 scheduled.append((req, n))

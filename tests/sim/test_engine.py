@@ -237,3 +237,36 @@ def test_a_steps_tokens_go_out_one_front_end_turn_apart() -> None:
         gaps = [b[0] - a[0] for a, b in itertools.pairwise(f)]
         assert gaps == [10_000_000] * 4
     assert [req.first_token_ns for req in reqs] == [f[0][0] for f in flushes]
+
+
+def test_request_admitted_behind_real_time_gets_its_first_token_after_it_arrived() -> None:
+    # A busy CPU holds the event loop for 100 ms (under the 200 ms after which the engine
+    # restarts its clock) while a decode step is due; a request submitted just then is planned
+    # into the next step, which would begin at the missed deadline, in the past. Its first
+    # token must still come after its arrival (a negative TTFT made /metrics' histogram
+    # unusable under a CPU hog).
+    async def scenario() -> SimRequest:
+        engine = Engine(
+            step_seconds=lambda work: 0.010,
+            num_gpu_blocks=100,
+            block_size=16,
+            max_num_seqs=8,
+            max_num_batched_tokens=2048,
+        )
+        engine.start()
+        long = request("long", prompt=16, target=1_000)
+        engine.submit(long)
+        deadline = time.monotonic() + 60  # a hang guard
+        while long.first_token_ns is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.002)
+        time.sleep(0.1)  # the stall itself (the loop is held), not a wait for anything
+        late = request("late", prompt=16, target=2)
+        engine.submit(late)
+        while not late.finished and time.monotonic() < deadline:
+            await asyncio.sleep(0.002)
+        await engine.stop()
+        return late
+
+    late = asyncio.run(scenario())
+    assert late.first_token_ns is not None
+    assert late.first_token_ns > late.arrival_ns
