@@ -25,7 +25,8 @@ from app.bench.http.tokens import TokenCounter, TokenizerError, estimate_tokens
 
 MS = 1_000_000
 T0 = 1_000 * MS  # the scripted clock at the moment of sending
-GAP_S = 0.04  # real time between scripted writes: far longer than the client needs per read
+GAP_S = 0.04  # real time between scripted writes of an error reply (not read stamp by stamp)
+READ_WAIT_S = 10.0  # a hang guard: how long a write waits for the client to read the last one
 
 
 @dataclass
@@ -33,7 +34,9 @@ class Script:
     """What the crafted server answers: status, headers, then (scripted clock ms, bytes) writes.
 
     The server sets the scripted clock to each write's time just before writing, and the client
-    under test reads that clock, so every arrival time is exactly the scripted one.
+    under test reads that clock, so every arrival time is exactly the scripted one. In a 200
+    reply the next write waits until the client has read (stamped) the previous one, so two
+    writes are never merged into one read, however busy the machine.
     """
 
     writes: list[tuple[float, bytes]] = field(default_factory=list)
@@ -49,6 +52,7 @@ class ScriptServer:
     def __init__(self) -> None:
         self.script = Script()
         self.vclock = T0
+        self._stamped = threading.Event()  # the client read the clock since the last write
         self.requests: list[tuple[dict[str, str], dict]] = []
         self._sock = socket.create_server(("127.0.0.1", 0))
         self._sock.settimeout(0.2)
@@ -62,6 +66,7 @@ class ScriptServer:
         return f"http://127.0.0.1:{self.port}"
 
     def clock(self) -> int:
+        self._stamped.set()
         return self.vclock
 
     def _serve(self) -> None:
@@ -96,8 +101,13 @@ class ScriptServer:
             f"{framing}\r\n\r\n".encode()
         )
         time.sleep(script.stall_s)
-        for t_ms, payload in script.writes:
-            time.sleep(GAP_S)
+        for number, (t_ms, payload) in enumerate(script.writes):
+            if script.status != 200:
+                time.sleep(GAP_S)
+            elif number > 0:
+                # The client stamps every read of a 200 reply: wait for the previous write's.
+                self._stamped.wait(READ_WAIT_S)
+            self._stamped.clear()
             self.vclock = T0 + int(t_ms * MS)
             conn.sendall(b"%x\r\n%s\r\n" % (len(payload), payload) if chunked else payload)
         if chunked and script.end == "chunked":
