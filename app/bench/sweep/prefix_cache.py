@@ -10,12 +10,15 @@ route (404/405, a gateway) is noted once and not asked again.
 
 from __future__ import annotations
 
+import bisect
 import ipaddress
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
+from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.auth import auth_headers, redact
 from app.bench.http.endpoint import ResolvedEndpoint
 
@@ -23,6 +26,9 @@ from app.bench.http.endpoint import ResolvedEndpoint
 # prompt tokens served from the cache, the cache was most likely warmed by an earlier point.
 STALE_HIT_RATE = 0.2
 STALE_MARGIN = 0.05  # above what the workload itself shares (KV-block rounding is below it)
+# Prompts read to measure what they share: the share settles within a few hundred, and a
+# million-prompt dataset must not cost seconds at the end of every point.
+SHARE_SAMPLE = 2_000
 
 
 def is_loopback(url: str) -> bool:
@@ -111,3 +117,42 @@ def stale_cache_warning(
         f"{rate:.0%} of prompt tokens came from the server's prefix cache, more than the "
         f"prompts share: a cache warmed by an earlier point inflates TTFT and throughput; {advice}"
     )
+
+
+def prompts_share(samples: Sequence[SampleRequest]) -> float:
+    """The share of prompt text that repeats the start of an earlier prompt, in send order:
+    what a cache keeping everything could serve from the prompts alone (the shared-prefix
+    dataset is built to share most of it; a prompts file may repeat one system prompt).
+    Characters stand in for tokens; the server caches whole KV blocks, so it serves a little
+    less."""
+    seen: list[str] = []  # sorted: the longest common prefix with a set is a sorted neighbour's
+    shared = total = 0
+    for sample in samples[:SHARE_SAMPLE]:
+        text = sample.prompt
+        at = bisect.bisect_left(seen, text)
+        shared += max(
+            (_common(text, seen[i]) for i in (at - 1, at) if 0 <= i < len(seen)), default=0
+        )
+        total += len(text)
+        seen.insert(at, text)
+    return shared / total if total else 0.0
+
+
+def expected_share(samples: Sequence[SampleRequest], trace: dict[str, Any] | None) -> float:
+    """What the point's own prompts let the cache serve: the larger of their shared text and
+    a trace's predicted hit rate (from its hash ids)."""
+    predicted = (trace or {}).get("predicted_hit_rate")
+    from_trace = float(predicted) if isinstance(predicted, int | float) else 0.0
+    return max(from_trace, prompts_share(samples))
+
+
+def _common(a: str, b: str) -> int:
+    """Length of the common prefix, by bisection on slices (compared in C, not per character)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

@@ -49,6 +49,7 @@ from app.bench.sweep.early_stop import EarlyStop
 from app.bench.sweep.plan import PointSpec, plan_points
 from app.bench.sweep.prefix_cache import (
     PrefixCacheReset,
+    expected_share,
     hit_rate,
     is_loopback,
     stale_cache_warning,
@@ -762,9 +763,7 @@ async def run_point(
         result["tpotbench"]["workers"] = workers_block
     block = result["tpotbench"]
     block["client"] = {"cpu_share": round(cpu_share, 4), "loop_lag_ms": _lag_summary(lags_ms)}
-    warning = stale_cache_warning(
-        server_block, cache_reset, (config.trace or {}).get("predicted_hit_rate")
-    )
+    warning = stale_cache_warning(server_block, cache_reset, expected_share(samples, config.trace))
     if conversations is not None:
         # A later turn resends its history: hits up to that share are the workload's own.
         history = conversations.annotate(result, outcome, metrics)["history_share"] or 0.0
