@@ -71,6 +71,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="achieved share of peak tensor FLOP/s",
     )
     timing.add_argument(
+        "--decode-compute-efficiency",
+        type=float,
+        default=_D.decode_compute_efficiency,
+        help="achieved share of peak tensor FLOP/s in a decode step's skinny GEMMs (one row "
+        "per sequence); sets the batch where decode turns compute-bound",
+    )
+    timing.add_argument(
         "--step-overhead-ms", type=float, default=_D.step_overhead_ms, help="fixed cost per step"
     )
     timing.add_argument(
@@ -219,6 +226,7 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
         seed=args.seed,
         bandwidth_efficiency=args.bandwidth_efficiency,
         compute_efficiency=args.compute_efficiency,
+        decode_compute_efficiency=args.decode_compute_efficiency,
         step_overhead_ms=args.step_overhead_ms,
         engine_us_per_seq=args.engine_us_per_seq,
         spin_us=args.spin_us,

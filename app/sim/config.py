@@ -48,6 +48,17 @@ class SimConfig:
     # card under its power limit): TTFT at one user comes out 36 ms against the field guide's
     # 41 ms, while concurrency 32 keeps its throughput (see benchmarks/sim_calibration.py).
     compute_efficiency: float = 0.8
+    # The tensor rate of a decode step's GEMMs, whose M is the batch (one row per running
+    # sequence), as a share of peak. Skinny GEMMs run far below the prefill's: with M <= 64
+    # rows the output has a handful of tiles per projection (Qwen2.5-7B's o_proj and
+    # down_proj: 28 tiles of 128 columns for 82 SMs), so most SMs' tensor cores idle or
+    # split K and reduce, and the kernels picked for small M trade tensor rate for bandwidth.
+    # The field guide fixes the value: its throughput saturates at concurrency 32 (978 tok/s,
+    # "near saturation"), i.e. a 32-sequence decode step is where the GEMMs' compute time
+    # reaches the weight read: 32 x 14.1 GFLOP in 18.4 ms (14.8 GB at 805 GB/s) = 24.6
+    # TFLOP/s, 0.35 of the 71 dense. Above 32 a decode step grows with the batch (64
+    # sequences: 36 ms, not 23), which is the guide's TPOT P99 knee between 32 and 64.
+    decode_compute_efficiency: float = 0.35
     step_overhead_ms: float = 2.0
     # CPU time per scheduled sequence per step: vLLM V1's engine core runs schedule(), the
     # model runner's input preparation and update_from_output() between GPU steps, each a
@@ -171,6 +182,11 @@ class SimConfig:
             (
                 0.0 < self.compute_efficiency <= 1.0,
                 f"--compute-efficiency must be in (0, 1], got {self.compute_efficiency}",
+            ),
+            (
+                0.0 < self.decode_compute_efficiency <= 1.0,
+                "--decode-compute-efficiency must be in (0, 1], got "
+                f"{self.decode_compute_efficiency}",
             ),
             (
                 self.step_overhead_ms >= 0,

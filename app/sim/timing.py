@@ -63,6 +63,7 @@ class StepCostModel:
         self.kv_bytes_per_token = float(kv_bytes_per_token(self.model, self.kv_dtype))
         self._bandwidth = self.gpu.bandwidth_bytes_per_s * config.bandwidth_efficiency
         self._flops = peak_flops(self.gpu, self.fmt) * config.compute_efficiency
+        self._decode_flops = peak_flops(self.gpu, self.fmt) * config.decode_compute_efficiency
         self._overhead_s = config.step_overhead_ms / 1000.0
         self._per_seq_s = config.engine_us_per_seq / 1e6
         # Elementwise kernels between the GEMMs are separate launches that stream their
@@ -118,8 +119,14 @@ class StepCostModel:
             # Attention over the cached prefix reads it; the chunk's own KV is written once.
             kv_tokens += cached + chunk
         total_bytes = self._weight_bytes + kv_tokens * self.kv_bytes_per_token
-        seconds = max(total_bytes / self._bandwidth, flops / self._flops) + self._overhead_s
-        tokens = sum(work.decode_queries) if work.decode_queries else batch
+        # Three ceilings: the bytes, all FLOPs at the large-GEMM rate, and the decode rows'
+        # weight GEMMs at the skinny-GEMM rate (see SimConfig.decode_compute_efficiency).
+        # A step with a prefill chunk has a tall M and is set by the second; a decode-only
+        # step above the ridge (32 sequences on the reference case) by the third.
+        decode_rows = sum(work.decode_queries) if work.decode_queries else batch
+        compute_s = max(flops / self._flops, decode_rows * self._param_flops / self._decode_flops)
+        seconds = max(total_bytes / self._bandwidth, compute_s) + self._overhead_s
+        tokens = decode_rows
         tokens += sum(chunk for chunk, _ in work.prefill_chunks)
         sequences = batch + len(work.prefill_chunks)
         samples = sequences if work.samples is None else work.samples

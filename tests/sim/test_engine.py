@@ -187,6 +187,25 @@ def test_serial_terms_grow_with_tokens_and_sequences_by_hand() -> None:
     assert base.step_seconds(work) == pytest.approx(0.025550 + 0.002 + serial_bytes, abs=2e-6)
 
 
+def test_a_decode_step_above_the_ridge_is_set_by_its_skinny_gemms_by_hand() -> None:
+    # Defaults: 14,141,238,272 weight bytes at 936 GB/s x 0.86 = 17.568 ms. 64 decodes run
+    # 64 x 14,141,238,272 FLOPs of weight GEMMs at 71 TFLOP/s x 0.35 = 36.420 ms: above the
+    # bytes and above all FLOPs at the prefill rate (x 0.8: 15.93 ms), so they set the step.
+    # On top: 2 ms overhead, 64 tokens' activations and samplings, 64 x 15 us of engine CPU.
+    model = StepCostModel(SimConfig())
+    serial = 64 * (5_246_976 + 4_561_920) / 804.96e9 + 64 * 15e-6
+    step = model.step_seconds(StepWork(decode_contexts=(0,) * 64))
+    assert step == pytest.approx(0.036420 + 0.002 + serial, abs=2e-6)
+    # 16 decodes stay under the ridge: their GEMMs (9.105 ms) hide under the weight read.
+    serial = 16 * (5_246_976 + 4_561_920) / 804.96e9 + 16 * 15e-6
+    step = model.step_seconds(StepWork(decode_contexts=(0,) * 16))
+    assert step == pytest.approx(0.017568 + 0.002 + serial, abs=2e-6)
+    # With a 2,048-token chunk the step's M is tall: all its FLOPs at the prefill rate decide.
+    with_chunk = StepWork(decode_contexts=(0,) * 64, prefill_chunks=((1984, 0),))
+    alone = StepCostModel(SimConfig(decode_compute_efficiency=1.0))
+    assert model.step_seconds(with_chunk) == alone.step_seconds(with_chunk)
+
+
 class TimedSink(Sink):
     """Records each flush: the due time the engine passed and the clock when it came."""
 
