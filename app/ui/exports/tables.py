@@ -1,4 +1,4 @@
-"""Result table columns and metric tooltips; exports as CSV, JSON, Markdown, PNG and SVG."""
+"""Result table columns, their cells, and the tables exported as CSV, JSON and Markdown."""
 
 from __future__ import annotations
 
@@ -11,19 +11,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRect, Qt
-from PySide6.QtGui import QPainter
-from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
 from app.bench.results.naming import rate_from_file
 from app.bench.results.write import atomic_write_text
 from app.ui.plots.live import (
-    LiveCharts,
     Series,
-    SweepCurves,
     concurrency_value,
     format_number,
 )
@@ -146,145 +141,6 @@ def point_value(point: Mapping[str, Any], key: str) -> Any:
     return value
 
 
-def metric_tooltips() -> dict[str, str]:
-    """What each column means, with the names GuideLLM and AIPerf use for the same quantity."""
-    ttft = QCoreApplication.translate(
-        "Metrics",
-        "Time to first token: from sending the request to the first streamed message with "
-        "generated content. GuideLLM: time_to_first_token_ms; AIPerf: Time to First Token.",
-    )
-    tpot = QCoreApplication.translate(
-        "Metrics",
-        "Time per output token, excluding the first: (E2EL − TTFT) / (output tokens − 1) per "
-        "request, output tokens from the server's usage. GuideLLM: inter_token_latency_ms; "
-        "AIPerf: Inter Token Latency (note: their 'ITL' is this TPOT).",
-    )
-    itl = QCoreApplication.translate(
-        "Metrics",
-        "Inter-token latency: each gap between successive streamed chunks, pooled over all "
-        "requests (a chunk with several tokens is one gap). AIPerf: Inter Chunk Latency; "
-        "GuideLLM has no per-chunk equivalent.",
-    )
-    e2el = QCoreApplication.translate(
-        "Metrics",
-        "End-to-end latency: from sending the request to its last streamed chunk. "
-        "GuideLLM: request_latency; AIPerf: Request Latency.",
-    )
-    return {
-        "ttft": ttft,
-        "tpot": tpot,
-        "itl": itl,
-        "e2el": e2el,
-        "request_rate": QCoreApplication.translate(
-            "Metrics",
-            "Target request rate (Poisson arrivals); inf sends every request at once, "
-            "limited only by the concurrency.",
-        ),
-        "max_concurrency": QCoreApplication.translate(
-            "Metrics",
-            "Most requests in flight at once. GuideLLM: concurrent rate; AIPerf: --concurrency.",
-        ),
-        "completed": QCoreApplication.translate("Metrics", "Requests that finished successfully."),
-        "failed": QCoreApplication.translate(
-            "Metrics", "Requests that failed, grouped by kind in the result file."
-        ),
-        "request_throughput": QCoreApplication.translate(
-            "Metrics",
-            "Completed requests per second over the point's duration. "
-            "GuideLLM: requests_per_second; AIPerf: Request Throughput.",
-        ),
-        "output_throughput": QCoreApplication.translate(
-            "Metrics",
-            "Generated tokens per second over the point's duration (tokens from usage). "
-            "GuideLLM: output_tokens_per_second; AIPerf: Output Token Throughput.",
-        ),
-        "median_ttft_ms": ttft,
-        "p99_ttft_ms": ttft,
-        "median_tpot_ms": tpot,
-        "p99_tpot_ms": tpot,
-        "p99_itl_ms": itl,
-        "median_e2el_ms": e2el,
-        "duration": QCoreApplication.translate(
-            "Metrics", "From the first request sent to the last one completed, in seconds."
-        ),
-        "floor_tpot_ms": QCoreApplication.translate(
-            "Metrics",
-            "Roofline floor: the fastest TPOT the chosen GPU allows at this point's batch = "
-            "max(bytes read per decode step / memory bandwidth, FLOPs / peak). The batch is "
-            "the server's mean running requests when scraped, else the concurrency (or the "
-            "mean requests in flight at a fixed rate). Empty when the run chose no GPU.",
-        ),
-        "mbu": QCoreApplication.translate(
-            "Metrics",
-            "Memory-bandwidth utilisation: bytes per decode step / TPOT P50 / the GPU's "
-            "bandwidth. 100 % would mean the TPOT sits on the floor.",
-        ),
-        "ttft_first_turn_ms": QCoreApplication.translate(
-            "Metrics",
-            "Conversations: mean TTFT of each session's first turn (no history to reuse). "
-            "AIPerf and vLLM's multi-turn benchmark report TTFT over all turns.",
-        ),
-        "ttft_later_turns_ms": QCoreApplication.translate(
-            "Metrics",
-            "Conversations: mean TTFT of the turns after the first, which resend the whole "
-            "history; with prefix caching the server skips the history's prefill.",
-        ),
-        "ttfo_ms": QCoreApplication.translate(
-            "Metrics",
-            "Reasoning models: mean time to first output token, the first visible answer "
-            "token after the reasoning. TTFT counts the first token of any kind (vLLM). "
-            "GuideLLM: time to first output token; AIPerf: TTFO.",
-        ),
-        "tpot_answer_ms": QCoreApplication.translate(
-            "Metrics",
-            "Reasoning models: mean TPOT of the answer phase alone, after the reasoning ends. "
-            "The TPOT columns cover the whole reply.",
-        ),
-        "reasoning_tokens": QCoreApplication.translate(
-            "Metrics",
-            "Reasoning models: mean reasoning tokens per request, from the server's usage "
-            "(completion_tokens_details.reasoning_tokens), else counted from reasoning deltas.",
-        ),
-        "client_hit_rate": QCoreApplication.translate(
-            "Metrics",
-            "Prefix cache hit rate as the replies report it: cached prompt tokens "
-            "(usage.prompt_tokens_details.cached_tokens) / prompt tokens.",
-        ),
-        "server_hit_rate": QCoreApplication.translate(
-            "Metrics",
-            "Prefix cache hit rate as the server's /metrics counts it over the point: "
-            "prefix-cache hits / queries (vLLM's counters), every client included.",
-        ),
-        "acceptance_rate": QCoreApplication.translate(
-            "Metrics",
-            "Speculative decoding: accepted draft tokens / drafted tokens over the point, from "
-            "vLLM's spec-decode counters in /metrics.",
-        ),
-        "trace_lateness_p99_ms": QCoreApplication.translate(
-            "Metrics",
-            "Trace replay: P99 of how late each request went out against the trace's schedule "
-            "(sped up by --trace-speedup). Large values mean the client, not the server, set "
-            "the pace.",
-        ),
-        "acceptance_length": QCoreApplication.translate(
-            "Metrics",
-            "Speculative decoding: mean tokens produced per decode step (1 + accepted drafts), "
-            "from vLLM's spec-decode counters in /metrics.",
-        ),
-    }
-
-
-def set_chart_tooltips(curves: SweepCurves, live: LiveCharts | None = None) -> None:
-    """Hovering a chart tells what it plots, in the same words as the table headers."""
-    tips = metric_tooltips()
-    curves.throughput.setToolTip(tips["output_throughput"])
-    curves.tpot.setToolTip(tips["median_tpot_ms"])
-    curves.ttft.setToolTip(tips["p99_ttft_ms"])
-    if live is not None:
-        live.itl.setToolTip(tips["p99_itl_ms"])
-        live.tpot.setToolTip(tips["median_tpot_ms"])
-
-
 def _trace_lateness(block: Mapping[str, Any]) -> float | None:
     """P99 send lateness of a trace replay (ms); None for other runs, as in the report (every
     point records lateness, but only a trace's schedule is the workload's own)."""
@@ -403,69 +259,3 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
     target = Path(path)
     atomic_write_text(target, text)
     return target
-
-
-def export_plot(plot: Any, path: str | os.PathLike[str]) -> Path:
-    """Save a laid-out PlotWidget as PNG (what is on screen) or SVG (vector), by extension."""
-    target = Path(path)
-    suffix = target.suffix.lower()
-    if suffix not in (".png", ".svg"):
-        raise ValueError(
-            QCoreApplication.translate(
-                "ResultsPanel", "Choose a .png or .svg file name (got {0})."
-            ).format(target.name)
-        )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".png":
-        if not plot.grab().save(str(target), "PNG"):
-            raise OSError(f"could not write {target}")
-    else:
-        # QSvgGenerator rather than pyqtgraph's SVGExporter, whose path rewriting fails on the
-        # path data Qt 6.11 writes (ValueError in SVGExporter.correctCoordinates).
-        generator = QSvgGenerator()
-        generator.setFileName(str(target))
-        generator.setSize(plot.size())
-        generator.setViewBox(QRect(0, 0, plot.width(), plot.height()))
-        painter = QPainter(generator)
-        try:
-            plot.render(painter)
-        finally:
-            painter.end()
-    return target
-
-
-def export_curves(
-    series: Sequence[Series],
-    path: str | os.PathLike[str],
-    caption: str = "",
-    size: tuple[int, int] = (900, 600),
-) -> list[Path]:
-    """Each sweep chart as PATHSTEM_throughput/_tpot/_ttft(.png|.svg), drawn at `size`, with
-    `caption` (run, model, GPU, date) under each title; returns the files written.
-
-    The charts are redrawn in a hidden window of a fixed size, so an export looks the same
-    whatever the size of the panel on screen (or whether it was ever shown).
-    """
-    base = Path(path)
-    if base.suffix.lower() not in (".png", ".svg"):
-        raise ValueError(
-            QCoreApplication.translate(
-                "ResultsPanel", "Choose a .png or .svg file name (got {0})."
-            ).format(base.name)
-        )
-    curves = SweepCurves()
-    curves.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-    try:
-        curves.layout().setSpacing(0)
-        curves.resize(size[0] * 3, size[1])
-        curves.show()
-        curves.caption = caption
-        curves.set_series(series)
-        QApplication.processEvents()
-        return [
-            export_plot(plot, base.with_name(f"{base.stem}_{key}{base.suffix}"))
-            for key, plot in curves.plots().items()
-        ]
-    finally:
-        curves.close()
-        curves.deleteLater()

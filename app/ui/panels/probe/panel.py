@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from app.commands.argv import probe_argv
 from app.profiles import Target
-from app.ui.exports.tables import metric_tooltips
+from app.ui.exports.tooltips import metric_tooltips
 from app.ui.panels.probe.chart import ProbeChart
 from app.ui.panels.probe.history import ProbeHistory
 from app.ui.panels.probe.outcome import (

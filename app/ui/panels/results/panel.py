@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from app.bench.results.point_result import PointResult
 from app.bench.results.request_samples import request_samples
 from app.ui.app_setup import settings
+from app.ui.exports.charts import export_curves
 from app.ui.exports.files import (
     chart_filters,
     data_filters,
@@ -40,15 +41,13 @@ from app.ui.exports.files import (
 from app.ui.exports.tables import (
     TABLE_COLUMNS,
     cell_text,
-    export_curves,
     hidden_keys,
-    metric_tooltips,
     runs_csv,
     runs_json,
     runs_markdown,
-    set_chart_tooltips,
     write_text_atomic,
 )
+from app.ui.exports.tooltips import metric_tooltips, set_chart_tooltips
 from app.ui.panels.results.runs import Run, discover_runs, runs_caption, search_doc
 from app.ui.plots.capacity import (
     FAIL_BG,

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.paths import resources_dir
-from app.ui.exports.tables import metric_tooltips
+from app.ui.exports.tooltips import metric_tooltips
 from app.ui.panels.sweep.advanced import AdvancedSettings
 from app.ui.panels.sweep.layout import FormColumns
 from app.ui.panels.sweep.slo_editor import DEFAULTS as SLO_DEFAULTS

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.profiles import Target
-from app.ui.exports.tables import metric_tooltips, set_chart_tooltips
+from app.ui.exports.tooltips import metric_tooltips, set_chart_tooltips
 from app.ui.panels.sweep import status_text
 from app.ui.panels.sweep.capacity_line import CapacityLine
 from app.ui.panels.sweep.form import SweepForm

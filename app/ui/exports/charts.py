@@ -1,0 +1,82 @@
+"""Charts as image files: a plot as PNG or SVG, and the sweep curves of runs redrawn at a fixed
+size for export."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QRect, Qt
+from PySide6.QtGui import QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QApplication
+
+from app.ui.plots.live import Series, SweepCurves
+
+
+def export_plot(plot: Any, path: str | os.PathLike[str]) -> Path:
+    """Save a laid-out PlotWidget as PNG (what is on screen) or SVG (vector), by extension."""
+    target = Path(path)
+    suffix = target.suffix.lower()
+    if suffix not in (".png", ".svg"):
+        raise ValueError(
+            QCoreApplication.translate(
+                "ResultsPanel", "Choose a .png or .svg file name (got {0})."
+            ).format(target.name)
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if suffix == ".png":
+        if not plot.grab().save(str(target), "PNG"):
+            raise OSError(f"could not write {target}")
+    else:
+        # QSvgGenerator rather than pyqtgraph's SVGExporter, whose path rewriting fails on the
+        # path data Qt 6.11 writes (ValueError in SVGExporter.correctCoordinates).
+        generator = QSvgGenerator()
+        generator.setFileName(str(target))
+        generator.setSize(plot.size())
+        generator.setViewBox(QRect(0, 0, plot.width(), plot.height()))
+        painter = QPainter(generator)
+        try:
+            plot.render(painter)
+        finally:
+            painter.end()
+    return target
+
+
+def export_curves(
+    series: Sequence[Series],
+    path: str | os.PathLike[str],
+    caption: str = "",
+    size: tuple[int, int] = (900, 600),
+) -> list[Path]:
+    """Each sweep chart as PATHSTEM_throughput/_tpot/_ttft(.png|.svg), drawn at `size`, with
+    `caption` (run, model, GPU, date) under each title; returns the files written.
+
+    The charts are redrawn in a hidden window of a fixed size, so an export looks the same
+    whatever the size of the panel on screen (or whether it was ever shown).
+    """
+    base = Path(path)
+    if base.suffix.lower() not in (".png", ".svg"):
+        raise ValueError(
+            QCoreApplication.translate(
+                "ResultsPanel", "Choose a .png or .svg file name (got {0})."
+            ).format(base.name)
+        )
+    curves = SweepCurves()
+    curves.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    try:
+        curves.layout().setSpacing(0)
+        curves.resize(size[0] * 3, size[1])
+        curves.show()
+        curves.caption = caption
+        curves.set_series(series)
+        QApplication.processEvents()
+        return [
+            export_plot(plot, base.with_name(f"{base.stem}_{key}{base.suffix}"))
+            for key, plot in curves.plots().items()
+        ]
+    finally:
+        curves.close()
+        curves.deleteLater()
