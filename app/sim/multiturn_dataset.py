@@ -14,13 +14,12 @@ Regenerate with:
 
 from __future__ import annotations
 
-import json
 import math
 import random
 import sys
-from pathlib import Path
 from typing import Any
 
+from app.sim import dataset
 from app.sim.textgen import words_text
 
 DEFAULT_SEED = 15
@@ -61,18 +60,8 @@ def build_dataset(seed: int = DEFAULT_SEED, entries: int = DEFAULT_ENTRIES) -> l
     return data
 
 
-def dump(data: list[dict[str, Any]]) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
-
-
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m app.sim.multiturn_dataset OUTPUT.json", file=sys.stderr)
-        return 2
-    out = Path(argv[0])
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(dump(build_dataset()), encoding="utf-8")
-    return 0
+    return dataset.main(argv, build_dataset, "app.sim.multiturn_dataset")
 
 
 if __name__ == "__main__":

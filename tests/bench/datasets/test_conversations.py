@@ -16,7 +16,7 @@ from app.bench.datasets.conversations import (
     sample_conversations,
 )
 from app.bench.datasets.prompts import DatasetError, default_sharegpt_path
-from app.sim import multiturn_dataset
+from app.sim import dataset, multiturn_dataset
 from app.sim.textgen import count_tokens
 
 
@@ -33,9 +33,7 @@ def _write(tmp_path: Path, data: Any) -> Path:
 
 def test_shipped_file_is_what_the_generator_makes_and_every_session_fits() -> None:
     path = default_conversations_path()
-    assert path.read_text(encoding="utf-8") == multiturn_dataset.dump(
-        multiturn_dataset.build_dataset()
-    )
+    assert path.read_text(encoding="utf-8") == dataset.dump(multiturn_dataset.build_dataset())
     conversations = load_conversations(path, Words())
     assert len(conversations) == multiturn_dataset.DEFAULT_ENTRIES  # none cut below 2 turns
     raw = json.loads(path.read_text(encoding="utf-8"))
