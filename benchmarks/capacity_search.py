@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.bench.capacity.search import RunMeasurement, SearchSettings, search
 from app.bench.capacity.search_run import run_search
 from app.bench.capacity.slo import evaluate, parse_slos
-from app.bench.datasets.prompts import default_sharegpt_path, sample_sharegpt
+from app.bench.datasets.sharegpt import default_sharegpt_path, sample_sharegpt
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.runner import SweepConfig, run_point

@@ -36,7 +36,7 @@ import sys
 import time
 from pathlib import Path
 
-from app.bench.datasets.prompts import default_sharegpt_path, sample_sharegpt
+from app.bench.datasets.sharegpt import default_sharegpt_path, sample_sharegpt
 from app.bench.http.tokens import estimate_tokens
 from app.sim.config import SimConfig
 from app.sim.replay import ReplayResult, percentile, replay

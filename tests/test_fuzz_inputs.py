@@ -16,12 +16,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from app import jsonfile
-from app.bench.datasets.prompts import (
-    DatasetError,
-    load_prompts_file,
-    sample_prompts_file,
-    sample_sharegpt,
-)
+from app.bench.datasets.prompts import DatasetError, load_prompts_file, sample_prompts_file
+from app.bench.datasets.sharegpt import sample_sharegpt
 from app.bench.http.record import RequestRecord
 from app.bench.metrics.point import compute_point_metrics
 from app.bench.results.read import ResultFileError, point_from_dict, read_points

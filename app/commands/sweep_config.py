@@ -9,12 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from app.bench.capacity.slo import parse_slos
-from app.bench.datasets.prompts import (
-    DatasetError,
-    DatasetOptions,
-    HFVocab,
-    get_samples,
-)
+from app.bench.datasets.prompts import DatasetError, HFVocab
+from app.bench.datasets.sampling import DatasetOptions, get_samples
 from app.bench.http.tokens import TokenCounter, TokenizerError, estimate_tokens
 from app.bench.load.grid import GridError, parse_concurrencies, parse_rates
 from app.bench.metrics.options import (

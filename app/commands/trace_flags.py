@@ -13,7 +13,8 @@ from app.bench.datasets.mooncake import (
     sample_trace,
     trace_summary,
 )
-from app.bench.datasets.prompts import DatasetOptions, SampleRequest, VocabTokenizer
+from app.bench.datasets.prompts import SampleRequest, VocabTokenizer
+from app.bench.datasets.sampling import DatasetOptions
 from app.bench.load.schedule import ArrivalPlan, trace_plan
 from app.commands import flags
 from app.commands.credentials import UsageError

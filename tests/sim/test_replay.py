@@ -14,7 +14,7 @@ import statistics
 import pytest
 from tokenizers import Tokenizer
 
-from app.bench.datasets.prompts import default_sharegpt_path, sample_sharegpt
+from app.bench.datasets.sharegpt import default_sharegpt_path, sample_sharegpt
 from app.bench.http.tokens import estimate_tokens
 from app.sim.config import SimConfig
 from app.sim.replay import percentile, replay

@@ -17,8 +17,8 @@ from typing import Any
 from app.bench.datasets.prompts import (
     DatasetError,
     PromptTokenizer,
-    _parse_json,
-    _read_text,
+    parse_json,
+    read_text,
 )
 from app.paths import resources_dir
 
@@ -149,7 +149,7 @@ def load_conversations(
     max_context: int = DEFAULT_MAX_CONTEXT,
 ) -> list[Conversation]:
     """Every entry of `path` with two or more usable user turns, in file order."""
-    data = _parse_json(path, _read_text(path))
+    data = parse_json(path, read_text(path))
     if not isinstance(data, list):
         raise DatasetError(
             f"{path}: expected a JSON list of conversations, found a {type(data).__name__}"

@@ -18,13 +18,13 @@ from typing import Any
 import numpy as np
 
 from app.bench.datasets.prompts import (
-    _FILLER_WORDS,
     DatasetError,
     SampleRequest,
     VocabTokenizer,
-    _parse_json,
-    _read_text,
+    parse_json,
+    read_text,
 )
+from app.bench.datasets.synthetic import FILLER_WORDS, allowed_ids
 from app.paths import resources_dir
 
 BLOCK_SIZE = 512  # tokens per hash id in the Mooncake traces
@@ -98,12 +98,12 @@ def load_trace(
     """The trace's entries in file order (the first `limit` of them), checked: one
     DatasetError naming the file, line and field for a bad line or an unsorted trace."""
     entries: list[TraceEntry] = []
-    for number, line in enumerate(_read_text(path).splitlines(), start=1):
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         if limit is not None and len(entries) >= limit:
             break
-        entry = _entry(path, number, _parse_json(path, line, f"line {number}"), block_size)
+        entry = _entry(path, number, parse_json(path, line, f"line {number}"), block_size)
         if entries and entry.timestamp_ms < entries[-1].timestamp_ms:
             before = entries[-1]
             raise DatasetError(
@@ -139,11 +139,10 @@ class _Blocks:
 
     def _draw(self, rng: np.random.Generator, length: int) -> list[Any]:
         if self.vocab is None:
-            picks = rng.integers(0, len(_FILLER_WORDS), size=length)
-            return [_FILLER_WORDS[int(k)] for k in picks]
+            picks = rng.integers(0, len(FILLER_WORDS), size=length)
+            return [FILLER_WORDS[int(k)] for k in picks]
         if self._allowed is None:
-            special = self.vocab.special_ids
-            self._allowed = np.array([i for i in range(self.vocab.vocab_size) if i not in special])
+            self._allowed = allowed_ids(self.vocab)
         return [int(i) for i in self._allowed[rng.integers(0, len(self._allowed), size=length)]]
 
     def _text(self, tokens: list[Any]) -> str:

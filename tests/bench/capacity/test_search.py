@@ -10,7 +10,7 @@ import pytest
 
 from app.bench.capacity.search import RunMeasurement, SearchSettings, decide, search
 from app.bench.capacity.slo import SLOSet, evaluate, parse_slos
-from app.bench.datasets.prompts import default_sharegpt_path, sample_sharegpt
+from app.bench.datasets.sharegpt import default_sharegpt_path, sample_sharegpt
 from app.sim.config import SimConfig
 from app.sim.replay import percentile, replay
 from app.sim.textgen import count_chat_tokens, count_tokens, request_seed

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from app.bench.capacity.why import explain
-from app.bench.datasets.prompts import sample_random
+from app.bench.datasets.synthetic import sample_random
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.runner import SweepConfig, check_roofline, run_point

@@ -15,7 +15,8 @@ from app.bench.datasets.conversations import (
     load_conversations,
     sample_conversations,
 )
-from app.bench.datasets.prompts import DatasetError, default_sharegpt_path
+from app.bench.datasets.prompts import DatasetError
+from app.bench.datasets.sharegpt import default_sharegpt_path
 from app.sim import dataset, multiturn_dataset
 from app.sim.textgen import count_tokens
 
