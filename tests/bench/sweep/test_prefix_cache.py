@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.bench.datasets.prompts import sample_prefix
+from app.bench.datasets.synthetic import sample_prefix
 from app.bench.results.read import load_result
 from app.bench.serverstats.parse import parse_metrics
 from app.bench.serverstats.summary import summarize
