@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.sim.config import SimConfig
-from app.sim.engine import Engine
+from app.sim.scheduler import Scheduler
 from app.sim.sequence import Emission, SimRequest
 from app.sim.textgen import reply_length
 from app.sim.timing import StepCostModel
@@ -87,8 +87,7 @@ def replay(
     """
     cost = StepCostModel(config)
     frontend_s = config.frontend_us_per_token / 1e6  # the server's stagger within a step
-    engine = Engine(
-        step_seconds=cost.step_seconds,
+    engine = Scheduler(
         num_gpu_blocks=cost.num_gpu_blocks,
         block_size=config.block_size,
         max_num_seqs=config.max_num_seqs,
@@ -114,26 +113,7 @@ def replay(
         burst = 0
         while queue and len(sent) < max_concurrency:
             index = queue.popleft()
-            prompt, max_tokens, req_seed = workload[index][:3]
-            ids = workload[index][3] if len(workload[index]) > 3 else None  # type: ignore[misc]
-            target, reason = reply_length(
-                random.Random(req_seed),
-                max_tokens=max_tokens,
-                min_tokens=0,
-                ignore_eos=False,
-                median=config.eos_median_tokens,
-                sigma=config.eos_sigma,
-            )
-            req = SimRequest(
-                str(index),
-                prompt,
-                target,
-                reason,
-                _NullSink(),
-                req_seed,
-                prompt_ids=ids,
-                reasoning_tokens=round(config.reasoning_share * target),
-            )
+            req = _request(config, workload[index], index)
             sent_at = now + burst * send_gap_s
             heapq.heappush(in_transit, (sent_at + transit_s, index, req))
             sent[req] = (sent_at, [])
@@ -147,23 +127,60 @@ def replay(
                 upcoming.append(arrivals[next_arrival])
             now = max(now, min(upcoming))
             continue
-        outputs, work = engine._plan()
+        outputs, work = engine.plan()
         now += cost.step_seconds(work)
         for turn, req in enumerate(outputs):
             start, times = sent[req]
             times.append((now + turn * frontend_s, req.generated))
             if req.generated >= req.target_tokens:
                 del sent[req]
-                first, last = times[0][0], times[-1][0]
-                last_end = max(last_end, last)
-                result.ttft_s.append(first - start)
-                result.output_tokens.append(req.generated)
-                result.order.append(int(req.request_id))
-                result.cached_tokens.append(req.cached_tokens)
-                answer = next(t for t, n in times if n > req.reasoning_tokens)
-                result.ttfo_s.append(answer - start)
-                if req.generated > 1:  # vLLM's TPOT: (latency - TTFT) / (tokens - 1)
-                    result.tpot_s.append((last - first) / (req.generated - 1))
+                last_end = max(last_end, _record(result, req, start, times))
     result.duration_s = last_end - first_send
     result.preemptions = engine.num_preemptions
     return result
+
+
+def _request(
+    config: SimConfig,
+    entry: tuple[int, int, int] | tuple[int, int, int, Sequence[int]],
+    index: int,
+) -> SimRequest:
+    """The engine's request for one workload entry, its reply length drawn as the server
+    draws it (same seed, same EOS model, the client's max_tokens)."""
+    prompt, max_tokens, req_seed = entry[:3]
+    ids = entry[3] if len(entry) > 3 else None
+    target, reason = reply_length(
+        random.Random(req_seed),
+        max_tokens=max_tokens,
+        min_tokens=0,
+        ignore_eos=False,
+        median=config.eos_median_tokens,
+        sigma=config.eos_sigma,
+    )
+    return SimRequest(
+        str(index),
+        prompt,
+        target,
+        reason,
+        _NullSink(),
+        req_seed,
+        prompt_ids=ids,
+        reasoning_tokens=round(config.reasoning_share * target),
+    )
+
+
+def _record(
+    result: ReplayResult, req: SimRequest, start: float, times: list[tuple[float, int]]
+) -> float:
+    """Add a finished request's metrics, from its send time and each step's (time, tokens so
+    far), with vLLM's definitions; returns when its last token came."""
+    first, last = times[0][0], times[-1][0]
+    result.ttft_s.append(first - start)
+    result.output_tokens.append(req.generated)
+    result.order.append(int(req.request_id))
+    result.cached_tokens.append(req.cached_tokens)
+    answer = next(t for t, n in times if n > req.reasoning_tokens)
+    result.ttfo_s.append(answer - start)
+    if req.generated > 1:  # vLLM's TPOT: (latency - TTFT) / (tokens - 1)
+        result.tpot_s.append((last - first) / (req.generated - 1))
+    return last

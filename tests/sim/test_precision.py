@@ -96,7 +96,7 @@ def test_a_steps_tokens_are_due_one_front_end_turn_apart() -> None:
     # Deadlines in the past (virtual time starts at 0): the engine never waits on the clock.
     now_ns, steps = 0, []
     while engine.running or engine.waiting:
-        outputs, work = engine._plan()
+        outputs, work = engine.plan()
         now_ns += round(cost.step_seconds(work) * 1e9)
         engine._deliver(outputs, now_ns)
         steps.append((now_ns, [req.request_id for req in outputs], work))

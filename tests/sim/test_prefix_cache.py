@@ -86,7 +86,7 @@ class _Sink:
 def _run(engine: Engine, req: SimRequest) -> None:
     engine.submit(req)
     while not req.finished:
-        engine._plan()
+        engine.plan()
 
 
 def test_engine_reuses_a_prefix_until_kv_pressure_evicts_it() -> None:
