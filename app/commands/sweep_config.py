@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from app.bench.capacity.slo import parse_slos
-from app.bench.datasets.prompts import DatasetError, HFVocab
+from app.bench.datasets.prompts import DatasetError, HFVocab, SampleRequest
 from app.bench.datasets.sampling import DatasetOptions, get_samples
 from app.bench.http.tokens import TokenCounter, TokenizerError, estimate_tokens
 from app.bench.load.grid import GridError, parse_concurrencies, parse_rates
@@ -18,6 +19,7 @@ from app.bench.metrics.options import (
     parse_percentile_metrics,
     parse_percentiles,
 )
+from app.bench.sweep.conversation_point import ConversationLoad
 from app.bench.sweep.runner import SweepConfig, check_roofline
 from app.commands import conversation_flags, flags, trace_flags
 from app.commands.connection import connection_from
@@ -62,16 +64,12 @@ def _workers(count: int | None, ray_address: str | None) -> int:
     return count
 
 
-def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
-    """Flags -> a SweepConfig without the model (resolved later); UsageError on bad input."""
-    conversation_flags.check(args)
-    trace_flags.check(args)
-    rates = _rates(args.request_rate)
-    concurrencies = _concurrencies(args.max_concurrency)
-    if args.result_filename and len(rates) * len(concurrencies) > 1:
+def _check_sizes(args: argparse.Namespace, points: int) -> None:
+    """Refuse what would name one file for many points or hold too many prompt tokens."""
+    if args.result_filename and points > 1:
         raise UsageError(
-            "--result-filename names one file but the sweep has "
-            f"{len(rates) * len(concurrencies)} points; use --label instead"
+            f"--result-filename names one file but the sweep has {points} points; use --label "
+            "instead"
         )
     if args.dataset_name == "random":
         held = args.num_prompts * args.random_input_len
@@ -81,8 +79,6 @@ def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
                 f"{args.random_input_len:,} is {held:,} prompt tokens held in memory; keep it "
                 f"under {_MAX_PROMPT_TOKENS:,} by lowering one of them"
             )
-    timeout_s = args.timeout
-    request_timeout_s = request_limit(args.request_timeout)
     if args.dataset_name == "prefix":
         per = args.prefix_repetition_prefix_len + args.prefix_repetition_suffix_len
         if args.num_prompts * per > _MAX_PROMPT_TOKENS:
@@ -90,27 +86,21 @@ def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
                 f"--num-prompts {args.num_prompts:,} x (prefix + suffix length {per:,}) is over "
                 f"{_MAX_PROMPT_TOKENS:,} prompt tokens held in memory; lower one of them"
             )
+
+
+def _token_counters(args: argparse.Namespace) -> tuple[Any, TokenCounter | None]:
+    """(what counts prompt tokens, the --tokenizer if given): without one, an estimate."""
+    if not args.tokenizer:
+        return _EstimateCounter(), None
     try:
-        percentiles = parse_percentiles(args.metric_percentiles)
-        percentile_metrics = parse_percentile_metrics(args.percentile_metrics)
-        goodput = parse_goodput(args.goodput) if args.goodput else None
-        slos = parse_slos(args.slo, args.goodput, args.good_share)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    conn = connection_from(args)
-    if conn.profile and not conn.base_url:
-        raise UsageError(f"--profile: '{args.profile}' has no base URL; pass --base-url")
-    roofline, roofline_notes = roofline_context(args, conn.roofline, conn.model)
-    workers = _workers(args.workers, conn.ray_address)
-    resolved = conn.resolve(conn.base_url or f"http://{args.host}:{args.port}")
-    counter: Any = _EstimateCounter()
-    tokenizer = None
-    if args.tokenizer:
-        try:
-            tokenizer = counter = TokenCounter(args.tokenizer)
-        except TokenizerError as exc:
-            raise UsageError(f"--tokenizer: {exc}") from None
-    options = DatasetOptions(
+        tokenizer = TokenCounter(args.tokenizer)
+    except TokenizerError as exc:
+        raise UsageError(f"--tokenizer: {exc}") from None
+    return tokenizer, tokenizer
+
+
+def _dataset_options(args: argparse.Namespace) -> DatasetOptions:
+    return DatasetOptions(
         name=args.dataset_name,
         path=Path(args.dataset_path) if args.dataset_path else None,
         num_prompts=args.num_prompts,
@@ -125,11 +115,29 @@ def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         random_output_len=args.random_output_len,
         random_range_ratio=args.random_range_ratio,
     )
+
+
+@dataclass
+class _Workload:
+    """What each point sends: sampled prompts, or conversations, or a trace (its own rate)."""
+
+    samples: list[SampleRequest]
+    rates: list[float]
+    options: DatasetOptions
+    conversations: ConversationLoad | None
+    trace: trace_flags.TraceLoad | None
+
+
+def _workload(
+    args: argparse.Namespace, rates: list[float], api: str, workers: int
+) -> tuple[_Workload, TokenCounter | None]:
+    counter, tokenizer = _token_counters(args)
+    options = _dataset_options(args)
     vocab = None
     if tokenizer is not None and args.dataset_name in ("random", "prefix", "mooncake"):
         vocab = HFVocab(tokenizer.path)
     conversations = conversation_flags.conversation_load(
-        args, api=resolved.api, workers=workers, counter=counter
+        args, api=api, workers=workers, counter=counter
     )
     try:
         trace = trace_flags.trace_load(args, options, vocab)
@@ -139,6 +147,31 @@ def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
             samples = get_samples(options, counter, vocab) if conversations is None else []
     except DatasetError as exc:
         raise UsageError(str(exc)) from None
+    return _Workload(samples, rates, options, conversations, trace), tokenizer
+
+
+# Long on purpose: after the checks and the parts above, one flat SweepConfig(...) of ~40 fields.
+def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
+    """Flags -> a SweepConfig without the model (resolved later); UsageError on bad input."""
+    conversation_flags.check(args)
+    trace_flags.check(args)
+    rates = _rates(args.request_rate)
+    concurrencies = _concurrencies(args.max_concurrency)
+    _check_sizes(args, len(rates) * len(concurrencies))
+    try:
+        percentiles = parse_percentiles(args.metric_percentiles)
+        percentile_metrics = parse_percentile_metrics(args.percentile_metrics)
+        goodput = parse_goodput(args.goodput) if args.goodput else None
+        slos = parse_slos(args.slo, args.goodput, args.good_share)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    conn = connection_from(args)
+    if conn.profile and not conn.base_url:
+        raise UsageError(f"--profile: '{args.profile}' has no base URL; pass --base-url")
+    roofline, roofline_notes = roofline_context(args, conn.roofline, conn.model)
+    workers = _workers(args.workers, conn.ray_address)
+    resolved = conn.resolve(conn.base_url or f"http://{args.host}:{args.port}")
+    load, tokenizer = _workload(args, rates, resolved.api, workers)
     extra_body = dict(args.extra_body or {})
     if args.temperature is not None:
         extra_body["temperature"] = args.temperature
@@ -146,8 +179,8 @@ def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         resolved=resolved,
         model=conn.model or "",
         backend="openai-chat" if resolved.api == "chat" else "openai",
-        samples=samples,
-        rates=rates,
+        samples=load.samples,
+        rates=load.rates,
         concurrencies=concurrencies,
         result_dir=Path(args.result_dir),
         label=args.label,
@@ -167,7 +200,7 @@ def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         tokenizer=tokenizer,
         tokenizer_id=args.tokenizer,
         dataset_name=args.dataset_name,
-        dataset_path=_dataset_path(options.path, conversations),
+        dataset_path=_dataset_path(load.options.path, load.conversations),
         profile=conn.profile,
         grace_s=args.grace_period,
         verify_tls=conn.verify_tls,
@@ -176,13 +209,13 @@ def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         roofline=roofline,
         server_metrics=args.server_metrics,
         overwrite=args.overwrite,
-        timeout_s=timeout_s,
-        request_timeout_s=request_timeout_s,
+        timeout_s=args.timeout,
+        request_timeout_s=request_limit(args.request_timeout),
         slos=slos or None,
         reset_prefix_cache=args.reset_prefix_cache,
-        conversations=conversations,
-        arrival_plan=trace.plan if trace else None,
-        trace=trace.block if trace else None,
+        conversations=load.conversations,
+        arrival_plan=load.trace.plan if load.trace else None,
+        trace=load.trace.block if load.trace else None,
     )
     # The statistics the SLOs read must be computed (tpot:p95 with percentiles 50,90,99).
     wanted = {q for q in (slo.quantile for slo in slos.limits) if q is not None}
