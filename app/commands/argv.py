@@ -87,13 +87,10 @@ def _rate_text(rate: float) -> str:
     return "inf" if math.isinf(rate) else f"{rate:g}"
 
 
-def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
-    """`tpotbench sweep` (or `search`) --events jsonl for the sweep form and this target;
-    never contains the API key (only the variable's name)."""
-    if spec.dataset not in DATASETS:
-        raise ValueError(f"Unknown dataset {spec.dataset!r}: use one of {', '.join(DATASETS)}.")
+def _load_args(spec: SweepSpec) -> list[str]:
+    """The load flags: a grid of rates x concurrencies, or a search's start and cap."""
     if spec.search is not None:
-        load = [
+        return [
             "--request-rate",
             _rate_text(spec.request_rates[0]),
             "--start",
@@ -101,20 +98,69 @@ def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
             "--max",
             f"{spec.search['max']:g}",
         ]
-    else:
-        load = [
-            "--request-rate",
-            ",".join(_rate_text(r) for r in spec.request_rates),
-            "--max-concurrency",
-            ",".join(str(c) for c in spec.max_concurrencies),
+    load = [
+        "--request-rate",
+        ",".join(_rate_text(r) for r in spec.request_rates),
+        "--max-concurrency",
+        ",".join(str(c) for c in spec.max_concurrencies),
+    ]
+    if spec.dataset == "mooncake":  # the trace's timestamps replace the request rate
+        return load[2:]
+    return load
+
+
+def _dataset_args(spec: SweepSpec) -> list[str]:
+    """The form's dataset as the CLI's --dataset-name and its own flags."""
+    if spec.dataset == "random":
+        return [
+            "--dataset-name",
+            "random",
+            "--random-input-len",
+            str(spec.random_input_len),
+            "--random-output-len",
+            str(spec.random_output_len),
         ]
-        if spec.dataset == "mooncake":  # the trace's timestamps replace the request rate
-            load = load[2:]
+    if spec.dataset == "prefix":
+        return [
+            "--dataset-name",
+            "prefix",
+            "--prefix-repetition-prefix-len",
+            str(spec.prefix_len),
+            "--prefix-repetition-suffix-len",
+            str(spec.suffix_len),
+            "--prefix-repetition-num-prefixes",
+            str(spec.num_prefixes),
+            "--prefix-repetition-output-len",
+            str(spec.prefix_output_len),
+        ]
+    if spec.dataset == "mooncake":  # no file: the shipped synthetic trace
+        path = ["--dataset-path", spec.dataset_path] if spec.dataset_path else []
+        return ["--dataset-name", "mooncake", *path, "--trace-speedup", f"{spec.trace_speedup:g}"]
+    if spec.dataset == "prompts":
+        return ["--dataset-name", "prompts", "--dataset-path", spec.dataset_path]
+    if spec.dataset == "conversations":  # the shipped multi-turn file; one session per prompt
+        return [
+            "--dataset-name",
+            "sharegpt",
+            "--multi-turn",
+            "--num-sessions",
+            str(spec.num_prompts),
+        ]
+    if spec.dataset == "sharegpt":
+        return ["--dataset-name", "sharegpt", "--dataset-path", spec.dataset_path]
+    return ["--dataset-name", "sharegpt"]
+
+
+def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
+    """`tpotbench sweep` (or `search`) --events jsonl for the sweep form and this target;
+    never contains the API key (only the variable's name)."""
+    if spec.dataset not in DATASETS:
+        raise ValueError(f"Unknown dataset {spec.dataset!r}: use one of {', '.join(DATASETS)}.")
     argv = [
         *cli_command(),  # a frozen bundle runs itself, not `python -m app`
         "search" if spec.search is not None else "sweep",
         *target_args(target),
-        *load,
+        *_load_args(spec),
         # Conversations are counted in sessions (--num-sessions below); the CLI refuses both.
         *([] if spec.dataset == "conversations" else ["--num-prompts", str(spec.num_prompts)]),
         "--seed",
@@ -129,42 +175,7 @@ def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
     ]
     if target.ray_address:
         argv += ["--ray", target.ray_address]
-    if spec.dataset == "random":
-        argv += [
-            "--dataset-name",
-            "random",
-            "--random-input-len",
-            str(spec.random_input_len),
-            "--random-output-len",
-            str(spec.random_output_len),
-        ]
-    elif spec.dataset == "prefix":
-        argv += [
-            "--dataset-name",
-            "prefix",
-            "--prefix-repetition-prefix-len",
-            str(spec.prefix_len),
-            "--prefix-repetition-suffix-len",
-            str(spec.suffix_len),
-            "--prefix-repetition-num-prefixes",
-            str(spec.num_prefixes),
-            "--prefix-repetition-output-len",
-            str(spec.prefix_output_len),
-        ]
-    elif spec.dataset == "mooncake":  # no file: the shipped synthetic trace
-        argv += ["--dataset-name", "mooncake"]
-        if spec.dataset_path:
-            argv += ["--dataset-path", spec.dataset_path]
-        argv += ["--trace-speedup", f"{spec.trace_speedup:g}"]
-    elif spec.dataset == "prompts":
-        argv += ["--dataset-name", "prompts", "--dataset-path", spec.dataset_path]
-    elif spec.dataset == "conversations":  # the shipped multi-turn file; one session per prompt
-        argv += ["--dataset-name", "sharegpt", "--multi-turn", "--num-sessions"]
-        argv.append(str(spec.num_prompts))
-    else:
-        argv += ["--dataset-name", "sharegpt"]
-        if spec.dataset == "sharegpt":
-            argv += ["--dataset-path", spec.dataset_path]
+    argv += _dataset_args(spec)
     if spec.ignore_eos:
         argv.append("--ignore-eos")
     if spec.slos:
