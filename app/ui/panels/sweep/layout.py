@@ -1,10 +1,11 @@
-"""Layout pieces of the Sweep tab: two form columns that stack when narrow, a wrapping label."""
+"""Layout pieces of the Sweep tab: two form columns that stack when narrow, a wrapping label,
+the button that folds the settings away."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QCoreApplication, QSize, Qt
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QBoxLayout, QFormLayout, QLabel, QWidget
+from PySide6.QtWidgets import QBoxLayout, QFormLayout, QLabel, QToolButton, QWidget
 
 
 class WrappedLabel(QLabel):
@@ -76,3 +77,38 @@ def form_layout() -> QFormLayout:
     form = QFormLayout()
     form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
     return form
+
+
+class SettingsToggle(QToolButton):
+    """Shows or folds away the settings form so the charts get the room; named for what a
+    click does. Its words keep the panel's translation context (they were the panel's)."""
+
+    def __init__(self, settings: QWidget) -> None:
+        super().__init__()
+        self._settings = settings
+        self.setObjectName("settingsToggle")
+        self.setCheckable(True)
+        self.setChecked(True)
+        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggled.connect(self._show)
+        self.retranslate()
+
+    def _show(self, shown: bool) -> None:
+        self._settings.setVisible(shown)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        shown = self.isChecked()
+        self.setText(
+            QCoreApplication.translate("SweepPanel", "Hide sweep settings")
+            if shown
+            else QCoreApplication.translate("SweepPanel", "Show sweep settings")
+        )
+        self.setToolTip(
+            QCoreApplication.translate(
+                "SweepPanel", "Fold the sweep settings away so the charts get the room"
+            )
+            if shown
+            else QCoreApplication.translate("SweepPanel", "Show the sweep settings form")
+        )
+        self.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)

@@ -13,28 +13,18 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QProgressBar,
     QPushButton,
-    QSplitter,
-    QTabWidget,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from app.profiles import Target
-from app.ui.exports.tooltips import metric_tooltips, set_chart_tooltips
+from app.ui.exports.tooltips import metric_tooltips
 from app.ui.panels.sweep import status_text
 from app.ui.panels.sweep.capacity_line import CapacityLine
+from app.ui.panels.sweep.charts import SweepCharts
 from app.ui.panels.sweep.form import SweepForm
-from app.ui.panels.sweep.layout import WrappedLabel
-from app.ui.panels.sweep.points_table import PointsTable
+from app.ui.panels.sweep.layout import SettingsToggle, WrappedLabel
 from app.ui.panels.sweep.run_model import SweepRun
-from app.ui.plots.capacity import (
-    Marks,
-    draw_marks,
-    sweep_knees,
-)
-from app.ui.plots.distributions import DistributionsView
-from app.ui.plots.live import LiveCharts, Series, SweepCurves, sweep_axis
 from app.ui.retranslate import Message, TextSource, is_language_change
 from app.ui.run_context import RunContext
 from app.ui.worker import (
@@ -80,10 +70,8 @@ class SweepPanel(QWidget):
         self.points = self.run_model.points  # the same list, for readers of the panel
         self.run_dir: Path | None = None
         self.last_error = ""
-        self._curves_dirty = False
         self._ticks = 0
         self.search_doc: dict[str, Any] | None = None  # the last capacity search's summary
-        self._marks = Marks()
         self._build_ui()
         self._connect_worker()
         self.repaint_timer = QTimer(self)
@@ -103,13 +91,7 @@ class SweepPanel(QWidget):
         self.progress_bar = QProgressBar()
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(False)
-        self.settings_toggle = QToolButton()
-        self.settings_toggle.setObjectName("settingsToggle")
-        self.settings_toggle.setCheckable(True)
-        self.settings_toggle.setChecked(True)
-        self.settings_toggle.setArrowType(Qt.ArrowType.DownArrow)
-        self.settings_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.settings_toggle.toggled.connect(self._show_settings)
+        self.settings_toggle = SettingsToggle(self.settings_box)
         actions = QHBoxLayout()
         actions.setContentsMargins(0, 0, 0, 0)
         actions.addWidget(self.run_button)
@@ -122,27 +104,11 @@ class SweepPanel(QWidget):
         self.capacity = CapacityLine()
         self.message = Message(self._show_status)
 
-        self.live = LiveCharts()
-        self.curves = SweepCurves()
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self.live, "")
-        self.tabs.addTab(self.curves, "")
-        self.distributions = DistributionsView()
-        self.tabs.addTab(self.distributions, "")
-        self.table = PointsTable()
-        self.table.itemSelectionChanged.connect(self._show_distributions)
-        self.table.cellClicked.connect(
-            lambda _r, _c: self.tabs.setCurrentWidget(self.distributions)
-        )
-        charts = QSplitter(Qt.Orientation.Vertical)
-        charts.addWidget(self.tabs)
-        charts.addWidget(self.table)
-        charts.setStretchFactor(0, 3)
-        charts.setStretchFactor(1, 1)
-        charts.setSizes([600, 190])
-        charts.setChildrenCollapsible(False)
-        self.tabs.setMinimumHeight(300)
-        self.table.setMinimumHeight(110)
+        self.charts = charts = SweepCharts()
+        # The charts' parts by name, for the window's links and the tests.
+        self.live, self.curves, self.tabs = charts.live, charts.curves, charts.tabs
+        self.distributions, self.table = charts.distributions, charts.table
+        self.table.itemSelectionChanged.connect(lambda: charts.show_distributions(self.points))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.settings_box)
@@ -155,7 +121,6 @@ class SweepPanel(QWidget):
     def retranslate(self) -> None:
         """Every fixed string and the status line in the UI language; the form keeps its values."""
         self.form.retranslate()
-        tips = metric_tooltips()
         self.capacity.refresh()
         self.run_button.setText(self.tr("Run sweep"))
         self.run_button.setToolTip(self.tr("Run the sweep (Ctrl+R)"))
@@ -163,49 +128,17 @@ class SweepPanel(QWidget):
         self.cancel_button.setToolTip(
             self.tr("Stop after in-flight requests; keeps finished points (Esc)")
         )
-        self._name_settings_toggle()
-        self.tabs.setTabText(0, self.tr("Live"))
-        self.tabs.setTabText(1, self.tr("Sweep curves"))
-        self.tabs.setTabText(2, self.tr("Distributions"))
-        self.table.retranslate(tips)
-        set_chart_tooltips(self.curves, self.live)
+        self.settings_toggle.retranslate()
+        self.charts.retranslate(metric_tooltips())
         if self.message.text():
             self.message.refresh()
         else:
             self._set_status(lambda: self.tr("Ready."))
-        self._curves_dirty = True  # the curves' legend names ("this run") are words too
 
     def changeEvent(self, event: QEvent) -> None:
         if is_language_change(event):
             self.retranslate()
         super().changeEvent(event)
-
-    def _show_settings(self, shown: bool) -> None:
-        self.settings_box.setVisible(shown)
-        self._name_settings_toggle()
-
-    def _name_settings_toggle(self) -> None:
-        shown = self.settings_toggle.isChecked()
-        # Named for what a click does: the form can be folded away to give the charts room.
-        self.settings_toggle.setText(
-            self.tr("Hide sweep settings") if shown else self.tr("Show sweep settings")
-        )
-        self.settings_toggle.setToolTip(
-            self.tr("Fold the sweep settings away so the charts get the room")
-            if shown
-            else self.tr("Show the sweep settings form")
-        )
-        self.settings_toggle.setArrowType(
-            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
-        )
-
-    def _row(*widgets: QWidget) -> QWidget:
-        box = QWidget()
-        row = QHBoxLayout(box)
-        row.setContentsMargins(0, 0, 0, 0)
-        for w in widgets:
-            row.addWidget(w)
-        return box
 
     def _connect_worker(self) -> None:
         w = self.worker
@@ -258,12 +191,8 @@ class SweepPanel(QWidget):
         self.run_model.start(
             spec.request_rates, spec.max_concurrencies, search=spec.search is not None
         )
-        self.table.clear_points()
-        self.distributions.set_series([])
-        self.live.clear()
-        self.curves.set_series([])
+        self.charts.clear(spec.slos)
         self.search_doc = None
-        self._marks = Marks(slos=list(spec.slos))
         self.capacity.reset()
         self.last_error = ""
         self.progress_bar.setValue(0)
@@ -323,8 +252,7 @@ class SweepPanel(QWidget):
 
     def _on_point_finished(self, event: dict[str, Any]) -> None:
         summary = self.run_model.point_finished(event)
-        self.table.add_point(summary)
-        self._curves_dirty = True
+        self.charts.add_point(summary)
         self.pointFinished.emit(summary)
 
     def _on_run_finished(self, event: dict[str, Any]) -> None:
@@ -354,23 +282,16 @@ class SweepPanel(QWidget):
         """The running point's concurrency limit (None: unlimited, or nothing running)."""
         return self.run_model.current_concurrency() if self.is_running() else None
 
-    def _show_distributions(self) -> None:
-        self.distributions.set_series(self.table.selected_samples(self.points))
-
     def _on_search_value(self, event: dict[str, Any]) -> None:
-        self._marks.highest_pass = event.get("highest_pass")
-        self._marks.lowest_fail = event.get("lowest_fail")
-        self._curves_dirty = True
+        self.charts.mark_boundary(event.get("highest_pass"), event.get("lowest_fail"))
         value = dict(event.get("value") or {})
-        self.capacity.search_value(value, self._marks.highest_pass, self._marks.lowest_fail)
+        self.capacity.search_value(value, event.get("highest_pass"), event.get("lowest_fail"))
 
     def _on_search_finished(self, event: dict[str, Any]) -> None:
         doc = dict(event.get("search") or {})
         self.search_doc = doc
         boundary = doc.get("boundary") or {}
-        self._marks.highest_pass = boundary.get("highest_pass")
-        self._marks.lowest_fail = boundary.get("lowest_fail")
-        self._curves_dirty = True
+        self.charts.mark_boundary(boundary.get("highest_pass"), boundary.get("lowest_fail"))
         # The boundary and its why in the panel; the knees (drawn on the curves) as a tooltip.
         self.capacity.search_finished(doc)
         self.tabs.setCurrentWidget(self.curves)
@@ -378,15 +299,7 @@ class SweepPanel(QWidget):
     # ---- the one repaint path -------------------------------------------------------------
     def _repaint(self, *, full: bool = False) -> None:
         self.live.refresh(full=full)
-        if self._curves_dirty:
-            self._curves_dirty = False
-            # A point stopped early (its SLO failure proven) covers only its first requests:
-            # it stays in the table but would bend the curves.
-            whole = [p for p in self.points if not (p.get("tpotbench") or {}).get("early_stop")]
-            series = [Series(self.tr("this run"), whole)]
-            self.curves.set_series(series)
-            self._marks.knees = sweep_knees(whole, sweep_axis(series))
-            draw_marks(self.curves, series, self._marks)
+        self.charts.draw_curves(self.points)
         self._ticks += 1
         if (
             self.is_running()
