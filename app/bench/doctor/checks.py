@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
@@ -125,13 +127,38 @@ def _sentence(mismatch: str) -> Msg | None:
     return verbatim(mismatch[:1].upper() + mismatch[1:]) if mismatch else None
 
 
-# Long on purpose: one streamed request read to the end under one deadline, then one verdict
-# from what it showed (content type, events, [DONE], usage, finish reason).
+@dataclass
+class _StreamSeen:
+    """What a streamed reply showed, event by event."""
+
+    events: int = 0
+    content: int = 0  # events with text
+    malformed: int = 0
+    done: bool = False
+    usage: Any = None
+    finish: Any = None
+
+    def add(self, data: bytes) -> None:
+        self.events += 1
+        if data.strip() == b"[DONE]":
+            self.done = True
+            return
+        try:
+            event = json.loads(data)
+        except ValueError:
+            self.malformed += 1
+            return
+        self.usage = (event.get("usage") if isinstance(event, dict) else None) or self.usage
+        for ch in (event.get("choices") if isinstance(event, dict) else None) or []:
+            self.content += bool((ch.get("delta") or {}).get("content") or ch.get("text"))
+            self.finish = ch.get("finish_reason") or self.finish
+
+
 async def stream_check(probe: Probe, res: ResolvedEndpoint) -> Check:
     """Whether stream=true gives SSE events ending in [DONE], with usage."""
     decoder = SSEDecoder()
-    events = content = malformed = 0
-    done, usage, finish, ctype = False, None, None, ""
+    seen = _StreamSeen()
+    ctype = ""
     body = payload(probe.api, probe.target.model, stream=True)
     size = 0
     try:
@@ -155,19 +182,7 @@ async def stream_check(probe: Probe, res: ResolvedEndpoint) -> Check:
                 if size > MAX_STREAM_BODY_BYTES:
                     raise oversized("the streamed reply", MAX_STREAM_BODY_BYTES)
                 for data in decoder.feed(piece):
-                    events += 1
-                    if data.strip() == b"[DONE]":
-                        done = True
-                        continue
-                    try:
-                        event = json.loads(data)
-                    except ValueError:
-                        malformed += 1
-                        continue
-                    usage = (event.get("usage") if isinstance(event, dict) else None) or usage
-                    for ch in (event.get("choices") if isinstance(event, dict) else None) or []:
-                        content += bool((ch.get("delta") or {}).get("content") or ch.get("text"))
-                        finish = ch.get("finish_reason") or finish
+                    seen.add(data)
     except (httpx.HTTPError, BodyError, SSEError, TimeoutError) as exc:
         if isinstance(exc, TimeoutError):
             kind, message = "timeout", probe.timed_out(res.url)
@@ -177,27 +192,32 @@ async def stream_check(probe: Probe, res: ResolvedEndpoint) -> Check:
             kind, message = failures.classify_exception(exc, after_headers=True)
         detail = msg(
             "the stream broke after {events} events: {error}",
-            events=events,
+            events=seen.events,
             error=probe.scrub(message),
         )
         return Check.of("streaming", "fail", detail, msg(failures.fix_for(kind)))
+    return _stream_verdict(seen, ctype)
+
+
+def _stream_verdict(stream: _StreamSeen, ctype: str) -> Check:
+    """The verdict on a stream read to its end: events, valid JSON, [DONE], usage."""
     seen = msg(
         "{events} SSE events, {content} with text, finish_reason={finish}",
-        events=events,
-        content=content,
-        finish=finish,
+        events=stream.events,
+        content=stream.content,
+        finish=stream.finish,
     )
-    if events == 0:
+    if stream.events == 0:
         content_type = verbatim(ctype) if ctype else msg("missing")
         detail = msg("no SSE events (content-type {content_type})", content_type=content_type)
         return Check.of("streaming", "fail", detail, msg(failures.fix_for("not_sse")))
-    if malformed:
-        detail = msg("{seen}; {malformed} not valid JSON", seen=seen, malformed=malformed)
+    if stream.malformed:
+        detail = msg("{seen}; {malformed} not valid JSON", seen=seen, malformed=stream.malformed)
         return Check.of("streaming", "fail", detail, msg(failures.fix_for("malformed_chunk")))
-    if not done:
+    if not stream.done:
         detail = msg("{seen}; no [DONE]", seen=seen)
         return Check.of("streaming", "fail", detail, msg(failures.fix_for("stream_cut")))
-    if not usage:
+    if not stream.usage:
         return Check.of(
             "streaming",
             "warn",
@@ -208,7 +228,7 @@ async def stream_check(probe: Probe, res: ResolvedEndpoint) -> Check:
                 "counts."
             ),
         )
-    tokens = usage.get("completion_tokens")
+    tokens = stream.usage.get("completion_tokens")
     detail = msg("{seen}, [DONE] seen, usage: {tokens} completion tokens", seen=seen, tokens=tokens)
     return Check.of("streaming", "ok", detail)
 

@@ -49,8 +49,6 @@ def key_problem_messages(key: str) -> list[Msg]:
     return found
 
 
-# Long on purpose: a table of verdicts (no key, rejected, a flawed key, cleartext, accepted),
-# each a translatable sentence with its fix; the length is the sentences.
 def auth_check(probe: Probe, statuses: list[int]) -> Check:
     """Whether the key was accepted, given the HTTP statuses the first requests got."""
     t = probe.target
@@ -64,38 +62,7 @@ def auth_check(probe: Probe, statuses: list[int]) -> Check:
         source = msg(" ({source})", source=said)
     if any(s in (401, 403) for s in statuses):
         status = 403 if 403 in statuses and 401 not in statuses else 401
-        if not key.strip():
-            return Check.of(
-                "auth",
-                "fail",
-                msg(
-                    "HTTP {status}: the server wants a key and none was sent{source}",
-                    status=status,
-                    source=source,
-                ),
-                msg(
-                    "Set the key in the environment variable named by --api-key-env (e.g. "
-                    "export OPENAI_API_KEY=...) or in the profile; local vLLM needs none, a "
-                    "gateway does."
-                ),
-            )
-        if problems:
-            detail = msg(
-                "HTTP {status}: the server rejected {header}{source}; the key has {problems}",
-                status=status,
-                header=header,
-                source=source,
-                problems=problems,
-            )
-        else:
-            detail = msg(
-                "HTTP {status}: the server rejected {header}{source}: a key for another "
-                "endpoint, mistyped, or expired",
-                status=status,
-                header=header,
-                source=source,
-            )
-        return Check.of("auth", "fail", detail, msg(failures.fix_for(f"http_{status}")))
+        return _rejected(status, key, problems, header, source)
     if all(s in (404, 405) for s in statuses):
         return Check.of(
             "auth",
@@ -103,6 +70,50 @@ def auth_check(probe: Probe, statuses: list[int]) -> Check:
             msg("not confirmed: every URL tried answered 404/405, so the key was never checked"),
             msg("Fix the path first (next check), then run the doctor again."),
         )
+    return _accepted(t.base_url, key, problems, header, source)
+
+
+def _rejected(status: int, key: str, problems: list[Msg], header: str, source: Msg | str) -> Check:
+    """The verdict on a 401/403: no key sent, a flawed key, or a key for somewhere else."""
+    if not key.strip():
+        return Check.of(
+            "auth",
+            "fail",
+            msg(
+                "HTTP {status}: the server wants a key and none was sent{source}",
+                status=status,
+                source=source,
+            ),
+            msg(
+                "Set the key in the environment variable named by --api-key-env (e.g. "
+                "export OPENAI_API_KEY=...) or in the profile; local vLLM needs none, a "
+                "gateway does."
+            ),
+        )
+    if problems:
+        detail = msg(
+            "HTTP {status}: the server rejected {header}{source}; the key has {problems}",
+            status=status,
+            header=header,
+            source=source,
+            problems=problems,
+        )
+    else:
+        detail = msg(
+            "HTTP {status}: the server rejected {header}{source}: a key for another "
+            "endpoint, mistyped, or expired",
+            status=status,
+            header=header,
+            source=source,
+        )
+    return Check.of("auth", "fail", detail, msg(failures.fix_for(f"http_{status}")))
+
+
+def _accepted(
+    base_url: str, key: str, problems: list[Msg], header: str, source: Msg | str
+) -> Check:
+    """The verdict when the server let the request through: no key asked for, a key with
+    stray characters, a key sent in clear text, or simply accepted."""
     if not key.strip():
         return Check.of("auth", "ok", msg("no key sent, and the server did not ask for one"))
     if problems:
@@ -121,7 +132,7 @@ def auth_check(probe: Probe, statuses: list[int]) -> Check:
                 "and SDKs send it as is and get 401."
             ),
         )
-    host = cleartext_host(t.base_url, key)
+    host = cleartext_host(base_url, key)
     if host is not None:
         return Check.of(
             "auth",

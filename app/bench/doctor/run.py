@@ -111,8 +111,37 @@ def _skip(emit: Callable[[Check], None], ids: tuple[str, ...], why: Msg) -> None
         emit(Check.of(cid, "skip", msg("not run: {why}", why=why)))
 
 
-# Long on purpose: the checks in their order, each deciding whether the next may run
-# (`stop_after`); the sequence reads as the doctor's report does.
+def _unreachable(probe: Probe, host: str, exc: httpx.HTTPError) -> Check:
+    kind, message = failures.classify_exception(exc, after_headers=False)
+    title = msg(failures.title_for(kind))
+    detail = msg(
+        "{title} for {host}: {message}", title=title, host=host, message=probe.scrub(message)
+    )
+    if kind == "connect" and refused(exc):
+        detail = msg("nothing is listening at {host} (connection refused)", host=host)
+    return Check.of("reachable", "fail", detail, msg(failures.fix_for(kind)))
+
+
+def _redirected(url: str, post: httpx.Response) -> Check:
+    location = post.headers.get("location")
+    return Check.of(
+        "path",
+        "fail",
+        msg(
+            "POST {url} is redirected (HTTP {status}) to {location}",
+            url=url,
+            status=post.status_code,
+            location=urljoin(url, location) if location else "?",
+        ),
+        msg(
+            "Use the URL it redirects to as the base URL (often https:// instead of "
+            "http://): clients do not send a POST body on through a redirect."
+        ),
+    )
+
+
+# The checks in their order, each deciding whether the next may run (`stop_after`); the
+# sequence reads as the doctor's report does.
 async def _run(
     probe: Probe, res: ResolvedEndpoint, mismatch: str, emit: Callable[[Check], None]
 ) -> None:
@@ -128,14 +157,7 @@ async def _run(
     try:
         models = await probe.get(res.models_url)
     except httpx.HTTPError as exc:
-        kind, message = failures.classify_exception(exc, after_headers=False)
-        title = msg(failures.title_for(kind))
-        detail = msg(
-            "{title} for {host}: {message}", title=title, host=host, message=probe.scrub(message)
-        )
-        if kind == "connect" and refused(exc):
-            detail = msg("nothing is listening at {host} (connection refused)", host=host)
-        emit(Check.of("reachable", "fail", detail, msg(failures.fix_for(kind))))
+        emit(_unreachable(probe, host, exc))
         _skip(emit, CHECK_IDS[1:], msg("the server could not be reached"))
         return
     ms = (time.perf_counter() - t0) * 1000
@@ -164,23 +186,7 @@ async def _run(
         path = await path_search(probe, res, post)
         return await stop_after(path, msg("no completions endpoint answered"))
     if post.is_redirect:
-        path = Check.of(
-            "path",
-            "fail",
-            msg(
-                "POST {url} is redirected (HTTP {status}) to {location}",
-                url=res.url,
-                status=post.status_code,
-                location=urljoin(res.url, post.headers["location"])
-                if post.headers.get("location")
-                else "?",
-            ),
-            msg(
-                "Use the URL it redirects to as the base URL (often https:// instead of "
-                "http://): clients do not send a POST body on through a redirect."
-            ),
-        )
-        return await stop_after(path, msg("the endpoint redirects"))
+        return await stop_after(_redirected(res.url, post), msg("the endpoint redirects"))
     emit(path_check(res, post.status_code, t.base_url))
     model = model_check(t.model, served_ids(models), post, model_404)
     if model.status == "fail":
