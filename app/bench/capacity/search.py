@@ -234,8 +234,97 @@ Measure = Callable[[float, int, int], Awaitable[RunMeasurement]]
 OnValue = Callable[[ValueOutcome, "SearchOutcome"], Any]
 
 
-# Long on purpose: grow, bisect and the check above are three short loops over one memo of
-# measured loads (`visit`), one cancel and one outcome; apart they would pass all three around.
+class _Cancelled(Exception):
+    """The user cancelled: the search ends with what it has."""
+
+
+class _Search:
+    """One search's state: the memo of measured loads, the cancel and the outcome, shared by
+    growth, bisection and the check above."""
+
+    def __init__(
+        self,
+        settings: SearchSettings,
+        measure: Measure,
+        cancel: asyncio.Event,
+        on_value: OnValue | None,
+    ) -> None:
+        self.settings, self.measure, self.cancel, self.on_value = (
+            settings,
+            measure,
+            cancel,
+            on_value,
+        )
+        self.out = SearchOutcome(settings)
+        self.measured: dict[float, ValueOutcome] = {}
+
+    async def visit(self, value: float, phase: str) -> ValueOutcome:
+        """Measure `value` (once: later visits get the memo); _Cancelled if the user stopped."""
+        settings, out = self.settings, self.out
+        value = settings.norm(value)
+        if value in self.measured:
+            return self.measured[value]
+        runs: list[RunMeasurement] = []
+        for run in range(1, settings.runs + 1):
+            if self.cancel.is_set():
+                raise _Cancelled
+            result = await self.measure(value, run, settings.requests_for(value))
+            if self.cancel.is_set():  # a point cut short by the user is no verdict
+                raise _Cancelled
+            runs.append(result)
+            if result.early_stop:
+                break  # a proven fail: more runs cannot make it pass
+        decision, failed, figures = decide(runs)
+        outcome = ValueOutcome(value, runs, decision, failed, figures, phase)
+        self.measured[value] = outcome
+        out.values.append(outcome)
+        if outcome.passed:
+            out.highest_pass = max(out.highest_pass or value, value)
+        else:
+            out.lowest_fail = min(out.lowest_fail or value, value)
+        if self.on_value is not None:
+            self.on_value(outcome, out)
+        return outcome
+
+    async def grow(self) -> bool:
+        """Multiply the load until a value fails (True) or --max passes (False, stop_reason)."""
+        settings = self.settings
+        value = settings.norm(settings.start)
+        while True:
+            got = await self.visit(value, "grow")
+            if not got.passed:
+                return True
+            if value >= settings.maximum:
+                self.out.stop_reason = f"every load up to --max {value:g} met the SLOs"
+                return False
+            value = min(settings.maximum, settings.norm(max(value * settings.growth, value + 1e-6)))
+            if settings.over == "concurrency":
+                value = max(value, got.value + 1)
+
+    async def bisect(self) -> None:
+        """Halve the gap between the highest pass and the lowest fail down to the width."""
+        settings, out = self.settings, self.out
+        while out.lowest_fail is not None and out.highest_pass is not None:
+            low, high = out.highest_pass, out.lowest_fail
+            if high - low <= settings.width(low) or (
+                settings.over == "concurrency" and high - low <= 1
+            ):
+                return
+            mid = settings.norm((low + high) / 2)
+            if mid in (low, high):
+                return
+            await self.visit(mid, "bisect")
+
+    async def check_above(self) -> None:
+        """Measure one growth step above the lowest fail: a pass there breaks monotonicity."""
+        settings, lowest_fail = self.settings, self.out.lowest_fail
+        if lowest_fail is None:
+            return
+        above = settings.norm(min(settings.maximum, lowest_fail * settings.growth))
+        if above > lowest_fail and above not in self.measured:
+            await self.visit(above, "check")
+
+
 async def search(
     settings: SearchSettings,
     measure: Measure,
@@ -245,73 +334,21 @@ async def search(
 ) -> SearchOutcome:
     """Run the search; `on_value` is called after every load value (to save search.json)."""
     settings.validate()
-    cancel = cancel or asyncio.Event()
-    out = SearchOutcome(settings)
-    measured: dict[float, ValueOutcome] = {}
-
-    async def visit(value: float, phase: str) -> ValueOutcome | None:
-        value = settings.norm(value)
-        if value in measured:
-            return measured[value]
-        runs: list[RunMeasurement] = []
-        for run in range(1, settings.runs + 1):
-            if cancel.is_set():
-                return None
-            result = await measure(value, run, settings.requests_for(value))
-            if cancel.is_set():  # a point cut short by the user is no verdict
-                return None
-            runs.append(result)
-            if result.early_stop:
-                break  # a proven fail: more runs cannot make it pass
-        decision, failed, figures = decide(runs)
-        outcome = ValueOutcome(value, runs, decision, failed, figures, phase)
-        measured[value] = outcome
-        out.values.append(outcome)
-        if outcome.passed:
-            out.highest_pass = max(out.highest_pass or value, value)
-        else:
-            out.lowest_fail = min(out.lowest_fail or value, value)
-        if on_value is not None:
-            on_value(outcome, out)
-        return outcome
-
-    value = settings.norm(settings.start)
-    first_fail_by_growth = False
-    while True:
-        got = await visit(value, "grow")
-        if got is None:
-            out.cancelled, out.stop_reason = True, "cancelled"
+    run = _Search(settings, measure, cancel or asyncio.Event(), on_value)
+    out = run.out
+    try:
+        if not await run.grow():
             return out
-        if not got.passed:
-            first_fail_by_growth = True
-            break
-        if value >= settings.maximum:
-            out.stop_reason = f"every load up to --max {value:g} met the SLOs"
+        if out.highest_pass is None:
+            value = out.lowest_fail
+            out.stop_reason = f"the lowest load ({value:g}) already fails; lower --start"
             return out
-        value = min(settings.maximum, settings.norm(max(value * settings.growth, value + 1e-6)))
-        if settings.over == "concurrency":
-            value = max(value, got.value + 1)
-    if out.highest_pass is None:
-        out.stop_reason = f"the lowest load ({value:g}) already fails; lower --start"
+        await run.bisect()
+        if settings.check_above:
+            await run.check_above()
+    except _Cancelled:
+        out.cancelled, out.stop_reason = True, "cancelled"
         return out
-    while out.lowest_fail is not None and out.highest_pass is not None:
-        low, high = out.highest_pass, out.lowest_fail
-        if high - low <= settings.width(low) or (
-            settings.over == "concurrency" and high - low <= 1
-        ):
-            break
-        mid = settings.norm((low + high) / 2)
-        if mid in (low, high):
-            break
-        if await visit(mid, "bisect") is None:
-            out.cancelled, out.stop_reason = True, "cancelled"
-            return out
-    if settings.check_above and first_fail_by_growth and out.lowest_fail is not None:
-        above = settings.norm(min(settings.maximum, out.lowest_fail * settings.growth))
-        fresh = above > out.lowest_fail and above not in measured
-        if fresh and await visit(above, "check") is None:
-            out.cancelled, out.stop_reason = True, "cancelled"
-            return out
     out.stop_reason = out.stop_reason or "converged"
     if out.violations:
         # The boundary stays the highest pass below the lowest fail; the pass above is reported.
