@@ -7,13 +7,14 @@ import contextlib
 import functools
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 from app.bench.http import client as client_mod
 from app.bench.http.record import RequestRecord
 from app.bench.http.stream import send_request
 from app.bench.http.tokens import TokenCounter
-from app.bench.load.arrivals import LoadState, run_load
+from app.bench.load.arrivals import LoadOutcome, LoadState, run_load
 from app.bench.load.workers.messages import (
     WorkerFinished,
     WorkerJob,
@@ -62,8 +63,24 @@ class _ChunkLog:
         return taken
 
 
-# Long on purpose: warm, ready, wait for go, send on schedule, tick; the one client (its
-# `async with`), the cancel and the tick loop span all the phases.
+async def _ticking(
+    load: Coroutine[Any, Any, LoadOutcome], tick: Callable[[], None], tick_s: float
+) -> LoadOutcome:
+    """Run `load`, calling `tick` every `tick_s` seconds and once at its end."""
+    task = asyncio.ensure_future(load)
+    try:
+        while not task.done():
+            await asyncio.wait([task], timeout=tick_s)
+            tick()
+        return task.result()
+    finally:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+# Warm, ready, wait for go, send on schedule: the one client (its `async with`) spans them all.
 async def run_share(
     job: WorkerJob,
     emit: Emit,
@@ -106,29 +123,18 @@ async def run_share(
             chunk_ns, itl_ms = log.take()
             emit(WorkerTick(share.worker, chunk_ns, itl_ms, state.sent, state.in_flight))
 
-        load = asyncio.ensure_future(
-            run_load(
-                send,
-                job.specs,
-                max_concurrency=share.max_concurrency,
-                cancel=cancel,
-                grace_s=job.grace_s,
-                on_record=on_record,
-                state=state,
-                offsets=share.offsets,
-                start_ns=start_ns,
-            )
+        load = run_load(
+            send,
+            job.specs,
+            max_concurrency=share.max_concurrency,
+            cancel=cancel,
+            grace_s=job.grace_s,
+            on_record=on_record,
+            state=state,
+            offsets=share.offsets,
+            start_ns=start_ns,
         )
-        try:
-            while not load.done():
-                await asyncio.wait([load], timeout=job.tick_s)
-                tick()
-            outcome = load.result()
-        finally:
-            if not load.done():
-                load.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await load
+        outcome = await _ticking(load, tick, job.tick_s)
     emit(
         WorkerFinished(
             share.worker,

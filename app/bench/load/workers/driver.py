@@ -52,8 +52,39 @@ class WorkersOutcome:
     max_rss_kib: dict[int, int] = field(default_factory=dict)
 
 
-# Long on purpose: start, barrier, relay and merge in order over one pool and one table of
-# workers; the `finally` that closes the pool must span all of them.
+async def _all_ready(pool: WorkerPool, count: int, clock: Clock) -> None:
+    """Wait until all `count` workers said ready (WorkerError if one failed or time ran out)."""
+    ready: set[int] = set()
+    deadline = clock() + int(READY_TIMEOUT_S * 1e9)
+    while len(ready) < count:
+        remaining = (deadline - clock()) / 1e9
+        try:
+            message = await asyncio.wait_for(pool.messages.get(), max(0.0, remaining))
+        except TimeoutError:
+            raise WorkerError(
+                f"only {len(ready)} of {count} load workers were ready after "
+                f"{READY_TIMEOUT_S:.0f} s; check the workers' machines can reach the endpoint"
+            ) from None
+        if isinstance(message, WorkerReady):
+            ready.add(message.worker)
+        elif isinstance(message, WorkerLost):
+            raise WorkerError(f"load worker {message.worker} failed to start: {message.reason}")
+
+
+def _fail_unanswered(
+    worker: _Worker, reason: str, state: LoadState, on_record: OnRecord | None, clock: Clock
+) -> None:
+    """A lost worker's unanswered requests are failures of their own kind, never dropped."""
+    for index, spec in zip(worker.job.share.indices, worker.job.specs, strict=True):
+        if index not in worker.records:
+            worker.records[index] = lost_record(spec, reason, clock())
+            state.failed += 1
+            if on_record is not None:
+                on_record(index, worker.records[index])
+
+
+# Start, barrier, relay and merge in order over one pool and one table of workers; the
+# `finally` that closes the pool spans all of them.
 async def run_workers(
     pool: WorkerPool,
     jobs: Sequence[WorkerJob],
@@ -79,21 +110,7 @@ async def run_workers(
     state.origin_ns = clock()  # until the barrier: progress counts from here
     await pool.start(jobs)
     try:
-        ready: set[int] = set()
-        deadline = clock() + int(READY_TIMEOUT_S * 1e9)
-        while len(ready) < len(workers):
-            remaining = (deadline - clock()) / 1e9
-            try:
-                message = await asyncio.wait_for(pool.messages.get(), max(0.0, remaining))
-            except TimeoutError:
-                raise WorkerError(
-                    f"only {len(ready)} of {len(workers)} load workers were ready after "
-                    f"{READY_TIMEOUT_S:.0f} s; check the workers' machines can reach the endpoint"
-                ) from None
-            if isinstance(message, WorkerReady):
-                ready.add(message.worker)
-            elif isinstance(message, WorkerLost):
-                raise WorkerError(f"load worker {message.worker} failed to start: {message.reason}")
+        await _all_ready(pool, len(workers), clock)
         offsets = await pool.clock_offsets()
         for number, offset in offsets.items():
             workers[number].shift_ns = offset.offset_ns
@@ -110,15 +127,8 @@ async def run_workers(
     finally:
         await pool.close()
     for worker in workers.values():
-        if worker.lost is None:
-            continue
-        # A lost worker's unanswered requests are failures of their own kind, never dropped.
-        for index, spec in zip(worker.job.share.indices, worker.job.specs, strict=True):
-            if index not in worker.records:
-                worker.records[index] = lost_record(spec, worker.lost, clock())
-                state.failed += 1
-                if on_record is not None:
-                    on_record(index, worker.records[index])
+        if worker.lost is not None:
+            _fail_unanswered(worker, worker.lost, state, on_record, clock)
     outcome = merge_outcome(
         origin,
         {i: r for w in workers.values() for i, r in w.records.items()},
