@@ -315,18 +315,10 @@ def server_section(points: Sequence[ReportPoint], lang: str) -> str:
     return "".join(parts)
 
 
-def render(
-    points: Sequence[ReportPoint],
-    lang: str = "en",
-    now: datetime | None = None,
-    searches: Sequence[tuple[str, dict]] = (),
+def _sections(
+    points: Sequence[ReportPoint], meta: RunMeta, lang: str, searches: Sequence[tuple[str, dict]]
 ) -> str:
-    """The whole document for `points` in `lang` ('en' or 'zh_CN'), with the summaries of any
-    capacity searches (file name, search.json document) that produced them."""
-    meta = run_meta(points)
-    now = now or datetime.now(UTC)
-    title = text(lang, "title")
-    subtitle = " · ".join(str(v) for v in (meta.models[:1] + meta.gpus[:1] + meta.dates[-1:]) if v)
+    """The document's sections in order, each with its heading."""
     knees, knee_text = knee_charts(points, lang)
     sections = [
         ("meta", "sec_meta", meta_table(meta, lang)),
@@ -354,10 +346,25 @@ def render(
         ("roofline", "sec_roofline", roofline_section(points, lang)),
         ("server", "sec_server", server_section(points, lang)),
     ]
-    body = "".join(
+    return "".join(
         f'<section id="{sid}"><h2>{a(text(lang, key))}</h2>{content}</section>'
         for sid, key, content in sections
     )
+
+
+def render(
+    points: Sequence[ReportPoint],
+    lang: str = "en",
+    now: datetime | None = None,
+    searches: Sequence[tuple[str, dict]] = (),
+) -> str:
+    """The whole document for `points` in `lang` ('en' or 'zh_CN'), with the summaries of any
+    capacity searches (file name, search.json document) that produced them."""
+    meta = run_meta(points)
+    now = now or datetime.now(UTC)
+    title = text(lang, "title")
+    subtitle = " · ".join(str(v) for v in (meta.models[:1] + meta.gpus[:1] + meta.dates[-1:]) if v)
+    body = _sections(points, meta, lang, searches)
     generated = text(
         lang,
         "generated",

@@ -173,10 +173,9 @@ class _Keys:
         )
 
 
-def arch_from_config(
-    cfg: dict[str, Any], model_id: str, name: str = "", source: str = "", where: str = "config"
-) -> ModelArch:
-    """Build a ModelArch from the keys of a Hugging Face config.json (raises CatalogError)."""
+def _decoder_config(cfg: dict[str, Any], where: str) -> dict[str, Any]:
+    """The language model's part of a config (a multimodal one keeps it in text_config),
+    checked to have the keys of a decoder-only transformer."""
     if not isinstance(cfg, dict):
         raise CatalogError(f"{where}: expected a JSON object like a Hugging Face config.json")
     if isinstance(cfg.get("text_config"), dict):  # multimodal wrappers keep the LM inside
@@ -187,7 +186,14 @@ def arch_from_config(
             f"{where}: not a decoder-only transformer config (missing {', '.join(missing)}); "
             "pass the model's Hugging Face config.json"
         )
+    return cfg
 
+
+def arch_from_config(
+    cfg: dict[str, Any], model_id: str, name: str = "", source: str = "", where: str = "config"
+) -> ModelArch:
+    """Build a ModelArch from the keys of a Hugging Face config.json (raises CatalogError)."""
+    cfg = _decoder_config(cfg, where)
     keys = _Keys(cfg, where)
     num, optional, flag, reported = keys.num, keys.optional, keys.flag, keys.reported
     mtype = cfg.get("model_type", "")
