@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 _D = SimConfig()
 
 
+# Long on purpose: a flat list of argparse flags in their help groups, one call per flag.
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.ArgumentDefaultsHelpFormatter
     add = parser.add_argument

@@ -156,7 +156,7 @@ class SimConfig:
         if self.seed < 0:
             raise SimConfigError(f"--seed must not be negative, got {self.seed}")
 
-    # Long on purpose: one table of independent range checks, one row per setting.
+    # Long on purpose: a flat table of independent range checks, one row per setting.
     def validate(self) -> None:
         """Raise SimConfigError with a one-line message for the first out-of-range setting."""
         checks: list[tuple[bool, str]] = [
@@ -252,6 +252,10 @@ class SimConfig:
             if not ok:
                 raise SimConfigError(message)
         self._check_sizes()
+        self._check_names()
+
+    def _check_names(self) -> None:
+        """Settings that name something: fault kinds, the path prefix."""
         for kind in self.faults:
             if kind not in FAULT_KINDS:
                 known = ", ".join(FAULT_KINDS)

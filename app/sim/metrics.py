@@ -98,20 +98,7 @@ class SimMetrics:
         self.prefix_hits = counter(
             "vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens."
         )
-        self.spec: tuple[Counter, Counter, Counter, list[Counter]] | None = None
-        if num_speculative_tokens:
-            per_pos = Counter(
-                "vllm:spec_decode_num_accepted_tokens_per_pos",
-                "Accepted tokens per draft position.",
-                [*labels, "position"],
-                registry=reg,
-            )
-            self.spec = (
-                counter("vllm:spec_decode_num_drafts", "Number of spec decoding drafts."),
-                counter("vllm:spec_decode_num_draft_tokens", "Number of draft tokens."),
-                counter("vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens."),
-                [per_pos.labels(position=str(i), **values) for i in range(num_speculative_tokens)],
-            )
+        self.spec = _spec_decode_counters(reg, values, num_speculative_tokens)
         self._success = Counter(
             "vllm:request_success",
             "Count of successfully processed requests.",
@@ -122,21 +109,18 @@ class SimMetrics:
             reason: self._success.labels(finished_reason=reason, **values)
             for reason in ("stop", "length", "abort")
         }
-        info = {
-            "block_size": str(block_size),
-            "cache_dtype": cache_dtype,
-            "gpu_memory_utilization": str(gpu_memory_utilization),
-            "num_gpu_blocks": str(num_gpu_blocks),
-            "num_cpu_blocks": "0",
-            "enable_prefix_caching": str(enable_prefix_caching),
-            "engine": "0",
-        }
-        Gauge(
-            "vllm:cache_config_info",
-            "Information of the LLMEngine CacheConfig",
-            list(info),
-            registry=reg,
-        ).labels(**info).set(1)
+        _declare_cache_config(
+            reg,
+            {
+                "block_size": str(block_size),
+                "cache_dtype": cache_dtype,
+                "gpu_memory_utilization": str(gpu_memory_utilization),
+                "num_gpu_blocks": str(num_gpu_blocks),
+                "num_cpu_blocks": "0",
+                "enable_prefix_caching": str(enable_prefix_caching),
+                "engine": "0",
+            },
+        )
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
@@ -185,3 +169,42 @@ class SimMetrics:
         self._success_by_reason.get(req.final_reason, self._success_by_reason["stop"]).inc()
         if req.last_token_ns is not None:
             self.e2e.observe((req.last_token_ns - req.arrival_ns) / 1e9)
+
+
+SpecCounters = tuple[Counter, Counter, Counter, list[Counter]]
+
+
+def _spec_decode_counters(
+    reg: CollectorRegistry, values: dict[str, str], k: int
+) -> SpecCounters | None:
+    """vLLM's speculative-decoding counters (drafts, draft tokens, accepted tokens, accepted
+    per draft position), declared only when k drafts per step are on, as in vLLM."""
+    if not k:
+        return None
+    labels = list(values)
+
+    def counter(name: str, doc: str) -> Counter:
+        return Counter(name, doc, labels, registry=reg).labels(**values)
+
+    per_pos = Counter(
+        "vllm:spec_decode_num_accepted_tokens_per_pos",
+        "Accepted tokens per draft position.",
+        [*labels, "position"],
+        registry=reg,
+    )
+    return (
+        counter("vllm:spec_decode_num_drafts", "Number of spec decoding drafts."),
+        counter("vllm:spec_decode_num_draft_tokens", "Number of draft tokens."),
+        counter("vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens."),
+        [per_pos.labels(position=str(i), **values) for i in range(k)],
+    )
+
+
+def _declare_cache_config(reg: CollectorRegistry, info: dict[str, str]) -> None:
+    """vLLM's cache_config_info: a gauge fixed at 1 whose labels carry the KV cache settings."""
+    Gauge(
+        "vllm:cache_config_info",
+        "Information of the LLMEngine CacheConfig",
+        list(info),
+        registry=reg,
+    ).labels(**info).set(1)

@@ -100,20 +100,54 @@ def _thinking(body: dict[str, Any]) -> bool:
     return kwargs.get("enable_thinking", True) is not False
 
 
-# Long on purpose: vLLM's checks of a request body one after another, in its order, so the
-# first problem a real server would report is the one reported here.
 def parse_request(raw: bytes, config: SimConfig, *, chat: bool) -> ParsedRequest:
-    """Validate a chat or completions body; raise ApiError with vLLM's status otherwise."""
+    """Validate a chat or completions body; raise ApiError with vLLM's status otherwise.
+
+    The checks run in vLLM's order, so the first problem a real server would report is the
+    one reported here.
+    """
     try:
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise _bad(f"the request body is not valid JSON ({exc})") from None
     if not isinstance(body, dict):
         raise _bad("the request body must be a JSON object")
+    model = _served_model(body, config.served_model_name)
+    prompt_ids = _prompt_ids(body, chat)
+    if body.get("n", 1) != 1:
+        raise _bad("'n' must be 1 on the simulator")
+    max_tokens, min_tokens = _token_limits(body, len(prompt_ids), config.max_model_len)
+    temperature = body.get("temperature")
+    if temperature is not None and (
+        isinstance(temperature, bool) or not isinstance(temperature, int | float) or temperature < 0
+    ):
+        raise _bad(f"'temperature' must be a number >= 0, got {json.dumps(temperature)}")
+    stops = _stop_strings(body)
+    stream, include_usage = _stream_flags(body)
+    ignore_eos = body.get("ignore_eos", False)
+    if not isinstance(ignore_eos, bool):
+        raise _bad("'ignore_eos' must be true or false")
+    return ParsedRequest(
+        model=model,
+        prompt_tokens=len(prompt_ids),
+        max_tokens=max_tokens,
+        min_tokens=min_tokens,
+        ignore_eos=ignore_eos,
+        stream=stream,
+        include_usage=include_usage,
+        seed=_int_field(body, "seed", -(2**63)),
+        prompt_key=_prompt_key(body, chat),
+        stop=tuple(s for s in stops if s),
+        prompt_ids=tuple(prompt_ids),
+        thinking=_thinking(body) if chat else False,
+    )
+
+
+def _served_model(body: dict[str, Any], names: list[str]) -> str:
+    """The model asked for; vLLM serves the first served name when 'model' is omitted."""
     model = body.get("model")
-    names = config.served_model_name
     if model is None:
-        model = names[0]  # vLLM serves the first served name when 'model' is omitted
+        return names[0]
     if not isinstance(model, str) or model not in names:
         served = ", ".join(names)
         raise ApiError(
@@ -121,11 +155,11 @@ def parse_request(raw: bytes, config: SimConfig, *, chat: bool) -> ParsedRequest
             f"The model `{model}` does not exist. Served models: {served}.",
             "NotFoundError",
         )
-    prompt_ids = _prompt_ids(body, chat)
-    prompt_tokens = len(prompt_ids)
-    if body.get("n", 1) != 1:
-        raise _bad("'n' must be 1 on the simulator")
-    limit = config.max_model_len
+    return model
+
+
+def _token_limits(body: dict[str, Any], prompt_tokens: int, limit: int) -> tuple[int, int]:
+    """(max_tokens, min_tokens) within the context length; unset max_tokens fills it."""
     if prompt_tokens >= limit:
         raise _bad(
             f"This model's maximum context length is {limit} tokens. However, your request has "
@@ -147,17 +181,21 @@ def parse_request(raw: bytes, config: SimConfig, *, chat: bool) -> ParsedRequest
         raise _bad(
             f"min_tokens ({min_tokens}) must be less than or equal to max_tokens ({max_tokens})"
         )
-    temperature = body.get("temperature")
-    if temperature is not None and (
-        isinstance(temperature, bool) or not isinstance(temperature, int | float) or temperature < 0
-    ):
-        raise _bad(f"'temperature' must be a number >= 0, got {json.dumps(temperature)}")
+    return max_tokens, min_tokens
+
+
+def _stop_strings(body: dict[str, Any]) -> list[str]:
     stop = body.get("stop")
     if stop is not None and not isinstance(stop, str | list):
         raise _bad("'stop' must be a string or a list of strings")
     stops = [stop] if isinstance(stop, str) else list(stop or [])
     if not all(isinstance(s, str) for s in stops):
         raise _bad("'stop' must be a string or a list of strings")
+    return stops
+
+
+def _stream_flags(body: dict[str, Any]) -> tuple[bool, bool]:
+    """(stream, stream_options.include_usage); options only with stream, as vLLM checks."""
     stream = body.get("stream", False)
     if not isinstance(stream, bool):
         raise _bad("'stream' must be true or false")
@@ -166,22 +204,4 @@ def parse_request(raw: bytes, config: SimConfig, *, chat: bool) -> ParsedRequest
         raise _bad("'stream_options' must be an object")
     if options and not stream:
         raise _bad("Stream options can only be defined when `stream=True`.")
-    include_usage = bool(options and options.get("include_usage"))
-    ignore_eos = body.get("ignore_eos", False)
-    if not isinstance(ignore_eos, bool):
-        raise _bad("'ignore_eos' must be true or false")
-    seed = _int_field(body, "seed", -(2**63))
-    return ParsedRequest(
-        model=model,
-        prompt_tokens=prompt_tokens,
-        max_tokens=max_tokens,
-        min_tokens=min_tokens,
-        ignore_eos=ignore_eos,
-        stream=stream,
-        include_usage=include_usage,
-        seed=seed,
-        prompt_key=_prompt_key(body, chat),
-        stop=tuple(s for s in stops if s),
-        prompt_ids=tuple(prompt_ids),
-        thinking=_thinking(body) if chat else False,
-    )
+    return stream, bool(options and options.get("include_usage"))
