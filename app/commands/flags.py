@@ -27,6 +27,11 @@ def _short(value: int) -> str:
     return text
 
 
+def _shown(text: str) -> str:
+    """The flag's text as given, cut to 40 characters for the error line."""
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def whole(lo: int = 0, hi: int = MAX_TOKENS) -> Callable[[str], int]:
     """A whole number in [lo, hi]."""
 
@@ -34,8 +39,9 @@ def whole(lo: int = 0, hi: int = MAX_TOKENS) -> Callable[[str], int]:
         try:
             value = int(text.strip())
         except ValueError:
-            shown = text if len(text) <= 40 else text[:37] + "..."
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {shown!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number, got {_shown(text)!r}"
+            ) from None
         if value < lo:
             floor = "must not be negative" if lo == 0 else f"must be at least {lo:,}"
             raise argparse.ArgumentTypeError(f"{floor}, got {_short(value)}")
@@ -56,8 +62,7 @@ def number(
         try:
             value = float(text.strip())
         except ValueError:
-            shown = text if len(text) <= 40 else text[:37] + "..."
-            raise argparse.ArgumentTypeError(f"expected a number, got {shown!r}") from None
+            raise argparse.ArgumentTypeError(f"expected a number, got {_shown(text)!r}") from None
         if math.isnan(value):
             raise argparse.ArgumentTypeError("expected a number, got NaN")
         if math.isinf(value) and not (infinite_ok and value > 0):

@@ -37,6 +37,7 @@ def roofline_args(context: Mapping[str, Any]) -> list[str]:
     ]
 
 
+# Whole on purpose: a flat list of flags, each with its help, in the order --help shows them.
 def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
     add = parser.add_argument
     add_connection_arguments(parser, host_port=True)
