@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.roofline.scenario import Scenario
 
 CLIENT_CPU_SHARE = 0.9  # of one core: a Python client near this cannot keep up
 CLIENT_LOOP_LAG_MS = 20.0  # median lateness of the client's 100 ms tick
@@ -116,22 +119,28 @@ def _spread(block: dict[str, Any], key: str) -> tuple[float | None, float | None
     )
 
 
+def _scenario(roofline: dict[str, Any]) -> tuple[Scenario, int]:
+    """The point's roofline scenario and its batch, from a result's roofline block."""
+    from app.roofline.scenario import Scenario
+
+    scenario = Scenario.from_ids(
+        str(roofline["gpu_id"]),
+        str(roofline["model_id"]),
+        str(roofline["fmt"]),
+        str(roofline["kv_dtype"]),
+        int(roofline.get("context") or 512),
+    )
+    return scenario, max(1, round(float(roofline.get("batch") or 1)))
+
+
 def int4_estimate(roofline: dict[str, Any], fmt: str = "awq-int4") -> dict[str, Any] | None:
     """The floor at the point's batch with INT4 weights instead (roofline only)."""
     from app.roofline.catalog import get_weight_format
-    from app.roofline.scenario import Scenario
 
     if not roofline or roofline.get("fmt") == fmt:
         return None
     with contextlib.suppress(Exception):  # a context the catalogue no longer knows
-        scenario = Scenario.from_ids(
-            str(roofline["gpu_id"]),
-            str(roofline["model_id"]),
-            str(roofline["fmt"]),
-            str(roofline["kv_dtype"]),
-            int(roofline.get("context") or 512),
-        )
-        batch = max(1, round(float(roofline.get("batch") or 1)))
+        scenario, batch = _scenario(roofline)
         floor = scenario.floor(batch).seconds * 1e3
         new = replace(scenario, fmt=get_weight_format(fmt)).floor(batch).seconds * 1e3
         return {
@@ -206,14 +215,6 @@ def explain(result: dict[str, Any], failed: list[str] | None = None) -> Why:
 def _bound(roofline: dict[str, Any]) -> str:
     """'memory' or 'compute': which roof the floor at the point's batch sits on."""
     with contextlib.suppress(Exception):
-        from app.roofline.scenario import Scenario
-
-        scenario = Scenario.from_ids(
-            str(roofline["gpu_id"]),
-            str(roofline["model_id"]),
-            str(roofline["fmt"]),
-            str(roofline["kv_dtype"]),
-            int(roofline.get("context") or 512),
-        )
-        return scenario.floor(max(1, round(float(roofline.get("batch") or 1)))).bound
+        scenario, batch = _scenario(roofline)
+        return scenario.floor(batch).bound
     return "memory"
