@@ -108,7 +108,7 @@ class MainWindow(QMainWindow):
         self.editor.profileSaved.connect(lambda _name: self._update_status())
         # The status bar names the URL a run would use, unsaved edits included.
         self.editor.dirtyChanged.connect(lambda _dirty: self._update_status())
-        self.editor.url_edit.textEdited.connect(lambda _text: self._update_status())
+        self.editor.form.url_edit.textEdited.connect(lambda _text: self._update_status())
         self.editor.profileSaved.connect(lambda _name: self.links.watch_metrics())
         # File > Export owns Ctrl+E; the same shortcut on a button would make both ambiguous.
         self.results.export_data_button.setShortcut(QKeySequence())
@@ -297,7 +297,7 @@ class MainWindow(QMainWindow):
         else:
             where = profile.base_url
             if self.editor.is_dirty():
-                where = self.tr("{url}, unsaved edits").format(url=self.editor.url_edit.text())
+                where = self.tr("{url}, unsaved edits").format(url=self.editor.form.url_edit.text())
         self.endpoint_status.setText(
             self.tr("Endpoint: {name} ({where})").format(
                 name=display_name(profile.name), where=where

@@ -996,92 +996,12 @@ Finished results are already saved. Please include the log file if you report th
 <context>
     <name>EndpointEditor</name>
     <message>
-        <source>New</source>
-        <translation>新建</translation>
-    </message>
-    <message>
-        <source>Custom endpoint</source>
-        <translation>自定义端点</translation>
-    </message>
-    <message>
-        <source>From preset: {name}</source>
-        <translation>来自预设：{name}</translation>
-    </message>
-    <message>
-        <source>Delete</source>
-        <translation>删除</translation>
-    </message>
-    <message>
-        <source>Chat completions</source>
-        <translation>Chat Completions（对话）</translation>
-    </message>
-    <message>
-        <source>Completions</source>
-        <translation>Completions（补全）</translation>
-    </message>
-    <message>
-        <source>model id</source>
-        <translation>模型 ID</translation>
-    </message>
-    <message>
-        <source>List models</source>
-        <translation>列出模型</translation>
-    </message>
-    <message>
-        <source>Ask the endpoint&apos;s /v1/models which models it serves</source>
-        <translation>向端点的 /v1/models 查询其提供的模型</translation>
-    </message>
-    <message>
-        <source>none</source>
-        <translation>无</translation>
-    </message>
-    <message>
-        <source>Verify TLS certificates</source>
-        <translation>验证 TLS 证书</translation>
-    </message>
-    <message>
-        <source>Name: value (one per line)</source>
-        <translation>名称: 值（每行一个）</translation>
-    </message>
-    <message>
-        <source>none: load from this machine</source>
-        <translation>无：从本机发压</translation>
-    </message>
-    <message>
-        <source>Run the sweep&apos;s load workers as Ray actors on this cluster: &apos;auto&apos; joins the cluster this machine belongs to, or give the head&apos;s address (host:port). Needs Ray installed (pip install &apos;tpotbench[distributed]&apos;).</source>
-        <translation>把扫描的负载进程作为 Ray actor 跑在这个集群上：填 auto 表示加入本机所在的集群，或填头节点地址（host:port）。需要安装 Ray（pip install &apos;tpotbench[distributed]&apos;）。</translation>
-    </message>
-    <message>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
         <source>Revert</source>
         <translation>还原</translation>
-    </message>
-    <message>
-        <source>Name</source>
-        <translation>名称</translation>
-    </message>
-    <message>
-        <source>Base URL</source>
-        <translation>基础 URL</translation>
-    </message>
-    <message>
-        <source>API</source>
-        <translation>API</translation>
-    </message>
-    <message>
-        <source>Model</source>
-        <translation>模型</translation>
-    </message>
-    <message>
-        <source>API key</source>
-        <translation>API 密钥</translation>
-    </message>
-    <message>
-        <source>Headers</source>
-        <translation>请求头</translation>
     </message>
     <message>
         <source>Built-in simulator</source>
@@ -1092,20 +1012,8 @@ Finished results are already saved. Please include the log file if you report th
         <translation>请求头第 {number} 行：名称只能用字母、数字和“-”，值必须是不含控制字符的纯 ASCII。</translation>
     </message>
     <message>
-        <source>Ray cluster</source>
-        <translation>Ray 集群</translation>
-    </message>
-    <message>
         <source>Unsaved changes: Run uses them as shown; Save keeps them, Revert drops them.</source>
         <translation>有未保存的修改：运行时按当前显示的内容使用；“保存”会保留修改，“还原”会放弃修改。</translation>
-    </message>
-    <message>
-        <source>{name} (no GPU needed)</source>
-        <translation>{name}（无需 GPU）</translation>
-    </message>
-    <message>
-        <source>The built-in simulator listens on a free loopback port chosen at start-up.</source>
-        <translation>内置模拟器在启动时选定的空闲本地回环端口上监听。</translation>
     </message>
     <message>
         <source>Enter the endpoint&apos;s Base URL.</source>
@@ -1138,6 +1046,69 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>No secure keyring is available: keys are kept in memory for this session only.</source>
         <translation>没有可用的安全密钥环：密钥仅在本次会话的内存中保留。</translation>
+    </message>
+</context>
+<context>
+    <name>EndpointForm</name>
+    <message>
+        <source>Chat completions</source>
+        <translation>Chat Completions（对话）</translation>
+    </message>
+    <message>
+        <source>Completions</source>
+        <translation>Completions（补全）</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Verify TLS certificates</source>
+        <translation>验证 TLS 证书</translation>
+    </message>
+    <message>
+        <source>Name: value (one per line)</source>
+        <translation>名称: 值（每行一个）</translation>
+    </message>
+    <message>
+        <source>none: load from this machine</source>
+        <translation>无：从本机发压</translation>
+    </message>
+    <message>
+        <source>Run the sweep&apos;s load workers as Ray actors on this cluster: &apos;auto&apos; joins the cluster this machine belongs to, or give the head&apos;s address (host:port). Needs Ray installed (pip install &apos;tpotbench[distributed]&apos;).</source>
+        <translation>把扫描的负载进程作为 Ray actor 跑在这个集群上：填 auto 表示加入本机所在的集群，或填头节点地址（host:port）。需要安装 Ray（pip install &apos;tpotbench[distributed]&apos;）。</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Base URL</source>
+        <translation>基础 URL</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <source>Headers</source>
+        <translation>请求头</translation>
+    </message>
+    <message>
+        <source>Ray cluster</source>
+        <translation>Ray 集群</translation>
+    </message>
+    <message>
+        <source>The built-in simulator listens on a free loopback port chosen at start-up.</source>
+        <translation>内置模拟器在启动时选定的空闲本地回环端口上监听。</translation>
     </message>
     <message>
         <source>The key would be sent unencrypted: {host} is reached over plain http://. Use https:// unless every network on the way is yours.</source>
@@ -1553,6 +1524,21 @@ Finished results are already saved. Please include the log file if you report th
     </message>
 </context>
 <context>
+    <name>ModelField</name>
+    <message>
+        <source>model id</source>
+        <translation>模型 ID</translation>
+    </message>
+    <message>
+        <source>List models</source>
+        <translation>列出模型</translation>
+    </message>
+    <message>
+        <source>Ask the endpoint&apos;s /v1/models which models it serves</source>
+        <translation>向端点的 /v1/models 查询其提供的模型</translation>
+    </message>
+</context>
+<context>
     <name>PanelLinks</name>
     <message>
         <source>sweep</source>
@@ -1685,6 +1671,29 @@ GuideLLM：output_tokens。AIPerf：Output Sequence Length (OSL)。</translation
     <message>
         <source>Done: {n} tokens in {s:.2f} s.</source>
         <translation>完成：{s:.2f} 秒内 {n} 个 token。</translation>
+    </message>
+</context>
+<context>
+    <name>ProfileList</name>
+    <message>
+        <source>New</source>
+        <translation>新建</translation>
+    </message>
+    <message>
+        <source>Custom endpoint</source>
+        <translation>自定义端点</translation>
+    </message>
+    <message>
+        <source>From preset: {name}</source>
+        <translation>来自预设：{name}</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>{name} (no GPU needed)</source>
+        <translation>{name}（无需 GPU）</translation>
     </message>
 </context>
 <context>

@@ -72,7 +72,7 @@ def test_probe_fills_chart_and_readouts(qtbot, window: MainWindow) -> None:
 def test_unreachable_endpoint_is_a_readable_message(qtbot, window: MainWindow) -> None:
     editor = window.editor
     editor.select("Local vLLM")
-    editor.url_edit.setText("http://127.0.0.1:9")  # nothing listens on the discard port
+    editor.form.url_edit.setText("http://127.0.0.1:9")  # nothing listens on the discard port
     assert editor.save_current()
     run_probe(qtbot, window, 8)
     text = window.probe.status.text()
@@ -134,7 +134,7 @@ def test_chinese_locale_shows_chinese_labels(qtbot, qloop, ctx) -> None:
         assert win.probe.run_button.text() == "运行"
         assert win.endpoints_dock.windowTitle() == "端点"
         assert win.menuBar().actions()[0].text() == "文件(&F)"
-        assert "内置模拟器" in win.editor.list.item(0).text()
+        assert "内置模拟器" in win.editor.profile_list.list.item(0).text()
     finally:
         translations.install("en")
 
@@ -173,20 +173,19 @@ def test_cancel_stops_a_running_probe(qtbot, window: MainWindow) -> None:
 
 def test_list_models_asks_the_simulator(qtbot, window: MainWindow) -> None:
     editor = window.editor
-    editor.model_edit.setEditText("")
-    qtbot.mouseClick(editor.models_button, Qt.MouseButton.LeftButton)
+    combo = editor.form.model.combo
+    combo.setEditText("")
+    qtbot.mouseClick(editor.form.model.button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: editor.message.text() == "1 model(s) found.", timeout=10_000)
-    assert [editor.model_edit.itemText(i) for i in range(editor.model_edit.count())] == [
-        "qwen2.5-7b"
-    ]
-    assert editor.model_edit.currentText() == "qwen2.5-7b"
+    assert [combo.itemText(i) for i in range(combo.count())] == ["qwen2.5-7b"]
+    assert combo.currentText() == "qwen2.5-7b"
 
 
 def test_list_models_on_a_dead_port_says_so(qtbot, window: MainWindow) -> None:
     editor = window.editor
     editor.select("Local vLLM")
-    editor.url_edit.setText("http://127.0.0.1:9")
-    qtbot.mouseClick(editor.models_button, Qt.MouseButton.LeftButton)
+    editor.form.url_edit.setText("http://127.0.0.1:9")
+    qtbot.mouseClick(editor.form.model.button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "Could not reach" in editor.message.text(), timeout=10_000)
     assert "http://127.0.0.1:9/v1/models" in editor.message.text()
 

@@ -6,12 +6,11 @@ import json
 from pathlib import Path
 
 import keyring.backends.fail
-import pytest
 from PySide6.QtCore import Qt
 
 from app.profiles import ProfileStore, config_dir
 from app.secrets import SERVICE, KeyStore
-from app.ui.panels.endpoints.editor import EndpointEditor, parse_headers
+from app.ui.panels.endpoints.editor import EndpointEditor
 
 
 def make_editor(qtbot, keys: KeyStore, sim_url: str = "http://127.0.0.1:9") -> EndpointEditor:
@@ -27,21 +26,21 @@ def profiles_file() -> dict:
 def test_first_run_selects_the_simulator_and_shows_its_url(qtbot, memory_keyring) -> None:
     editor = make_editor(qtbot, KeyStore(), sim_url="http://127.0.0.1:4567")
     assert editor.current_profile().kind == "simulator"
-    assert editor.url_edit.text() == "http://127.0.0.1:4567"
-    assert editor.url_edit.isReadOnly()
-    assert not editor.delete_button.isEnabled()
-    assert editor.list.count() == 3
+    assert editor.form.url_edit.text() == "http://127.0.0.1:4567"
+    assert editor.form.url_edit.isReadOnly()
+    assert not editor.profile_list.delete_button.isEnabled()
+    assert editor.profile_list.list.count() == 3
 
 
 def test_create_edit_delete_with_key(qtbot, memory_keyring) -> None:
     editor = make_editor(qtbot, KeyStore())
     editor.new_profile(None)
-    editor.name_edit.setText("lab box")
-    editor.url_edit.setText("http://10.1.2.3:8000")
-    editor.model_edit.setEditText("qwen2.5-7b")
-    editor.key_edit.setText("sk-lab-123")
-    editor.headers_edit.setPlainText("X-Team: perf\n")
-    editor.tls_check.setChecked(False)
+    editor.form.name_edit.setText("lab box")
+    editor.form.url_edit.setText("http://10.1.2.3:8000")
+    editor.form.model.combo.setEditText("qwen2.5-7b")
+    editor.form.key_edit.setText("sk-lab-123")
+    editor.form.headers_edit.setPlainText("X-Team: perf\n")
+    editor.form.tls_check.setChecked(False)
     qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
     assert editor.message.text() == "Saved."
     assert memory_keyring.entries == {(SERVICE, "lab box"): "sk-lab-123"}
@@ -52,7 +51,7 @@ def test_create_edit_delete_with_key(qtbot, memory_keyring) -> None:
     assert "sk-lab-123" not in (config_dir() / "profiles.json").read_text()
 
     # Rename: the key follows the profile.
-    editor.name_edit.setText("lab")
+    editor.form.name_edit.setText("lab")
     editor.save_current()
     assert memory_keyring.entries == {(SERVICE, "lab"): "sk-lab-123"}
 
@@ -67,7 +66,7 @@ def test_create_edit_delete_with_key(qtbot, memory_keyring) -> None:
 def test_bad_url_is_refused_with_a_sentence(qtbot, memory_keyring) -> None:
     editor = make_editor(qtbot, KeyStore())
     editor.select("Local vLLM")
-    editor.url_edit.setText("localhost:8000")
+    editor.form.url_edit.setText("localhost:8000")
     assert editor.save_current() is False
     assert "must start with http:// or https://" in editor.message.text()
 
@@ -77,8 +76,8 @@ def test_no_secure_backend_says_so_and_keeps_key_for_session(qtbot) -> None:
     editor = make_editor(qtbot, keys)
     assert "No secure keyring" in editor.backend_label.text()
     editor.select("TaoToken")
-    editor.key_edit.setText("sk-tao")
-    editor.model_edit.setEditText("deepseek-v3")
+    editor.form.key_edit.setText("sk-tao")
+    editor.form.model.combo.setEditText("deepseek-v3")
     assert editor.save_current()
     assert "session only" in editor.message.text()
     assert keys.get("TaoToken") == "sk-tao"
@@ -91,17 +90,7 @@ def test_preset_from_menu_gets_a_unique_name(qtbot, memory_keyring) -> None:
     editor = make_editor(qtbot, KeyStore())
     editor.new_profile(ProfileStore().get("TaoToken"))
     assert editor.current_name() == "TaoToken 2"
-    assert editor.url_edit.text() == "https://taotoken.net/api"
-
-
-def test_parse_headers_names_the_bad_line() -> None:
-    assert parse_headers("A: 1\n\nB:two") == {"A": "1", "B": "two"}
-    try:
-        parse_headers("A: 1\nnot a header")
-    except ValueError as exc:
-        assert "line 2" in str(exc)
-    else:
-        raise AssertionError("expected a ProfileError")
+    assert editor.form.url_edit.text() == "https://taotoken.net/api"
 
 
 def test_unsaved_edits_are_marked_and_used_by_a_run(qtbot, qloop, sim, memory_keyring) -> None:
@@ -116,14 +105,14 @@ def test_unsaved_edits_are_marked_and_used_by_a_run(qtbot, qloop, sim, memory_ke
     win.show()
     editor = win.editor
     editor.select("Local vLLM")
-    editor.url_edit.setText(sim.base_url)
-    editor.model_edit.setEditText("qwen2.5-7b")
+    editor.form.url_edit.setText(sim.base_url)
+    editor.form.model.combo.setEditText("qwen2.5-7b")
     assert editor.save_current()
     assert not editor.is_dirty() and editor.changed_label.isHidden()
     with qtbot.waitSignal(editor.dirtyChanged):
-        editor.url_edit.setText("http://127.0.0.1:9")  # not saved
+        editor.form.url_edit.setText("http://127.0.0.1:9")  # not saved
     assert editor.is_dirty() and not editor.changed_label.isHidden()
-    assert editor.list.currentItem().text().startswith("●")
+    assert editor.profile_list.list.currentItem().text().startswith("●")
     assert "127.0.0.1:9, unsaved edits" in win.endpoint_status.text()
     assert editor.store.get("Local vLLM").base_url == sim.base_url
     win.probe.max_tokens.setValue(4)
@@ -133,8 +122,8 @@ def test_unsaved_edits_are_marked_and_used_by_a_run(qtbot, qloop, sim, memory_ke
     assert not blocker.args[0]["ok"]
     assert "127.0.0.1:9" in win.probe.status.text() or "refused" in win.probe.status.text()
     editor.revert_button.click()
-    assert not editor.is_dirty() and editor.url_edit.text() == sim.base_url
-    assert not editor.list.currentItem().text().startswith("●")
+    assert not editor.is_dirty() and editor.form.url_edit.text() == sim.base_url
+    assert not editor.profile_list.list.currentItem().text().startswith("●")
 
 
 def test_a_ray_cluster_in_the_profile_sends_the_sweep_there(qtbot, memory_keyring) -> None:
@@ -142,11 +131,11 @@ def test_a_ray_cluster_in_the_profile_sends_the_sweep_there(qtbot, memory_keyrin
 
     editor = make_editor(qtbot, KeyStore())
     editor.new_profile(None)
-    editor.name_edit.setText("cluster")
-    editor.url_edit.setText("http://127.0.0.1:8000")
+    editor.form.name_edit.setText("cluster")
+    editor.form.url_edit.setText("http://127.0.0.1:8000")
     editor.save_current()
     assert "--ray" not in build_sweep_argv(SweepSpec(), editor.form_target(""))
-    editor.ray_edit.setText("10.0.0.5:6379")
+    editor.form.ray_edit.setText("10.0.0.5:6379")
     assert editor.is_dirty()  # an edit like any other: marked, used as shown
     argv = build_sweep_argv(SweepSpec(), editor.form_target(""))
     assert argv[argv.index("--ray") + 1] == "10.0.0.5:6379"
@@ -154,21 +143,3 @@ def test_a_ray_cluster_in_the_profile_sends_the_sweep_there(qtbot, memory_keyrin
     saved = next(p for p in profiles_file()["profiles"] if p["name"] == "cluster")
     assert saved["ray_address"] == "10.0.0.5:6379"
     assert not editor.is_dirty()
-
-
-def test_header_lines_take_the_command_lines_key_value_form_too() -> None:
-    assert parse_headers("A: 1\nB=2\nC=x:y") == {"A": "1", "B": "2", "C": "x:y"}
-
-
-def test_list_models_is_bounded_in_size_and_time() -> None:
-    import asyncio
-
-    from app.ui.panels.endpoints.editor import list_models
-    from tests.hostile_server import HostileServer
-
-    with HostileServer(drip_interval_s=0.05) as server:
-        with pytest.raises(ValueError, match=r"Could not reach .*: oversized"):
-            asyncio.run(list_models(server.url("inflate-models"), "", {}, True))
-        with pytest.raises(ValueError, match=r"Could not reach .*: timeout"):
-            asyncio.run(list_models(server.url("drip-models"), "", {}, True, request_timeout_s=0.5))
-        assert asyncio.run(list_models(server.url("ok"), "", {}, True)) == ["m"]
