@@ -14,7 +14,6 @@ from PySide6.QtCore import QEvent, QSettings, Qt, Signal, qVersion
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QScrollArea,
@@ -29,7 +28,7 @@ from app.ui.app_setup_sim import SimulatorService
 from app.ui.exports import report as report_export
 from app.ui.panel_links import PanelLinks
 from app.ui.panels.doctor.panel import DoctorPanel
-from app.ui.panels.endpoints.editor import EndpointEditor, display_name
+from app.ui.panels.endpoints.editor import EndpointEditor
 from app.ui.panels.probe.panel import ProbePanel
 from app.ui.panels.results.panel import ResultsPanel
 from app.ui.panels.roofline.panel import RooflinePanel
@@ -38,6 +37,7 @@ from app.ui.panels.sweep.panel import SweepPanel
 from app.ui.retranslate import is_language_change
 from app.ui.theme import apply_plot_theme
 from app.ui.window_state import inner, restore_state, save_state
+from app.ui.window_status import WindowStatus
 
 log = logging.getLogger(__name__)
 
@@ -105,15 +105,11 @@ class MainWindow(QMainWindow):
             parent=self,
         )
         self.editor.currentChanged.connect(self._on_profile_changed)
-        self.editor.profileSaved.connect(lambda _name: self._update_status())
-        # The status bar names the URL a run would use, unsaved edits included.
-        self.editor.dirtyChanged.connect(lambda _dirty: self._update_status())
-        self.editor.form.url_edit.textEdited.connect(lambda _text: self._update_status())
         self.editor.profileSaved.connect(lambda _name: self.links.watch_metrics())
         # File > Export owns Ctrl+E; the same shortcut on a button would make both ambiguous.
         self.results.export_data_button.setShortcut(QKeySequence())
         self._build_menus()
-        self._build_status_bar()
+        self.status = WindowStatus(self, self.editor, ctx.simulator, ctx.keys, self.metrics)
         self.retranslate()
         ctx.simulator.started.connect(self._on_simulator_started)
         ctx.simulator.failed.connect(self._on_simulator_failed)
@@ -260,22 +256,12 @@ class MainWindow(QMainWindow):
         self.language_actions[""].setText(self.tr("System default"))
         self.help_menu.setTitle(self.tr("&Help"))
         self.about_action.setText(self.tr("&About TPOT Bench"))
-        self._update_status()
+        self.status.update()
 
     def changeEvent(self, event: QEvent) -> None:
         if is_language_change(event):
             self.retranslate()
         super().changeEvent(event)
-
-    def _build_status_bar(self) -> None:
-        self.endpoint_status = QLabel()
-        self.keyring_status = QLabel()
-        self.statusBar().addWidget(self.endpoint_status, 1)
-        self.metrics_status = QLabel()
-        self.metrics.statusTextChanged.connect(self.metrics_status.setText)
-        self.statusBar().addPermanentWidget(self.metrics_status)
-        self.statusBar().addPermanentWidget(self.keyring_status)
-        self._update_status()
 
     # ---- targets and status ----
 
@@ -284,48 +270,19 @@ class MainWindow(QMainWindow):
         simulator's live URL; ProfileError (a ValueError) if the form cannot be used."""
         return self.editor.form_target(self.ctx.simulator.base_url)
 
-    def _update_status(self) -> None:
-        profile = self.editor.current_profile()
-        if profile.kind == "simulator":
-            sim = self.ctx.simulator
-            if sim.base_url:
-                where = self.tr("simulator running at {url}").format(url=sim.base_url)
-            elif sim.error:
-                where = self.tr("simulator failed to start: {error}").format(error=sim.error)
-            else:
-                where = self.tr("simulator starting…")
-        else:
-            where = profile.base_url
-            if self.editor.is_dirty():
-                where = self.tr("{url}, unsaved edits").format(url=self.editor.form.url_edit.text())
-        self.endpoint_status.setText(
-            self.tr("Endpoint: {name} ({where})").format(
-                name=display_name(profile.name), where=where
-            )
-        )
-        # Qt appends the application name: the title reads "<endpoint> — TPOT Bench".
-        self.setWindowTitle(display_name(profile.name))
-        status = self.ctx.keys.status()
-        self.keyring_status.setText(
-            self.tr("Keyring: {backend}").format(backend=status.backend)
-            if status.secure
-            else self.tr("Keyring: none (keys kept for this session only)")
-        )
-        self.keyring_status.setToolTip(status.message)
-
     def _on_simulator_started(self, _url: str) -> None:
         self.editor.simulator_url_changed()
-        self._update_status()
+        self.status.update()
         self.links.watch_metrics()
 
     def _on_simulator_failed(self, error: str) -> None:
-        self._update_status()
+        self.status.update()
         self.statusBar().showMessage(
             self.tr("The built-in simulator did not start: {error}").format(error=error), 15000
         )
 
     def _on_profile_changed(self, name: str) -> None:
-        self._update_status()
+        self.status.update()
         self.links.profile_changed(name)
 
     # ---- actions ----

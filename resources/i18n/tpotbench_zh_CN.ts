@@ -1272,34 +1272,6 @@ Finished results are already saved. Please include the log file if you report th
         <translation>关于 TPOT Bench(&amp;A)</translation>
     </message>
     <message>
-        <source>simulator running at {url}</source>
-        <translation>模拟器运行于 {url}</translation>
-    </message>
-    <message>
-        <source>simulator failed to start: {error}</source>
-        <translation>模拟器启动失败：{error}</translation>
-    </message>
-    <message>
-        <source>simulator starting…</source>
-        <translation>模拟器启动中…</translation>
-    </message>
-    <message>
-        <source>{url}, unsaved edits</source>
-        <translation>{url}，有未保存的修改</translation>
-    </message>
-    <message>
-        <source>Endpoint: {name} ({where})</source>
-        <translation>端点：{name}（{where}）</translation>
-    </message>
-    <message>
-        <source>Keyring: {backend}</source>
-        <translation>密钥环：{backend}</translation>
-    </message>
-    <message>
-        <source>Keyring: none (keys kept for this session only)</source>
-        <translation>密钥环：无（密钥仅在本次会话中保留）</translation>
-    </message>
-    <message>
         <source>The built-in simulator did not start: {error}</source>
         <translation>内置模拟器未能启动：{error}</translation>
     </message>
@@ -1562,6 +1534,10 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>Partial point: the sweep was cancelled while it ran ({0}).</source>
         <translation>不完整的测试点：扫描在此点运行时被取消（{0}）。</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
     </message>
 </context>
 <context>
@@ -1885,42 +1861,6 @@ written by {1}</source>
 <context>
     <name>RooflinePanel</name>
     <message>
-        <source> tokens</source>
-        <translation> 个 token</translation>
-    </message>
-    <message>
-        <source>Tokens already in each sequence&apos;s KV cache</source>
-        <translation>每个序列的 KV cache 中已有的 token 数</translation>
-    </message>
-    <message>
-        <source>Load a Hugging Face config.json</source>
-        <translation>加载 Hugging Face 的 config.json</translation>
-    </message>
-    <message>
-        <source>Add a GPU that is not in the catalogue</source>
-        <translation>添加目录中没有的 GPU</translation>
-    </message>
-    <message>
-        <source>GPU</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
-        <source>Model</source>
-        <translation>模型</translation>
-    </message>
-    <message>
-        <source>Weights</source>
-        <translation>权重</translation>
-    </message>
-    <message>
-        <source>KV cache</source>
-        <translation>KV cache</translation>
-    </message>
-    <message>
-        <source>Context</source>
-        <translation>上下文</translation>
-    </message>
-    <message>
         <source>TPOT vs batch</source>
         <translation>TPOT 与批大小</translation>
     </message>
@@ -1935,14 +1875,6 @@ written by {1}</source>
     <message>
         <source>live probe</source>
         <translation>实时探测</translation>
-    </message>
-    <message>
-        <source>Hugging Face config.json</source>
-        <translation>Hugging Face config.json</translation>
-    </message>
-    <message>
-        <source>JSON files (*.json)</source>
-        <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
         <source>Cannot use that file: {error}</source>
@@ -2049,6 +1981,53 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</source>
         <translation>MBU = 每步字节数 ÷ 实测 TPOT ÷ 峰值带宽
 = {b} ÷ {ms:.2f} ms ÷ {bw:.0f} GB/s = {v:.1f} %
 MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
+    </message>
+</context>
+<context>
+    <name>ScenarioPicker</name>
+    <message>
+        <source> tokens</source>
+        <translation> 个 token</translation>
+    </message>
+    <message>
+        <source>Tokens already in each sequence&apos;s KV cache</source>
+        <translation>每个序列的 KV cache 中已有的 token 数</translation>
+    </message>
+    <message>
+        <source>Load a Hugging Face config.json</source>
+        <translation>加载 Hugging Face 的 config.json</translation>
+    </message>
+    <message>
+        <source>Add a GPU that is not in the catalogue</source>
+        <translation>添加目录中没有的 GPU</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV cache</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <source>Hugging Face config.json</source>
+        <translation>Hugging Face config.json</translation>
+    </message>
+    <message>
+        <source>JSON files (*.json)</source>
+        <translation>JSON 文件 (*.json)</translation>
     </message>
 </context>
 <context>
@@ -2835,6 +2814,37 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>fails an SLO</source>
         <translation>有 SLO 未通过</translation>
+    </message>
+</context>
+<context>
+    <name>WindowStatus</name>
+    <message>
+        <source>simulator running at {url}</source>
+        <translation>模拟器运行于 {url}</translation>
+    </message>
+    <message>
+        <source>simulator failed to start: {error}</source>
+        <translation>模拟器启动失败：{error}</translation>
+    </message>
+    <message>
+        <source>simulator starting…</source>
+        <translation>模拟器启动中…</translation>
+    </message>
+    <message>
+        <source>{url}, unsaved edits</source>
+        <translation>{url}，有未保存的修改</translation>
+    </message>
+    <message>
+        <source>Endpoint: {name} ({where})</source>
+        <translation>端点：{name}（{where}）</translation>
+    </message>
+    <message>
+        <source>Keyring: {backend}</source>
+        <translation>密钥环：{backend}</translation>
+    </message>
+    <message>
+        <source>Keyring: none (keys kept for this session only)</source>
+        <translation>密钥环：无（密钥仅在本次会话中保留）</translation>
     </message>
 </context>
 </TS>

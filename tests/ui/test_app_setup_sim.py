@@ -64,7 +64,7 @@ def test_a_failed_start_is_one_line_in_the_status_bar(qtbot, qloop, memory_keyri
     message = window.statusBar().currentMessage()
     assert message.startswith("The built-in simulator did not start: ")
     assert "--block-size must be 8, 16 or 32" in message
-    assert "simulator failed to start" in window.endpoint_status.text()
+    assert "simulator failed to start" in window.status.endpoint.text()
     assert "Traceback" not in message
 
 

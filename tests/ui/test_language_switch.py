@@ -107,7 +107,7 @@ def test_language_switch_keeps_the_session_and_translates_it(
     assert "服务可达" in win.doctor.rows["reachable"].title.text()
     assert "通过" in win.doctor.rows["streaming"].title.text()
     assert "内置模拟器" in win.windowTitle()
-    assert "内置模拟器" in win.endpoint_status.text()
+    assert "内置模拟器" in win.status.endpoint.text()
     assert win.sweep.form.labels["prompts"].text() != "Prompts per point"
     assert win.menuBar().actions()[0].text().startswith("文件")
 

@@ -40,7 +40,7 @@ def test_first_run_selects_the_simulator(window: MainWindow, sim) -> None:
     target = window.current_target()
     assert target.base_url == sim.base_url
     assert target.model == "qwen2.5-7b"
-    assert "simulator running at" in window.endpoint_status.text()
+    assert "simulator running at" in window.status.endpoint.text()
 
 
 def test_probe_fills_chart_and_readouts(qtbot, window: MainWindow) -> None:

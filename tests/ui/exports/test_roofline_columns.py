@@ -108,7 +108,7 @@ def test_sweep_worker_gets_the_docks_context_and_follows_it(window: MainWindow) 
     }
     panel = window.roofline
     # The user picks AWQ INT4 in the dock: the next sweep records that.
-    panel.fmt_combo.setCurrentIndex(panel.fmt_combo.findData("awq-int4"))
+    panel.picker.fmt_combo.setCurrentIndex(panel.picker.fmt_combo.findData("awq-int4"))
     assert _flags(args())["--dtype"] == "awq-int4"
     assert args().count("--server-metrics") == 1
     # Another profile's saved context is applied without a contextChanged signal.

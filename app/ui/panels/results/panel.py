@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -18,8 +16,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
@@ -27,8 +23,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.bench.results.point_result import PointResult
-from app.bench.results.request_samples import request_samples
 from app.ui.app_setup import settings
 from app.ui.exports.charts import export_curves
 from app.ui.exports.files import (
@@ -39,23 +33,18 @@ from app.ui.exports.files import (
     with_filter_suffix,
 )
 from app.ui.exports.tables import (
-    TABLE_COLUMNS,
-    cell_text,
-    hidden_keys,
     runs_csv,
     runs_json,
     runs_markdown,
     write_text_atomic,
 )
-from app.ui.exports.tooltips import metric_tooltips, set_chart_tooltips
+from app.ui.exports.tooltips import set_chart_tooltips
+from app.ui.panels.results.points_table import PointsTable
 from app.ui.panels.results.runs import Run, discover_runs, runs_caption, search_doc
 from app.ui.plots.capacity import (
-    FAIL_BG,
-    PASS_BG,
     Marks,
     capacity_text,
     draw_marks,
-    slo_cell_colours,
     sweep_knees,
 )
 from app.ui.plots.distributions import DistributionsView
@@ -107,7 +96,7 @@ class ResultsPanel(QWidget):
         self.export_data_button = QPushButton()
         self.export_data_button.clicked.connect(self.export_dialog)
         self.export_charts_button = QPushButton()
-        self.export_charts_button.clicked.connect(self._export_charts_dialog)
+        self.export_charts_button.clicked.connect(self.export_charts_dialog)
         buttons = QHBoxLayout()
         buttons.addWidget(self.export_data_button)
         buttons.addWidget(self.export_charts_button)
@@ -125,26 +114,14 @@ class ResultsPanel(QWidget):
         left_layout.addLayout(buttons)
 
         self.curves = SweepCurves()
-        self.table = QTableWidget(0, 1 + len(TABLE_COLUMNS))
-        for col in range(self.table.columnCount()):
-            self.table.setHorizontalHeaderItem(col, QTableWidgetItem())
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().setVisible(False)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        # A long run name must not push the TPOT columns behind the scroll bar: the Run
-        # column has a fixed width and elides (the full name is in the tooltip).
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(0, 150)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table = PointsTable()
         # Click a point: its distributions; Ctrl/Shift-click points of any shown runs: overlaid.
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.itemSelectionChanged.connect(self._show_distributions)
+        self.table.itemSelectionChanged.connect(
+            lambda: self.distributions.set_series(self.table.selected_samples())
+        )
         self.table.cellClicked.connect(
             lambda _r, _c: self.chart_tabs.setCurrentWidget(self.distributions)
         )
-        self._row_points: list[tuple[str, PointResult | None]] = []
         self.distributions = DistributionsView()
         self.chart_tabs = QTabWidget()
         self.chart_tabs.addTab(self.curves, "")
@@ -184,12 +161,7 @@ class ResultsPanel(QWidget):
         self.chart_tabs.setTabText(0, self.tr("Knee curves"))
         self.chart_tabs.setTabText(1, self.tr("Distributions"))
         set_chart_tooltips(self.curves)
-        tips = metric_tooltips()
-        self.table.horizontalHeaderItem(0).setText(self.tr("Run"))
-        for col, (key, header, _dec) in enumerate(TABLE_COLUMNS, start=1):
-            item = self.table.horizontalHeaderItem(col)
-            item.setText(QCoreApplication.translate("Metrics", header))
-            item.setToolTip(tips.get(key, ""))
+        self.table.retranslate()
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
             run = next((r for r in self.runs if r.name == item.text(0)), None)
@@ -279,48 +251,11 @@ class ResultsPanel(QWidget):
         ]
         self.curves.set_series(whole)
         self._show_capacity(whole, blocks)
-        self.table.setRowCount(0)
         by_path = {str(p.path): p for r in self.shown for p in r.points if p.path}
-        self._row_points = []
         self.distributions.set_series([])
-        for s in series:
-            for point in s.points:
-                self._row_points.append((s.name, by_path.get(str(point.get("path") or ""))))
-                row = self.table.rowCount()
-                self.table.insertRow(row)
-                name = QTableWidgetItem(s.name)
-                name.setToolTip(s.name)
-                self.table.setItem(row, 0, name)
-                colours = slo_cell_colours({"tpotbench": blocks.get(str(point.get("path")))})
-                for col, (key, _h, dec) in enumerate(TABLE_COLUMNS, start=1):
-                    item = QTableWidgetItem(cell_text(point, key, dec))
-                    item.setTextAlignment(
-                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-                    )
-                    if key in colours:
-                        passed, tip = colours[key]
-                        item.setBackground(QColor(PASS_BG if passed else FAIL_BG))
-                        item.setForeground(QColor("#1b1b1b"))
-                        item.setToolTip(tip)
-                    self.table.setItem(row, col, item)
-        hidden = hidden_keys(p for s in series for p in s.points)
-        for col, (key, _h, _dec) in enumerate(TABLE_COLUMNS, start=1):
-            self.table.setColumnHidden(col, key in hidden)
+        self.table.show_points(series, blocks, by_path)
         self._update_buttons()
         self.runsShown.emit([r.name for r in self.shown])
-
-    def _show_distributions(self) -> None:
-        rows = sorted({i.row() for i in self.table.selectedIndexes()})
-        series = []
-        for row in rows:
-            if 0 <= row < len(self._row_points):
-                run, point = self._row_points[row]
-                if point is None:
-                    continue
-                conc = "∞" if point.max_concurrency is None else point.max_concurrency
-                rate = "inf" if math.isinf(point.request_rate) else f"{point.request_rate:g}"
-                series.append((f"{run} r={rate} c={conc}", request_samples(point.raw)))
-        self.distributions.set_series(series)
 
     def _show_capacity(self, series: list[Series], blocks: dict[str, dict[str, Any]]) -> None:
         """One run shown: its knees, SLO lines and, from search.json, boundary and why."""
@@ -370,10 +305,7 @@ class ResultsPanel(QWidget):
         elif suffix == ".json":
             text = runs_json(series)
         elif suffix in (".md", ".markdown"):
-            headers = [
-                self.table.horizontalHeaderItem(c).text() for c in range(self.table.columnCount())
-            ]
-            text = runs_markdown(series, headers)
+            text = runs_markdown(series, self.table.headers())
         else:
             raise ValueError(
                 self.tr("Choose a .csv, .json or .md file name (got {0}).").format(target.name)
@@ -386,35 +318,33 @@ class ResultsPanel(QWidget):
         return export_curves([r.series() for r in self.shown], path, runs_caption(self.shown))
 
     def export_dialog(self) -> None:
-        filters = data_filters()
-        path, chosen = QFileDialog.getSaveFileName(
-            self,
-            self.tr("Export data"),
-            str(last_folder(settings()) / "comparison.csv"),
-            ";;".join(filters),
+        """Export data… (File > Export too): the shown runs as CSV, JSON or Markdown."""
+        self._export_via_dialog(
+            self.tr("Export data"), "comparison.csv", data_filters(), self.export_data
         )
+
+    def export_charts_dialog(self) -> None:
+        self._export_via_dialog(
+            self.tr("Export charts"), "charts.png", chart_filters(), self.export_charts
+        )
+
+    def _export_via_dialog(
+        self, title: str, default_name: str, filters: list[str], export: Callable[[Path], object]
+    ) -> None:
+        """Ask for a file in the last export's folder (the chosen filter's extension added to a
+        bare name), export, and say which files were written."""
+        start = str(last_folder(settings()) / default_name)
+        path, chosen = QFileDialog.getSaveFileName(self, title, start, ";;".join(filters))
         if path:
             target = with_filter_suffix(path, chosen, filters)
             remember_folder(settings(), target)
-            self._try(lambda: [self.export_data(target)], target)
+            self._try(lambda: export(target), target)
 
-    def _export_charts_dialog(self) -> None:
-        filters = chart_filters()
-        path, chosen = QFileDialog.getSaveFileName(
-            self,
-            self.tr("Export charts"),
-            str(last_folder(settings()) / "charts.png"),
-            ";;".join(filters),
-        )
-        if path:
-            target = with_filter_suffix(path, chosen, filters)
-            remember_folder(settings(), target)
-            self._try(lambda: self.export_charts(target), target)
-
-    def _try(self, action: Any, path: Path) -> None:
+    def _try(self, action: Callable[[], Path | list[Path]], path: Path) -> None:
         """Run an export and say which files it wrote (or why it could not)."""
         try:
-            written: list[Path] = action()
+            done = action()
+            written = done if isinstance(done, list) else [done]
         except (OSError, ValueError) as exc:
             problem = str(exc)
             self.note.set(

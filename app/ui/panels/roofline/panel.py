@@ -8,15 +8,10 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
-    QFileDialog,
     QFrame,
-    QGridLayout,
     QLabel,
     QScrollArea,
-    QSpinBox,
     QTabWidget,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -24,14 +19,10 @@ from PySide6.QtWidgets import (
 from app.roofline.catalog import (
     CatalogError,
     get_model,
-    list_gpus,
-    list_kv_dtypes,
-    list_models,
-    list_weight_formats,
 )
 from app.roofline.scenario import Scenario
 from app.ui.panels.roofline import figures
-from app.ui.panels.roofline.custom_gpu_dialog import CustomGpuDialog
+from app.ui.panels.roofline.picker import ScenarioPicker
 from app.ui.panels.roofline.whatif import BytesBar, WhatIfView
 from app.ui.plots.roofline import BatchPlot, Measured, RoofPlot
 from app.ui.retranslate import is_language_change
@@ -63,53 +54,16 @@ class RooflinePanel(QWidget):
         self._live_ms: float | None = None
         self._live_batch = 1.0
         self._live_label = ""
-        self._updating = False
         self._scenario = Scenario.from_ids(**DEFAULT)
         self._build()
-        self._fill_combos()
         self.set_context(**DEFAULT)
 
     # ---- building ----
 
     def _build(self) -> None:
-        # Long but flat: the widgets in the order they appear; one layout read top to bottom.
-        self.gpu_combo, self.model_combo = QComboBox(), QComboBox()
-        self.fmt_combo, self.kv_combo = QComboBox(), QComboBox()
-        self.context_spin = QSpinBox()
-        self.context_spin.setRange(0, 1_048_576)
-        self.context_spin.setSingleStep(256)
-        self.context_spin.setValue(512)
-        # Small buttons: the panel usually lives in a narrow dock.
-        self.load_config_button = QToolButton()
-        self.load_config_button.setText("…")
-        self.add_gpu_button = QToolButton()
-        self.add_gpu_button.setText("+")
-        for combo in (self.gpu_combo, self.model_combo, self.fmt_combo, self.kv_combo):
-            combo.setSizeAdjustPolicy(
-                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-            )
-            combo.setMinimumContentsLength(10)
-            combo.currentIndexChanged.connect(self._on_user_change)
-        self.context_spin.valueChanged.connect(self._on_user_change)
-        self.load_config_button.clicked.connect(self._load_config)
-        self.add_gpu_button.clicked.connect(self._add_gpu)
-
-        selectors = QGridLayout()
-        rows = (
-            (self.gpu_combo, self.add_gpu_button),
-            (self.model_combo, self.load_config_button),
-            (self.fmt_combo, None),
-            (self.kv_combo, None),
-            (self.context_spin, None),
-        )
-        self.selector_labels = [QLabel() for _ in rows]
-        for row, (widget, button) in enumerate(rows):
-            selectors.addWidget(self.selector_labels[row], row, 0)
-            selectors.addWidget(widget, row, 1)
-            if button is not None:
-                selectors.addWidget(button, row, 2)
-        selectors.setColumnStretch(1, 1)
-
+        self.picker = ScenarioPicker()
+        self.picker.edited.connect(self._on_user_change)
+        self.picker.configChosen.connect(self.load_model_config)
         self.floor_label = QLabel()
         self.speed_label = QLabel()
         self.mbu_label = QLabel()
@@ -149,7 +103,7 @@ class RooflinePanel(QWidget):
         self.tabs.setMinimumHeight(300)
         content = _FillWidget()
         inner = QVBoxLayout(content)
-        inner.addLayout(selectors)
+        inner.addWidget(self.picker)
         inner.addLayout(summary)
         inner.addWidget(self.tabs, 1)
         # A short dock scrolls instead of squashing the plots to nothing.
@@ -165,14 +119,8 @@ class RooflinePanel(QWidget):
         self._words()
 
     def _words(self) -> None:
-        """The fixed strings; the figures' sentences are made by _refresh."""
-        self.context_spin.setSuffix(self.tr(" tokens"))
-        self.context_spin.setToolTip(self.tr("Tokens already in each sequence's KV cache"))
-        self.load_config_button.setToolTip(self.tr("Load a Hugging Face config.json"))
-        self.add_gpu_button.setToolTip(self.tr("Add a GPU that is not in the catalogue"))
-        names = (self.tr("GPU"), self.tr("Model"), self.tr("Weights"), self.tr("KV cache"))
-        for label, text in zip(self.selector_labels, (*names, self.tr("Context")), strict=True):
-            label.setText(text)
+        """The tab titles (the picker has its own words); the figures' sentences are made by
+        _refresh."""
         for index, text in enumerate(
             (self.tr("TPOT vs batch"), self.tr("Roofline"), self.tr("What-if"))
         ):
@@ -190,40 +138,12 @@ class RooflinePanel(QWidget):
     def sizeHint(self) -> QSize:
         return QSize(420, 760)
 
-    def _fill_combos(self) -> None:
-        self._updating = True
-        try:
-            current_gpu = self.gpu_combo.currentData()
-            self.gpu_combo.clear()
-            for gpu in list_gpus():
-                self.gpu_combo.addItem(gpu.name, gpu.id)
-                self.gpu_combo.setItemData(
-                    self.gpu_combo.count() - 1, gpu.source, Qt.ItemDataRole.ToolTipRole
-                )
-            if current_gpu:
-                self.gpu_combo.setCurrentIndex(max(0, self.gpu_combo.findData(current_gpu)))
-            if self.model_combo.count() == 0:
-                for model in list_models():
-                    self.model_combo.addItem(model.name, model.id)
-                    self.model_combo.setItemData(
-                        self.model_combo.count() - 1, model.source, Qt.ItemDataRole.ToolTipRole
-                    )
-                for fmt in list_weight_formats():
-                    self.fmt_combo.addItem(fmt.name, fmt.id)
-                    self.fmt_combo.setItemData(
-                        self.fmt_combo.count() - 1, fmt.source, Qt.ItemDataRole.ToolTipRole
-                    )
-                for kv in list_kv_dtypes():
-                    self.kv_combo.addItem(kv.name, kv.id)
-        finally:
-            self._updating = False
-
     # ---- public API ----
 
     def context(self) -> dict[str, Any]:
         return {
             "gpu_id": self._scenario.gpu.id,
-            "model_id": self.model_combo.currentData(),
+            "model_id": self.picker.model_id(),
             "fmt": self._scenario.fmt.id,
             "kv_dtype": self._scenario.kv.id,
             "context": self._scenario.context,
@@ -241,7 +161,7 @@ class RooflinePanel(QWidget):
         context: int | None = None,
     ) -> None:
         """Select a GPU/model/format/KV dtype (None keeps the current one); CatalogError if bad."""
-        now = self.context() if self.model_combo.currentData() else dict(DEFAULT, context=512)
+        now = self.context() if self.picker.model_id() else dict(DEFAULT, context=512)
         ids = {
             "gpu_id": gpu_id or now["gpu_id"],
             "model_id": model_id or now["model_id"],
@@ -250,17 +170,7 @@ class RooflinePanel(QWidget):
         }
         tokens = int(context if context is not None else now["context"])
         scenario = Scenario.from_ids(**ids, context=tokens)  # raises before anything changes
-        self._updating = True
-        try:
-            self._select(self.gpu_combo, scenario.gpu.id)
-            if self.model_combo.findData(ids["model_id"]) < 0:
-                self._add_model_item(ids["model_id"], scenario.model.name, scenario.model.source)
-            self._select(self.model_combo, ids["model_id"])
-            self._select(self.fmt_combo, scenario.fmt.id)
-            self._select(self.kv_combo, scenario.kv.id)
-            self.context_spin.setValue(tokens)
-        finally:
-            self._updating = False
+        self.picker.show_scenario(scenario, ids["model_id"])
         self._scenario = scenario
         self._refresh()
 
@@ -300,40 +210,14 @@ class RooflinePanel(QWidget):
 
     # ---- reacting ----
 
-    def _select(self, combo: QComboBox, data: str) -> None:
-        index = combo.findData(data)
-        if index >= 0:
-            combo.setCurrentIndex(index)
-
-    def _add_model_item(self, model_id: str, name: str, source: str) -> None:
-        self.model_combo.addItem(name, model_id)
-        self.model_combo.setItemData(
-            self.model_combo.count() - 1, source, Qt.ItemDataRole.ToolTipRole
-        )
-
-    def _on_user_change(self, *_: object) -> None:
-        if self._updating:
-            return
+    def _on_user_change(self) -> None:
         try:
-            self._scenario = Scenario.from_ids(
-                self.gpu_combo.currentData(),
-                self.model_combo.currentData(),
-                self.fmt_combo.currentData(),
-                self.kv_combo.currentData(),
-                self.context_spin.value(),
-            )
+            self._scenario = Scenario.from_ids(*self.picker.ids())
         except CatalogError as exc:
             self.floor_label.setText(str(exc))
             return
         self._refresh()
         self.contextChanged.emit(self.context())
-
-    def _load_config(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, self.tr("Hugging Face config.json"), "", self.tr("JSON files (*.json)")
-        )
-        if path:
-            self.load_model_config(path)
 
     def load_model_config(self, path: str) -> bool:
         """Add a model from a config.json and select it; a bad file shows one line."""
@@ -343,16 +227,8 @@ class RooflinePanel(QWidget):
             self.gain_label.setText(self.tr("Cannot use that file: {error}").format(error=exc))
             self.floor_label.setText(self.tr("Cannot use that file: {error}").format(error=exc))
             return False
-        if self.model_combo.findData(path) < 0:
-            self._add_model_item(path, model.name, model.source)
-        self._select(self.model_combo, path)  # emits contextChanged through _on_user_change
+        self.picker.pick_model(path, model.name, model.source)  # contextChanged follows
         return True
-
-    def _add_gpu(self) -> None:
-        dialog = CustomGpuDialog(self)
-        if dialog.exec() and dialog.gpu is not None:
-            self._fill_combos()
-            self._select(self.gpu_combo, dialog.gpu.id)
 
     # ---- drawing ----
 

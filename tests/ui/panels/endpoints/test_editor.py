@@ -113,7 +113,7 @@ def test_unsaved_edits_are_marked_and_used_by_a_run(qtbot, qloop, sim, memory_ke
         editor.form.url_edit.setText("http://127.0.0.1:9")  # not saved
     assert editor.is_dirty() and not editor.changed_label.isHidden()
     assert editor.profile_list.list.currentItem().text().startswith("●")
-    assert "127.0.0.1:9, unsaved edits" in win.endpoint_status.text()
+    assert "127.0.0.1:9, unsaved edits" in win.status.endpoint.text()
     assert editor.store.get("Local vLLM").base_url == sim.base_url
     win.probe.max_tokens.setValue(4)
     with qtbot.waitSignal(win.probe.probeFinished, timeout=60_000) as blocker:

@@ -267,7 +267,7 @@ def test_export_dialog_follows_the_filter_and_remembers_the_folder(
     assert "table.json" in panel.message.text()
     assert settings().value(FOLDER_KEY) == str(out)
     monkeypatch.setattr(QFileDialog, "getSaveFileName", save_as("knee", "PNG (*.png)"))
-    panel._export_charts_dialog()
+    panel.export_charts_dialog()
     assert Path(asked[-1]).parent == out  # the dialog opens where the last export went
     written = sorted(p.name for p in out.glob("knee*"))
     assert written == ["knee_throughput.png", "knee_tpot.png", "knee_ttft.png"]

@@ -10,7 +10,8 @@ import pytest
 from PySide6.QtCore import QPointF, QRectF
 
 from app.roofline.catalog import CatalogError
-from app.ui.panels.roofline.panel import CustomGpuDialog, RooflinePanel
+from app.ui.panels.roofline.custom_gpu_dialog import CustomGpuDialog
+from app.ui.panels.roofline.panel import RooflinePanel
 
 # Reference case by hand, context 512 (the panel's default):
 #   bytes per step = 14,141,238,272 (weights + LM head) + 512 * 57,344 (KV) = 14,170,598,400 B
@@ -80,7 +81,7 @@ def test_user_change_emits_context_and_set_context_does_not(panel, qtbot):
     panel.set_context(fmt="fp8")
     assert seen == []
     with qtbot.waitSignal(panel.contextChanged, timeout=1000) as blocker:
-        panel.fmt_combo.setCurrentIndex(panel.fmt_combo.findData("awq-int4"))
+        panel.picker.fmt_combo.setCurrentIndex(panel.picker.fmt_combo.findData("awq-int4"))
     assert blocker.args[0] == {
         "gpu_id": "rtx3090",
         "model_id": "qwen2.5-7b",
@@ -123,7 +124,7 @@ def test_custom_gpu_dialog_adds_gpu(panel, qtbot):
     dialog.bandwidth.setValue(1872)
     dialog.save()
     assert dialog.gpu is not None and dialog.gpu.id == "lab-card"
-    panel._fill_combos()
+    panel.picker.fill()
     panel.set_context(gpu_id="lab-card")
     # twice the RTX 3090's bandwidth: 14,170,598,400 / 1872e9 = 7.57 ms
     assert "7.57 ms" in panel.floor_label.text()
