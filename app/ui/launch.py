@@ -173,8 +173,7 @@ def close_on_signals(app: QApplication) -> QTimer:
 async def _stop_metrics(window: MainWindow) -> None:
     """Stop the Server metrics dock's /metrics reader and let its connection close while the
     loop still runs (a request cut off by the loop's end left httpx callbacks without a loop)."""
-    metrics = getattr(window, "metrics", None)
-    task = metrics.stop() if metrics is not None and hasattr(metrics, "stop") else None
+    task = window.metrics.stop()
     if task is not None:
         await asyncio.wait([asyncio.wrap_future(task)], timeout=5)
 
@@ -183,11 +182,12 @@ async def _let_workers_finish(window: MainWindow) -> None:
     """After the window closed (which cancelled any run), give the workers their grace period
     so the engine writes run_finished and every finished point is on disk before we exit."""
     await _stop_metrics(window)
-    for panel in (window.sweep, window.probe):
-        checker = getattr(panel, "is_running", None) if panel is not None else None
-        running = checker() if callable(checker) else bool(getattr(panel, "running", False))
-        if running and hasattr(panel, "runningChanged"):
-            await _wait_signal(panel.runningChanged, lambda r: not r, WORKER_GRACE_S)
+    for running, changed in (
+        (window.sweep.is_running, window.sweep.runningChanged),
+        (lambda: window.probe.running, window.probe.runningChanged),
+    ):
+        if running():
+            await _wait_signal(changed, lambda r: not r, WORKER_GRACE_S)
 
 
 async def _wait_signal(signal: object, predicate: object, timeout_s: float) -> bool:
@@ -211,7 +211,7 @@ async def _wait_signal(signal: object, predicate: object, timeout_s: float) -> b
 async def take_screenshot(
     window: MainWindow, path: Path, demo_sweep: bool, sim_task: asyncio.Future[str]
 ) -> int:
-    """Run a short demo (a sweep if the Sweep panel exists, else a probe), save a PNG."""
+    """Run a short demo (a sweep with --demo-sweep, else a probe), save a PNG."""
     try:
         url = await asyncio.wait_for(sim_task, SIM_START_TIMEOUT_S)
     except TimeoutError:
@@ -220,7 +220,7 @@ async def take_screenshot(
     failure = ""
     if not url:
         failure = "the built-in simulator did not start; the screenshot shows no run"
-    elif demo_sweep and window.sweep is not None:
+    elif demo_sweep:
         await _demo_sweep(window)
         failure = window.sweep.last_error
     else:
