@@ -34,6 +34,8 @@ from app.bench.capacity.search_run import run_search
 from app.bench.capacity.slo import evaluate, parse_slos
 from app.bench.datasets.sharegpt import default_sharegpt_path, sample_sharegpt
 from app.bench.http.endpoint import resolve_endpoint
+from app.bench.sweep.contract import SearchValue
+from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.runner import SweepConfig, run_point
 from app.sim.config import SimConfig
@@ -122,16 +124,15 @@ def real(output_len: int, port: int) -> None:
                 slos=SLOS,
             )
 
-        class Line:
-            def __getattr__(self, name: str):
-                if name == "search_value":
-                    return lambda v, hi, lo: print(
-                        f"  search {v['value']:g}: {v['decision']} "
-                        f"{sum(r['measuring_s'] for r in v['runs']):.1f} s "
-                        f"{[r['early_stop'] for r in v['runs'] if r['early_stop']]}",
-                        flush=True,
-                    )
-                return lambda *a, **k: None
+        class Line(SweepObserver):
+            def search_value(self, event: SearchValue) -> None:
+                v = event.value
+                print(
+                    f"  search {v['value']:g}: {v['decision']} "
+                    f"{sum(r['measuring_s'] for r in v['runs']):.1f} s "
+                    f"{[r['early_stop'] for r in v['runs'] if r['early_stop']]}",
+                    flush=True,
+                )
 
         out, _, doc = asyncio.run(run_search(config("search"), SearchSettings(), [Line()]))
         visited = sorted({int(v.value) for v in out.values})

@@ -44,7 +44,9 @@ def error(command: str, message: str, code: int = 2, *, events: Any = None) -> i
     """`tpotbench COMMAND: error: ...` on stderr (and as an event when the window listens);
     returns `code` so a command can `return error(...)`."""
     if events is not None:
-        events.error(message)
+        from app.bench.sweep.contract import RunError
+
+        events.error(RunError(message))
     print(f"tpotbench {command}: error: {message}", file=sys.stderr)
     return code
 

@@ -10,6 +10,17 @@ import time
 from typing import Any
 
 from app.bench.http.auth import cleartext_warning
+from app.bench.sweep.contract import (
+    EndpointInfo,
+    PointFinished,
+    PointStarted,
+    RequestDone,
+    RunError,
+    RunFinished,
+    RunStarted,
+    Tokens,
+)
+from app.bench.sweep.plan import PointSpec
 from app.commands import flags
 from app.commands.connection import add_connection_arguments, connection_from
 from app.commands.console import error, note
@@ -98,9 +109,10 @@ async def _probe(args: argparse.Namespace, target: dict[str, Any], events: Any) 
     spec = RequestSpec(args.prompt, 0, args.max_tokens, ignore_eos=args.ignore_eos)
     on_chunk = None
     if events is not None:
-        point = _Point()
-        events.run_started([point], 1, _endpoint_info(resolved))
-        events.point_started(point)
+        point = PointSpec(0, math.inf, 1)
+        endpoint = EndpointInfo(resolved.url, resolved.model, resolved.api)
+        events.run_started(RunStarted((point,), 1, endpoint))
+        events.point_started(PointStarted.of(point))
         on_chunk = _TokenEvents(events)
     on_text = on_chunk.add_text if on_chunk is not None else None
     async with make_client(
@@ -119,12 +131,6 @@ async def _probe(args: argparse.Namespace, target: dict[str, Any], events: Any) 
     if on_chunk is not None:
         on_chunk.flush()
     return record
-
-
-class _Point:
-    index = 0
-    request_rate = math.inf
-    max_concurrency = 1
 
 
 class _TokenEvents:
@@ -159,18 +165,16 @@ class _TokenEvents:
     def flush(self) -> None:
         if self.t_s or self.text or self.first_token_s is not None:
             self.events.tokens(
-                0,
-                self.t_s,
-                self.itl_ms,
-                first_token_s=self.first_token_s,
-                text="".join(self.text) or None,
+                Tokens(
+                    0,
+                    self.t_s,
+                    self.itl_ms,
+                    first_token_s=self.first_token_s,
+                    text="".join(self.text) or None,
+                )
             )
             self.t_s, self.itl_ms, self.text = [], [], []
             self.first_token_s = None
-
-
-def _endpoint_info(resolved: Any) -> dict[str, Any]:
-    return {"url": resolved.url, "model": resolved.model, "api": resolved.api}
 
 
 def _report(record: Any) -> dict[str, Any]:
@@ -279,23 +283,27 @@ def run(args: argparse.Namespace) -> int:
     resolved = target["resolved"]
     if isinstance(outcome, str):  # nothing answered at all
         if events is not None:
-            events.error(outcome)
+            events.error(RunError(outcome))
         print(f"tpotbench probe: {outcome}", file=sys.stderr)
         return 1
     record = outcome
     report = _report(record)
     if events is not None:
+        # prompt_tokens stays null: the probe's stream has never carried it
         events.request(
-            0,
-            record.ok,
-            _seconds(report.get("ttft_ms")),
-            _seconds(report.get("tpot_ms")),
-            _seconds(report.get("e2el_ms")),
-            record.output_tokens,
-            record.error_kind,
+            RequestDone(
+                0,
+                record.ok,
+                report.get("ttft_ms"),
+                report.get("tpot_ms"),
+                report.get("e2el_ms"),
+                record.output_tokens,
+                record.error_kind,
+                None,
+            )
         )
-        events.point_finished(0, None, _summary(report, resolved))
-        events.run_finished(False, [], None)
+        events.point_finished(PointFinished(0, None, _summary(report, resolved)))
+        events.run_finished(RunFinished(False, (), None))
     elif args.json:
         print(
             json.dumps(
@@ -320,10 +328,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _seconds(ms: float | None) -> float | None:
-    return None if ms is None else ms / 1e3
-
-
 def _summary(report: dict[str, Any], resolved: Any) -> dict[str, Any]:
     keys = (
         "ok",
@@ -340,4 +344,5 @@ def _summary(report: dict[str, Any], resolved: Any) -> dict[str, Any]:
         "fix",
         "generated_text",
     )
-    return {**{k: report.get(k) for k in keys}, "endpoint": _endpoint_info(resolved)}
+    endpoint = {"url": resolved.url, "model": resolved.model, "api": resolved.api}
+    return {**{k: report.get(k) for k in keys}, "endpoint": endpoint}

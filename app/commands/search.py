@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from app.bench.capacity.search import SearchSettings
+from app.bench.sweep.contract import SearchFinished, SearchValue
+from app.bench.sweep.observer import SweepObserver
 from app.commands import flags
 from app.commands.console import table
 from app.commands.credentials import UsageError
@@ -184,13 +185,16 @@ def format_search_table(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-class SearchConsole:
+class SearchConsole(SweepObserver):
     """A line per load value on stderr; the table at the end on stdout."""
+
+    wants_tokens = False
 
     def __init__(self, out: Any) -> None:
         self.out = out
 
-    def search_value(self, value: dict[str, Any], high: float | None, low: float | None) -> None:
+    def search_value(self, event: SearchValue) -> None:
+        value, high, low = event.value, event.highest_pass, event.lowest_fail
         early = [r["early_stop"] for r in value["runs"] if r.get("early_stop")]
         note = f" (stopped early: {early[0]})" if early else ""
         failed = f" failed {', '.join(value['failed'])}" if value["failed"] else ""
@@ -200,14 +204,9 @@ class SearchConsole:
             file=sys.stderr,
         )
 
-    def search_finished(self, doc: dict[str, Any], path: Path) -> None:
-        print(format_search_table(doc), file=self.out, flush=True)
-        print(f"saved {path}", file=sys.stderr)
-
-    def __getattr__(self, name: str) -> Any:  # the rest of the sweep observer protocol
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return lambda *args, **kwargs: None
+    def search_finished(self, event: SearchFinished) -> None:
+        print(format_search_table(event.search), file=self.out, flush=True)
+        print(f"saved {event.path}", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:

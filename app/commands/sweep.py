@@ -17,6 +17,7 @@ from app.bench.load.workers.pool import WorkerError
 from app.bench.results.read import result_files
 from app.bench.results.write import ensure_writable_dir
 from app.bench.sweep.events import EventWriter
+from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.runner import (
     ResultExistsError,
     SweepConfig,
@@ -50,7 +51,7 @@ def _watch_stdin(loop: asyncio.AbstractEventLoop, cancel: asyncio.Event) -> None
 async def _main(
     args: argparse.Namespace,
     config: SweepConfig,
-    observers: list[Any],
+    observers: list[SweepObserver],
     search: SearchSettings | None = None,
 ) -> int:
     loop = asyncio.get_running_loop()
@@ -183,7 +184,7 @@ def _run(
     )
     console.burstiness = config.burstiness
     console.trace = config.trace
-    observers: list[Any] = [console] + ([events] if events else [])
+    observers: list[SweepObserver] = [console] + ([events] if events else [])
     if search_console is not None:
         if events:  # stdout carries the events; the table goes to stderr
             search_console.out = sys.stderr

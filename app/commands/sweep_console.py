@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from app.bench.metrics.options import METRIC_TITLES
@@ -14,7 +12,15 @@ from app.bench.metrics.workload import workload_rows
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import point_from_dict
 from app.bench.results.write import no_success_note
-from app.bench.sweep.plan import PointSpec
+from app.bench.sweep.contract import (
+    PointFinished,
+    PointStarted,
+    Progress,
+    RunError,
+    RunFinished,
+    RunStarted,
+)
+from app.bench.sweep.observer import SweepObserver
 from app.commands.console import error, labelled, rule
 
 
@@ -119,7 +125,7 @@ def slo_lines(block: dict[str, Any]) -> list[str]:
     return lines
 
 
-class ConsoleReporter:
+class ConsoleReporter(SweepObserver):
     """The terminal consumer of sweep events: a progress line per point on stderr and vLLM's
     result block after each point (stdout, or stderr when stdout carries events)."""
 
@@ -131,66 +137,49 @@ class ConsoleReporter:
         self.burstiness = 1.0
         self.trace: dict[str, Any] | None = None
 
-    def run_started(
-        self, points: Sequence[PointSpec], num_prompts: int, endpoint: dict[str, Any]
-    ) -> None:
+    def run_started(self, event: RunStarted) -> None:
         print(
-            f"Sweep: {len(points)} point(s) x {num_prompts} prompts -> {endpoint['url']} "
-            f"(model {endpoint['model']})",
+            f"Sweep: {len(event.points)} point(s) x {event.num_prompts} prompts -> "
+            f"{event.endpoint.url} (model {event.endpoint.model})",
             file=sys.stderr,
         )
 
-    def point_started(self, point: PointSpec) -> None:
+    def point_started(self, event: PointStarted) -> None:
         process = "Poisson process" if self.burstiness == 1.0 else "Gamma distribution"
         arrivals = f"Burstiness factor: {self.burstiness} ({process})"
         if self.trace:
             arrivals = f"Arrivals: the trace's timestamps at {self.trace['speedup']:g}x"
         # vLLM's own preamble lines, so a log reads the same as theirs
         print(
-            f"\nPoint {point.index + 1}\nTraffic request rate: {point.request_rate}\n"
-            f"{arrivals}\nMaximum request concurrency: {point.max_concurrency}",
+            f"\nPoint {event.point + 1}\nTraffic request rate: {event.request_rate}\n"
+            f"{arrivals}\nMaximum request concurrency: {event.max_concurrency}",
             file=sys.stderr,
         )
 
-    def tokens(self, point: int, t_s: Sequence[float], itl_ms: Sequence[float]) -> None:
-        pass
-
-    def progress(
-        self,
-        point: int,
-        completed: int,
-        failed: int,
-        total: int,
-        in_flight: int,
-        elapsed_s: float,
-        output_tok_s: float,
-    ) -> None:
+    def progress(self, event: Progress) -> None:
         if not self.bar:
             return
-        done = completed + failed
+        done = event.completed + event.failed
         width = 30
-        filled = int(width * done / total) if total else width
+        filled = int(width * done / event.total) if event.total else width
         sys.stderr.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
-            f"failed {failed} in flight {in_flight} {elapsed_s:6.1f}s "
-            f"{output_tok_s:8.1f} tok/s "
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{event.total} "
+            f"failed {event.failed} in flight {event.in_flight} {event.elapsed_s:6.1f}s "
+            f"{event.output_tok_s:8.1f} tok/s "
         )
         sys.stderr.flush()
 
-    def request(self, **_: Any) -> None:
-        pass
-
-    def point_finished(self, point: int, path: Path | None, result: dict[str, Any]) -> None:
+    def point_finished(self, event: PointFinished) -> None:
         if self.bar:
             sys.stderr.write("\n")
-        print(format_summary(result), file=self.out, flush=True)
-        print(f"saved {path}", file=sys.stderr)
+        print(format_summary(dict(event.summary)), file=self.out, flush=True)
+        print(f"saved {event.path}", file=sys.stderr)
 
-    def run_finished(self, cancelled: bool, paths: Sequence[Path], csv: Path | None) -> None:
-        if cancelled:
+    def run_finished(self, event: RunFinished) -> None:
+        if event.cancelled:
             print("Cancelled: finished points are saved.", file=sys.stderr)
-        if csv:
-            print(f"summary {csv}", file=sys.stderr)
+        if event.csv:
+            print(f"summary {event.csv}", file=sys.stderr)
 
-    def error(self, message: str) -> None:
-        error("sweep", message)
+    def error(self, event: RunError) -> None:
+        error("sweep", event.message)

@@ -10,9 +10,7 @@ import os
 from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import platformdirs
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
@@ -25,8 +23,7 @@ from PySide6.QtCore import (
 )
 
 from app.bench.load import grid
-from app.bench.sweep import events
-from app.bench.sweep.events import EventError
+from app.bench.sweep.contract import EventError, RunError, RunFinished, decode
 from app.commands.argv import KEY_ENV, SweepSpec, build_sweep_argv
 from app.commands.flags import MAX_BATCH
 from app.profiles import Target
@@ -100,42 +97,28 @@ def default_results_root() -> Path:
     return Path(platformdirs.user_data_dir("tpotbench", appauthor=False)) / "results"
 
 
-def parse_event(line: str | bytes) -> dict[str, Any]:
-    """One event line as a dict (the engine's schema); token batches become numpy arrays."""
-    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
-    event = events.parse_event(text)
-    if event["type"] == "tokens":
-        try:
-            event["t_s"] = np.asarray(event.get("t_s") or [], dtype=np.float64)
-            event["itl_ms"] = np.asarray(event.get("itl_ms") or [], dtype=np.float64)
-        except (TypeError, ValueError):
-            raise EventError("tokens event with non-numeric t_s/itl_ms") from None
-        if event["t_s"].ndim != 1 or event["t_s"].shape != event["itl_ms"].shape:
-            raise EventError("tokens event whose t_s and itl_ms differ in length")
-    return event
-
-
 class SweepWorker(QObject):
     """Owns one worker process: a `tpotbench sweep`/`search` (start) or a probe (start_probe).
 
     Signals:
-        runStarted(dict), pointStarted(dict), tokens(dict), progress(dict), request(dict),
-        pointFinished(dict), serverMetrics(dict), runFinished(dict): the engine's events.
+        runStarted, pointStarted, tokens, progress, request, pointFinished, serverMetrics,
+        runFinished, searchValue, searchFinished: the engine's events, each the typed object
+        of app.bench.sweep.contract (RunStarted, PointStarted, Tokens, ...).
         errorMessage(str): a readable one-line problem (an engine `error` event, a worker that
             could not start or died). The sweep's finished points are already on disk.
         stopped(): the process is gone; emitted exactly once per start().
     """
 
-    runStarted = Signal(dict)
-    pointStarted = Signal(dict)
-    tokens = Signal(dict)
-    progress = Signal(dict)
-    request = Signal(dict)
-    pointFinished = Signal(dict)
-    serverMetrics = Signal(dict)
-    runFinished = Signal(dict)
-    searchValue = Signal(dict)
-    searchFinished = Signal(dict)
+    runStarted = Signal(object)
+    pointStarted = Signal(object)
+    tokens = Signal(object)
+    progress = Signal(object)
+    request = Signal(object)
+    pointFinished = Signal(object)
+    serverMetrics = Signal(object)
+    runFinished = Signal(object)
+    searchValue = Signal(object)
+    searchFinished = Signal(object)
     errorMessage = Signal(str)
     stopped = Signal()
 
@@ -249,19 +232,19 @@ class SweepWorker(QObject):
         if not raw.strip():
             return
         try:
-            event = parse_event(raw)
+            event = decode(raw)
         except EventError:
             self.bad_lines += 1
             self._stderr_tail.append(raw.decode("utf-8", "replace")[:300])
             return
-        kind = event["type"]
-        if kind == "run_finished":
+        kind = event.kind
+        if isinstance(event, RunFinished):
             self._run_finished = True
-        if kind == "error":
+        if isinstance(event, RunError):
             self._error_reported = True
-            self.errorMessage.emit(str(event.get("message") or "The sweep failed."))
+            self.errorMessage.emit(event.message or "The sweep failed.")
             return
-        signal = {  # unknown types are refused by parse_event
+        signal = {  # unknown types are refused by decode
             "run_started": self.runStarted,
             "point_started": self.pointStarted,
             "tokens": self.tokens,
@@ -331,7 +314,7 @@ class SweepWorker(QObject):
             self._report(message)
         elif self._cancelling and not self._run_finished:
             # Cancelled and forced to stop: tell the panel the run is over (points kept on disk).
-            self.runFinished.emit({"type": "run_finished", "cancelled": True, "paths": []})
+            self.runFinished.emit(RunFinished(True, (), None))
         self._cleanup()
 
     def _cleanup(self) -> None:

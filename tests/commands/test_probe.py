@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from app.bench.sweep.events import parse_event
 from app.cli import main
+from tests.event_lines import wire_event
 
 
 def probe(capsys, *args: str) -> tuple[int, str, str]:
@@ -61,7 +61,7 @@ def test_events_jsonl(sim, capsys):
         capsys, "--base-url", sim.base_url, "--max-tokens", "6", "--ignore-eos", "--events", "jsonl"
     )
     assert code == 0
-    events = [parse_event(line) for line in out.splitlines()]
+    events = [wire_event(line) for line in out.splitlines()]
     types = [e["type"] for e in events]
     assert types[:2] == ["run_started", "point_started"]
     assert types[-3:] == ["request", "point_finished", "run_finished"]

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from app.bench.results.read import load_result, load_results
-from app.bench.sweep.events import parse_event
+from tests.event_lines import wire_event
 
 # The keys `vllm bench serve --save-result` writes (vllm/benchmarks/serve.py, default metrics).
 VLLM_KEYS = {
@@ -256,7 +256,7 @@ def test_events_stream_parses_in_order(sim, tmp_path: Path) -> None:
         )
     )
     assert proc.returncode == 0, proc.stderr
-    events = [parse_event(line) for line in proc.stdout.splitlines()]
+    events = [wire_event(line) for line in proc.stdout.splitlines()]
     samples = [e for e in events if e["type"] == "server_metrics"]
     assert len(samples) >= 2 and samples[0]["running"] is not None  # a baseline per point
     events = [e for e in events if e["type"] != "server_metrics"]
@@ -310,7 +310,7 @@ def test_cancel_from_stdin_keeps_finished_points(sim, tmp_path: Path) -> None:
     try:
         events = []
         for line in proc.stdout:  # type: ignore[union-attr]
-            events.append(parse_event(line))
+            events.append(wire_event(line))
             if events[-1]["type"] == "point_finished":
                 proc.stdin.write("cancel\n")  # type: ignore[union-attr]
                 proc.stdin.flush()  # type: ignore[union-attr]

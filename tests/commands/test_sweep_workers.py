@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from app.bench.sweep.events import parse_event
 from app.sim.embedded import RunningSim
+from tests.event_lines import wire_event
 
 
 def _sweep(base_url: str, result_dir: Path, *extra: str) -> list[str]:
@@ -44,7 +44,7 @@ def test_two_worker_processes_give_every_point_its_requests(sim: RunningSim, tmp
         )
     )
     assert proc.returncode == 0, proc.stderr
-    events = [parse_event(line) for line in proc.stdout.splitlines()]
+    events = [wire_event(line) for line in proc.stdout.splitlines()]
     requests = [e for e in events if e["type"] == "request"]
     assert len(requests) == 14 and all(r["ok"] and r["output_tokens"] == 5 for r in requests)
     tokens = [e for e in events if e["type"] == "tokens"]

@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtWidgets import QBoxLayout, QScrollArea
 
+from app.bench.sweep.contract import PointFinished
 from app.profiles import ProfileStore
 from app.secrets import KeyStore
 from app.ui.app_setup import settings
@@ -143,7 +144,7 @@ def test_tpot_columns_are_in_view_at_1400x900(qtbot, memory_keyring, tmp_path) -
     assert win.results.table.rowCount() == 1
     qtbot.waitUntil(lambda: _fits(win.results.table))  # once the table has laid itself out
     win.show_panel(win.sweep)
-    win.sweep._on_point_finished({"summary": doc, "path": str(root / "x.json")})
+    win.sweep._on_point_finished(PointFinished(0, str(root / "x.json"), doc))
     qtbot.waitUntil(lambda: _fits(win.sweep.table))
 
 

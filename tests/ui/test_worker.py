@@ -8,14 +8,23 @@ import math
 import sys
 import textwrap
 
-import numpy as np
 import pytest
 
-from app.bench.sweep.events import EventError
+from app.bench.sweep.contract import (
+    EndpointInfo,
+    PointFinished,
+    RunError,
+    RunFinished,
+    RunStarted,
+    Tokens,
+    encode,
+)
 from app.profiles import Target
-from app.ui.worker import KEY_ENV, SweepSpec, SweepWorker, build_sweep_argv, parse_event
+from app.ui.worker import KEY_ENV, SweepSpec, SweepWorker, build_sweep_argv
 
 SECRET = "sk-test-0123456789-secret"
+# Whole lines as the engine writes them (the window refuses anything less).
+RUN_STARTED = encode(RunStarted((), 1, EndpointInfo("http://h/v1", "m", "chat"))).strip()
 
 
 def _target(key: str = SECRET, **kw: object) -> Target:
@@ -69,16 +78,27 @@ def test_unknown_dataset_is_refused_with_the_choices() -> None:
         build_sweep_argv(SweepSpec(dataset="csv"), _target())
 
 
-def test_parse_event_turns_token_batches_into_arrays() -> None:
-    event = parse_event(b'{"type":"tokens","point":0,"t_s":[0.5,0.75],"itl_ms":[20.0,21.5]}')
-    assert event["t_s"].dtype == np.float64
-    assert event["itl_ms"].tolist() == [20.0, 21.5]
-    with pytest.raises(EventError):
-        parse_event('{"type":"tokens","point":0,"t_s":[0.5],"itl_ms":[]}')
-    with pytest.raises(EventError):
-        parse_event("Traceback (most recent call last):")
-    with pytest.raises(EventError):
-        parse_event('{"type":"no_such_event"}')
+def test_the_worker_emits_typed_events_and_counts_bad_lines(qtbot) -> None:
+    worker = SweepWorker()
+    tokens: list[Tokens] = []
+    errors: list[str] = []
+    worker.tokens.connect(tokens.append)
+    worker.errorMessage.connect(errors.append)
+    lines = [
+        '{"type":"tokens","point":0,"t_s":[0.5,0.75],"itl_ms":[20.0,21.5]}',
+        '{"type":"tokens","point":0,"t_s":[0.5],"itl_ms":[]}',  # lengths differ
+        "Traceback (most recent call last):",
+        '{"type":"no_such_event"}',
+        '{"type":"tokens","point":0,"t_s":[0.5],"itl_ms":[1],"secret":"x"}',  # unknown field
+        encode(RunError("the engine stopped")).strip(),
+        encode(RunFinished(False, (), None)).strip(),
+    ]
+    argv = _script(f"print({json.dumps(chr(10).join(lines))})")
+    with qtbot.waitSignal(worker.stopped, timeout=10_000):
+        worker.start(SweepSpec(), _target(), argv=argv)
+    assert tokens == [Tokens(0, [0.5, 0.75], [20.0, 21.5])]
+    assert errors == ["the engine stopped"]
+    assert worker.bad_lines == 4
 
 
 def _script(body: str) -> list[str]:
@@ -97,7 +117,7 @@ def test_key_reaches_the_worker_only_through_its_variable(qtbot, monkeypatch) ->
         key = os.environ.get({KEY_ENV!r}, "")
         fallback = "OPENAI_API_KEY" in os.environ
         print(json.dumps({{"type": "error", "message": f"len={{len(key)}} fb={{fallback}}"}}))
-        print(json.dumps({{"type": "run_finished", "cancelled": False, "paths": [], "csv": None}}))
+        print({encode(RunFinished(False, (), None)).strip()!r})
         print(" ".join(sys.argv))
         """
     )
@@ -109,7 +129,7 @@ def test_key_reaches_the_worker_only_through_its_variable(qtbot, monkeypatch) ->
 
 def test_a_dying_worker_gives_a_readable_message_and_keeps_finished_points(qtbot) -> None:
     worker = SweepWorker()
-    finished: list[dict] = []
+    finished: list[PointFinished] = []
     errors: list[str] = []
     worker.pointFinished.connect(finished.append)
     worker.errorMessage.connect(errors.append)
@@ -125,7 +145,7 @@ def test_a_dying_worker_gives_a_readable_message_and_keeps_finished_points(qtbot
     )
     with qtbot.waitSignal(worker.stopped, timeout=10_000):
         worker.start(SweepSpec(result_dir="/r"), _target(), argv=argv)
-    assert finished[0]["summary"] == {"completed": 3}
+    assert finished == [PointFinished(0, "/r/a.json", {"completed": 3})]
     assert worker.bad_lines == 1
     assert len(errors) == 1
     assert "exit code 3" in errors[0]
@@ -144,15 +164,15 @@ def test_a_worker_that_cannot_start_says_so(qtbot) -> None:
 
 def test_cancel_writes_cancel_then_terminates_a_worker_that_ignores_it(qtbot) -> None:
     worker = SweepWorker(cancel_grace_ms=300)
-    finished: list[dict] = []
+    finished: list[RunFinished] = []
     worker.runFinished.connect(finished.append)
     # Reads stdin: echoes what it got as an error event, then hangs (ignores the request).
     argv = _script(
-        """
+        f"""
         import json, sys, time
-        print(json.dumps({"type": "run_started", "points": []}), flush=True)
+        print({RUN_STARTED!r}, flush=True)
         line = sys.stdin.readline().strip()
-        print(json.dumps({"type": "error", "message": "got " + line}), flush=True)
+        print(json.dumps({{"type": "error", "message": "got " + line}}), flush=True)
         time.sleep(60)
         """
     )
@@ -163,32 +183,32 @@ def test_cancel_writes_cancel_then_terminates_a_worker_that_ignores_it(qtbot) ->
     with qtbot.waitSignal(worker.stopped, timeout=10_000):
         worker.cancel()
     assert errors == ["got cancel"]
-    assert finished and finished[0]["cancelled"] is True
+    assert finished == [RunFinished(True, (), None)]
 
 
 def test_shutdown_lets_the_engine_save_then_never_leaves_an_orphan(qtbot) -> None:
     worker = SweepWorker()
-    ended: list[dict] = []
+    ended: list[RunFinished] = []
     worker.runFinished.connect(ended.append)
     # Answers "cancel" like the engine: a last event, then exit 0.
     polite = _script(
-        """
-        import json, sys
-        print(json.dumps({"type": "run_started", "points": []}), flush=True)
+        f"""
+        import sys
+        print({RUN_STARTED!r}, flush=True)
         sys.stdin.readline()
-        print(json.dumps({"type": "run_finished", "cancelled": True, "paths": ["/r/p.json"]}))
+        print({encode(RunFinished(True, ("/r/p.json",), None)).strip()!r})
         """
     )
     with qtbot.waitSignal(worker.runStarted, timeout=10_000):
         worker.start(SweepSpec(), _target(), argv=polite)
     worker.shutdown(wait_ms=5_000)
     assert not worker.is_running()
-    assert ended == [{"type": "run_finished", "cancelled": True, "paths": ["/r/p.json"]}]
+    assert ended == [RunFinished(True, ("/r/p.json",), None)]
 
     stubborn = _script(
-        """
-        import json, time
-        print(json.dumps({"type": "run_started", "points": []}), flush=True)
+        f"""
+        import time
+        print({RUN_STARTED!r}, flush=True)
         time.sleep(3600)
         """
     )

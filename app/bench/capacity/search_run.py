@@ -26,14 +26,22 @@ from app.bench.results.point_result import PointResult
 from app.bench.results.read import point_from_dict
 from app.bench.results.sweep_csv import write_sweep_csv
 from app.bench.results.write import atomic_write_text
+from app.bench.sweep.contract import (
+    PointFinished,
+    RunError,
+    RunFinished,
+    RunStarted,
+    SearchFinished,
+    SearchValue,
+)
 from app.bench.sweep.early_stop import EarlyStop
+from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.runner import (
     CSV_NAME,
     ResultExistsError,
     ResultWriteError,
     SweepConfig,
-    SweepObserver,
     _csv_sort_key,
     _partial,
     run_point,
@@ -96,8 +104,9 @@ class PointMeasure:
                 samples=config.samples[:num_requests],
             )
         except ResultWriteError as exc:  # the load's verdict stands; its file is lost
+            error = RunError(str(exc))
             for obs in self.observers:
-                obs.error(str(exc))
+                obs.error(error)
             raise
         measuring_s = (time.perf_counter_ns() - started) / 1e9
         if path is not None:
@@ -108,8 +117,9 @@ class PointMeasure:
                     self.csv = write_sweep_csv(
                         config.result_dir / CSV_NAME, sorted(self.rows, key=_csv_sort_key)
                     )
+            finished = PointFinished(spec.index, str(path), result)
             for obs in self.observers:
-                obs.point_finished(spec.index, path, result)
+                obs.point_finished(finished)
         block = (result.get("tpotbench") or {}).get("slo") or {}
         return RunMeasurement(
             value=value,
@@ -182,8 +192,8 @@ async def run_search(
     observers: Sequence[SweepObserver],
     cancel: asyncio.Event | None = None,
 ) -> tuple[SearchOutcome, Path, dict[str, Any]]:
-    """Search, saving search.json after every value; observers with `search_value` /
-    `search_finished` methods get the search's own events."""
+    """Search, saving search.json after every value; observers get the search's own events
+    (search_value, search_finished) besides each point's."""
     cancel = cancel or asyncio.Event()
     endpoint = {"url": config.resolved.url, "model": config.model, "api": config.resolved.api}
     path = config.result_dir / SEARCH_FILE
@@ -192,26 +202,27 @@ async def run_search(
             f"{path} exists (an earlier search); pass --overwrite to replace it, or choose "
             "another --result-dir"
         )
+    started = RunStarted((), settings.num_prompts, config.endpoint_info)
     for obs in observers:
-        obs.run_started([], settings.num_prompts, endpoint)
+        obs.run_started(started)
     measure = PointMeasure(config, settings, observers, cancel)
 
     def on_value(value: ValueOutcome, outcome: SearchOutcome) -> None:
         atomic_write_text(path, json.dumps(search_document(config, outcome, endpoint), indent=2))
+        event = SearchValue(value.to_dict(), outcome.highest_pass, outcome.lowest_fail)
         for obs in observers:
-            hook = getattr(obs, "search_value", None)
-            if hook is not None:
-                hook(value.to_dict(), outcome.highest_pass, outcome.lowest_fail)
+            obs.search_value(event)
 
     outcome = await search(settings, measure, cancel=cancel, on_value=on_value)
     doc = search_document(config, outcome, endpoint)
     with contextlib.suppress(OSError):
         config.result_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(doc, indent=2) + "\n")
+    finished = SearchFinished(str(path), doc)
     for obs in observers:
-        hook = getattr(obs, "search_finished", None)
-        if hook is not None:
-            hook(doc, path)
+        obs.search_finished(finished)
+    csv = str(measure.csv) if measure.csv else None
+    ended = RunFinished(outcome.cancelled, tuple(map(str, measure.paths)), csv)
     for obs in observers:
-        obs.run_finished(outcome.cancelled, measure.paths, measure.csv)
+        obs.run_finished(ended)
     return outcome, path, doc

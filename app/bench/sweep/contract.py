@@ -135,7 +135,7 @@ class PointFinished:
     kind: ClassVar[str] = "point_finished"
     point: int
     path: str | None
-    summary: Mapping[str, Any]
+    summary: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +171,7 @@ class SearchValue:
     """A capacity search's load value done (`value` is its entry of search.json)."""
 
     kind: ClassVar[str] = "search_value"
-    value: Mapping[str, Any]
+    value: dict[str, Any]
     highest_pass: float | None
     lowest_fail: float | None
 
@@ -182,7 +182,7 @@ class SearchFinished:
 
     kind: ClassVar[str] = "search_finished"
     path: str
-    search: Mapping[str, Any]
+    search: dict[str, Any]
 
 
 Event = (

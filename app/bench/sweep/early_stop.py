@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 from app.bench.capacity.slo import MAX_FAILED_SHARE, PER_REQUEST, SLOSet
+from app.bench.sweep.contract import RequestDone
+from app.bench.sweep.observer import SweepObserver
 
 
 def over_needed(total: int, quantile: float) -> int:
@@ -26,7 +25,7 @@ def over_needed(total: int, quantile: float) -> int:
     return total - math.floor((total - 1) * quantile / 100.0)
 
 
-class EarlyStop:
+class EarlyStop(SweepObserver):
     """A sweep observer for one point: `event` is set, with `reason`, once the point has failed."""
 
     wants_tokens = False
@@ -46,31 +45,17 @@ class EarlyStop:
             self.reason = reason
             self.event.set()
 
-    def request(
-        self,
-        point: int,
-        ok: bool,
-        ttft_s: float | None,
-        tpot_s: float | None,
-        e2el_s: float | None,
-        output_tokens: int,
-        error_kind: str | None,
-        prompt_tokens: int | None = None,
-    ) -> None:
+    def request(self, event: RequestDone) -> None:
         if self.reason is not None:
             return
-        if not ok:
+        if not event.ok:
             self._failed += 1
             if self._failed > MAX_FAILED_SHARE * self.total:
-                self._stop(f"{self._failed} of {self.total} requests failed ({error_kind})")
+                self._stop(f"{self._failed} of {self.total} requests failed ({event.error_kind})")
             if self.slos.per_request:
                 self._count_bad()
             return
-        values_ms = {
-            "ttft": None if ttft_s is None else ttft_s * 1000,
-            "tpot": None if tpot_s is None else tpot_s * 1000,
-            "e2el": None if e2el_s is None else e2el_s * 1000,
-        }
+        values_ms = {"ttft": event.ttft_ms, "tpot": event.tpot_ms, "e2el": event.e2el_ms}
         for slo in self.slos.limits:
             if slo.metric not in PER_REQUEST:
                 continue
@@ -102,25 +87,3 @@ class EarlyStop:
         self._bad += 1
         if self._bad > (1.0 - self.slos.good_share) * self.total:
             self._stop(f"goodput: {self._bad} of {self.total} requests missed a per-request limit")
-
-    # The rest of the observer protocol: nothing to do.
-    def run_started(self, points: Sequence[Any], num_prompts: int, endpoint: Any) -> None:
-        pass
-
-    def point_started(self, point: Any) -> None:
-        pass
-
-    def tokens(self, point: int, t_s: Sequence[float], itl_ms: Sequence[float]) -> None:
-        pass
-
-    def progress(self, *args: Any) -> None:
-        pass
-
-    def point_finished(self, point: int, path: Path | None, result: dict[str, Any]) -> None:
-        pass
-
-    def run_finished(self, cancelled: bool, paths: Sequence[Path], csv: Path | None) -> None:
-        pass
-
-    def error(self, message: str) -> None:
-        pass

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from app.bench.capacity.slo import SLOSet, slo_block
 from app.bench.datasets.prompts import SampleRequest
@@ -44,8 +44,21 @@ from app.bench.results.write import (
 )
 from app.bench.serverstats.scrape import MetricsScraper, result_block
 from app.bench.serverstats.snapshot import MetricsSample
+from app.bench.sweep.contract import (
+    EndpointInfo,
+    PointFinished,
+    PointStarted,
+    Progress,
+    RequestDone,
+    RunError,
+    RunFinished,
+    RunStarted,
+    ServerMetrics,
+    Tokens,
+)
 from app.bench.sweep.conversation_point import ConversationLoad
 from app.bench.sweep.early_stop import EarlyStop
+from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.plan import PointSpec, plan_points
 from app.bench.sweep.prefix_cache import (
     PrefixCacheReset,
@@ -59,41 +72,6 @@ from app.roofline.scenario import Scenario
 TICK_S = 0.1
 CSV_NAME = "sweep.csv"
 ROOFLINE_KEYS = ("gpu_id", "model_id", "fmt", "kv_dtype", "context")
-
-
-class SweepObserver(Protocol):
-    """What a sweep reports. The CLI's progress bar and the JSON-lines writer both implement
-    it (methods they do not care about do nothing); a GUI adapter can turn it into signals."""
-
-    def run_started(
-        self, points: Sequence[PointSpec], num_prompts: int, endpoint: dict[str, Any]
-    ) -> None: ...
-    def point_started(self, point: PointSpec) -> None: ...
-    def tokens(self, point: int, t_s: Sequence[float], itl_ms: Sequence[float]) -> None: ...
-    def progress(
-        self,
-        point: int,
-        completed: int,
-        failed: int,
-        total: int,
-        in_flight: int,
-        elapsed_s: float,
-        output_tok_s: float,
-    ) -> None: ...
-    def request(
-        self,
-        point: int,
-        ok: bool,
-        ttft_s: float | None,
-        tpot_s: float | None,
-        e2el_s: float | None,
-        output_tokens: int,
-        error_kind: str | None,
-        prompt_tokens: int | None = None,
-    ) -> None: ...
-    def point_finished(self, point: int, path: Path | None, result: dict[str, Any]) -> None: ...
-    def run_finished(self, cancelled: bool, paths: Sequence[Path], csv: Path | None) -> None: ...
-    def error(self, message: str) -> None: ...
 
 
 class UnreachableError(RuntimeError):
@@ -169,6 +147,11 @@ class SweepConfig:
     arrival_plan: ArrivalPlan | None = None
     trace: dict[str, Any] | None = None
     _resetter: PrefixCacheReset | None = field(default=None, init=False, repr=False)
+
+    @property
+    def endpoint_info(self) -> EndpointInfo:
+        """The endpoint as run_started reports it."""
+        return EndpointInfo(self.resolved.url, self.model, self.resolved.api)
 
     @property
     def points(self) -> list[PointSpec]:
@@ -387,30 +370,33 @@ class _TokenBatch:
         return t_s, itl_ms
 
 
-def _request_event(point: int, record: RequestRecord) -> dict[str, Any]:
+def request_done(point: int, record: RequestRecord) -> RequestDone:
+    """A finished request's event (vLLM's definitions; a failure's e2el is when it failed)."""
+    prompt_tokens = prompt_tokens_of(record)
     if not record.ok:
-        return dict(
-            point=point,
-            ok=False,
-            ttft_s=None,
-            tpot_s=None,
-            e2el_s=(record.end_ns - record.send_ns) / 1e9 if record.end_ns else None,
-            output_tokens=record.output_tokens,
-            error_kind=record.error_kind,
-            prompt_tokens=prompt_tokens_of(record),
+        e2el = (record.end_ns - record.send_ns) / 1e9 if record.end_ns else None
+        return RequestDone(
+            point,
+            False,
+            None,
+            None,
+            None if e2el is None else e2el * 1000,
+            record.output_tokens,
+            record.error_kind,
+            prompt_tokens,
         )
     ttft, _, e2el, _ = vllm_timings(record)
     n = record.output_tokens
     tpot = request_tpot(ttft, e2el, n)
-    return dict(
-        point=point,
-        ok=True,
-        ttft_s=ttft,
-        tpot_s=tpot,
-        e2el_s=e2el,
-        output_tokens=n,
-        error_kind=None,
-        prompt_tokens=prompt_tokens_of(record),
+    return RequestDone(
+        point,
+        True,
+        ttft * 1000,
+        None if tpot is None else tpot * 1000,
+        e2el * 1000,
+        n,
+        None,
+        prompt_tokens,
     )
 
 
@@ -419,11 +405,18 @@ class _ScraperThread:
     never holds up the measuring loop (it can still take the GIL for a few ms at a time)."""
 
     def __init__(self, config: SweepConfig, observers: Sequence[SweepObserver]) -> None:
-        sinks = [obs for obs in observers if hasattr(obs, "server_metrics")]
+        sinks = list(observers)
 
         def on_sample(sample: MetricsSample) -> None:  # runs on the scraper's thread
+            event = ServerMetrics(
+                sample.t_s,
+                sample.kv_cache_usage,
+                sample.running,
+                sample.waiting,
+                sample.preemptions,
+            )
             for obs in sinks:
-                obs.server_metrics(sample.to_dict())
+                obs.server_metrics(event)
 
         self.scraper = MetricsScraper.for_endpoint(
             config.resolved,
@@ -501,8 +494,9 @@ async def run_point(
     `early_stop` ends the point once it has provably failed an SLO (in-flight requests are
     dropped: the verdict is already known); the file then says so. `samples` runs the first
     requests of the dataset only (a search sizes its points), default all of them."""
+    started = PointStarted.of(point)
     for obs in observers:
-        obs.point_started(point)
+        obs.point_started(started)
     samples = list(config.samples if samples is None else samples)
     cache_reset: str | None = None
     if not cancel.is_set():
@@ -540,7 +534,7 @@ async def run_point(
     ]
     offsets = config.arrival_plan.offsets[: len(specs)] if config.arrival_plan else None
     batch = _TokenBatch()
-    wants_tokens = any(getattr(obs, "wants_tokens", True) for obs in observers)
+    wants_tokens = any(obs.wants_tokens for obs in observers)
     state = LoadState(total=num_requests)
     started_at = datetime.now(UTC)
     cpu_ns, wall_ns = time.process_time_ns(), time.perf_counter_ns()
@@ -569,25 +563,27 @@ async def run_point(
         measured = functools.partial(send, on_chunk=batch.on_chunk) if wants_tokens else send
 
         def on_record(index: int, record: RequestRecord) -> None:
-            event = _request_event(point.index, record)
+            event = request_done(point.index, record)
             for obs in observers:
-                obs.request(**event)
+                obs.request(event)
 
         def tick() -> None:
             elapsed = max(0.0, (time.perf_counter_ns() - state.origin_ns) / 1e9)
             t_s, itl_ms = batch.take()
+            tokens = Tokens(point.index, t_s, itl_ms) if t_s else None
+            progress = Progress(
+                point.index,
+                state.completed,
+                state.failed,
+                state.total,
+                state.in_flight,
+                elapsed,
+                state.output_tokens / elapsed if elapsed > 0 else 0.0,
+            )
             for obs in observers:
-                if t_s:
-                    obs.tokens(point.index, t_s, itl_ms)
-                obs.progress(
-                    point.index,
-                    state.completed,
-                    state.failed,
-                    state.total,
-                    state.in_flight,
-                    elapsed,
-                    state.output_tokens / elapsed if elapsed > 0 else 0.0,
-                )
+                if tokens is not None:
+                    obs.tokens(tokens)
+                obs.progress(progress)
 
         lags_ms: list[float] = []
 
@@ -822,9 +818,9 @@ async def run_sweep(
     points = config.points
     targets = config.plan_targets()
     ensure_writable_dir(config.result_dir)
-    endpoint = {"url": config.resolved.url, "model": config.model, "api": config.resolved.api}
+    started = RunStarted(tuple(points), config.num_requests, config.endpoint_info)
     for obs in observers:
-        obs.run_started(points, config.num_requests, endpoint)
+        obs.run_started(started)
     paths: list[Path] = []
     results: list[dict[str, Any]] = []
     rows: list[PointResult] = []  # this run's points only: sweep.csv never mixes two runs
@@ -839,7 +835,7 @@ async def run_sweep(
             message = str(exc)
             write_errors.append(message)
             for obs in observers:
-                obs.error(message)
+                obs.error(RunError(message))
             continue
         if path is None:
             break
@@ -855,10 +851,12 @@ async def run_sweep(
                 message = f"cannot write {config.result_dir / CSV_NAME}: {exc.strerror or exc}"
                 write_errors.append(message)
                 for obs in observers:
-                    obs.error(message)
+                    obs.error(RunError(message))
+        finished = PointFinished(point.index, str(path), result)
         for obs in observers:
-            obs.point_finished(point.index, path, result)
+            obs.point_finished(finished)
     cancelled = cancel.is_set()
+    ended = RunFinished(cancelled, tuple(map(str, paths)), str(csv_path) if csv_path else None)
     for obs in observers:
-        obs.run_finished(cancelled, paths, csv_path)
+        obs.run_finished(ended)
     return SweepOutcome(paths, csv_path, cancelled, results, write_errors)

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.bench.capacity.slo import SLO, SLOSet, evaluate, parse_slo, parse_slos
+from app.bench.sweep.contract import RequestDone
 from app.bench.sweep.early_stop import EarlyStop, over_needed
 
 
@@ -73,22 +74,22 @@ def test_early_stop_fires_on_proof_only() -> None:
     slos = SLOSet((SLO("tpot", "p99", 50.0),))
     stop = EarlyStop(slos, total=100)
     assert over_needed(100, 99) == 2
-    stop.request(0, True, 0.1, 0.060, 2.0, 30, None)
+    stop.request(RequestDone(0, True, 100.0, 60.0, 2000.0, 30, None, 11))
     assert not stop.event.is_set()
-    stop.request(0, True, 0.1, 0.040, 2.0, 30, None)
+    stop.request(RequestDone(0, True, 100.0, 40.0, 2000.0, 30, None, 11))
     assert not stop.event.is_set()
-    stop.request(0, True, 0.1, 0.070, 2.0, 30, None)
+    stop.request(RequestDone(0, True, 100.0, 70.0, 2000.0, 30, None, 11))
     assert stop.event.is_set() and "tpot:p99:50" in (stop.reason or "")
     # Means: stops once the sum seen already exceeds limit x total.
     mean = EarlyStop(SLOSet((SLO("ttft", "mean", 100.0),)), total=4)
     for _ in range(3):
-        mean.request(0, True, 0.130, None, 1.0, 1, None)
+        mean.request(RequestDone(0, True, 130.0, None, 1000.0, 1, None, 11))
     assert not mean.event.is_set()
-    mean.request(0, True, 0.020, None, 1.0, 1, None)
+    mean.request(RequestDone(0, True, 20.0, None, 1000.0, 1, None, 11))
     assert mean.event.is_set()
     # Failures beyond 1 % stop it too.
     failing = EarlyStop(SLOSet((SLO("tpot", "p99", 50.0),)), total=100)
-    failing.request(0, False, None, None, None, 0, "http_500")
+    failing.request(RequestDone(0, False, None, None, None, 0, "http_500", None))
     assert not failing.event.is_set()
-    failing.request(0, False, None, None, None, 0, "http_500")
+    failing.request(RequestDone(0, False, None, None, None, 0, "http_500", None))
     assert failing.event.is_set()

@@ -15,6 +15,7 @@ import pytest
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.results.request_block import ITL_EDGES_MS, itl_histogram
 from app.bench.results.request_samples import request_samples
+from app.bench.sweep.contract import RequestDone
 from app.bench.sweep.runner import run_sweep
 from tests.bench.sweep.test_runner import CraftedHandler, QuietServer, Recorder, config_for
 
@@ -102,10 +103,10 @@ def test_result_file_has_every_request_without_save_detailed(
     assert sum(hist["counts"]) == 3 * 3  # three messages after the first, per good request
 
     # Live: each request event names its prompt length; a failure says when it failed.
-    events = [args for name, args in recorder.calls if name == "request"]
-    assert sorted(e["prompt_tokens"] for e in events) == [7, 11, 11, 11]
-    failed = [e for e in events if not e["ok"]]
-    assert len(failed) == 1 and failed[0]["e2el_s"] > 0
+    events = [event for _, event in recorder.calls if isinstance(event, RequestDone)]
+    assert sorted(e.prompt_tokens or 0 for e in events) == [7, 11, 11, 11]
+    failed = [e for e in events if not e.ok]
+    assert len(failed) == 1 and (failed[0].e2el_ms or 0) > 0
 
     # Read back: the same samples a --save-detailed file gives, plus the failure's dot.
     s = request_samples(doc)

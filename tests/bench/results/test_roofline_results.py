@@ -18,10 +18,10 @@ from app.bench.results.point_result import SUMMARY_COLUMNS
 from app.bench.results.read import load_result, load_results
 from app.bench.results.sweep_csv import sweep_csv_text
 from app.bench.results.write import roofline_block, write_point_json
-from app.bench.sweep.events import parse_event
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.runner import check_roofline, roofline_batch
 from app.commands.report import format_table
+from tests.event_lines import wire_event
 
 REFERENCE = {
     "gpu_id": "rtx3090",
@@ -162,7 +162,7 @@ def test_sweep_records_the_context_and_reports_it(sim, tmp_path: Path) -> None:
     # The simulator plays the reference case (~19.7 ms, MBU ~0.77); a busy machine only makes
     # the measured TPOT slower, so only the upper bound holds on any load.
     assert 0 < block["mbu"] < 0.9
-    events = [parse_event(line) for line in proc.stdout.splitlines()]
+    events = [wire_event(line) for line in proc.stdout.splitlines()]
     [finished] = [e for e in events if e["type"] == "point_finished"]
     assert finished["summary"]["tpotbench"]["roofline"]["bytes_per_step"] == BYTES_B4
     with open(out / "sweep.csv", newline="") as fh:

@@ -13,37 +13,63 @@ import time
 import pytest
 
 from app import __version__
-from app.bench.sweep.events import EventError, EventWriter, parse_event
+from app.bench.sweep.contract import (
+    EndpointInfo,
+    EventError,
+    PointFinished,
+    Progress,
+    RequestDone,
+    RunError,
+    RunFinished,
+    RunStarted,
+    ServerMetrics,
+    Tokens,
+    decode,
+)
+from app.bench.sweep.events import EventWriter
 from app.bench.sweep.plan import plan_points
 
 
 def lines(buffer: io.StringIO) -> list[dict]:
-    return [parse_event(line) for line in buffer.getvalue().splitlines()]
+    """The stream's lines as JSON objects (the file format), each also a valid event."""
+    out = []
+    for line in buffer.getvalue().splitlines():
+        decode(line)
+        out.append(json.loads(line))
+    return out
+
+
+def kind(line: str) -> str:
+    return decode(line).kind
 
 
 def test_writer_emits_the_documented_shapes() -> None:
     out = io.StringIO()
     writer = EventWriter(out)
     writer.run_started(
-        plan_points([math.inf], [1, None]),
-        10,
-        {"url": "http://h/v1/chat/completions", "model": "m", "api": "chat"},
+        RunStarted(
+            tuple(plan_points([math.inf], [1, None])),
+            10,
+            EndpointInfo("http://h/v1/chat/completions", "m", "chat"),
+        )
     )
-    writer.tokens(0, [0.1234567891], [19.87654321])
-    writer.progress(0, 3, 1, 10, 2, 1.23456, 99.999)
-    writer.request(0, True, 0.0412, 0.0197, 0.5, 24, None, prompt_tokens=128)
+    writer.tokens(Tokens(0, [0.1234567891], [19.87654321]))
+    writer.progress(Progress(0, 3, 1, 10, 2, 1.23456, 99.999))
+    writer.request(RequestDone(0, True, 41.2, 19.7, 500.0, 24, None, 128))
     writer.point_finished(
-        0,
-        None,
-        {
-            "completed": 3,
-            "ttfts": [0.1],
-            "request_rate": math.inf,
-            "tpotbench": {"chunk_counts": [1], "cancelled": False},
-        },
+        PointFinished(
+            0,
+            None,
+            {
+                "completed": 3,
+                "ttfts": [0.1],
+                "request_rate": math.inf,
+                "tpotbench": {"chunk_counts": [1], "cancelled": False},
+            },
+        )
     )
-    writer.run_finished(True, [], None)
-    writer.error("boom")
+    writer.run_finished(RunFinished(True, (), None))
+    writer.error(RunError("boom"))
     events = lines(out)
     assert events[0] == {
         "type": "run_started",
@@ -82,11 +108,13 @@ def test_writer_emits_the_documented_shapes() -> None:
 
 def test_parser_rejects_non_events() -> None:
     with pytest.raises(EventError, match="not JSON"):
-        parse_event("cancel")
+        decode("cancel")
     with pytest.raises(EventError, match="not an event"):
-        parse_event(json.dumps({"type": "surprise"}))
-    with pytest.raises(ValueError, match="unknown event type"):
-        EventWriter(io.StringIO()).emit("surprise")
+        decode(json.dumps({"type": "surprise"}))
+    writer = EventWriter(io.StringIO(), background=True)
+    with pytest.raises(TypeError, match="not an event"):  # in the caller, not the thread
+        writer.emit({"type": "error", "message": "a dict"})  # type: ignore[arg-type]
+    writer.close()
 
 
 def test_bad_flags_in_events_mode_also_emit_an_error_event(tmp_path) -> None:
@@ -111,8 +139,8 @@ def test_bad_flags_in_events_mode_also_emit_an_error_event(tmp_path) -> None:
         timeout=60,
     )
     assert proc.returncode == 2
-    [event] = [parse_event(line) for line in proc.stdout.splitlines()]
-    assert event["type"] == "error" and "--request-rate" in event["message"]
+    [event] = [decode(line) for line in proc.stdout.splitlines()]
+    assert isinstance(event, RunError) and "--request-rate" in event.message
 
 
 def test_engine_modules_import_without_qt() -> None:
@@ -122,6 +150,7 @@ def test_engine_modules_import_without_qt() -> None:
     code = (
         "import sys, app.bench.sweep.runner, app.bench.results.read, app.bench.results.write, "
         "app.bench.sweep.events, "
+        "app.bench.sweep.contract, "
         "app.commands.sweep, "
         "app.commands.report; print([m for m in sys.modules if m.startswith(('PySide6', 'qasync', "
         "'pyqtgraph'))])"
@@ -145,8 +174,8 @@ def _emit(writer: EventWriter, rounds: int) -> list[tuple[str, float]]:
         # three token batches in a row (the writer may merge them), then a progress event
         batches = [[round(i + k / 10 + j * 1e-4, 6) for j in range(200)] for k in range(3)]
         for batch in batches:
-            writer.tokens(0, batch, [5.0] * len(batch))
-        writer.progress(0, i, 0, 10**6, 1, 0.0, 0.0)
+            writer.tokens(Tokens(0, batch, [5.0] * len(batch)))
+        writer.progress(Progress(0, i, 0, 10**6, 1, 0.0, 0.0))
         sent.extend(_flatten_sent(batches))
         sent.append(("p", i))
     return sent
@@ -165,12 +194,12 @@ def _stalled_reader(fd: int, release: threading.Event, received: list[str]) -> t
 
 def _flatten_received(lines_: list[str]) -> list[tuple[str, float]]:
     out: list[tuple[str, float]] = []
-    for event in map(parse_event, lines_):
-        if event["type"] == "tokens":
-            assert len(event["t_s"]) == len(event["itl_ms"])
-            out.extend(("t", t) for t in event["t_s"])
-        elif event["type"] == "progress":
-            out.append(("p", event["completed"]))
+    for event in map(decode, lines_):
+        if isinstance(event, Tokens):
+            assert len(event.t_s) == len(event.itl_ms)
+            out.extend(("t", t) for t in event.t_s)
+        elif isinstance(event, Progress):
+            out.append(("p", event.completed))
     return out
 
 
@@ -205,14 +234,14 @@ def test_a_stalled_reader_does_not_hold_up_the_loop(background: bool) -> None:
         release.set()
         emitter.join(120)
         assert emitted.is_set()
-        writer.run_finished(False, [], None)
+        writer.run_finished(RunFinished(False, (), None))
     finally:
         release.set()
         writer.close()
         stream.close()
     reader.join(30)
     assert len(sent) > 20_000  # ~3 MB of JSON: far more than a pipe holds
-    assert parse_event(received[-1])["type"] == "run_finished"  # written before close returned
+    assert kind(received[-1]) == "run_finished"  # written before close returned
     assert _flatten_received(received) == sent  # every event, in order
 
 
@@ -221,9 +250,9 @@ def test_background_writer_merges_only_adjacent_token_batches() -> None:
     writer = EventWriter(out, background=True)
     with writer._write_lock:  # as if the pipe were full: events pile up in the queue
         for k in range(5):
-            writer.tokens(0, [float(k)], [1.0])
-        writer.progress(0, 1, 0, 2, 1, 0.0, 0.0)
-        writer.tokens(0, [9.0], [1.0])
+            writer.tokens(Tokens(0, [float(k)], [1.0]))
+        writer.progress(Progress(0, 1, 0, 2, 1, 0.0, 0.0))
+        writer.tokens(Tokens(0, [9.0], [1.0]))
         time.sleep(0.05)
     writer.close()
     events = lines(out)
@@ -233,25 +262,33 @@ def test_background_writer_merges_only_adjacent_token_batches() -> None:
         ("t", 9.0),
     ]
     assert len(events) <= 4  # the piled-up token batches went out as one line
-    writer.tokens(1, [0.5], [2.0])  # after close: written directly, still in order
+    writer.tokens(Tokens(1, [0.5], [2.0]))  # after close: written directly, still in order
     assert lines(out)[-1] == {"type": "tokens", "point": 1, "t_s": [0.5], "itl_ms": [2.0]}
     from app.bench.sweep.events import _coalesce
 
+    progress = Progress(1, 0, 0, 1, 0, 0.0, 0.0)
+    first = Tokens(0, [1.0], [5.0])
+    probe_batch = Tokens(1, [6.0], [1.0], first_token_s=0.5)
     merged = _coalesce(
         [
-            ("tokens", {"point": 0, "t_s": [1.0], "itl_ms": [5.0]}),
-            ("tokens", {"point": 0, "t_s": [2.0, 3.0], "itl_ms": [6.0, 7.0]}),
-            ("tokens", {"point": 1, "t_s": [4.0], "itl_ms": [8.0]}),
-            ("progress", {"point": 1}),
-            ("tokens", {"point": 1, "t_s": [5.0], "itl_ms": [9.0]}),
+            first,
+            Tokens(0, [2.0, 3.0], [6.0, 7.0]),
+            Tokens(1, [4.0], [8.0]),
+            progress,
+            Tokens(1, [5.0], [9.0]),
+            probe_batch,  # a batch with the first token's time (or text) is never merged
+            Tokens(1, [7.0], [2.0], text="hi"),
         ]
     )
     assert merged == [
-        ("tokens", {"point": 0, "t_s": [1.0, 2.0, 3.0], "itl_ms": [5.0, 6.0, 7.0]}),
-        ("tokens", {"point": 1, "t_s": [4.0], "itl_ms": [8.0]}),
-        ("progress", {"point": 1}),
-        ("tokens", {"point": 1, "t_s": [5.0], "itl_ms": [9.0]}),
+        Tokens(0, [1.0, 2.0, 3.0], [5.0, 6.0, 7.0]),
+        Tokens(1, [4.0], [8.0]),
+        progress,
+        Tokens(1, [5.0], [9.0]),
+        probe_batch,
+        Tokens(1, [7.0], [2.0], text="hi"),
     ]
+    assert first == Tokens(0, [1.0], [5.0])  # the caller's batch is not extended in place
 
 
 def test_a_broken_pipe_calls_back_once_and_later_events_are_dropped() -> None:
@@ -262,8 +299,8 @@ def test_a_broken_pipe_calls_back_once_and_later_events_are_dropped() -> None:
     writer = EventWriter(stream, background=True, on_broken=lambda: calls.append("gone"))
     try:
         for i in range(50):
-            writer.progress(0, i, 0, 50, 1, 0.0, 0.0)
-        writer.run_finished(True, [], None)
+            writer.progress(Progress(0, i, 0, 50, 1, 0.0, 0.0))
+        writer.run_finished(RunFinished(True, (), None))
     finally:
         writer.close()
         with contextlib.suppress(BrokenPipeError):
@@ -291,7 +328,7 @@ def test_sweep_whose_reader_goes_away_stops_like_a_cancel(sim, tmp_path) -> None
     try:
         assert proc.stdout is not None
         for line in proc.stdout:
-            if parse_event(line)["type"] == "progress":
+            if kind(line) == "progress":
                 break
         proc.stdout.close()  # the GUI went away
         _, err = proc.communicate(timeout=60)  # a hang guard: the sweep would run far longer
@@ -307,9 +344,17 @@ def test_sweep_whose_reader_goes_away_stops_like_a_cancel(sim, tmp_path) -> None
 def test_a_value_json_cannot_hold_does_not_stop_the_writer_thread() -> None:
     out = io.StringIO()
     with EventWriter(out, background=True) as writer:
-        writer.server_metrics({"t_s": math.nan, "running": 3})
-        writer.error("still here")
+        # a server's page can hold NaN; JSON cannot
+        writer.server_metrics(ServerMetrics(1.5, math.nan, 3, None, None))
+        writer.error(RunError("still here"))
     assert lines(out) == [
-        {"type": "server_metrics", "t_s": None, "running": 3},
+        {
+            "type": "server_metrics",
+            "t_s": 1.5,
+            "kv_cache_usage": None,
+            "running": 3,
+            "waiting": None,
+            "preemptions": None,
+        },
         {"type": "error", "message": "still here"},
     ]

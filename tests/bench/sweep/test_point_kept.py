@@ -17,6 +17,8 @@ import pytest
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.read import load_result, read_points
+from app.bench.sweep.contract import PointFinished, RunError
+from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.runner import ResultExistsError, SweepConfig, run_sweep
 
 USAGE = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
@@ -92,23 +94,20 @@ def odd_server() -> Iterator[type[Handler]]:
         thread.join(5)
 
 
-class Errors:
-    """A SweepObserver keeping error messages and finished points (other calls ignored)."""
+class Errors(SweepObserver):
+    """A SweepObserver keeping error messages and finished points (other events ignored)."""
 
     wants_tokens = False
 
     def __init__(self) -> None:
         self.errors: list[str] = []
-        self.finished: list[Path | None] = []
+        self.finished: list[str | None] = []
 
-    def error(self, message: str) -> None:
-        self.errors.append(message)
+    def error(self, event: RunError) -> None:
+        self.errors.append(event.message)
 
-    def point_finished(self, point: int, path: Path | None, result: dict[str, Any]) -> None:
-        self.finished.append(path)
-
-    def __getattr__(self, name: str) -> Any:
-        return lambda *args, **kwargs: None
+    def point_finished(self, event: PointFinished) -> None:
+        self.finished.append(event.path)
 
 
 def config(url: str, folder: Path, **overrides: Any) -> SweepConfig:

@@ -16,6 +16,8 @@ import pytest
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.read import load_result
+from app.bench.sweep.contract import Event, PointFinished, ServerMetrics, Tokens
+from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.plan import plan_points
 from app.bench.sweep.runner import SweepConfig, run_sweep
 
@@ -83,19 +85,14 @@ def crafted_server() -> Iterator[str]:
         thread.join(5)
 
 
-class Recorder:
-    """A SweepObserver that keeps every call (the progress bar and event writer are others)."""
-
-    wants_tokens = True
+class Recorder(SweepObserver):
+    """A SweepObserver that keeps every event (the progress bar and event writer are others)."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[str, Any]] = []
+        self.calls: list[tuple[str, Event]] = []
 
-    def __getattr__(self, name: str):
-        def record(*args: Any, **kwargs: Any) -> None:
-            self.calls.append((name, kwargs or args))
-
-        return record
+    def on_event(self, event: Event) -> None:
+        self.calls.append((event.kind, event))
 
     def names(self) -> list[str]:
         return [name for name, _ in self.calls if name not in ("progress", "tokens")]
@@ -157,8 +154,8 @@ def test_crafted_stream_gives_vllms_numbers(crafted_server: str, tmp_path: Path)
         "point_finished",
         "run_finished",
     ]
-    tokens = [args for name, args in recorder.calls if name == "tokens"]
-    gaps = [gap for args in tokens for gap in args[2]]
+    tokens = [event for _, event in recorder.calls if isinstance(event, Tokens)]
+    gaps = [gap for event in tokens for gap in event.itl_ms]
     assert len(gaps) == 4 and all(gap == pytest.approx(50, abs=tol) for gap in gaps)
 
 
@@ -167,7 +164,7 @@ def test_cancel_mid_sweep_keeps_the_finished_point(crafted_server: str, tmp_path
         cancel = asyncio.Event()
 
         class CancelAfterFirst(Recorder):
-            def point_finished(self, point: int, path: Path | None, result: dict) -> None:
+            def point_finished(self, event: PointFinished) -> None:
                 cancel.set()
 
         config = config_for(crafted_server, tmp_path, concurrencies=[1, 2, 3], grace_s=0.05)
@@ -191,14 +188,8 @@ def test_server_metrics_are_scraped_on_the_side(sim, tmp_path: Path) -> None:
     assert block["server"] == "vllm" and block["metrics_url"].endswith("/metrics")
     assert block["server_ttft_ms"]["count"] == 2  # histogram delta over this point only
     assert set(block["vs_client"]) == {"ttft_ms", "itl_ms", "e2el_ms"}
-    samples = [args for name, args in recorder.calls if name == "server_metrics"]
-    assert samples and set(samples[0][0]) == {
-        "t_s",
-        "kv_cache_usage",
-        "running",
-        "waiting",
-        "preemptions",
-    }
+    samples = [event for _, event in recorder.calls if isinstance(event, ServerMetrics)]
+    assert samples and samples[0].t_s >= 0 and samples[-1].running is not None
 
 
 class _SilentHandler(CraftedHandler):

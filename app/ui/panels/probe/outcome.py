@@ -10,6 +10,7 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication
 
 from app.bench.http.failures import fix_for, title_for
+from app.bench.sweep.contract import Tokens
 from app.ui.panels.doctor.messages import translate_template
 
 # The engine's one line when nothing answered (app.bench.sweep.runner.fetch_first_model).
@@ -126,16 +127,14 @@ class LiveSeries:
         self.count += n
         self.dirty = True
 
-    def add_event(self, event: dict[str, Any]) -> None:
+    def add_event(self, event: Tokens) -> None:
         """A `tokens` event of the probe: gaps, and (when sent) the first chunk and new text."""
-        self.extend(event["t_s"], event["itl_ms"])
-        first = event.get("first_token_s")
-        if isinstance(first, int | float) and self.first_token_s is None:
-            self.first_token_s = float(first)
+        self.extend(event.t_s, event.itl_ms)
+        if event.first_token_s is not None and self.first_token_s is None:
+            self.first_token_s = float(event.first_token_s)
             self.dirty = True
-        text = event.get("text")
-        if isinstance(text, str) and text:
-            self.text += text
+        if event.text:
+            self.text += event.text
             self.dirty = True
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.bench.sweep.contract import PointFinished, Tokens
 from app.commands.argv import probe_argv
 from app.profiles import Target
 from app.ui.exports.tooltips import metric_tooltips
@@ -239,11 +240,11 @@ class ProbePanel(QWidget):
             self._stopping = True
             self.worker.cancel()
 
-    def _on_tokens(self, event: dict) -> None:
+    def _on_tokens(self, event: Tokens) -> None:
         self.live.add_event(event)
 
-    def _on_point_finished(self, event: dict) -> None:
-        self._summary = event.get("summary") or {}
+    def _on_point_finished(self, event: PointFinished) -> None:
+        self._summary = dict(event.summary)
 
     def _on_error(self, message: str) -> None:
         self._error = message

@@ -17,6 +17,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.bench.sweep.contract import (
+    PointFinished,
+    PointStarted,
+    Progress,
+    RunFinished,
+    RunStarted,
+    SearchFinished,
+    SearchValue,
+)
 from app.profiles import Target
 from app.ui.exports.tooltips import metric_tooltips
 from app.ui.panels.sweep import status_text
@@ -46,13 +55,13 @@ class SweepPanel(QWidget):
         pointFinished(dict): a point's summary (vLLM keys plus tpotbench extras; 'path' added).
         pointStarted(str): a point started; its short label ("c=8", "r=4", "r=4 c=8").
         runningChanged(bool): a sweep started (True) or ended (False).
-        serverMetrics(dict): server_metrics events from the worker, forwarded.
+        serverMetrics(ServerMetrics): the worker's server_metrics events, forwarded.
     """
 
     pointFinished = Signal(dict)
     pointStarted = Signal(str)
     runningChanged = Signal(bool)
-    serverMetrics = Signal(dict)
+    serverMetrics = Signal(object)
 
     def __init__(
         self,
@@ -144,10 +153,8 @@ class SweepPanel(QWidget):
         w = self.worker
         w.runStarted.connect(self._on_run_started)
         w.pointStarted.connect(self._on_point_started)
-        w.tokens.connect(lambda e: self.live.add_tokens(e["t_s"], e["itl_ms"]))
-        w.request.connect(
-            lambda e: self.live.add_request(e.get("tpot_ms")) if e.get("ok") else None
-        )
+        w.tokens.connect(lambda e: self.live.add_tokens(e.t_s, e.itl_ms))
+        w.request.connect(lambda e: self.live.add_request(e.tpot_ms) if e.ok else None)
         w.progress.connect(self._on_progress)
         w.pointFinished.connect(self._on_point_finished)
         w.serverMetrics.connect(self.serverMetrics)
@@ -234,31 +241,27 @@ class SweepPanel(QWidget):
         self.status.setStyleSheet("color: #c0392b;" if error else "")
 
     # ---- worker events (data only; painting happens in _repaint) -------------------------
-    def _on_run_started(self, event: dict[str, Any]) -> None:
+    def _on_run_started(self, event: RunStarted) -> None:
         self.run_model.run_started(event)
 
-    def _on_point_started(self, event: dict[str, Any]) -> None:
+    def _on_point_started(self, event: PointStarted) -> None:
         label = self.run_model.point_started(event)
         self.live.start_point(label)
         self.pointStarted.emit(label)
 
-    def _on_progress(self, event: dict[str, Any]) -> None:
+    def _on_progress(self, event: Progress) -> None:
         self.run_model.progress_event(event)
-        self.live.add_progress(
-            float(event.get("elapsed_s") or 0.0),
-            float(event.get("output_tok_s") or 0.0),
-            float(event.get("in_flight") or 0.0),
-        )
+        self.live.add_progress(event.elapsed_s, event.output_tok_s, event.in_flight)
 
-    def _on_point_finished(self, event: dict[str, Any]) -> None:
+    def _on_point_finished(self, event: PointFinished) -> None:
         summary = self.run_model.point_finished(event)
         self.charts.add_point(summary)
         self.pointFinished.emit(summary)
 
-    def _on_run_finished(self, event: dict[str, Any]) -> None:
+    def _on_run_finished(self, event: RunFinished) -> None:
         self.run_model.finish()
         where = str(self.run_dir) if self.run_dir else ""
-        if event.get("cancelled") or self.run_model.cancelled:
+        if event.cancelled or self.run_model.cancelled:
             # The bar stays where the run stopped: a cancelled sweep is not 100 % done.
             self._update_progress()
             self._set_status(status_text.cancelled(self.run_model, where))
@@ -282,13 +285,12 @@ class SweepPanel(QWidget):
         """The running point's concurrency limit (None: unlimited, or nothing running)."""
         return self.run_model.current_concurrency() if self.is_running() else None
 
-    def _on_search_value(self, event: dict[str, Any]) -> None:
-        self.charts.mark_boundary(event.get("highest_pass"), event.get("lowest_fail"))
-        value = dict(event.get("value") or {})
-        self.capacity.search_value(value, event.get("highest_pass"), event.get("lowest_fail"))
+    def _on_search_value(self, event: SearchValue) -> None:
+        self.charts.mark_boundary(event.highest_pass, event.lowest_fail)
+        self.capacity.search_value(dict(event.value), event.highest_pass, event.lowest_fail)
 
-    def _on_search_finished(self, event: dict[str, Any]) -> None:
-        doc = dict(event.get("search") or {})
+    def _on_search_finished(self, event: SearchFinished) -> None:
+        doc = dict(event.search)
         self.search_doc = doc
         boundary = doc.get("boundary") or {}
         self.charts.mark_boundary(boundary.get("highest_pass"), boundary.get("lowest_fail"))

@@ -1,6 +1,6 @@
 """A sweep run as plain data: its plan, the finished points, the running point's progress and
 the time left. No Qt: the Sweep panel feeds it the worker's events and shows what it says, and
-the tests drive it with hand-made events and a fake clock."""
+the tests drive it with hand-made events (the contract's typed objects) and a fake clock."""
 
 from __future__ import annotations
 
@@ -9,6 +9,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from app.bench.sweep.contract import PointFinished, PointStarted, Progress, RunStarted
+from app.bench.sweep.plan import PointSpec, plan_points
+
+# Before a point's first progress event: nothing done yet.
+NO_PROGRESS = Progress(-1, 0, 0, 0, 0, 0.0, 0.0)
 
 
 def as_rate(value: Any) -> float:
@@ -57,64 +63,59 @@ class SweepRun:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self.plan: list[dict[str, Any]] = []
+        self.plan: list[PointSpec] = []
         self.points: list[dict[str, Any]] = []
         self.search = False
         self.cancelled = False
         self.over = True
         self.point_index = -1
-        self.progress: dict[str, Any] = {}
+        self.progress = NO_PROGRESS
         self._point_started = 0.0
         self._durations: list[float] = []
 
     def start(self, rates: Sequence[float], concurrencies: Sequence[int], *, search: bool) -> None:
         self.search = search
         # A search chooses its loads as it goes; a grid is every rate with every concurrency.
-        self.plan = (
-            []
-            if search
-            else [{"request_rate": r, "max_concurrency": c} for r in rates for c in concurrencies]
-        )
+        self.plan = [] if search else plan_points(list(rates), list(concurrencies))
         self.points.clear()
         self._durations.clear()
         self.cancelled = False
         self.over = False
         self.point_index = -1
-        self.progress = {}
+        self.progress = NO_PROGRESS
 
     # ---- the worker's events ----
 
-    def run_started(self, event: dict[str, Any]) -> None:
-        points = event.get("points")
-        if isinstance(points, list) and points:
-            self.plan = [p for p in points if isinstance(p, dict)]
+    def run_started(self, event: RunStarted) -> None:
+        if event.points:
+            self.plan = list(event.points)
 
-    def point_started(self, event: dict[str, Any]) -> str:
+    def point_started(self, event: PointStarted) -> str:
         """Start the next point; its short label, naming only what varies across the sweep
         (short labels overlap less on short points)."""
-        self.point_index = int(event.get("point", self.point_index + 1))
+        self.point_index = event.point
         self._point_started = self._clock()
-        self.progress = {}
-        rate = "r=" + _rate_label(event.get("request_rate"))
-        conc = event.get("max_concurrency")
+        self.progress = NO_PROGRESS
+        rate = "r=" + _rate_label(event.request_rate)
+        conc = event.max_concurrency
         conc_text = f"c={conc if conc is not None else '∞'}"
-        rates = {str(p.get("request_rate")) for p in self.plan}
-        concs = {str(p.get("max_concurrency")) for p in self.plan}
+        rates = {p.request_rate for p in self.plan}
+        concs = {p.max_concurrency for p in self.plan}
         if self.search or (len(rates) == 1 and len(concs) > 1):
             return conc_text
         if len(concs) == 1 and len(rates) > 1:
             return rate
         return f"{rate} {conc_text}"
 
-    def progress_event(self, event: dict[str, Any]) -> None:
+    def progress_event(self, event: Progress) -> None:
         self.progress = event
 
-    def point_finished(self, event: dict[str, Any]) -> dict[str, Any]:
+    def point_finished(self, event: PointFinished) -> dict[str, Any]:
         """Keep a finished point; its summary with 'path' and 'point' added."""
-        summary = dict(event.get("summary") or {})
-        if event.get("path"):
-            summary["path"] = str(event["path"])
-        summary.setdefault("point", event.get("point"))
+        summary = dict(event.summary)
+        if event.path:
+            summary["path"] = event.path
+        summary.setdefault("point", event.point)
         self.points.append(summary)
         self._durations.append(self._clock() - self._point_started)
         return summary
@@ -133,8 +134,7 @@ class SweepRun:
     def _requests(self) -> tuple[int, int, int]:
         """(done, total, failed) of the running point's requests."""
         p = self.progress
-        failed = int(p.get("failed") or 0)
-        return int(p.get("completed") or 0) + failed, int(p.get("total") or 0), failed
+        return p.completed + p.failed, p.total, p.failed
 
     def fraction(self) -> float:
         """The progress bar, 0..1: finished points plus the running point's share of its
@@ -157,7 +157,7 @@ class SweepRun:
             return Eta(self.point_index, 0, done, total, failed, math.nan)
         points = max(1, len(self.plan))
         fraction = (done / total) if total else 0.0
-        elapsed = float(self.progress.get("elapsed_s") or 0.0)
+        elapsed = self.progress.elapsed_s
         left_now = elapsed / fraction * (1 - fraction) if fraction > 0 else math.nan
         per_point = (
             sum(self._durations) / len(self._durations)
@@ -168,11 +168,11 @@ class SweepRun:
         return Eta(self.point_index, points, done, total, failed, left)
 
     def in_flight(self) -> int:
-        return int(self.progress.get("in_flight") or 0)
+        return self.progress.in_flight
 
     def current_concurrency(self) -> int | None:
         """The running point's concurrency limit (None: unlimited, or no point started)."""
         if not 0 <= self.point_index < len(self.plan):
             return None
-        value = self.plan[self.point_index].get("max_concurrency")
-        return int(value) if isinstance(value, int | float) and value > 0 else None
+        value = self.plan[self.point_index].max_concurrency
+        return value if value is not None and value > 0 else None

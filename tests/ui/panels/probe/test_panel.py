@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 
+from app.bench.sweep.contract import Tokens
 from app.profiles import Target
 from app.ui.panels.probe.panel import outcome_from_summary, probe_argv
 from app.ui.worker import KEY_ENV
@@ -66,7 +67,7 @@ def test_tiles_and_text_fill_while_the_reply_streams(qtbot, qloop, sim) -> None:
     panel.max_tokens.setValue(64)
     seen: list[tuple[str, str, str, bool]] = []
 
-    def on_tokens(_event: dict) -> None:  # after the panel's own handler: what a frame shows
+    def on_tokens(_event: Tokens) -> None:  # after the panel's own handler: what a frame shows
         panel.redraw()
         seen.append(
             (
@@ -79,7 +80,7 @@ def test_tiles_and_text_fill_while_the_reply_streams(qtbot, qloop, sim) -> None:
 
     finished: list[dict] = []
     panel.worker.tokens.connect(on_tokens)
-    panel.worker.pointFinished.connect(lambda e: finished.append(e["summary"]))
+    panel.worker.pointFinished.connect(lambda e: finished.append(e.summary))
     with qtbot.waitSignal(panel.probeFinished, timeout=60_000):
         panel.start()
     # Events arrive in stream order, so everything in `seen` was shown before the summary.

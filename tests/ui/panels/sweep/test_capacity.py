@@ -11,6 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
 from app.bench.capacity import why as engine_why
+from app.bench.sweep.contract import SearchValue
 from app.profiles import Target
 from app.ui.exports.tables import TABLE_COLUMNS
 from app.ui.panels.results.panel import ResultsPanel
@@ -108,7 +109,7 @@ def test_live_search_against_the_simulator(qtbot, sim, tmp_path: Path) -> None:
     panel.form.concurrencies.setText("1, 8")
     panel.form.slo_summary.set_slos(["tpot:p99:26"])  # decode at batch >= ~4 is slower than this
     panel.form.num_prompts.setValue(16)
-    values: list[dict] = []
+    values: list[SearchValue] = []
     panel.worker.searchValue.connect(values.append)
     assert panel.run() is True
     qtbot.waitUntil(lambda: bool(values), timeout=60_000)

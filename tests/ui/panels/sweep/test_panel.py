@@ -14,6 +14,7 @@ import pytest
 from PySide6.QtCore import QTranslator
 
 from app.bench.results.read import load_result
+from app.bench.sweep.contract import ServerMetrics
 from app.paths import resources_dir
 from app.profiles import Target
 from app.ui.exports.tables import TABLE_COLUMNS
@@ -184,7 +185,7 @@ def test_unreachable_endpoint_is_a_readable_message(qtbot, tmp_path) -> None:
 
 def test_server_metrics_events_are_forwarded(qtbot, tmp_path) -> None:
     panel = _panel(qtbot, "http://127.0.0.1:9", tmp_path)
-    sample = {"type": "server_metrics", "t_s": 1.5, "kv_cache_usage": 0.25, "running": 3}
+    sample = ServerMetrics(1.5, 0.25, 3, None, None)
     with qtbot.waitSignal(panel.serverMetrics) as blocker:
         panel.worker.serverMetrics.emit(sample)
     assert blocker.args == [sample]
@@ -212,9 +213,7 @@ def test_cancel_says_what_it_waits_for_and_reports_the_partial_point(qtbot, sim,
     panel.form.output_len.setValue(48)
     panel.form.num_prompts.setValue(12)  # about 6 s at concurrency 2: time to cancel mid-point
     assert panel.run()
-    qtbot.waitUntil(
-        lambda: int(panel.run_model.progress.get("completed") or 0) >= 2, timeout=60_000
-    )
+    qtbot.waitUntil(lambda: panel.run_model.progress.completed >= 2, timeout=60_000)
     panel.cancel()
     panel._repaint()  # a frame during the drain: no time left, no jump
     assert panel.status.text().startswith("Cancelling:")

@@ -1,5 +1,6 @@
 """The Sweep tab's run model without Qt: plan, labels, progress and the time left, driven by
-hand-made worker events and a fake clock (as ndv tests its controller)."""
+hand-made worker events (the contract's typed objects) and a fake clock (as ndv tests its
+controller)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,18 @@ import sys
 import textwrap
 from pathlib import Path
 
+from app.bench.sweep.contract import (
+    EndpointInfo,
+    PointFinished,
+    PointStarted,
+    Progress,
+    RunStarted,
+)
+from app.bench.sweep.plan import PointSpec
 from app.ui.panels.sweep.run_model import SweepRun, is_partial, point_label
 
 ROOT = Path(__file__).resolve().parents[4]
+INF = math.inf
 
 
 class Clock:
@@ -22,32 +32,36 @@ class Clock:
         return self.now
 
 
-def _finished(point: int, rate: float | str, conc: int | None, path: str) -> dict:
+def _finished(point: int, rate: float, conc: int | None, path: str) -> PointFinished:
     summary = {"request_rate": rate, "max_concurrency": conc, "completed": 10, "num_prompts": 10}
-    return {"type": "point_finished", "point": point, "summary": summary, "path": path}
+    return PointFinished(point, path, summary)
+
+
+def _progress(completed: int, total: int, elapsed_s: float = 0.0, failed: int = 0) -> Progress:
+    return Progress(0, completed, failed, total, 0, elapsed_s, 0.0)
 
 
 def test_a_grid_run_labels_what_varies_and_counts_progress_and_time_left() -> None:
     clock = Clock()
     run = SweepRun(clock)
-    run.start([math.inf], [8, 16, 32], search=False)
-    assert [p["max_concurrency"] for p in run.plan] == [8, 16, 32] and run.eta() is None
-    assert run.point_started({"point": 0, "request_rate": "inf", "max_concurrency": 8}) == "c=8"
+    run.start([INF], [8, 16, 32], search=False)
+    assert [p.max_concurrency for p in run.plan] == [8, 16, 32] and run.eta() is None
+    assert run.point_started(PointStarted(0, INF, 8)) == "c=8"
     assert run.current_concurrency() == 8
-    run.progress_event({"completed": 4, "failed": 1, "total": 10, "elapsed_s": 5.0})
+    run.progress_event(_progress(4, 10, 5.0, failed=1))
     assert run.fraction() == 0.5 / 3  # half of the first of three points
     eta = run.eta()
     # 5 s for half a point: 5 s for its rest, 10 s for each of the two points to come.
     assert (eta.point, eta.points, eta.done, eta.total, eta.failed) == (0, 3, 5, 10, 1)
     assert eta.left_s == 5.0 + 2 * 10.0
     clock.now += 8.0
-    summary = run.point_finished(_finished(0, "inf", 8, "/r/a.json"))
-    assert summary["path"] == "/r/a.json" and run.points == [summary]
-    run.point_started({"point": 1, "request_rate": "inf", "max_concurrency": 16})
-    run.progress_event({"completed": 0, "total": 10, "elapsed_s": 0.0})
+    summary = run.point_finished(_finished(0, INF, 8, "/r/a.json"))
+    assert summary["path"] == "/r/a.json" and summary["point"] == 0 and run.points == [summary]
+    run.point_started(PointStarted(1, INF, 16))
+    run.progress_event(_progress(0, 10))
     assert run.fraction() == 1 / 3
     assert run.eta().left_s != run.eta().left_s  # NaN: nothing of this point done yet
-    run.progress_event({"completed": 5, "total": 10, "elapsed_s": 3.0})
+    run.progress_event(_progress(5, 10, 3.0))
     # The finished point took 8 s: one more to come after this point's remaining 3 s.
     assert run.eta().left_s == 3.0 + 8.0
 
@@ -55,22 +69,21 @@ def test_a_grid_run_labels_what_varies_and_counts_progress_and_time_left() -> No
 def test_labels_name_rate_or_both_and_the_plan_comes_from_the_engine() -> None:
     run = SweepRun(Clock())
     run.start([1.0, 2.0], [32], search=False)
-    assert run.point_started({"point": 0, "request_rate": 1.0, "max_concurrency": 32}) == "r=1"
+    assert run.point_started(PointStarted(0, 1.0, 32)) == "r=1"
     run.start([1.0, 2.0], [4, 8], search=False)
-    assert run.point_started({"point": 0, "request_rate": 2.0, "max_concurrency": None}) == (
-        "r=2 c=∞"
-    )
-    run.run_started({"points": [{"request_rate": "inf", "max_concurrency": 64}]})
-    assert run.plan == [{"request_rate": "inf", "max_concurrency": 64}]
+    assert run.point_started(PointStarted(0, 2.0, None)) == "r=2 c=∞"
+    engine_plan = (PointSpec(0, INF, 64),)
+    run.run_started(RunStarted(engine_plan, 10, EndpointInfo("http://h", "m", "chat")))
+    assert run.plan == [PointSpec(0, INF, 64)]
     assert point_label({"request_rate": "inf", "max_concurrency": None}) == "r=inf c=∞"
 
 
 def test_a_search_has_no_plan_and_its_bar_is_the_running_point() -> None:
     run = SweepRun(Clock())
-    run.start([math.inf], [1, 256], search=True)
+    run.start([INF], [1, 256], search=True)
     assert run.plan == []
-    assert run.point_started({"point": 2, "request_rate": "inf", "max_concurrency": 4}) == "c=4"
-    run.progress_event({"completed": 3, "total": 12})
+    assert run.point_started(PointStarted(2, INF, 4)) == "c=4"
+    run.progress_event(_progress(3, 12))
     assert run.fraction() == 0.25
     eta = run.eta()
     assert eta.points == 0 and eta.point == 2 and math.isnan(eta.left_s)
@@ -79,13 +92,13 @@ def test_a_search_has_no_plan_and_its_bar_is_the_running_point() -> None:
 
 def test_a_cancelled_run_keeps_the_bar_where_it_stopped() -> None:
     run = SweepRun(Clock())
-    run.start([math.inf], [8, 16], search=False)
-    run.point_started({"point": 0, "request_rate": "inf", "max_concurrency": 8})
-    run.point_finished(_finished(0, "inf", 8, "/r/a.json"))
-    run.point_started({"point": 1, "request_rate": "inf", "max_concurrency": 16})
-    run.progress_event({"completed": 6, "total": 10})
+    run.start([INF], [8, 16], search=False)
+    run.point_started(PointStarted(0, INF, 8))
+    run.point_finished(_finished(0, INF, 8, "/r/a.json"))
+    run.point_started(PointStarted(1, INF, 16))
+    run.progress_event(_progress(6, 10))
     run.cancelled = True
-    partial = run.point_finished(_finished(1, "inf", 16, "/r/b.partial.json"))
+    partial = run.point_finished(_finished(1, INF, 16, "/r/b.partial.json"))
     run.finish()
     assert is_partial(partial) and run.partial_points() == [partial]
     assert len(run.complete_points()) == 1

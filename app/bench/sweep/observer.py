@@ -1,0 +1,69 @@
+"""What a sweep, probe or capacity search reports, as it happens: one typed event per call.
+
+The terminal's progress lines, the JSON-lines writer, a point's early stop and the search's
+console are observers; the window gets the same objects back from the worker's stream.
+"""
+
+from __future__ import annotations
+
+from app.bench.sweep.contract import (
+    Event,
+    PointFinished,
+    PointStarted,
+    Progress,
+    RequestDone,
+    RunError,
+    RunFinished,
+    RunStarted,
+    SearchFinished,
+    SearchValue,
+    ServerMetrics,
+    Tokens,
+)
+
+
+class SweepObserver:
+    """Subclass and override the events you use; each method not overridden hands its event
+    to `on_event`, which does nothing (the stream writer overrides `on_event` and takes them
+    all).
+
+    `wants_tokens = False` tells the runner nobody here needs per-chunk arrivals, so a point
+    run only for such observers does not collect them."""
+
+    wants_tokens: bool = True
+
+    def on_event(self, event: Event) -> None:
+        """Any event without a method of its own here."""
+
+    def run_started(self, event: RunStarted) -> None:
+        self.on_event(event)
+
+    def point_started(self, event: PointStarted) -> None:
+        self.on_event(event)
+
+    def tokens(self, event: Tokens) -> None:
+        self.on_event(event)
+
+    def progress(self, event: Progress) -> None:
+        self.on_event(event)
+
+    def request(self, event: RequestDone) -> None:
+        self.on_event(event)
+
+    def point_finished(self, event: PointFinished) -> None:
+        self.on_event(event)
+
+    def server_metrics(self, event: ServerMetrics) -> None:
+        self.on_event(event)
+
+    def run_finished(self, event: RunFinished) -> None:
+        self.on_event(event)
+
+    def error(self, event: RunError) -> None:
+        self.on_event(event)
+
+    def search_value(self, event: SearchValue) -> None:
+        self.on_event(event)
+
+    def search_finished(self, event: SearchFinished) -> None:
+        self.on_event(event)
