@@ -33,3 +33,16 @@ BLOCK_DETAILED_KEYS = {
 }
 # `requests` (request_block.requests_block) is always there.
 PER_REQUEST_BLOCK_KEYS = ("requests", *BLOCK_DETAILED_KEYS)
+
+# One entry of `tpotbench.requests` per request, column by column (request_block); the request
+# event of the stream carries the same figures under the same names, bar `start_s`.
+REQUEST_ENTRY_KEYS = (
+    "ok",
+    "prompt_tokens",
+    "output_tokens",
+    "start_s",
+    "ttft_ms",
+    "tpot_ms",
+    "e2el_ms",
+    "error_kind",
+)

@@ -17,6 +17,7 @@ import numpy as np
 
 from app.bench.metrics.point import PointMetrics
 from app.bench.metrics.request import request_tpot
+from app.bench.results.per_request import REQUEST_ENTRY_KEYS
 
 # ITL histogram bins: 10 µs .. 100 s, 20 per decade (12 % wide): fine enough for a CDF read at
 # p50/p99, fixed so histograms of different points and runs add and overlay bin for bin.
@@ -46,16 +47,7 @@ def _ms(seconds: float | None) -> float | None:
 def requests_block(metrics: PointMetrics) -> dict[str, list[Any]]:
     """`tpotbench.requests`: one entry per request in send order, failures included (their
     times null, so a plot can colour them without inventing a latency)."""
-    block: dict[str, list[Any]] = {
-        "ok": [],
-        "prompt_tokens": [],
-        "output_tokens": [],
-        "start_s": [],
-        "ttft_ms": [],
-        "tpot_ms": [],
-        "e2el_ms": [],
-        "error_kind": [],
-    }
+    block: dict[str, list[Any]] = {key: [] for key in REQUEST_ENTRY_KEYS}
     for i, kind in enumerate(metrics.error_kinds):
         ok = kind is None
         block["ok"].append(ok)

@@ -6,6 +6,7 @@ The golden lines below were written by the dict-based writer this contract repla
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from typing import Any
@@ -15,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app import __version__
+from app.bench.results.per_request import REQUEST_ENTRY_KEYS
 from app.bench.sweep.contract import (
     EVENT_CLASSES,
     EVENT_TYPES,
@@ -164,6 +166,11 @@ def test_decode_gives_the_objects_values() -> None:
         "x": None,
         "tpotbench": {"cancelled": False},
     }
+
+
+def test_the_request_event_and_the_files_request_block_name_a_figure_alike() -> None:
+    fields = {f.name for f in dataclasses.fields(RequestDone)}
+    assert fields - {"point"} == set(REQUEST_ENTRY_KEYS) - {"start_s"}
 
 
 def test_summary_leaves_out_every_per_request_array() -> None:
