@@ -193,15 +193,23 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _workload_keys(series: Sequence[Series]) -> list[str]:
+    """The optional columns some point of the runs has, in table order."""
+    hidden = hidden_keys(p for s in series for p in s.points)
+    return [key for key in OPTIONAL_KEYS if key not in hidden]
+
+
 def runs_csv(series: Sequence[Series]) -> str:
-    """One row per point of every run; a 'run' column first so comparisons stay one file."""
+    """One row per point of every run; a 'run' column first so comparisons stay one file.
+    After vLLM's keys, the workload's own (TTFO, cache hit rates…) when some point has them."""
+    keys = [*CSV_KEYS, *_workload_keys(series)]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["run", *CSV_KEYS])
+    writer.writerow(["run", *keys])
     for s in series:
         for point in s.points:
             row = [s.name]
-            for key in CSV_KEYS:
+            for key in keys:
                 if key == "request_rate":
                     row.append(format_number(rate_from_file(point.get(key))))
                 elif key == "max_concurrency":
@@ -217,6 +225,10 @@ def _json_point(point: Mapping[str, Any]) -> Any:
     flat = dict(point)
     for key in ROOFLINE_KEYS:  # flat beside the nested block, so scripts find them one way
         flat[key] = point_value(point, key)
+    for key in OPTIONAL_KEYS:  # the workload's figures too, where the point has them
+        value = point_value(point, key)
+        if value is not None:
+            flat[key] = value
     return _plain(flat)
 
 
@@ -243,14 +255,18 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str
 
 
 def runs_markdown(series: Sequence[Series], headers: Sequence[str] | None = None) -> str:
-    """The results table as Markdown: run name, then TABLE_COLUMNS (headers may be translated)."""
+    """The results table as Markdown: run name, then TABLE_COLUMNS as the window shows them
+    (`headers`, maybe translated, one per column with the run's first): a workload column
+    only when some point has a value for it, as in the window's tables."""
     heads = list(headers) if headers else ["Run", *(h for _, h, _ in TABLE_COLUMNS)]
+    hidden = hidden_keys(p for s in series for p in s.points)
+    shown = [i for i, (key, _, _) in enumerate(TABLE_COLUMNS) if key not in hidden]
     rows = [
-        [s.name, *(cell_text(p, key, dec) for key, _, dec in TABLE_COLUMNS)]
+        [s.name, *(cell_text(p, TABLE_COLUMNS[i][0], TABLE_COLUMNS[i][2]) for i in shown)]
         for s in series
         for p in s.points
     ]
-    return markdown_table(heads, rows)
+    return markdown_table([heads[0], *(heads[1 + i] for i in shown)], rows)
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:

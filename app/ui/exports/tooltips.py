@@ -10,6 +10,7 @@ from app.ui.plots.live import LiveCharts, SweepCurves
 
 def metric_tooltips() -> dict[str, str]:
     """What each column means, with the names GuideLLM and AIPerf use for the same quantity."""
+    # Long but flat: a table of texts, one per metric, read best in one place.
     ttft = QCoreApplication.translate(
         "Metrics",
         "Time to first token: from sending the request to the first streamed message with "
