@@ -33,6 +33,10 @@ class SweepSpec:
     prefix_output_len: int = 128
     # Mooncake trace replay: the trace's own clock this many times faster (--trace-speedup).
     trace_speedup: float = 1.0
+    # Conversations: user turns per session (0: all), think time before each later turn.
+    max_turns: int = 0
+    think_time_s: float = 0.0
+    think_stddev_s: float = 0.0
     num_prompts: int = 64
     seed: int = 0
     ignore_eos: bool = False
@@ -138,17 +142,25 @@ def _dataset_args(spec: SweepSpec) -> list[str]:
         return ["--dataset-name", "mooncake", *path, "--trace-speedup", f"{spec.trace_speedup:g}"]
     if spec.dataset == "prompts":
         return ["--dataset-name", "prompts", "--dataset-path", spec.dataset_path]
-    if spec.dataset == "conversations":  # the shipped multi-turn file; one session per prompt
-        return [
-            "--dataset-name",
-            "sharegpt",
-            "--multi-turn",
-            "--num-sessions",
-            str(spec.num_prompts),
-        ]
+    if spec.dataset == "conversations":  # no file: the shipped multi-turn file
+        return ["--dataset-name", "sharegpt", "--multi-turn", *_conversation_args(spec)]
     if spec.dataset == "sharegpt":
         return ["--dataset-name", "sharegpt", "--dataset-path", spec.dataset_path]
     return ["--dataset-name", "sharegpt"]
+
+
+def _conversation_args(spec: SweepSpec) -> list[str]:
+    """Sessions (the form's count), the file if one is chosen, turns and think time if set."""
+    argv = ["--num-sessions", str(spec.num_prompts)]
+    if spec.dataset_path:
+        argv += ["--dataset-path", spec.dataset_path]
+    if spec.max_turns:
+        argv += ["--max-turns", str(spec.max_turns)]
+    if spec.think_time_s:
+        argv += ["--think-time", f"{spec.think_time_s:g}"]
+    if spec.think_stddev_s:
+        argv += ["--think-time-stddev", f"{spec.think_stddev_s:g}"]
+    return argv
 
 
 def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:

@@ -189,6 +189,161 @@ Finished results are already saved. Please include the log file if you report th
     </message>
 </context>
 <context>
+    <name>DatasetFields</name>
+    <message>
+        <source>Synthetic ShareGPT (shipped)</source>
+        <translation>合成 ShareGPT（内置）</translation>
+    </message>
+    <message>
+        <source>Conversations, multi-turn (shipped)</source>
+        <translation>多轮对话（内置）</translation>
+    </message>
+    <message>
+        <source>Shared prefixes (prefix caching)</source>
+        <translation>共享前缀（前缀缓存）</translation>
+    </message>
+    <message>
+        <source>Mooncake trace replay</source>
+        <translation>Mooncake 轨迹回放</translation>
+    </message>
+    <message>
+        <source>ShareGPT JSON file</source>
+        <translation>ShareGPT JSON 文件</translation>
+    </message>
+    <message>
+        <source>Random lengths</source>
+        <translation>随机长度</translation>
+    </message>
+    <message>
+        <source>Prompts file (text lines or JSONL)</source>
+        <translation>提示词文件（每行一条或 JSONL）</translation>
+    </message>
+    <message>
+        <source>Dataset</source>
+        <translation>数据集</translation>
+    </message>
+    <message>
+        <source>Dataset file</source>
+        <translation>数据集文件</translation>
+    </message>
+    <message>
+        <source>Random tokens</source>
+        <translation>随机 token 数</translation>
+    </message>
+    <message>
+        <source>Shared prefixes</source>
+        <translation>共享前缀</translation>
+    </message>
+    <message>
+        <source>Per prompt</source>
+        <translation>每条提示</translation>
+    </message>
+    <message>
+        <source>Trace speed-up</source>
+        <translation>轨迹加速倍数</translation>
+    </message>
+    <message>
+        <source>Turns per session</source>
+        <translation>每会话轮数</translation>
+    </message>
+    <message>
+        <source>Think time</source>
+        <translation>思考时间</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>in</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>out</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>count</source>
+        <translation>次数</translation>
+    </message>
+    <message>
+        <source>length</source>
+        <translation>长度</translation>
+    </message>
+    <message>
+        <source>suffix</source>
+        <translation>后缀</translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation>均值</translation>
+    </message>
+    <message>
+        <source>spread</source>
+        <translation>标准差</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Distinct prefixes; the prompts take turns using them (vLLM: --prefix-repetition-num-prefixes).</source>
+        <translation>不同前缀的个数，提示轮流使用它们（vLLM：--prefix-repetition-num-prefixes）。</translation>
+    </message>
+    <message>
+        <source>Tokens in each shared prefix, which a prefix cache can reuse (--prefix-repetition-prefix-len).</source>
+        <translation>每个共享前缀的 token 数，前缀缓存可以复用这部分（--prefix-repetition-prefix-len）。</translation>
+    </message>
+    <message>
+        <source>Unique tokens after the prefix in every prompt (--prefix-repetition-suffix-len).</source>
+        <translation>每条提示在前缀之后独有的 token 数（--prefix-repetition-suffix-len）。</translation>
+    </message>
+    <message>
+        <source>Replay the trace this many times faster than its timestamps (--trace-speedup). Its timestamps replace the request rate.</source>
+        <translation>以轨迹时间戳的这么多倍速度回放（--trace-speedup）。轨迹的时间戳取代请求速率。</translation>
+    </message>
+    <message>
+        <source>Tokens requested per reply (--prefix-repetition-output-len).</source>
+        <translation>每个回复请求生成的 token 数（--prefix-repetition-output-len）。</translation>
+    </message>
+    <message>
+        <source>At most this many user turns (requests) of each conversation; &apos;all&apos; sends every turn (--max-turns).</source>
+        <translation>每个对话最多发送这么多轮用户消息（请求）；“全部”表示发送每一轮（--max-turns）。</translation>
+    </message>
+    <message>
+        <source>Mean seconds a user thinks before each turn after the first (--think-time; AIPerf: --conversation-turn-delay-mean, in ms).</source>
+        <translation>首轮之后每一轮发送前用户思考的平均秒数（--think-time；AIPerf 对应 --conversation-turn-delay-mean，单位为毫秒）。</translation>
+    </message>
+    <message>
+        <source>Standard deviation of the think time, a normal cut at 0; 0 keeps it fixed (--think-time-stddev).</source>
+        <translation>思考时间的标准差（正态分布，小于 0 截断为 0）；0 表示固定不变（--think-time-stddev）。</translation>
+    </message>
+    <message>
+        <source>Empty: the shipped synthetic trace</source>
+        <translation>留空：使用内置的合成轨迹</translation>
+    </message>
+    <message>
+        <source>Empty: the shipped conversations</source>
+        <translation>留空：使用内置的对话数据</translation>
+    </message>
+    <message>
+        <source>Choose a dataset file</source>
+        <translation>选择数据集文件</translation>
+    </message>
+    <message>
+        <source>The dataset file {0} does not exist.</source>
+        <translation>数据集文件 {0} 不存在。</translation>
+    </message>
+    <message>
+        <source>Choose a dataset file, or pick another dataset.</source>
+        <translation>请选择数据集文件，或改用其他数据集。</translation>
+    </message>
+</context>
+<context>
     <name>DistributionsView</name>
     <message>
         <source>TTFT</source>
@@ -2292,36 +2447,12 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>并发数</translation>
     </message>
     <message>
-        <source>Dataset</source>
-        <translation>数据集</translation>
-    </message>
-    <message>
-        <source>Dataset file</source>
-        <translation>数据集文件</translation>
-    </message>
-    <message>
-        <source>Random tokens</source>
-        <translation>随机 token 数</translation>
-    </message>
-    <message>
         <source>Prompts per point</source>
         <translation>每点提示词数</translation>
     </message>
     <message>
         <source>Seed</source>
         <translation>随机种子</translation>
-    </message>
-    <message>
-        <source>Shared prefixes</source>
-        <translation>共享前缀</translation>
-    </message>
-    <message>
-        <source>Per prompt</source>
-        <translation>每条提示</translation>
-    </message>
-    <message>
-        <source>Trace speed-up</source>
-        <translation>轨迹加速倍数</translation>
     </message>
     <message>
         <source>Label</source>
@@ -2368,80 +2499,12 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>自定义</translation>
     </message>
     <message>
-        <source>Synthetic ShareGPT (shipped)</source>
-        <translation>合成 ShareGPT（内置）</translation>
-    </message>
-    <message>
-        <source>Shared prefixes (prefix caching)</source>
-        <translation>共享前缀（前缀缓存）</translation>
-    </message>
-    <message>
-        <source>Mooncake trace replay</source>
-        <translation>Mooncake 轨迹回放</translation>
-    </message>
-    <message>
-        <source>ShareGPT JSON file</source>
-        <translation>ShareGPT JSON 文件</translation>
-    </message>
-    <message>
-        <source>Random lengths</source>
-        <translation>随机长度</translation>
-    </message>
-    <message>
-        <source>Prompts file (text lines or JSONL)</source>
-        <translation>提示词文件（每行一条或 JSONL）</translation>
-    </message>
-    <message>
         <source>Comma-separated.</source>
         <translation>用逗号分隔。</translation>
     </message>
     <message>
         <source>Browse…</source>
         <translation>浏览…</translation>
-    </message>
-    <message>
-        <source>in</source>
-        <translation>输入</translation>
-    </message>
-    <message>
-        <source>out</source>
-        <translation>输出</translation>
-    </message>
-    <message>
-        <source>count</source>
-        <translation>个数</translation>
-    </message>
-    <message>
-        <source>length</source>
-        <translation>长度</translation>
-    </message>
-    <message>
-        <source>suffix</source>
-        <translation>后缀</translation>
-    </message>
-    <message>
-        <source>Distinct prefixes; the prompts take turns using them (vLLM: --prefix-repetition-num-prefixes).</source>
-        <translation>不同前缀的个数，提示轮流使用它们（vLLM：--prefix-repetition-num-prefixes）。</translation>
-    </message>
-    <message>
-        <source>Tokens in each shared prefix, which a prefix cache can reuse (--prefix-repetition-prefix-len).</source>
-        <translation>每个共享前缀的 token 数，前缀缓存可以复用这部分（--prefix-repetition-prefix-len）。</translation>
-    </message>
-    <message>
-        <source>Unique tokens after the prefix in every prompt (--prefix-repetition-suffix-len).</source>
-        <translation>每条提示在前缀之后独有的 token 数（--prefix-repetition-suffix-len）。</translation>
-    </message>
-    <message>
-        <source>Replay the trace this many times faster than its timestamps (--trace-speedup). Its timestamps replace the request rate.</source>
-        <translation>以轨迹时间戳的这么多倍速度回放（--trace-speedup）。轨迹的时间戳取代请求速率。</translation>
-    </message>
-    <message>
-        <source>Tokens requested per reply (--prefix-repetition-output-len).</source>
-        <translation>每个回复请求生成的 token 数（--prefix-repetition-output-len）。</translation>
-    </message>
-    <message>
-        <source>Empty: the shipped synthetic trace</source>
-        <translation>留空：使用内置的合成轨迹</translation>
     </message>
     <message>
         <source>Requests sent at each sweep point.</source>
@@ -2484,10 +2547,6 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>突发度、预热请求、温度、负载进程数、请求超时</translation>
     </message>
     <message>
-        <source>Conversations, multi-turn (shipped)</source>
-        <translation>多轮对话（内置）</translation>
-    </message>
-    <message>
         <source>Sessions per point</source>
         <translation>每点会话数</translation>
     </message>
@@ -2496,20 +2555,8 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>每个扫描点运行的对话数：每个对话发送它的全部轮次，每一轮都带上此前的完整历史。请求速率即会话开始的速率。</translation>
     </message>
     <message>
-        <source>Choose a dataset file</source>
-        <translation>选择数据集文件</translation>
-    </message>
-    <message>
         <source>Choose the results folder</source>
         <translation>选择结果文件夹</translation>
-    </message>
-    <message>
-        <source>Choose a dataset file, or pick another dataset.</source>
-        <translation>请选择数据集文件，或改用其他数据集。</translation>
-    </message>
-    <message>
-        <source>The dataset file {0} does not exist.</source>
-        <translation>数据集文件 {0} 不存在。</translation>
     </message>
     <message>
         <source>Choose a results folder.</source>

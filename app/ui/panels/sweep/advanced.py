@@ -41,14 +41,18 @@ class AdvancedSettings(QWidget):
     """A form of advanced sweep settings; `argv()` is the flags for the worker."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        # Long but flat: the widgets in the order they appear; one layout read top to bottom.
         super().__init__(parent)
         self.form = QFormLayout(self)
         self.form.setContentsMargins(0, 0, 0, 0)
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.fields: dict[str, AdvancedField] = {}
         self._labels: dict[str, QLabel] = {}
+        self._add_traffic_fields()
+        self._add_client_fields()
+        self.retranslate()
 
+    def _add_traffic_fields(self) -> None:
+        """What is sent: the arrivals' shape, warm-up requests, the sampling temperature."""
         self.burstiness = _double(0.01, 100.0, 1.0, 2, 0.1)
         self.add_field(
             AdvancedField(
@@ -103,6 +107,9 @@ class AdvancedSettings(QWidget):
                 lambda: self.temperature.setValue(-0.01),
             )
         )
+
+    def _add_client_fields(self) -> None:
+        """How the client sends it: load worker processes, the per-request time-out."""
         self.workers = QSpinBox(minimum=1, maximum=64, value=1)
         self.add_field(
             AdvancedField(
@@ -142,7 +149,6 @@ class AdvancedSettings(QWidget):
                     lambda: self.request_timeout.setValue(0.0),
                 )
             )
-        self.retranslate()
 
     def add_field(self, field: AdvancedField) -> None:
         """Append a setting to the form (its label and tooltip follow the UI language)."""

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QProgressBar,
@@ -27,11 +27,13 @@ from app.bench.sweep.contract import (
     SearchValue,
 )
 from app.profiles import Target
+from app.ui.app_setup import settings
 from app.ui.exports.tooltips import metric_tooltips
 from app.ui.panels.sweep import status_text
 from app.ui.panels.sweep.capacity_line import CapacityLine
 from app.ui.panels.sweep.charts import SweepCharts
 from app.ui.panels.sweep.form import SweepForm
+from app.ui.panels.sweep.form_state import FormState
 from app.ui.panels.sweep.layout import SettingsToggle, WrappedLabel
 from app.ui.panels.sweep.run_model import SweepRun
 from app.ui.retranslate import Message, TextSource, is_language_change
@@ -68,6 +70,7 @@ class SweepPanel(QWidget):
         target_provider: Callable[[], Target],
         context_provider: Callable[[], RunContext] = RunContext,
         parent: QWidget | None = None,
+        store: QSettings | None = None,
     ):
         super().__init__(parent)
         self._target_provider = target_provider
@@ -82,6 +85,10 @@ class SweepPanel(QWidget):
         self._ticks = 0
         self.search_doc: dict[str, Any] | None = None  # the last capacity search's summary
         self._build_ui()
+        # The form's values come back after a restart (the app's settings unless given).
+        self.form_state = FormState(self.form, store if store is not None else settings())
+        self.form_state.restore()
+        self.form_state.watch()
         self._connect_worker()
         self.repaint_timer = QTimer(self)
         self.repaint_timer.setInterval(REPAINT_MS)
@@ -191,6 +198,7 @@ class SweepPanel(QWidget):
         except (ValueError, OSError) as exc:
             self._set_status(str(exc), error=True)
             return False
+        self.form_state.save()
         # The charts get the room while it runs; the toggle brings the form back.
         self.settings_toggle.setChecked(False)
         spec.result_dir = str(run_dir)

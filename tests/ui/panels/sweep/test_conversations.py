@@ -30,7 +30,7 @@ def test_conversations_argv_names_sessions_and_multi_turn() -> None:
 
 
 def test_conversation_sweep_shows_first_and_later_turn_ttft(qtbot, sim, tmp_path: Path) -> None:
-    short = RunContext(flags=("--max-turns", "2", "--output-len", "6"))  # a short run
+    short = RunContext(flags=("--output-len", "6"))  # a short run
     panel = SweepPanel(
         lambda: Target("Built-in simulator", sim.base_url, "chat", ""), lambda: short
     )
@@ -38,17 +38,27 @@ def test_conversation_sweep_shows_first_and_later_turn_ttft(qtbot, sim, tmp_path
     panel.form.results_root.setText(str(tmp_path))
     panel.form.dataset.setCurrentIndex(panel.form.dataset.findData("conversations"))
     assert panel.form.labels["prompts"].text() == "Sessions per point"
-    assert not panel.form.dataset_row.isEnabled() and not panel.form.lengths_row.isEnabled()
+    assert not panel.form.lengths_row.isEnabled()
+    # a conversations file may be chosen; empty runs the shipped one
+    assert panel.form.dataset_row.isEnabled() and not panel.form.dataset_path.text()
+    assert panel.form.dataset_path.placeholderText() == "Empty: the shipped conversations"
     panel.form.rates.setText("inf")
     panel.form.concurrencies.setText("2")
     panel.form.num_prompts.setValue(3)
+    # the conversation's own settings, shown only for this dataset
+    assert panel.form.max_turns.isVisibleTo(panel) and panel.form.think_time.isVisibleTo(panel)
+    assert panel.form.max_turns.text() == "all"
+    panel.form.max_turns.setValue(2)
+    panel.form.think_time.setValue(0.05)
+    panel.form.think_stddev.setValue(0.02)
     panel.form.label.setText("chat")
     assert panel.run()
     qtbot.waitUntil(lambda: not panel.is_running(), timeout=90_000)
     assert panel.last_error == ""
     (path,) = panel.run_dir.glob("chat_*.json")
     conv = load_result(path).raw["tpotbench"]["conversations"]
-    assert (conv["sessions"], conv["turns_completed"]) == (3, 6)
+    assert (conv["sessions"], conv["turns_completed"]) == (3, 6)  # two turns each
+    assert conv["think_time_s"] == {"mean": 0.05, "stddev": 0.02}
     row = [panel.table.item(0, c).text() for c in range(panel.table.columnCount())]
     first = conv["ttft_first_turn_ms"]["mean"]
     later = conv["ttft_later_turns_ms"]["mean"]
@@ -72,6 +82,9 @@ def test_conversation_strings_in_chinese(qtbot, qapp) -> None:
         panel.form.dataset.setCurrentIndex(panel.form.dataset.findData("conversations"))
         assert panel.form.dataset.currentText() == "多轮对话（内置）"
         assert panel.form.labels["prompts"].text() == "每点会话数"
+        assert panel.form.labels["max_turns"].text() == "每会话轮数"
+        assert panel.form.labels["think"].text() == "思考时间"
+        assert panel.form.max_turns.text() == "全部"
     finally:
         qapp.removeTranslator(translator)
         panel.retranslate()

@@ -14,7 +14,7 @@ from app.paths import resources_dir
 from app.profiles import Target
 from app.ui.exports.tables import OPTIONAL_KEYS, TABLE_COLUMNS, cell_text
 from app.ui.panels.results.panel import ResultsPanel
-from app.ui.panels.sweep.form import SYNTHETIC_DATASET
+from app.ui.panels.sweep.dataset_fields import SYNTHETIC_DATASET
 from app.ui.panels.sweep.panel import SweepPanel
 
 COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}
@@ -32,6 +32,8 @@ def _dataset_args(argv: list[str]) -> list[str]:
         "--multi-turn",
         "--num-ses",
         "--trace-speedup",
+        "--max-turns",
+        "--think-time",
     )
     while end < len(argv) and argv[end].startswith(owned):
         end += 1 if argv[end] == "--multi-turn" else 2
@@ -40,7 +42,21 @@ def _dataset_args(argv: list[str]) -> list[str]:
 
 EXPECTED = {
     "synthetic": ["--dataset-name", "sharegpt", "--dataset-path", "{shipped}"],
-    "conversations": ["--dataset-name", "sharegpt", "--multi-turn", "--num-sessions", "7"],
+    "conversations": [
+        "--dataset-name",
+        "sharegpt",
+        "--multi-turn",
+        "--num-sessions",
+        "7",
+        "--dataset-path",
+        "{file}",
+        "--max-turns",
+        "4",
+        "--think-time",
+        "1.5",
+        "--think-time-stddev",
+        "0.25",
+    ],
     "prefix": [
         "--dataset-name",
         "prefix",
@@ -91,6 +107,9 @@ def test_each_dataset_choice_builds_its_argv(qtbot, tmp_path: Path, kind: str) -
     panel.form.num_prefixes.setValue(3)
     panel.form.prefix_output_len.setValue(20)
     panel.form.trace_speedup.setValue(2.5)
+    panel.form.max_turns.setValue(4)
+    panel.form.think_time.setValue(1.5)
+    panel.form.think_stddev.setValue(0.25)
     spec = panel.build_spec()
     spec.result_dir = str(tmp_path)
     shipped = str(resources_dir() / SYNTHETIC_DATASET)
@@ -103,7 +122,15 @@ def test_each_dataset_choice_builds_its_argv(qtbot, tmp_path: Path, kind: str) -
     # only the fields of the chosen dataset are shown / enabled
     prefix_rows = (panel.form.prefix_row, panel.form.suffix_row, panel.form.labels["prefix"])
     assert all(w.isVisible() == (kind == "prefix") for w in prefix_rows)
-    assert panel.form.dataset_row.isEnabled() == (kind in ("sharegpt", "prompts", "mooncake"))
+    assert panel.form.dataset_row.isEnabled() == (
+        kind in ("sharegpt", "prompts", "mooncake", "conversations")
+    )
+    conversation_rows = (
+        panel.form.max_turns,
+        panel.form.data.think_row,
+        panel.form.labels["think"],
+    )
+    assert all(w.isVisible() == (kind == "conversations") for w in conversation_rows)
     assert panel.form.lengths_row.isEnabled() == (kind == "random")
 
 
