@@ -243,14 +243,6 @@ Finished results are already saved. Please include the log file if you report th
         <translation>轨迹加速倍数</translation>
     </message>
     <message>
-        <source>Turns per session</source>
-        <translation>每会话轮数</translation>
-    </message>
-    <message>
-        <source>Think time</source>
-        <translation>思考时间</translation>
-    </message>
-    <message>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
@@ -275,12 +267,16 @@ Finished results are already saved. Please include the log file if you report th
         <translation>后缀</translation>
     </message>
     <message>
-        <source>mean</source>
-        <translation>均值</translation>
+        <source>Each session</source>
+        <translation>每个会话</translation>
     </message>
     <message>
-        <source>spread</source>
-        <translation>标准差</translation>
+        <source>turns</source>
+        <translation>轮数</translation>
+    </message>
+    <message>
+        <source>think</source>
+        <translation>思考</translation>
     </message>
     <message>
         <source> s</source>
@@ -321,6 +317,10 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>Standard deviation of the think time, a normal cut at 0; 0 keeps it fixed (--think-time-stddev).</source>
         <translation>思考时间的标准差（正态分布，小于 0 截断为 0）；0 表示固定不变（--think-time-stddev）。</translation>
+    </message>
+    <message>
+        <source>Standard deviation of the think time</source>
+        <translation>思考时间的标准差</translation>
     </message>
     <message>
         <source>Empty: the shipped synthetic trace</source>

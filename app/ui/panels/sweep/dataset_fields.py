@@ -103,17 +103,22 @@ class DatasetFields(QObject):
         self.trace_speedup = QDoubleSpinBox(minimum=0.01, maximum=1000.0, value=1.0)
         self.trace_speedup.setDecimals(2)
         row(form, "speedup", self.trace_speedup)
-        # Conversations: turns per session (the lowest value is "all": the CLI needs >= 2)
-        # and the user's think time before each later turn, mean and spread.
+        # Conversations, one row (the form must leave the charts room at 1280x720): turns per
+        # session (the lowest value is "all": the CLI needs >= 2) and the user's think time
+        # before each later turn, mean and spread.
         self.max_turns = QSpinBox(minimum=1, maximum=MAX_TURNS, value=1)
         self.think_time = _seconds()
         self.think_stddev = _seconds()
-        self.think_label, self.stddev_label = QLabel(), QLabel()
-        self.think_row = row_of(
-            self.think_label, self.think_time, self.stddev_label, self.think_stddev
+        self.turns_label, self.think_label, self.stddev_label = QLabel(), QLabel(), QLabel("±")
+        self.session_row = row_of(
+            self.turns_label,
+            self.max_turns,
+            self.think_label,
+            self.think_time,
+            self.stddev_label,
+            self.think_stddev,
         )
-        row(form, "max_turns", self.max_turns)
-        row(form, "think", self.think_row)
+        row(form, "session", self.session_row)
 
     def retranslate(self) -> None:
         datasets = (
@@ -134,8 +139,7 @@ class DatasetFields(QObject):
             "prefix": self.tr("Shared prefixes"),
             "suffix": self.tr("Per prompt"),
             "speedup": self.tr("Trace speed-up"),
-            "max_turns": self.tr("Turns per session"),
-            "think": self.tr("Think time"),
+            "session": self.tr("Each session"),
         }
         for key, text in texts.items():
             self.labels[key].setText(text)
@@ -146,8 +150,8 @@ class DatasetFields(QObject):
         self.prefix_label.setText(self.tr("length"))
         self.suffix_label.setText(self.tr("suffix"))
         self.prefix_out_label.setText(self.tr("out"))
-        self.think_label.setText(self.tr("mean"))
-        self.stddev_label.setText(self.tr("spread"))
+        self.turns_label.setText(self.tr("turns"))
+        self.think_label.setText(self.tr("think"))
         for box in (self.think_time, self.think_stddev):
             box.setSuffix(self.tr(" s"))
         self.max_turns.setSpecialValueText(self.tr("all"))
@@ -179,6 +183,7 @@ class DatasetFields(QObject):
             (self.think_stddev, self.tr(
                 "Standard deviation of the think time, a normal cut at 0; 0 keeps it fixed "
                 "(--think-time-stddev).")),
+            (self.stddev_label, self.tr("Standard deviation of the think time")),
         )  # fmt: skip
         for widget, tip in tips:
             widget.setToolTip(tip)
@@ -199,10 +204,10 @@ class DatasetFields(QObject):
         shown = {
             "prefix": (self.prefix_row, self.suffix_row),
             "mooncake": (self.trace_speedup,),
-            "conversations": (self.max_turns, self.think_row),
+            "conversations": (self.session_row,),
         }
         owners = {"prefix": "prefix", "suffix": "prefix", "speedup": "mooncake"}
-        owners |= {"max_turns": "conversations", "think": "conversations"}
+        owners |= {"session": "conversations"}
         for owner, widgets in shown.items():
             for widget in widgets:
                 widget.setVisible(kind == owner)

@@ -82,8 +82,7 @@ def test_conversation_strings_in_chinese(qtbot, qapp) -> None:
         panel.form.dataset.setCurrentIndex(panel.form.dataset.findData("conversations"))
         assert panel.form.dataset.currentText() == "多轮对话（内置）"
         assert panel.form.labels["prompts"].text() == "每点会话数"
-        assert panel.form.labels["max_turns"].text() == "每会话轮数"
-        assert panel.form.labels["think"].text() == "思考时间"
+        assert panel.form.labels["session"].text() == "每个会话"
         assert panel.form.max_turns.text() == "全部"
     finally:
         qapp.removeTranslator(translator)

@@ -125,11 +125,7 @@ def test_each_dataset_choice_builds_its_argv(qtbot, tmp_path: Path, kind: str) -
     assert panel.form.dataset_row.isEnabled() == (
         kind in ("sharegpt", "prompts", "mooncake", "conversations")
     )
-    conversation_rows = (
-        panel.form.max_turns,
-        panel.form.data.think_row,
-        panel.form.labels["think"],
-    )
+    conversation_rows = (panel.form.data.session_row, panel.form.labels["session"])
     assert all(w.isVisible() == (kind == "conversations") for w in conversation_rows)
     assert panel.form.lengths_row.isEnabled() == (kind == "random")
 
