@@ -55,9 +55,10 @@ class SimConfig:
     # split K and reduce, and the kernels picked for small M trade tensor rate for bandwidth.
     # The field guide fixes the value: its throughput saturates at concurrency 32 (978 tok/s,
     # "near saturation"), i.e. a 32-sequence decode step is where the GEMMs' compute time
-    # reaches the weight read: 32 x 14.1 GFLOP in 18.4 ms (14.8 GB at 805 GB/s) = 24.6
-    # TFLOP/s, 0.35 of the 71 dense. Above 32 a decode step grows with the batch (64
-    # sequences: 36 ms, not 23), which is the guide's TPOT P99 knee between 32 and 64.
+    # reaches the step's memory time: 32 x 14.1 GFLOP in 18.4 ms (14.1 GB of weights plus 32
+    # contexts of ~360 tokens of KV, at 805 GB/s) = 24.6 TFLOP/s, 0.35 of the 71 dense. Above
+    # 32 a decode step grows with the batch (64 sequences: ~40 ms instead of ~23), and the TPOT
+    # P99 with it: the guide's knee between 32 and 64 follows, it is not fitted.
     decode_compute_efficiency: float = 0.35
     step_overhead_ms: float = 2.0
     # CPU time per scheduled sequence per step: vLLM V1's engine core runs schedule(), the

@@ -14,6 +14,7 @@ import statistics
 import pytest
 from tokenizers import Tokenizer
 
+from app.bench.datasets.prompts import PromptTokenizer
 from app.bench.datasets.sharegpt import default_sharegpt_path, sample_sharegpt
 from app.bench.http.tokens import estimate_tokens
 from app.sim.config import SimConfig
@@ -26,11 +27,10 @@ class _SimTokenizer:
         return count_tokens(text)
 
 
-@pytest.fixture(scope="module")
-def workload() -> list[tuple[int, int, int]]:
-    # What benchmarks/sim_calibration.py sends: tpotbench sweep's ShareGPT sampling (vLLM's
-    # shuffle and length filter) with the simulated model's tokenizer, as a chat request.
-    samples = sample_sharegpt(default_sharegpt_path(), 200, _SimTokenizer(), seed=0)
+def sampled_load(tokenizer: PromptTokenizer, seed: int) -> list[tuple[int, int, int]]:
+    """What benchmarks/sim_calibration.py sends: tpotbench sweep's ShareGPT sampling (vLLM's
+    shuffle and length filter) with a client tokenizer, as chat requests."""
+    samples = sample_sharegpt(default_sharegpt_path(), 200, tokenizer, seed=seed)
     return [
         (
             count_chat_tokens([{"role": "user", "content": s.prompt}]),
@@ -39,6 +39,11 @@ def workload() -> list[tuple[int, int, int]]:
         )
         for s in samples
     ]
+
+
+@pytest.fixture(scope="module")
+def workload() -> list[tuple[int, int, int]]:
+    return sampled_load(_SimTokenizer(), 0)  # the simulated model's tokenizer, seed 0
 
 
 def within(value: float, reference: float, band: float) -> bool:
@@ -70,12 +75,7 @@ def test_the_knee_is_the_model_not_only_the_sample() -> None:
     # over other sampling seeds the P99 still rises clearly faster than the median does.
     ratios_p99, ratios_p50 = [], []
     for seed in range(1, 9):
-        samples = sample_sharegpt(default_sharegpt_path(), 200, _SimTokenizer(), seed=seed)
-        load = [
-            (count_chat_tokens([{"role": "user", "content": s.prompt}]), s.expected_output_len,
-             request_seed(0, s.prompt))
-            for s in samples
-        ]  # fmt: skip
+        load = sampled_load(_SimTokenizer(), seed)
         c32 = replay(SimConfig(), load, max_concurrency=32)
         c64 = replay(SimConfig(), load, max_concurrency=64)
         ratios_p99.append(percentile(c64.tpot_s, 99) / percentile(c32.tpot_s, 99))
@@ -154,12 +154,7 @@ def test_the_bands_hold_in_the_median_over_seeds_and_tokenizers() -> None:
     c32_tput, c32_p99, r4_rps, r4_tput, r4_tpot, knee = [], [], [], [], [], []
     for tokenizer in (_SimTokenizer(), _EstimateTokenizer()):
         for seed in range(5):
-            samples = sample_sharegpt(default_sharegpt_path(), 200, tokenizer, seed=seed)
-            load = [
-                (count_chat_tokens([{"role": "user", "content": s.prompt}]), s.expected_output_len,
-                 request_seed(0, s.prompt))
-                for s in samples
-            ]  # fmt: skip
+            load = sampled_load(tokenizer, seed)
             c32 = replay(SimConfig(), load, max_concurrency=32)
             c64 = replay(SimConfig(), load, max_concurrency=64)
             knee.append(percentile(c64.tpot_s, 99) / percentile(c32.tpot_s, 99))
