@@ -13,7 +13,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication
 
-from app.ui.plots.live import Series, SweepCurves
+from app.ui.plots.sweep_curves import Series, SweepCurves
 
 
 def export_plot(plot: Any, path: str | os.PathLike[str]) -> Path:

@@ -17,11 +17,7 @@ from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
 from app.bench.results.naming import rate_from_file
 from app.bench.results.write import atomic_write_text
-from app.ui.plots.live import (
-    Series,
-    concurrency_value,
-    format_number,
-)
+from app.ui.plots.sweep_curves import Series, concurrency_value, format_number
 
 EXPORT_SCHEMA = 1
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
-from app.ui.plots.live import LiveCharts, SweepCurves
+from app.ui.plots.live import LiveCharts
+from app.ui.plots.sweep_curves import SweepCurves
 
 
 def metric_tooltips() -> dict[str, str]:

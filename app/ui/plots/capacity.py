@@ -17,7 +17,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 
 from app.bench.capacity.knee import find_knee
 from app.bench.results.naming import rate_from_file
-from app.ui.plots.live import Series, SweepCurves, concurrency_value, sweep_axis
+from app.ui.plots.sweep_curves import Series, SweepCurves, concurrency_value, sweep_axis
 
 WHY_TEMPLATES: dict[str, str] = {
     "client": QT_TRANSLATE_NOOP(

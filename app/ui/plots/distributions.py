@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.bench.results.request_samples import RequestSamples
-from app.ui.plots.live import PALETTE, log_ticks, make_plot
+from app.ui.plots.chart import PALETTE, log_ticks, make_plot
 
 METRICS = ("ttft", "tpot", "itl", "e2el")
 FAILED_COLOUR = "#C0392B"

@@ -11,7 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 
 from app.roofline.scenario import BATCH_GRID, Scenario
-from app.ui.plots.live import rename_curve
+from app.ui.plots.chart import rename_curve
 
 COLORS = {"floor": "#0072B2", "line": "#D55E00", "measured": "#009E73", "live": "#CC79A7"}
 

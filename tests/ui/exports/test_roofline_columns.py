@@ -17,7 +17,7 @@ from app.ui.app_setup_sim import SimulatorService
 from app.ui.exports.tables import TABLE_COLUMNS, cell_text, runs_csv, runs_json
 from app.ui.main_window import AppContext, MainWindow
 from app.ui.panels.results.panel import ResultsPanel
-from app.ui.plots.live import Series
+from app.ui.plots.sweep_curves import Series
 
 REFERENCE = {
     "gpu_id": "rtx3090",

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from PySide6.QtGui import QColor, QImage
 
-from app.ui.plots.live import LiveCharts, RingBuffer
+from app.ui.plots.live import LiveCharts
+from app.ui.plots.ring import RingBuffer
 from app.ui.plots.token_scatter import CELL_PX, DOT_COLOUR, TokenScatter
 
 
@@ -149,26 +148,6 @@ def test_live_charts_refresh_draws_the_scatter_and_throttles_small_charts(qtbot)
     assert live.scatter_data()[1].max() > 700
     assert live.refresh(full=True)
     assert len(live.rolling) == 2
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    capacity=st.integers(1, 9),
-    batches=st.lists(st.integers(0, 12), max_size=8),
-    n=st.integers(0, 12),
-)
-def test_ring_tail_is_the_newest_rows_of_the_view(
-    capacity: int, batches: list[int], n: int
-) -> None:
-    ring = RingBuffer(capacity, 2)
-    counter = 0
-    for size in batches:
-        ring.extend([[counter + i, -(counter + i)] for i in range(size)])
-        counter += size
-    view = ring.view()
-    expected = view[len(view) - min(n, len(view)) :]
-    assert ring.tail(n).tolist() == expected.tolist()
-    assert ring.tail(n).shape == (len(expected), 2)
 
 
 def test_live_axes_keep_their_width_and_empty_ranges_until_there_is_data(qtbot) -> None:

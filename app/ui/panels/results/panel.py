@@ -48,7 +48,7 @@ from app.ui.plots.capacity import (
     sweep_knees,
 )
 from app.ui.plots.distributions import DistributionsView
-from app.ui.plots.live import Series, SweepCurves, sweep_axis
+from app.ui.plots.sweep_curves import Series, SweepCurves, sweep_axis
 from app.ui.retranslate import Message, TextSource, is_language_change
 from app.ui.worker import default_results_root
 

@@ -20,7 +20,7 @@ from app.bench.results.request_samples import RequestSamples, request_samples
 from app.ui.exports.tables import TABLE_COLUMNS, cell_text, hidden_keys
 from app.ui.exports.tooltips import metric_tooltips
 from app.ui.plots.capacity import FAIL_BG, PASS_BG, slo_cell_colours
-from app.ui.plots.live import Series
+from app.ui.plots.sweep_curves import Series
 
 
 class PointsTable(QTableWidget):

@@ -17,7 +17,7 @@ from app.bench.results.point_result import PointResult
 from app.bench.results.read import NOT_POINT_FILES, ResultFileError, read_points
 from app.roofline.catalog import CatalogError, get_gpu
 from app.ui.exports.tables import OPTIONAL_KEYS, ROOFLINE_KEYS, point_value
-from app.ui.plots.live import Series
+from app.ui.plots.sweep_curves import Series
 
 _POINT_NAME = re.compile(r"^(?P<label>.+?)_rate[^_]+_conc[^_]+$")
 MAX_DEPTH = 2  # the results root, its run folders, and one level below

@@ -32,14 +32,8 @@ from PySide6.QtWidgets import (
 
 from app.bench.serverstats.scrape import MetricsScraper
 from app.bench.serverstats.snapshot import MetricsSample
-from app.ui.plots.live import (
-    PALETTE,
-    RingBuffer,
-    make_plot,
-    rename_curve,
-    set_words,
-    time_limit,
-)
+from app.ui.plots.chart import PALETTE, make_plot, rename_curve, set_words, time_limit
+from app.ui.plots.ring import RingBuffer
 from app.ui.plots.server_timeline import (
     IDLE_INTERVAL_S,
     RUN_INTERVAL_S,

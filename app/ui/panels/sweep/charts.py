@@ -13,7 +13,8 @@ from app.ui.exports.tooltips import set_chart_tooltips
 from app.ui.panels.sweep.points_table import PointsTable
 from app.ui.plots.capacity import Marks, draw_marks, sweep_knees
 from app.ui.plots.distributions import DistributionsView
-from app.ui.plots.live import LiveCharts, Series, SweepCurves, sweep_axis
+from app.ui.plots.live import LiveCharts
+from app.ui.plots.sweep_curves import Series, SweepCurves, sweep_axis
 
 
 class SweepCharts(QSplitter):

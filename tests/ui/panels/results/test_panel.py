@@ -17,7 +17,7 @@ from PySide6.QtGui import QImage
 from app.ui.app_setup import settings
 from app.ui.exports.tables import markdown_table, runs_csv
 from app.ui.panels.results.panel import ResultsPanel
-from app.ui.plots.live import RingBuffer, Series
+from app.ui.plots.sweep_curves import Series
 
 # What `vllm bench serve --save-result` writes (a subset of its keys; the field guide's
 # rate=4 / concurrency=16 figures and its concurrency-32 saturation point).
@@ -214,18 +214,6 @@ def test_default_folder_is_where_sweeps_save_and_empty_is_not_an_error(
     assert panel.folder.text() == str(tmp_path / "TPOT Bench results")
     assert panel.errors == [] and panel.runs == []
     assert panel.message.text().startswith("No results yet: a sweep saves its runs in")
-
-
-def test_ring_buffer_keeps_the_newest_rows_in_order() -> None:
-    ring = RingBuffer(4, 2)
-    ring.extend([[1, 10], [2, 20], [3, 30]])
-    ring.append(4, 40)
-    ring.extend([[5, 50], [6, 60]])
-    assert ring.view()[:, 0].tolist() == [3, 4, 5, 6]
-    assert ring.total_added == 6
-    ring.extend([[i, i] for i in range(10, 20)])
-    assert ring.view()[:, 0].tolist() == [16, 17, 18, 19]
-    assert ring.tail(2)[:, 1].tolist() == [18, 19]
 
 
 def test_markdown_and_csv_escape_and_format() -> None:

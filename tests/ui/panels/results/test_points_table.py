@@ -7,7 +7,7 @@ from PySide6.QtGui import QColor
 from app.ui.exports.tables import OPTIONAL_KEYS, TABLE_COLUMNS
 from app.ui.panels.results.points_table import PointsTable
 from app.ui.plots.capacity import FAIL_BG, PASS_BG
-from app.ui.plots.live import Series
+from app.ui.plots.sweep_curves import Series
 
 COL = {key: col for col, (key, _h, _d) in enumerate(TABLE_COLUMNS, start=1)}
 

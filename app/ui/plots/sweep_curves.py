@@ -1,0 +1,189 @@
+"""The sweep curves: output tok/s, TPOT P50/P99 (with the roofline floor) and TTFT P99 against
+concurrency or rate, one colour per run."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import QGridLayout, QWidget
+
+from app.bench.results.naming import rate_from_file
+from app.ui.plots.chart import FLOOR_COLOUR, PALETTE, coloured, make_plot, set_words
+from app.ui.retranslate import is_language_change
+
+
+def concurrency_value(value: Any) -> float:
+    """A max concurrency as a float; None or 0 means 'unlimited' (inf)."""
+    if value in (None, "", 0, "0"):
+        return math.inf
+    return float(value)
+
+
+def format_number(value: float) -> str:
+    if math.isinf(value):
+        return "inf"
+    return f"{value:g}"
+
+
+@dataclass
+class Series:
+    """One run's sweep points, as drawn on the sweep curves (a summary dict per point)."""
+
+    name: str
+    points: list[Mapping[str, Any]] = field(default_factory=list)
+
+
+def sweep_axis(series: Iterable[Series]) -> str:
+    """'rate' when every run holds concurrency fixed and varies the rate, else 'concurrency'."""
+    concs: set[float] = set()
+    rates: set[float] = set()
+    for s in series:
+        for p in s.points:
+            concs.add(concurrency_value(p.get("max_concurrency")))
+            rates.add(rate_from_file(p.get("request_rate")))
+    return "rate" if len(concs) <= 1 and len(rates) > 1 else "concurrency"
+
+
+def metric(point: Mapping[str, Any], key: str) -> float:
+    value = point.get(key)
+    try:
+        return float(value) if value is not None else math.nan
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def floor_ms(point: Mapping[str, Any]) -> float:
+    """A point's roofline floor: flat in a file's summary, nested in a live sweep's."""
+    value = metric(point, "floor_tpot_ms")
+    block = point.get("tpotbench")
+    roofline = block.get("roofline") if isinstance(block, Mapping) else None
+    if math.isnan(value) and isinstance(roofline, Mapping):
+        value = metric(roofline, "floor_tpot_ms")
+    return value
+
+
+class SweepCurves(QWidget):
+    """Output tok/s, TPOT P50/P99 and TTFT P99 against concurrency (or rate), one colour per run.
+
+    The x axis is categorical (one slot per distinct value, labelled with it) so 1..128 and
+    'inf' fit on one readable axis and runs with different grids still line up by value.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.throughput = make_plot()
+        self.tpot = make_plot()
+        self.ttft = make_plot()
+        layout = QGridLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.throughput, 0, 0)
+        layout.addWidget(self.tpot, 0, 1)
+        layout.addWidget(self.ttft, 0, 2)
+        self.axis = "concurrency"
+        self._series: list[Series] = []
+        self.caption = ""  # a second title line (exports name the run, model, GPU, date)
+        self._has_floor = False
+        self.set_series([])
+
+    def changeEvent(self, event: QEvent) -> None:
+        if is_language_change(event):
+            self.set_series(self._series)  # titles, axis words and legends again
+        super().changeEvent(event)
+
+    def _words(self, many: bool) -> None:
+        one = not many and bool(self._series)
+        tpot_title = (
+            coloured((self.tr("TPOT"), ""), ("P50", PALETTE[0]), ("/", ""), ("P99", PALETTE[1]))
+            if one
+            else self.tr("TPOT P50 / P99")
+        )
+        label = (
+            self.tr("request rate (req/s)") if self.axis == "rate" else self.tr("max concurrency")
+        )
+        if one and self._has_floor:
+            tpot_title += " " + coloured((self.tr("floor"), FLOOR_COLOUR))
+        sub = f"<br><span style='font-size:8pt'>{html.escape(self.caption)}</span>"
+        sub = sub if self.caption else ""
+        set_words(self.throughput, self.tr("Output throughput") + sub, self.tr("tok/s"), label)
+        set_words(self.tpot, tpot_title + sub, self.tr("ms"), label)
+        set_words(self.ttft, self.tr("TTFT P99") + sub, self.tr("ms"), label)
+
+    def plots(self) -> dict[str, pg.PlotWidget]:
+        return {"throughput": self.throughput, "tpot": self.tpot, "ttft": self.ttft}
+
+    def set_series(self, series: Sequence[Series]) -> None:
+        self._series = [s for s in series if s.points]
+        for plot in self.plots().values():
+            plot.getPlotItem().clear()
+            legend = plot.getPlotItem().legend
+            if legend is not None:
+                legend.clear()
+        self.axis = sweep_axis(self._series)
+        key = "request_rate" if self.axis == "rate" else "max_concurrency"
+        to_value = rate_from_file if self.axis == "rate" else concurrency_value
+        values = sorted({to_value(p.get(key)) for s in self._series for p in s.points})
+        slot = {v: i for i, v in enumerate(values)}
+        ticks = [[(i, format_number(v)) for v, i in slot.items()]]
+        many = len(self._series) > 1
+        self._has_floor = any(math.isfinite(floor_ms(p)) for s in self._series for p in s.points)
+        self._words(many)
+        for plot in self.plots().values():
+            item = plot.getPlotItem()
+            item.getAxis("bottom").setTicks(ticks)
+            # No points yet: no numbers on the value axis rather than pyqtgraph's 0-1.
+            item.getAxis("left").setStyle(showValues=bool(values))
+            if not values:
+                item.setYRange(0, 1, padding=0)
+        for n, s in enumerate(self._series):
+            colour = PALETTE[n % len(PALETTE)]
+            ordered = sorted(s.points, key=lambda p: to_value(p.get(key)))
+            x = np.array([slot[to_value(p.get(key))] for p in ordered], dtype=float)
+
+            prefix = f"{s.name} " if many else ""
+            # One run: P99 gets its own colour; several runs: a colour per run, P99 dashed.
+            p99_colour = colour if many else PALETTE[1]
+            for plot, mkey, name, dashed, col in (
+                (self.throughput, "output_throughput", s.name if many else None, False, colour),
+                # One run: P50 and P99 are named in the title's colours, no legend box.
+                (self.tpot, "median_tpot_ms", f"{prefix}P50" if many else None, False, colour),
+                (self.tpot, "p99_tpot_ms", f"{prefix}P99" if many else None, True, p99_colour),
+                (self.ttft, "p99_ttft_ms", s.name if many else None, False, colour),
+            ):
+                y = np.array([metric(p, mkey) for p in ordered], dtype=float)
+                if not np.isfinite(y).any():
+                    continue  # a metric no point has (an older file): nothing to draw
+                style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
+                plot.plot(
+                    x,
+                    y,
+                    pen=pg.mkPen(col, width=2, style=style),
+                    symbol="t" if dashed else "o",
+                    symbolSize=7,
+                    symbolBrush=col,
+                    symbolPen=col,
+                    name=name,
+                    connect="finite",
+                )
+            floor = np.array([floor_ms(p) for p in ordered], dtype=float)
+            if np.isfinite(floor).any():
+                # The roofline floor at each point's batch: how far TPOT sits above it.
+                self.tpot.plot(
+                    x,
+                    floor,
+                    pen=pg.mkPen(
+                        FLOOR_COLOUR if not many else colour, width=1.5, style=Qt.PenStyle.DotLine
+                    ),
+                    name=f"{prefix}{self.tr('floor')}" if many else None,
+                    connect="finite",
+                )
+        for plot in self.plots().values():
+            item = plot.getPlotItem()
+            item.enableAutoRange(axis="y")
+            item.setXRange(-0.5, max(0, len(values) - 1) + 0.5, padding=0)

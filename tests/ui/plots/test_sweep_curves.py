@@ -1,0 +1,39 @@
+"""The sweep curves: words and no fake scale when empty, the roofline floor from a live summary."""
+
+from __future__ import annotations
+
+from app.ui.plots.sweep_curves import SweepCurves
+
+
+def _label(plot, side: str) -> str:
+    axis = plot.getPlotItem().getAxis(side)
+    return axis.labelString()
+
+
+def test_empty_sweep_curves_have_words_and_no_fake_scale(qtbot) -> None:
+    curves = SweepCurves()
+    qtbot.addWidget(curves)
+    curves.resize(900, 300)
+    curves.show()
+    qtbot.waitExposed(curves)
+    for plot in curves.plots().values():
+        item = plot.getPlotItem()
+        assert "max concurrency" in _label(plot, "bottom")
+        assert "x0.001" not in _label(plot, "bottom") and "x0.001" not in _label(plot, "left")
+        assert not item.getAxis("bottom").autoSIPrefix
+        assert not item.getAxis("left").style["showValues"]  # no 0-1 numbers without data
+    curves.set_series([])
+    assert "x0.001" not in _label(curves.tpot, "bottom")
+
+
+def test_the_floor_is_drawn_from_a_live_summary_too(qtbot) -> None:
+    from app.ui.plots.sweep_curves import Series
+
+    curves = SweepCurves()
+    qtbot.addWidget(curves)
+    live = {"max_concurrency": 4, "request_rate": "inf", "median_tpot_ms": 19.7,
+            "tpotbench": {"roofline": {"floor_tpot_ms": 15.14}}}  # fmt: skip
+    curves.set_series([Series("this run", [live])])
+    ys = [item.getData()[1].tolist() for item in curves.tpot.getPlotItem().listDataItems()]
+    assert [15.14] in ys
+    assert "floor" in curves.tpot.getPlotItem().titleLabel.text
