@@ -84,8 +84,10 @@ class ScrapeThread:
             self.loop.call_soon_threadsafe(fn)
 
     def stop(self) -> concurrent.futures.Future[None]:
-        if self._future is not None:
-            self._future.cancel()  # cancels the task on its loop; the loop then stops
+        """Stop the loop; `_run` then cancels the task and closes the loop. Cancelling the
+        coroutine's future from here instead ran its callbacks on this thread, one of them
+        after the loop had already closed ("Event loop is closed" at teardown)."""
+        self.call(self.loop.stop)
         return self.finished
 
     def _run(self) -> None:

@@ -76,3 +76,37 @@ def test_rolling_tpot_floor_follows_the_running_batch(qtbot, window: MainWindow,
     x, _y = sweep.live._floor.getData()
     assert x is not None and len(x) >= 2
     assert roofline._live_ms is not None and roofline._live_batch >= 1
+
+
+def test_stopping_the_scrape_thread_leaves_the_loop_to_its_own_thread() -> None:
+    import asyncio
+    import threading
+
+    from app.ui.plots.server_timeline import ScrapeThread
+
+    started = threading.Event()
+    closed_cleanly = threading.Event()
+
+    async def forever() -> None:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            closed_cleanly.set()  # cancelled on its own loop, its cleanup ran
+
+    for _ in range(20):  # the teardown race needed many tries when it existed
+        thread = ScrapeThread()
+        callers: list[int] = []
+        thread.start(forever())
+        assert started.wait(5)
+        started.clear()
+        assert thread._future is not None
+        thread._future.add_done_callback(lambda _f, out=callers: out.append(threading.get_ident()))
+        thread.stop().result(timeout=5)
+        assert closed_cleanly.wait(5)
+        closed_cleanly.clear()
+        # The coroutine's future is settled on the loop's thread, while the loop is open:
+        # settled on the caller's, a callback reached the loop after it had closed.
+        assert callers and callers[0] != threading.get_ident()
+        assert thread._future.cancelled()
+        thread.stop().result(timeout=5)  # again, after the close: nothing to do, no error
