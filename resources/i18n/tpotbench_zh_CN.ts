@@ -2196,10 +2196,6 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>%</translation>
     </message>
     <message>
-        <source>time (s)</source>
-        <translation>时间 (s)</translation>
-    </message>
-    <message>
         <source>Requests</source>
         <translation>请求数</translation>
     </message>

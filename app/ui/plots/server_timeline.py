@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 
+from app.bench.serverstats.scrape import MetricsScraper
+
 IDLE_INTERVAL_S = 2.0
 RUN_INTERVAL_S = 0.25
 # A server without /metrics (a cloud gateway): ask again only every half minute.
@@ -56,6 +58,25 @@ class Poll:
         if failures >= BACKOFF_AFTER:
             return BACKOFF_INTERVAL_S
         return self.run_s if self.running else self.idle_s
+
+
+async def poll_metrics(scraper: MetricsScraper, poll: Poll, after: Callable[[], None]) -> None:
+    """Scrape at `poll`'s pace (woken early when it changes) until cancelled; `after` is
+    called after each attempt, on this loop's thread."""
+    async with contextlib.AsyncExitStack() as stack:
+        await scraper.start(timer=False)
+        stack.push_async_callback(scraper.stop)
+        after()
+        while True:
+            poll.wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(poll.wake.wait(), poll.interval(scraper.failures))
+            if not poll.paused:
+                before = scraper.failures
+                await scraper.scrape_now()
+                if scraper.failures == before:
+                    scraper.failures = 0  # back: the normal pace again
+                after()
 
 
 class ScrapeThread:

@@ -107,7 +107,7 @@ def test_mark_labels_are_whole_and_clear_of_any_legend(qtbot: QtBot) -> None:
     panel.grab()  # a paint places the labels
     box = panel.kv_plot.getPlotItem().getViewBox().sceneBoundingRect()
     legend = panel.kv_plot.getPlotItem().legend
-    labels = [lines[0].label for _t, _l, lines in panel._marks]
+    labels = [lines[0].label for _t, _l, lines in panel.charts._marks]
     assert [label.toPlainText() for label in labels] == ["sweep", "c=1"]
     for label in labels:
         rect = label.sceneBoundingRect()
@@ -227,3 +227,33 @@ def test_an_endpoint_without_metrics_backs_off_and_says_so(
     assert panel._poll.interval(panel._scraper.failures) == BACKOFF_INTERVAL_S
     assert panel.sample_count() == 0
     qtbot.waitUntil(panel.stop().done, timeout=5_000)
+
+
+def test_a_shorter_readout_does_not_resize_the_charts(qtbot: QtBot) -> None:
+    panel = make_panel(qtbot)
+    panel.resize(330, 700)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.set_server("vllm", 84_896)
+    resizes: list[int] = []
+    plot = panel.kv_plot
+
+    def sample(t: float, running: float) -> None:
+        panel.add_sample({"t_s": t, "kv_cache_usage": 1.0, "running": running, "waiting": running,
+                          "preemptions": running})  # fmt: skip
+        panel.repaint_now()
+        QCoreApplication.processEvents()
+
+    original = type(plot).resizeEvent
+
+    def counted(event: object) -> None:
+        resizes.append(plot.height())
+        original(plot, event)
+
+    sample(0.0, 123_456_789_012)  # a long readout: several lines
+    label = panel.message
+    qtbot.waitUntil(lambda: label.height() == label.heightForWidth(label.width()))
+    plot.resizeEvent = counted  # type: ignore[method-assign]
+    for n in range(1, 6):  # short and long by turns: fewer lines, then more again
+        sample(float(n), 1 if n % 2 else 123_456_789_012)
+    assert resizes == []  # the charts kept their height: no whole repaint of them
