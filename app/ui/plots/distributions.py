@@ -47,6 +47,13 @@ def hist_cdf(edges: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndar
     return edges[1:], np.cumsum(counts) / total * 100.0
 
 
+def _numbers_only_with_data(plot: pg.PlotItem) -> None:
+    """No numbers on the axes of an empty chart: pyqtgraph's 0.2-0.8 there looked like data."""
+    shown = bool(plot.listDataItems())
+    for side in ("left", "bottom"):
+        plot.getAxis(side).setStyle(showValues=shown)
+
+
 class DistributionsView(QWidget):
     """One distribution chart (histogram or CDF of a chosen metric) and one scatter chart.
 
@@ -220,6 +227,7 @@ class DistributionsView(QWidget):
                 share = counts / len(values) * 100.0
                 plot.plot(used_edges, share, pen=pen, name=label, stepMode="center")
         self._log_ticks(plot, log_x)
+        _numbers_only_with_data(plot)
         plot.enableAutoRange()
 
     @staticmethod
@@ -284,6 +292,7 @@ class DistributionsView(QWidget):
                 symbolPen=pg.mkPen(FAILED_COLOUR, width=2),
                 name=self.tr("failed (time to failure)"),
             )
+        _numbers_only_with_data(plot)
         plot.enableAutoRange()
 
     def scatter_counts(self) -> tuple[int, int]:

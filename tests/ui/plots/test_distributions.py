@@ -93,3 +93,29 @@ def test_the_scatter_choice_shows_its_whole_name_in_a_narrow_panel(qtbot) -> Non
     whole.addItems([combo.itemText(i) for i in range(combo.count())])
     whole.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
     assert combo.width() >= whole.sizeHint().width(), (combo.width(), whole.sizeHint())
+
+
+def test_empty_charts_show_no_numbers_until_there_is_data(qtbot) -> None:
+    view = DistributionsView()
+    qtbot.addWidget(view)
+
+    def numbers_shown() -> list[bool]:
+        return [
+            plot.getPlotItem().getAxis(side).style["showValues"]
+            for plot in (view.dist_plot, view.scatter_plot)
+            for side in ("left", "bottom")
+        ]
+
+    assert numbers_shown() == [False] * 4  # no 0.2-0.8 that looks like data
+    samples = RequestSamples(
+        ok=[True, True],
+        ttft_ms=[40.0, 55.0],
+        tpot_ms=[20.0, 21.0],
+        e2el_ms=[700.0, 720.0],
+        ttft_by_prompt=[(100, 40.0), (300, 55.0)],
+        e2el_by_output=[(32, 700.0), (32, 720.0)],
+    )
+    view.set_series([("c=8", samples)])
+    assert numbers_shown() == [True] * 4
+    view.set_series([])
+    assert numbers_shown() == [False] * 4
