@@ -179,17 +179,21 @@ class TimelineCharts(QWidget):
             for curve in curves:
                 curve.setData([], [])
             return
-        t = rows[:, 0]
-        for curve, column in zip(curves, (1, 2, 3, 4), strict=True):
-            curve.setData(*hold_steps(t, rows[:, column]))
         # Axes (with their grids) are the costly part of a repaint: the ranges move in steps
         # (a minute at the left, 1-1.5-2-3-5-7 at the right), not with every sample.
-        end = float(t[-1])
+        end = float(rows[-1, 0])
         start = math.floor((end - IDLE_SPAN_S) / 60.0) * 60.0
         if self.run_start_s is not None:
             start = min(start, self.run_start_s - 5.0)
-        start = max(float(t[0]), start)
+        start = max(float(rows[0, 0]), start)
         right = start + time_limit(max(end - start, 10.0))
+        # What is in view, one more span to its left (a drag shows it) and the sample held
+        # into it: after a day the ring holds 20 000 rows, all handed to four curves a second.
+        keep = int(np.searchsorted(rows[:, 0], start - (right - start), side="right"))
+        rows = rows[max(0, keep - 1) :]
+        t = rows[:, 0]
+        for curve, column in zip(curves, (1, 2, 3, 4), strict=True):
+            curve.setData(*hold_steps(t, rows[:, column]))
         if self._ranges.get("x") != (start, right):
             self._ranges["x"] = (start, right)
             self.kv_plot.setXRange(start, right, padding=0)

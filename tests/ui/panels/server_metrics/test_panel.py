@@ -257,3 +257,23 @@ def test_a_shorter_readout_does_not_resize_the_charts(qtbot: QtBot) -> None:
     for n in range(1, 6):  # short and long by turns: fewer lines, then more again
         sample(float(n), 1 if n % 2 else 123_456_789_012)
     assert resizes == []  # the charts kept their height: no whole repaint of them
+
+
+def test_a_long_session_hands_the_curves_only_what_is_in_view(qtbot: QtBot) -> None:
+    panel = make_panel(qtbot)
+    for n in range(5000):  # almost three hours idle, a sample every 2 s
+        panel.add_sample({"t_s": 2.0 * n, "kv_cache_usage": 0.01 * (n % 7), "running": n % 5,
+                          "waiting": 0, "preemptions": 0})  # fmt: skip
+    panel.repaint_now()
+    (left, right), _y = panel.kv_plot.getPlotItem().getViewBox().viewRange()
+    assert left <= 9998.0 - 600 and right >= 9998.0  # the last ten minutes are in view
+    x, y = curve(panel.running_curve)
+    assert len(x) < 2 * 2 * (right - left) / 2.0 + 4  # two spans of samples, as held steps
+    assert x[0] <= left - (right - left)  # one span more to the left, for a drag
+    # In view, the same held steps as from the whole ring.
+    rows = panel.data()
+    whole_x = np.repeat(rows[:, 0], 2)[1:]
+    whole_y = np.repeat(rows[:, 2], 2)[:-1]
+    seen = whole_x >= left
+    assert x[-int(seen.sum()) :] == whole_x[seen].tolist()
+    assert y[-int(seen.sum()) :] == whole_y[seen].tolist()
