@@ -1316,10 +1316,6 @@ Finished results are already saved. Please include the log file if you report th
         <translation>时间（秒）</translation>
     </message>
     <message>
-        <source>Rolling TPOT</source>
-        <translation>滚动 TPOT</translation>
-    </message>
-    <message>
         <source>ms</source>
         <translation>毫秒</translation>
     </message>
@@ -1330,6 +1326,10 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>In flight</source>
         <translation>进行中</translation>
+    </message>
+    <message>
+        <source>Rolling TPOT: P50 and P99 of the last {0} finished requests. The dashed line is the roofline floor for the batch the server runs now.</source>
+        <translation>滚动 TPOT：最近 {0} 个已完成请求的 P50 与 P99。虚线是服务器当前批大小下的屋顶线下限。</translation>
     </message>
     <message>
         <source>Output tokens per second of the requests completed so far in this point.</source>

@@ -132,8 +132,9 @@ class LiveCharts(QWidget):
             seconds,
         )
         # The three small charts: shorter titles in a smaller size, so narrow windows fit them.
+        # "Rolling" lives in the tooltip: at 1280x720 the title was cut after "floo".
         rolling = coloured(
-            (self.tr("Rolling TPOT"), ""),
+            ("TPOT", ""),
             ("P50", PALETTE[0]),
             ("P99", PALETTE[1]),
             (self.tr("floor"), FLOOR_COLOUR),
@@ -141,6 +142,12 @@ class LiveCharts(QWidget):
         set_words(self.tpot, rolling, self.tr("ms"), seconds, "9pt")
         set_words(self.tok_s, self.tr("Output tok/s"), self.tr("tok/s"), seconds, "9pt")
         set_words(self.in_flight, self.tr("In flight"), self.tr("requests"), seconds, "9pt")
+        self.tpot.setToolTip(
+            self.tr(
+                "Rolling TPOT: P50 and P99 of the last {0} finished requests. The dashed line "
+                "is the roofline floor for the batch the server runs now."
+            ).format(self.rolling_window)
+        )
         self.tok_s.setToolTip(
             self.tr("Output tokens per second of the requests completed so far in this point.")
         )
