@@ -92,6 +92,10 @@ class DistributionsView(QWidget):
         for plot in (self.dist_plot, self.scatter_plot):
             for side in ("left", "bottom"):
                 plot.getPlotItem().getAxis(side).enableAutoSIPrefix(False)
+        # Forty bins need no clipping to the view: with it, a histogram (stepMode) added while
+        # the chart was zoomed in was cut to one edge too few and pyqtgraph raised.
+        self.dist_plot.getPlotItem().setClipToView(False)
+        self.dist_plot.getPlotItem().setDownsampling(auto=False, ds=1)
         charts = QHBoxLayout()
         charts.setContentsMargins(0, 0, 0, 0)
         charts.addWidget(self.dist_plot, 3)

@@ -119,3 +119,25 @@ def test_empty_charts_show_no_numbers_until_there_is_data(qtbot) -> None:
     assert numbers_shown() == [True] * 4
     view.set_series([])
     assert numbers_shown() == [False] * 4
+
+
+def test_a_zoomed_in_chart_takes_new_histograms(qtbot) -> None:
+    view = DistributionsView()
+    qtbot.addWidget(view)
+    view.resize(800, 400)
+    view.show()
+    rng = np.random.default_rng(1)
+
+    def samples(scale: float) -> RequestSamples:
+        ms = rng.lognormal(np.log(scale), 0.5, 200).tolist()
+        return RequestSamples(ok=[True] * 200, ttft_ms=ms, tpot_ms=ms, e2el_ms=ms)
+
+    view.set_series([("a", samples(50.0))])
+    view.dist_plot.setXRange(1.9, 2.0, padding=0)  # the user zoomed into part of it (log10 ms)
+    with qtbot.captureExceptions() as raised:
+        view.set_series([("a", samples(50.0)), ("b", samples(300.0))])
+        qtbot.wait(10)
+    assert raised == []
+    assert len(_curves(view)) == 2
+    for curve in _curves(view):
+        assert len(curve.xData) == len(curve.yData) + 1  # every bin edge, zoomed or not
