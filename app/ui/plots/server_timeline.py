@@ -105,11 +105,16 @@ class ScrapeThread:
             self.loop.call_soon_threadsafe(fn)
 
     def stop(self) -> concurrent.futures.Future[None]:
-        """Stop the loop; `_run` then cancels the task and closes the loop. Cancelling the
-        coroutine's future from here instead ran its callbacks on this thread, one of them
-        after the loop had already closed ("Event loop is closed" at teardown)."""
-        self.call(self.loop.stop)
+        """Cancel the coroutine on the loop's own thread; once it has ended (its connection
+        closed, every task it started finished) the loop stops and closes. Cancelling its
+        future from here instead ran a callback after the loop had closed ("Event loop is
+        closed"), and stopping the loop at once left tasks it had just started unrun."""
+        self.call(self._cancel_tasks)
         return self.finished
+
+    def _cancel_tasks(self) -> None:
+        for task in asyncio.all_tasks(self.loop):
+            task.cancel()
 
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
