@@ -46,6 +46,7 @@ class LiveCharts(QWidget):
     step is crossed, not every frame.
     """
 
+    # Long (73 lines): the four charts, their curves and the grid they sit in, read best whole.
     def __init__(
         self,
         parent: QWidget | None = None,
