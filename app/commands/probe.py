@@ -85,7 +85,7 @@ async def _probe(args: argparse.Namespace, target: dict[str, Any], events: Any) 
     from app.bench.http.client import make_client
     from app.bench.http.request import RequestSpec
     from app.bench.http.stream import send_request
-    from app.bench.sweep.runner import UnreachableError, fetch_first_model
+    from app.bench.sweep.discovery import UnreachableError, fetch_first_model
 
     resolved = target["resolved"]
     if not resolved.model:

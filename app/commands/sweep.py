@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 from app.bench.capacity.search import SearchSettings
@@ -16,16 +17,12 @@ from app.bench.http.auth import cleartext_warning
 from app.bench.load.workers.pool import WorkerError
 from app.bench.results.read import result_files
 from app.bench.results.write import ensure_writable_dir
+from app.bench.sweep.config import ResultExistsError, SweepConfig
+from app.bench.sweep.discovery import UnreachableError, fetch_first_model
 from app.bench.sweep.events import EventWriter
 from app.bench.sweep.observer import SweepObserver
-from app.bench.sweep.runner import (
-    ResultExistsError,
-    SweepConfig,
-    UnreachableError,
-    check_roofline,
-    fetch_first_model,
-    run_sweep,
-)
+from app.bench.sweep.roofline_point import check_roofline
+from app.bench.sweep.runner import run_sweep
 from app.commands import conversation_flags
 from app.commands.console import error, note
 from app.commands.credentials import UsageError
@@ -46,6 +43,33 @@ def _watch_stdin(loop: asyncio.AbstractEventLoop, cancel: asyncio.Event) -> None
                 return
 
     threading.Thread(target=reader, name="cancel-reader", daemon=True).start()
+
+
+async def _resolve_model(config: SweepConfig) -> None:
+    """Check the server answers; without --model take its first model (as vLLM does), and
+    name the roofline's architecture after it when no --roofline-model was given."""
+    first = await fetch_first_model(
+        config.resolved,
+        config.api_key,
+        config.extra_headers,
+        config.verify_tls,
+        timeout_s=min(60.0, config.timeout_s or 60.0),
+        request_timeout_s=min(60.0, config.request_timeout_s or 60.0),
+    )
+    if not config.model:
+        if first is None:
+            raise UnreachableError(f"no model list at {config.resolved.models_url}; pass --model")
+        config.model = first
+    if config.roofline is not None and not config.roofline.get("model_id"):
+        try:
+            config.roofline = check_roofline({**config.roofline, "model_id": config.model})
+        except ValueError as exc:
+            print(
+                f"note: no roofline for this run: {exc}; name the architecture with "
+                "--roofline-model",
+                file=sys.stderr,
+            )
+            config.roofline = None
 
 
 async def _main(
@@ -74,28 +98,7 @@ async def _main(
         for obs in observers:
             if isinstance(obs, EventWriter):
                 obs.on_broken = reader_gone
-    first = await fetch_first_model(
-        config.resolved,
-        config.api_key,
-        config.extra_headers,
-        config.verify_tls,
-        timeout_s=min(60.0, config.timeout_s or 60.0),
-        request_timeout_s=min(60.0, config.request_timeout_s or 60.0),
-    )
-    if not config.model:
-        if first is None:
-            raise UnreachableError(f"no model list at {config.resolved.models_url}; pass --model")
-        config.model = first
-    if config.roofline is not None and not config.roofline.get("model_id"):
-        try:
-            config.roofline = check_roofline({**config.roofline, "model_id": config.model})
-        except ValueError as exc:
-            print(
-                f"note: no roofline for this run: {exc}; name the architecture with "
-                "--roofline-model",
-                file=sys.stderr,
-            )
-            config.roofline = None
+    await _resolve_model(config)
     if search is not None:
         from app.bench.capacity.search_run import run_search
 
@@ -133,6 +136,21 @@ def run_with(
             events.close()  # everything queued, run_finished last, is written before exit
 
 
+def _other_results(config: SweepConfig, search: SearchSettings | None) -> list[Path]:
+    """Result files in the folder that this run will not write; OSError (ResultExistsError
+    among them) when the folder cannot be written or a file of this run is already there."""
+    ensure_writable_dir(config.result_dir)
+    targets = set(config.plan_targets())
+    others = [p for p in result_files(config.result_dir) if p not in targets]
+    summary = config.result_dir / "search.json"
+    if search is not None and summary.exists() and not config.overwrite:
+        raise ResultExistsError(
+            f"{summary} exists (an earlier search); pass --overwrite to replace it, or "
+            "choose another --result-dir"
+        )
+    return others
+
+
 def _run(
     args: argparse.Namespace,
     events: EventWriter | None,
@@ -153,15 +171,7 @@ def _run(
     except UsageError as exc:
         return error(command, str(exc), events=events)
     try:
-        ensure_writable_dir(config.result_dir)
-        targets = set(config.plan_targets())
-        others = [p for p in result_files(config.result_dir) if p not in targets]
-        summary = config.result_dir / "search.json"
-        if search is not None and summary.exists() and not config.overwrite:
-            raise ResultExistsError(
-                f"{summary} exists (an earlier search); pass --overwrite to replace it, or "
-                "choose another --result-dir"
-            )
+        others = _other_results(config, search)
     except OSError as exc:  # checked before any request, so no load runs for nothing
         message = (
             str(exc)

@@ -19,8 +19,9 @@ from app.bench.metrics.options import (
     parse_percentile_metrics,
     parse_percentiles,
 )
+from app.bench.sweep.config import SweepConfig
 from app.bench.sweep.conversation_point import ConversationLoad
-from app.bench.sweep.runner import SweepConfig, check_roofline
+from app.bench.sweep.roofline_point import check_roofline
 from app.commands import conversation_flags, flags, trace_flags
 from app.commands.connection import connection_from
 from app.commands.credentials import UsageError, require_api_key

@@ -24,6 +24,7 @@ from app.bench.sweep.observer import SweepObserver
 from app.commands.console import error, labelled, rule
 
 
+# Long on purpose: vLLM's result block line by line, in its order, then our extras.
 def format_summary(result: dict[str, Any] | PointResult) -> str:
     """vLLM's end-of-run block ("==== Serving Benchmark Result ====") for one point."""
     point = result if isinstance(result, PointResult) else point_from_dict(result)

@@ -9,7 +9,7 @@ from typing import Any
 
 from app.bench.datasets.prompts import DATASET_NAMES
 from app.bench.http.client import DEFAULT_READ_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S
-from app.bench.sweep.runner import ROOFLINE_KEYS
+from app.bench.sweep.roofline_point import ROOFLINE_KEYS
 from app.commands import conversation_flags, flags, trace_flags
 from app.commands.connection import add_connection_arguments
 from app.commands.timeouts import add_request_timeout

@@ -23,7 +23,8 @@ from PySide6.QtCore import (
 )
 
 from app.bench.load import grid
-from app.bench.sweep.contract import EventError, RunError, RunFinished, decode
+from app.bench.sweep.contract import EventError, RunError, RunFinished
+from app.bench.sweep.decode import decode
 from app.commands.argv import KEY_ENV, SweepSpec, build_sweep_argv
 from app.commands.flags import MAX_BATCH
 from app.profiles import Target

@@ -26,6 +26,13 @@ from app.bench.results.point_result import PointResult
 from app.bench.results.read import point_from_dict
 from app.bench.results.sweep_csv import write_sweep_csv
 from app.bench.results.write import atomic_write_text
+from app.bench.sweep.config import (
+    CSV_NAME,
+    ResultExistsError,
+    SweepConfig,
+    csv_sort_key,
+    partial_path,
+)
 from app.bench.sweep.contract import (
     PointFinished,
     RunError,
@@ -37,15 +44,7 @@ from app.bench.sweep.contract import (
 from app.bench.sweep.early_stop import EarlyStop
 from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.plan import PointSpec
-from app.bench.sweep.runner import (
-    CSV_NAME,
-    ResultExistsError,
-    ResultWriteError,
-    SweepConfig,
-    _csv_sort_key,
-    _partial,
-    run_point,
-)
+from app.bench.sweep.point import ResultWriteError, run_point
 
 SEARCH_FILE = "search.json"
 
@@ -86,7 +85,7 @@ class PointMeasure:
         # Loads are only known as the search goes: a file an earlier run left under the same
         # name is kept (this one gets -2, -3 ...) unless --overwrite.
         stem, n = target.stem, 2
-        while not config.overwrite and (target.exists() or _partial(target).exists()):
+        while not config.overwrite and (target.exists() or partial_path(target).exists()):
             target = target.with_name(f"{stem}-{n}{target.suffix}")
             n += 1
         early = (
@@ -115,7 +114,7 @@ class PointMeasure:
                 self.rows.append(point_from_dict(result, path))
                 with contextlib.suppress(OSError):
                     self.csv = write_sweep_csv(
-                        config.result_dir / CSV_NAME, sorted(self.rows, key=_csv_sort_key)
+                        config.result_dir / CSV_NAME, sorted(self.rows, key=csv_sort_key)
                     )
             finished = PointFinished(spec.index, str(path), result)
             for obs in self.observers:

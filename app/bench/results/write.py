@@ -69,8 +69,46 @@ def build_result(
     roofline: dict[str, Any] | None = None,
     server_metrics: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The JSON document for one point: vLLM's keys and units first, then our `tpotbench` block."""
+    """The JSON document for one point: vLLM's keys and units first, then our `tpotbench` block
+    (the keys' order is part of the format)."""
     started_at = started_at or datetime.now(UTC)
+    result = _vllm_keys(info, metrics, started_at, save_detailed)
+    block: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "app_version": __version__,
+        "run_id": info.run_id,
+        "started_at": started_at.astimezone(UTC).isoformat(timespec="seconds"),
+        "profile": info.profile,
+        "endpoint": {"url": info.endpoint_url, "api": info.api, "model": info.model_id},
+        "point": {
+            "index": info.point_index,
+            "request_rate": rate_to_file(info.request_rate),
+            "max_concurrency": info.max_concurrency,
+        },
+        "dataset": {"name": info.dataset_name, "path": info.dataset_path, "seed": info.seed},
+        "num_warmups": info.num_warmups,
+        "percentiles": list(info.percentiles),
+        "goodput_slos_ms": info.goodput,
+        "duration_definition": "first send to last completion",
+        "cancelled": cancelled,
+        "aborted": aborted,
+        "not_sent": not_sent,
+        **_client_figures(metrics),
+        "roofline": roofline,
+        "server_metrics": server_metrics,
+        "requests": requests_block(metrics),
+        "itl_histogram": itl_block(metrics),
+    }
+    if save_detailed:
+        block.update({key: getattr(metrics, attr) for key, attr in BLOCK_DETAILED_KEYS.items()})
+    result["tpotbench"] = block
+    return result
+
+
+def _vllm_keys(
+    info: PointInfo, metrics: PointMetrics, started_at: datetime, save_detailed: bool
+) -> dict[str, Any]:
+    """What `vllm bench serve --save-result` writes, in its order and units."""
     result: dict[str, Any] = {
         "date": started_at.astimezone().strftime("%Y%m%d-%H%M%S"),
         "endpoint_type": info.backend,
@@ -108,26 +146,14 @@ def build_result(
             continue
         for stat, value in _stats_dict(stats, known).items():
             result[f"{stat}_{name}_ms"] = value
-    block: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "app_version": __version__,
-        "run_id": info.run_id,
-        "started_at": started_at.astimezone(UTC).isoformat(timespec="seconds"),
-        "profile": info.profile,
-        "endpoint": {"url": info.endpoint_url, "api": info.api, "model": info.model_id},
-        "point": {
-            "index": info.point_index,
-            "request_rate": rate_to_file(info.request_rate),
-            "max_concurrency": info.max_concurrency,
-        },
-        "dataset": {"name": info.dataset_name, "path": info.dataset_path, "seed": info.seed},
-        "num_warmups": info.num_warmups,
-        "percentiles": list(info.percentiles),
-        "goodput_slos_ms": info.goodput,
-        "duration_definition": "first send to last completion",
-        "cancelled": cancelled,
-        "aborted": aborted,
-        "not_sent": not_sent,
+    return result
+
+
+def _client_figures(metrics: PointMetrics) -> dict[str, Any]:
+    """The tpotbench block's figures of what the client measured beyond vLLM's keys."""
+    known = metrics.completed > 0
+    answered = any(t is not None for t in metrics.ttfos)
+    return {
         "slot_wait_ms": _stats_dict(metrics.stats["client_queue_time"], known),
         "ttft_first_content_ms": _stats_dict(metrics.stats["ttft_first_content"], known),
         "tokens_per_chunk": {
@@ -136,10 +162,8 @@ def build_result(
             "multi_token_share": metrics.multi_token_chunk_share,
         },
         # TTFO and the answer phase's TPOT: null when no reply had visible answer text
-        "ttfo_ms": _stats_dict(metrics.stats["ttfo"], any(t is not None for t in metrics.ttfos)),
-        "tpot_answer_ms": _stats_dict(
-            metrics.stats["tpot_answer"], any(t is not None for t in metrics.ttfos)
-        ),
+        "ttfo_ms": _stats_dict(metrics.stats["ttfo"], answered),
+        "tpot_answer_ms": _stats_dict(metrics.stats["tpot_answer"], answered),
         "reasoning_tokens": (
             None
             if metrics.reasoning_tokens_total is None
@@ -172,15 +196,7 @@ def build_result(
             }
             for group in metrics.failures
         ],
-        "roofline": roofline,
-        "server_metrics": server_metrics,
-        "requests": requests_block(metrics),
-        "itl_histogram": itl_block(metrics),
     }
-    if save_detailed:
-        block.update({key: getattr(metrics, attr) for key, attr in BLOCK_DETAILED_KEYS.items()})
-    result["tpotbench"] = block
-    return result
 
 
 def no_success_note(failures: Sequence[dict[str, Any]]) -> str:

@@ -18,7 +18,7 @@ from app.bench.capacity.slo import parse_slos
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.read import load_results
-from app.bench.sweep.runner import SweepConfig
+from app.bench.sweep.config import SweepConfig
 from tests.formula_server import FormulaServer, capacity, tpot_ms
 
 

@@ -17,8 +17,10 @@ import pytest
 from app.bench.capacity.why import explain
 from app.bench.datasets.synthetic import sample_random
 from app.bench.http.endpoint import resolve_endpoint
+from app.bench.sweep.config import SweepConfig
 from app.bench.sweep.plan import PointSpec
-from app.bench.sweep.runner import SweepConfig, check_roofline, run_point
+from app.bench.sweep.point import run_point
+from app.bench.sweep.roofline_point import check_roofline
 from app.sim.embedded import start_sim_process
 
 ROOFLINE = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "bf16"}

@@ -19,7 +19,7 @@ from app.bench.results.read import load_result, load_results
 from app.bench.results.sweep_csv import sweep_csv_text
 from app.bench.results.write import roofline_block, write_point_json
 from app.bench.sweep.plan import PointSpec
-from app.bench.sweep.runner import check_roofline, roofline_batch
+from app.bench.sweep.roofline_point import check_roofline, roofline_batch
 from app.commands.report import format_table
 from tests.event_lines import wire_event
 

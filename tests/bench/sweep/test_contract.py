@@ -34,10 +34,10 @@ from app.bench.sweep.contract import (
     SearchValue,
     ServerMetrics,
     Tokens,
-    decode,
     encode,
     summary_of,
 )
+from app.bench.sweep.decode import decode
 from app.bench.sweep.plan import PointSpec, plan_points
 
 ENDPOINT = EndpointInfo("http://h/v1/chat/completions", "m", "chat")

@@ -13,6 +13,7 @@ from app.bench.datasets.conversations import Conversation, Turn
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.load.schedule import trace_plan
+from app.bench.sweep.config import SweepConfig
 from app.bench.sweep.contract import (
     Event,
     PointFinished,
@@ -20,12 +21,12 @@ from app.bench.sweep.contract import (
     RequestDone,
     RunFinished,
     RunStarted,
-    decode,
 )
 from app.bench.sweep.conversation_point import ConversationLoad
+from app.bench.sweep.decode import decode
 from app.bench.sweep.events import EventWriter
 from app.bench.sweep.observer import SweepObserver
-from app.bench.sweep.runner import SweepConfig, run_sweep
+from app.bench.sweep.runner import run_sweep
 
 
 class Recorder(SweepObserver):

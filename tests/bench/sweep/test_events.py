@@ -24,8 +24,8 @@ from app.bench.sweep.contract import (
     RunStarted,
     ServerMetrics,
     Tokens,
-    decode,
 )
+from app.bench.sweep.decode import decode
 from app.bench.sweep.events import EventWriter
 from app.bench.sweep.plan import plan_points
 

@@ -17,9 +17,10 @@ import pytest
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.read import load_result, read_points
+from app.bench.sweep.config import ResultExistsError, SweepConfig
 from app.bench.sweep.contract import PointFinished, RunError
 from app.bench.sweep.observer import SweepObserver
-from app.bench.sweep.runner import ResultExistsError, SweepConfig, run_sweep
+from app.bench.sweep.runner import run_sweep
 
 USAGE = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
 STREAM = [

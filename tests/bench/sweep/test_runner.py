@@ -16,10 +16,11 @@ import pytest
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.read import load_result
+from app.bench.sweep.config import SweepConfig
 from app.bench.sweep.contract import Event, PointFinished, ServerMetrics, Tokens
 from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.plan import plan_points
-from app.bench.sweep.runner import SweepConfig, run_sweep
+from app.bench.sweep.runner import run_sweep
 
 # (delay before the message in seconds, SSE payload): a role-only opening delta, then three
 # content chunks that carry 5 tokens between them, a usage-only message and [DONE].
