@@ -9,7 +9,9 @@ lowered. With rate inf and c slots every request after the first wave sees n = c
 point's TPOT p99 is tpot_ms(c) and the capacity under a TPOT limit is known exactly.
 
 Also: POST /reset_prefix_cache (counted; 404 when `reset_route` is off), GET /v1/models,
-GET /metrics (404). Plain asyncio streams with chunked transfer encoding and keep-alive.
+GET /metrics (404 unless `metrics`: then vLLM's running-requests gauge). With `hold_aborted`
+a stream the client dropped stays counted as running until release_aborted() (a server slow
+to notice). Plain asyncio streams with chunked transfer encoding and keep-alive.
 """
 
 from __future__ import annotations
@@ -43,9 +45,20 @@ def capacity(limit_ms: float) -> int:
 
 
 class FormulaServer:
-    def __init__(self, tokens: int = 20, reset_route: bool = True) -> None:
+    def __init__(
+        self,
+        tokens: int = 20,
+        reset_route: bool = True,
+        *,
+        metrics: bool = False,
+        hold_aborted: bool = False,
+    ) -> None:
         self.tokens = tokens
         self.reset_route = reset_route
+        self.metrics = metrics
+        self.hold_aborted = hold_aborted
+        self.held = 0  # dropped streams still counted as running (hold_aborted)
+        self.metrics_scrapes = 0
         self.in_flight = 0
         self.peak = 0
         self.resets = 0
@@ -77,6 +90,15 @@ class FormulaServer:
     async def _start(self) -> None:
         self._server = await asyncio.start_server(self._connection, "127.0.0.1", 0)
         self.port = self._server.sockets[0].getsockname()[1]
+
+    def release_aborted(self) -> None:
+        """The server notices dropped streams at last: they (and later ones) stop counting."""
+
+        def release() -> None:
+            self.hold_aborted = False
+            self.held = 0
+
+        self._loop.call_soon_threadsafe(release)
 
     def stop(self) -> None:
         async def close() -> None:
@@ -129,6 +151,16 @@ class FormulaServer:
         elif method == "POST" and path == "/reset_prefix_cache" and self.reset_route:
             self.resets += 1
             await self._plain(writer, "200 OK", {})
+        elif method == "GET" and path == "/metrics" and self.metrics:
+            self.metrics_scrapes += 1
+            running = self.in_flight + self.held
+            text = f'vllm:num_requests_running{{model_name="formula"}} {running}.0\n'.encode()
+            writer.write(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                + f"Content-Length: {len(text)}\r\n\r\n".encode()
+                + text
+            )
+            await writer.drain()
         elif method == "POST" and path.endswith("/chat/completions"):
             await self._stream(json.loads(body or b"{}"), reader, writer)
         else:
@@ -165,6 +197,8 @@ class FormulaServer:
                     await asyncio.sleep(min(wait, ABORT_POLL_S))
                 if reader.at_eof():
                     self.aborted += 1
+                    if self.hold_aborted:
+                        self.held += 1
                     return
                 delta = {"content": f" t{k}"}
                 finish = "length" if k == tokens - 1 else None

@@ -122,6 +122,9 @@ def slo_lines(block: dict[str, Any]) -> list[str]:
     early = block.get("early_stop")
     if isinstance(early, dict):
         lines.append(f"Stopped early (already failed): {early.get('reason')}")
+        drain = early.get("server_drain")
+        if isinstance(drain, dict) and drain.get("warning"):
+            lines.append(f"Warning: {drain['warning']}")
     lines.append("Point: " + ("meets every SLO" if slo.get("passed") else "FAILS"))
     return lines
 

@@ -24,6 +24,7 @@ from app.bench.load.workers.point import run_point_on_workers
 from app.bench.results.write import write_point_json
 from app.bench.sweep.config import SweepConfig, partial_path
 from app.bench.sweep.contract import PointStarted, Progress, Tokens
+from app.bench.sweep.drain import drain_after_early_stop
 from app.bench.sweep.early_stop import EarlyStop
 from app.bench.sweep.live import ScraperThread, TokenBatch, request_done
 from app.bench.sweep.observer import SweepObserver
@@ -81,7 +82,10 @@ async def run_point(
     stopped_early = stopped_early and not cancel.is_set()
     stop_block = None
     if early_stop is not None and stopped_early:
-        stop_block = {"reason": early_stop.reason}
+        # The dropped streams may still run on the server: the next point must not meet them.
+        drain = await drain_after_early_stop(config, cancel)
+        server_drain = drain.to_dict() if drain is not None else None
+        stop_block = {"reason": early_stop.reason, "server_drain": server_drain}
     result = point_document(config, point, samples, measured, cache_reset, stop_block)
     path = path or config.path_for(point)
     if measured.outcome.cancelled and not stopped_early:
