@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import time
 from collections.abc import AsyncIterator, Callable
 
 import httpx
@@ -16,7 +17,7 @@ from app.bench.http.body import (
 )
 from app.bench.http.client import BenchClient
 from app.bench.http.collector import Collector, excerpt
-from app.bench.http.connections import ATTEMPT, Attempt
+from app.bench.http.connections import ATTEMPT, Attempt, arrival_clock
 from app.bench.http.error_reply import status_failure
 from app.bench.http.failures import classify_exception, lost_before_response
 from app.bench.http.record import RequestRecord
@@ -104,6 +105,8 @@ class Exchange:
         else:
             raw = response.aiter_raw()
             reader = inflated(raw, encoding, max_raw=self.max_body, what="the streamed reply")
+        # arrival stamps are perf_counter_ns readings: with another (injected) clock, none
+        arrival = arrival_clock(_body(response)) if clock is time.perf_counter_ns else None
         t = col.rec.send_ns
         size = 0
         limit = self.max_body
@@ -111,6 +114,10 @@ class Exchange:
         try:
             async for data in reader:
                 t = clock()
+                if arrival is not None:
+                    came = arrival()
+                    if came is not None and came < t:
+                        t = came
                 reads += 1
                 if reads <= 2:
                     self.head += data[:300]
@@ -183,11 +190,15 @@ def _reader(response: httpx.Response) -> AsyncIterator[bytes]:
     async-generator layers httpx and the transport add per chunk (a third of the per-chunk
     CPU); any other transport goes through httpx.
     """
-    stream = response.stream
-    # httpx's client.send wraps the transport's stream in a BoundAsyncStream; send_stream not
-    stream = getattr(stream, "_stream", stream)
-    content = getattr(getattr(stream, "_aiohttp_response", None), "content", None)
+    content = getattr(getattr(_body(response), "_aiohttp_response", None), "content", None)
     if content is not None and hasattr(content, "iter_any"):
         reads: AsyncIterator[bytes] = content.iter_any()
         return reads
     return response.aiter_raw()
+
+
+def _body(response: httpx.Response) -> object:
+    """The transport's body stream under httpx's wrapper."""
+    stream = response.stream
+    # httpx's client.send wraps the transport's stream in a BoundAsyncStream; send_stream not
+    return getattr(stream, "_stream", stream)

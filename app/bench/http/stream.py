@@ -42,8 +42,11 @@ async def send_request(
     ``error_kind`` + a one-line ``error`` on the record instead of exceptions.
 
     Every network read gets ONE clock reading, taken before it is parsed; all SSE messages
-    that came in that read share it. ``on_chunk(record, t_ns)`` is called per token chunk,
-    ``on_text(piece)`` with each piece of visible text (before ``on_chunk`` of its chunk).
+    that came in that read share it. On the aiohttp transport with the default clock the
+    reading is when the event loop received the read's first bytes (see connections.py), so a
+    read waiting behind other streams' parsing is not stamped late. ``on_chunk(record, t_ns)``
+    is called per token chunk, ``on_text(piece)`` with each piece of visible text (before
+    ``on_chunk`` of its chunk).
     The whole request is bounded by the client's ``request_timeout_s`` and the body by
     ``max_body_bytes`` (decoded) and ``max_event_bytes`` (one SSE event).
     """

@@ -1,0 +1,153 @@
+"""Arrival stamps on the aiohttp transport, against a real server on 127.0.0.1: a chunk is
+stamped when the event loop received it, not when its reader's turn came."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from app.bench.http.client import make_client, run
+from app.bench.http.endpoint import resolve_endpoint
+from app.bench.http.record import RequestRecord
+from app.bench.http.request import RequestSpec
+from app.bench.http.stream import send_request
+
+MS = 1_000_000
+HANG_S = 20.0  # hang guards only: every wait below ends on a condition long before
+
+
+def _chunk(obj: dict | str) -> bytes:
+    data = (obj if isinstance(obj, str) else json.dumps(obj)).encode()
+    event = b"data: " + data + b"\n\n"
+    return b"%x\r\n%s\r\n" % (len(event), event)
+
+
+def _token(piece: str) -> dict:
+    return {"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+
+
+_END = (
+    _chunk({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    + _chunk({"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 2}})
+    + _chunk("[DONE]")
+    + b"0\r\n\r\n"
+)
+
+
+class TwoStreams:
+    """Answers two streaming requests: each gets its first token at once; the second tokens
+    of both are written only when ``go`` is set, and the end only when ``finish`` is."""
+
+    def __init__(self) -> None:
+        self.go = threading.Event()
+        self.finish = threading.Event()
+        self.sent = threading.Semaphore(0)  # one release per second token written
+        self._sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self._sock.getsockname()[1]
+        self._threads: list[threading.Thread] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        for _ in range(2):
+            conn, _ = self._sock.accept()
+            thread = threading.Thread(target=self._answer, args=(conn,), daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _answer(self, conn: socket.socket) -> None:
+        with conn, contextlib.suppress(OSError):
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(65536)
+            head, _, body = data.partition(b"\r\n\r\n")
+            length = int(
+                next(
+                    x for x in head.split(b"\r\n") if x.lower().startswith(b"content-length")
+                ).split(b":")[1]
+            )
+            while len(body) < length:
+                body += conn.recv(65536)
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                b"transfer-encoding: chunked\r\n\r\n" + _chunk(_token("a"))
+            )
+            self.go.wait(HANG_S)
+            conn.sendall(_chunk(_token("b")))
+            self.sent.release()
+            self.finish.wait(HANG_S)
+            conn.sendall(_END)
+
+    def close(self) -> None:
+        self.go.set()
+        self.finish.set()
+        self._sock.close()
+
+
+@pytest.fixture
+def two_streams() -> Iterator[TwoStreams]:
+    server = TwoStreams()
+    yield server
+    server.close()
+
+
+@pytest.mark.parametrize("use_uvloop", [True, False], ids=["uvloop", "asyncio"])
+def test_a_chunk_is_stamped_when_it_arrived_not_when_its_reader_ran(two_streams, use_uvloop):
+    """Both second tokens arrive while the loop is busy; the reader that runs first then works
+    for 20 ms (as parsing 64 chunks in turn would). The other reader's stamp must still be the
+    arrival: before that work began, not after it."""
+    import asyncio
+
+    server = two_streams
+    resolved = resolve_endpoint(f"http://127.0.0.1:{server.port}", None, "chat", model="m")
+    firsts: list[str] = []
+    seconds: list[tuple[str, int, int]] = []  # (request, work began, work ended)
+
+    def hold_the_loop_until_both_second_tokens_are_written() -> None:
+        server.go.set()
+        for _ in range(2):
+            assert server.sent.acquire(timeout=HANG_S)
+
+    def on_chunk(rec: RequestRecord, _t: int) -> None:
+        if len(rec.chunk_ns) == 1:
+            firsts.append(rec.request_id)
+            if len(firsts) == 2:
+                asyncio.get_running_loop().call_soon(
+                    hold_the_loop_until_both_second_tokens_are_written
+                )
+        elif len(rec.chunk_ns) == 2:
+            began = time.perf_counter_ns()
+            if not seconds:  # the first reader's work: a condition on the clock, not a sleep
+                while time.perf_counter_ns() - began < 20 * MS:
+                    pass
+            seconds.append((rec.request_id, began, time.perf_counter_ns()))
+            if len(seconds) == 2:
+                server.finish.set()
+
+    async def main() -> list[RequestRecord]:
+        async with make_client(2, timeout_s=HANG_S) as client:
+            return await asyncio.gather(
+                *(
+                    send_request(
+                        client, resolved, RequestSpec("hi", 3, 2, request_id=rid), on_chunk=on_chunk
+                    )
+                    for rid in ("r1", "r2")
+                )
+            )
+
+    records = {rec.request_id: rec for rec in run(main(), use_uvloop=use_uvloop)}
+    assert all(rec.ok for rec in records.values()), [r.error for r in records.values()]
+    (_, first_began, first_ended), (later, later_began, _) = seconds
+    assert first_ended - first_began >= 20 * MS
+    # The later reader ran after the first one's 20 ms of work ...
+    assert later_began >= first_ended
+    # ... but its chunk is stamped when the loop received it, before that work began.
+    assert records[later].chunk_ns[1] <= first_began
+    # Every stamp is a reading of the same clock, in order.
+    for rec in records.values():
+        assert rec.send_ns <= rec.chunk_ns[0] <= rec.chunk_ns[1] <= rec.end_ns
