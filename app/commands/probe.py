@@ -7,7 +7,7 @@ import json
 import math
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.bench.http.auth import cleartext_warning
 from app.bench.sweep.contract import (
@@ -26,6 +26,11 @@ from app.commands.connection import add_connection_arguments, connection_from
 from app.commands.console import error, note
 from app.commands.credentials import UsageError, require_api_key
 from app.commands.timeouts import add_request_timeout, request_limit
+
+if TYPE_CHECKING:
+    from app.bench.http.endpoint import ResolvedEndpoint
+    from app.bench.http.record import RequestRecord
+    from app.bench.sweep.events import EventWriter
 
 # One probe is one reply of --max-tokens tokens: ten minutes is far beyond it.
 DEFAULT_REQUEST_TIMEOUT_S = 600.0
@@ -263,6 +268,30 @@ def _print_text(report: dict[str, Any], resolved: Any) -> None:
     print(f"tok/s      {_fmt(report['output_tok_s'], 'tok/s')} (output tokens / E2EL)")
 
 
+def _emit(
+    events: EventWriter,
+    record: RequestRecord,
+    report: dict[str, Any],
+    resolved: ResolvedEndpoint,
+) -> None:
+    """The probe as an --events stream: its one request, its point and the run's end."""
+    # prompt_tokens stays null: the probe's stream has never carried it
+    events.request(
+        RequestDone(
+            0,
+            record.ok,
+            report.get("ttft_ms"),
+            report.get("tpot_ms"),
+            report.get("e2el_ms"),
+            record.output_tokens,
+            record.error_kind,
+            None,
+        )
+    )
+    events.point_finished(PointFinished(0, None, _summary(report, resolved)))
+    events.run_finished(RunFinished(False, (), None))
+
+
 def run(args: argparse.Namespace) -> int:
     from app.bench.http.client import run as run_async
 
@@ -289,21 +318,7 @@ def run(args: argparse.Namespace) -> int:
     record = outcome
     report = _report(record)
     if events is not None:
-        # prompt_tokens stays null: the probe's stream has never carried it
-        events.request(
-            RequestDone(
-                0,
-                record.ok,
-                report.get("ttft_ms"),
-                report.get("tpot_ms"),
-                report.get("e2el_ms"),
-                record.output_tokens,
-                record.error_kind,
-                None,
-            )
-        )
-        events.point_finished(PointFinished(0, None, _summary(report, resolved)))
-        events.run_finished(RunFinished(False, (), None))
+        _emit(events, record, report, resolved)
     elif args.json:
         print(
             json.dumps(

@@ -15,6 +15,7 @@ from app.commands.credentials import UsageError
 from app.commands.sweep_flags import add_sweep_arguments
 
 
+# Whole on purpose: a flat list of the search's own flags, in the order --help shows them.
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_sweep_arguments(parser)
     add = parser.add_argument
@@ -121,6 +122,7 @@ def _cell(value: Any, fmt: str) -> str:
     return fmt.format(value)
 
 
+# Whole on purpose: the table's columns, its rows and the lines under it, in printed order.
 def format_search_table(doc: dict[str, Any]) -> str:
     """The console table of a search document: one row per load value, then the boundary,
     the failing SLOs, the why and the knee."""

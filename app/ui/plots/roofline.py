@@ -151,6 +151,16 @@ class BatchPlot(pg.PlotWidget):
         if labels and labels[-1][1] > top:
             top = labels[-1][1] * 1.06
             labels, line = self._label_heights(s, measured, top)
+        leaders = self._place_labels(labels, measured, line)
+        self.leader_curve.setData(leaders[0::2], leaders[1::2])
+        item.setYRange(0, top, padding=0)
+
+    def _place_labels(
+        self, labels: list[tuple[Measured, float, str]], measured: Sequence[Measured], line: float
+    ) -> list[float]:
+        """Add the MBU labels clear of the other points' bands and of the floor curve; the
+        leader lines from a moved label to its point, as x, y pairs."""
+        item = self.getPlotItem()
         leaders: list[float] = []
         vb = item.getViewBox()
         (x_lo, x_hi), width_px = vb.viewRange()[0], max(vb.width(), 100.0)
@@ -184,8 +194,7 @@ class BatchPlot(pg.PlotWidget):
                 leaders += [m.batch, m.p50_ms, 10 ** (x + per_px), y]
             elif not left and (y != m.p50_ms or x > at + 7 * per_px):
                 leaders += [m.batch, m.p50_ms, 10 ** (x - per_px), y]
-        self.leader_curve.setData(leaders[0::2], leaders[1::2])
-        item.setYRange(0, top, padding=0)
+        return leaders
 
     def _floor_points(self) -> tuple[np.ndarray, np.ndarray]:
         """The floor curve as (log10 batch, ms), as drawn (xData is the data as given)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,48 +142,60 @@ class SweepCurves(QWidget):
             if not values:
                 item.setYRange(0, 1, padding=0)
         for n, s in enumerate(self._series):
-            colour = PALETTE[n % len(PALETTE)]
-            ordered = sorted(s.points, key=lambda p: to_value(p.get(key)))
-            x = np.array([slot[to_value(p.get(key))] for p in ordered], dtype=float)
-
-            prefix = f"{s.name} " if many else ""
-            # One run: P99 gets its own colour; several runs: a colour per run, P99 dashed.
-            p99_colour = colour if many else PALETTE[1]
-            for plot, mkey, name, dashed, col in (
-                (self.throughput, "output_throughput", s.name if many else None, False, colour),
-                # One run: P50 and P99 are named in the title's colours, no legend box.
-                (self.tpot, "median_tpot_ms", f"{prefix}P50" if many else None, False, colour),
-                (self.tpot, "p99_tpot_ms", f"{prefix}P99" if many else None, True, p99_colour),
-                (self.ttft, "p99_ttft_ms", s.name if many else None, False, colour),
-            ):
-                y = np.array([metric(p, mkey) for p in ordered], dtype=float)
-                if not np.isfinite(y).any():
-                    continue  # a metric no point has (an older file): nothing to draw
-                style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
-                plot.plot(
-                    x,
-                    y,
-                    pen=pg.mkPen(col, width=2, style=style),
-                    symbol="t" if dashed else "o",
-                    symbolSize=7,
-                    symbolBrush=col,
-                    symbolPen=col,
-                    name=name,
-                    connect="finite",
-                )
-            floor = np.array([floor_ms(p) for p in ordered], dtype=float)
-            if np.isfinite(floor).any():
-                # The roofline floor at each point's batch: how far TPOT sits above it.
-                self.tpot.plot(
-                    x,
-                    floor,
-                    pen=pg.mkPen(
-                        FLOOR_COLOUR if not many else colour, width=1.5, style=Qt.PenStyle.DotLine
-                    ),
-                    name=f"{prefix}{self.tr('floor')}" if many else None,
-                    connect="finite",
-                )
+            self._draw(PALETTE[n % len(PALETTE)], s, slot, key, to_value, many)
         for plot in self.plots().values():
             item = plot.getPlotItem()
             item.enableAutoRange(axis="y")
             item.setXRange(-0.5, max(0, len(values) - 1) + 0.5, padding=0)
+
+    def _draw(
+        self,
+        colour: str,
+        s: Series,
+        slot: dict[float, int],
+        key: str,
+        to_value: Callable[[Any], float],
+        many: bool,
+    ) -> None:
+        """One run's curves (throughput, TPOT P50/P99 and its floor, TTFT P99) at its points'
+        slots on the shared load axis."""
+        ordered = sorted(s.points, key=lambda p: to_value(p.get(key)))
+        x = np.array([slot[to_value(p.get(key))] for p in ordered], dtype=float)
+
+        prefix = f"{s.name} " if many else ""
+        # One run: P99 gets its own colour; several runs: a colour per run, P99 dashed.
+        p99_colour = colour if many else PALETTE[1]
+        for plot, mkey, name, dashed, col in (
+            (self.throughput, "output_throughput", s.name if many else None, False, colour),
+            # One run: P50 and P99 are named in the title's colours, no legend box.
+            (self.tpot, "median_tpot_ms", f"{prefix}P50" if many else None, False, colour),
+            (self.tpot, "p99_tpot_ms", f"{prefix}P99" if many else None, True, p99_colour),
+            (self.ttft, "p99_ttft_ms", s.name if many else None, False, colour),
+        ):
+            y = np.array([metric(p, mkey) for p in ordered], dtype=float)
+            if not np.isfinite(y).any():
+                continue  # a metric no point has (an older file): nothing to draw
+            style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
+            plot.plot(
+                x,
+                y,
+                pen=pg.mkPen(col, width=2, style=style),
+                symbol="t" if dashed else "o",
+                symbolSize=7,
+                symbolBrush=col,
+                symbolPen=col,
+                name=name,
+                connect="finite",
+            )
+        floor = np.array([floor_ms(p) for p in ordered], dtype=float)
+        if np.isfinite(floor).any():
+            # The roofline floor at each point's batch: how far TPOT sits above it.
+            self.tpot.plot(
+                x,
+                floor,
+                pen=pg.mkPen(
+                    FLOOR_COLOUR if not many else colour, width=1.5, style=Qt.PenStyle.DotLine
+                ),
+                name=f"{prefix}{self.tr('floor')}" if many else None,
+                connect="finite",
+            )
