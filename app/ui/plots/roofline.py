@@ -151,15 +151,18 @@ class BatchPlot(pg.PlotWidget):
         if labels and labels[-1][1] > top:
             top = labels[-1][1] * 1.06
             labels, line = self._label_heights(s, measured, top)
-        leaders = self._place_labels(labels, measured, line)
+        obstacles = list(measured)
+        if live_ms is not None:  # a label must not sit under the live marker either
+            obstacles.append(Measured(0, live_ms, live_ms, live_batch))
+        leaders = self._place_labels(labels, obstacles, line)
         self.leader_curve.setData(leaders[0::2], leaders[1::2])
         item.setYRange(0, top, padding=0)
 
     def _place_labels(
-        self, labels: list[tuple[Measured, float, str]], measured: Sequence[Measured], line: float
+        self, labels: list[tuple[Measured, float, str]], obstacles: Sequence[Measured], line: float
     ) -> list[float]:
-        """Add the MBU labels clear of the other points' bands and of the floor curve; the
-        leader lines from a moved label to its point, as x, y pairs."""
+        """Add the MBU labels clear of the other points' bands (and the live marker) and of
+        the floor curve; the leader lines from a moved label to its point, as x, y pairs."""
         item = self.getPlotItem()
         leaders: list[float] = []
         vb = item.getViewBox()
@@ -172,7 +175,7 @@ class BatchPlot(pg.PlotWidget):
             x = at + 6 * per_px
             # Past any other point's p50-p99 band that the label would run across.
             span = (label.boundingRect().width() + 4) * per_px
-            for other in sorted(measured, key=lambda o: o.batch):
+            for other in sorted(obstacles, key=lambda o: o.batch):
                 ox = math.log10(max(other.batch, 1e-3))
                 crosses = other.p50_ms - line / 2 <= y <= other.p99_ms + line / 2
                 if other is not m and x - 4 * per_px <= ox <= x + span and crosses:

@@ -219,3 +219,28 @@ def test_labels_near_the_steep_floor_do_not_cross_it(qtbot, panel):
             ms = float(np.interp(10**lx, floor_b, floor_ms))
             y = vb.mapViewToScene(QPointF(lx, ms)).y()
             assert not rect.top() <= y <= rect.bottom(), (text.toPlainText(), 10**lx, ms)
+
+
+def test_a_label_moves_off_the_live_marker(qtbot, panel):
+    panel.resize(420, 760)
+    panel.show()
+    qtbot.waitExposed(panel)
+    plot = panel.batch_plot
+    # The demo sweep's points; c1's label is pushed right past the bands of c4 and c16.
+    for conc, p50, p99, running in (
+        (1, 19.6, 19.9, 1.0),
+        (4, 19.8, 22.3, 2.3),
+        (16, 20.3, 33.0, 8.0),
+    ):
+        panel.add_measured_point(conc, p50, p99, running)
+    qtbot.waitUntil(lambda: _labels_settled(plot))
+    vb = plot.getPlotItem().getViewBox()
+    (c1,) = [t for t in panel._mbu_texts if t.toPlainText().startswith("c1:")]
+    where = vb.mapSceneToView(c1.sceneBoundingRect().center())
+    # A running sweep's live TPOT lands right there.
+    panel.set_live_tpot_ms(where.y(), 10 ** where.x(), "live")
+    qtbot.waitUntil(lambda: _labels_settled(plot))
+    marker = vb.mapViewToScene(QPointF(where.x(), where.y()))
+    for text in panel._mbu_texts:
+        rect = text.sceneBoundingRect().adjusted(-4, -4, 4, 4)  # the marker's own size
+        assert not rect.contains(marker), (text.toPlainText(), rect, marker)
