@@ -52,8 +52,23 @@ def _gui_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --screenshot: run a short sweep against the simulator first",
     )
+    parser.add_argument(
+        "--size",
+        type=_window_size,
+        metavar="WxH",
+        help="with --screenshot: the window's size in pixels (default 1400x900)",
+    )
     parser.add_argument("--lang", choices=["en", "zh_CN"], help="UI language (default: system)")
     return parser
+
+
+def _window_size(text: str) -> tuple[int, int]:
+    width, _, height = text.lower().partition("x")
+    if not (width.isdigit() and height.isdigit() and 320 <= int(width) <= 8192):
+        raise argparse.ArgumentTypeError(f"'{text[:40]}': give WIDTHxHEIGHT, e.g. 1280x720")
+    if not 240 <= int(height) <= 8192:
+        raise argparse.ArgumentTypeError(f"'{text[:40]}': give WIDTHxHEIGHT, e.g. 1280x720")
+    return int(width), int(height)
 
 
 def main(argv: list[str]) -> int:
@@ -74,7 +89,10 @@ def main(argv: list[str]) -> int:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             return 0
-    args = _gui_parser().parse_args(argv)
+    parser = _gui_parser()
+    args = parser.parse_args(argv)
+    if args.size and not args.screenshot:
+        parser.error("--size goes with --screenshot (the window itself remembers its size)")
     try:
         gui = importlib.import_module("app.ui.launch")
     except ImportError as exc:  # Qt or a system library missing: the headless commands still work

@@ -24,3 +24,11 @@ def test_unknown_flag_is_one_line_and_exit_code_2() -> None:
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1
     assert "--no-such-flag" in proc.stderr
+
+
+def test_a_bad_window_size_is_one_line_and_exit_code_2() -> None:
+    for args in (["--screenshot", "x.png", "--size", "12x7"], ["--size", "1280x720"]):
+        proc = run_cli(*args)
+        assert proc.returncode == 2, args
+        assert proc.stderr.count("\n") == 1
+        assert "--size" in proc.stderr

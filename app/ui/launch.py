@@ -134,7 +134,7 @@ async def _main(
     manager = WindowManager(ctx, translations)
     screenshot = getattr(args, "screenshot", None)
     if screenshot:
-        manager.window.resize(*SCREENSHOT_SIZE)
+        manager.window.resize(*(getattr(args, "size", None) or SCREENSHOT_SIZE))
     manager.window.show()
     wakeup = close_on_signals(app)  # noqa: F841  (kept alive for the loop's lifetime)
     sim_task = asyncio.ensure_future(ctx.simulator.start())

@@ -28,8 +28,9 @@ from app.ui.main_window import AppContext
 def test_screenshot_command_writes_a_png(tmp_path: Path) -> None:
     out = tmp_path / "shot.png"
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    command = [sys.executable, "-m", "app", "--screenshot", str(out), "--lang", "zh_CN"]
     proc = subprocess.run(
-        [sys.executable, "-m", "app", "--screenshot", str(out), "--lang", "zh_CN"],
+        [*command, "--size", "1280x720"],
         capture_output=True,
         text=True,
         timeout=240,  # took > 90 s on a 2-core machine at load ~20
@@ -38,7 +39,7 @@ def test_screenshot_command_writes_a_png(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
     image = QImage(str(out))
-    assert (image.width(), image.height()) == (1400, 900)
+    assert (image.width(), image.height()) == (1280, 720)
     # The probe ran against the built-in simulator and the history shows it.
     log = (Path(os.environ["TPOTBENCH_LOG_DIR"]) / "tpotbench.log").read_text()
     assert "built-in simulator at http://127.0.0.1:" in log
