@@ -185,6 +185,11 @@ class BatchPlot(pg.PlotWidget):
             left = len(floor_x) > 1 and float(np.interp(x + span, floor_x, floor_y)) >= (
                 y - line / 2
             )
+            if left and at - 6 * per_px - span < x_lo:
+                # No room left of the point (pushed right past the others and the live
+                # marker, then met the curve): it stays right, lifted clear of the curve.
+                left = False
+                y = max(y, float(np.interp(x + span, floor_x, floor_y)) + line / 2)
             if left:
                 label.setAnchor((1.0, 0.5))
                 x = at - 6 * per_px

@@ -244,3 +244,24 @@ def test_a_label_moves_off_the_live_marker(qtbot, panel):
     for text in panel._mbu_texts:
         rect = text.sceneBoundingRect().adjusted(-4, -4, 4, 4)  # the marker's own size
         assert not rect.contains(marker), (text.toPlainText(), rect, marker)
+
+
+def test_labels_stay_in_view_when_the_live_marker_and_the_floor_crowd_them(qtbot, panel):
+    # The Chinese demo at 1280x720: c1's label, pushed right past c4, c16 and the live
+    # marker, met the floor curve and jumped left of its own point, out of the view.
+    panel.resize(360, 560)
+    panel.show()
+    qtbot.waitExposed(panel)
+    plot = panel.batch_plot
+    demo = ((1, 19.6, 19.81, 1.0), (4, 19.74, 22.38, 2.3), (16, 20.26, 32.93, 8.0))
+    for conc, p50, p99, running in (*demo, (32, 26.59, 32.21, 10.0)):
+        panel.add_measured_point(conc, p50, p99, running)
+    panel.set_live_tpot_ms(20.3, 17.0, "live")
+    qtbot.waitUntil(lambda: _labels_settled(plot))
+    vb = plot.getPlotItem().getViewBox()
+    view = vb.sceneBoundingRect()
+    marker = vb.mapViewToScene(QPointF(math.log10(17.0), 20.3))
+    for text in panel._mbu_texts:
+        rect = text.sceneBoundingRect()
+        assert view.contains(rect), (text.toPlainText(), rect, view)
+        assert not rect.adjusted(-4, -4, 4, 4).contains(marker), text.toPlainText()
