@@ -70,8 +70,10 @@ def gil_hog() -> Iterator[None]:
     """A thread in the client's process that holds the interpreter lock in long C calls
     (sorting a big list does not release it): the client's loop then wakes late."""
     stop = threading.Event()
-    # ~30-60 ms per sort: late wakeups well over the 20 ms the cause needs, a short test.
-    data = [((i * 7919) % 1_000_003) / 3.0 for i in range(300_000)]
+    # ~130 ms per sort on an idle core, longer on a busy one: the loop waits for the lock
+    # ~65 ms at the median, well over the 20 ms the cause needs (300,000 items, ~60 ms a
+    # sort, gave a median under 20 ms once under a CPU hog), and the test stays short.
+    data = [((i * 7919) % 1_000_003) / 3.0 for i in range(600_000)]
 
     def hog() -> None:
         while not stop.is_set():
