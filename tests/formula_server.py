@@ -59,6 +59,7 @@ class FormulaServer:
         self.hold_aborted = hold_aborted
         self.held = 0  # dropped streams still counted as running (hold_aborted)
         self.metrics_scrapes = 0
+        self._scraped = threading.Condition()
         self.in_flight = 0
         self.peak = 0
         self.resets = 0
@@ -90,6 +91,11 @@ class FormulaServer:
     async def _start(self) -> None:
         self._server = await asyncio.start_server(self._connection, "127.0.0.1", 0)
         self.port = self._server.sockets[0].getsockname()[1]
+
+    def wait_for_scrapes(self, count: int, timeout_s: float = 60.0) -> bool:
+        """Block until /metrics was read `count` times (False after the hang guard)."""
+        with self._scraped:
+            return self._scraped.wait_for(lambda: self.metrics_scrapes >= count, timeout_s)
 
     def release_aborted(self) -> None:
         """The server notices dropped streams at last: they (and later ones) stop counting."""
@@ -152,7 +158,9 @@ class FormulaServer:
             self.resets += 1
             await self._plain(writer, "200 OK", {})
         elif method == "GET" and path == "/metrics" and self.metrics:
-            self.metrics_scrapes += 1
+            with self._scraped:
+                self.metrics_scrapes += 1
+                self._scraped.notify_all()
             running = self.in_flight + self.held
             text = f'vllm:num_requests_running{{model_name="formula"}} {running}.0\n'.encode()
             writer.write(

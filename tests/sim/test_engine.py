@@ -174,6 +174,21 @@ def test_a_steps_tokens_go_out_one_front_end_turn_apart() -> None:
     assert [req.first_token_ns for req in reqs] == [f[0][0] for f in flushes]
 
 
+class SignalSink(Sink):
+    """Sets `first` when its first token went out and `done` when its last one did."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first = asyncio.Event()
+        self.done = asyncio.Event()
+
+    def flush(self, deadline_ns: int) -> None:
+        if self.tokens:
+            self.first.set()
+            if self.tokens[-1][1] is not None:
+                self.done.set()
+
+
 def test_request_admitted_behind_real_time_gets_its_first_token_after_it_arrived() -> None:
     # A busy CPU holds the event loop for 100 ms (under the 200 ms after which the engine
     # restarts its clock) while a decode step is due; a request submitted just then is planned
@@ -189,16 +204,13 @@ def test_request_admitted_behind_real_time_gets_its_first_token_after_it_arrived
             max_num_batched_tokens=2048,
         )
         engine.start()
-        long = request("long", prompt=16, target=1_000)
-        engine.submit(long)
-        deadline = time.monotonic() + 60  # a hang guard
-        while long.first_token_ns is None and time.monotonic() < deadline:
-            await asyncio.sleep(0.002)
+        long_sink, late_sink = SignalSink(), SignalSink()
+        engine.submit(SimRequest("long", 16, 1_000, "length", long_sink, seed=1))
+        await asyncio.wait_for(long_sink.first.wait(), 60)  # a hang guard only
         time.sleep(0.1)  # the stall itself (the loop is held), not a wait for anything
-        late = request("late", prompt=16, target=2)
+        late = SimRequest("late", 16, 2, "length", late_sink, seed=1)
         engine.submit(late)
-        while not late.finished and time.monotonic() < deadline:
-            await asyncio.sleep(0.002)
+        await asyncio.wait_for(late_sink.done.wait(), 60)
         await engine.stop()
         return late
 

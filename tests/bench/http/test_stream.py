@@ -25,7 +25,6 @@ from app.bench.http.tokens import TokenCounter, TokenizerError, estimate_tokens
 
 MS = 1_000_000
 T0 = 1_000 * MS  # the scripted clock at the moment of sending
-GAP_S = 0.04  # real time between scripted writes of an error reply (not read stamp by stamp)
 READ_WAIT_S = 10.0  # a hang guard: how long a write waits for the client to read the last one
 
 
@@ -102,9 +101,7 @@ class ScriptServer:
         )
         time.sleep(script.stall_s)
         for number, (t_ms, payload) in enumerate(script.writes):
-            if script.status != 200:
-                time.sleep(GAP_S)
-            elif number > 0:
+            if script.status == 200 and number > 0:
                 # The client stamps every read of a 200 reply: wait for the previous write's.
                 self._stamped.wait(READ_WAIT_S)
             self._stamped.clear()

@@ -43,8 +43,8 @@ def test_the_wait_ends_when_the_gauge_reaches_zero(server: FormulaServer) -> Non
 
     async def scenario() -> object:
         waiting = asyncio.ensure_future(wait_for_idle(_scraper(server), limit_s=600))
-        while server.metrics_scrapes < 2:  # it has seen them running, and still waits
-            await asyncio.sleep(0.01)
+        # it has seen them running, and still waits
+        assert await asyncio.to_thread(server.wait_for_scrapes, 2)
         assert not waiting.done()
         server.release_aborted()
         return await waiting
