@@ -11,6 +11,9 @@ transport reports new connections through its trace extension. The current reque
 from __future__ import annotations
 
 import functools
+import socket
+import struct
+import sys
 import time
 import weakref
 from collections.abc import Callable
@@ -56,8 +59,20 @@ class _ResponseHandler(ResponseHandler):
     # arrival is stamped here: (the body that got bytes, when its oldest unread bytes came).
     _arrival: tuple[StreamReader, int] | None = None
 
+    # When the kernel stamped the bytes being handed to data_received (perf_counter_ns), see
+    # kernel_stamps; None: stamp them on the loop's clock as they are handed over.
+    _kernel_ns: int | None = None
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        kernel_stamps(transport, self)
+
     def data_received(self, data: bytes) -> None:
-        t = time.perf_counter_ns()
+        t = self._kernel_ns
+        if t is None:
+            t = time.perf_counter_ns()
+        else:
+            self._kernel_ns = None
         before = self._payload
         fed = before.total_bytes if before is not None else 0
         super().data_received(data)
@@ -89,6 +104,90 @@ class _ResponseHandler(ResponseHandler):
             error = ClientPayloadError(f"Response payload is not completed: {exc!r}")
             error.__cause__ = exc_cause if isinstance(exc_cause, BaseException) else exc
             payload.set_exception(error)
+
+
+# Linux names; Python 3.11's socket module lacks SO_TIMESTAMPNS (35 on every Linux arch)
+_SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
+_TIMESPEC = struct.Struct("@ll")
+KERNEL_STAMPS = sys.platform == "linux"
+_CMSG_SPACE = socket.CMSG_SPACE(_TIMESPEC.size) if KERNEL_STAMPS else 0
+# a stamp older than this is a clock step, not a packet: the loop's own reading is used
+_MAX_AGE_NS = 60 * 1_000_000_000
+
+
+def kernel_stamps(transport: Any, protocol: _ResponseHandler) -> bool:
+    """Have the kernel stamp each read of a plain-TCP connection on the default asyncio loop.
+
+    A stamp taken in data_received is late by however long the loop was busy when the bytes
+    came: at 64 streams the woken readers' parsing takes milliseconds, and on a 2-core machine
+    a window repainting beside the worker delays the loop further. Linux stamps every packet
+    as it arrives (SO_TIMESTAMPNS); the stamp comes with the read (recvmsg), so this replaces
+    the transport's read callback by one that reads with recvmsg and otherwise does what
+    asyncio's own does (CPython 3.11-3.13, _SelectorSocketTransport). Any other transport
+    (TLS, uvloop, another OS) keeps the data_received stamp. True when installed.
+    """
+    if not _CMSG_SPACE:
+        return False
+    sock = getattr(transport, "_sock", None)
+    current = getattr(transport, "_read_ready_cb", None)
+    plain = getattr(transport, "_read_ready__data_received", None)
+    if (
+        not isinstance(sock, socket.socket)
+        or sock.type != socket.SOCK_STREAM
+        or current is None
+        or current != plain
+        or not all(hasattr(transport, name) for name in ("_conn_lost", "_fatal_error", "max_size"))
+        or not hasattr(transport, "_read_ready__on_eof")
+    ):
+        return False
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+    except OSError:
+        return False
+    transport._read_ready_cb = functools.partial(_read_stamped, transport, protocol, sock)
+    return True
+
+
+def _read_stamped(transport: Any, protocol: _ResponseHandler, sock: socket.socket) -> None:
+    if transport._conn_lost:
+        return
+    try:
+        data, ancdata, _flags, _addr = sock.recvmsg(transport.max_size, _CMSG_SPACE)
+    except (BlockingIOError, InterruptedError):
+        return
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except BaseException as exc:
+        transport._fatal_error(exc, "Fatal read error on socket transport")
+        return
+    if not data:
+        transport._read_ready__on_eof()
+        return
+    protocol._kernel_ns = _arrival_ns(ancdata)
+    try:
+        protocol.data_received(data)
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except BaseException as exc:
+        transport._fatal_error(exc, "Fatal error: protocol.data_received() call failed.")
+
+
+def _arrival_ns(ancdata: list[tuple[int, int, bytes]]) -> int | None:
+    """The kernel's receive stamp of a read on the perf_counter_ns clock, or None."""
+    for level, kind, payload in ancdata:
+        if (
+            level == socket.SOL_SOCKET
+            and kind == _SO_TIMESTAMPNS
+            and len(payload) >= _TIMESPEC.size
+        ):
+            sec, nsec = cast("tuple[int, int]", _TIMESPEC.unpack_from(payload))
+            now = time.perf_counter_ns()
+            # The kernel stamps on the wall clock; only the packet's age is taken from it (a
+            # few milliseconds, so a wall-clock step can only matter if it falls inside them).
+            age = time.clock_gettime_ns(time.CLOCK_REALTIME) - (sec * 1_000_000_000 + nsec)
+            if 0 <= age < _MAX_AGE_NS:
+                return now - age
+    return None
 
 
 class TrackingConnector(aiohttp.TCPConnector):

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import select
 import socket
+import struct
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -13,6 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from app.bench.http.client import make_client, run
+from app.bench.http.connections import _SO_TIMESTAMPNS, _arrival_ns
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.http.record import RequestRecord
 from app.bench.http.request import RequestSpec
@@ -151,3 +155,89 @@ def test_a_chunk_is_stamped_when_it_arrived_not_when_its_reader_ran(two_streams,
     # Every stamp is a reading of the same clock, in order.
     for rec in records.values():
         assert rec.send_ns <= rec.chunk_ns[0] <= rec.chunk_ns[1] <= rec.end_ns
+
+
+@contextlib.contextmanager
+def _kernel_stamping_on() -> Iterator[None]:
+    """Linux turns receive stamping on a moment after the first socket asks (deferred work):
+    a probe connection that asks, held open, and a byte sent until one comes back stamped."""
+    with (
+        socket.create_server(("127.0.0.1", 0)) as listener,
+        socket.create_connection(listener.getsockname()) as probe,
+    ):
+        peer, _ = listener.accept()
+        with peer:
+            probe.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+            deadline = time.monotonic() + HANG_S
+            while time.monotonic() < deadline:
+                peer.sendall(b"x")
+                _data, anc, _, _ = probe.recvmsg(16, socket.CMSG_SPACE(16))
+                if anc:
+                    break
+            else:
+                pytest.fail("the kernel never stamped a read")
+            yield
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="kernel receive stamps are Linux's")
+def test_on_linux_the_kernel_stamps_a_chunk_that_came_while_the_loop_was_busy(two_streams):
+    """The loop run() picks on Linux reads with the kernel's receive stamp: a chunk that lay
+    in the socket while the loop was held is stamped when it came, before the loop could
+    have looked at it (a stamp taken in data_received would be after ``seen``)."""
+    import asyncio
+
+    server = two_streams
+    resolved = resolve_endpoint(f"http://127.0.0.1:{server.port}", None, "chat", model="m")
+    seen: list[int] = []
+
+    def hold_the_loop_until_the_second_token_lies_in_the_socket() -> None:
+        loop = asyncio.get_running_loop()
+        fds = [
+            key.fd
+            for key in loop._selector.get_map().values()  # type: ignore[attr-defined]
+            if key.fd != loop._ssock.fileno()  # type: ignore[attr-defined]
+        ]
+        server.go.set()
+        assert server.sent.acquire(timeout=HANG_S)
+        readable, _, _ = select.select(fds, [], [], HANG_S)
+        assert readable
+        seen.append(time.perf_counter_ns())
+
+    def on_chunk(rec: RequestRecord, _t: int) -> None:
+        if len(rec.chunk_ns) == 1:
+            asyncio.get_running_loop().call_soon(
+                hold_the_loop_until_the_second_token_lies_in_the_socket
+            )
+        elif len(rec.chunk_ns) == 2:
+            server.finish.set()
+
+    async def main() -> RequestRecord:
+        async with make_client(1, timeout_s=HANG_S) as client:
+            return await send_request(
+                client, resolved, RequestSpec("hi", 3, 2, request_id="r1"), on_chunk=on_chunk
+            )
+
+    with _kernel_stamping_on():
+        rec = run(main())
+    assert rec.ok, rec.error
+    assert len(rec.chunk_ns) >= 2 and len(seen) == 1
+    assert rec.send_ns <= rec.chunk_ns[0] <= rec.chunk_ns[1] <= seen[0]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="kernel receive stamps are Linux's")
+def test_a_kernel_stamp_from_a_wall_clock_step_is_not_used():
+    """The kernel stamps on the wall clock; a stamp 'from the future' or hours old means the
+    clock was set in between, and the loop's own reading is used instead (None)."""
+    now = time.clock_gettime_ns(time.CLOCK_REALTIME)
+
+    def anc(ns: int) -> list[tuple[int, int, bytes]]:
+        sec, nsec = divmod(ns, 1_000_000_000)
+        return [(socket.SOL_SOCKET, _SO_TIMESTAMPNS, struct.pack("@ll", sec, nsec))]
+
+    before = time.perf_counter_ns()
+    stamp = _arrival_ns(anc(now - 2_000_000))  # 2 ms old
+    assert stamp is not None and stamp <= time.perf_counter_ns() - 2_000_000
+    assert stamp >= before - 2_000_000 - 50 * MS  # the same clock as perf_counter_ns
+    assert _arrival_ns(anc(now + 3_600 * 1_000_000_000)) is None
+    assert _arrival_ns(anc(now - 3_600 * 1_000_000_000)) is None
+    assert _arrival_ns([]) is None
