@@ -322,7 +322,7 @@ def test_scraper_survives_an_unreachable_server() -> None:
 
     scraper = asyncio.run(scenario())
     assert scraper.samples == [] and scraper.failures >= 1
-    assert scraper.last_error is not None and scraper.last_error.startswith("ConnectError")
+    assert scraper.last_error is not None and scraper.last_error.startswith("cannot connect: ")
     assert result_block(scraper) == {
         "schema": 1,
         "metrics_url": "http://127.0.0.1:9/metrics",
