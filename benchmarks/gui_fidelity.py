@@ -1,7 +1,7 @@
 """GUI fidelity: per-token timing error, event-loop stalls and memory with the charts live.
 
 Runs sweeps through the Sweep panel's own code path (form -> worker process -> events -> live
-charts repainted at ~30 Hz, the panel shown) against benchmarks/chunk_server.py, which logs the
+charts repainted at 5 Hz, the panel shown) against benchmarks/chunk_server.py, which logs the
 monotonic time it wrote every chunk. Prints:
 
   1. concurrency 64: per-token ITL error |client gap - server gap| p50/p99 (goal p99 < 1 ms,

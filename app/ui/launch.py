@@ -231,8 +231,8 @@ async def take_screenshot(
         await _wait_signal(window.probe.runningChanged, lambda running: not running, DEMO_TIMEOUT_S)
         if not (outcomes and outcomes[-1].get("ok")):
             failure = "the demo probe against the built-in simulator produced no result"
-    # Let the 30 Hz timers paint the last data before grabbing.
-    await asyncio.sleep(0.3)
+    # Let the charts' 5 Hz repaint timer draw the last data before grabbing (two ticks).
+    await asyncio.sleep(0.45)
     window.repaint()
     QApplication.processEvents()
     image = window.grab()

@@ -258,7 +258,7 @@ class LiveCharts(QWidget):
         """Push what changed into the plots; True if anything was redrawn.
 
         The scatter follows every call; the three small charts (whole-chart repaints) at most
-        every SMALL_CHART_MS unless `full`: a line over minutes gains nothing from 10 Hz.
+        every SMALL_CHART_MS unless `full`: a line over minutes gains nothing from 5 Hz.
         """
         dirty, self._dirty = self._dirty, set()
         now = time.monotonic_ns()
