@@ -93,7 +93,8 @@ def stall_line(probe: StallProbe, goal: str = "") -> str:
         return "  GUI event-loop stall: not measured (--no-stall-probe)"
     return (
         f"  GUI event-loop stall p50 {pct(late, 50):.2f} ms, p99 {pct(late, 99):.2f} ms, "
-        f"max {max(late):.1f} ms{goal}; {len(late)} ticks"
+        f"max {max(late):.1f} ms{goal}; {len(late)} ticks; worst: {probe.worst()} after "
+        "the probe started"
     )
 
 
@@ -129,7 +130,8 @@ class StallProbe:
 
     def start(self) -> None:
         self.lateness_ms.clear()
-        self._last = time.perf_counter_ns()
+        self.at_s: list[float] = []
+        self._last = self._t0 = time.perf_counter_ns()
         self.timer.start()
 
     def stop(self) -> None:
@@ -138,7 +140,14 @@ class StallProbe:
     def _tick(self) -> None:
         now = time.perf_counter_ns()
         self.lateness_ms.append(max(0, now - self._last - self.interval_ns) / 1e6)
+        self.at_s.append((self._last - self._t0) / 1e9)  # when the stall began
         self._last = now
+
+    def worst(self, n: int = 3) -> str:
+        order = sorted(range(len(self.lateness_ms)), key=self.lateness_ms.__getitem__)[-n:]
+        return ", ".join(
+            f"{self.lateness_ms[i]:.0f} ms at {self.at_s[i]:.2f} s" for i in reversed(order)
+        )
 
 
 class CpuLedger:
