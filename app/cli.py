@@ -6,6 +6,7 @@ import argparse
 import importlib
 import os
 import sys
+from types import ModuleType
 from typing import NoReturn
 
 from app import __version__
@@ -30,7 +31,7 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def build_command_parser(name: str) -> tuple[argparse.ArgumentParser, object]:
+def build_command_parser(name: str) -> tuple[argparse.ArgumentParser, ModuleType]:
     module = importlib.import_module(f"app.commands.{name}")
     parser = OneLineParser(prog=f"tpotbench {name}", description=COMMANDS[name])
     module.add_arguments(parser)

@@ -62,7 +62,7 @@ class Profile:
             value = values.get(name)
             if name not in values or (value is None and name == "roofline"):
                 continue
-            if not isinstance(value, expected) or (name == "name" and not value.strip()):
+            if not isinstance(value, expected) or (name == "name" and not str(value).strip()):
                 raise ProfileError(
                     f"{where}.{name} is {_short(value)}, expected {_TYPE_WORDS[expected]}"
                 )

@@ -47,7 +47,8 @@ def pick_secure_backend(
     """
     backend = backend if backend is not None else keyring.get_keyring()
     if _qualified_name(backend).startswith("keyring.backends.chainer."):
-        for member in getattr(backend, "backends", []):
+        members: list[keyring.backend.KeyringBackend] = list(getattr(backend, "backends", []))
+        for member in members:
             if is_secure_backend(member):
                 return member
         return None

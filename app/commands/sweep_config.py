@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from app.bench.capacity.slo import parse_slos
+from app.bench.datasets.conversations import default_conversations_path
 from app.bench.datasets.prompts import DatasetError, HFVocab, SampleRequest
 from app.bench.datasets.sampling import DatasetOptions, get_samples
 from app.bench.http.tokens import TokenCounter, TokenizerError, estimate_tokens
@@ -226,7 +227,7 @@ def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
 
 def _dataset_path(path: Path | None, conversations: Any) -> str | None:
     if path is None and conversations is not None:
-        path = conversation_flags.default_conversations_path()
+        path = default_conversations_path()
     return str(path) if path else None
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from app.report.model import ReportPoint, finite
 from app.report.slo_view import knee_notes, knees, slo_rules
@@ -57,8 +58,8 @@ def _groups(points: Sequence[ReportPoint], kind: str, lang: str) -> list[tuple[s
     """Points that form one curve: same label and the same value of the other load knob."""
     groups: dict[tuple[object, object], list[int]] = {}
     for i, rp in enumerate(points):
-        other = rp.point.max_concurrency if kind == "rate" else rp.point.request_rate
-        groups.setdefault((rp.point.label, other), []).append(i)
+        knob = rp.point.max_concurrency if kind == "rate" else rp.point.request_rate
+        groups.setdefault((rp.point.label, knob), []).append(i)
     labels = {k[0] for k in groups}
     others = {k[1] for k in groups}
     out = []
@@ -179,7 +180,7 @@ def knee_charts(points: Sequence[ReportPoint], lang: str) -> tuple[list[str], st
     return charts, knee_notes(found, axis.kind, lang)
 
 
-def _context_key(roofline: dict) -> tuple[str, str, str, str, int] | None:
+def _context_key(roofline: dict[str, Any]) -> tuple[str, str, str, str, int] | None:
     try:
         return (
             str(roofline["gpu_id"]),
@@ -237,9 +238,8 @@ def roofline_charts(points: Sequence[ReportPoint], lang: str) -> list[tuple[str,
         except (CatalogError, KeyError, ValueError, OSError):
             scenario = None  # a custom GPU or model this machine does not know: points only
         if scenario is not None:
-            lines.append(
-                Line(text(lang, "floor_line"), scenario.floor_curve(grid), "#555555", markers=False)
-            )
+            floor = [(float(b), ms) for b, ms in scenario.floor_curve(grid)]
+            lines.append(Line(text(lang, "floor_line"), floor, "#555555", markers=False))
             gpu_name, model_name = scenario.gpu.name, scenario.model.id
         else:
             gpu_name, model_name = gpu_id, model_id
@@ -284,7 +284,7 @@ SERVER_SERIES = (
 def server_charts(points: Sequence[ReportPoint], lang: str) -> list[str]:
     """One chart per gauge; the points' series laid end to end, a dashed line where each point
     starts (the scrape clock restarts at every point)."""
-    spans: list[tuple[ReportPoint, float, dict]] = []
+    spans: list[tuple[ReportPoint, float, dict[str, Any]]] = []
     offset = 0.0
     for rp in points:
         series = rp.server().get("series")
@@ -300,7 +300,8 @@ def server_charts(points: Sequence[ReportPoint], lang: str) -> list[str]:
     samples = sum(len(series.get("t_s") or []) for _, _, series in spans)
     few = samples <= 40  # markers (hover targets) while they do not crowd the line
     for key, title_key, scale in SERVER_SERIES:
-        lines, rules = [], []
+        lines: list[Line] = []
+        rules: list[Rule] = []
         for rp, start, series in spans:
             times, values = series.get("t_s") or [], series.get(key) or []
             pts = [

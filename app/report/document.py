@@ -4,8 +4,9 @@ toggles and the point picker, and a Content-Security-Policy that forbids loading
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from app import __version__
 from app.bench.results.naming import rate_label
@@ -129,7 +130,7 @@ def meta_table(meta: RunMeta, lang: str) -> str:
     return f'<table class="meta">{body}</table>'
 
 
-_COLUMNS = (
+_COLUMNS: tuple[tuple[str, Callable[[ReportPoint], float | None], int], ...] = (
     ("col_reqs", lambda rp: rp.point.request_throughput, 2),
     ("col_out", lambda rp: rp.point.output_throughput, 1),
     ("col_ttft50", lambda rp: rp.metric("ttft", "median"), 1),
@@ -277,7 +278,7 @@ def server_section(points: Sequence[ReportPoint], lang: str) -> str:
         if not s or s.get("error"):
             continue
 
-        def stat(key: str, name: str, s: dict = s) -> float | None:
+        def stat(key: str, name: str, s: dict[str, Any] = s) -> float | None:
             value = s.get(key)
             return finite(value.get(name)) if isinstance(value, dict) else None
 
@@ -316,7 +317,10 @@ def server_section(points: Sequence[ReportPoint], lang: str) -> str:
 
 
 def _sections(
-    points: Sequence[ReportPoint], meta: RunMeta, lang: str, searches: Sequence[tuple[str, dict]]
+    points: Sequence[ReportPoint],
+    meta: RunMeta,
+    lang: str,
+    searches: Sequence[tuple[str, dict[str, Any]]],
 ) -> str:
     """The document's sections in order, each with its heading."""
     knees, knee_text = knee_charts(points, lang)
@@ -356,7 +360,7 @@ def render(
     points: Sequence[ReportPoint],
     lang: str = "en",
     now: datetime | None = None,
-    searches: Sequence[tuple[str, dict]] = (),
+    searches: Sequence[tuple[str, dict[str, Any]]] = (),
 ) -> str:
     """The whole document for `points` in `lang` ('en' or 'zh_CN'), with the summaries of any
     capacity searches (file name, search.json document) that produced them."""

@@ -70,6 +70,7 @@ def histogram_chart(
 ) -> str:
     """Bars of request counts per bin, each bar's tooltip giving its range and count.
     `binned` = (edges, counts) already counted (a file's histogram) instead of `values`."""
+    counts: Sequence[float]
     if binned is not None:
         edges, counts = trim_bins(*binned)
     else:

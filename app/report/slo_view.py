@@ -87,7 +87,8 @@ def _load(rp: ReportPoint) -> tuple[float, float]:
 
 def search_summary(doc: dict[str, Any], name: str, lang: str) -> str:
     """A capacity search's boundary and its why, as `tpotbench search` wrote them."""
-    boundary = doc.get("boundary") if isinstance(doc.get("boundary"), dict) else {}
+    found = doc.get("boundary")
+    boundary: dict[str, Any] = found if isinstance(found, dict) else {}
     word = "w_conc" if doc.get("over", "concurrency") == "concurrency" else "w_rate"
     high, low = finite(boundary.get("highest_pass")), finite(boundary.get("lowest_fail"))
     failed = ", ".join(str(s) for s in boundary.get("failed_slos") or [])
@@ -109,7 +110,7 @@ def search_summary(doc: dict[str, Any], name: str, lang: str) -> str:
 
 
 def slo_section(
-    points: Sequence[ReportPoint], lang: str, searches: Sequence[tuple[str, dict]] = ()
+    points: Sequence[ReportPoint], lang: str, searches: Sequence[tuple[str, dict[str, Any]]] = ()
 ) -> str:
     """Verdicts per point when the files recorded SLOs; else vLLM-style goodput shares."""
     verdicts = [point_verdict(rp.point) for rp in points]
@@ -155,11 +156,11 @@ def _verdict_table(points: Sequence[ReportPoint], verdicts: list[Verdict | None]
             cells = [f'<td class="{css}">{a(word)}</td>']
             by_title = {check_title(c, lang): c for c in verdict.checks}
             for title in titles:
-                check = by_title.get(title)
-                if check is None:
+                titled = by_title.get(title)
+                if titled is None:
                     cells.append(f'<td class="num">{DASH}</td>')
                     continue
-                shown, ok = check_cell(check)
+                shown, ok = check_cell(titled)
                 cells.append(
                     f'<td class="num {"status-ok" if ok else "status-bad"}">{a(shown)}</td>'
                 )
