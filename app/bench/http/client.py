@@ -152,9 +152,9 @@ def run(main: Coroutine[Any, Any, T], *, use_uvloop: bool | None = None) -> T:
     On Linux the default asyncio loop: there the kernel stamps every read of a plain-HTTP
     stream (connections.kernel_stamps), so a token's time no longer depends on how busy the
     loop or the machine was. Measured with benchmarks/fidelity_stream.py at 64 streams, the
-    gap-by-gap error p99 went from 1.3-1.5 ms on uvloop to 0.04 ms, for 145 instead of 81 ms
-    of CPU per 1k tokens; at 128-256 streams (the CPU-bound end) both loops cost the same
-    within 4-8 %. Elsewhere uvloop when installed (less loop overhead per streamed chunk).
+    gap-by-gap error p99 went from 1.3-2.4 ms on uvloop to 0.04-0.05 ms, for 159 instead of
+    86 ms of CPU per 1k tokens; at 128-256 streams (the CPU-bound end) both loops cost the
+    same within 4-8 %. Elsewhere uvloop when installed (less loop overhead per streamed chunk).
     """
     if use_uvloop is None:
         from app.bench.http.connections import KERNEL_STAMPS

@@ -136,8 +136,10 @@ def kernel_stamps(transport: Any, protocol: _ResponseHandler) -> bool:
         or sock.type != socket.SOCK_STREAM
         or current is None
         or current != plain
-        or not all(hasattr(transport, name) for name in ("_conn_lost", "_fatal_error", "max_size"))
-        or not hasattr(transport, "_read_ready__on_eof")
+        or not all(
+            hasattr(transport, name)
+            for name in ("_conn_lost", "_fatal_error", "_read_ready__on_eof", "max_size")
+        )
     ):
         return False
     try:
