@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.bench.results.file_cache import PointFileCache
 from app.ui.app_setup import settings
 from app.ui.exports.charts import export_curves
 from app.ui.exports.files import (
@@ -69,6 +70,10 @@ class ResultsPanel(QWidget):
         self.errors: list[str] = []
         self.empty_note: TextSource = ""
         self.shown: list[Run] = []
+        # Parsed result files by path and identity: a refresh after each finished point parses
+        # only the new file, however many the folder holds (it ran on the GUI thread, every
+        # file every time).
+        self.file_cache = PointFileCache()
         self.folder = QLineEdit()
         self.folder.returnPressed.connect(self.refresh)
         self.browse_button = QPushButton()
@@ -188,7 +193,7 @@ class ResultsPanel(QWidget):
         if text:
             root = Path(text).expanduser()
             if root.is_dir():
-                self.runs, self.errors = discover_runs(root)
+                self.runs, self.errors = discover_runs(root, self.file_cache)
             elif root == default_results_root():
                 self.empty_note = lambda: self.tr(
                     "No results yet: a sweep saves its runs in {0}."

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -13,8 +14,9 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
+from app.bench.results.file_cache import PointFileCache
 from app.bench.results.point_result import PointResult
-from app.bench.results.read import NOT_POINT_FILES, ResultFileError, read_points
+from app.bench.results.read import NOT_POINT_FILES, ResultFileError
 from app.roofline.catalog import CatalogError, get_gpu
 from app.ui.exports.tables import OPTIONAL_KEYS, ROOFLINE_KEYS, point_value
 from app.ui.plots.sweep_curves import Series
@@ -132,38 +134,59 @@ def search_doc(folder: Path) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) and "boundary" in doc else None
 
 
-def _json_files(folder: Path) -> list[Path]:
-    return sorted(
-        p
-        for p in folder.glob("*.json")
-        if p.is_file()
-        and not p.name.startswith(".")
-        and not p.name.endswith(".pytorch.json")
-        and p.name not in NOT_POINT_FILES
-    )
+def _listing(folder: Path) -> tuple[list[Path], list[Path]]:
+    """A folder's sub-folders and result files, from one scandir: a refresh lists every file
+    of the user's history after each finished point, and glob + is_file/is_dir cost a system
+    call per file on top."""
+    folders: list[str] = []
+    files: list[str] = []
+    with os.scandir(folder) as entries:
+        for e in entries:
+            if e.is_dir():
+                folders.append(e.name)
+            elif (
+                e.name.endswith(".json")
+                and not e.name.startswith(".")
+                and not e.name.endswith(".pytorch.json")
+                and e.name not in NOT_POINT_FILES
+                and e.is_file()
+            ):
+                files.append(e.name)
+    return [folder / n for n in sorted(folders)], [folder / n for n in sorted(files)]
 
 
-def discover_runs(root: Path) -> tuple[list[Run], list[str]]:
-    """Runs under `root` (its own files and sub-folders), and one message per unreadable file."""
+def discover_runs(root: Path, cache: PointFileCache | None = None) -> tuple[list[Run], list[str]]:
+    """Runs under `root` (its own files and sub-folders), and one message per unreadable file.
+    With a cache, only files that changed since the last call are parsed again."""
+    cache = cache if cache is not None else PointFileCache()
     runs: list[Run] = []
     errors: list[str] = []
-    folders = [root]
-    for depth in range(MAX_DEPTH):
-        level = [f for f in folders if len(f.relative_to(root).parts) == depth]
+    listed: list[Path] = []
+    # Breadth first to MAX_DEPTH: the root, its run folders, one level below.
+    level: list[Path] = [root]
+    listings: list[tuple[Path, list[Path]]] = []
+    for depth in range(MAX_DEPTH + 1):
+        below: list[Path] = []
         for folder in level:
             try:
-                folders += sorted(d for d in folder.iterdir() if d.is_dir())
+                sub, files = _listing(folder)
             except OSError as exc:
                 errors.append(
                     QCoreApplication.translate("ResultsPanel", "{0}: cannot list ({1})").format(
                         folder, exc.strerror
                     )
                 )
-    for folder in folders:
+                continue
+            listings.append((folder, files))
+            if depth < MAX_DEPTH:
+                below += sub
+        level = below
+    for folder, files in listings:
         groups: dict[str, list[PointResult]] = {}
-        for file in _json_files(folder):
+        for file in files:
+            listed.append(file)
             try:
-                points = read_points(file)
+                points = cache.read(file)
             except ResultFileError as exc:
                 errors.append(str(exc))
                 continue
@@ -174,4 +197,5 @@ def discover_runs(root: Path) -> tuple[list[Run], list[str]]:
             # A run folder with one label is named by the folder; else folder/label.
             name = (rel if len(groups) == 1 else f"{rel}/{key}") if rel else key
             runs.append(Run(name=name, folder=folder, points=points))
+    cache.forget_except(listed)
     return runs, errors

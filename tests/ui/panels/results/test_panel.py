@@ -329,3 +329,18 @@ def test_points_of_different_runs_overlay_their_distributions(qtbot, root: Path)
     assert view.scatter_counts() == (4 + 3, 0)
     assert "1 failed" in view.note.text()
     assert len(view.dist_plot.getPlotItem().listDataItems()) == 2
+
+
+def test_a_refresh_parses_only_the_files_that_changed(qtbot, root: Path) -> None:
+    # After each finished point the window refreshes the folder: the points already read are
+    # not parsed again (a user's history of thousands of files stalled the GUI thread).
+    panel = _panel(qtbot, root)
+    assert panel.file_cache.parsed == 5  # 2 + 2 + the broken one
+    panel.refresh()
+    assert panel.file_cache.parsed == 5
+    assert len(panel.errors) == 1  # the broken file is still reported
+    new = root / "vllm-old" / "openai-chat-8.0qps-concurrency16-qwen2.5-7b-20250601-104500.json"
+    new.write_text(json.dumps({**VLLM_RATE4, "request_rate": 8.0}))
+    panel.refresh()
+    assert panel.file_cache.parsed == 6
+    assert [(r.name, len(r.points)) for r in panel.runs] == [("local-bf16", 2), ("vllm-old", 3)]
