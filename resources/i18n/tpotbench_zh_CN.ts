@@ -203,6 +203,10 @@ at {n}</source>
         <translation>{0}：一侧没有逐请求样本，区间未知（请用 --save-detailed 运行）。</translation>
     </message>
     <message>
+        <source>All {0} points</source>
+        <translation>全部 {0} 个测试点</translation>
+    </message>
+    <message>
         <source>Pick two runs and press Compare.</source>
         <translation>选择两次运行，然后点击“对比”。</translation>
     </message>

@@ -94,6 +94,7 @@ class CompareView(QWidget):
         self.table = QTableWidget(0, 8)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -119,12 +120,12 @@ class CompareView(QWidget):
             [
                 self.tr("Point"),
                 self.tr("Figure"),
+                self.tr("Verdict"),
+                self.tr("Change %"),
                 self.tr("Base"),
                 self.tr("Candidate"),
                 self.tr("Change"),
-                self.tr("Change %"),
                 self.tr("95 % interval"),
-                self.tr("Verdict"),
             ]
         )
         self._show()
@@ -167,20 +168,27 @@ class CompareView(QWidget):
         self._show()
 
     # ---- showing ------------------------------------------------------------------------
-    def _method_line(self, point: PointChange) -> str:
+    def _method_line(self, point: PointChange, name: str) -> str:
         level = f"{point.level_each:.2%}"
         if point.method == "bootstrap":
             return self.tr(
                 "{0}: bootstrap over per-request samples (time blocks), {1} resamples; each "
                 "interval {2}, so the point's intervals hold together at 95 %."
-            ).format(point.name, point.resamples, level)
+            ).format(name, point.resamples, level)
         if point.method == "repeats":
             return self.tr(
                 "{0}: Welch t interval over repeated runs ({1} vs {2}); each interval {3}."
-            ).format(point.name, len(point.base_files), len(point.cand_files), level)
+            ).format(name, len(point.base_files), len(point.cand_files), level)
         return self.tr(
             "{0}: no per-request samples on one side: intervals unknown (run with --save-detailed)."
-        ).format(point.name)
+        ).format(name)
+
+    def _method_lines(self, points: Sequence[PointChange]) -> list[str]:
+        """One line when every point was tested the same way, else one per point."""
+        ways = {(p.method, p.resamples, p.level_each, len(p.base_files)) for p in points}
+        if len(ways) == 1 and len(points) > 1:
+            return [self._method_line(points[0], self.tr("All {0} points").format(len(points)))]
+        return [self._method_line(p, p.name) for p in points]
 
     def _show(self) -> None:
         comparison = self.comparison
@@ -188,7 +196,7 @@ class CompareView(QWidget):
         if comparison is None:
             self.method.setText(self.tr("Pick two runs and press Compare."))
             return
-        lines = [self._method_line(p) for p in comparison.points]
+        lines = self._method_lines(comparison.points)
         lines += [
             self.tr("Only in base (not compared): {0}").format(name)
             for name, _files in comparison.only_base
@@ -207,9 +215,9 @@ class CompareView(QWidget):
         self.method.setText("\n".join(lines))
         for point in comparison.points:
             for change in point.figures:
-                self._add_row(point.name, change)
+                self._add_row(point, change)
 
-    def _add_row(self, point: str, change: FigureChange) -> None:
+    def _add_row(self, point: PointChange, change: FigureChange) -> None:
         row = self.table.rowCount()
         self.table.insertRow(row)
         unit = change.figure.unit
@@ -222,23 +230,28 @@ class CompareView(QWidget):
         def num(value: float | None) -> str:
             return "–" if value is None else f"{value:.2f}"
 
+        rate, conc, _dataset = point.key
+        shown_rate = "inf" if rate == float("inf") else f"{rate:g}"
+        short = f"r={shown_rate} c={'–' if conc is None else conc}"
         cells = [
-            point,
+            short,
             f"{change.figure.key} ({unit})",
+            verdict_text(change.verdict),
+            "–" if rel is None else f"{rel:+.1%}",
             num(change.base),
             num(change.cand),
             "–" if change.delta is None else f"{change.delta:+.2f}",
-            "–" if rel is None else f"{rel:+.1%}",
             interval,
-            verdict_text(change.verdict),
         ]
         for col, text in enumerate(cells):
             item = QTableWidgetItem(text)
-            if 2 <= col <= 5:
+            if 3 <= col <= 6:
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            if col == 7 and change.verdict in _COLOURS:
+            if col == 0:
+                item.setToolTip(point.name)
+            if col == 2 and change.verdict in _COLOURS:
                 item.setBackground(QColor(_COLOURS[change.verdict]))
                 item.setForeground(QColor("#1b1b1b"))
-            if col == 6 and change.why_unknown:
+            if col == 7 and change.why_unknown:
                 item.setToolTip(why_text(change.why_unknown))
             self.table.setItem(row, col, item)

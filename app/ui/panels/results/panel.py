@@ -302,7 +302,11 @@ class ResultsPanel(QWidget):
         if tool == "vllm":
             self.tables.setCurrentWidget(self.table)
         else:
-            points = [(r.name, p) for r in self.shown for p in r.points]
+            points = [
+                (r.name, p)
+                for r in self.shown
+                for p in sorted(r.points, key=lambda p: (p.max_concurrency or 0, p.request_rate))
+            ]
             self.tool_table.show_points(tool, points)
             self.tables.setCurrentWidget(self.tool_table)
         self._definitions_note()
