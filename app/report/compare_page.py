@@ -9,7 +9,7 @@ from pathlib import Path
 from app import __version__
 from app.bench.compare.compare import Comparison, FigureChange, PointChange
 from app.bench.results.write import atomic_write_text
-from app.report.document import CSP, CSS, FONTS, fmt
+from app.report.document import fmt, page
 from app.report.svg import a
 
 _TEXT: dict[str, tuple[str, str]] = {
@@ -118,19 +118,9 @@ def render_compare_page(
     if comparison.min_effect:
         lines.append(_t(lang, "min_effect", pct=f"{comparison.min_effect:.0%}"))
     body += "".join(f'<p class="note">{a(line)}</p>' for line in lines)
-    generated = _t(
-        lang,
-        "generated",
-        version=__version__,
-        date=now.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-    )
-    html_lang = "zh-CN" if lang == "zh_CN" else "en"
-    return (
-        f'<!DOCTYPE html>\n<html lang="{html_lang}"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-        f"<title>{a(title)}</title><style>{CSS % {'fonts': FONTS}}</style></head><body>"
-        f"<header><h1>{a(title)}</h1></header>{body}<footer>{a(generated)}</footer></body></html>\n"
-    )
+    date = now.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    generated = _t(lang, "generated", version=__version__, date=date)
+    return page(lang, title, f"<header><h1>{a(title)}</h1></header>{body}", generated)
 
 
 def write_compare_page(path: Path, comparison: Comparison, lang: str = "en") -> Path:

@@ -380,15 +380,23 @@ def render(
         version=__version__,
         date=now.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     )
+    header = (
+        f'<header><h1>{a(title)}</h1><p class="sub">{a(subtitle)}</p>'
+        f'<p class="note">{a(text(lang, "toggle_hint"))}</p></header>'
+    )
+    return page(lang, f"{title} — {subtitle}", header + body, generated, SCRIPT)
+
+
+def page(lang: str, title: str, body: str, footer: str, script: str = "") -> str:
+    """A whole self-contained page in the report's style: the CSP forbids loading anything."""
     html_lang = "zh-CN" if lang == "zh_CN" else "en"
     return (
         f'<!DOCTYPE html>\n<html lang="{html_lang}"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{a(title)} — {a(subtitle)}</title>"
+        f"<title>{a(title)}</title>"
         f"<style>{CSS % {'fonts': FONTS}}</style></head><body>"
-        f'<header><h1>{a(title)}</h1><p class="sub">{a(subtitle)}</p>'
-        f'<p class="note">{a(text(lang, "toggle_hint"))}</p></header>'
-        f"{body}<footer>{a(generated)}</footer>"
-        f"<script>{SCRIPT}</script></body></html>\n"
+        f"{body}<footer>{a(footer)}</footer>"
+        + (f"<script>{script}</script>" if script else "")
+        + "</body></html>\n"
     )
