@@ -12,8 +12,10 @@ interval of the (candidate − base) replicates. Seeded: a compare prints the sa
 
 Bounded cost: a side with more than MAX_REQUESTS successful requests is first cut to a seeded
 random MAX_REQUESTS of them (without replacement) for the latency figures; the interval then
-comes out a little wider than the full data's would, never narrower. Resamples are drawn in
-batches of at most BATCH_CELLS values, so memory stays flat whatever the point's size.
+comes out a little wider than the full data's would, never narrower. Likewise ITL uses a seeded
+random subset of those requests holding at most MAX_GAPS gaps. Resamples are drawn in
+one go as block multiplicities (resamples x blocks), and a quantile is found by a binary
+search over the sorted values, so the cost grows with log(values), not values x resamples.
 """
 
 from __future__ import annotations
@@ -23,11 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.bench.compare.figures import LATENCY_STATS
 from app.bench.results.request_rows import RequestRows
 
-MAX_REQUESTS = 4000
-BATCH_CELLS = 2_000_000
+MAX_REQUESTS = 100_000
+MAX_GAPS = 400_000
 MIN_RESAMPLES = 2000
 MAX_RESAMPLES = 10_000
 MIN_BLOCKS = 5
@@ -45,9 +46,16 @@ def _stats(values: np.ndarray, axis: int | None = None) -> dict[str, np.ndarray]
     return {"mean": np.asarray(np.mean(values, axis=axis)), "median": q[0], "p99": q[1]}
 
 
-def _batches(n: int, n_boot: int) -> list[tuple[int, int]]:
-    step = max(1, BATCH_CELLS // max(n, 1))
-    return [(s, min(n_boot, s + step)) for s in range(0, n_boot, step)]
+def _subset(rows: RequestRows, keep: np.ndarray) -> RequestRows:
+    return RequestRows(
+        rows.ttft_ms[keep],
+        rows.e2el_ms[keep],
+        rows.tpot_ms[keep],
+        rows.output_tokens[keep],
+        None if rows.itls_ms is None else [rows.itls_ms[i] for i in keep],
+        None if rows.itl_tokens is None else [rows.itl_tokens[i] for i in keep],
+        None if rows.start_s is None else rows.start_s[keep],
+    )
 
 
 @dataclass(frozen=True)
@@ -60,6 +68,9 @@ class Side:
     subsampled_from: int | None = None
     cut: RequestRows | None = None  # the MAX_REQUESTS cut used for the latency figures
 
+    gap_rows: RequestRows | None = None  # the MAX_GAPS cut used for ITL
+    gap_requests_from: int | None = None  # requests before that cut
+
     @classmethod
     def of(
         cls,
@@ -68,23 +79,28 @@ class Side:
         goodput_limits_ms: dict[str, float] | None,
         rng: np.random.Generator,
     ) -> Side:
-        if rows.n <= MAX_REQUESTS:
-            return cls(rows, duration_s, goodput_limits_ms)
-        keep = np.sort(rng.choice(rows.n, MAX_REQUESTS, replace=False))
-        cut = RequestRows(
-            rows.ttft_ms[keep],
-            rows.e2el_ms[keep],
-            rows.tpot_ms[keep],
-            rows.output_tokens[keep],
-            None if rows.itls_ms is None else [rows.itls_ms[i] for i in keep],
-            None if rows.itl_tokens is None else [rows.itl_tokens[i] for i in keep],
-            None if rows.start_s is None else rows.start_s[keep],
+        cut = None
+        if rows.n > MAX_REQUESTS:
+            cut = _subset(rows, np.sort(rng.choice(rows.n, MAX_REQUESTS, replace=False)))
+        latency = cut or rows
+        gaps = sum(g.size for g in latency.itls_ms or [])
+        gap_rows, gap_from = None, None
+        if gaps > MAX_GAPS:
+            keep = max(2, int(latency.n * MAX_GAPS / gaps))
+            gap_rows = _subset(latency, np.sort(rng.choice(latency.n, keep, replace=False)))
+            gap_from = latency.n
+        return cls(
+            rows, duration_s, goodput_limits_ms, rows.n if cut else None, cut, gap_rows, gap_from
         )
-        return cls(rows, duration_s, goodput_limits_ms, rows.n, cut)
 
     @property
     def latency_rows(self) -> RequestRows:
         return self.cut or self.rows
+
+    def rows_for(self, metric: str) -> RequestRows:
+        if metric == "itl" and self.gap_rows is not None:
+            return self.gap_rows
+        return self.latency_rows
 
     def good(self) -> np.ndarray | None:
         """Per request: within every goodput limit (vLLM's counting), or None without limits."""
@@ -112,20 +128,34 @@ def blocks(rows: RequestRows) -> tuple[np.ndarray, int]:
     return np.clip(((rows.start_s - t0) / width).astype(int), 0, count - 1), count
 
 
+def _rank_index(cum: np.ndarray, mult: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """For each resample (row of `mult`), the index into the sorted values of its pooled
+    value of 0-based `rank`: the first j whose pooled count sum_w mult[w] * cum[w, j] exceeds
+    the rank. A binary search over j, all resamples at once: O(resamples x blocks x log n)."""
+    lo = np.zeros(mult.shape[0], dtype=np.int64)
+    hi = np.full(mult.shape[0], cum.shape[1] - 1, dtype=np.int64)
+    active = lo < hi
+    while np.any(active):
+        mid = (lo + hi) // 2
+        below = np.einsum("rw,wr->r", mult, cum[:, mid]) > rank
+        hi = np.where(active & below, mid, hi)
+        lo = np.where(active & ~below, mid + 1, lo)
+        active = lo < hi
+    return lo
+
+
 def _pooled_quantiles(
-    sorted_values: np.ndarray, owner: np.ndarray, mult: np.ndarray, q: float
+    sorted_values: np.ndarray, cum: np.ndarray, mult: np.ndarray, total: np.ndarray, q: float
 ) -> np.ndarray:
     """numpy's linear-interpolated quantile of each resample's pooled values, without building
-    them: row r repeats block i's values mult[r, i] times."""
-    cum = np.cumsum(mult[:, owner], axis=1)  # pooled count up to each sorted value
-    h = np.maximum(cum[:, -1] - 1, 0) * q
+    them: resample r repeats block w's values mult[r, w] times; cum[w, j] counts block w's
+    values among the first j + 1 sorted values."""
+    h = np.maximum(total - 1, 0) * q
     low = np.floor(h)
-    last = sorted_values.size - 1
-    i_low = np.minimum((cum <= low[:, None]).sum(axis=1), last)
-    i_high = np.minimum((cum <= low[:, None] + 1).sum(axis=1), last)
-    x_low, x_high = sorted_values[i_low], sorted_values[i_high]
+    x_low = sorted_values[_rank_index(cum, mult, low)]
+    x_high = sorted_values[_rank_index(cum, mult, np.minimum(low + 1, np.maximum(total - 1, 0)))]
     out = x_low + (h - low) * (x_high - x_low)
-    return np.where(cum[:, -1] > 0, out, np.nan)
+    return np.where(total > 0, out, np.nan)
 
 
 def _block_stats(
@@ -135,20 +165,18 @@ def _block_stats(
     value) are resampled with replacement."""
     order = np.argsort(values, kind="stable")
     sorted_values, sorted_owner = values[order], owner[order]
+    cum = np.zeros((n_blocks, values.size), dtype=np.int32)
+    cum[sorted_owner, np.arange(values.size)] = 1
+    np.cumsum(cum, axis=1, out=cum)
     sums = np.bincount(owner, weights=values, minlength=n_blocks)
     counts = np.bincount(owner, minlength=n_blocks).astype(float)
-    out = {s: np.empty(n_boot) for s in LATENCY_STATS}
-    for start, stop in _batches(values.size, n_boot):
-        rows = stop - start
-        idx = rng.integers(0, n_blocks, size=(rows, n_blocks))
-        mult = np.zeros((rows, n_blocks))
-        np.add.at(mult, (np.arange(rows)[:, None], idx), 1.0)
-        total = mult @ counts
-        out["mean"][start:stop] = np.where(total > 0, (mult @ sums) / np.maximum(total, 1), np.nan)
-        for stat in ("median", "p99"):
-            out[stat][start:stop] = _pooled_quantiles(
-                sorted_values, sorted_owner, mult, _Q[stat] / 100
-            )
+    idx = rng.integers(0, n_blocks, size=(n_boot, n_blocks))
+    mult = np.zeros((n_boot, n_blocks))
+    np.add.at(mult, (np.arange(n_boot)[:, None], idx), 1.0)
+    total = mult @ counts
+    out = {"mean": np.where(total > 0, (mult @ sums) / np.maximum(total, 1), np.nan)}
+    for stat in ("median", "p99"):
+        out[stat] = _pooled_quantiles(sorted_values, cum, mult, total, _Q[stat] / 100)
     return out
 
 
@@ -189,7 +217,7 @@ def metric_replicates(
 ) -> dict[str | None, np.ndarray]:
     """Bootstrap replicates of the metric's statistics (keys mean/median/p99, or None for a
     throughput)."""
-    rows = side.latency_rows
+    rows = side.rows_for(metric)
     if metric in ("ttft", "tpot", "e2el", "itl"):
         owner, n_blocks = blocks(rows)
         values, owners = _pooled_values(rows, metric, owner)
@@ -222,7 +250,7 @@ def _throughput_windows(side: Side, metric: str) -> tuple[np.ndarray, float]:
 
 def metric_values(side: Side, metric: str) -> dict[str | None, float] | str:
     """The metric's statistics on the side's own data, or why it cannot be resampled."""
-    rows = side.latency_rows
+    rows = side.rows_for(metric)
     if metric in ("ttft", "tpot", "e2el"):
         column = {"ttft": rows.ttft_ms, "tpot": rows.tpot_ms, "e2el": rows.e2el_ms}[metric]
         values = column[np.isfinite(column)]
@@ -259,7 +287,7 @@ def needed(stat: str | None) -> int:
 
 def sample_size(side: Side, metric: str) -> int:
     """How many values the metric's statistics are taken over on this side."""
-    rows = side.latency_rows
+    rows = side.rows_for(metric)
     if metric == "itl":
         return sum(g.size for g in rows.itls_ms or [])
     if metric in ("ttft", "tpot", "e2el"):

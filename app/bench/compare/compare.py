@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from app.bench.compare.bootstrap import (
+    MAX_GAPS,
     Side,
     metric_replicates,
     metric_values,
@@ -216,7 +217,12 @@ def _compare_bootstrap(
         if isinstance(side, Side) and side.subsampled_from:
             change.notes.append(
                 f"{name}: {side.subsampled_from} requests, bootstrap on a seeded random "
-                f"{side.rows.n} of them"
+                f"{side.latency_rows.n} of them"
+            )
+        if isinstance(side, Side) and side.gap_rows is not None:
+            change.notes.append(
+                f"{name}: ITL bootstrap on a seeded random {side.gap_rows.n} of "
+                f"{side.gap_requests_from} requests (at most {MAX_GAPS} gaps)"
             )
     if isinstance(a, Side) and isinstance(b, Side) and a.goodput_limits_ms != b.goodput_limits_ms:
         a = Side(a.rows, a.duration_s, None, a.subsampled_from)
