@@ -362,7 +362,10 @@ class ResultsPanel(QWidget):
         self.tree.blockSignals(False)
 
     def _selection_changed(self) -> None:
-        self.show_runs([item.text(0) for item in self.tree.selectedItems()])
+        names = [item.text(0) for item in self.tree.selectedItems()]
+        self.show_runs(names)
+        if len(names) == 2:  # two runs selected: the Compare view's natural pair
+            self.compare.pick(*names)
 
     def _update_buttons(self) -> None:
         self.export_data_button.setEnabled(bool(self.shown))

@@ -57,6 +57,10 @@ def test_pick_two_runs_and_read_the_verdicts(qtbot, root: Path, translations, la
     assert len(names) == 2
     base = next(n for n in names if "base" in n)
     slower = next(n for n in names if "slower" in n)
+    # selecting the two runs in the list picks them for the Compare view
+    for i in range(panel.tree.topLevelItemCount()):
+        panel.tree.topLevelItem(i).setSelected(True)
+    assert {view.base.currentText(), view.candidate.currentText()} == {base, slower}
     view.pick(base, slower)
     panel.chart_tabs.setCurrentWidget(view)
     qtbot.mouseClick(view.compare_button, Qt.MouseButton.LeftButton)
