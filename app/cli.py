@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "probe": "Send one streaming request and print TTFT, TPOT and tokens/s.",
     "sweep": "Run a benchmark sweep over request rates and concurrencies (like vllm bench serve).",
     "search": "Find the highest concurrency or request rate that meets your SLOs, and why.",
+    "compare": "Compare two runs point by point: each figure's change, 95 % interval, verdict.",
     "report": "Summarise result files (ours or vllm bench serve's) as a table, CSV or JSON.",
     "doctor": "Diagnose an endpoint: reachable, auth, path, model, body, streaming, metrics.",
     "roofline": "Print the decode floor, bytes per step, MBU and KV capacity for a GPU and model.",

@@ -12,6 +12,7 @@ from typing import Any
 
 from app.bench.capacity.knee import sweep_knees
 from app.bench.capacity.slo import point_verdict
+from app.bench.metrics.definitions import TOOL_NAMES, TOOLS, ToolFigure, point_definitions
 from app.bench.results.naming import rate_label
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import load_results_skipping
@@ -68,6 +69,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="also write a self-contained HTML report (table, knee curves, distributions, "
         "roofline, server metrics) to FILE; it opens offline in any browser",
+    )
+    parser.add_argument(
+        "--definitions",
+        choices=[*TOOLS, "all"],
+        metavar="TOOL",
+        help="also show TPOT, ITL and throughput as another tool defines them, from the saved "
+        "per-request data: " + ", ".join(TOOLS) + " or all (the README's definitions table "
+        "cites each formula)",
     )
     parser.add_argument(
         "--lang",
@@ -152,6 +161,60 @@ def _search_summaries(paths: list[str]) -> list[str]:
     return out
 
 
+def definition_tools(choice: str | None) -> list[str]:
+    if not choice:
+        return []
+    return list(TOOLS) if choice == "all" else [choice]
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def definitions_lines(points: list[PointResult], tools: list[str]) -> list[str]:
+    """Per point, each tool's own figures: name, mean / median / p99, weighting, formula."""
+    lines: list[str] = []
+    headers = ["tool", "figure (tool's name)", "mean", "median", "p99", "unit"]
+    headers += ["weighting", "formula"]
+    for point in points:
+        name = point.path.name if point.path else "-"
+        conc = "-" if point.max_concurrency is None else point.max_concurrency
+        lines.append(f"definitions: {name} (rate {rate_label(point.request_rate)}, conc {conc})")
+        rows = []
+        for figure in point_definitions(point.raw, point.duration_s, tools):
+            values = figure.values
+            cells = [_fmt(values.get(s)) for s in ("mean", "median", "p99")]
+            if figure.missing:
+                cells = [figure.missing, "", ""]
+            tool = TOOL_NAMES[figure.tool]
+            rows.append([tool, figure.name, *cells, figure.unit, figure.weighting, figure.formula])
+        lines += console.table(headers, rows, first_left=True)
+        lines.append("")
+    return lines
+
+
+def definitions_json(points: list[PointResult], tools: list[str]) -> list[dict[str, Any]]:
+    def one(f: ToolFigure) -> dict[str, Any]:
+        return {
+            "tool": f.tool,
+            "figure": f.name,
+            "key": f.key,
+            "unit": f.unit,
+            "weighting": f.weighting,
+            "formula": f.formula,
+            "values": f.values,
+            "missing": f.missing,
+        }
+
+    return [
+        {
+            "file": p.path.name if p.path else None,
+            "figures": [one(f) for f in point_definitions(p.raw, p.duration_s, tools)],
+        }
+        for p in points
+    ]
+
+
 def run(args: argparse.Namespace) -> int:
     points, problems = load_results_skipping(args.paths)
     if not points:
@@ -182,7 +245,9 @@ def run(args: argparse.Namespace) -> int:
         for problem in unreadable:
             print(f"tpotbench report: skipped {problem}", file=sys.stderr)
         try:
-            write_report(Path(args.html), points, args.lang, searches)
+            write_report(
+                Path(args.html), points, args.lang, searches, definition_tools(args.definitions)
+            )
         except OSError as exc:
             print(
                 f"tpotbench report: error: cannot write {args.html}: {exc.strerror}",
@@ -190,10 +255,18 @@ def run(args: argparse.Namespace) -> int:
             )
             return 1
         print(f"report: {args.html}", file=sys.stderr)
+    tools = definition_tools(args.definitions)
     if args.json:
-        print(json.dumps([p.summary_row() for p in points], indent=2))
+        rows = [p.summary_row() for p in points]
+        if tools:
+            for row, figures in zip(rows, definitions_json(points, tools), strict=True):
+                row["definitions"] = figures["figures"]
+        print(json.dumps(rows, indent=2))
     else:
         print(format_table(points))
+        if tools:
+            print()
+            print("\n".join(definitions_lines(points, tools)).rstrip())
         for line in knee_lines(points):
             print(line)
         for block in _search_summaries(args.paths):

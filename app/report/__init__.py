@@ -46,11 +46,13 @@ def render_report(
     lang: str = "en",
     now: datetime | None = None,
     searches: Sequence[Search] = (),
+    definitions: Sequence[str] = (),
 ) -> str:
-    """The report's HTML for these points, in 'en' or 'zh_CN'."""
+    """The report's HTML for these points, in 'en' or 'zh_CN'; `definitions` adds the other
+    tools' figures (e.g. ["vllm", "guidellm"])."""
     if lang not in LANGUAGES:
         raise ValueError(f"report language {lang!r}: choose one of {', '.join(LANGUAGES)}")
-    return render(report_points(points, lang), lang, now, searches)
+    return render(report_points(points, lang), lang, now, searches, definitions)
 
 
 def write_report(
@@ -58,9 +60,11 @@ def write_report(
     points: Sequence[PointResult],
     lang: str = "en",
     searches: Sequence[Search] = (),
+    definitions: Sequence[str] = (),
 ) -> Path:
     """Render and write atomically (a reader never sees half a report)."""
-    atomic_write_text(Path(path), render_report(points, lang, searches=searches))
+    html = render_report(points, lang, searches=searches, definitions=definitions)
+    atomic_write_text(Path(path), html)
     return Path(path)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from app import __version__
 from app.bench.results.naming import rate_label
 from app.report.curves import knee_charts, roofline_charts, server_charts
+from app.report.definitions_view import definitions_section
 from app.report.distributions import cdf_charts, point_panels
 from app.report.model import ReportPoint, RunMeta, block, finite, run_meta
 from app.report.slo_view import slo_section
@@ -321,6 +322,7 @@ def _sections(
     meta: RunMeta,
     lang: str,
     searches: Sequence[tuple[str, dict[str, Any]]],
+    definitions: Sequence[str] = (),
 ) -> str:
     """The document's sections in order, each with its heading."""
     knees, knee_text = knee_charts(points, lang)
@@ -350,10 +352,12 @@ def _sections(
         ("roofline", "sec_roofline", roofline_section(points, lang)),
         ("server", "sec_server", server_section(points, lang)),
     ]
-    return "".join(
+    html = [
         f'<section id="{sid}"><h2>{a(text(lang, key))}</h2>{content}</section>'
         for sid, key, content in sections
-    )
+    ]
+    html.insert(2, definitions_section(points, lang, definitions))
+    return "".join(html)
 
 
 def render(
@@ -361,6 +365,7 @@ def render(
     lang: str = "en",
     now: datetime | None = None,
     searches: Sequence[tuple[str, dict[str, Any]]] = (),
+    definitions: Sequence[str] = (),
 ) -> str:
     """The whole document for `points` in `lang` ('en' or 'zh_CN'), with the summaries of any
     capacity searches (file name, search.json document) that produced them."""
@@ -368,22 +373,30 @@ def render(
     now = now or datetime.now(UTC)
     title = text(lang, "title")
     subtitle = " · ".join(str(v) for v in (meta.models[:1] + meta.gpus[:1] + meta.dates[-1:]) if v)
-    body = _sections(points, meta, lang, searches)
+    body = _sections(points, meta, lang, searches, definitions)
     generated = text(
         lang,
         "generated",
         version=__version__,
         date=now.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     )
+    header = (
+        f'<header><h1>{a(title)}</h1><p class="sub">{a(subtitle)}</p>'
+        f'<p class="note">{a(text(lang, "toggle_hint"))}</p></header>'
+    )
+    return page(lang, f"{title} — {subtitle}", header + body, generated, SCRIPT)
+
+
+def page(lang: str, title: str, body: str, footer: str, script: str = "") -> str:
+    """A whole self-contained page in the report's style: the CSP forbids loading anything."""
     html_lang = "zh-CN" if lang == "zh_CN" else "en"
     return (
         f'<!DOCTYPE html>\n<html lang="{html_lang}"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{a(title)} — {a(subtitle)}</title>"
+        f"<title>{a(title)}</title>"
         f"<style>{CSS % {'fonts': FONTS}}</style></head><body>"
-        f'<header><h1>{a(title)}</h1><p class="sub">{a(subtitle)}</p>'
-        f'<p class="note">{a(text(lang, "toggle_hint"))}</p></header>'
-        f"{body}<footer>{a(generated)}</footer>"
-        f"<script>{SCRIPT}</script></body></html>\n"
+        f"{body}<footer>{a(footer)}</footer>"
+        + (f"<script>{script}</script>" if script else "")
+        + "</body></html>\n"
     )

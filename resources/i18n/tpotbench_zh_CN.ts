@@ -117,6 +117,121 @@ at {n}</source>
     </message>
 </context>
 <context>
+    <name>CompareView</name>
+    <message>
+        <source>better</source>
+        <translation>更好</translation>
+    </message>
+    <message>
+        <source>worse</source>
+        <translation>更差</translation>
+    </message>
+    <message>
+        <source>no significant change</source>
+        <translation>无显著变化</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>no per-request gaps (needs --save-detailed)</source>
+        <translation>没有逐请求的间隔（需要 --save-detailed）</translation>
+    </message>
+    <message>
+        <source>no goodput limits recorded (sweep --goodput)</source>
+        <translation>未记录 goodput 限值（sweep --goodput）</translation>
+    </message>
+    <message>
+        <source>no per-request samples (vllm bench serve without --save-detailed)</source>
+        <translation>没有逐请求样本（vllm bench serve 未加 --save-detailed）</translation>
+    </message>
+    <message>
+        <source>too few values for this statistic&apos;s interval ({0})</source>
+        <translation>样本太少，无法给出该统计量的区间（{0}）</translation>
+    </message>
+    <message>
+        <source>Base</source>
+        <translation>基线</translation>
+    </message>
+    <message>
+        <source>Candidate</source>
+        <translation>候选</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Match the two runs&apos; points (same rate, concurrency and dataset) and test every figure&apos;s change with a 95 % interval</source>
+        <translation>匹配两次运行中速率、并发和数据集相同的测试点，并用 95 % 区间检验每个指标的变化</translation>
+    </message>
+    <message>
+        <source>Point</source>
+        <translation>测试点</translation>
+    </message>
+    <message>
+        <source>Figure</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>变化</translation>
+    </message>
+    <message>
+        <source>Change %</source>
+        <translation>变化 %</translation>
+    </message>
+    <message>
+        <source>95 % interval</source>
+        <translation>95 % 区间</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <source>{0}: bootstrap over per-request samples (time blocks), {1} resamples; each interval {2}, so the point&apos;s intervals hold together at 95 %.</source>
+        <translation>{0}：基于逐请求样本的自助法（按时间分块），重采样 {1} 次；每个区间为 {2}，使该测试点的全部区间合计满足 95 %。</translation>
+    </message>
+    <message>
+        <source>{0}: Welch t interval over repeated runs ({1} vs {2}); each interval {3}.</source>
+        <translation>{0}：基于重复运行的 Welch t 区间（{1} 次对 {2} 次）；每个区间为 {3}。</translation>
+    </message>
+    <message>
+        <source>{0}: no per-request samples on one side: intervals unknown (run with --save-detailed).</source>
+        <translation>{0}：一侧没有逐请求样本，区间未知（请用 --save-detailed 运行）。</translation>
+    </message>
+    <message>
+        <source>All {0} points</source>
+        <translation>全部 {0} 个测试点</translation>
+    </message>
+    <message>
+        <source>Pick two runs and press Compare.</source>
+        <translation>选择两次运行，然后点击“对比”。</translation>
+    </message>
+    <message>
+        <source>Only in base (not compared): {0}</source>
+        <translation>仅在基线中（未比较）：{0}</translation>
+    </message>
+    <message>
+        <source>Only in candidate (not compared): {0}</source>
+        <translation>仅在候选中（未比较）：{0}</translation>
+    </message>
+    <message>
+        <source>No matching points (same rate, concurrency and dataset).</source>
+        <translation>没有可匹配的测试点（速率、并发和数据集均相同）。</translation>
+    </message>
+    <message>
+        <source>Changes under {0} count as no significant change.</source>
+        <translation>小于 {0} 的变化视为无显著变化。</translation>
+    </message>
+    <message>
+        <source>unknown: {0}</source>
+        <translation>未知：{0}</translation>
+    </message>
+</context>
+<context>
     <name>CrashHandler</name>
     <message>
         <source>Unexpected error</source>
@@ -341,6 +456,25 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>Choose a dataset file, or pick another dataset.</source>
         <translation>请选择数据集文件，或改用其他数据集。</translation>
+    </message>
+</context>
+<context>
+    <name>DefinitionsTable</name>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Point</source>
+        <translation>测试点</translation>
+    </message>
+    <message>
+        <source>{0}: {1} ({2}, {3}); weighting: {4}</source>
+        <translation>{0}：{1}（{2}，{3}）；加权方式：{4}</translation>
+    </message>
+    <message>
+        <source>needs --save-detailed</source>
+        <translation>需要 --save-detailed</translation>
     </message>
 </context>
 <context>
@@ -1932,6 +2066,18 @@ GuideLLM：output_tokens。AIPerf：Output Sequence Length (OSL)。</translation
         <translation>分布</translation>
     </message>
     <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Definitions</source>
+        <translation>指标定义</translation>
+    </message>
+    <message>
+        <source>Show TPOT, ITL and throughput as this tool defines them, computed from each point&apos;s saved per-request data</source>
+        <translation>按该工具的定义显示 TPOT、ITL 和吞吐，由每个测试点保存的逐请求数据计算</translation>
+    </message>
+    <message>
         <source>No results yet: a sweep saves its runs in {0}.</source>
         <translation>还没有结果：扫描的运行结果会保存在 {0}。</translation>
     </message>
@@ -1956,6 +2102,26 @@ written by {1}</source>
     <message>
         <source>Choose a results folder</source>
         <translation>选择结果文件夹</translation>
+    </message>
+    <message>
+        <source>TPOT per request; ITL per chunk gap (the files&apos; own figures).</source>
+        <translation>TPOT 按请求计；ITL 按数据块间隔计（结果文件自身的数值）。</translation>
+    </message>
+    <message>
+        <source>GuideLLM: its TPOT includes TTFT; its ITL is vLLM&apos;s TPOT; both weighted by output tokens.</source>
+        <translation>GuideLLM：其 TPOT 包含 TTFT；其 ITL 即 vLLM 的 TPOT；两者均按输出 token 加权。</translation>
+    </message>
+    <message>
+        <source>AIPerf: its inter-token latency is vLLM&apos;s TPOT (per request); inter-chunk latency is the chunk gaps.</source>
+        <translation>AIPerf：其 inter-token latency 即 vLLM 的 TPOT（按请求）；inter-chunk latency 为数据块间隔。</translation>
+    </message>
+    <message>
+        <source>SGLang: ITL per token (a chunk&apos;s gap shared by its tokens) when chunk sizes are known, else per chunk.</source>
+        <translation>SGLang：已知数据块大小时 ITL 按 token 计（一个数据块的间隔由其 token 均分），否则按数据块计。</translation>
+    </message>
+    <message>
+        <source>evalscope: averages; a one-token reply counts 0 in its TPOT.</source>
+        <translation>evalscope：只给均值；单 token 回复的 TPOT 计为 0。</translation>
     </message>
     <message>
         <source>Choose a .csv, .json or .md file name (got {0}).</source>

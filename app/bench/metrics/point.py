@@ -102,6 +102,9 @@ class PointMetrics:
     generated_texts: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     chunk_counts: list[int] = field(default_factory=list)
+    # Tokens each of a request's ITL gaps delivered (None: the server did not say per chunk);
+    # other tools' definitions (SGLang's per-token ITL) need them.
+    itl_tokens: list[list[int] | None] = field(default_factory=list)
     error_kinds: list[str | None] = field(default_factory=list)
     # Send to end (last byte, or the failure), every request: when a failed one gave up.
     elapsed_s: list[float | None] = field(default_factory=list)
@@ -185,6 +188,7 @@ class _Pools:
         out.output_lens.append(n)
         out.ttfts.append(ttft)
         out.itls.append(gaps)
+        out.itl_tokens.append(_gap_tokens(record, len(gaps)))
         out.latencies.append(e2el)
         self._timeline(record, n, e2el, stamps)
 
@@ -239,6 +243,15 @@ class _Pools:
         return good
 
 
+def _gap_tokens(record: RequestRecord, gaps: int) -> list[int] | None:
+    """The tokens of the chunk that ends each gap: the last `gaps` content chunks (a leading
+    role-only message starts the first gap without carrying a token)."""
+    sizes = record.chunk_tokens
+    if not gaps or not sizes or len(sizes) != len(record.chunk_ns) or gaps > len(sizes):
+        return None if gaps else []
+    return [int(s) for s in sizes[len(sizes) - gaps :]]
+
+
 def _add_columns(
     out: PointMetrics, record: RequestRecord, origin_ns: int
 ) -> tuple[str | None, str, int, float]:
@@ -279,6 +292,7 @@ def _add_failure(
     out.output_lens.append(0)
     out.ttfts.append(0.0)
     out.itls.append([])
+    out.itl_tokens.append(None)
     out.latencies.append(0.0)
     out.ttfos.append(None)
     out.reasoning_lens.append(None)

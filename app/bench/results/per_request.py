@@ -28,6 +28,7 @@ BLOCK_DETAILED_KEYS = {
     "reasoning_lens": "reasoning_lens",
     "cached_lens": "cached_lens",
     "chunk_counts": "chunk_counts",
+    "itl_tokens": "itl_tokens",
     "error_kinds": "error_kinds",
     "retried": "retried_flags",
 }

@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
@@ -23,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.bench.metrics.definitions import TOOL_NAMES, TOOLS
 from app.bench.results.file_cache import PointFileCache
 from app.ui.app_setup import settings
 from app.ui.exports.charts import export_curves
@@ -40,6 +43,8 @@ from app.ui.exports.tables import (
     write_text_atomic,
 )
 from app.ui.exports.tooltips import set_chart_tooltips
+from app.ui.panels.results.compare_view import CompareView
+from app.ui.panels.results.definitions_table import DefinitionsTable
 from app.ui.panels.results.points_table import PointsTable
 from app.ui.panels.results.runs import Run, discover_runs, runs_caption, search_doc
 from app.ui.plots.capacity import (
@@ -128,15 +133,38 @@ class ResultsPanel(QWidget):
             lambda _r, _c: self.chart_tabs.setCurrentWidget(self.distributions)
         )
         self.distributions = DistributionsView()
+        self.compare = CompareView()
         self.chart_tabs = QTabWidget()
         self.chart_tabs.addTab(self.curves, "")
         self.chart_tabs.addTab(self.distributions, "")
+        self.chart_tabs.addTab(self.compare, "")
+        # The table in vLLM's definitions (the files' own figures) or another tool's.
+        self.definitions_label = QLabel()
+        self.definitions = QComboBox()
+        for tool in TOOLS:
+            self.definitions.addItem(TOOL_NAMES[tool], tool)
+        self.definitions.currentIndexChanged.connect(self._definitions_changed)
+        self.definitions_note = QLabel()
+        self.definitions_note.setWordWrap(True)
+        self.tool_table = DefinitionsTable()
+        self.tables = QStackedWidget()
+        self.tables.addWidget(self.table)
+        self.tables.addWidget(self.tool_table)
+        table_bar = QHBoxLayout()
+        table_bar.addWidget(self.definitions_label)
+        table_bar.addWidget(self.definitions)
+        table_bar.addWidget(self.definitions_note, 1)
+        table_box = QWidget()
+        table_layout = QVBoxLayout(table_box)
+        table_layout.setContentsMargins(0, 0, 0, 0)
+        table_layout.addLayout(table_bar)
+        table_layout.addWidget(self.tables, 1)
         # One column: the run list on top, then the knee curves and the table at full width,
         # so the three curves stay readable in the narrow centre of a 1280-px window.
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(left)
         splitter.addWidget(self.chart_tabs)
-        splitter.addWidget(self.table)
+        splitter.addWidget(table_box)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 3)
         splitter.setStretchFactor(2, 2)
@@ -165,6 +193,15 @@ class ResultsPanel(QWidget):
         self.export_charts_button.setToolTip(self.tr("Each chart as PNG or SVG"))
         self.chart_tabs.setTabText(0, self.tr("Knee curves"))
         self.chart_tabs.setTabText(1, self.tr("Distributions"))
+        self.chart_tabs.setTabText(2, self.tr("Compare"))
+        self.definitions_label.setText(self.tr("Definitions"))
+        self.definitions.setToolTip(
+            self.tr(
+                "Show TPOT, ITL and throughput as this tool defines them, computed from each "
+                "point's saved per-request data"
+            )
+        )
+        self._definitions_note()
         set_chart_tooltips(self.curves)
         self.table.retranslate()
         for i in range(self.tree.topLevelItemCount()):
@@ -208,6 +245,7 @@ class ResultsPanel(QWidget):
             self.tree.addTopLevelItem(item)
         self.tree.blockSignals(False)
         self._show_messages()
+        self.compare.set_runs(self.runs)
         self.show_runs([r.name for r in self.runs if r.name in keep])
         self._select(self.shown)
 
@@ -259,8 +297,44 @@ class ResultsPanel(QWidget):
         by_path = {str(p.path): p for r in self.shown for p in r.points if p.path}
         self.distributions.set_series([])
         self.table.show_points(series, blocks, by_path)
+        self._definitions_changed()
         self._update_buttons()
         self.runsShown.emit([r.name for r in self.shown])
+
+    def _definitions_changed(self) -> None:
+        """vLLM's definitions: the points table; another tool's: its figures per point."""
+        tool = self.definitions.currentData() or "vllm"
+        if tool == "vllm":
+            self.tables.setCurrentWidget(self.table)
+        else:
+            points = [
+                (r.name, p)
+                for r in self.shown
+                for p in sorted(r.points, key=lambda p: (p.max_concurrency or 0, p.request_rate))
+            ]
+            self.tool_table.show_points(tool, points)
+            self.tables.setCurrentWidget(self.tool_table)
+        self._definitions_note()
+
+    def _definitions_note(self) -> None:
+        tool = self.definitions.currentData() or "vllm"
+        notes = {
+            "vllm": self.tr("TPOT per request; ITL per chunk gap (the files' own figures)."),
+            "guidellm": self.tr(
+                "GuideLLM: its TPOT includes TTFT; its ITL is vLLM's TPOT; both weighted by "
+                "output tokens."
+            ),
+            "aiperf": self.tr(
+                "AIPerf: its inter-token latency is vLLM's TPOT (per request); inter-chunk "
+                "latency is the chunk gaps."
+            ),
+            "sglang": self.tr(
+                "SGLang: ITL per token (a chunk's gap shared by its tokens) when chunk sizes "
+                "are known, else per chunk."
+            ),
+            "evalscope": self.tr("evalscope: averages; a one-token reply counts 0 in its TPOT."),
+        }
+        self.definitions_note.setText(notes[tool])
 
     def _show_capacity(self, series: list[Series], blocks: dict[str, dict[str, Any]]) -> None:
         """One run shown: its knees, SLO lines and, from search.json, boundary and why."""
@@ -293,7 +367,10 @@ class ResultsPanel(QWidget):
         self.tree.blockSignals(False)
 
     def _selection_changed(self) -> None:
-        self.show_runs([item.text(0) for item in self.tree.selectedItems()])
+        names = [item.text(0) for item in self.tree.selectedItems()]
+        self.show_runs(names)
+        if len(names) == 2:  # two runs selected: the Compare view's natural pair
+            self.compare.pick(*names)
 
     def _update_buttons(self) -> None:
         self.export_data_button.setEnabled(bool(self.shown))
