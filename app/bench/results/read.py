@@ -6,9 +6,11 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 from app import jsonfile
@@ -173,6 +175,11 @@ def _point_from_dict(data: dict[str, Any], path: Path | None) -> PointResult:
 
 def _documents(path: Path) -> list[Any]:
     try:
+        # Checked before opening: opening a FIFO waits for a writer that may never come.
+        if not S_ISREG(os.stat(path).st_mode):
+            raise ResultFileError(
+                f"{path}: not a regular file (a folder, FIFO or device), not a result"
+            )
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ResultFileError(f"{path}: no such file") from None
