@@ -80,14 +80,21 @@ async def _main(
 ) -> int:
     loop = asyncio.get_running_loop()
     cancel = asyncio.Event()
+    # The exit status of a run stopped by a signal is 128 + its number, as a shell reports a
+    # process the signal ended: 130 for Ctrl-C, 143 for SIGTERM (a service manager's stop).
+    stopped_by: list[int] = []
 
-    def on_signal() -> None:
+    def on_signal(sig: int) -> None:
         if cancel.is_set():
-            os._exit(130)  # a second Ctrl-C: finished points are already on disk
+            os._exit(128 + sig)  # a second signal: finished points are already on disk
+        stopped_by.append(sig)
         cancel.set()
 
+    def signal_status() -> int:
+        return 128 + (stopped_by[0] if stopped_by else int(signal.SIGINT))
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, on_signal)
+        loop.add_signal_handler(sig, on_signal, int(sig))
     if args.events:
         _watch_stdin(loop, cancel)
 
@@ -103,10 +110,10 @@ async def _main(
         from app.bench.capacity.search_run import run_search
 
         found, _, _ = await run_search(config, search, observers, cancel)
-        return 130 if found.cancelled and not args.events else 0
+        return signal_status() if found.cancelled and not args.events else 0
     outcome = await run_sweep(config, observers, cancel)
     if outcome.cancelled and not args.events:
-        return 130
+        return signal_status()
     empty = outcome.empty_points
     if empty:
         print(
