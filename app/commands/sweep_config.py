@@ -16,6 +16,7 @@ from app.bench.datasets.prompts import DatasetError, HFVocab, SampleRequest
 from app.bench.datasets.sampling import DatasetOptions, get_samples
 from app.bench.http.tokens import TokenCounter, TokenizerError, estimate_tokens
 from app.bench.load.grid import GridError, empty_item, parse_concurrencies, parse_rates
+from app.bench.load.workers.ray_address import RayAddressError, parse_ray_address
 from app.bench.metrics.options import (
     parse_goodput,
     parse_percentile_metrics,
@@ -71,6 +72,10 @@ def _workers(count: int | None, ray_address: str | None) -> int:
     if ray_address is not None:
         if not ray_address.strip():
             raise UsageError("--ray needs an address: auto, or the cluster's host:port")
+        try:
+            parse_ray_address(ray_address)
+        except RayAddressError as exc:
+            raise UsageError(str(exc)) from None
         if importlib.util.find_spec("ray") is None:
             raise UsageError("--ray needs Ray: pip install 'tpotbench[distributed]'")
     return count
