@@ -16,7 +16,7 @@ from app.bench.capacity.search import SearchSettings
 from app.bench.http.auth import cleartext_warning
 from app.bench.load.workers.pool import WorkerError
 from app.bench.results.read import result_files
-from app.bench.results.write import ensure_writable_dir
+from app.bench.results.write import ensure_writable_dir, missing_dirs, remove_empty_dirs
 from app.bench.sweep.config import ResultExistsError, SweepConfig
 from app.bench.sweep.discovery import UnreachableError, fetch_first_model
 from app.bench.sweep.events import EventWriter
@@ -177,6 +177,24 @@ def _run(
         config, notes = build_config(args)
     except UsageError as exc:
         return error(command, str(exc), events=events)
+    # Folders this run creates are removed again if it ends with nothing in them (every
+    # request refused with 401, say): an empty results folder only misleads.
+    made = missing_dirs(config.result_dir)
+    try:
+        return _run_config(args, config, notes, events, search, search_console)
+    finally:
+        remove_empty_dirs(made)
+
+
+def _run_config(
+    args: argparse.Namespace,
+    config: SweepConfig,
+    notes: list[str],
+    events: EventWriter | None,
+    search: SearchSettings | None,
+    search_console: Any | None,
+) -> int:
+    command = "search" if search is not None else "sweep"
     try:
         others = _other_results(config, search)
     except OSError as exc:  # checked before any request, so no load runs for nothing

@@ -320,3 +320,24 @@ def ensure_writable_dir(directory: Path) -> None:
     fd, tmp = _create_temp(directory / "write-check")
     os.close(fd)
     os.unlink(tmp)
+
+
+def missing_dirs(directory: Path) -> list[Path]:
+    """The folders of `directory`'s path that do not exist yet, deepest first: what a run
+    that writes there will create."""
+    missing = []
+    folder = Path(directory).absolute()
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def remove_empty_dirs(folders: Sequence[Path]) -> None:
+    """Remove `folders` (deepest first) while they are empty; a folder holding anything, or
+    one that cannot be removed, is left with its parents."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return

@@ -10,7 +10,7 @@ from typing import Any
 
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import point_from_dict
-from app.bench.results.sweep_csv import write_sweep_csv
+from app.bench.results.sweep_csv import refresh_sweep_csv
 from app.bench.results.write import ensure_writable_dir
 from app.bench.sweep.config import CSV_NAME, SweepConfig, csv_sort_key
 from app.bench.sweep.contract import PointFinished, RunError, RunFinished, RunStarted
@@ -30,6 +30,10 @@ class SweepOutcome:
     def empty_points(self) -> list[dict[str, Any]]:
         """Saved points in which no request succeeded (their latency figures are null)."""
         return [r for r in self.results if not r.get("completed")]
+
+
+def _stopped(problem: str, saved: int, planned: int) -> str:
+    return f"{problem}; the sweep stopped after {saved} of {planned} point(s), those are kept"
 
 
 async def run_sweep(
@@ -57,30 +61,30 @@ async def run_sweep(
             break
         try:
             path, result = await run_point(config, point, observers, cancel, target)
-        except ResultWriteError as exc:  # a full disk, say: this point is lost, not the others
-            message = str(exc)
-            write_errors.append(message)
-            for obs in observers:
-                obs.error(RunError(message))
-            continue
+        except ResultWriteError as exc:
+            # A folder that refused one file (full, read-only) refuses the next: stop here
+            # rather than measure points only to drop them.
+            write_errors.append(_stopped(str(exc), len(paths), len(points)))
+            break
         if path is None:
             break
         paths.append(path)
         results.append(result)
+        csv_failed = None
         if config.write_csv:
             rows.append(point_from_dict(result, path))
-            try:
-                csv_path = write_sweep_csv(
-                    config.result_dir / CSV_NAME, sorted(rows, key=csv_sort_key)
-                )
-            except OSError as exc:
-                message = f"cannot write {config.result_dir / CSV_NAME}: {exc.strerror or exc}"
-                write_errors.append(message)
-                for obs in observers:
-                    obs.error(RunError(message))
+            csv_target = config.result_dir / CSV_NAME
+            csv_failed = refresh_sweep_csv(csv_target, sorted(rows, key=csv_sort_key))
+            csv_path = None if csv_failed else csv_target
         finished = PointFinished(point.index, str(path), result)
         for obs in observers:
             obs.point_finished(finished)
+        if csv_failed:
+            write_errors.append(_stopped(csv_failed, len(paths), len(points)))
+            break
+    for message in write_errors:
+        for obs in observers:
+            obs.error(RunError(message))
     cancelled = cancel.is_set()
     ended = RunFinished(cancelled, tuple(map(str, paths)), str(csv_path) if csv_path else None)
     for obs in observers:
