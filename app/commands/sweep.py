@@ -207,7 +207,12 @@ def _run_config(
     if others:  # never read: they cannot stop this run, and sweep.csv will not mix them in
         notes.append(
             f"{config.result_dir} holds {len(others)} other result file(s) (e.g. "
-            f"{others[0].name}); they are left as they are and sweep.csv lists this run only"
+            f"{others[0].name}); they are left as they are and sweep.csv lists "
+            + (
+                f"this run's points and the earlier ones labelled {config.label}"
+                if config.label
+                else "this run only"
+            )
         )
     for text in notes:
         note(text)

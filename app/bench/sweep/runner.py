@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app.bench.results.point_result import PointResult
-from app.bench.results.read import point_from_dict
+from app.bench.results.read import ResultFileError, point_from_dict, read_points, result_files
 from app.bench.results.sweep_csv import refresh_sweep_csv
 from app.bench.results.write import ensure_writable_dir
-from app.bench.sweep.config import CSV_NAME, SweepConfig, csv_sort_key
+from app.bench.sweep.config import CSV_NAME, SweepConfig, csv_sort_key, partial_path
 from app.bench.sweep.contract import PointFinished, RunError, RunFinished, RunStarted
 from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.point import ResultWriteError, run_point
@@ -30,6 +31,22 @@ class SweepOutcome:
     def empty_points(self) -> list[dict[str, Any]]:
         """Saved points in which no request succeeded (their latency figures are null)."""
         return [r for r in self.results if not r.get("completed")]
+
+
+def same_label_points(config: SweepConfig, targets: Sequence[Path]) -> list[PointResult]:
+    """The folder's readable points labelled as this run (--label) that this run does not
+    rewrite; none without a --label (a default label is new with every run)."""
+    if not config.label:
+        return []
+    mine = {*targets, *map(partial_path, targets)}
+    found: list[PointResult] = []
+    for path in result_files(config.result_dir):
+        if path in mine:
+            continue
+        # an unreadable file is the note's business (sweep names it), not the summary's
+        with contextlib.suppress(ResultFileError):
+            found += [p for p in read_points(path) if p.label == config.label]
+    return found
 
 
 def _stopped(problem: str, saved: int, planned: int) -> str:
@@ -53,7 +70,9 @@ async def run_sweep(
         obs.run_started(started)
     paths: list[Path] = []
     results: list[dict[str, Any]] = []
-    rows: list[PointResult] = []  # this run's points only: sweep.csv never mixes two runs
+    # sweep.csv lists this run's points and the folder's earlier points of the same --label
+    # (the field guide runs one point per command in a bash loop); never another run's.
+    rows: list[PointResult] = same_label_points(config, targets) if config.write_csv else []
     csv_path: Path | None = None
     write_errors: list[str] = []
     for point, target in zip(points, targets, strict=True):
