@@ -46,34 +46,37 @@ def _saved(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.glob("disk_*.json"))
 
 
-@needs_namespaces
-def test_a_folder_gone_read_only_stops_the_sweep_at_the_next_point(sim, tmp_path: Path) -> None:
-    folder = tmp_path / "runs"
-    proc = _remounted_sweep("point", sim.base_url, folder)
+def _one_error(mode: str, base_url: str, folder: Path) -> tuple[str, str]:
+    """(the one error line, stderr) of a sweep whose folder went read-only, exit 1."""
+    proc = _remounted_sweep(mode, base_url, folder)
     assert proc.returncode == 1, proc.stderr
     errors = [line for line in proc.stderr.splitlines() if "error:" in line]
     assert len(errors) == 1, proc.stderr
-    assert "Read-only file system" in errors[0]
-    assert "the sweep stopped after 1 of 3 point(s)" in errors[0]
-    assert "Point 3" not in proc.stdout + proc.stderr  # the third point was never measured
+    return errors[0], proc.stderr
+
+
+@needs_namespaces
+def test_a_folder_gone_read_only_stops_the_sweep_at_the_next_point(sim, tmp_path: Path) -> None:
+    folder = tmp_path / "runs"
+    error, stderr = _one_error("point", sim.base_url, folder)
+    assert "Read-only file system" in error
+    assert "the sweep stopped after 1 of 3 point(s)" in error
+    assert "Point 3" not in stderr  # the third point was never measured
     assert _saved(folder) == ["disk_rateinf_conc1.json"]
     rows = read_csv(folder / "sweep.csv")
     assert [row["max_concurrency"] for row in rows] == ["1"]  # true to what is on disk
-    assert proc.stderr.splitlines()[-1] == f"summary {folder / 'sweep.csv'}"  # true: named
+    assert stderr.splitlines()[-1] == f"summary {folder / 'sweep.csv'}"  # true: named
     assert not [p for p in folder.iterdir() if p.name.startswith(".")]  # no temp file left
 
 
 @needs_namespaces
 def test_a_summary_that_cannot_be_rewritten_is_not_named_and_says_so(sim, tmp_path) -> None:
     folder = tmp_path / "runs"
-    proc = _remounted_sweep("csv", sim.base_url, folder)
-    assert proc.returncode == 1, proc.stderr
-    errors = [line for line in proc.stderr.splitlines() if "error:" in line]
-    assert len(errors) == 1, proc.stderr
-    assert "sweep.csv (Read-only file system); it lists only the points before" in errors[0]
-    assert "the sweep stopped after 2 of 3 point(s)" in errors[0]
+    error, stderr = _one_error("csv", sim.base_url, folder)
+    assert "sweep.csv (Read-only file system); it lists only the points before" in error
+    assert "the sweep stopped after 2 of 3 point(s)" in error
     assert _saved(folder) == ["disk_rateinf_conc1.json", "disk_rateinf_conc2.json"]
-    assert not any(line.startswith("summary ") for line in proc.stderr.splitlines())
+    assert not any(line.startswith("summary ") for line in stderr.splitlines())
 
 
 def test_a_run_refused_with_401_leaves_no_empty_folder(make_sim, tmp_path: Path) -> None:
