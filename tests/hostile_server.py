@@ -189,7 +189,11 @@ class HostileServer:
             body = json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]})
             await self._plain(w, 200, "application/json", body.encode())
             return True
-        if mode in ("ok", "idle-close") or mode.startswith("close-after-"):
+        # ("ok" streams even when asked not to, as some gateways do; the *-models modes
+        # spoil only the model list and answer generation requests like "ok")
+        if mode in ("ok", "idle-close", "inflate-models", "drip-models") or mode.startswith(
+            "close-after-"
+        ):
             await self._plain(w, 200, "text/event-stream", sse_reply(4))
             return True
         if mode == "conn-close":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,9 @@ from app.bench.capacity.slo import point_verdict
 from app.bench.metrics.definitions import TOOL_NAMES, TOOLS, ToolFigure, point_definitions
 from app.bench.results.naming import rate_label
 from app.bench.results.point_result import PointResult
-from app.bench.results.read import load_results_skipping
-from app.bench.results.sweep_csv import write_sweep_csv
+from app.bench.results.read import load_results_skipping, result_files
+from app.bench.results.sweep_csv import sweep_csv_text
+from app.bench.results.write import atomic_write_text, write_target
 from app.commands import console
 
 # (header, row key, format) of the terminal table: the columns an engineer reads first.
@@ -215,7 +217,61 @@ def definitions_json(points: list[PointResult], tools: list[str]) -> list[dict[s
     ]
 
 
+# Outputs that stream to standard output instead of being written as a file.
+_STDOUT_NAMES = ("-", "/dev/stdout")
+
+
+def _input_files(paths: list[str]) -> set[str]:
+    """Every file this report reads (result files and search summaries), resolved, so an
+    output naming one of them is refused instead of destroying a measurement."""
+    from app.bench.capacity.search_run import SEARCH_FILE
+
+    files: set[str] = set()
+    for item in map(Path, paths):
+        found = [*result_files(item), item / SEARCH_FILE] if item.is_dir() else [item]
+        files.update(os.path.realpath(f) for f in found if f.exists())
+    return files
+
+
+def _output_problem(args: argparse.Namespace) -> str | None:
+    """Why the outputs asked for cannot be written as named, in one line; None if they can."""
+    streamed = [n for n in ("csv", "html") if getattr(args, n) in _STDOUT_NAMES]
+    if len(streamed) + bool(args.json) > 1:
+        return "only one of --csv -, --html - and --json can use standard output"
+    inputs = _input_files(args.paths)
+    for name in ("csv", "html"):
+        value = getattr(args, name)
+        if value is None or value in _STDOUT_NAMES:
+            continue
+        if os.path.realpath(value) in inputs:
+            return f"--{name} {value} is one of the files being reported; name a new file"
+        try:
+            write_target(Path(value))
+        except OSError as exc:
+            return f"--{name} {value}: {exc.strerror}, or '-' for standard output"
+    return None
+
+
+def _write_output(target: str, text: str) -> bool:
+    """`text` streamed to stdout for '-' or '/dev/stdout', else written atomically to the
+    file; False (after one line) when the file cannot be written."""
+    if target in _STDOUT_NAMES:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return True
+    try:
+        atomic_write_text(Path(target), text)
+    except OSError as exc:
+        print(f"tpotbench report: error: cannot write {target}: {exc.strerror}", file=sys.stderr)
+        return False
+    return True
+
+
 def run(args: argparse.Namespace) -> int:
+    problem = _output_problem(args)
+    if problem is not None:
+        print(f"tpotbench report: error: {problem}", file=sys.stderr)
+        return 2
     points, problems = load_results_skipping(args.paths)
     if not points:
         # Nothing to report: one line when one thing went wrong, else each, then why.
@@ -229,32 +285,24 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for problem in problems:
         print(f"tpotbench report: skipped {problem}", file=sys.stderr)
-    if args.csv:
-        try:
-            write_sweep_csv(Path(args.csv), points)
-        except OSError as exc:
-            print(
-                f"tpotbench report: error: cannot write {args.csv}: {exc.strerror}", file=sys.stderr
-            )
-            return 1
+    if args.csv and not _write_output(args.csv, sweep_csv_text(points)):
+        return 1
     if args.html:
         # Imported here: the table and CSV paths do not pay for the report's chart code.
-        from app.report import find_searches, write_report
+        from app.report import find_searches, render_report
 
         searches, unreadable = find_searches(args.paths)
         for problem in unreadable:
             print(f"tpotbench report: skipped {problem}", file=sys.stderr)
-        try:
-            write_report(
-                Path(args.html), points, args.lang, searches, definition_tools(args.definitions)
-            )
-        except OSError as exc:
-            print(
-                f"tpotbench report: error: cannot write {args.html}: {exc.strerror}",
-                file=sys.stderr,
-            )
+        html = render_report(
+            points, args.lang, searches=searches, definitions=definition_tools(args.definitions)
+        )
+        if not _write_output(args.html, html):
             return 1
-        print(f"report: {args.html}", file=sys.stderr)
+        if args.html not in _STDOUT_NAMES:
+            print(f"report: {args.html}", file=sys.stderr)
+    if args.csv in _STDOUT_NAMES or args.html in _STDOUT_NAMES:
+        return 0  # standard output holds that document alone
     tools = definition_tools(args.definitions)
     if args.json:
         rows = [p.summary_row() for p in points]

@@ -16,7 +16,7 @@ from app.bench.capacity.search import SearchSettings
 from app.bench.http.auth import cleartext_warning
 from app.bench.load.workers.pool import WorkerError
 from app.bench.results.read import result_files
-from app.bench.results.write import ensure_writable_dir
+from app.bench.results.write import ensure_writable_dir, missing_dirs, remove_empty_dirs
 from app.bench.sweep.config import ResultExistsError, SweepConfig
 from app.bench.sweep.discovery import UnreachableError, fetch_first_model
 from app.bench.sweep.events import EventWriter
@@ -80,14 +80,21 @@ async def _main(
 ) -> int:
     loop = asyncio.get_running_loop()
     cancel = asyncio.Event()
+    # The exit status of a run stopped by a signal is 128 + its number, as a shell reports a
+    # process the signal ended: 130 for Ctrl-C, 143 for SIGTERM (a service manager's stop).
+    stopped_by: list[int] = []
 
-    def on_signal() -> None:
+    def on_signal(sig: int) -> None:
         if cancel.is_set():
-            os._exit(130)  # a second Ctrl-C: finished points are already on disk
+            os._exit(128 + sig)  # a second signal: finished points are already on disk
+        stopped_by.append(sig)
         cancel.set()
 
+    def signal_status() -> int:
+        return 128 + (stopped_by[0] if stopped_by else int(signal.SIGINT))
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, on_signal)
+        loop.add_signal_handler(sig, on_signal, int(sig))
     if args.events:
         _watch_stdin(loop, cancel)
 
@@ -103,10 +110,10 @@ async def _main(
         from app.bench.capacity.search_run import run_search
 
         found, _, _ = await run_search(config, search, observers, cancel)
-        return 130 if found.cancelled and not args.events else 0
+        return signal_status() if found.cancelled and not args.events else 0
     outcome = await run_sweep(config, observers, cancel)
     if outcome.cancelled and not args.events:
-        return 130
+        return signal_status()
     empty = outcome.empty_points
     if empty:
         print(
@@ -170,6 +177,24 @@ def _run(
         config, notes = build_config(args)
     except UsageError as exc:
         return error(command, str(exc), events=events)
+    # Folders this run creates are removed again if it ends with nothing in them (every
+    # request refused with 401, say): an empty results folder only misleads.
+    made = missing_dirs(config.result_dir)
+    try:
+        return _run_config(args, config, notes, events, search, search_console)
+    finally:
+        remove_empty_dirs(made)
+
+
+def _run_config(
+    args: argparse.Namespace,
+    config: SweepConfig,
+    notes: list[str],
+    events: EventWriter | None,
+    search: SearchSettings | None,
+    search_console: Any | None,
+) -> int:
+    command = "search" if search is not None else "sweep"
     try:
         others = _other_results(config, search)
     except OSError as exc:  # checked before any request, so no load runs for nothing
@@ -182,7 +207,12 @@ def _run(
     if others:  # never read: they cannot stop this run, and sweep.csv will not mix them in
         notes.append(
             f"{config.result_dir} holds {len(others)} other result file(s) (e.g. "
-            f"{others[0].name}); they are left as they are and sweep.csv lists this run only"
+            f"{others[0].name}); they are left as they are and sweep.csv lists "
+            + (
+                f"this run's points and the earlier ones labelled {config.label}"
+                if config.label
+                else "this run only"
+            )
         )
     for text in notes:
         note(text)

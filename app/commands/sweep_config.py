@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,8 @@ from app.bench.datasets.conversations import default_conversations_path
 from app.bench.datasets.prompts import DatasetError, HFVocab, SampleRequest
 from app.bench.datasets.sampling import DatasetOptions, get_samples
 from app.bench.http.tokens import TokenCounter, TokenizerError, estimate_tokens
-from app.bench.load.grid import GridError, parse_concurrencies, parse_rates
+from app.bench.load.grid import GridError, empty_item, parse_concurrencies, parse_rates
+from app.bench.load.workers.ray_address import RayAddressError, parse_ray_address
 from app.bench.metrics.options import (
     parse_goodput,
     parse_percentile_metrics,
@@ -28,12 +30,20 @@ from app.commands.connection import connection_from
 from app.commands.credentials import UsageError, require_api_key
 from app.commands.sweep_flags import ROOFLINE_FLAGS
 from app.commands.timeouts import request_limit
+from app.roofline.catalog import get_gpu, get_kv_dtype, get_weight_format
 
 # A random-dataset point's prompts are built up front: ~6 bytes of filler text per token.
 _MAX_PROMPT_TOKENS = 100_000_000
 
 
+def _no_empty_item(flag: str, text: str) -> None:
+    """'1,,2' or '1,2,' is a slip of the fingers, not a list of two: say so rather than guess."""
+    if empty_item(text):
+        raise UsageError(f"{flag}: {text!r} has an empty item; separate values with one comma")
+
+
 def _rates(text: str) -> list[float]:
+    _no_empty_item("--request-rate", text)
     try:
         return parse_rates(text)
     except GridError as exc:
@@ -43,6 +53,7 @@ def _rates(text: str) -> list[float]:
 def _concurrencies(text: str | None) -> list[int | None]:
     if text is None:
         return [None]
+    _no_empty_item("--max-concurrency", text)
     try:
         return list(parse_concurrencies(text, flags.MAX_BATCH))
     except GridError as exc:
@@ -61,6 +72,10 @@ def _workers(count: int | None, ray_address: str | None) -> int:
     if ray_address is not None:
         if not ray_address.strip():
             raise UsageError("--ray needs an address: auto, or the cluster's host:port")
+        try:
+            parse_ray_address(ray_address)
+        except RayAddressError as exc:
+            raise UsageError(str(exc)) from None
         if importlib.util.find_spec("ray") is None:
             raise UsageError("--ray needs Ray: pip install 'tpotbench[distributed]'")
     return count
@@ -258,7 +273,18 @@ def roofline_context(
         flags_given = ", ".join(ROOFLINE_FLAGS[k] for k in given)
         raise UsageError(f"{flags_given}: the roofline also needs --gpu (e.g. --gpu rtx3090)")
     if not context.get("model_id"):
-        # Filled in from /v1/models once the server has named its model (see _run).
+        # Filled in from /v1/models once the server has named its model (see _run); the ids
+        # given are checked now, so a typo is a usage error before any load, not a note after.
+        lookups: dict[str, Callable[[str], object]] = {
+            "gpu_id": get_gpu,
+            "fmt": get_weight_format,
+            "kv_dtype": get_kv_dtype,
+        }
+        for key, lookup in lookups.items():
+            try:
+                lookup(str(context[key]))
+            except ValueError as exc:
+                raise UsageError(f"{ROOFLINE_FLAGS[key]}: {exc}") from None
         return context, []
     try:
         return check_roofline(context), []

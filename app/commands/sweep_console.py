@@ -22,6 +22,7 @@ from app.bench.sweep.contract import (
 )
 from app.bench.sweep.observer import SweepObserver
 from app.commands.console import error, labelled, rule
+from app.commands.trace_flags import duration_words
 
 
 # Long on purpose: vLLM's result block line by line, in its order, then our extras.
@@ -152,7 +153,10 @@ class ConsoleReporter(SweepObserver):
         process = "Poisson process" if self.burstiness == 1.0 else "Gamma distribution"
         arrivals = f"Burstiness factor: {self.burstiness} ({process})"
         if self.trace:
-            arrivals = f"Arrivals: the trace's timestamps at {self.trace['speedup']:g}x"
+            arrivals = (
+                f"Arrivals: the trace's timestamps at {self.trace['speedup']:g}x (the replay "
+                f"sends over {duration_words(float(self.trace.get('replay_span_s') or 0))})"
+            )
         # vLLM's own preamble lines, so a log reads the same as theirs
         print(
             f"\nPoint {event.point + 1}\nTraffic request rate: {event.request_rate}\n"

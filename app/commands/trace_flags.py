@@ -56,6 +56,34 @@ def check(args: argparse.Namespace) -> None:
         args.burstiness = 1.0
 
 
+# The longest replay accepted: a day. Beyond it a trace's clock (years of timestamps) or a
+# tiny --trace-speedup is a mistake far likelier than an intent, and nobody watches it end.
+MAX_REPLAY_S = 24 * 3600.0
+
+
+def duration_words(seconds: float) -> str:
+    """12.5 -> '12.5 s', 5400 -> '1.5 h', 3e7 -> '347 days', 1e300 -> 'longer than the age of
+    the universe': a replay's length as a person reads it."""
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= 1e18:
+            return "longer than the age of the universe"
+        if seconds >= 2 * size if unit in ("years", "days") else seconds >= size:
+            return f"{seconds / size:.3g} {unit}"
+    return f"{seconds:.3g} s"
+
+
+def check_replay_length(span_s: float, speedup: float, requests: int) -> None:
+    """UsageError, in one line with the way out, when replaying would take over a day."""
+    if span_s <= MAX_REPLAY_S:
+        return
+    least = float(f"{span_s * speedup / MAX_REPLAY_S * 1.001:.3g}")  # rounded up, not down
+    raise UsageError(
+        f"--trace-speedup {speedup:g}: replaying these {requests:,} requests would take "
+        f"{duration_words(span_s)}, over the {duration_words(MAX_REPLAY_S)} allowed; use "
+        f"--trace-speedup {least:.3g} or more, or fewer lines with --num-prompts"
+    )
+
+
 @dataclass(frozen=True)
 class TraceLoad:
     samples: list[SampleRequest]
@@ -64,8 +92,9 @@ class TraceLoad:
 
     @property
     def rate(self) -> float:
-        """The offered load, for the file name and the summary."""
-        return round(self.plan.mean_rate, 3)
+        """The offered load, for the file name and the summary (4 significant figures: a
+        slow replay's rate, 0.00002 req/s, must not round to a rate of 0)."""
+        return float(f"{self.plan.mean_rate:.4g}")
 
 
 def trace_load(
@@ -78,5 +107,7 @@ def trace_load(
     path = options.path or default_trace_path()
     entries = load_trace(path, limit=args.num_prompts)
     samples = sample_trace(entries, seed=args.seed, vocab=vocab, output_len=args.output_len)
-    plan = trace_plan([e.timestamp_ms for e in entries], args.trace_speedup or 1.0)
+    speedup = args.trace_speedup or 1.0
+    plan = trace_plan([e.timestamp_ms for e in entries], speedup)
+    check_replay_length(plan.span_s, speedup, len(entries))
     return TraceLoad(samples, plan, trace_summary(path, entries, plan.speedup or 1.0, plan.span_s))

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import signal
 import sys
 import tempfile
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import qasync
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from app.paths import CONFIG_ENV
 from app.profiles import ProfileStore
 from app.secrets import KeyStore
 from app.ui.app_setup import CrashHandler, create_application, settings, setup_logging
@@ -62,6 +64,32 @@ def launch(args: argparse.Namespace) -> int:
         print(f"tpotbench: {problem}", file=sys.stderr)
         return 2
     log_path = setup_logging()
+    with demo_state(args):
+        return _launch(args, log_path)
+
+
+@contextlib.contextmanager
+def demo_state(args: argparse.Namespace) -> Iterator[None]:
+    """For `--screenshot --demo-sweep`, a fresh temporary config folder (profiles, settings,
+    window state) for the run's length, so the picture shows what a new user sees and never
+    the user's saved endpoints; the user's own folder is not read or written. Other modes run
+    on the user's config as always."""
+    if not (getattr(args, "screenshot", None) and getattr(args, "demo_sweep", False)):
+        yield
+        return
+    before = os.environ.get(CONFIG_ENV)
+    with tempfile.TemporaryDirectory(prefix="tpotbench-demo-config-") as tmp:
+        os.environ[CONFIG_ENV] = tmp  # the worker child inherits it too
+        try:
+            yield
+        finally:
+            if before is None:
+                os.environ.pop(CONFIG_ENV, None)
+            else:
+                os.environ[CONFIG_ENV] = before
+
+
+def _launch(args: argparse.Namespace, log_path: Path) -> int:
     app = create_application([sys.argv[0]])
     store = settings()
     translations = Translations(app)

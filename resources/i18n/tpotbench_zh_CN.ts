@@ -939,6 +939,38 @@ Finished results are already saved. Please include the log file if you report th
         <translation>流消息不是预期的 JSON</translation>
     </message>
     <message>
+        <source>{host} answered (HTTP {status}), but its reply to GET {url} {problem}; the checks that need no model list go on</source>
+        <translation>{host} 已应答（HTTP {status}），但它对 GET {url} 的回复{problem}；不需要模型列表的检查继续进行</translation>
+    </message>
+    <message>
+        <source>A model list is a few kilobytes and comes at once: check that the URL points at the API itself (not a proxy or a page in front of it) and that the server is healthy.</source>
+        <translation>模型列表只有几 KB，且应一次返回：请确认 URL 指向 API 本身（而不是其前面的代理或网页），并检查服务器是否正常。</translation>
+    </message>
+    <message>
+        <source>is larger than {mib} MiB</source>
+        <translation>超过 {mib} MiB</translation>
+    </message>
+    <message>
+        <source>could not be read ({error})</source>
+        <translation>无法读取（{error}）</translation>
+    </message>
+    <message>
+        <source>did not finish within {s:g} s (--request-timeout)</source>
+        <translation>未在 {s:g} 秒内完成（--request-timeout）</translation>
+    </message>
+    <message>
+        <source>stalled: nothing arrived for {s:g} s (--timeout)</source>
+        <translation>停滞：{s:g} 秒内没有收到任何数据（--timeout）</translation>
+    </message>
+    <message>
+        <source>HTTP 200, but the reply is an event stream although the request said &quot;stream&quot;: false: the server streams regardless</source>
+        <translation>HTTP 200，但请求已写明 &quot;stream&quot;: false，回复仍是事件流：服务器无论如何都以流式返回</translation>
+    </message>
+    <message>
+        <source>Benchmarks stream, so their figures are unaffected; a client that needs one JSON reply gets KeyError: &apos;choices&apos; from this server. Check the server&apos;s or gateway&apos;s streaming setting.</source>
+        <translation>基准测试使用流式请求，其数据不受影响；需要单个 JSON 回复的客户端会从该服务器得到 KeyError: &apos;choices&apos;。请检查服务器或网关的流式设置。</translation>
+    </message>
+    <message>
         <source>HTTP 400 bad request</source>
         <translation>HTTP 400 错误请求</translation>
     </message>

@@ -351,7 +351,7 @@ def test_sigterm_cancels_gracefully_and_saves_what_finished(sim, tmp_path: Path)
     finally:
         proc.kill()
         proc.wait()
-    assert proc.returncode == 130
+    assert proc.returncode == 143  # 128 + SIGTERM, as a shell reports a terminated process
     assert "Cancelled: finished points are saved." in err
     assert load_result(tmp_path / "openai-chat_rateinf_conc1.json").completed == 3
     assert not (tmp_path / "openai-chat_rateinf_conc3.json").exists()
@@ -547,3 +547,23 @@ def test_foreign_files_in_the_folder_get_a_note_and_stop_nothing(sim, tmp_path: 
     rows = read_csv(tmp_path / "sweep.csv")
     assert len(rows) == 2 and len({r["run"] for r in rows}) == 1
     assert all(r["file"].startswith("openai-chat-") for r in rows)
+
+
+def test_a_per_point_loop_with_one_label_gathers_its_points_in_sweep_csv(
+    sim, tmp_path: Path
+) -> None:
+    # The field guide's bash loop: one command per point, one --label for the whole run.
+    # sweep.csv lists every point of the label so far, never another label's.
+    other = ("--num-prompts", "2", "--label", "expA", "--max-concurrency", "3")
+    assert run(sweep_cmd(sim.base_url, tmp_path, *other)).returncode == 0
+    for conc in ("4", "1", "2"):
+        args = ("--num-prompts", "2", "--label", "expB", "--max-concurrency", conc)
+        proc = run(sweep_cmd(sim.base_url, tmp_path, *args))
+        assert proc.returncode == 0, proc.stderr
+    rows = read_csv(tmp_path / "sweep.csv")
+    assert [(r["label"], r["max_concurrency"]) for r in rows] == [
+        ("expB", "1"),
+        ("expB", "2"),
+        ("expB", "4"),
+    ]
+    assert "the earlier ones labelled expB" in proc.stderr

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -72,6 +74,11 @@ def test_two_worker_processes_give_every_point_its_requests(sim: RunningSim, tmp
         (["--workers", "100000"], "must be at most 256, got 100,000"),
         (["--workers", "two"], "expected a whole number, got 'two'"),
         (["--ray", " "], "--ray needs an address"),
+        (["--ray", "not an address"], "is not an address: use auto, or the head's HOST:PORT"),
+        (["--ray", "127.0.0.1"], "is not an address"),
+        (["--ray", "127.0.0.1:99999"], "is not an address"),
+        (["--ray", "1.2.3.400:6379"], "is not an IPv4 address"),
+        (["--ray", "a_b:6379"], "is not a host name"),
     ],
 )
 def test_bad_worker_flags_are_one_line_and_exit_2(tmp_path: Path, extra, message) -> None:
@@ -97,3 +104,62 @@ def test_a_ray_sweep_writes_the_same_files(sim: RunningSim, tmp_path: Path) -> N
     assert point["completed"] == 6 and point["total_output_tokens"] == 30
     block = point["tpotbench"]["workers"]
     assert block["where"] == "ray auto" and block["used"] == 2 and sum(block["requests"]) == 6
+
+
+def _closed_loopback_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("listener", ["none", "silent", "not-grpc"])
+def test_a_ray_head_that_is_not_there_stops_the_sweep_in_one_line(
+    sim: RunningSim, tmp_path: Path, listener: str
+) -> None:
+    """Nothing on the port, a listener that never answers, one that answers HTTP/1: each is
+    named before Ray is handed the address (Ray itself would retry for minutes), the sweep
+    exits non-zero with one line and no point file. Only loopback is ever dialled: Ray is
+    never asked to connect anywhere."""
+    pytest.importorskip("ray", reason="Ray is not installed: pip install 'tpotbench[distributed]'")
+    stop = threading.Event()
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = _closed_loopback_port() if listener == "none" else server.getsockname()[1]
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        server.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            if listener == "not-grpc":
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            held.append(conn)  # "silent": accepted, never answered
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        proc = _run(
+            _sweep(sim.base_url, tmp_path, "--num-prompts", "2", "--ray", f"127.0.0.1:{port}"),
+            env={"HOME": str(tmp_path / "home")},
+        )
+    finally:
+        stop.set()
+        thread.join()
+        for conn in held:
+            conn.close()
+        server.close()
+    assert proc.returncode != 0
+    lines = [line for line in proc.stderr.splitlines() if f"127.0.0.1:{port}" in line]
+    assert lines, proc.stderr
+    expected = {
+        "none": "cannot reach a Ray head",
+        "silent": "did not answer as a Ray head",
+        "not-grpc": "not as a Ray head",
+    }[listener]
+    assert expected in lines[0]
+    assert "Traceback" not in proc.stderr
+    assert not _points(tmp_path)

@@ -14,6 +14,7 @@ import pytest
 from app.bench.datasets.mooncake import default_trace_path, load_trace, predicted_hit_tokens
 from app.bench.results.read import load_result
 from app.cli import main
+from app.commands.credentials import UsageError
 from app.sim.config import SimConfig
 
 
@@ -68,7 +69,7 @@ def test_a_replay_hits_the_cache_where_the_trace_says_and_records_every_send(
     assert late["count"] == 30 and late["max_ms"] >= late["p99_ms"] >= late["median_ms"]
     assert "Trace replay speed-up:" in proc.stdout and "20x" in proc.stdout
     assert "Prefix cache hit rate, trace:" in proc.stdout
-    assert "Arrivals: the trace's timestamps at 20x" in proc.stderr
+    assert "Arrivals: the trace's timestamps at 20x (the replay sends over" in proc.stderr
 
 
 URL = f"http://127.0.0.1:{_closed_port()}"
@@ -125,3 +126,62 @@ def test_num_prompts_replays_the_first_lines_of_the_trace(
     entries = load_trace(default_trace_path(), limit=3)
     assert raw["num_prompts"] == 3 and raw["tpotbench"]["trace"]["requests"] == 3
     assert raw["input_lens"] == [e.input_length for e in entries]
+
+
+def _trace(tmp_path: Path, *lines: tuple[float, int, int]) -> Path:
+    path = tmp_path / "trace.jsonl"
+    path.write_text(
+        "".join(
+            f'{{"timestamp": {t}, "input_length": {i}, "output_length": {o}}}\n'
+            for t, i, o in lines
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("lines", "extra", "says"),
+    [
+        # one line's prompt alone would be gigabytes of text built up front
+        ([(0, 100_000_000, 5)], [], '"input_length" must be a whole number from 1 to 2,000,000'),
+        ([(0, 5, 100_000_000)], [], '"output_length" must be a whole number from 1 to'),
+        # a speed-up whose replay cannot end (it overflowed to a traceback)
+        ([(0, 5, 5), (1000, 5, 5)], ["--trace-speedup", "1e-300"], "longer than the age of"),
+        # a day at most, and the speed-up that fits it
+        ([(0, 5, 5), (1000, 5, 5)], ["--trace-speedup", "0.00001"], "would take 27.8 h"),
+        # a trace whose clock spans years
+        ([(0, 5, 5), (3 * 365 * 86_400_000, 5, 5)], [], "would take 3 years"),
+        ([(0, 5, 5), (1e300, 5, 5)], [], "longer than the age of the universe"),
+    ],
+)
+def test_traces_that_would_exhaust_memory_or_never_end_are_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lines, extra, says
+) -> None:
+    trace = _trace(tmp_path, *lines)
+    argv = [*SWEEP, "--dataset-name", "mooncake", "--dataset-path", str(trace), *extra]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert says in err and len(err.splitlines()) == 1, err
+    if "would take" in says:
+        assert "use --trace-speedup" in err
+
+
+def test_the_speedup_named_as_enough_is_accepted(tmp_path: Path) -> None:
+    from app.commands.trace_flags import MAX_REPLAY_S, check_replay_length
+
+    span = 3 * 365 * 86_400.0
+    with pytest.raises(UsageError, match=r"use --trace-speedup [0-9.e+-]+ or more") as refused:
+        check_replay_length(span, 1.0, 2)
+    least = float(str(refused.value).split("use --trace-speedup ")[1].split()[0])
+    check_replay_length(span / least, least, 2)  # no error at the speed-up it names
+    assert span / least <= MAX_REPLAY_S
+
+
+def test_a_slow_replay_keeps_a_rate_above_zero() -> None:
+    from app.bench.load.schedule import trace_plan
+    from app.commands.trace_flags import TraceLoad
+
+    plan = trace_plan([0.0, 20 * 3_600_000.0])  # two requests 20 h apart: 1.4e-5 req/s
+    rate = TraceLoad([], plan, {}).rate
+    assert rate == pytest.approx(1 / 72_000, rel=1e-3) and rate > 0

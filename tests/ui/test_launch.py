@@ -109,3 +109,31 @@ def test_language_switch_is_in_place_and_persists(qtbot, qloop, sim, memory_keyr
     finally:
         translations.install("en")
         manager.window.close()
+
+
+def test_the_demo_screenshot_runs_on_a_fresh_config_not_the_users(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import argparse
+
+    from app.paths import CONFIG_ENV
+    from app.profiles import Profile
+    from app.ui.launch import demo_state
+
+    user = tmp_path / "user-config"
+    monkeypatch.setenv(CONFIG_ENV, str(user))
+    ProfileStore().add(Profile(name="my-lab", base_url="http://10.0.0.5:8000"))
+    settings().setValue("window/geometry", "the user's")
+    demo = argparse.Namespace(screenshot=str(tmp_path / "shot.png"), demo_sweep=True)
+    with demo_state(demo):
+        fresh = Path(os.environ[CONFIG_ENV])
+        assert fresh != user and fresh.is_dir()
+        assert "my-lab" not in ProfileStore().names()
+        assert settings().value("window/geometry") is None
+        ProfileStore().add(Profile(name="written-in-the-demo", base_url="http://127.0.0.1:1"))
+    assert os.environ[CONFIG_ENV] == str(user) and not fresh.exists()
+    assert ProfileStore().names().count("my-lab") == 1
+    assert "written-in-the-demo" not in ProfileStore().names()
+    # without --demo-sweep the window opens on the user's own config
+    with demo_state(argparse.Namespace(screenshot=str(tmp_path / "s.png"), demo_sweep=False)):
+        assert os.environ[CONFIG_ENV] == str(user)

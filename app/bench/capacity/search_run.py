@@ -24,7 +24,7 @@ from app.bench.capacity.search import (
 from app.bench.capacity.why import explain
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import point_from_dict
-from app.bench.results.sweep_csv import write_sweep_csv
+from app.bench.results.sweep_csv import refresh_sweep_csv
 from app.bench.results.write import atomic_write_text
 from app.bench.sweep.config import (
     CSV_NAME,
@@ -112,10 +112,11 @@ class PointMeasure:
             self.paths.append(path)
             if config.write_csv:
                 self.rows.append(point_from_dict(result, path))
-                with contextlib.suppress(OSError):
-                    self.csv = write_sweep_csv(
-                        config.result_dir / CSV_NAME, sorted(self.rows, key=csv_sort_key)
-                    )
+                csv_target = config.result_dir / CSV_NAME
+                problem = refresh_sweep_csv(csv_target, sorted(self.rows, key=csv_sort_key))
+                self.csv = None if problem else csv_target
+                for obs in self.observers if problem else ():
+                    obs.error(RunError(problem or ""))
             finished = PointFinished(spec.index, str(path), result)
             for obs in self.observers:
                 obs.point_finished(finished)

@@ -10,6 +10,7 @@ id always becomes the same words), so a server's prefix cache hits where the tra
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,8 +29,12 @@ from app.bench.datasets.synthetic import FILLER_WORDS, allowed_ids
 from app.paths import resources_dir
 
 BLOCK_SIZE = 512  # tokens per hash id in the Mooncake traces
-MAX_TRACE_TOKENS = 100_000_000  # prompts are built up front: ~6 bytes of text per token
-MAX_LENGTH = 100_000_000
+# Prompts are built up front, ~6 bytes of text per token (and a list of ids per prompt
+# when a tokenizer counts them): 20M tokens stay in the low hundreds of MB.
+MAX_TRACE_TOKENS = 20_000_000
+# The longest context any served model accepts today is in the low millions of tokens; a
+# trace line beyond that is a unit mistake, and one such line alone would fill gigabytes.
+MAX_LENGTH = 2_000_000
 REQUIRED = ("timestamp", "input_length", "output_length")
 
 
@@ -69,7 +74,7 @@ def _entry(path: Path, number: int, obj: Any, block_size: int) -> TraceEntry:
         if key not in obj:
             raise DatasetError(f'{path}: line {number}: no "{key}" field')
     stamp = obj["timestamp"]
-    if not isinstance(stamp, int | float) or isinstance(stamp, bool) or stamp < 0:
+    if not isinstance(stamp, int | float) or isinstance(stamp, bool) or not 0 <= stamp < math.inf:
         raise DatasetError(
             f'{path}: line {number}: "timestamp" must be milliseconds, 0 or more, got '
             f"{str(stamp)[:40]}"

@@ -16,6 +16,7 @@ from app.bench.doctor.probe import (
     json_body,
     payload,
     shorten,
+    streams_anyway,
 )
 from app.bench.doctor.report import Check, Msg, msg, verbatim
 from app.bench.http import failures
@@ -70,6 +71,22 @@ async def body_check(
         text = (choice.get("message") or {}).get("content") or choice.get("text") or ""
         reply = shorten(str(text), 60)
         return Check.of("body", "ok", msg("'choices' present; reply: {reply!r}", reply=reply))
+    if streams_anyway(post):
+        # Not the chat/completions mix-up: the body parsed as JSON would have no 'choices'
+        # because it is a stream. Benchmarks stream anyway, so the streaming check goes on.
+        return Check.of(
+            "body",
+            "warn",
+            msg(
+                "HTTP 200, but the reply is an event stream although the request said "
+                '"stream": false: the server streams regardless'
+            ),
+            msg(
+                "Benchmarks stream, so their figures are unaffected; a client that needs one "
+                "JSON reply gets KeyError: 'choices' from this server. Check the server's "
+                "or gateway's streaming setting."
+            ),
+        )
     excerpt = probe.scrub(shorten(post.text))
     other = "completions" if probe.api == "chat" else "chat"
     if post.status_code in (200, 400, 422):

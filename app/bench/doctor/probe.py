@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from app.bench.doctor.report import DoctorTarget
+from app.bench.doctor.report import DoctorTarget, Msg, msg
 from app.bench.http.auth import auth_headers, redact
 from app.bench.http.body import IDENTITY, MAX_MODELS_BODY_BYTES, BodyError, get_small
 from app.bench.http.models import model_ids
@@ -118,8 +118,23 @@ class Probe:
         return redact(text, self.target.api_key)
 
     async def get(self, url: str) -> httpx.Response:
-        """GET within the size cap and the deadline; both surface as httpx errors whose
+        """GET within the size cap and the deadline; every failure is an httpx error whose
         cause names the failure kind (oversized, timeout)."""
+        try:
+            return await self.get_answered(url)
+        except ReplyProblem as exc:
+            cause = exc.__cause__
+            if isinstance(cause, BodyError):
+                raise httpx.DecodingError(str(cause)) from cause
+            if isinstance(cause, httpx.TimeoutException):
+                raise self.in_words(cause, url) from cause
+            raise httpx.ReadTimeout(self.timed_out(url)) from cause
+
+    async def get_answered(self, url: str) -> httpx.Response:
+        """As `get`, but a failure after the server's headers is ReplyProblem: it was reached
+        and answered, and the reply was too large or too slow (before them: an httpx error,
+        the server was not reached or did not answer)."""
+        status: list[int] = []
         try:
             reply = await get_small(
                 self.client,
@@ -128,12 +143,37 @@ class Probe:
                 max_bytes=MAX_MODELS_BODY_BYTES,
                 deadline_s=self.deadline_s,
                 what=f"the answer of {url}",
+                on_status=status.append,
             )
         except BodyError as exc:
+            if status:
+                raise ReplyProblem(status[0], _size_words(exc)) from exc
             raise httpx.DecodingError(str(exc)) from exc
-        except TimeoutError as exc:
+        except TimeoutError as exc:  # the whole-request deadline (--request-timeout)
+            if status:
+                raise ReplyProblem(
+                    status[0],
+                    msg("did not finish within {s:g} s (--request-timeout)", s=self.deadline_s),
+                ) from exc
             raise httpx.ReadTimeout(self.timed_out(url)) from exc
+        except httpx.TimeoutException as exc:  # silence (--timeout); httpx's words are internal
+            if status:
+                silence = self.client.timeout.read or 0.0
+                raise ReplyProblem(
+                    status[0], msg("stalled: nothing arrived for {s:g} s (--timeout)", s=silence)
+                ) from exc
+            raise self.in_words(exc, url) from exc
         return _response(reply.status, reply.headers, reply.body, url)
+
+    def in_words(self, exc: httpx.TimeoutException, url: str) -> httpx.TimeoutException:
+        """The same timeout with a message a user can act on (the transport's own words
+        can be an internal one, 'Cancelled via cancel scope ...')."""
+        timeout = self.client.timeout
+        if isinstance(exc, httpx.ConnectTimeout):
+            text = f"could not connect to {url} within {timeout.connect or 0:g} s (--timeout)"
+        else:
+            text = f"{url} sent nothing for {timeout.read or 0:g} s (--timeout)"
+        return type(exc)(text)
 
     def timed_out(self, url: str) -> str:
         return f"{url} did not answer completely within {self.deadline_s:g} s (--request-timeout)"
@@ -179,7 +219,33 @@ class Probe:
             raise httpx.DecodingError(str(exc)) from exc
         except TimeoutError as exc:
             raise httpx.ReadTimeout(self.timed_out(url)) from exc
+        except httpx.TimeoutException as exc:
+            raise self.in_words(exc, url) from exc
         return _response(resp.status_code, resp.headers, b"".join(parts), url)
+
+
+class ReplyProblem(Exception):
+    """The server answered (its status is here) but its reply could not be read whole: over
+    the size cap, past the deadline, or stalled. `problem` completes "its reply ..."."""
+
+    def __init__(self, status: int, problem: Msg) -> None:
+        super().__init__(problem.render())
+        self.status = status
+        self.problem = problem
+
+
+def _size_words(exc: BodyError) -> Msg:
+    if exc.kind == "oversized":
+        return msg("is larger than {mib} MiB", mib=MAX_MODELS_BODY_BYTES // (1024 * 1024))
+    return msg("could not be read ({error})", error=str(exc))
+
+
+def streams_anyway(resp: httpx.Response | None) -> bool:
+    """Whether a reply to a request with "stream": false is a server-sent event stream."""
+    if resp is None or resp.status_code != 200:
+        return False
+    ctype = resp.headers.get("content-type", "").lower()
+    return ctype.startswith("text/event-stream") or resp.content.lstrip().startswith(b"data:")
 
 
 def _response(status: int, headers: httpx.Headers, body: bytes, url: str) -> httpx.Response:

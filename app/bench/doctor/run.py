@@ -13,6 +13,7 @@ from app.bench.doctor.keys import auth_check, key_problems, redact_key
 from app.bench.doctor.paths import path_check, path_search
 from app.bench.doctor.probe import (
     Probe,
+    ReplyProblem,
     listed_max_model_len,
     mentions_model,
     payload,
@@ -122,6 +123,25 @@ def _unreachable(probe: Probe, host: str, exc: httpx.HTTPError) -> Check:
     return Check.of("reachable", "fail", detail, msg(failures.fix_for(kind)))
 
 
+def _models_unreadable(host: str, url: str, exc: ReplyProblem) -> Check:
+    return Check.of(
+        "reachable",
+        "warn",
+        msg(
+            "{host} answered (HTTP {status}), but its reply to GET {url} {problem}; the "
+            "checks that need no model list go on",
+            host=host,
+            status=exc.status,
+            url=url,
+            problem=exc.problem,
+        ),
+        msg(
+            "A model list is a few kilobytes and comes at once: check that the URL points at "
+            "the API itself (not a proxy or a page in front of it) and that the server is healthy."
+        ),
+    )
+
+
 def _redirected(url: str, post: httpx.Response) -> Check:
     location = post.headers.get("location")
     return Check.of(
@@ -154,15 +174,20 @@ async def _run(
         emit(await metrics_check(probe, res))
 
     t0 = time.perf_counter()
+    models: httpx.Response | None = None
     try:
-        models = await probe.get(res.models_url)
+        models = await probe.get_answered(res.models_url)
+    except ReplyProblem as exc:
+        # Reached: only its model list is unusable, so the checks that need no list go on.
+        emit(_models_unreadable(host, res.models_url, exc))
     except httpx.HTTPError as exc:
         emit(_unreachable(probe, host, exc))
         _skip(emit, CHECK_IDS[1:], msg("the server could not be reached"))
         return
-    ms = (time.perf_counter() - t0) * 1000
-    probe.max_model_len = listed_max_model_len(models, t.model)
-    emit(Check.of("reachable", "ok", msg("{host} answered in {ms:.0f} ms", host=host, ms=ms)))
+    if models is not None:
+        ms = (time.perf_counter() - t0) * 1000
+        probe.max_model_len = listed_max_model_len(models, t.model)
+        emit(Check.of("reachable", "ok", msg("{host} answered in {ms:.0f} ms", host=host, ms=ms)))
 
     post, post_kind, post_error = None, "", ""
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 import httpx
@@ -117,12 +117,16 @@ async def get_small(
     max_bytes: int,
     deadline_s: float | None,
     what: str = "the reply",
+    on_status: Callable[[int], None] | None = None,
 ) -> SmallReply:
     """GET a small document within ``max_bytes`` (raw and decoded) and ``deadline_s`` seconds
     in total. Raises BodyError (oversized, malformed_stream), TimeoutError past the deadline,
-    and httpx's errors for the connection."""
+    and httpx's errors for the connection. ``on_status`` hears the status as soon as the
+    headers are in, so a caller can tell a server that answered badly from one never reached."""
     async with asyncio.timeout(deadline_s):
         async with client.stream("GET", url, headers={**(headers or {}), **IDENTITY}) as resp:
+            if on_status is not None:
+                on_status(resp.status_code)
             encoding = content_encoding(resp)
             raw = resp.aiter_raw()
             pieces = inflated(raw, encoding, max_raw=max_bytes, what=what) if encoding else raw

@@ -14,6 +14,7 @@ GridProblem = Literal[
 ]
 
 _SEPARATORS = re.compile(r"[,;\s]+")
+_LIST_SEPARATOR = re.compile(r"[,;]")
 _INFINITE = ("inf", "infinity", "∞")
 
 
@@ -22,6 +23,12 @@ class GridError(ValueError):
         super().__init__(text)
         self.kind = kind
         self.item = item
+
+
+def empty_item(text: str) -> bool:
+    """Whether a typed list has an empty item between separators ('1,,2', '1,2,', ',1')."""
+    items = _LIST_SEPARATOR.split(text.strip())
+    return len(items) > 1 and any(not item.strip() for item in items)
 
 
 def split_items(text: str) -> list[str]:

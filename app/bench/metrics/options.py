@@ -86,5 +86,7 @@ def parse_goodput(pairs: Sequence[str]) -> dict[str, float]:
             )
         if not 0 <= number < math.inf:
             raise ValueError(f"--goodput: {name} must be a finite number of ms, not negative")
+        if name in slos:  # which of two limits was meant is not ours to guess
+            raise ValueError(f"--goodput: {name} is given twice; give each metric once")
         slos[name] = number
     return slos

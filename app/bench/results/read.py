@@ -6,12 +6,15 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 from app import jsonfile
+from app.bench.results.lean_read import LEAN_BYTES, SET_ASIDE_KEY, set_aside_itls
 from app.bench.results.point_result import PointResult
 
 # Files a run writes beside its points that are not points (a capacity search's summary).
@@ -173,7 +176,18 @@ def _point_from_dict(data: dict[str, Any], path: Path | None) -> PointResult:
 
 def _documents(path: Path) -> list[Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        # Checked before opening: opening a FIFO waits for a writer that may never come.
+        if not S_ISREG(os.stat(path).st_mode):
+            raise ResultFileError(
+                f"{path}: not a regular file (a folder, FIFO or device), not a result"
+            )
+        hist = None
+        if os.stat(path).st_size > LEAN_BYTES:
+            raw, hist = set_aside_itls(path.read_bytes())
+            text = raw.decode("utf-8")
+            del raw
+        else:
+            text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ResultFileError(f"{path}: no such file") from None
     except UnicodeDecodeError:
@@ -202,6 +216,8 @@ def _documents(path: Path) -> list[Any]:
         docs.append(doc)
     if not docs:
         raise ResultFileError(f"{path}: the file is empty")
+    if hist is not None and len(docs) == 1 and isinstance(docs[0], dict):
+        docs[0][SET_ASIDE_KEY] = hist
     return docs
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.bench.metrics.request import request_tpot
+from app.bench.results.lean_read import SET_ASIDE_KEY
 
 SAMPLE_METRICS = ("ttft", "tpot", "itl", "e2el")
 
@@ -150,5 +151,6 @@ def request_samples(data: dict[str, Any]) -> RequestSamples:
                 samples.tpot_ms.append(tpot * 1e3)
         gaps = _floats(itls[i]) if itls is not None and i < len(itls) else None
         samples.itl_ms.extend(g * 1e3 for g in gaps or [] if g is not None and g >= 0)
-    _read_histogram(samples, extras.get("itl_histogram"))
+    # A large file read lean (lean_read) holds its gaps binned, beside or instead of ours.
+    _read_histogram(samples, extras.get("itl_histogram") or data.get(SET_ASIDE_KEY))
     return samples

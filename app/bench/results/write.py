@@ -4,12 +4,14 @@ to disk atomically."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 from app import __version__, jsonfile
@@ -259,10 +261,36 @@ def _create_temp(path: Path) -> tuple[int, str]:
     raise FileExistsError(f"{path.parent}: no free temp file name for {path.name}")
 
 
+class NotRegularFile(OSError):
+    """A write target that exists and is not a regular file (a folder, FIFO, socket or
+    device): renaming a temp file over it would replace it with a file."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            errno.EINVAL, "not a regular file (a folder, FIFO or device); name a file", str(path)
+        )
+
+
+def write_target(path: Path) -> Path:
+    """The file a write to `path` must land in: a symlink's final target (written through,
+    so the link stays a link and its target gets the text); NotRegularFile if what is
+    there is not a regular file."""
+    path = Path(path)
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return target
+    if not S_ISREG(mode):
+        raise NotRegularFile(path)
+    return target
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write via a temp file in the same folder + fsync + os.replace: readers and a crash
-    see either the old file or the whole new one, never a torn one."""
-    path = Path(path)
+    see either the old file or the whole new one, never a torn one. A symlink is written
+    through; a FIFO, device or folder is refused (NotRegularFile), never replaced."""
+    path = write_target(Path(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _create_temp(path)
     try:
@@ -292,3 +320,24 @@ def ensure_writable_dir(directory: Path) -> None:
     fd, tmp = _create_temp(directory / "write-check")
     os.close(fd)
     os.unlink(tmp)
+
+
+def missing_dirs(directory: Path) -> list[Path]:
+    """The folders of `directory`'s path that do not exist yet, deepest first: what a run
+    that writes there will create."""
+    missing = []
+    folder = Path(directory).absolute()
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def remove_empty_dirs(folders: Sequence[Path]) -> None:
+    """Remove `folders` (deepest first) while they are empty; a folder holding anything, or
+    one that cannot be removed, is left with its parents."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return

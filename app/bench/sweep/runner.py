@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app.bench.results.point_result import PointResult
-from app.bench.results.read import point_from_dict
-from app.bench.results.sweep_csv import write_sweep_csv
+from app.bench.results.read import ResultFileError, point_from_dict, read_points, result_files
+from app.bench.results.sweep_csv import refresh_sweep_csv
 from app.bench.results.write import ensure_writable_dir
-from app.bench.sweep.config import CSV_NAME, SweepConfig, csv_sort_key
+from app.bench.sweep.config import CSV_NAME, SweepConfig, csv_sort_key, partial_path
 from app.bench.sweep.contract import PointFinished, RunError, RunFinished, RunStarted
 from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.point import ResultWriteError, run_point
@@ -32,6 +33,26 @@ class SweepOutcome:
         return [r for r in self.results if not r.get("completed")]
 
 
+def same_label_points(config: SweepConfig, targets: Sequence[Path]) -> list[PointResult]:
+    """The folder's readable points labelled as this run (--label) that this run does not
+    rewrite; none without a --label (a default label is new with every run)."""
+    if not config.label:
+        return []
+    mine = {*targets, *map(partial_path, targets)}
+    found: list[PointResult] = []
+    for path in result_files(config.result_dir):
+        if path in mine:
+            continue
+        # an unreadable file is the note's business (sweep names it), not the summary's
+        with contextlib.suppress(ResultFileError):
+            found += [p for p in read_points(path) if p.label == config.label]
+    return found
+
+
+def _stopped(problem: str, saved: int, planned: int) -> str:
+    return f"{problem}; the sweep stopped after {saved} of {planned} point(s), those are kept"
+
+
 async def run_sweep(
     config: SweepConfig,
     observers: Sequence[SweepObserver],
@@ -49,7 +70,9 @@ async def run_sweep(
         obs.run_started(started)
     paths: list[Path] = []
     results: list[dict[str, Any]] = []
-    rows: list[PointResult] = []  # this run's points only: sweep.csv never mixes two runs
+    # sweep.csv lists this run's points and the folder's earlier points of the same --label
+    # (the field guide runs one point per command in a bash loop); never another run's.
+    rows: list[PointResult] = same_label_points(config, targets) if config.write_csv else []
     csv_path: Path | None = None
     write_errors: list[str] = []
     for point, target in zip(points, targets, strict=True):
@@ -57,30 +80,30 @@ async def run_sweep(
             break
         try:
             path, result = await run_point(config, point, observers, cancel, target)
-        except ResultWriteError as exc:  # a full disk, say: this point is lost, not the others
-            message = str(exc)
-            write_errors.append(message)
-            for obs in observers:
-                obs.error(RunError(message))
-            continue
+        except ResultWriteError as exc:
+            # A folder that refused one file (full, read-only) refuses the next: stop here
+            # rather than measure points only to drop them.
+            write_errors.append(_stopped(str(exc), len(paths), len(points)))
+            break
         if path is None:
             break
         paths.append(path)
         results.append(result)
+        csv_failed = None
         if config.write_csv:
             rows.append(point_from_dict(result, path))
-            try:
-                csv_path = write_sweep_csv(
-                    config.result_dir / CSV_NAME, sorted(rows, key=csv_sort_key)
-                )
-            except OSError as exc:
-                message = f"cannot write {config.result_dir / CSV_NAME}: {exc.strerror or exc}"
-                write_errors.append(message)
-                for obs in observers:
-                    obs.error(RunError(message))
+            csv_target = config.result_dir / CSV_NAME
+            csv_failed = refresh_sweep_csv(csv_target, sorted(rows, key=csv_sort_key))
+            csv_path = None if csv_failed else csv_target
         finished = PointFinished(point.index, str(path), result)
         for obs in observers:
             obs.point_finished(finished)
+        if csv_failed:
+            write_errors.append(_stopped(csv_failed, len(paths), len(points)))
+            break
+    for message in write_errors:
+        for obs in observers:
+            obs.error(RunError(message))
     cancelled = cancel.is_set()
     ended = RunFinished(cancelled, tuple(map(str, paths)), str(csv_path) if csv_path else None)
     for obs in observers:

@@ -165,6 +165,56 @@ def test_doctor_ends_on_a_drip_with_its_request_timeout(capsys, hostile) -> None
     assert "within 1 s (--request-timeout)" in checks["body"]["detail"]
 
 
+@pytest.mark.parametrize(
+    ("mode", "extra", "problem"),
+    [
+        ("inflate-models", [], "is larger than 8 MiB"),
+        (
+            "drip-models",
+            ["--request-timeout", "1"],
+            "did not finish within 1 s (--request-timeout)",
+        ),
+        # a byte every 60 s outlasts a silence limit of 2 s (the generation requests answer
+        # at once): the transport's own message for it was "Cancelled via cancel scope ...;
+        # reason: deadline exceeded"
+        ("slow-drip-models", ["--timeout", "2"], "stalled: nothing arrived for 2 s (--timeout)"),
+    ],
+)
+def test_doctor_says_a_bad_model_list_came_from_a_reached_server_and_goes_on(
+    capsys, hostile, mode, extra, problem
+) -> None:
+    if mode == "slow-drip-models":
+        with HostileServer(drip_interval_s=60) as slow:
+            url = slow.url("drip-models")
+            code = main(["doctor", "--base-url", url, "--model", "m", "--json", *extra])
+    else:
+        url = hostile.url(mode)
+        code = main(["doctor", "--base-url", url, "--model", "m", "--json", *extra])
+    out, _ = capsys.readouterr()
+    checks = {c["id"]: c for c in json.loads(out)["checks"]}
+    reachable = checks["reachable"]
+    assert reachable["status"] == "warn", reachable
+    assert "answered (HTTP 200), but its reply to GET" in reachable["detail"]
+    assert problem in reachable["detail"]
+    assert "cancel scope" not in out.lower()
+    # the checks that need no model list ran: auth, path, body and streaming
+    assert checks["auth"]["status"] == "ok" and checks["path"]["status"] == "ok"
+    assert checks["streaming"]["status"] == "ok"
+    assert code == 0  # warnings only: the endpoint works
+
+
+def test_doctor_names_a_server_that_streams_when_asked_not_to(capsys, hostile) -> None:
+    code = main(["doctor", "--base-url", hostile.url("ok"), "--model", "m", "--json"])
+    out, _ = capsys.readouterr()
+    checks = {c["id"]: c for c in json.loads(out)["checks"]}
+    body = checks["body"]
+    assert body["status"] == "warn"
+    assert "the server streams regardless" in body["detail"]
+    assert "match --backend" not in (body.get("fix") or "")  # not the chat/completions advice
+    assert checks["streaming"]["status"] == "ok"
+    assert code == 0
+
+
 @pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
 def test_an_inflating_body_stops_at_the_decoded_size_cap(hostile, transport) -> None:
     import asyncio

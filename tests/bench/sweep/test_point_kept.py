@@ -176,22 +176,26 @@ def outcome_run_id(rows: list[str]) -> str:
     return ids.pop()
 
 
-def test_a_write_error_names_the_file_and_keeps_the_other_points(
+def test_a_write_error_names_the_file_and_stops_the_sweep_keeping_the_saved_points(
     odd_server: type[Handler], tmp_path: Path
 ) -> None:
     # A folder where the second point's file should go: writing it fails like a full disk.
+    # The sweep stops there (a folder that refused one file refuses the next; measuring
+    # more points only to drop them wastes the user's time) and keeps the first point.
     (tmp_path / "odd_rateinf_conc2.json").mkdir()
     observer = Errors()
     cfg = config(odd_server.url, tmp_path, concurrencies=[1, 2, 4], overwrite=True)  # type: ignore[attr-defined]
     outcome = sweep(cfg, observer)
-    assert [p.name for p in outcome.paths] == ["odd_rateinf_conc1.json", "odd_rateinf_conc4.json"]
+    assert [p.name for p in outcome.paths] == ["odd_rateinf_conc1.json"]
     assert len(observer.errors) == 1
     assert (
         observer.errors[0].startswith("cannot write ")
         and "odd_rateinf_conc2.json" in (observer.errors[0])
+        and "the sweep stopped after 1 of 3 point(s)" in observer.errors[0]
     )
     assert outcome.write_errors == observer.errors
-    assert len(read_points(tmp_path / "odd_rateinf_conc4.json")) == 1
+    assert not (tmp_path / "odd_rateinf_conc4.json").exists()
+    assert len(read_points(tmp_path / "odd_rateinf_conc1.json")) == 1
 
 
 def test_default_names_never_replace_an_earlier_run(

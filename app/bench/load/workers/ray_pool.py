@@ -12,6 +12,12 @@ from typing import Any
 
 from app.bench.load.workers.messages import WorkerFinished, WorkerJob, WorkerLost, WorkerMessage
 from app.bench.load.workers.pool import ClockOffset, WorkerError
+from app.bench.load.workers.ray_address import (
+    RayAddressError,
+    RayHeadError,
+    parse_ray_address,
+    probe_ray_head,
+)
 
 # How long one poll waits for news inside the actor: short enough for live charts (the
 # workers tick every 0.1 s), long enough that polling costs nothing measurable.
@@ -36,6 +42,13 @@ def connect(address: str) -> None:
     if ray.is_initialized():
         return
     options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+    try:
+        head = parse_ray_address(address)
+        if head is not None:
+            # Ray itself retries an absent or foreign head for minutes: ask it first, bounded.
+            probe_ray_head(head)
+    except (RayAddressError, RayHeadError) as exc:
+        raise WorkerError(str(exc)) from None
     try:
         ray.init(address=address, **options)
     except ConnectionError:

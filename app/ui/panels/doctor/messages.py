@@ -376,6 +376,32 @@ TEMPLATES: frozenset[str] = frozenset(
         QT_TRANSLATE_NOOP("DoctorMessages", "whitespace character"),
         QT_TRANSLATE_NOOP("DoctorMessages", "from the profile"),
         QT_TRANSLATE_NOOP("DoctorMessages", ", "),
+        # A reached server whose model list is unusable; a server that streams regardless.
+        QT_TRANSLATE_NOOP(
+            "DoctorMessages",
+            "{host} answered (HTTP {status}), but its reply to GET {url} {problem}; the checks "
+            "that need no model list go on",
+        ),
+        QT_TRANSLATE_NOOP(
+            "DoctorMessages",
+            "A model list is a few kilobytes and comes at once: check that the URL points at the "
+            "API itself (not a proxy or a page in front of it) and that the server is healthy.",
+        ),
+        QT_TRANSLATE_NOOP("DoctorMessages", "is larger than {mib} MiB"),
+        QT_TRANSLATE_NOOP("DoctorMessages", "could not be read ({error})"),
+        QT_TRANSLATE_NOOP("DoctorMessages", "did not finish within {s:g} s (--request-timeout)"),
+        QT_TRANSLATE_NOOP("DoctorMessages", "stalled: nothing arrived for {s:g} s (--timeout)"),
+        QT_TRANSLATE_NOOP(
+            "DoctorMessages",
+            'HTTP 200, but the reply is an event stream although the request said "stream": '
+            "false: the server streams regardless",
+        ),
+        QT_TRANSLATE_NOOP(
+            "DoctorMessages",
+            "Benchmarks stream, so their figures are unaffected; a client that needs one JSON "
+            "reply gets KeyError: 'choices' from this server. Check the server's or gateway's "
+            "streaming setting.",
+        ),
     )
 )
 

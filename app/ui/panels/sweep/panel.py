@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.bench.results.write import remove_empty_dirs
 from app.bench.sweep.contract import (
     PointFinished,
     PointStarted,
@@ -289,6 +290,10 @@ class SweepPanel(QWidget):
         self._set_status(message, error=True)
 
     def _on_stopped(self) -> None:
+        # A run that saved nothing (every request refused with 401, an unreachable server)
+        # leaves no empty folder behind: it would read as a run with no results.
+        if self.run_dir is not None:
+            remove_empty_dirs([self.run_dir])
         self._set_running(False)
 
     def current_concurrency(self) -> int | None:

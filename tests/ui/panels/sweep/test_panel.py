@@ -174,13 +174,17 @@ def test_unreachable_endpoint_is_a_readable_message(qtbot, tmp_path) -> None:
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    panel = _panel(qtbot, f"http://127.0.0.1:{port}", tmp_path)
+    root = tmp_path / "results"
+    root.mkdir()
+    panel = _panel(qtbot, f"http://127.0.0.1:{port}", root)
     panel.form.concurrencies.setText("2")
     assert panel.run()
     qtbot.waitUntil(lambda: not panel.is_running(), timeout=30_000)
     assert "cannot reach" in panel.last_error
     assert "Traceback" not in panel.status.text()
     assert panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
+    # the run's folder, made for it and left empty, is gone again; the results root stays
+    assert root.is_dir() and list(root.iterdir()) == []
 
 
 def test_server_metrics_events_are_forwarded(qtbot, tmp_path) -> None:
