@@ -59,11 +59,14 @@ def find_knee(
 
 
 def sweep_knees(points: Sequence[Any], over: str = "concurrency") -> dict[str, Knee | None]:
-    """Knees of TPOT p99 and TTFT p99 over a sweep's PointResults (concurrency or rate)."""
+    """Knees of TPOT p99 and TTFT p99 over a sweep's PointResults (concurrency or rate).
+    Fragments (early-stopped, cancelled, partial points) are not on the curve: left out."""
     loads: list[float] = []
     tpot: list[float] = []
     ttft: list[float] = []
     for point in points:
+        if not point.completeness.complete:
+            continue
         load = point.max_concurrency if over == "concurrency" else point.request_rate
         if load is None or not math.isfinite(float(load)):
             continue

@@ -50,3 +50,17 @@ def test_order_and_index_refer_to_the_input() -> None:
     values = hockey(16)
     knee = find_knee([LOADS[i] for i in order], [values[i] for i in order])
     assert knee is not None and knee.load == 16 and order[knee.index] == 4
+
+
+def test_an_early_stopped_point_never_reaches_a_knee(tmp_path) -> None:
+    from app.bench.capacity.knee import sweep_knees
+    from app.bench.results.read import load_results
+    from tests.point_docs import write_curve
+
+    # With the fragment at 32 (1 of 4 requests ran, 300 ms) the curve would bend at 16;
+    # without it, at 4.
+    write_curve(tmp_path)
+    points = load_results([tmp_path])
+    assert find_knee([1, 2, 4, 8, 16, 32], [10, 10, 10, 11, 12, 300]).load == 16
+    knees = sweep_knees(points)
+    assert knees["tpot"] is not None and knees["tpot"].load == 4
