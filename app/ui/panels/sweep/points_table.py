@@ -1,4 +1,4 @@
-"""The Sweep tab's table of finished points: one row per point, partial points in italics,
+"""The Sweep tab's table of finished points: one row per point, points cut short in italics,
 SLO pass/fail cells coloured; selected rows give the points whose distributions are shown."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from app.bench.results.request_samples import RequestSamples, request_samples
+from app.ui import point_status
 from app.ui.exports.tables import TABLE_COLUMNS, cell_text, hidden_keys
 from app.ui.panels.sweep.run_model import is_partial, point_label
 from app.ui.plots.capacity import FAIL_BG, PASS_BG, slo_cell_colours
@@ -53,6 +54,10 @@ class PointsTable(QTableWidget):
         self.insertRow(row)
         partial = is_partial(summary)
         colours = slo_cell_colours(summary)
+        # Cut short or run at another load: every cell says why on hover.
+        tip = point_status.status_tooltip(summary)
+        name = Path(str(summary.get("path") or "")).name
+        tip = f"{tip}\n({name})" if tip and name else tip
         for col, (key, _header, decimals) in enumerate(TABLE_COLUMNS):
             text = cell_text(summary, key, decimals)
             if partial and key == "completed":
@@ -63,11 +68,10 @@ class PointsTable(QTableWidget):
                 font = QFont(item.font())
                 font.setItalic(True)
                 item.setFont(font)
-                item.setToolTip(
-                    self.tr("Partial point: the sweep was cancelled while it ran ({0}).").format(
-                        Path(str(summary.get("path") or "")).name
-                    )
-                )
+            if tip:
+                item.setToolTip(tip)
+            if key == "status" and text != "–":
+                item.setForeground(QColor(point_status.WARN_FG))
             if key in colours:  # pass/fail against the point's SLOs
                 passed, tip = colours[key]
                 item.setBackground(QColor(PASS_BG if passed else FAIL_BG))
