@@ -93,8 +93,8 @@ def _latency_lines(
     named = False
     for g, (name, idx) in enumerate(groups):
         idx = sorted(idx, key=lambda i: axis.x[i])
-        cut = [i for i in idx if points[i].cancelled]
-        idx = [i for i in idx if not points[i].cancelled]
+        cut = [i for i in idx if points[i].off_curve]
+        idx = [i for i in idx if not points[i].off_curve]
         if cut:  # fragments: open markers off the curve, P50 and P99 alike
             pts, tips = [], []
             for i in cut:
@@ -144,7 +144,7 @@ def _throughput_chart(
     for g, (name, idx) in enumerate(groups):
         idx = sorted(idx, key=lambda i: axis.x[i])
         for cut in (False, True):  # the curve, then its fragments as open markers off it
-            members = [i for i in idx if points[i].cancelled == cut]
+            members = [i for i in idx if points[i].off_curve == cut]
             pts = [
                 (axis.x[i], v)
                 for i in members
@@ -206,7 +206,7 @@ def knee_charts(points: Sequence[ReportPoint], lang: str) -> tuple[list[str], st
         )
     charts.append(_throughput_chart(points, axis, groups, x_label, lang))
     notes = knee_notes(found, axis.kind, lang)
-    if any(rp.cancelled for rp in points):
+    if any(rp.off_curve for rp in points):
         notes += f'<p class="note fragment-note">{escape(text(lang, "fragment_note"))}</p>'
     return charts, notes
 
@@ -232,7 +232,7 @@ def _measured(
     measured: list[tuple[float, float]] = []
     labels, tips = [], []
     for rp in sorted(members, key=lambda r: finite(r.roofline().get("batch")) or 0):
-        if rp.cancelled:  # a fragment's batch and TPOT are not the point's load
+        if rp.off_curve:  # a fragment's batch and TPOT are not the point's load
             continue
         roof = rp.roofline()
         batch, tpot = finite(roof.get("batch")), finite(roof.get("tpot_p50_ms"))

@@ -73,6 +73,12 @@ class ReportPoint:
         return not self.point.completeness.complete
 
     @property
+    def off_curve(self) -> bool:
+        """Drawn apart from the curves and left out of knees: a fragment, or a point run at
+        another load than it names."""
+        return not self.point.on_the_curve
+
+    @property
     def failed(self) -> int:
         return self.point.failed or 0
 

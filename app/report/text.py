@@ -64,12 +64,15 @@ _TEXT: dict[str, tuple[str, str]] = {
         "提前停止：{planned} 个请求完成了 {ran} 个",
     ),
     "st_load": ("load not as planned", "负载未按计划"),
-    "fragment_line": ("cut short (not on the curve)", "中途停止（不在曲线上）"),
+    "fragment_line": ("not on the curve", "不在曲线上"),
     "fragment_note": (
-        "Hollow markers are points cut short (early-stopped, cancelled or partial): their "
-        "figures cover only the requests that finished, so they stay off the curves and knees.",
-        "空心标记为中途停止的测试点（提前停止、已取消或不完整）：其数值只包含已完成的请求，"
-        "因此不连入曲线，也不参与拐点计算。",
+        "Hollow markers are points that do not measure the load they name: cut short "
+        "(early-stopped, cancelled or partial: their figures cover only the requests that "
+        "finished), or run at another load (concurrency never reached, client saturated; see "
+        "Load warnings). They stay off the curves and the knees.",
+        "空心标记为没有测到其标称负载的测试点：中途停止（提前停止、已取消或不完整，数值只包含已完成的"
+        "请求），或实际负载不同（从未达到并发、客户端饱和，见“负载警告”）。它们不连入曲线，"
+        "也不参与拐点计算。",
     ),
     "load_title": ("Load warnings", "负载警告"),
     "lw_concurrency_prompts": (

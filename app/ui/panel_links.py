@@ -153,8 +153,8 @@ class PanelLinks(QObject):
             )
 
     def on_point_finished(self, summary: dict[str, Any]) -> None:
-        if point_status.is_fragment(summary):
-            return  # cut short: its TPOT is not the figure of its batch
+        if point_status.off_the_curve(summary):
+            return  # cut short or run at fewer streams: its TPOT is not the figure of its batch
         extras = summary.get("tpotbench") or {}
         concurrency = summary.get("max_concurrency")
         if concurrency is None:

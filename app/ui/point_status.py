@@ -15,7 +15,7 @@ from app.bench.results.completeness import (
     Completeness,
     completeness_of,
 )
-from app.bench.results.load_warnings import LoadWarning, load_warnings_of
+from app.bench.results.load_warnings import LoadWarning, load_warnings_of, on_the_curve
 
 WARN_FG = "#b3261e"  # the Status cell of a point that is not a full measurement of its load
 
@@ -33,6 +33,12 @@ def load_warnings(point: Mapping[str, Any]) -> list[LoadWarning]:
 def is_fragment(point: Mapping[str, Any]) -> bool:
     """Cut short: shown, never as a measurement (off the curves and the knees)."""
     return not completeness(point).complete
+
+
+def off_the_curve(point: Mapping[str, Any]) -> bool:
+    """Not a measurement of the load it names (a fragment, or a load that did not happen):
+    drawn apart from the curves, left out of the knees and the roofline panel."""
+    return not on_the_curve(point)
 
 
 def completeness_text(done: Completeness) -> str:

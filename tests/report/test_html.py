@@ -80,7 +80,8 @@ def test_sweep_report_renders_table_and_charts_in_chromium(
         point = files[f"expB_rateinf_conc{conc}.json"]
         row = dom.row(f"conc {conc}")
         # Point, rate, conc, completed, failed, status, req/s, tok/s, TTFT p50/p99, TPOT p50/p99
-        assert row[1:6] == ["inf", str(conc), "6", "0", "complete"]
+        # (on a very busy machine the client may be named saturated after "complete")
+        assert row[1:5] == ["inf", str(conc), "6", "0"] and row[5].startswith("complete")
         assert row[6] == f"{point.request_throughput:,.2f}"
         assert row[8] == f"{point.metric('ttft', 'median'):,.1f}"
         assert row[10] == f"{point.metric('tpot', 'median'):,.2f}"
@@ -308,8 +309,9 @@ def test_an_early_stopped_point_is_marked_off_the_curves_and_off_the_knee(tmp_pa
         warned = next(r for name, r in rows.items() if name.endswith("64"))
         assert warned[5].endswith(load)
         # Drawn apart: open markers, never on a curve's path (TPOT P50 and P99, TTFT P50 and
-        # P99, tok/s); the knee from the full points only.
-        assert html.count('class="marker hollow"') == 5
+        # P99, tok/s), for the fragment and for the point that never had 64 in flight; the knee
+        # from the full points only.
+        assert html.count('class="marker hollow"') == 2 * 5
         knees = [t for t in dom.text if "Kneedle" in t and "TPOT" in t]
         where = text_for(lang, "w_conc", value="4")
         assert knees and all(where in t for t in knees), knees

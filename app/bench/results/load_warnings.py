@@ -19,7 +19,7 @@ sentence; the window and the HTML report translate from the kind and parameters.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +38,12 @@ CONCURRENCY_REACHED = 0.9
 # fresh connection takes ms to open (lateness.LATE_MS counts a send 10 ms late as late), which
 # is small beside a TTFT and changes nothing the server sees.
 LATENESS_FLOOR_MS = 50.0
+
+# Warnings that put a point's figures at another load than its label (fewer streams in flight)
+# or make them untrustworthy (a saturated client): like a fragment, such a point is drawn apart
+# from the curves and left out of knees. Late arrivals are not among them: a concurrency cap
+# holding a Poisson stream is how experiment A is defined, and its figures are that load's.
+OFF_CURVE_KINDS = frozenset({"concurrency_not_reached", "client_saturated"})
 
 TEMPLATES: dict[str, str] = {
     "concurrency_prompts": (
@@ -231,3 +237,13 @@ def load_warnings_of(doc: Mapping[str, Any]) -> list[LoadWarning]:
         found = [LoadWarning.from_dict(w) for w in stored if isinstance(w, Mapping)]
         return [w for w in found if w is not None]
     return check_load(doc)
+
+
+def off_curve(warnings: Sequence[LoadWarning]) -> bool:
+    """Whether these warnings take a point off the curves and knees (OFF_CURVE_KINDS)."""
+    return any(w.kind in OFF_CURVE_KINDS for w in warnings)
+
+
+def on_the_curve(doc: Mapping[str, Any]) -> bool:
+    """A full measurement of the load it names: complete, and no warning that moves it."""
+    return completeness_of(doc).complete and not off_curve(load_warnings_of(doc))

@@ -10,7 +10,7 @@ from typing import Any
 from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
 from app.bench.results.completeness import Completeness, completeness_of
-from app.bench.results.load_warnings import LoadWarning, load_warnings_of
+from app.bench.results.load_warnings import LoadWarning, load_warnings_of, off_curve
 from app.bench.results.naming import rate_to_file
 
 
@@ -58,6 +58,12 @@ class PointResult:
     def partial(self) -> bool:
         """A fragment: cut short (early-stopped, cancelled) or fewer requests ran than planned."""
         return not self.completeness.complete
+
+    @property
+    def on_the_curve(self) -> bool:
+        """A full measurement of the load it names: complete, and not run at another load
+        (app.bench.results.load_warnings.OFF_CURVE_KINDS). Knees and curves use only these."""
+        return self.completeness.complete and not off_curve(self.load_warnings)
 
     @property
     def load_warnings(self) -> list[LoadWarning]:

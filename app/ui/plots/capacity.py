@@ -184,7 +184,7 @@ def sweep_knees(points: Sequence[Mapping[str, Any]], axis: str) -> dict[str, flo
     app.bench.capacity.knee)."""
     key = "request_rate" if axis == "rate" else "max_concurrency"
     to_value = rate_from_file if axis == "rate" else concurrency_value
-    full = [p for p in points if not point_status.is_fragment(p)]  # fragments: off the knees
+    full = [p for p in points if not point_status.off_the_curve(p)]  # fragments: off the knees
     out = {}
     for metric in ("tpot", "ttft"):
         pairs = [

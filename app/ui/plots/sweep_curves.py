@@ -161,11 +161,12 @@ class SweepCurves(QWidget):
         """One run's curves (throughput, TPOT P50/P99 and its floor, TTFT P99) at its points'
         slots on the shared load axis."""
         everything = sorted(s.points, key=lambda p: to_value(p.get(key)))
-        # Fragments (cut short) are drawn apart, open markers off the line; a point whose load
-        # did not happen as planned stays on it, ringed in red.
-        ordered = [p for p in everything if not point_status.is_fragment(p)]
-        cut = [p for p in everything if point_status.is_fragment(p)]
-        warned = [p for p in ordered if point_status.load_warnings(p)]
+        # Points that do not measure the load they name (cut short, or run at fewer streams)
+        # are drawn apart, open markers off the line; any point whose load did not happen as
+        # planned is ringed in red.
+        ordered = [p for p in everything if not point_status.off_the_curve(p)]
+        cut = [p for p in everything if point_status.off_the_curve(p)]
+        warned = [p for p in everything if point_status.load_warnings(p)]
         x = np.array([slot[to_value(p.get(key))] for p in ordered], dtype=float)
 
         prefix = f"{s.name} " if many else ""

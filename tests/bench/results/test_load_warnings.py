@@ -92,19 +92,25 @@ def test_experiment_b_with_fewer_prompts_than_streams_warns_everywhere(
     argv += ["--label", "expB", "--disable-tqdm", "--result-dir", str(tmp_path)]
     assert main(argv) == 0
     err = capsys.readouterr().err
+
+    def target_warnings(conc: int) -> list[dict[str, Any]]:
+        # Only this check: the simulator shares this process, so on a busy machine the client
+        # may also be named saturated (its CPU share counts the simulator's work).
+        block = load_result(tmp_path / f"expB_rateinf_conc{conc}.json").raw["tpotbench"]
+        return [w for w in block["load_warnings"] if w["kind"] == "concurrency_not_reached"]
+
     for conc in (8, 16):
-        (w,) = load_result(tmp_path / f"expB_rateinf_conc{conc}.json").raw["tpotbench"][
-            "load_warnings"
-        ]
-        assert w["kind"] == "concurrency_not_reached" and (w["value"], w["limit"]) == (4, conc)
+        (w,) = target_warnings(conc)
+        assert (w["value"], w["limit"]) == (4, conc)
         assert f"only 4 prompts for {conc} streams" in w["text"]
         assert f"Load warning (rate inf, concurrency {conc}): Concurrency {conc}" in err
         assert "only 4 prompts" in _rows(tmp_path)[str(conc)]["load_warnings"]
-    assert load_result(tmp_path / "expB_rateinf_conc2.json").raw["tpotbench"]["load_warnings"] == []
-    assert _rows(tmp_path)["2"]["load_warnings"] == ""
+    assert target_warnings(2) == []
+    assert "only 4 prompts" not in _rows(tmp_path)["2"]["load_warnings"]
     # Said again at the end, after the last point.
-    recap = err[err.index("Load warnings: 2 point(s) did not run the load they name") :]
-    assert "rate inf, concurrency 8:" in recap and "rate inf, concurrency 16:" in recap
+    recap = err[err.index("point(s) did not run the load they name") :]
+    assert "rate inf, concurrency 8: Concurrency 8" in recap
+    assert "rate inf, concurrency 16: Concurrency 16" in recap
 
 
 def test_a_trace_replay_whose_sends_fell_behind_says_so(
@@ -124,8 +130,8 @@ def test_a_trace_replay_whose_sends_fell_behind_says_so(
     captured = capsys.readouterr()
     (path,) = out.glob("*.json")
     block = load_result(path).raw["tpotbench"]
-    (w,) = block["load_warnings"]
-    assert w["kind"] == "arrivals_late" and w["template"] == "arrivals_cap"
+    (w,) = [w for w in block["load_warnings"] if w["kind"] == "arrivals_late"]
+    assert w["template"] == "arrivals_cap"
     assert w["value"] == block["schedule_lateness_ms"]["p99_ms"] > w["limit"] >= 50.0
     assert "Load warning: Arrivals fell behind their schedule" in captured.out
     assert "Load warnings: 1 point(s) did not run the load they name" in captured.err

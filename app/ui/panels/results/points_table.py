@@ -79,7 +79,7 @@ class PointsTable(QTableWidget):
                 colours = slo_cell_colours({"tpotbench": blocks.get(str(point.get("path")))})
                 # Cut short (italics) or run at another load than planned: said on hover.
                 fragment = point_status.is_fragment(point)
-                tip = point_status.status_tooltip(point)
+                status_tip = point_status.status_tooltip(point)
                 for col, (key, _h, dec) in enumerate(TABLE_COLUMNS, start=1):
                     item = QTableWidgetItem(cell_text(point, key, dec))
                     item.setTextAlignment(
@@ -89,9 +89,9 @@ class PointsTable(QTableWidget):
                         font = QFont(item.font())
                         font.setItalic(True)
                         item.setFont(font)
-                    if tip:
-                        item.setToolTip(tip)
-                    if key == "status" and tip:
+                    if status_tip:
+                        item.setToolTip(status_tip)
+                    if key == "status" and status_tip:
                         item.setForeground(QColor(point_status.WARN_FG))
                     if key in colours:
                         passed, tip = colours[key]

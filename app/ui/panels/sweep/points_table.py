@@ -73,10 +73,10 @@ class PointsTable(QTableWidget):
             if key == "status" and text != "–":
                 item.setForeground(QColor(point_status.WARN_FG))
             if key in colours:  # pass/fail against the point's SLOs
-                passed, tip = colours[key]
+                passed, slo_tip = colours[key]
                 item.setBackground(QColor(PASS_BG if passed else FAIL_BG))
                 item.setForeground(QColor("#1b1b1b"))
-                item.setToolTip(tip)
+                item.setToolTip(slo_tip)
             self.setItem(row, col, item)
         self._shown.append(summary)
         self._hide_empty_columns()

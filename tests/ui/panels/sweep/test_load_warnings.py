@@ -23,21 +23,28 @@ def test_a_concurrency_never_reached_is_said_in_status_table_and_curves(
     assert panel.last_error == ""
     status = panel.status.text()
     assert status.startswith("Done: 2 point(s) saved in")
-    assert "⚠ Load not as planned at 1 point(s): r=inf c=8 (see Status)." in status
+    # (a very busy machine may name the client saturated at c=2 as well)
+    assert "⚠ Load not as planned at " in status and "r=inf c=8" in status
     assert panel.status.styleSheet()  # shown as a warning, not a clean "Done"
 
     table = panel.table
     assert not table.isColumnHidden(COL["status"])
-    assert table.item(0, COL["status"]).text() == "–"
+    assert "concurrency" not in table.item(0, COL["status"]).text()
     cell = table.item(1, COL["status"])
-    assert cell.text() == "⚠ concurrency 4 of 8"
+    assert cell.text().startswith("⚠ concurrency 4 of 8")
     assert cell.foreground().color().name() == WARN_FG
     assert "only 4 prompts for 8 streams" in table.item(1, COL["p99_tpot_ms"]).toolTip()
 
-    # On the curves: both points on the line, the one at 8 ringed.
+    # On the curves: the point at 8 is not a measurement at 8: an open marker off the line,
+    # ringed; the line holds only the point at 2.
     panel.charts.draw_curves(panel.points)
     items = panel.curves.throughput.getPlotItem().listDataItems()
-    line, ring = items
-    assert line.getData()[0].tolist() == [0.0, 1.0]
-    assert ring.getData()[0].tolist() == [1.0]
-    assert ring.opts["symbolPen"].color().name() == WARN_FG
+    lines = [i for i in items if i.opts["pen"] is not None]
+    assert all(1.0 not in i.getData()[0].tolist() for i in lines)
+    markers = [i for i in items if i.opts["pen"] is None]
+    apart = [i for i in markers if i.opts["symbolBrush"] is not None]
+    rings = [i for i in markers if i.opts["symbolBrush"] is None]
+    assert any(1.0 in i.getData()[0].tolist() for i in apart)
+    assert all(i.opts["symbolBrush"].color().name() == "#ffffff" for i in apart)
+    assert any(1.0 in i.getData()[0].tolist() for i in rings)
+    assert all(i.opts["symbolPen"].color().name() == WARN_FG for i in rings)
