@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QTableWidgetItem
 
 from app.bench.results.completeness import (
     CANCELLED,
@@ -142,3 +144,16 @@ def status_tooltip(point: Mapping[str, Any]) -> str:
         )
     lines += [warning_text(w) for w in load_warnings(point)]
     return "\n".join(lines)
+
+
+def mark_cell(item: QTableWidgetItem, key: str, fragment: bool, tip: str) -> None:
+    """A table cell of such a point: italics for a fragment, the sentences on hover, the
+    Status cell in red when it says something."""
+    if fragment:
+        font = QFont(item.font())
+        font.setItalic(True)
+        item.setFont(font)
+    if tip:
+        item.setToolTip(tip)
+        if key == "status":
+            item.setForeground(QColor(WARN_FG))

@@ -25,6 +25,7 @@ from typing import Any
 
 from app.bench.capacity.why import CLIENT_CPU_SHARE, CLIENT_LOOP_LAG_MS
 from app.bench.results.completeness import completeness_of
+from app.bench.results.naming import rate_from_file
 
 # A closed-loop point counts as reaching its target when its peak in flight is at least this
 # share of it. vLLM's peak (kept in the file) counts successful requests only and the first
@@ -124,11 +125,9 @@ def _num(value: Any) -> float | None:
 
 
 def _rate(value: Any) -> float:
-    if value in (None, "inf", "Infinity"):
-        return math.inf
     try:
-        return float(value)
-    except (TypeError, ValueError):
+        return rate_from_file(value)
+    except (TypeError, ValueError):  # a foreign value: no schedule to hold it to
         return math.inf
 
 

@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -85,14 +85,7 @@ class PointsTable(QTableWidget):
                     item.setTextAlignment(
                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
                     )
-                    if fragment:
-                        font = QFont(item.font())
-                        font.setItalic(True)
-                        item.setFont(font)
-                    if status_tip:
-                        item.setToolTip(status_tip)
-                    if key == "status" and status_tip:
-                        item.setForeground(QColor(point_status.WARN_FG))
+                    point_status.mark_cell(item, key, fragment, status_tip)
                     if key in colours:
                         passed, tip = colours[key]
                         item.setBackground(QColor(PASS_BG if passed else FAIL_BG))

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from app.bench.results.request_samples import RequestSamples, request_samples
@@ -64,14 +64,7 @@ class PointsTable(QTableWidget):
                 text += f" / {summary.get('num_prompts', '?')}"
             item = QTableWidgetItem(text)
             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            if partial:
-                font = QFont(item.font())
-                font.setItalic(True)
-                item.setFont(font)
-            if tip:
-                item.setToolTip(tip)
-            if key == "status" and text != "–":
-                item.setForeground(QColor(point_status.WARN_FG))
+            point_status.mark_cell(item, key, partial, tip)
             if key in colours:  # pass/fail against the point's SLOs
                 passed, slo_tip = colours[key]
                 item.setBackground(QColor(PASS_BG if passed else FAIL_BG))
