@@ -40,7 +40,8 @@ _TABLE = (
     # From the roofline context the run recorded (sweep --gpu ...); "-" when it had none.
     ("floor", "floor_tpot_ms", "{:.2f}"),
     ("MBU", "mbu", "{:.1%}"),
-    # "partial": cancelled before all requests ran; "no success": no latency figures exist.
+    # "early-stopped after 3 of 48", "cancelled after ..." (a fragment, off the knees); "no
+    # success": no latency figures exist; "load: KIND": the load did not happen as planned.
     ("note", "note", "{}"),
 )
 # Shown only when some point measured them (reasoning replies, prefix cache, spec decode,
@@ -107,7 +108,10 @@ def format_table(points: list[PointResult]) -> str:
     table.append(_TABLE[-1])
     for point, row in zip(points, summaries, strict=True):
         row["request_rate"] = rate_label(point.request_rate)
-        notes = (["partial"] if point.partial else []) + ([] if point.completed else ["no success"])
+        completeness = point.completeness
+        notes = [] if completeness.complete else [completeness.text]
+        notes += [] if point.completed else ["no success"]
+        notes += [f"load: {w.kind}" for w in point.load_warnings]
         row["note"] = ", ".join(notes) or None
         verdict = point_verdict(point)
         row["slo"] = None if verdict is None else ("pass" if verdict.passed else "FAIL")
@@ -122,8 +126,7 @@ def knee_lines(points: list[PointResult]) -> list[str]:
     lines = []
     groups: dict[tuple[str, str], list[PointResult]] = {}
     for point in points:
-        block = point.tpotbench or {}
-        if block.get("early_stop") or block.get("cancelled"):
+        if not point.completeness.complete:
             continue  # a point cut short does not sit on the curve
         label = point.label or "-"
         if math.isinf(point.request_rate) and point.max_concurrency is not None:
@@ -317,6 +320,10 @@ def run(args: argparse.Namespace) -> int:
             print("\n".join(definitions_lines(points, tools)).rstrip())
         for line in knee_lines(points):
             print(line)
+        for point in points:
+            for warning in point.load_warnings:
+                name = point.path.name if point.path else "-"
+                print(f"load warning [{name}]: {warning.text}")
         for block in _search_summaries(args.paths):
             print()
             print(block)

@@ -9,6 +9,7 @@ from typing import Any
 
 from app.bench.metrics.options import METRIC_TITLES
 from app.bench.metrics.workload import workload_rows
+from app.bench.results.naming import rate_label
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import point_from_dict
 from app.bench.results.write import no_success_note
@@ -79,8 +80,13 @@ def format_summary(result: dict[str, Any] | PointResult) -> str:
             row(f"Failed ({failure['kind']}):", failure["count"])
             lines.append(f"  e.g. {failure.get('example', '')[:120]}")
             lines.append(f"  fix: {failure.get('fix', '')}")
-        if block.get("cancelled"):
-            lines.append("Cancelled: this point stopped early; the numbers cover what finished.")
+        completeness = point.completeness
+        if not completeness.complete:
+            lines.append(
+                f"Not a full measurement: {completeness.text}; the numbers cover what finished."
+            )
+        for load_warning in point.load_warnings:
+            lines.append(f"Load warning: {load_warning.text}")
         server = block.get("server_metrics")
         for warning in (server.get("warnings") or []) if isinstance(server, dict) else []:
             lines.append(f"server metrics: {warning}")
@@ -141,6 +147,7 @@ class ConsoleReporter(SweepObserver):
         self.out = summary_stream
         self.burstiness = 1.0
         self.trace: dict[str, Any] | None = None
+        self.warned: list[tuple[str, list[str]]] = []  # (point, its load warnings' sentences)
 
     def run_started(self, event: RunStarted) -> None:
         print(
@@ -180,10 +187,31 @@ class ConsoleReporter(SweepObserver):
     def point_finished(self, event: PointFinished) -> None:
         if self.bar:
             sys.stderr.write("\n")
-        print(format_summary(dict(event.summary)), file=self.out, flush=True)
+        summary = dict(event.summary)
+        print(format_summary(summary), file=self.out, flush=True)
+        point = point_from_dict(summary)
+        name = f"rate {rate_label(point.request_rate)}, concurrency {point.max_concurrency}"
+        warnings = [w.text for w in point.load_warnings]
+        for text in warnings:  # on stderr too: the summary may be going to a file
+            print(f"Load warning ({name}): {text}", file=sys.stderr)
+        if warnings:
+            self.warned.append((name, warnings))
         print(f"saved {event.path}", file=sys.stderr)
 
+    def _warnings_recap(self) -> None:
+        """At the end: every point whose load did not happen as planned, once more."""
+        if not self.warned:
+            return
+        print(
+            f"Load warnings: {len(self.warned)} point(s) did not run the load they name:",
+            file=sys.stderr,
+        )
+        for name, texts in self.warned:
+            for text in texts:
+                print(f"  {name}: {text}", file=sys.stderr)
+
     def run_finished(self, event: RunFinished) -> None:
+        self._warnings_recap()
         if event.cancelled:
             print("Cancelled: finished points are saved.", file=sys.stderr)
         if event.csv:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 from app.report.model import ReportPoint, finite
@@ -89,8 +90,23 @@ def _latency_lines(
     TPOT; and every value drawn (for the log-scale choice)."""
     lines: list[Line] = []
     values: list[float] = []
+    named = False
     for g, (name, idx) in enumerate(groups):
         idx = sorted(idx, key=lambda i: axis.x[i])
+        cut = [i for i in idx if points[i].off_curve]
+        idx = [i for i in idx if not points[i].off_curve]
+        if cut:  # fragments: open markers off the curve, P50 and P99 alike
+            pts, tips = [], []
+            for i in cut:
+                for stat, word in (("median", "P50"), ("p99", "P99")):
+                    v = points[i].metric(metric, stat)
+                    if v is not None:
+                        pts.append((axis.x[i], v))
+                        values.append(v)
+                        tips.append(f"{points[i].short}: {metric.upper()} {word} {v:.2f} ms")
+            label = "" if named else text(lang, "fragment_line")
+            named = named or bool(pts)
+            lines.append(Line(label, pts, color(g), connect=False, hollow=True, tips=tips))
         for stat, dash in (("median", None), ("p99", "6 4")):
             pts, tips = [], []
             for i in idx:
@@ -124,15 +140,27 @@ def _throughput_chart(
     lang: str,
 ) -> str:
     lines = []
+    named = False
     for g, (name, idx) in enumerate(groups):
         idx = sorted(idx, key=lambda i: axis.x[i])
-        pts = [(axis.x[i], v) for i in idx if (v := points[i].point.output_throughput) is not None]
-        tips = [
-            f"{points[i].short}: {points[i].point.output_throughput:.1f} tok/s"
-            for i in idx
-            if points[i].point.output_throughput is not None
-        ]
-        lines.append(Line(name, pts, color(g), tips=tips))
+        for cut in (False, True):  # the curve, then its fragments as open markers off it
+            members = [i for i in idx if points[i].off_curve == cut]
+            pts = [
+                (axis.x[i], v)
+                for i in members
+                if (v := points[i].point.output_throughput) is not None
+            ]
+            tips = [
+                f"{points[i].short}: {points[i].point.output_throughput:.1f} tok/s"
+                for i in members
+                if points[i].point.output_throughput is not None
+            ]
+            if not cut:
+                lines.append(Line(name, pts, color(g), tips=tips))
+            elif pts:
+                label = "" if named else text(lang, "fragment_line")
+                named = True
+                lines.append(Line(label, pts, color(g), connect=False, hollow=True, tips=tips))
     return line_chart(
         "knee-throughput",
         text(lang, "chart_tput"),
@@ -177,7 +205,10 @@ def knee_charts(points: Sequence[ReportPoint], lang: str) -> tuple[list[str], st
             )
         )
     charts.append(_throughput_chart(points, axis, groups, x_label, lang))
-    return charts, knee_notes(found, axis.kind, lang)
+    notes = knee_notes(found, axis.kind, lang)
+    if any(rp.off_curve for rp in points):
+        notes += f'<p class="note fragment-note">{escape(text(lang, "fragment_note"))}</p>'
+    return charts, notes
 
 
 def _context_key(roofline: dict[str, Any]) -> tuple[str, str, str, str, int] | None:
@@ -201,6 +232,8 @@ def _measured(
     measured: list[tuple[float, float]] = []
     labels, tips = [], []
     for rp in sorted(members, key=lambda r: finite(r.roofline().get("batch")) or 0):
+        if rp.off_curve:  # a fragment's batch and TPOT are not the point's load
+            continue
         roof = rp.roofline()
         batch, tpot = finite(roof.get("batch")), finite(roof.get("tpot_p50_ms"))
         if batch is None or tpot is None:

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app import __version__
+from app.bench.results.load_warnings import LoadWarning
 from app.bench.results.naming import rate_label
 from app.report.curves import knee_charts, roofline_charts, server_charts
 from app.report.definitions_view import definitions_section
@@ -49,6 +50,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 table.meta th { width: 190px; } table.meta td { min-width: 420px; }
 .points-wrap { overflow-x: auto; }
 tr.failures td { background: #fff7e6; } tr.partial td { background: #fdecec; }
+tr.partial td { font-style: italic; } tr.load-warned td { background: #fff3f3; }
 .status-ok { color: #1a7f37; } .status-warn { color: #9a6700; } .status-bad { color: #b00020;
   font-weight: 600; }
 .note { color: #555; font-size: 13px; margin: 6px 0; }
@@ -100,9 +102,28 @@ def fmt(value: float | int | None, decimals: int) -> str:
     return f"{value:,.{decimals}f}"
 
 
-def _td(value: str, numeric: bool = True, cls: str = "") -> str:
+def _td(value: str, numeric: bool = True, cls: str = "", title: str = "") -> str:
     classes = " ".join(c for c in ("num" if numeric else "", cls) if c)
-    return f'<td class="{classes}">{a(value)}</td>' if classes else f"<td>{a(value)}</td>"
+    attrs = (f' class="{classes}"' if classes else "") + (f' title="{a(title)}"' if title else "")
+    return f"<td{attrs}>{a(value)}</td>"
+
+
+def load_sentence(warning: LoadWarning, lang: str) -> str:
+    """A load warning's sentence in the report's language."""
+    return text(lang, "lw_" + warning.template, **warning.params)
+
+
+def load_warnings_list(points: Sequence[ReportPoint], lang: str) -> str:
+    """Every point whose load did not happen as planned, with why (empty when none)."""
+    items = [
+        f'<li class="load-warning" data-kind="{a(w.kind)}"><b>{a(rp.name)}</b>: '
+        f"{a(load_sentence(w, lang))}</li>"
+        for rp in points
+        for w in rp.point.load_warnings
+    ]
+    if not items:
+        return ""
+    return f'<h3>{a(text(lang, "load_title"))}</h3><ul class="load-warnings">{"".join(items)}</ul>'
 
 
 def meta_table(meta: RunMeta, lang: str) -> str:
@@ -152,7 +173,17 @@ def points_table(points: Sequence[ReportPoint], lang: str) -> str:
         p = rp.point
         status, n = rp.status()
         css = {"st_ok": "status-ok", "st_failures": "status-warn"}.get(status, "status-bad")
-        row_class = {"st_failures": "failures", "st_partial": "partial"}.get(status, "")
+        row_class = "failures" if status == "st_failures" else ""
+        row_class = "partial" if rp.cancelled else row_class
+        done = rp.point.completeness
+        planned = "?" if done.planned is None else done.planned
+        status_words = text(lang, status, n=n, ran=done.ran, planned=planned)
+        warnings = rp.point.load_warnings
+        if warnings:  # the load did not happen as planned: said in the row, explained below
+            status_words += " · ⚠ " + text(lang, "st_load")
+            css = "status-bad" if css == "status-ok" else css
+            row_class = row_class or "load-warned"
+        status_tip = "\n".join(load_sentence(w, lang) for w in warnings)
         rate = text(lang, "inf") if math.isinf(p.request_rate) else rate_label(p.request_rate)
         conc = text(lang, "none_conc") if p.max_concurrency is None else str(p.max_concurrency)
         failed = str(p.failed) if p.failed is not None else DASH
@@ -163,7 +194,7 @@ def points_table(points: Sequence[ReportPoint], lang: str) -> str:
             _td(conc),
             _td(str(p.completed)),
             _td(failed),
-            _td(text(lang, status, n=n), numeric=False, cls=css),
+            _td(status_words, numeric=False, cls=css, title=status_tip),
         ]
         cells += [_td(fmt(get(rp), d)) for _, get, d in _COLUMNS]
         roof = rp.roofline()
@@ -338,6 +369,7 @@ def _sections(
                 if meta.vllm_files
                 else ""
             )
+            + load_warnings_list(points, lang)
             + failures_list(points, lang),
         ),
         ("slo", "sec_slo", slo_section(points, lang, searches)),

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from app.bench.results.completeness import CANCELLED, COMPLETE, EARLY_STOPPED
 from app.bench.results.naming import rate_label
 from app.bench.results.point_result import PointResult
 from app.bench.results.request_samples import RequestSamples, request_samples
@@ -68,16 +69,27 @@ class ReportPoint:
 
     @property
     def cancelled(self) -> bool:
-        return self.point.partial
+        """A fragment: early-stopped, cancelled or partial (never drawn as a measurement)."""
+        return not self.point.completeness.complete
+
+    @property
+    def off_curve(self) -> bool:
+        """Drawn apart from the curves and left out of knees: a fragment, or a point run at
+        another load than it names."""
+        return not self.point.on_the_curve
 
     @property
     def failed(self) -> int:
         return self.point.failed or 0
 
     def status(self) -> tuple[str, int]:
-        """('st_partial'|'st_all_failed'|'st_failures'|'st_ok', failed count)."""
-        if self.cancelled:
-            return "st_partial", self.failed
+        """('st_early'|'st_cancelled'|'st_partial'|'st_all_failed'|'st_failures'|'st_ok',
+        failed count)."""
+        state = self.point.completeness.state
+        if state != COMPLETE:
+            return {EARLY_STOPPED: "st_early", CANCELLED: "st_cancelled"}.get(
+                state, "st_partial"
+            ), self.failed
         if self.point.completed == 0 and self.failed:
             return "st_all_failed", self.failed
         if self.failed:

@@ -236,9 +236,7 @@ def knees(
     """(group name, metric, knee) for every curve of three or more full points."""
     out = []
     for name, members in groups:
-        full = [
-            rp.point for rp in members if not rp.cancelled and not block(rp.point).get("early_stop")
-        ]
+        full = [rp.point for rp in members if not rp.off_curve]  # fragments are off the curve
         loads = {p.max_concurrency if over == "concurrency" else p.request_rate for p in full}
         if len(loads) < 3:
             continue

@@ -148,6 +148,7 @@ class Line:
     width: float = 2.0
     # Neighbouring labels alternate above and below their marker so they do not overlap.
     alternate_labels: bool = False
+    hollow: bool = False  # open markers: points that are not full measurements
 
 
 @dataclass
@@ -188,8 +189,14 @@ def _legend(lines: Sequence[Line], chart_id: str, width: int) -> tuple[str, int]
             f'<g class="legend-item" data-chart="{a(chart_id)}" data-series="{i}" '
             f'transform="translate({x:.1f},{24 + row * _LEGEND_ROW})" tabindex="0" role="button">'
             f"<title>{a(line.name)}</title>"
-            f'<line x1="0" y1="5" x2="18" y2="5" stroke="{a(line.color)}" stroke-width="3"{dash}/>'
-            f'<text x="23" y="9" class="legend-text">{a(line.name)}</text></g>'
+            + (
+                f'<circle cx="9" cy="5" r="3.5" fill="#ffffff" stroke="{a(line.color)}" '
+                'stroke-width="1.5"/>'
+                if line.hollow
+                else f'<line x1="0" y1="5" x2="18" y2="5" stroke="{a(line.color)}" '
+                f'stroke-width="3"{dash}/>'
+            )
+            + f'<text x="23" y="9" class="legend-text">{a(line.name)}</text></g>'
         )
         x += item_width
     return "".join(items), (row + 1 if items else 0)
@@ -294,9 +301,14 @@ def _series(lines: Sequence[Line], sx: Scale, sy: Scale) -> list[str]:
         if line.markers:
             for px, py, j in pts:
                 tip = line.tips[j] if j < len(line.tips) else ""
+                paint = (
+                    f'class="marker hollow" fill="#ffffff" stroke="{a(line.color)}" '
+                    'stroke-width="1.5"'
+                    if line.hollow
+                    else f'class="marker" fill="{a(line.color)}"'
+                )
                 out.append(
-                    f'<circle class="marker" cx="{px:.1f}" cy="{py:.1f}" r="3.5" '
-                    f'fill="{a(line.color)}">'
+                    f'<circle {paint} cx="{px:.1f}" cy="{py:.1f}" r="3.5">'
                     + (f"<title>{a(tip)}</title>" if tip else "")
                     + "</circle>"
                 )

@@ -54,7 +54,64 @@ _TEXT: dict[str, tuple[str, str]] = {
     "st_ok": ("complete", "完整"),
     "st_failures": ("{n} failed", "{n} 个失败"),
     "st_all_failed": ("all failed", "全部失败"),
-    "st_partial": ("partial (cancelled)", "不完整（已取消）"),
+    "st_partial": ("partial: {ran} of {planned} ran", "不完整：{planned} 个请求只运行了 {ran} 个"),
+    "st_cancelled": (
+        "cancelled after {ran} of {planned}",
+        "已取消：{planned} 个请求完成了 {ran} 个",
+    ),
+    "st_early": (
+        "early-stopped after {ran} of {planned}",
+        "提前停止：{planned} 个请求完成了 {ran} 个",
+    ),
+    "st_load": ("load not as planned", "负载未按计划"),
+    "fragment_line": ("not on the curve", "不在曲线上"),
+    "fragment_note": (
+        "Hollow markers are points that do not measure the load they name: cut short "
+        "(early-stopped, cancelled or partial: their figures cover only the requests that "
+        "finished), or run at another load (concurrency never reached, client saturated; see "
+        "Load warnings). They stay off the curves and the knees.",
+        "空心标记为没有测到其标称负载的测试点：中途停止（提前停止、已取消或不完整，数值只包含已完成的"
+        "请求），或实际负载不同（从未达到并发、客户端饱和，见“负载警告”）。它们不连入曲线，"
+        "也不参与拐点计算。",
+    ),
+    "load_title": ("Load warnings", "负载警告"),
+    "lw_concurrency_prompts": (
+        "Concurrency {target} was never reached: only {prompts} prompts for {target} streams, "
+        "so at most {peak} requests were in flight; these are figures for a lower concurrency.",
+        "从未达到并发 {target}：{target} 路并发只有 {prompts} 个请求，同时在途的请求最多 "
+        "{peak} 个；这些数值对应的是更低的并发。",
+    ),
+    "lw_concurrency_peak": (
+        "Concurrency {target} was never reached: at most {peak} requests were in flight "
+        "(limit {limit}); these are figures for a lower concurrency.",
+        "从未达到并发 {target}：同时在途的请求最多 {peak} 个（下限 {limit}）；"
+        "这些数值对应的是更低的并发。",
+    ),
+    "lw_arrivals_cap": (
+        "Arrivals fell behind their schedule: {late} of {count} sends were late, p99 "
+        "{p99_s:.2f} s (limit {limit_s:.2f} s), held by the concurrency cap of {cap} (all slots "
+        "busy); the server did not see the planned arrivals.",
+        "请求到达落后于计划：{count} 次发送中有 {late} 次迟到，P99 {p99_s:.2f} 秒"
+        "（上限 {limit_s:.2f} 秒），原因是并发上限 {cap} 已占满；服务端没有收到计划中的到达过程。",
+    ),
+    "lw_arrivals_client": (
+        "Arrivals fell behind their schedule: {late} of {count} sends were late, p99 "
+        "{p99_s:.2f} s (limit {limit_s:.2f} s); the client sent late, so the server did not "
+        "see the planned arrivals.",
+        "请求到达落后于计划：{count} 次发送中有 {late} 次迟到，P99 {p99_s:.2f} 秒"
+        "（上限 {limit_s:.2f} 秒）；客户端发送延迟，服务端没有收到计划中的到达过程。",
+    ),
+    "lw_client_cpu": (
+        "The client was saturated: it used {cpu:.0%} of a CPU core (limit {limit:.0%}); its "
+        "send times and timestamps are at risk.",
+        "客户端已饱和：占用了 {cpu:.0%} 个 CPU 核（上限 {limit:.0%}）；其发送时间和时间戳不可靠。",
+    ),
+    "lw_client_lag": (
+        "The client was saturated: its event loop ran {lag:.0f} ms late (median, limit "
+        "{limit:.0f} ms); its send times and timestamps are at risk.",
+        "客户端已饱和：事件循环延迟 {lag:.0f} 毫秒（中位数，上限 {limit:.0f} 毫秒）；"
+        "其发送时间和时间戳不可靠。",
+    ),
     "failures_title": ("Failures", "失败"),
     "null_note": (
         "“–” marks a figure the file does not hold (not measured, or no successful request).",

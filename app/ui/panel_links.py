@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer
 
 from app.profiles import ProfileStore, Target
+from app.ui import point_status
 from app.ui.panels.probe.panel import ProbePanel
 from app.ui.panels.results.panel import ResultsPanel
 from app.ui.panels.roofline.panel import RooflinePanel
@@ -152,6 +153,8 @@ class PanelLinks(QObject):
             )
 
     def on_point_finished(self, summary: dict[str, Any]) -> None:
+        if point_status.off_the_curve(summary):
+            return  # cut short or run at fewer streams: its TPOT is not the figure of its batch
         extras = summary.get("tpotbench") or {}
         concurrency = summary.get("max_concurrency")
         if concurrency is None:

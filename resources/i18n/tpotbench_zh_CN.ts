@@ -1656,6 +1656,10 @@ Finished results are already saved. Please include the log file if you report th
         <translation>TPOT P50（毫秒）</translation>
     </message>
     <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
         <source>TPOT P99 (ms)</source>
         <translation>TPOT P99（毫秒）</translation>
     </message>
@@ -1851,11 +1855,62 @@ Finished results are already saved. Please include the log file if you report th
     </message>
 </context>
 <context>
-    <name>PointsTable</name>
+    <name>PointStatus</name>
     <message>
-        <source>Partial point: the sweep was cancelled while it ran ({0}).</source>
-        <translation>不完整的测试点：扫描在此点运行时被取消（{0}）。</translation>
+        <source>early-stopped after {0} of {1}</source>
+        <translation>提前停止：{1} 个请求完成了 {0} 个</translation>
     </message>
+    <message>
+        <source>cancelled after {0} of {1}</source>
+        <translation>已取消：{1} 个请求完成了 {0} 个</translation>
+    </message>
+    <message>
+        <source>partial: {0} of {1} ran</source>
+        <translation>不完整：{1} 个请求只运行了 {0} 个</translation>
+    </message>
+    <message>
+        <source>Concurrency {target} was never reached: only {prompts} prompts for {target} streams, so at most {peak} requests were in flight; these are figures for a lower concurrency.</source>
+        <translation>从未达到并发 {target}：{target} 路并发只有 {prompts} 个请求，同时在途的请求最多 {peak} 个；这些数值对应的是更低的并发。</translation>
+    </message>
+    <message>
+        <source>Concurrency {target} was never reached: at most {peak} requests were in flight (limit {limit}); these are figures for a lower concurrency.</source>
+        <translation>从未达到并发 {target}：同时在途的请求最多 {peak} 个（下限 {limit}）；这些数值对应的是更低的并发。</translation>
+    </message>
+    <message>
+        <source>Arrivals fell behind their schedule: {late} of {count} sends were late, p99 {p99_s:.2f} s (limit {limit_s:.2f} s), held by the concurrency cap of {cap} (all slots busy); the server did not see the planned arrivals.</source>
+        <translation>请求到达落后于计划：{count} 次发送中有 {late} 次迟到，P99 {p99_s:.2f} 秒（上限 {limit_s:.2f} 秒），原因是并发上限 {cap} 已占满；服务端没有收到计划中的到达过程。</translation>
+    </message>
+    <message>
+        <source>Arrivals fell behind their schedule: {late} of {count} sends were late, p99 {p99_s:.2f} s (limit {limit_s:.2f} s); the client sent late, so the server did not see the planned arrivals.</source>
+        <translation>请求到达落后于计划：{count} 次发送中有 {late} 次迟到，P99 {p99_s:.2f} 秒（上限 {limit_s:.2f} 秒）；客户端发送延迟，服务端没有收到计划中的到达过程。</translation>
+    </message>
+    <message>
+        <source>The client was saturated: it used {cpu:.0%} of a CPU core (limit {limit:.0%}); its send times and timestamps are at risk.</source>
+        <translation>客户端已饱和：占用了 {cpu:.0%} 个 CPU 核（上限 {limit:.0%}）；其发送时间和时间戳不可靠。</translation>
+    </message>
+    <message>
+        <source>The client was saturated: its event loop ran {lag:.0f} ms late (median, limit {limit:.0f} ms); its send times and timestamps are at risk.</source>
+        <translation>客户端已饱和：事件循环延迟 {lag:.0f} 毫秒（中位数，上限 {limit:.0f} 毫秒）；其发送时间和时间戳不可靠。</translation>
+    </message>
+    <message>
+        <source>⚠ concurrency {0} of {1}</source>
+        <translation>⚠ 并发 {0}/{1}</translation>
+    </message>
+    <message>
+        <source>⚠ sends late (p99 {0:.2f} s)</source>
+        <translation>⚠ 发送迟到（P99 {0:.2f} 秒）</translation>
+    </message>
+    <message>
+        <source>⚠ client saturated</source>
+        <translation>⚠ 客户端饱和</translation>
+    </message>
+    <message>
+        <source>Not a full measurement: {0}. Its figures cover only the requests that finished; it is drawn apart from the curves and left out of the knees.</source>
+        <translation>不是完整的测量：{0}。其数值只包含已完成的请求；图中单独绘制，不连入曲线，也不参与拐点计算。</translation>
+    </message>
+</context>
+<context>
+    <name>PointsTable</name>
     <message>
         <source>Run</source>
         <translation>运行</translation>
@@ -2846,6 +2901,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>Done: {0} point(s) saved in {1}.</source>
         <translation>完成：{0} 个测试点已保存到 {1}。</translation>
+    </message>
+    <message>
+        <source>⚠ Load not as planned at {0} point(s): {1} (see Status).</source>
+        <translation>⚠ {0} 个测试点的负载未按计划：{1}（见“状态”列）。</translation>
     </message>
     <message>
         <source>this run</source>

@@ -184,7 +184,8 @@ def test_partial_and_failed_points_are_marked_and_show_no_figures(tmp_path: Path
     assert proc.returncode == 0, proc.stderr
     head, first, second = proc.stdout.splitlines()
     assert head.split()[-1] == "note"
-    assert first.startswith("a_rate4_conc32.partial.json") and first.endswith("partial")
+    assert first.startswith("a_rate4_conc32.partial.json")
+    assert first.endswith("cancelled after 1 of 1")
     assert second.startswith("b_rate4_conc1.json") and second.endswith("no success")
     assert second.split()[7:13] == ["-"] * 6  # TTFT, TPOT, ITL figures: none, not 0
     rows = json.loads(report(str(tmp_path), "--json").stdout)

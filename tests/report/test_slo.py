@@ -52,11 +52,11 @@ def _point(conc: int, tpot_p99: float, ttft_p99: float) -> dict:
         "backend": "openai-chat",
         "model_id": "m",
         "label": "knee",
-        "num_prompts": 10,
+        "num_prompts": 64,  # at least as many prompts as streams: every load happened
         "request_rate": "inf",
         "max_concurrency": conc,
         "duration": 10.0,
-        "completed": 10,
+        "completed": 64,
         "failed": 0,
         "request_throughput": 1.0,
         "output_throughput": 10.0 * conc,

@@ -59,11 +59,15 @@ def find_knee(
 
 
 def sweep_knees(points: Sequence[Any], over: str = "concurrency") -> dict[str, Knee | None]:
-    """Knees of TPOT p99 and TTFT p99 over a sweep's PointResults (concurrency or rate)."""
+    """Knees of TPOT p99 and TTFT p99 over a sweep's PointResults (concurrency or rate).
+    Points not on the curve (early-stopped, cancelled or partial fragments, and points run at
+    another load than they name) are left out."""
     loads: list[float] = []
     tpot: list[float] = []
     ttft: list[float] = []
     for point in points:
+        if not point.on_the_curve:
+            continue
         load = point.max_concurrency if over == "concurrency" else point.request_rate
         if load is None or not math.isfinite(float(load)):
             continue

@@ -22,6 +22,7 @@ from app.bench.capacity.search import (
     search,
 )
 from app.bench.capacity.why import explain
+from app.bench.results.load_warnings import on_the_curve
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import point_from_dict
 from app.bench.results.sweep_csv import refresh_sweep_csv
@@ -150,6 +151,8 @@ def analysis(outcome: SearchOutcome) -> dict[str, Any]:
     if result is not None and fail is not None:
         out["boundary_why"] = explain(result, fail.failed).to_dict()
     full = [v for v in outcome.values if not any(r.early_stop for r in v.runs)]
+    # Nor a load that did not happen (fewer prompts than streams, a saturated client).
+    full = [v for v in full if on_the_curve(_run_result(v) or {})]
     for metric in ("tpot", "ttft"):
         loads, values, owners = [], [], []
         for v in full:

@@ -9,6 +9,8 @@ from typing import Any
 
 from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
+from app.bench.results.completeness import Completeness, completeness_of
+from app.bench.results.load_warnings import LoadWarning, load_warnings_of, off_curve
 from app.bench.results.naming import rate_to_file
 
 
@@ -42,10 +44,31 @@ class PointResult:
     raw: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def completeness(self) -> Completeness:
+        """Whether the point ran all its requests (early-stopped, cancelled, partial)."""
+        view = {
+            "completed": self.completed,
+            "failed": self.failed,
+            "num_prompts": self.num_prompts,
+            "tpotbench": self.tpotbench,
+        }
+        return completeness_of(view, self.path.name if self.path else "")
+
+    @property
     def partial(self) -> bool:
-        """A point cancelled before all its requests ran (saved as *.partial.json)."""
-        name = self.path.name if self.path else ""
-        return name.endswith(".partial.json") or (self.tpotbench or {}).get("cancelled") is True
+        """A fragment: cut short (early-stopped, cancelled) or fewer requests ran than planned."""
+        return not self.completeness.complete
+
+    @property
+    def on_the_curve(self) -> bool:
+        """A full measurement of the load it names: complete, and not run at another load
+        (app.bench.results.load_warnings.OFF_CURVE_KINDS). Knees and curves use only these."""
+        return self.completeness.complete and not off_curve(self.load_warnings)
+
+    @property
+    def load_warnings(self) -> list[LoadWarning]:
+        """Where the load did not happen as planned (app.bench.results.load_warnings)."""
+        return load_warnings_of(self.raw or {"tpotbench": self.tpotbench})
 
     def metric(self, name: str, stat: str) -> float | None:
         """E.g. metric('tpot', 'p99') -> the P99 TPOT in ms, or None if the file has none."""
@@ -87,11 +110,16 @@ class PointResult:
         # Last, so columns read by position keep their place: which sweep wrote the point,
         # and whether it was cut short.
         row["run"] = block.get("run_id") if isinstance(block.get("run_id"), str) else None
-        row["partial"] = self.partial
+        completeness = self.completeness
+        row["partial"] = not completeness.complete  # any fragment: early-stopped too
         # Reasoning, prefix caching, speculative decoding: empty for points that had none.
         row.update(reasoning_figures(block))
         row.update(cache_figures(block))
         row.update(conversation_figures(block))
+        # Appended last (older columns keep their place): how much of its plan the point ran
+        # ("early-stopped after 3 of 48") and where its load did not happen as planned.
+        row["completeness"] = completeness.text
+        row["load_warnings"] = "; ".join(w.text for w in self.load_warnings)
         return row
 
 

@@ -16,6 +16,7 @@ from app.bench.datasets.prompts import SampleRequest
 from app.bench.load.arrivals import LoadOutcome
 from app.bench.metrics.lateness import lateness_summary
 from app.bench.metrics.point import PointMetrics, compute_point_metrics
+from app.bench.results.load_warnings import check_load
 from app.bench.results.write import PointInfo, build_result, roofline_block
 from app.bench.serverstats.scrape import MetricsScraper, result_block
 from app.bench.sweep.config import SweepConfig
@@ -98,6 +99,9 @@ def point_document(
         block["early_stop"] = early_stop
     if config.slos:
         block["slo"] = _slo(config, metrics, stopped_early=early_stop is not None)
+    # Whether the load happened as planned (the target reached, sends on schedule, the client
+    # not saturated): typed entries, empty when it did.
+    block["load_warnings"] = [w.to_dict() for w in check_load(result)]
     return result
 
 

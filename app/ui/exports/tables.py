@@ -17,6 +17,7 @@ from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
 from app.bench.results.naming import rate_from_file
 from app.bench.results.write import atomic_write_text
+from app.ui import point_status
 from app.ui.plots.sweep_curves import Series, concurrency_value, format_number
 
 EXPORT_SCHEMA = 1
@@ -27,6 +28,9 @@ EXPORT_SCHEMA = 1
 TABLE_COLUMNS: tuple[tuple[str, str, int | None], ...] = (
     ("request_rate", QT_TRANSLATE_NOOP("Metrics", "Rate (req/s)"), None),
     ("max_concurrency", QT_TRANSLATE_NOOP("Metrics", "Concurrency"), None),
+    # A point cut short or run at another load than planned says so here ("early-stopped
+    # after 3 of 48", "⚠ concurrency 32 of 64"); hidden when every point is whole.
+    ("status", QT_TRANSLATE_NOOP("Metrics", "Status"), None),
     ("median_tpot_ms", QT_TRANSLATE_NOOP("Metrics", "TPOT P50 (ms)"), 2),
     ("p99_tpot_ms", QT_TRANSLATE_NOOP("Metrics", "TPOT P99 (ms)"), 2),
     ("median_ttft_ms", QT_TRANSLATE_NOOP("Metrics", "TTFT P50 (ms)"), 1),
@@ -70,7 +74,7 @@ WORKLOAD_KEYS = (
 REASONING_KEYS = ("ttfo_ms", "tpot_answer_ms", "reasoning_tokens")
 # Columns only a workload run fills: hidden unless some point in the table has a value, so
 # the table of a plain run is as wide as before.
-OPTIONAL_KEYS = (*CONVERSATION_KEYS, *WORKLOAD_KEYS)
+OPTIONAL_KEYS = ("status", *CONVERSATION_KEYS, *WORKLOAD_KEYS)
 # Shares (0..1) shown as percentages.
 PERCENT_KEYS = ("mbu", "client_hit_rate", "server_hit_rate", "acceptance_rate")
 
@@ -103,12 +107,21 @@ CSV_KEYS: tuple[str, ...] = (
         for stat in ("mean", "median", "std", "p90", "p99")
     ),
     *ROOFLINE_KEYS,
+    # How much of its plan the point ran, and where its load did not happen as planned.
+    "completeness",
+    "load_warnings",
 )
 
 
 def point_value(point: Mapping[str, Any], key: str) -> Any:
     """A summary value by its flat key; roofline figures also from tpotbench.roofline, a
     conversation point's first/later-turn TTFT from tpotbench.conversations."""
+    if key == "status":
+        return point_status.status_cell(point) or None
+    if key == "completeness":
+        return point_status.completeness(point).text
+    if key == "load_warnings":
+        return "; ".join(w.text for w in point_status.load_warnings(point))
     value = point.get(key)
     if value is None and key in CONVERSATION_KEYS:
         block = point.get("tpotbench")
@@ -192,7 +205,8 @@ def _plain(value: Any) -> Any:
 def _workload_keys(series: Sequence[Series]) -> list[str]:
     """The optional columns some point of the runs has, in table order."""
     hidden = hidden_keys(p for s in series for p in s.points)
-    return [key for key in OPTIONAL_KEYS if key not in hidden]
+    # The status cell is the window's words: files carry completeness and load_warnings.
+    return [key for key in OPTIONAL_KEYS if key not in hidden and key != "status"]
 
 
 def runs_csv(series: Sequence[Series]) -> str:
@@ -221,7 +235,11 @@ def _json_point(point: Mapping[str, Any]) -> Any:
     flat = dict(point)
     for key in ROOFLINE_KEYS:  # flat beside the nested block, so scripts find them one way
         flat[key] = point_value(point, key)
+    flat["completeness"] = point_status.completeness(point).to_dict()
+    flat["load_warnings"] = [w.to_dict() for w in point_status.load_warnings(point)]
     for key in OPTIONAL_KEYS:  # the workload's figures too, where the point has them
+        if key == "status":
+            continue  # the window's words; completeness and load_warnings say it for scripts
         value = point_value(point, key)
         if value is not None:
             flat[key] = value

@@ -17,6 +17,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 
 from app.bench.capacity.knee import find_knee
 from app.bench.results.naming import rate_from_file
+from app.ui import point_status
 from app.ui.plots.sweep_curves import Series, SweepCurves, concurrency_value, sweep_axis
 
 WHY_TEMPLATES: dict[str, str] = {
@@ -183,12 +184,7 @@ def sweep_knees(points: Sequence[Mapping[str, Any]], axis: str) -> dict[str, flo
     app.bench.capacity.knee)."""
     key = "request_rate" if axis == "rate" else "max_concurrency"
     to_value = rate_from_file if axis == "rate" else concurrency_value
-    full = [
-        p
-        for p in points
-        if not (p.get("tpotbench") or {}).get("early_stop")
-        and not (p.get("tpotbench") or {}).get("cancelled")
-    ]
+    full = [p for p in points if not point_status.off_the_curve(p)]  # fragments: off the knees
     out = {}
     for metric in ("tpot", "ttft"):
         pairs = [

@@ -15,6 +15,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QGridLayout, QWidget
 
 from app.bench.results.naming import rate_from_file
+from app.ui import point_status
 from app.ui.plots.chart import FLOOR_COLOUR, PALETTE, coloured, make_plot, set_words
 from app.ui.retranslate import is_language_change
 
@@ -159,7 +160,13 @@ class SweepCurves(QWidget):
     ) -> None:
         """One run's curves (throughput, TPOT P50/P99 and its floor, TTFT P99) at its points'
         slots on the shared load axis."""
-        ordered = sorted(s.points, key=lambda p: to_value(p.get(key)))
+        everything = sorted(s.points, key=lambda p: to_value(p.get(key)))
+        # Points that do not measure the load they name (cut short, or run at fewer streams)
+        # are drawn apart, open markers off the line; any point whose load did not happen as
+        # planned is ringed in red.
+        ordered = [p for p in everything if not point_status.off_the_curve(p)]
+        cut = [p for p in everything if point_status.off_the_curve(p)]
+        warned = [p for p in everything if point_status.load_warnings(p)]
         x = np.array([slot[to_value(p.get(key))] for p in ordered], dtype=float)
 
         prefix = f"{s.name} " if many else ""
@@ -174,7 +181,8 @@ class SweepCurves(QWidget):
         ):
             y = np.array([metric(p, mkey) for p in ordered], dtype=float)
             if not np.isfinite(y).any():
-                continue  # a metric no point has (an older file): nothing to draw
+                self._apart(plot, cut, warned, mkey, slot, key, to_value, col)
+                continue  # a metric no full point has (an older file): no line to draw
             style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
             plot.plot(
                 x,
@@ -187,7 +195,10 @@ class SweepCurves(QWidget):
                 name=name,
                 connect="finite",
             )
+            self._apart(plot, cut, warned, mkey, slot, key, to_value, col)
         floor = np.array([floor_ms(p) for p in ordered], dtype=float)
+        if not len(ordered):
+            return
         if np.isfinite(floor).any():
             # The roofline floor at each point's batch: how far TPOT sits above it.
             self.tpot.plot(
@@ -198,4 +209,32 @@ class SweepCurves(QWidget):
                 ),
                 name=f"{prefix}{self.tr('floor')}" if many else None,
                 connect="finite",
+            )
+
+    @staticmethod
+    def _apart(
+        plot: pg.PlotWidget,
+        cut: Sequence[Mapping[str, Any]],
+        warned: Sequence[Mapping[str, Any]],
+        mkey: str,
+        slot: dict[float, int],
+        key: str,
+        to_value: Callable[[Any], float],
+        colour: str,
+    ) -> None:
+        """Open markers for fragments (no line), a red ring round a point whose load did not
+        happen as planned."""
+        for points, ring in ((cut, False), (warned, True)):
+            pairs = [(slot[to_value(p.get(key))], metric(p, mkey)) for p in points]
+            pairs = [(px, py) for px, py in pairs if math.isfinite(py)]
+            if not pairs:
+                continue
+            plot.plot(
+                [px for px, _ in pairs],
+                [py for _, py in pairs],
+                pen=None,
+                symbol="o",
+                symbolSize=14 if ring else 9,
+                symbolBrush=None if ring else pg.mkBrush("#ffffff"),
+                symbolPen=pg.mkPen(point_status.WARN_FG if ring else colour, width=2),
             )

@@ -50,3 +50,33 @@ def test_order_and_index_refer_to_the_input() -> None:
     values = hockey(16)
     knee = find_knee([LOADS[i] for i in order], [values[i] for i in order])
     assert knee is not None and knee.load == 16 and order[knee.index] == 4
+
+
+def test_an_early_stopped_point_never_reaches_a_knee(tmp_path) -> None:
+    from app.bench.capacity.knee import sweep_knees
+    from app.bench.results.read import load_results
+    from tests.point_docs import write_curve
+
+    # With the fragment at 32 (1 of 4 requests ran, 300 ms) the curve would bend at 16;
+    # without it, at 4.
+    write_curve(tmp_path)
+    points = load_results([tmp_path])
+    assert find_knee([1, 2, 4, 8, 16, 32], [10, 10, 10, 11, 12, 300]).load == 16
+    knees = sweep_knees(points)
+    assert knees["tpot"] is not None and knees["tpot"].load == 4
+
+
+def test_a_point_run_at_fewer_streams_never_reaches_a_knee(tmp_path) -> None:
+    from app.bench.capacity.knee import sweep_knees
+    from app.bench.results.read import load_results
+    from app.bench.results.write import write_point_json
+    from tests.point_docs import point_doc
+
+    # 1..16 bend at 4; at 32 only 4 prompts ran (never more than 4 in flight), 300 ms.
+    for conc, tpot in ((1, 10.0), (2, 10.0), (4, 10.0), (8, 11.0), (16, 12.0)):
+        write_point_json(tmp_path / f"r_rateinf_conc{conc}.json", point_doc(conc, tpot))
+    write_point_json(tmp_path / "r_rateinf_conc32.json", point_doc(32, 300.0, planned=4))
+    points = load_results([tmp_path])
+    assert [p.on_the_curve for p in points if p.max_concurrency == 32] == [False]
+    knees = sweep_knees(points)
+    assert knees["tpot"] is not None and knees["tpot"].load == 4

@@ -284,16 +284,10 @@ class ResultsPanel(QWidget):
         self.shown = [r for r in self.runs if r.name in wanted]
         series = [r.series() for r in self.shown]
         blocks = {str(p.path): p.tpotbench or {} for r in self.shown for p in r.points if p.path}
-        # Points a search stopped early stay in the table, off the curves (partial figures).
-        whole = [
-            Series(
-                s.name,
-                [p for p in s.points if not blocks.get(str(p.get("path")), {}).get("early_stop")],
-            )
-            for s in series
-        ]
-        self.curves.set_series(whole)
-        self._show_capacity(whole, blocks)
+        # Points cut short (a search's early stop, a cancel) stay in the table; the curves
+        # draw them apart and the knees leave them out.
+        self.curves.set_series(series)
+        self._show_capacity(series, blocks)
         by_path = {str(p.path): p for r in self.shown for p in r.points if p.path}
         self.distributions.set_series([])
         self.table.show_points(series, blocks, by_path)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from app.bench.results.point_result import PointResult
 from app.bench.results.request_samples import RequestSamples, request_samples
+from app.ui import point_status
 from app.ui.exports.tables import TABLE_COLUMNS, cell_text, hidden_keys
 from app.ui.exports.tooltips import metric_tooltips
 from app.ui.plots.capacity import FAIL_BG, PASS_BG, slo_cell_colours
@@ -76,11 +77,15 @@ class PointsTable(QTableWidget):
                 name.setToolTip(s.name)
                 self.setItem(row, 0, name)
                 colours = slo_cell_colours({"tpotbench": blocks.get(str(point.get("path")))})
+                # Cut short (italics) or run at another load than planned: said on hover.
+                fragment = point_status.is_fragment(point)
+                status_tip = point_status.status_tooltip(point)
                 for col, (key, _h, dec) in enumerate(TABLE_COLUMNS, start=1):
                     item = QTableWidgetItem(cell_text(point, key, dec))
                     item.setTextAlignment(
                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
                     )
+                    point_status.mark_cell(item, key, fragment, status_tip)
                     if key in colours:
                         passed, tip = colours[key]
                         item.setBackground(QColor(PASS_BG if passed else FAIL_BG))

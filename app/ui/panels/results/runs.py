@@ -91,8 +91,11 @@ def summary_of(point: PointResult) -> dict[str, Any]:
             summary[f"{stat}_{name}_ms"] = value
     row = point.summary_row()
     summary.update({key: row[key] for key in ROOFLINE_KEYS})  # the roofline table columns
+    # Whether it is a full measurement of its load: the engine's verdicts, carried flat.
+    summary["completeness"] = point.completeness.to_dict()
+    summary["load_warnings"] = [w.to_dict() for w in point.load_warnings]
     figures = {**row, "tpotbench": point.tpotbench or {}}  # the workload columns
-    summary.update({key: point_value(figures, key) for key in OPTIONAL_KEYS})
+    summary.update({key: point_value(figures, key) for key in OPTIONAL_KEYS if key != "status"})
     return summary
 
 

@@ -79,10 +79,9 @@ class SweepCharts(QSplitter):
         if not self.curves_dirty:
             return
         self.curves_dirty = False
-        # A point stopped early (its SLO failure proven) covers only its first requests: it
-        # stays in the table but would bend the curves.
-        whole = [p for p in points if not (p.get("tpotbench") or {}).get("early_stop")]
-        series = [Series(QCoreApplication.translate("SweepPanel", "this run"), whole)]
+        # A point cut short (a search's early stop, a cancel) covers only its first requests:
+        # the curves draw it apart and the knees leave it out.
+        series = [Series(QCoreApplication.translate("SweepPanel", "this run"), list(points))]
         self.curves.set_series(series)
-        self.marks.knees = sweep_knees(whole, sweep_axis(series))
+        self.marks.knees = sweep_knees(points, sweep_axis(series))
         draw_marks(self.curves, series, self.marks)

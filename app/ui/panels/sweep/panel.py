@@ -275,14 +275,20 @@ class SweepPanel(QWidget):
         if event.cancelled or self.run_model.cancelled:
             # The bar stays where the run stopped: a cancelled sweep is not 100 % done.
             self._update_progress()
-            self._set_status(status_text.cancelled(self.run_model, where))
+            self._set_status(self._noted(status_text.cancelled(self.run_model, where)))
             return
         self.progress_bar.setValue(self.progress_bar.maximum())
         if self.run_model.search:
-            self._set_status(status_text.search_done(len(self.points), where))
+            self._set_status(self._noted(status_text.search_done(len(self.points), where)))
         else:
             text, error = status_text.done(self.run_model, where)
-            self._set_status(text, error=error)
+            # A load that did not happen is not a clean "Done": the line is shown as a warning.
+            warned = bool(self.run_model.warned_points())
+            self._set_status(self._noted(text), error=error or warned)
+
+    def _noted(self, text: status_text.Text) -> status_text.Text:
+        """A status line with the points whose load did not happen as planned, if any."""
+        return status_text.with_load_note(text, self.run_model)
 
     def _on_error(self, message: str) -> None:
         self.run_model.finish()
@@ -335,7 +341,7 @@ class SweepPanel(QWidget):
     def _show_eta(self) -> None:
         eta = self.run_model.eta()
         if eta is not None:
-            self._set_status(status_text.progress(eta))
+            self._set_status(self._noted(status_text.progress(eta)))
 
     def closeEvent(self, event: Any) -> None:
         self.cancel()

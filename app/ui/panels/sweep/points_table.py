@@ -1,4 +1,4 @@
-"""The Sweep tab's table of finished points: one row per point, partial points in italics,
+"""The Sweep tab's table of finished points: one row per point, points cut short in italics,
 SLO pass/fail cells coloured; selected rows give the points whose distributions are shown."""
 
 from __future__ import annotations
@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from app.bench.results.request_samples import RequestSamples, request_samples
+from app.ui import point_status
 from app.ui.exports.tables import TABLE_COLUMNS, cell_text, hidden_keys
 from app.ui.panels.sweep.run_model import is_partial, point_label
 from app.ui.plots.capacity import FAIL_BG, PASS_BG, slo_cell_colours
@@ -53,26 +54,22 @@ class PointsTable(QTableWidget):
         self.insertRow(row)
         partial = is_partial(summary)
         colours = slo_cell_colours(summary)
+        # Cut short or run at another load: every cell says why on hover.
+        tip = point_status.status_tooltip(summary)
+        name = Path(str(summary.get("path") or "")).name
+        tip = f"{tip}\n({name})" if tip and name else tip
         for col, (key, _header, decimals) in enumerate(TABLE_COLUMNS):
             text = cell_text(summary, key, decimals)
             if partial and key == "completed":
                 text += f" / {summary.get('num_prompts', '?')}"
             item = QTableWidgetItem(text)
             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            if partial:
-                font = QFont(item.font())
-                font.setItalic(True)
-                item.setFont(font)
-                item.setToolTip(
-                    self.tr("Partial point: the sweep was cancelled while it ran ({0}).").format(
-                        Path(str(summary.get("path") or "")).name
-                    )
-                )
+            point_status.mark_cell(item, key, partial, tip)
             if key in colours:  # pass/fail against the point's SLOs
-                passed, tip = colours[key]
+                passed, slo_tip = colours[key]
                 item.setBackground(QColor(PASS_BG if passed else FAIL_BG))
                 item.setForeground(QColor("#1b1b1b"))
-                item.setToolTip(tip)
+                item.setToolTip(slo_tip)
             self.setItem(row, col, item)
         self._shown.append(summary)
         self._hide_empty_columns()

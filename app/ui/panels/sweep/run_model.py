@@ -10,6 +10,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.bench.results.completeness import CANCELLED, completeness_of
+from app.bench.results.load_warnings import load_warnings_of
 from app.bench.sweep.contract import PointFinished, PointStarted, Progress, RunStarted
 from app.bench.sweep.plan import PointSpec, plan_points
 
@@ -28,10 +30,19 @@ def as_rate(value: Any) -> float:
 
 
 def is_partial(summary: dict[str, Any]) -> bool:
-    """A point cut short by a cancel (saved as NAME.partial.json)."""
-    block = summary.get("tpotbench")
-    cancelled = isinstance(block, dict) and bool(block.get("cancelled"))
-    return cancelled or str(summary.get("path") or "").endswith(".partial.json")
+    """A point cut short (a cancel, NAME.partial.json; a search's early stop): the engine's
+    completeness, the one place that decides it."""
+    return not completeness_of(summary).complete
+
+
+def is_cancelled(summary: dict[str, Any]) -> bool:
+    """A point a cancel cut short (the run stops after it; an early stop does not)."""
+    return completeness_of(summary).state == CANCELLED
+
+
+def has_load_warnings(summary: dict[str, Any]) -> bool:
+    """The point's load did not happen as planned (app.bench.results.load_warnings)."""
+    return bool(load_warnings_of(summary))
 
 
 def point_label(summary: dict[str, Any]) -> str:
@@ -126,10 +137,16 @@ class SweepRun:
     # ---- what the panel shows ----
 
     def complete_points(self) -> list[dict[str, Any]]:
-        return [p for p in self.points if not is_partial(p)]
+        """The points a cancel did not cut short (the run's progress counts them)."""
+        return [p for p in self.points if not is_cancelled(p)]
 
     def partial_points(self) -> list[dict[str, Any]]:
-        return [p for p in self.points if is_partial(p)]
+        """The point a cancel cut short, if any."""
+        return [p for p in self.points if is_cancelled(p)]
+
+    def warned_points(self) -> list[dict[str, Any]]:
+        """The points whose load did not happen as planned."""
+        return [p for p in self.points if has_load_warnings(p)]
 
     def _requests(self) -> tuple[int, int, int]:
         """(done, total, failed) of the running point's requests."""

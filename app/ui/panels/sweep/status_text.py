@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication
 
 from app.ui.panels.sweep.point_notes import no_success_message
-from app.ui.panels.sweep.run_model import Eta, SweepRun
+from app.ui.panels.sweep.run_model import Eta, SweepRun, point_label
 from app.ui.worker import format_duration
 
 Text = Callable[[], str]
@@ -90,5 +90,23 @@ def progress(eta: Eta) -> Text:
                 format_duration(eta.left_s)
             )
         return line
+
+    return text
+
+
+def with_load_note(source: Text, run: SweepRun) -> Text:
+    """`source`'s line, then how many finished points did not run the load they name (said
+    during the run, as each one finishes, and at the end; the table's Status says which)."""
+
+    def text() -> str:
+        line = source()
+        warned = run.warned_points()
+        if not warned:
+            return line
+        names = ", ".join(point_label(p) for p in warned)
+        note = QCoreApplication.translate(
+            "SweepPanel", "⚠ Load not as planned at {0} point(s): {1} (see Status)."
+        ).format(len(warned), names)
+        return f"{line} {note}"
 
     return text

@@ -1,0 +1,95 @@
+"""Whether a point ran all its requests: complete, early-stopped, cancelled or partial.
+
+The one place that decides it. A fragment (a point cut short) is shown, but never as a
+measurement of its load: tables say "early-stopped after 3 of 48", charts draw it apart from
+the curves, and knees and curve fits leave it out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+COMPLETE = "complete"
+EARLY_STOPPED = "early_stopped"  # a capacity search stopped it once its SLO failure was proven
+CANCELLED = "cancelled"  # the user stopped the sweep while it ran (saved as NAME.partial.json)
+PARTIAL = "partial"  # fewer requests finished than were planned, for any other reason
+STATES = (COMPLETE, EARLY_STOPPED, CANCELLED, PARTIAL)
+
+
+@dataclass(frozen=True)
+class Completeness:
+    """How much of its plan a point ran: `ran` requests finished (ok or failed) of `planned`
+    (None: the file does not say)."""
+
+    state: str
+    ran: int
+    planned: int | None
+    reason: str | None = None  # why an early stop stopped it
+
+    @property
+    def complete(self) -> bool:
+        return self.state == COMPLETE
+
+    @property
+    def text(self) -> str:
+        """English words for tables and the console, e.g. "early-stopped after 3 of 48"."""
+        of = f"{self.ran} of {self.planned}" if self.planned is not None else f"{self.ran}"
+        if self.state == EARLY_STOPPED:
+            return f"early-stopped after {of}"
+        if self.state == CANCELLED:
+            return f"cancelled after {of}"
+        if self.state == PARTIAL:
+            return f"partial: {of} ran"
+        return "complete"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "state": self.state,
+            "ran": self.ran,
+            "planned": self.planned,
+            "reason": self.reason,
+            "text": self.text,
+        }
+
+
+def _count(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value)
+
+
+def completeness_of(doc: Mapping[str, Any], path: str | None = None) -> Completeness:
+    """A point's completeness from its result document (ours or vLLM's, or a window summary
+    that carries it precomputed as `completeness`); `path` is its file (a *.partial.json was
+    cut short by a cancel)."""
+    given = doc.get("completeness")
+    if isinstance(given, Mapping) and given.get("state") in STATES:
+        return Completeness(
+            str(given["state"]),
+            _count(given.get("ran")) or 0,
+            _count(given.get("planned")),
+            given.get("reason") if isinstance(given.get("reason"), str) else None,
+        )
+    block = doc.get("tpotbench")
+    block = block if isinstance(block, Mapping) else {}
+    planned = _count(doc.get("num_prompts"))
+    completed = _count(doc.get("completed")) or 0
+    failed = _count(doc.get("failed"))
+    if failed is None:  # benchmark_serving.py wrote no failed count: the rest of the plan failed
+        failed = max(0, (planned or 0) - completed)
+    ran = completed + failed
+    path = path if path is not None else str(doc.get("path") or "")
+    early = block.get("early_stop")
+    # An early stop that came after the last request finished dropped nothing: a whole point.
+    if isinstance(early, Mapping) and (planned is None or ran < planned):
+        reason = early.get("reason")
+        return Completeness(
+            EARLY_STOPPED, ran, planned, reason if isinstance(reason, str) else None
+        )
+    if block.get("cancelled") is True or path.endswith(".partial.json"):
+        return Completeness(CANCELLED, ran, planned)
+    if planned is not None and ran < planned:
+        return Completeness(PARTIAL, ran, planned)
+    return Completeness(COMPLETE, ran, planned)

@@ -1,0 +1,248 @@
+"""Whether a point's load happened as planned: typed warnings when it did not.
+
+Three checks, each against a stated limit (why each limit is what it is, below):
+
+- `concurrency_not_reached`: a closed-loop point (rate inf) whose concurrency target was never
+  reached: fewer prompts than streams, or a peak of requests in flight under the target. Its
+  figures describe a lower concurrency than its label says.
+- `arrivals_late`: a point with an arrival schedule (a Poisson/gamma rate, or a trace replay)
+  whose sends fell behind it: send lateness p99 over the limit. The server then saw another
+  arrival process than the one asked for, whether a concurrency cap held the sends (all slots
+  busy) or the client was late.
+- `client_saturated`: the client's own CPU or event loop was the bottleneck (the thresholds the
+  *why* uses for its "client" cause): its send times and timestamps are at risk.
+
+Each warning carries the measured value, the limit, the words' parameters and an English
+sentence; the window and the HTML report translate from the kind and parameters.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.bench.capacity.why import CLIENT_CPU_SHARE, CLIENT_LOOP_LAG_MS
+from app.bench.results.completeness import completeness_of
+from app.bench.results.naming import rate_from_file
+
+# A closed-loop point counts as reaching its target when its peak in flight is at least this
+# share of it. vLLM's peak (kept in the file) counts successful requests only and the first
+# replies can end before the last streams are sent, so a point that really ran at its target
+# can read one or two under it; anything lower is a different load (32 of 64 is 50 %).
+CONCURRENCY_REACHED = 0.9
+# Send lateness p99 may be as large as the mean gap between planned arrivals (1 / rate) but
+# never needs to be under this floor. Beyond one mean gap, the late tail went out after the
+# next request was due: arrivals bunch and the server sees a different process. The floor
+# keeps fast rates from being flagged for client jitter: a busy loop wakes a few ms late and a
+# fresh connection takes ms to open (lateness.LATE_MS counts a send 10 ms late as late), which
+# is small beside a TTFT and changes nothing the server sees.
+LATENESS_FLOOR_MS = 50.0
+
+# Warnings that put a point's figures at another load than its label (fewer streams in flight)
+# or make them untrustworthy (a saturated client): like a fragment, such a point is drawn apart
+# from the curves and left out of knees. Late arrivals are not among them: a concurrency cap
+# holding a Poisson stream is how experiment A is defined, and its figures are that load's.
+OFF_CURVE_KINDS = frozenset({"concurrency_not_reached", "client_saturated"})
+
+TEMPLATES: dict[str, str] = {
+    "concurrency_prompts": (
+        "Concurrency {target} was never reached: only {prompts} prompts for {target} streams, "
+        "so at most {peak} requests were in flight; these are figures for a lower concurrency."
+    ),
+    "concurrency_peak": (
+        "Concurrency {target} was never reached: at most {peak} requests were in flight "
+        "(limit {limit}); these are figures for a lower concurrency."
+    ),
+    "arrivals_cap": (
+        "Arrivals fell behind their schedule: {late} of {count} sends were late, p99 "
+        "{p99_s:.2f} s (limit {limit_s:.2f} s), held by the concurrency cap of {cap} (all slots "
+        "busy); the server did not see the planned arrivals."
+    ),
+    "arrivals_client": (
+        "Arrivals fell behind their schedule: {late} of {count} sends were late, p99 "
+        "{p99_s:.2f} s (limit {limit_s:.2f} s); the client sent late, so the server did not "
+        "see the planned arrivals."
+    ),
+    "client_cpu": (
+        "The client was saturated: it used {cpu:.0%} of a CPU core (limit {limit:.0%}); its "
+        "send times and timestamps are at risk."
+    ),
+    "client_lag": (
+        "The client was saturated: its event loop ran {lag:.0f} ms late (median, limit "
+        "{limit:.0f} ms); its send times and timestamps are at risk."
+    ),
+}
+
+
+@dataclass(frozen=True)
+class LoadWarning:
+    kind: str  # 'concurrency_not_reached' | 'arrivals_late' | 'client_saturated'
+    template: str  # a key of TEMPLATES (which sentence, translated by the window and report)
+    value: float  # the measured figure
+    limit: float  # the limit it broke
+    unit: str  # 'requests' | 'ms' | 'share'
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return TEMPLATES[self.template].format(**self.params)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "template": self.template,
+            "value": self.value,
+            "limit": self.limit,
+            "unit": self.unit,
+            "params": self.params,
+            "text": self.text,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LoadWarning | None:
+        """A stored warning; None when it is not one this version can read."""
+        template, params = data.get("template"), data.get("params")
+        value, limit = _num(data.get("value")), _num(data.get("limit"))
+        if template not in TEMPLATES or not isinstance(params, Mapping):
+            return None
+        if value is None or limit is None:
+            return None
+        warning = cls(str(data.get("kind")), str(template), value, limit, str(data.get("unit")))
+        warning.params.update(params)
+        try:
+            warning.text  # noqa: B018 - the parameters must fill the sentence
+        except (KeyError, ValueError, TypeError):
+            return None
+        return warning
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _rate(value: Any) -> float:
+    try:
+        return rate_from_file(value)
+    except (TypeError, ValueError):  # a foreign value: no schedule to hold it to
+        return math.inf
+
+
+def _concurrency(doc: Mapping[str, Any], block: Mapping[str, Any]) -> LoadWarning | None:
+    target = doc.get("max_concurrency")
+    if not isinstance(target, int) or isinstance(target, bool) or target <= 1:
+        return None
+    # At a finite rate the concurrency is a cap, not a target: the rate sets the load.
+    # Conversations pause between turns (think time): their sessions are the target, not
+    # requests in flight.
+    if math.isfinite(_rate(doc.get("request_rate"))) or block.get("conversations"):
+        return None
+    peak = _num(doc.get("max_concurrent_requests"))
+    prompts = _num(doc.get("num_prompts"))
+    if prompts is not None and prompts < target:
+        shown = int(min(peak, prompts)) if peak is not None else int(prompts)
+        params = {"target": target, "prompts": int(prompts), "peak": shown}
+        return LoadWarning(
+            "concurrency_not_reached", "concurrency_prompts", shown, target, "requests", params
+        )
+    # No success: no peak to read (the failures say what happened instead). A point cut short
+    # is marked as a fragment already; its peak is whatever the cut left.
+    if peak is None or not doc.get("completed") or not completeness_of(doc).complete:
+        return None
+    limit = math.ceil(CONCURRENCY_REACHED * target)
+    if peak >= limit:
+        return None
+    params = {"target": target, "peak": int(peak), "limit": limit}
+    return LoadWarning(
+        "concurrency_not_reached", "concurrency_peak", int(peak), limit, "requests", params
+    )
+
+
+def _planned_gap_ms(doc: Mapping[str, Any], block: Mapping[str, Any]) -> float | None:
+    """The mean gap between planned arrivals (ms): the trace's replayed span over its sends,
+    else 1 / rate; None for a point without a schedule (rate inf, everything at once)."""
+    trace = block.get("trace")
+    if isinstance(trace, Mapping):
+        span, requests = _num(trace.get("replay_span_s")), _num(trace.get("requests"))
+        if span is not None and requests and requests > 1:
+            return span * 1000.0 / (requests - 1)
+    rate = _rate(doc.get("request_rate"))
+    return 1000.0 / rate if math.isfinite(rate) and rate > 0 else None
+
+
+def _arrivals(doc: Mapping[str, Any], block: Mapping[str, Any]) -> LoadWarning | None:
+    late = block.get("schedule_lateness_ms")
+    gap = _planned_gap_ms(doc, block)
+    if not isinstance(late, Mapping) or gap is None:
+        return None
+    p99 = _num(late.get("p99_ms"))
+    if p99 is None:
+        return None
+    limit = max(LATENESS_FLOOR_MS, gap)
+    if p99 <= limit:
+        return None
+    cap = doc.get("max_concurrency")
+    wait = block.get("slot_wait_ms")
+    wait_p99 = _num(wait.get("p99")) if isinstance(wait, Mapping) else None
+    # The cap held them when waiting for a slot accounts for most of the lateness.
+    held = isinstance(cap, int) and wait_p99 is not None and wait_p99 >= 0.5 * p99
+    params: dict[str, Any] = {
+        "late": int(_num(late.get("late")) or 0),
+        "count": int(_num(late.get("count")) or 0),
+        "p99_s": p99 / 1000.0,
+        "limit_s": limit / 1000.0,
+    }
+    if held:
+        params["cap"] = cap
+    template = "arrivals_cap" if held else "arrivals_client"
+    return LoadWarning("arrivals_late", template, p99, limit, "ms", params)
+
+
+def _client(block: Mapping[str, Any]) -> LoadWarning | None:
+    client = block.get("client")
+    if not isinstance(client, Mapping):
+        return None
+    cpu = _num(client.get("cpu_share"))
+    lag_block = client.get("loop_lag_ms")
+    lag = _num(lag_block.get("median")) if isinstance(lag_block, Mapping) else None
+    if cpu is not None and cpu >= CLIENT_CPU_SHARE:
+        params = {"cpu": cpu, "limit": CLIENT_CPU_SHARE}
+        return LoadWarning("client_saturated", "client_cpu", cpu, CLIENT_CPU_SHARE, "share", params)
+    if lag is not None and lag >= CLIENT_LOOP_LAG_MS:
+        params = {"lag": lag, "limit": CLIENT_LOOP_LAG_MS}
+        return LoadWarning("client_saturated", "client_lag", lag, CLIENT_LOOP_LAG_MS, "ms", params)
+    return None
+
+
+def check_load(doc: Mapping[str, Any]) -> list[LoadWarning]:
+    """The warnings of one point's result document (empty: the load happened as planned)."""
+    block = doc.get("tpotbench")
+    block = block if isinstance(block, Mapping) else {}
+    found = (_concurrency(doc, block), _arrivals(doc, block), _client(block))
+    return [w for w in found if w is not None]
+
+
+def load_warnings_of(doc: Mapping[str, Any]) -> list[LoadWarning]:
+    """The warnings a point's file stores (`tpotbench.load_warnings`), else (a file written
+    before the checks, or by vLLM) the checks run on it now."""
+    block = doc.get("tpotbench")
+    stored = block.get("load_warnings") if isinstance(block, Mapping) else None
+    if stored is None:
+        stored = doc.get("load_warnings")  # a window summary carries them flat
+    if isinstance(stored, list):
+        found = [LoadWarning.from_dict(w) for w in stored if isinstance(w, Mapping)]
+        return [w for w in found if w is not None]
+    return check_load(doc)
+
+
+def off_curve(warnings: Sequence[LoadWarning]) -> bool:
+    """Whether these warnings take a point off the curves and knees (OFF_CURVE_KINDS)."""
+    return any(w.kind in OFF_CURVE_KINDS for w in warnings)
+
+
+def on_the_curve(doc: Mapping[str, Any]) -> bool:
+    """A full measurement of the load it names: complete, and no warning that moves it."""
+    return completeness_of(doc).complete and not off_curve(load_warnings_of(doc))
