@@ -41,14 +41,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 VARIANTS = {
-    "ours": "send_request, httpx API on the aiohttp transport, the loop run() picks (Linux: "
-    "asyncio with kernel receive stamps; elsewhere uvloop), pool warmed",
-    "ours-uvloop": "same on uvloop (stamps taken as the loop hands the bytes over)",
+    "ours": "send_request, httpx API on TPOT Bench's own transport (app/bench/http/wire: "
+    "kernel receive stamps on Linux, httptools, reads handed to the exchange in the read "
+    "callback), the loop run() picks, pool warmed",
+    "ours-uvloop": "same on uvloop (the transport reads with recvmsg there too: kernel stamps)",
     "ours-nowarm": "same without warming the pool",
     "ours-httpx": "send_request on httpx's own transport (uvloop, warmed)",
     "ours-2proc": "send_request in 2 worker processes, each half the streams",
     "ours-noreadtimeout": "same as ours without a read timeout (no per-chunk timer)",
     "aiohttp-loop": "vLLM's client shape: plain aiohttp, a clock reading per message",
+    "floor": "the physical limit of a Python client here: asyncio.Protocol + httptools, one "
+    "connection per stream slot, counts bytes and stamps each read (perf_counter_ns in "
+    "data_received), no JSON",
     "guide": "the field guide's loop shape: requests + iter_lines, one thread per stream",
 }
 
@@ -227,6 +231,92 @@ def _records_aiohttp_loop(url: str, conc: int, total: int, tokens: int, tag: str
     return {"records": recs, "cpu_s": cpu_s, "wall_s": wall_s}
 
 
+def _records_floor(url: str, conc: int, total: int, tokens: int, tag: str) -> dict:
+    """A plain asyncio.Protocol + httptools: does nothing but send, count bytes and stamp
+    reads (each read's stamp given to every token event in it, found by a byte count)."""
+    import httptools
+
+    from app.bench.http.client import run
+
+    host, port = url.removeprefix("http://").split(":")
+    clock = time.perf_counter_ns
+
+    class Floor(asyncio.Protocol):
+        def __init__(self) -> None:
+            self.parser = httptools.HttpResponseParser(self)
+            self.done: asyncio.Future[None] | None = None
+            self.stamps: list[int] = []
+            self.size = 0
+            self.t = 0
+
+        def data_received(self, data: bytes) -> None:
+            self.t = clock()
+            self.parser.feed_data(data)
+
+        def on_body(self, body: bytes) -> None:
+            self.size += len(body)
+            n = body.count(b"data: {")
+            if n:
+                self.stamps.extend([self.t] * n)
+
+        def on_message_complete(self) -> None:
+            assert self.done is not None
+            self.done.set_result(None)
+
+    async def main() -> tuple[list, float, float]:
+        loop = asyncio.get_running_loop()
+        free: list[tuple[asyncio.Transport, Floor]] = []
+
+        async def one(i: int) -> dict:
+            if free:
+                transport, proto = free.pop()
+            else:
+                transport, proto = await loop.create_connection(Floor, host, int(port))
+            body = json.dumps(
+                {
+                    "model": "bench",
+                    "messages": [{"role": "user", "content": "hi"}],
+                    "max_tokens": tokens,
+                    "stream": True,
+                }
+            ).encode()
+            proto.done = loop.create_future()
+            proto.stamps = []
+            start = clock()
+            transport.write(
+                b"POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\nX-Request-Id: %s\r\n"
+                b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                % (host.encode(), f"{tag}-{i}".encode(), len(body), body)
+            )
+            await proto.done
+            stamps = proto.stamps
+            free.append((transport, proto))
+            return {
+                "id": f"{tag}-{i}",
+                "ok": bool(stamps),
+                "error": "",
+                "send_ns": start,
+                "chunk_ns": stamps,
+                "tokens": len(stamps),
+            }
+
+        sem = asyncio.Semaphore(conc)
+
+        async def slot(i: int) -> dict:
+            async with sem:
+                return await one(i)
+
+        await one(-1)
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        recs = await asyncio.gather(*(slot(i) for i in range(total)))
+        for transport, _ in free:
+            transport.close()
+        return recs, time.process_time() - cpu0, time.perf_counter() - wall0
+
+    recs, cpu_s, wall_s = run(main(), use_uvloop=False)
+    return {"records": recs, "cpu_s": cpu_s, "wall_s": wall_s}
+
+
 def _records_multiproc(url: str, conc: int, total: int, tokens: int, tag: str, procs: int) -> dict:
     """Split the streams over worker processes; perf_counter_ns is CLOCK_MONOTONIC, one clock
     for every process on the machine, so their records merge as they are."""
@@ -279,11 +369,13 @@ def child(args: argparse.Namespace) -> None:
         res = _records_guide(args.url, args.conc, args.total, args.tokens, args.tag)
     elif v == "aiohttp-loop":
         res = _records_aiohttp_loop(args.url, args.conc, args.total, args.tokens, args.tag)
+    elif v == "floor":
+        res = _records_floor(args.url, args.conc, args.total, args.tokens, args.tag)
     elif v == "ours-2proc":
         res = _records_multiproc(args.url, args.conc, args.total, args.tokens, args.tag, 2)
     else:
         opts = {
-            "transport": "httpx" if v == "ours-httpx" else "aiohttp",
+            "transport": "httpx" if v == "ours-httpx" else "native",
             "uvloop": True if v in ("ours-uvloop", "ours-httpx") else None,
             "warm": v != "ours-nowarm",
             "start_at": args.start_at,

@@ -131,10 +131,9 @@ class MetricsScraper:
             return
         if self._origin_ns is None:
             self._origin_ns = self._clock()
-        # The benchmark's own client (httpx's API on aiohttp's transport): a scrape costs
-        # ~1.7 ms of CPU on it, parse included, against ~3.5 ms on httpx's transport (13 kB
-        # page, thread CPU time over 200 scrapes),
-        # which the window's dock pays 4 times a second beside a running benchmark.
+        # The benchmark's own client (httpx's API on TPOT Bench's transport): a scrape costs
+        # less CPU on it than the ~3.5 ms on httpx's transport (13 kB page, thread CPU time
+        # over 200 scrapes), which the window's dock pays beside a running benchmark.
         self._client = make_client(
             1,
             self._verify_tls,

@@ -165,7 +165,7 @@ def test_doctor_ends_on_a_drip_with_its_request_timeout(capsys, hostile) -> None
     assert "within 1 s (--request-timeout)" in checks["body"]["detail"]
 
 
-@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+@pytest.mark.parametrize("transport", ["native", "httpx"])
 def test_an_inflating_body_stops_at_the_decoded_size_cap(hostile, transport) -> None:
     import asyncio
 
