@@ -46,6 +46,7 @@ class BenchClient(httpx.AsyncClient):
     _fresh: httpx.AsyncClient | None = None
     _fresh_kwargs: dict[str, Any] | None = None
     _proxied: dict[tuple[str, str], str | None] | None = None
+    _via_proxy: httpx.AsyncClient | None = None
 
     def fresh_client(self) -> httpx.AsyncClient:
         """A client whose every request opens a new connection (httpx transport retries)."""
@@ -56,13 +57,34 @@ class BenchClient(httpx.AsyncClient):
             )
         return self._fresh
 
+    def proxy_client(self) -> httpx.AsyncClient:
+        """httpx's own client with its transport and the proxy variables' mounts (httpx
+        reads those only for a client without a transport of its own, as this one has)."""
+        if self._via_proxy is None:
+            kwargs = dict(self._fresh_kwargs or {})
+            self._via_proxy = httpx.AsyncClient(limits=self._limits_given, **kwargs)
+        return self._via_proxy
+
+    _limits_given: httpx.Limits = httpx.Limits()
+
+    async def _close_others(self) -> None:
+        others = [c for c in (self._fresh, self._via_proxy) if c is not None]
+        self._fresh = self._via_proxy = None
+        for other in others:
+            await other.aclose()
+
     async def aclose(self) -> None:
-        fresh, self._fresh = self._fresh, None
         try:
-            if fresh is not None:
-                await fresh.aclose()
+            await self._close_others()
         finally:
             await super().aclose()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        # httpx's own __aexit__ closes the transports without calling aclose()
+        try:
+            await self._close_others()
+        finally:
+            await super().__aexit__(*exc)
 
     async def send_stream(self, request: httpx.Request) -> httpx.Response:
         """Send and return the response with its body unread, like ``send(stream=True)``.
@@ -78,7 +100,7 @@ class BenchClient(httpx.AsyncClient):
         proxy = self.proxy_for(request.url)
         if proxy is None:
             return await wire.handle_async_request(request)
-        response = await self.send(request, stream=True)
+        response = await self.proxy_client().send(request, stream=True)
         response.extensions[STAMPING_WHY] = (
             f"a proxy is configured ({proxy}): httpx's own transport carries the requests; "
             + WHY[LOOP]
@@ -138,13 +160,14 @@ def make_client(
         wire = WireTransport(verify=verify_tls, limits=limits)
         client = BenchClient(transport=wire, timeout=timeout, limits=limits, trust_env=True)
         client.wire = wire
+        client._limits_given = limits
     elif transport == "httpx":
         client = BenchClient(
             verify=verify_tls, timeout=timeout, limits=limits, http2=False, trust_env=True
         )
-        client._fresh_kwargs = {"verify": verify_tls, "timeout": timeout, "trust_env": True}
     else:
         raise ValueError(f"unknown transport '{transport}'; use 'native' or 'httpx'")
+    client._fresh_kwargs = {"verify": verify_tls, "timeout": timeout, "trust_env": True}
     client.request_timeout_s = request_timeout_s
     client.transport_kind = transport
     return client

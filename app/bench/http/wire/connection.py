@@ -17,7 +17,7 @@ import asyncio
 import socket
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import httptools
 
@@ -439,8 +439,8 @@ class ProtocolConnection(Connection, asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # uvloop's transports are not asyncio.Transport subclasses; they have its methods
+        self.transport = cast("asyncio.Transport", transport)
 
     def data_received(self, data: bytes) -> None:
         self.feed(data, _perf())
@@ -474,5 +474,7 @@ class ProtocolConnection(Connection, asyncio.Protocol):
             self.transport.resume_reading()
 
     def _close_socket(self) -> None:
+        # abort, not close: a TLS close waits for the server's close_notify, and a loop that
+        # ends first (the end of a run) would leave the socket open until garbage collection
         if self.transport is not None:
-            self.transport.close()
+            self.transport.abort()
