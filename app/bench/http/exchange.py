@@ -132,7 +132,10 @@ class Exchange:
             size += len(data)
             if size > limit:
                 raise oversized("the streamed reply", limit)
-            return any(handle(payload, t) for payload in feed(data))
+            for payload in feed(data):  # noqa: SIM110 - a loop, not any(): no generator per read
+                if handle(payload, t):
+                    return True
+            return False
 
         try:
             if encoding is None and isinstance(stream, WireStream):

@@ -21,6 +21,7 @@ import httpx
 
 from app.bench.http.wire import stamps
 from app.bench.http.wire.connection import (
+    READ_BYTES,
     Connection,
     ProtocolConnection,
     Sink,
@@ -96,6 +97,7 @@ class WireTransport(httpx.AsyncBaseTransport):
         self._slots: asyncio.Semaphore | None = None
         self._idle: dict[Origin, list[Connection]] = {}
         self._use_add_reader = use_add_reader and stamps.AVAILABLE
+        self._buffer: bytearray | None = None  # the read buffer of its socket connections
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
@@ -181,7 +183,10 @@ class WireTransport(httpx.AsyncBaseTransport):
                     )
                     _nodelay(plain.transport)
                     return plain
-                return SocketConnection(loop, await _open_socket(loop, host, port), None)
+                sock = await _open_socket(loop, host, port)
+                if self._buffer is None:
+                    self._buffer = bytearray(READ_BYTES)
+                return SocketConnection(loop, sock, None, self._buffer)
         except TimeoutError:
             raise ConnectTimedOut(f"no connection to {what} within {timeout_s:g} s") from None
         except socket.gaierror as exc:
