@@ -31,6 +31,9 @@ at each concurrency, and prints per variant and concurrency:
   TPOTerr%    mean client TPOT vs mean server TPOT, percent
   CPU/1k      client CPU (all threads and worker processes) per 1,000 streamed tokens
   tok/s       streamed tokens / wall time of the run
+  same%       share of gaps of 0: two tokens of one stream in one read (one stamp for both;
+              with kernel stamps, the newest packet's: TCP merges packets left unread)
+  cleanP99    gapErrP99 without those gaps and the gap before each (stretched by them)
 
   python benchmarks/fidelity_stream.py                     # 1/32/256 streams, all variants
   python benchmarks/fidelity_stream.py --variants ours,guide --repeat 3
@@ -407,6 +410,8 @@ def _mean(values: list[float]) -> float:
 
 def evaluate(res: dict, truth: dict) -> dict:
     excess, lag, c_itl, s_itl, gap_err, c_tpot, s_tpot = [], [], [], [], [], [], []
+    clean_err: list[float] = []  # gaps whose tokens each came in a read of their own
+    same_read = 0
     up, first = [], []
     tokens = failed = 0
     for r in res["records"]:
@@ -428,6 +433,10 @@ def evaluate(res: dict, truth: dict) -> dict:
             c_itl.append(cg)
             s_itl.append(sg)
             gap_err.append(abs(cg - sg))
+            # 0: two tokens in one read, one stamp; the gap before it is stretched by it
+            same_read += c[i] == c[i - 1]
+            if c[i] != c[i - 1] and not (i + 1 < n and c[i + 1] == c[i]):
+                clean_err.append(abs(cg - sg))
         c_tpot.append((c[n - 1] - c[0]) / 1e6 / (n - 1))
         s_tpot.append((s[n - 1] - s[0]) / 1e6 / (n - 1))
     ms_tpot = _mean(s_tpot)
@@ -441,6 +450,8 @@ def evaluate(res: dict, truth: dict) -> dict:
         "first_chunk_lag_ms": _mean(first),
         "itl_p99_err_ms": _pct(c_itl, 99) - _pct(s_itl, 99),
         "gap_err_p99_ms": _pct(gap_err, 99),
+        "same_read_pct": 100 * same_read / len(gap_err) if gap_err else math.nan,
+        "clean_gap_err_p99_ms": _pct(clean_err, 99),
         "tpot_err_pct": (_mean(c_tpot) - ms_tpot) / ms_tpot * 100 if s_tpot else math.nan,
         "server_itl_p99_ms": _pct(s_itl, 99),
         "cpu_ms_per_1k": res["cpu_s"] * 1e3 / (tokens / 1e3) if tokens else math.nan,
@@ -473,7 +484,8 @@ def _print_row(variant: str, conc: int, fig: dict) -> None:
         f"{fig['ttft_excess_ms']:>11.3f}{fig['ttft_excess_p99_ms']:>8.2f}"
         f"{fig['lag_mean_ms']:>7.3f}{fig['itl_p99_err_ms']:>10.3f}"
         f"{fig['gap_err_p99_ms']:>10.3f}{fig['tpot_err_pct']:>9.3f}"
-        f"{fig['cpu_ms_per_1k']:>8.1f}{fig['tok_s']:>8.0f}",
+        f"{fig['cpu_ms_per_1k']:>8.1f}{fig['tok_s']:>8.0f}"
+        f"{fig['same_read_pct']:>7.2f}{fig['clean_gap_err_p99_ms']:>9.3f}",
         flush=True,
     )
 
@@ -527,6 +539,7 @@ def main() -> None:
     print(
         f"{'variant':<13}{'conc':>5}{'reqs':>6}{'fail':>5}{'TTFTexcess':>11}{'p99':>8}"
         f"{'lag':>7}{'ITLp99err':>10}{'gapErrP99':>10}{'TPOTerr%':>9}{'CPU/1k':>8}{'tok/s':>8}"
+        f"{'same%':>7}{'cleanP99':>9}"
     )
     try:
         for _ in range(args.repeat):
