@@ -38,6 +38,21 @@ at each concurrency, and prints per variant and concurrency:
   python benchmarks/fidelity_stream.py                     # 1/32/256 streams, all variants
   python benchmarks/fidelity_stream.py --variants ours,guide --repeat 3
   python benchmarks/fidelity_stream.py --throughput        # ITL 2 ms: the tok/s ceiling
+  python benchmarks/fidelity_stream.py --itl-ms 0 --conc 128,256 --variants ours,floor
+
+Figures (2 cores shared with other work; load averages in brackets; one run each):
+the previous transport (httpx API on aiohttp, kernel stamps through asyncio internals; removed,
+commit e459a0f) against the vLLM-shaped client, --conc 32,64,256 --variants ours,aiohttp-loop:
+  [0.2-1.5]  CPU/1k 134.7 / 112.0 / 33.2 vs 99.9 / 90.4 / 62.8; gapErrP99 0.047 / 0.049 /
+             190.7 ms; TTFTexcess at 256 88.7 ms
+  [1.5-1.9]  CPU/1k 126.0 / 114.3 / 46.1 vs 98.9 / 85.8 / 34.1; gapErrP99 0.029 / 0.026 /
+             126.5 ms; TTFTexcess at 256 80.7 ms
+  ITL 0, --conc 128,256 [6.8-7.1]: 18507 / 21607 tok/s; [6.4-6.5]: 14330 / 18635 tok/s
+this transport (ours) against floor and aiohttp-loop, --conc 32,64,256, [6.2-6.4]:
+  CPU/1k ours 37.5 / 37.2 / 23.2, floor 23.4 / 18.6 / 16.4, aiohttp-loop 61.6 / 48.3 / 19.2;
+  gapErrP99 ours 0.019 / 8.3 / 80.9 ms (cleanP99 0.019 / 0.020 / 0.021 ms; same% 0 / 0.87 /
+  45.3: the tail is tokens that shared a read); TTFTexcess at 256 74.4 ms
+  ITL 0, --conc 128,256 [6.2-6.6]: 20752 / 31580 tok/s (aiohttp-loop 20074 / 16337)
 """
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -209,12 +209,12 @@ async def warm_pool(
 def run(main: Coroutine[Any, Any, T], *, use_uvloop: bool | None = None) -> T:
     """asyncio.run on the loop that measures best here (``use_uvloop`` None), or as told.
 
-    On Linux the default asyncio loop: there the kernel stamps every read of a plain-HTTP
-    stream (connections.kernel_stamps), so a token's time no longer depends on how busy the
-    loop or the machine was. Measured with benchmarks/fidelity_stream.py at 64 streams, the
-    gap-by-gap error p99 went from 1.3-2.4 ms on uvloop to 0.04-0.05 ms, for 159 instead of
-    86 ms of CPU per 1k tokens; at 128-256 streams (the CPU-bound end) both loops cost the
-    same within 4-8 %. Elsewhere uvloop when installed (less loop overhead per streamed chunk).
+    On Linux the default asyncio loop. TPOT Bench's transport reads plain-HTTP streams with
+    recvmsg and the kernel's receive stamp on either loop; measured with
+    benchmarks/fidelity_stream.py on a loaded 2-core machine (load 7-8), uvloop saved
+    4-5 ms of CPU per 1k tokens at 32 and 256 streams (33.6 -> 29.4, 20.3 -> 18.2) in one
+    run, within the noise of that machine, so the loop the stamps were first validated on
+    stays. Elsewhere uvloop when installed (less loop overhead per streamed chunk).
     """
     if use_uvloop is None:
         from app.bench.http.wire.stamps import AVAILABLE
