@@ -278,7 +278,7 @@ class SweepPanel(QWidget):
             return
         self.progress_bar.setValue(self.progress_bar.maximum())
         if self.run_model.search:
-            self._set_status(status_text.search_done(len(self.points), where))
+            self._set_status(status_text.search_done(self.run_model, where))
         else:
             text, error = status_text.done(self.run_model, where)
             self._set_status(text, error=error)

@@ -52,10 +52,16 @@ def cancelled(run: SweepRun, where: str) -> Text:
     return text
 
 
-def search_done(count: int, where: str) -> Text:
-    return lambda: QCoreApplication.translate(
-        "SweepPanel", "Search done: {0} point(s) saved in {1}."
-    ).format(count, where)
+def search_done(run: SweepRun, where: str) -> Text:
+    points = list(run.points)
+
+    def text() -> str:
+        line = QCoreApplication.translate(
+            "SweepPanel", "Search done: {0} point(s) saved in {1}."
+        ).format(len(points), where)
+        return f"{line} {stamping_message(points)}".strip()
+
+    return text
 
 
 def done(run: SweepRun, where: str) -> tuple[Text, bool]:
