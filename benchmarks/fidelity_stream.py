@@ -52,6 +52,9 @@ this transport (ours) against floor and aiohttp-loop, --conc 32,64,256, [6.2-6.4
   CPU/1k ours 37.5 / 37.2 / 23.2, floor 23.4 / 18.6 / 16.4, aiohttp-loop 61.6 / 48.3 / 19.2;
   gapErrP99 ours 0.019 / 8.3 / 80.9 ms (cleanP99 0.019 / 0.020 / 0.021 ms; same% 0 / 0.87 /
   45.3: the tail is tokens that shared a read); TTFTexcess at 256 74.4 ms
+  --repeat 2 [7.3-8.7], medians: CPU/1k ours 31.7 / 37.3 / 16.6, floor 42.0 / 38.1 / 13.8,
+  aiohttp-loop 60.5 / 55.1 / 16.7 (CPU time per token is not stable at that load);
+  gapErrP99 ours 0.018 / 1.8 / 135.9 ms, cleanP99 0.018 / 0.019 / 3.2 ms
   ITL 0, --conc 128,256 [6.2-6.6]: 20752 / 31580 tok/s (aiohttp-loop 20074 / 16337)
 """
 
