@@ -293,6 +293,11 @@ class Connection:
 
     def on_headers_complete(self) -> None:
         parser = self._parser
+        # a head that came whole in one read: the raw count in feed() has not seen it grow
+        size = len(self._reason) + sum(len(n) + len(v) + 4 for n, v in self._headers)
+        if size > MAX_HEAD_BYTES:
+            self._head_size = size  # feed() fails the request once this read is parsed
+            return
         self._headers_done = True
         self._status = status = parser.get_status_code()
         self.keep_alive = bool(parser.should_keep_alive())
