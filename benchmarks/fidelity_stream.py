@@ -31,24 +31,49 @@ at each concurrency, and prints per variant and concurrency:
   TPOTerr%    mean client TPOT vs mean server TPOT, percent
   CPU/1k      client CPU (all threads and worker processes) per 1,000 streamed tokens
   tok/s       streamed tokens / wall time of the run
+  same%       share of gaps of 0: two tokens of one stream in one read (one stamp for both;
+              with kernel stamps, the newest packet's: TCP merges packets left unread)
+  cleanP99    gapErrP99 without those gaps and the gap before each (stretched by them)
 
   python benchmarks/fidelity_stream.py                     # 1/32/256 streams, all variants
   python benchmarks/fidelity_stream.py --variants ours,guide --repeat 3
   python benchmarks/fidelity_stream.py --throughput        # ITL 2 ms: the tok/s ceiling
+  python benchmarks/fidelity_stream.py --itl-ms 0 --conc 128,256 --variants ours,floor
+
+Figures (2 cores shared with other work; load averages in brackets; one run each):
+the previous transport (httpx API on aiohttp, kernel stamps through asyncio internals; removed,
+commit e459a0f) against the vLLM-shaped client, --conc 32,64,256 --variants ours,aiohttp-loop:
+  [0.2-1.5]  CPU/1k 134.7 / 112.0 / 33.2 vs 99.9 / 90.4 / 62.8; gapErrP99 0.047 / 0.049 /
+             190.7 ms; TTFTexcess at 256 88.7 ms
+  [1.5-1.9]  CPU/1k 126.0 / 114.3 / 46.1 vs 98.9 / 85.8 / 34.1; gapErrP99 0.029 / 0.026 /
+             126.5 ms; TTFTexcess at 256 80.7 ms
+  ITL 0, --conc 128,256 [6.8-7.1]: 18507 / 21607 tok/s; [6.4-6.5]: 14330 / 18635 tok/s
+this transport (ours) against floor and aiohttp-loop, --conc 32,64,256, [6.2-6.4]:
+  CPU/1k ours 37.5 / 37.2 / 23.2, floor 23.4 / 18.6 / 16.4, aiohttp-loop 61.6 / 48.3 / 19.2;
+  gapErrP99 ours 0.019 / 8.3 / 80.9 ms (cleanP99 0.019 / 0.020 / 0.021 ms; same% 0 / 0.87 /
+  45.3: the tail is tokens that shared a read); TTFTexcess at 256 74.4 ms
+  --repeat 2 [7.3-8.7], medians: CPU/1k ours 31.7 / 37.3 / 16.6, floor 42.0 / 38.1 / 13.8,
+  aiohttp-loop 60.5 / 55.1 / 16.7 (CPU time per token is not stable at that load);
+  gapErrP99 ours 0.018 / 1.8 / 135.9 ms, cleanP99 0.018 / 0.019 / 3.2 ms
+  ITL 0, --conc 128,256 [6.2-6.6]: 20752 / 31580 tok/s (aiohttp-loop 20074 / 16337)
 """
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 VARIANTS = {
-    "ours": "send_request, httpx API on the aiohttp transport, the loop run() picks (Linux: "
-    "asyncio with kernel receive stamps; elsewhere uvloop), pool warmed",
-    "ours-uvloop": "same on uvloop (stamps taken as the loop hands the bytes over)",
+    "ours": "send_request, httpx API on TPOT Bench's own transport (app/bench/http/wire: "
+    "kernel receive stamps on Linux, httptools, reads handed to the exchange in the read "
+    "callback), the loop run() picks, pool warmed",
+    "ours-uvloop": "same on uvloop (the transport reads with recvmsg there too: kernel stamps)",
     "ours-nowarm": "same without warming the pool",
     "ours-httpx": "send_request on httpx's own transport (uvloop, warmed)",
     "ours-2proc": "send_request in 2 worker processes, each half the streams",
     "ours-noreadtimeout": "same as ours without a read timeout (no per-chunk timer)",
     "aiohttp-loop": "vLLM's client shape: plain aiohttp, a clock reading per message",
+    "floor": "the physical limit of a Python client here: asyncio.Protocol + httptools, one "
+    "connection per stream slot, counts bytes and stamps each read (perf_counter_ns in "
+    "data_received), no JSON",
     "guide": "the field guide's loop shape: requests + iter_lines, one thread per stream",
 }
 
@@ -227,6 +252,92 @@ def _records_aiohttp_loop(url: str, conc: int, total: int, tokens: int, tag: str
     return {"records": recs, "cpu_s": cpu_s, "wall_s": wall_s}
 
 
+def _records_floor(url: str, conc: int, total: int, tokens: int, tag: str) -> dict:
+    """A plain asyncio.Protocol + httptools: does nothing but send, count bytes and stamp
+    reads (each read's stamp given to every token event in it, found by a byte count)."""
+    import httptools
+
+    from app.bench.http.client import run
+
+    host, port = url.removeprefix("http://").split(":")
+    clock = time.perf_counter_ns
+
+    class Floor(asyncio.Protocol):
+        def __init__(self) -> None:
+            self.parser = httptools.HttpResponseParser(self)
+            self.done: asyncio.Future[None] | None = None
+            self.stamps: list[int] = []
+            self.size = 0
+            self.t = 0
+
+        def data_received(self, data: bytes) -> None:
+            self.t = clock()
+            self.parser.feed_data(data)
+
+        def on_body(self, body: bytes) -> None:
+            self.size += len(body)
+            n = body.count(b"data: {")
+            if n:
+                self.stamps.extend([self.t] * n)
+
+        def on_message_complete(self) -> None:
+            assert self.done is not None
+            self.done.set_result(None)
+
+    async def main() -> tuple[list, float, float]:
+        loop = asyncio.get_running_loop()
+        free: list[tuple[asyncio.Transport, Floor]] = []
+
+        async def one(i: int) -> dict:
+            if free:
+                transport, proto = free.pop()
+            else:
+                transport, proto = await loop.create_connection(Floor, host, int(port))
+            body = json.dumps(
+                {
+                    "model": "bench",
+                    "messages": [{"role": "user", "content": "hi"}],
+                    "max_tokens": tokens,
+                    "stream": True,
+                }
+            ).encode()
+            proto.done = loop.create_future()
+            proto.stamps = []
+            start = clock()
+            transport.write(
+                b"POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\nX-Request-Id: %s\r\n"
+                b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                % (host.encode(), f"{tag}-{i}".encode(), len(body), body)
+            )
+            await proto.done
+            stamps = proto.stamps
+            free.append((transport, proto))
+            return {
+                "id": f"{tag}-{i}",
+                "ok": bool(stamps),
+                "error": "",
+                "send_ns": start,
+                "chunk_ns": stamps,
+                "tokens": len(stamps),
+            }
+
+        sem = asyncio.Semaphore(conc)
+
+        async def slot(i: int) -> dict:
+            async with sem:
+                return await one(i)
+
+        await one(-1)
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        recs = await asyncio.gather(*(slot(i) for i in range(total)))
+        for transport, _ in free:
+            transport.close()
+        return recs, time.process_time() - cpu0, time.perf_counter() - wall0
+
+    recs, cpu_s, wall_s = run(main(), use_uvloop=False)
+    return {"records": recs, "cpu_s": cpu_s, "wall_s": wall_s}
+
+
 def _records_multiproc(url: str, conc: int, total: int, tokens: int, tag: str, procs: int) -> dict:
     """Split the streams over worker processes; perf_counter_ns is CLOCK_MONOTONIC, one clock
     for every process on the machine, so their records merge as they are."""
@@ -279,11 +390,13 @@ def child(args: argparse.Namespace) -> None:
         res = _records_guide(args.url, args.conc, args.total, args.tokens, args.tag)
     elif v == "aiohttp-loop":
         res = _records_aiohttp_loop(args.url, args.conc, args.total, args.tokens, args.tag)
+    elif v == "floor":
+        res = _records_floor(args.url, args.conc, args.total, args.tokens, args.tag)
     elif v == "ours-2proc":
         res = _records_multiproc(args.url, args.conc, args.total, args.tokens, args.tag, 2)
     else:
         opts = {
-            "transport": "httpx" if v == "ours-httpx" else "aiohttp",
+            "transport": "httpx" if v == "ours-httpx" else "native",
             "uvloop": True if v in ("ours-uvloop", "ours-httpx") else None,
             "warm": v != "ours-nowarm",
             "start_at": args.start_at,
@@ -315,6 +428,8 @@ def _mean(values: list[float]) -> float:
 
 def evaluate(res: dict, truth: dict) -> dict:
     excess, lag, c_itl, s_itl, gap_err, c_tpot, s_tpot = [], [], [], [], [], [], []
+    clean_err: list[float] = []  # gaps whose tokens each came in a read of their own
+    same_read = 0
     up, first = [], []
     tokens = failed = 0
     for r in res["records"]:
@@ -336,6 +451,10 @@ def evaluate(res: dict, truth: dict) -> dict:
             c_itl.append(cg)
             s_itl.append(sg)
             gap_err.append(abs(cg - sg))
+            # 0: two tokens in one read, one stamp; the gap before it is stretched by it
+            same_read += c[i] == c[i - 1]
+            if c[i] != c[i - 1] and not (i + 1 < n and c[i + 1] == c[i]):
+                clean_err.append(abs(cg - sg))
         c_tpot.append((c[n - 1] - c[0]) / 1e6 / (n - 1))
         s_tpot.append((s[n - 1] - s[0]) / 1e6 / (n - 1))
     ms_tpot = _mean(s_tpot)
@@ -349,6 +468,8 @@ def evaluate(res: dict, truth: dict) -> dict:
         "first_chunk_lag_ms": _mean(first),
         "itl_p99_err_ms": _pct(c_itl, 99) - _pct(s_itl, 99),
         "gap_err_p99_ms": _pct(gap_err, 99),
+        "same_read_pct": 100 * same_read / len(gap_err) if gap_err else math.nan,
+        "clean_gap_err_p99_ms": _pct(clean_err, 99),
         "tpot_err_pct": (_mean(c_tpot) - ms_tpot) / ms_tpot * 100 if s_tpot else math.nan,
         "server_itl_p99_ms": _pct(s_itl, 99),
         "cpu_ms_per_1k": res["cpu_s"] * 1e3 / (tokens / 1e3) if tokens else math.nan,
@@ -381,7 +502,8 @@ def _print_row(variant: str, conc: int, fig: dict) -> None:
         f"{fig['ttft_excess_ms']:>11.3f}{fig['ttft_excess_p99_ms']:>8.2f}"
         f"{fig['lag_mean_ms']:>7.3f}{fig['itl_p99_err_ms']:>10.3f}"
         f"{fig['gap_err_p99_ms']:>10.3f}{fig['tpot_err_pct']:>9.3f}"
-        f"{fig['cpu_ms_per_1k']:>8.1f}{fig['tok_s']:>8.0f}",
+        f"{fig['cpu_ms_per_1k']:>8.1f}{fig['tok_s']:>8.0f}"
+        f"{fig['same_read_pct']:>7.2f}{fig['clean_gap_err_p99_ms']:>9.3f}",
         flush=True,
     )
 
@@ -435,6 +557,7 @@ def main() -> None:
     print(
         f"{'variant':<13}{'conc':>5}{'reqs':>6}{'fail':>5}{'TTFTexcess':>11}{'p99':>8}"
         f"{'lag':>7}{'ITLp99err':>10}{'gapErrP99':>10}{'TPOTerr%':>9}{'CPU/1k':>8}{'tok/s':>8}"
+        f"{'same%':>7}{'cleanP99':>9}"
     )
     try:
         for _ in range(args.repeat):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import ssl
 import sys
 import threading
 import time
@@ -60,8 +61,12 @@ def gzip_blocks(block: bytes, total: int, first: bytes | None = None) -> Iterato
 class HostileServer:
     """The server on its own thread and event loop; ``port`` 0 picks a free one."""
 
-    def __init__(self, port: int = 0, *, drip_interval_s: float = 1.0) -> None:
+    def __init__(
+        self, port: int = 0, *, drip_interval_s: float = 1.0, tls: ssl.SSLContext | None = None
+    ) -> None:
         self.drip_interval_s = drip_interval_s
+        self._tls = tls
+        self.proxied = 0  # requests that came in a proxy's absolute form (http://host/path)
         self.idle_close_s = 0.3
         self.requests = 0
         self.dropped = 0  # connections dropped with a request unanswered
@@ -80,7 +85,7 @@ class HostileServer:
         asyncio.set_event_loop(self._loop)
 
         async def start() -> None:
-            self._server = await asyncio.start_server(self._conn, "127.0.0.1", port)
+            self._server = await asyncio.start_server(self._conn, "127.0.0.1", port, ssl=self._tls)
             started.set()
 
         self._loop.run_until_complete(start())
@@ -99,7 +104,8 @@ class HostileServer:
         return int(self._server.sockets[0].getsockname()[1])
 
     def url(self, mode: str) -> str:
-        return f"http://127.0.0.1:{self.port}/{mode}"
+        scheme = "https" if self._tls is not None else "http"
+        return f"{scheme}://127.0.0.1:{self.port}/{mode}"
 
     def close(self) -> None:
         async def stop() -> None:
@@ -134,6 +140,9 @@ class HostileServer:
                     return
                 lines = head.decode("latin-1").split("\r\n")
                 method, path, _ = lines[0].split(" ", 2)
+                if path.startswith("http://"):  # a proxy's request: the origin's path is ours
+                    self.proxied += 1
+                    path = "/" + path.split("/", 3)[3]
                 headers = {}
                 for line in lines[1:]:
                     if ":" in line:

@@ -74,6 +74,11 @@ def format_summary(result: dict[str, Any] | PointResult) -> str:
         retried = block.get("retried_requests")
         if isinstance(retried, int) and not isinstance(retried, bool):
             row("Retried on a new connection:", retried)
+        for stamp in block.get("stamping") or []:
+            if isinstance(stamp, dict) and isinstance(stamp.get("requests"), int):
+                row(f"Token stamps ({stamp.get('kind')}):", stamp["requests"])
+                if stamp.get("kind") != "kernel":
+                    lines.append(f"  why: {str(stamp.get('why') or '')[:200]}")
         for label, value, fmt in workload_rows(block):
             row(label, value, fmt)
         for failure in block.get("failures") or []:

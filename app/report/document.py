@@ -229,6 +229,39 @@ def failures_list(points: Sequence[ReportPoint], lang: str) -> str:
     return f'<h3>{a(text(lang, "failures_title"))}</h3><ul class="failures">{"".join(items)}</ul>'
 
 
+def stamping_list(points: Sequence[ReportPoint], lang: str) -> str:
+    """How the points' token times were stamped (kernel, loop, tls-record), kind by kind,
+    with the points' own reason where it is more than the kind's usual one (a proxy)."""
+    kinds: dict[str, tuple[int, list[str], set[str]]] = {}
+    for rp in points:
+        for entry in block(rp.point).get("stamping") or []:
+            if not isinstance(entry, dict) or not isinstance(entry.get("requests"), int):
+                continue
+            kind = str(entry.get("kind") or "?")
+            n, names, whys = kinds.get(kind, (0, [], set()))
+            names.append(rp.name)
+            if entry.get("why"):
+                whys.add(str(entry["why"]))
+            kinds[kind] = (n + entry["requests"], names, whys)
+    if not kinds:
+        return ""
+    items = []
+    for kind, (n, names, whys) in sorted(kinds.items(), key=lambda item: -item[1][0]):
+        try:
+            what = text(lang, f"stamp_{kind}")
+        except KeyError:
+            what = kind
+        where = text(lang, "stamp_count", n=n, points=", ".join(names))
+        # a reason beyond the kind's usual one (a proxy, missing kernel stamps) in its words
+        extra = [w for w in sorted(whys) if "proxy" in w or "no stamp" in w]
+        items.append(
+            f'<li data-stamping="{a(kind)}">{a(what)} — {a(where)}'
+            + "".join(f" ({a(w)})" for w in extra)
+            + "</li>"
+        )
+    return f'<h3>{a(text(lang, "stamp_title"))}</h3><ul class="stamping">{"".join(items)}</ul>'
+
+
 def distributions_section(points: Sequence[ReportPoint], lang: str) -> str:
     cdfs = cdf_charts(points, lang)
     if not cdfs:
@@ -370,7 +403,8 @@ def _sections(
                 else ""
             )
             + load_warnings_list(points, lang)
-            + failures_list(points, lang),
+            + failures_list(points, lang)
+            + stamping_list(points, lang),
         ),
         ("slo", "sec_slo", slo_section(points, lang, searches)),
         (

@@ -113,6 +113,22 @@ _TEXT: dict[str, tuple[str, str]] = {
         "其发送时间和时间戳不可靠。",
     ),
     "failures_title": ("Failures", "失败"),
+    "stamp_title": ("How token times were stamped", "词元时间的打点方式"),
+    "stamp_kernel": (
+        "kernel: each read carries the kernel's receive stamp (SO_TIMESTAMPNS; the newest "
+        "packet's for a read of several)",
+        "kernel：每次读取都带有内核的接收时间戳（SO_TIMESTAMPNS；一次读取含多个包时取最新一个包的时间）",
+    ),
+    "stamp_loop": (
+        "loop: the clock is read when the event loop hands each read over, so a busy client "
+        "stamps late",
+        "loop：事件循环交出每次读取时才读时钟，客户端繁忙时时间会偏晚",
+    ),
+    "stamp_tls-record": (
+        "tls-record: TLS; the clock is read as each decrypted record is handed over",
+        "tls-record：TLS 连接；每个解密后的记录交出时读时钟",
+    ),
+    "stamp_count": ("{n} request(s) in {points}", "{points} 中的 {n} 个请求"),
     "null_note": (
         "“–” marks a figure the file does not hold (not measured, or no successful request).",
         "“–” 表示文件中没有该数值（未测量，或没有成功的请求）。",

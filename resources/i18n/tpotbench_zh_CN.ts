@@ -2934,6 +2934,22 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <source>{head} {what}. {fix}</source>
         <translation>{head}{what}。{fix}</translation>
     </message>
+    <message>
+        <source>kernel receive stamps</source>
+        <translation>内核接收时间戳</translation>
+    </message>
+    <message>
+        <source>stamped by the event loop (no kernel stamps: late when busy)</source>
+        <translation>由事件循环打点（无内核时间戳：繁忙时偏晚）</translation>
+    </message>
+    <message>
+        <source>stamped per decrypted TLS record</source>
+        <translation>按解密后的 TLS 记录打点</translation>
+    </message>
+    <message>
+        <source>Token times: {0}.</source>
+        <translation>词元时间：{0}。</translation>
+    </message>
 </context>
 <context>
     <name>SweepWorker</name>

@@ -99,6 +99,12 @@ def test_sweep_report_renders_table_and_charts_in_chromium(
     text = " ".join(dom.text)
     assert sim.base_url.split("//")[1] in text and "qwen2.5-7b" in text
     assert "GeForce RTX 3090" in text and "TTFT ≤ 5000 ms, TPOT ≤ 100 ms" in text
+    # how the token times were stamped: kernel receive stamps for plain HTTP on Linux
+    assert "How token times were stamped" in text
+    kind = "kernel" if sys.platform == "linux" else "loop"
+    (item,) = [li for li in dom.all("li") if li.get("data-stamping")]
+    assert item["data-stamping"] == kind
+    assert "12 request(s) in" in text
     # The inline script ran in the browser: the point picker shows the first point's panel only.
     panels = [a for a in dom.all("div") if "point-panel" in a.get("class", "")]
     assert ["hidden" in p for p in panels] == [False, True]
@@ -119,6 +125,7 @@ def test_chinese_report_renders_in_chromium(sweep_dir: Path, tmp_path: Path) -> 
     row = dom.row("并发 3")
     assert row[1:3] == ["无限", "3"]
     assert "Knee curves" not in text and "complete" not in text
+    assert "词元时间的打点方式" in text and "个请求" in text
 
 
 def test_model_id_and_label_with_markup_are_shown_as_text(sweep_dir: Path, tmp_path: Path) -> None:

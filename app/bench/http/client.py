@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import urllib.request
 from collections.abc import Coroutine
 from typing import Any, Literal, TypeVar
 
 import httpx
 
-Transport = Literal["aiohttp", "httpx"]
+from app.bench.http.wire.stamps import LOOP, WHY
+from app.bench.http.wire.transport import WireTransport
+
+Transport = Literal["native", "httpx"]
 T = TypeVar("T")
+# response.extensions key: why the reads were stamped as they were, when the transport says
+STAMPING_WHY = "tpotbench.stamping_why"
 
 # Below uvicorn's (and so vLLM's) 5 s keep-alive timeout, so the client drops an idle
 # connection before the server does and never POSTs into a socket the server just closed.
@@ -32,11 +38,15 @@ class BenchClient(httpx.AsyncClient):
     """
 
     request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S
-    # "aiohttp": its connector marks reused connections and can hand out a new one;
+    # "native": the transport's errors say whether a lost connection was a reused one;
     # "httpx": httpcore's trace tells, and a retry goes through a pool that keeps nothing.
     transport_kind: Transport | None = None
+    # "native": TPOT Bench's own transport (wire/), reached directly; None: through httpx
+    wire: WireTransport | None = None
     _fresh: httpx.AsyncClient | None = None
     _fresh_kwargs: dict[str, Any] | None = None
+    _proxied: dict[tuple[str, str], str | None] | None = None
+    _via_proxy: httpx.AsyncClient | None = None
 
     def fresh_client(self) -> httpx.AsyncClient:
         """A client whose every request opens a new connection (httpx transport retries)."""
@@ -47,25 +57,77 @@ class BenchClient(httpx.AsyncClient):
             )
         return self._fresh
 
+    def proxy_client(self) -> httpx.AsyncClient:
+        """httpx's own client with its transport and the proxy variables' mounts (httpx
+        reads those only for a client without a transport of its own, as this one has)."""
+        if self._via_proxy is None:
+            kwargs = dict(self._fresh_kwargs or {})
+            self._via_proxy = httpx.AsyncClient(limits=self._limits_given, **kwargs)
+        return self._via_proxy
+
+    _limits_given: httpx.Limits = httpx.Limits()
+
+    async def _close_others(self) -> None:
+        others = [c for c in (self._fresh, self._via_proxy) if c is not None]
+        self._fresh = self._via_proxy = None
+        for other in others:
+            await other.aclose()
+
     async def aclose(self) -> None:
-        fresh, self._fresh = self._fresh, None
         try:
-            if fresh is not None:
-                await fresh.aclose()
+            await self._close_others()
         finally:
             await super().aclose()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        # httpx's own __aexit__ closes the transports without calling aclose()
+        try:
+            await self._close_others()
+        finally:
+            await super().__aexit__(*exc)
 
     async def send_stream(self, request: httpx.Request) -> httpx.Response:
         """Send and return the response with its body unread, like ``send(stream=True)``.
 
         Skips what the measured requests never use (auth flows, redirects, cookie jar,
         event hooks, per-request logging): about 40 us per request, paid by every request
-        of a burst before the last one goes out. Proxy mounts are still honoured.
+        of a burst before the last one goes out. A request a proxy environment variable
+        covers goes through httpx's own path (its proxy mounts), and the reply says so.
         """
-        transport = self._transport_for_url(request.url)
-        response = await transport.handle_async_request(request)
-        response.request = request
+        wire = self.wire
+        if wire is None:
+            return await self.send(request, stream=True)
+        proxy = self.proxy_for(request.url)
+        if proxy is None:
+            return await wire.handle_async_request(request)
+        response = await self.proxy_client().send(request, stream=True)
+        response.extensions[STAMPING_WHY] = (
+            f"a proxy is configured ({proxy}): httpx's own transport carries the requests; "
+            + WHY[LOOP]
+        )
         return response
+
+    def proxy_for(self, url: httpx.URL) -> str | None:
+        """The environment variable naming the proxy httpx will use for ``url``, or None."""
+        cache = self._proxied
+        if cache is None:
+            cache = self._proxied = {}
+        key = (url.scheme, url.host)
+        if key not in cache:
+            cache[key] = _env_proxy(url) if self.trust_env else None
+        return cache[key]
+
+
+def _env_proxy(url: httpx.URL) -> str | None:
+    """Which of the proxy variables (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) covers ``url``,
+    NO_PROXY taken into account, as httpx reads them."""
+    proxies = urllib.request.getproxies()
+    name = url.scheme if url.scheme in proxies else "all" if "all" in proxies else None
+    if name is None or not proxies[name]:
+        return None
+    if urllib.request.proxy_bypass(url.host):
+        return None
+    return f"{name.upper()}_PROXY"
 
 
 def make_client(
@@ -74,15 +136,16 @@ def make_client(
     timeout_s: float | None = DEFAULT_READ_TIMEOUT_S,
     *,
     connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
-    transport: Transport = "aiohttp",
+    transport: Transport = "native",
     request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S,
 ) -> BenchClient:
     """An httpx.AsyncClient for streaming benchmarks.
 
-    ``transport='aiohttp'`` (the default, see benchmarks/fidelity_stream.py for the numbers)
-    runs the requests on aiohttp's C-accelerated HTTP parser behind the httpx API; ``'httpx'``
-    is httpx's own transport. ``timeout_s`` is the longest silence tolerated while reading
-    (None: wait forever); ``request_timeout_s`` the longest a whole request may take.
+    ``transport='native'`` (the default, see benchmarks/fidelity_stream.py for the numbers)
+    is TPOT Bench's own (app/bench/http/wire): kernel receive stamps, httptools' parser, no
+    task switch per token. ``'httpx'`` is httpx's own transport. ``timeout_s`` is the longest
+    silence tolerated while reading (None: wait forever); ``request_timeout_s`` the longest a
+    whole request may take.
     """
     size = max(1, int(max_concurrency))
     limits = httpx.Limits(
@@ -93,21 +156,18 @@ def make_client(
     # pool=None: a request waiting for a free connection is the load generator's business
     # (its slot wait is measured separately), never a failure.
     timeout = httpx.Timeout(connect=connect_timeout_s, read=timeout_s, write=timeout_s, pool=None)
-    if transport == "aiohttp":
-        from httpx_aiohttp import AiohttpTransport
-
-        from app.bench.http.connections import aiohttp_session_factory
-
-        aio = AiohttpTransport(verify=verify_tls, limits=limits, trust_env=True)
-        aio.client = aiohttp_session_factory(aio)
-        client = BenchClient(transport=aio, timeout=timeout, limits=limits, trust_env=True)
+    if transport == "native":
+        wire = WireTransport(verify=verify_tls, limits=limits)
+        client = BenchClient(transport=wire, timeout=timeout, limits=limits, trust_env=True)
+        client.wire = wire
+        client._limits_given = limits
     elif transport == "httpx":
         client = BenchClient(
             verify=verify_tls, timeout=timeout, limits=limits, http2=False, trust_env=True
         )
-        client._fresh_kwargs = {"verify": verify_tls, "timeout": timeout, "trust_env": True}
     else:
-        raise ValueError(f"unknown transport '{transport}'; use 'aiohttp' or 'httpx'")
+        raise ValueError(f"unknown transport '{transport}'; use 'native' or 'httpx'")
+    client._fresh_kwargs = {"verify": verify_tls, "timeout": timeout, "trust_env": True}
     client.request_timeout_s = request_timeout_s
     client.transport_kind = transport
     return client
@@ -149,17 +209,17 @@ async def warm_pool(
 def run(main: Coroutine[Any, Any, T], *, use_uvloop: bool | None = None) -> T:
     """asyncio.run on the loop that measures best here (``use_uvloop`` None), or as told.
 
-    On Linux the default asyncio loop: there the kernel stamps every read of a plain-HTTP
-    stream (connections.kernel_stamps), so a token's time no longer depends on how busy the
-    loop or the machine was. Measured with benchmarks/fidelity_stream.py at 64 streams, the
-    gap-by-gap error p99 went from 1.3-2.4 ms on uvloop to 0.04-0.05 ms, for 159 instead of
-    86 ms of CPU per 1k tokens; at 128-256 streams (the CPU-bound end) both loops cost the
-    same within 4-8 %. Elsewhere uvloop when installed (less loop overhead per streamed chunk).
+    On Linux the default asyncio loop. TPOT Bench's transport reads plain-HTTP streams with
+    recvmsg and the kernel's receive stamp on either loop; measured with
+    benchmarks/fidelity_stream.py on a loaded 2-core machine (load 7-8), uvloop saved
+    4-5 ms of CPU per 1k tokens at 32 and 256 streams (33.6 -> 29.4, 20.3 -> 18.2) in one
+    run, within the noise of that machine, so the loop the stamps were first validated on
+    stays. Elsewhere uvloop when installed (less loop overhead per streamed chunk).
     """
     if use_uvloop is None:
-        from app.bench.http.connections import KERNEL_STAMPS
+        from app.bench.http.wire.stamps import AVAILABLE
 
-        use_uvloop = not KERNEL_STAMPS
+        use_uvloop = not AVAILABLE
     if use_uvloop:
         try:
             import uvloop

@@ -15,13 +15,16 @@ from app.bench.http.body import (
     inflated,
     oversized,
 )
-from app.bench.http.client import BenchClient
+from app.bench.http.client import STAMPING_WHY, BenchClient
 from app.bench.http.collector import Collector, excerpt
-from app.bench.http.connections import ATTEMPT, Attempt, arrival_clock
+from app.bench.http.connections import ATTEMPT, Attempt
 from app.bench.http.error_reply import status_failure
 from app.bench.http.failures import classify_exception, lost_before_response
 from app.bench.http.record import RequestRecord
 from app.bench.http.sse import SSEDecoder, SSEError
+from app.bench.http.wire.errors import ConnectionLost
+from app.bench.http.wire.stamps import KERNEL, LOOP, WHY
+from app.bench.http.wire.transport import FRESH, WireStream
 
 Clock = Callable[[], int]
 
@@ -39,6 +42,8 @@ class Exchange:
         "max_body",
         "max_event",
         "reads",
+        "stamping",
+        "stamping_why",
         "started",
     )
 
@@ -52,6 +57,9 @@ class Exchange:
         self.end_ns = 0
         self.reads = 0
         self.head = b""
+        # how the reads were stamped (a kind of wire/stamps.py) and why
+        self.stamping: str = LOOP
+        self.stamping_why = WHY[LOOP]
 
     async def run(self, client: httpx.AsyncClient, request: httpx.Request) -> None:
         clock = self.clock
@@ -61,7 +69,11 @@ class Exchange:
             try:
                 response = await _send(client, request, attempt)
             except Exception as exc:
-                if not (attempt.reused and lost_before_response(exc)):
+                if isinstance(exc, ConnectionLost):
+                    retry = exc.retryable
+                else:
+                    retry = bool(attempt.reused and lost_before_response(exc))
+                if not retry:
                     raise
                 # The server closed the kept-alive connection as this request went out: send
                 # it once more on a new connection. Counted, never hidden (RequestRecord).
@@ -79,6 +91,9 @@ class Exchange:
             ATTEMPT.reset(token)
         self.started = True
         col = self.col
+        why = response.extensions.get(STAMPING_WHY)
+        if isinstance(why, str):
+            self.stamping_why = why
         try:
             status = col.rec.http_status = response.status_code
             if status != 200:
@@ -99,34 +114,55 @@ class Exchange:
         decoder = SSEDecoder(self.max_event)
         feed = decoder.feed
         handle = col.message
-        encoding = content_encoding(response)
-        if encoding is None:
-            reader = _reader(response)
-        else:
-            raw = response.aiter_raw()
-            reader = inflated(raw, encoding, max_raw=self.max_body, what="the streamed reply")
-        # arrival stamps are perf_counter_ns readings: with another (injected) clock, none
-        arrival = arrival_clock(_body(response)) if clock is time.perf_counter_ns else None
-        t = col.rec.send_ns
-        size = 0
         limit = self.max_body
-        reads = 0
+        size = 0
+        t = col.rec.send_ns
+        encoding = content_encoding(response)
+        stream = response.stream
+        # arrival stamps are perf_counter_ns readings: with another (injected) clock, none
+        stamped = clock is time.perf_counter_ns
+
+        def take(data: bytes, arrived: int) -> bool:
+            """One read: stamp, cap, split into events, collect; True ends the reading."""
+            nonlocal size, t
+            t = arrived
+            self.reads += 1
+            if self.reads <= 2:
+                self.head += data[:300]
+            size += len(data)
+            if size > limit:
+                raise oversized("the streamed reply", limit)
+            for payload in feed(data):  # noqa: SIM110 - a loop, not any(): no generator per read
+                if handle(payload, t):
+                    return True
+            return False
+
         try:
-            async for data in reader:
-                t = clock()
-                if arrival is not None:
-                    came = arrival()
-                    if came is not None and came < t:
-                        t = came
-                reads += 1
-                if reads <= 2:
-                    self.head += data[:300]
-                size += len(data)
-                if size > limit:
-                    raise oversized("the streamed reply", limit)
-                for payload in feed(data):
-                    if handle(payload, t):
+            if encoding is None and isinstance(stream, WireStream):
+                # the transport's read callback calls take(): no task switch per token
+                self.stamping = stream.stamping
+                if stamped:
+                    self.stamping_why = WHY[stream.stamping]
+                else:
+                    self.stamping, self.stamping_why = LOOP, "an injected clock, read per read"
+                await stream.pump(take if stamped else lambda data, _t: take(data, clock()))
+                if stream.unstamped and self.stamping == KERNEL:
+                    self.stamping = LOOP
+                    self.stamping_why = (
+                        f"the kernel gave no stamp for {stream.unstamped} of "
+                        f"{stream.reads} reads: {WHY[LOOP]}"
+                    )
+            else:
+                reader = response.aiter_raw()
+                if encoding is not None:
+                    reader = inflated(
+                        reader, encoding, max_raw=self.max_body, what="the streamed reply"
+                    )
+                async for data in reader:
+                    if take(data, clock()):
                         return
+            if col.kind is not None:
+                return
             for payload in decoder.flush():
                 if handle(payload, t, final=True):
                     return
@@ -141,7 +177,6 @@ class Exchange:
         except (BodyError, SSEError) as exc:
             col.fail(getattr(exc, "kind", "oversized"), str(exc))
         finally:
-            self.reads = reads
             self.end_ns = clock()
 
 
@@ -151,6 +186,8 @@ async def _send(
     """Send on the client's pool; the httpx transport reports new connections by trace, and
     a forced-fresh send goes through a pool that keeps no connection."""
     if isinstance(client, BenchClient):
+        if attempt.force_fresh:
+            request.extensions[FRESH] = True
         if client.transport_kind == "httpx":
             attempt.reused = True  # unless the trace sees a connect
             request.extensions["trace"] = attempt.httpx_trace
@@ -163,9 +200,9 @@ async def _send(
 class StampedBody(httpx.AsyncByteStream):
     """The request body; reading it stamps ``send_ns``: the moment the request goes out.
 
-    On Python 3.11 aiohttp writes a request body from a separate task that runs only after
-    every other ready task, so a clock read before ``client.send`` would charge a burst of N
-    simultaneous requests with the set-up time of all the others (20 ms at N=256 here).
+    The transport reads it right before it writes the request (after any connect), so a
+    clock read before ``client.send`` would charge a burst of N simultaneous requests with
+    the set-up time of all the others (20 ms at N=256 here).
     """
 
     def __init__(self, data: bytes, rec: RequestRecord, clock: Clock) -> None:
@@ -181,24 +218,3 @@ class StampedBody(httpx.AsyncByteStream):
 @functools.lru_cache(maxsize=64)
 def parsed_url(url: str) -> httpx.URL:
     return httpx.URL(url)
-
-
-def _reader(response: httpx.Response) -> AsyncIterator[bytes]:
-    """The (identity-coded) response body, one item per network read.
-
-    On the httpx-aiohttp transport this is aiohttp's own ``iter_any()``, under the three
-    async-generator layers httpx and the transport add per chunk (a third of the per-chunk
-    CPU); any other transport goes through httpx.
-    """
-    content = getattr(getattr(_body(response), "_aiohttp_response", None), "content", None)
-    if content is not None and hasattr(content, "iter_any"):
-        reads: AsyncIterator[bytes] = content.iter_any()
-        return reads
-    return response.aiter_raw()
-
-
-def _body(response: httpx.Response) -> object:
-    """The transport's body stream under httpx's wrapper."""
-    stream = response.stream
-    # httpx's client.send wraps the transport's stream in a BoundAsyncStream; send_stream not
-    return getattr(stream, "_stream", stream)

@@ -201,120 +201,102 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return seen
 
 
-def _has(chain: list[BaseException], names: tuple[str, ...]) -> bool:
-    return any(type(e).__name__ in names for e in chain)
-
-
 def classify_exception(exc: BaseException, *, after_headers: bool) -> tuple[str, str]:
     """(kind, one-line message) for an exception raised while sending or reading a request.
 
-    Looks through the whole cause chain: the httpx-aiohttp transport re-raises aiohttp errors
-    as httpx ones and some of those mappings are too coarse (a dropped connection becomes a
-    ConnectTimeout), so the original error decides.
+    By class, never by name or message: TPOT Bench's transport (wire/errors.py) names the
+    kind itself; httpx's own transport and the standard library's errors are mapped by their
+    classes. The whole cause chain is looked through (the first error that names a kind
+    decides); only h11's framing errors, which share one class with a dropped connection,
+    are told apart by their words (``_h11_framing``).
     """
     import socket
     import ssl
 
+    import httpx
+
+    from app.bench.http.body import BodyError
+    from app.bench.http.wire.errors import BadFraming, ReadTimedOut, WireError
+
     chain = _chain(exc)
-    for e in chain:
-        kind = getattr(e, "kind", None)
-        if type(e).__name__ == "BodyError" and isinstance(kind, str):
-            return kind, str(e)
     deepest = next((e for e in reversed(chain) if str(e).strip()), exc)
     detail = " ".join(str(deepest).split()) or type(deepest).__name__
     if len(detail) > 200:
         detail = detail[:197] + "..."
-    if any(isinstance(e, socket.gaierror) for e in chain) or _has(
-        chain, ("ClientConnectorDNSError",)
-    ):
+    for e in chain:
+        if isinstance(e, BodyError):
+            return e.kind, str(e)
+        if isinstance(e, WireError):
+            kind = e.kind_streaming if after_headers else e.kind
+            if isinstance(e, BadFraming):
+                return kind, f"the reply's HTTP framing is broken: {detail}"
+            if isinstance(e, ReadTimedOut) or kind == "timeout":
+                return kind, _timed_out(after_headers, detail)
+            return kind, _WORDS.get(kind, "{}").format(detail)
+    if any(isinstance(e, socket.gaierror) for e in chain):
         return "dns", f"host name not found: {detail}"
-    if any(isinstance(e, ssl.SSLError | ssl.CertificateError) for e in chain) or _has(
-        chain, ("ClientSSLError", "ClientConnectorCertificateError")
-    ):
+    if any(isinstance(e, ssl.SSLError | ssl.CertificateError) for e in chain):
         return "tls", f"TLS failed: {detail}"
-    timeout_names = ("TimeoutException", "ConnectTimeout", "ReadTimeout", "WriteTimeout")
-    if any(isinstance(e, TimeoutError) for e in chain) or (
-        _has(chain, ("PoolTimeout", *timeout_names))
-        and not _has(chain, ("ServerDisconnectedError", "ClientOSError", "ClientConnectorError"))
-    ):
-        what = "reading the reply" if after_headers else "connecting or waiting for the reply"
-        return "timeout", f"timed out {what}: {detail}"
-    if _has(chain, ("UnsupportedProtocol", "InvalidURL", "InvalidUrlClientError")):
+    if any(isinstance(e, TimeoutError | httpx.TimeoutException) for e in chain):
+        return "timeout", _timed_out(after_headers, detail)
+    if any(isinstance(e, httpx.UnsupportedProtocol | httpx.InvalidURL) for e in chain):
         return "connect", f"cannot use this URL: {detail}"
-    if _bad_framing(chain):
+    if _h11_framing(chain):
         return "malformed_stream", f"the reply's HTTP framing is broken: {detail}"
-    transport = (
-        "TransportError",
-        "NetworkError",
-        "ConnectError",
-        "ReadError",
-        "WriteError",
-        "RemoteProtocolError",
-        "LocalProtocolError",
-        "ProtocolError",
-        "ClientError",
-        "ClientPayloadError",
-        "ServerDisconnectedError",
-        "ClientOSError",
-        "ClientConnectorError",
-        "ClientConnectionError",
-    )
-    if any(isinstance(e, OSError) for e in chain) or _has(chain, transport):
+    if any(isinstance(e, OSError | httpx.TransportError) for e in chain):
         if after_headers:
             return "stream_cut", f"connection lost while streaming: {detail}"
         return "connect", f"cannot connect: {detail}"
     return "client_error", f"{type(exc).__name__}: {detail}"
 
 
-# aiohttp's parser errors for a body it cannot frame (bad chunk sizes, junk between chunks) or
-# decode; "Not enough data ..." is the same class raised when the connection simply ends.
-_FRAMING = (
-    "ClientResponseError",  # aiohttp's wrapper of its parser's errors
-    "BadHttpMessage",
-    "TransferEncodingError",
-    "ContentLengthError",
-    "PayloadEncodingError",
-    "LineTooLong",
-    "InvalidHeader",
-    "DecodingError",
-)
+def _timed_out(after_headers: bool, detail: str) -> str:
+    what = "reading the reply" if after_headers else "connecting or waiting for the reply"
+    return f"timed out {what}: {detail}"
 
 
-def _bad_framing(chain: list[BaseException]) -> bool:
-    for e in chain:
-        if type(e).__name__ in _FRAMING and "Not enough data" not in str(e):
-            return True
-        # h11 (httpx's own transport) names its framing errors in the message
-        if type(e).__name__ in ("RemoteProtocolError", "LocalProtocolError") and any(
-            word in str(e) for word in ("chunk", "illegal", "malformed", "Invalid")
-        ):
-            return True
-    return False
+_WORDS = {
+    "dns": "host name not found: {}",
+    "tls": "TLS failed: {}",
+    "connect": "cannot connect: {}",
+    "stream_cut": "connection lost while streaming: {}",
+    "oversized": "{}",
+}
 
 
-# Errors that mean "the server closed or reset the connection before any byte of a response":
-# on a kept-alive connection this is the race with the server's own keep-alive close.
-_LOST = (
-    "ServerDisconnectedError",
-    "ClientConnectionResetError",
-    "ClientOSError",
-    "RemoteProtocolError",
-    "ReadError",
-    "WriteError",
-    "ConnectionResetError",
-    "BrokenPipeError",
-)
-_NOT_LOST = ("ClientConnectorError", "ConnectError", "ConnectTimeout", "TimeoutError")
+def _h11_framing(chain: list[BaseException]) -> bool:
+    """httpx's own transport (h11): a broken chunk size and a dropped connection are both a
+    RemoteProtocolError; only its message tells them apart."""
+    import httpx
+
+    return any(
+        isinstance(e, httpx.RemoteProtocolError | httpx.LocalProtocolError)
+        and any(word in str(e) for word in ("chunk", "illegal", "malformed", "Invalid"))
+        for e in chain
+    )
 
 
 def lost_before_response(exc: BaseException) -> bool:
-    """The request failed because the connection went away before a response began (not a
-    refused connect, not a timeout): a retry on a fresh connection is safe to try."""
+    """On httpx's own transport: the request failed because the connection went away before
+    a response began (not a refused connect, not a timeout), so a retry on a fresh connection
+    is safe to try. (TPOT Bench's transport says so itself: ConnectionLost.retryable.)"""
+    import httpx
+
     chain = _chain(exc)
-    if any(isinstance(e, TimeoutError) for e in chain) or _has(chain, _NOT_LOST[:2]):
+    if any(
+        isinstance(e, TimeoutError | httpx.TimeoutException | httpx.ConnectError) for e in chain
+    ):
         return False
-    if _bad_framing(chain):
+    if _h11_framing(chain):
         return False
-    return _has(chain, _LOST) or any(
-        isinstance(e, ConnectionResetError | BrokenPipeError) for e in chain
+    return any(
+        isinstance(
+            e,
+            httpx.RemoteProtocolError
+            | httpx.ReadError
+            | httpx.WriteError
+            | ConnectionResetError
+            | BrokenPipeError,
+        )
+        for e in chain
     )

@@ -53,6 +53,10 @@ class RequestRecord:
     # connection closed before any byte of a reply (send_ns is the second send's)
     retried: bool = False
     retry_error: str = ""
+    # How the chunk times were stamped (wire/stamps.py: "kernel", "loop", "tls-record") and
+    # why, for a request whose reply began; "" before that.
+    stamping: str = ""
+    stamping_why: str = ""
     # A reasoning model: the first chunk with visible answer text (TTFO ends here), the number
     # of chunks that carried reasoning, and the reasoning tokens (None: no reasoning seen).
     first_output_ns: int | None = None

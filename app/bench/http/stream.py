@@ -42,9 +42,10 @@ async def send_request(
     ``error_kind`` + a one-line ``error`` on the record instead of exceptions.
 
     Every network read gets ONE clock reading, taken before it is parsed; all SSE messages
-    that came in that read share it. On the aiohttp transport with the default clock the
-    reading is when the event loop received the read's first bytes (see connections.py), so a
-    read waiting behind other streams' parsing is not stamped late. ``on_chunk(record, t_ns)``
+    that came in that read share it. On TPOT Bench's own transport with the default clock the
+    reading is the kernel's receive stamp of the read (plain HTTP on Linux, see
+    wire/stamps.py), so a read waiting behind other streams' parsing is not stamped late;
+    ``record.stamping`` says how the reads were stamped. ``on_chunk(record, t_ns)``
     is called per token chunk, ``on_text(piece)`` with each piece of visible text (before
     ``on_chunk`` of its chunk).
     The whole request is bounded by the client's ``request_timeout_s`` and the body by
@@ -124,6 +125,8 @@ def _finish(
     stream without choices or an end has, the usage if possible, and the token counts."""
     chunk_ns = rec.chunk_ns
     rec.reads = ex.reads
+    rec.stamping = ex.stamping
+    rec.stamping_why = ex.stamping_why
     rec.messages = col.messages
     rec.done_seen = col.done
     rec.first_choice_ns = col.first_choice_ns

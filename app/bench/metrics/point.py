@@ -113,6 +113,10 @@ class PointMetrics:
     # requests sent a second time on a new connection (the kept-alive one was closed)
     retried: int = 0
     retried_flags: list[bool] = field(default_factory=list)
+    # How the requests' chunk times were stamped (wire/stamps.py kinds): requests per kind,
+    # and why each kind was used (the first request's words)
+    stamping: dict[str, int] = field(default_factory=dict)
+    stamping_why: dict[str, str] = field(default_factory=dict)
     # Reasoning models and prefix caching (extras; None when no request said anything)
     reasoning_tokens_total: int | None = None
     reasoning_tokens_source: dict[str, int] = field(default_factory=dict)
@@ -263,6 +267,10 @@ def _add_columns(
     retried = bool(getattr(record, "retried", False))
     out.retried += retried
     out.retried_flags.append(retried)
+    stamping = getattr(record, "stamping", "")
+    if stamping:
+        out.stamping[stamping] = out.stamping.get(stamping, 0) + 1
+        out.stamping_why.setdefault(stamping, getattr(record, "stamping_why", ""))
     wait_s = (record.slot_wait_ns or 0) / 1e9
     out.queue_times.append(wait_s)
     out.start_times.append((record.send_ns - origin_ns) / 1e9)

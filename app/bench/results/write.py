@@ -188,6 +188,11 @@ def _client_figures(metrics: PointMetrics) -> dict[str, Any]:
         "output_tokens_source": metrics.output_tokens_source,
         # sent again on a new connection after the server closed a kept-alive one under it
         "retried_requests": metrics.retried,
+        # how the chunk times were stamped ("kernel", "loop", "tls-record") and why, per kind
+        "stamping": [
+            {"kind": kind, "requests": n, "why": metrics.stamping_why.get(kind, "")}
+            for kind, n in sorted(metrics.stamping.items(), key=lambda item: -item[1])
+        ],
         "failures": [
             {
                 "kind": group.kind,

@@ -131,10 +131,10 @@ class MetricsScraper:
             return
         if self._origin_ns is None:
             self._origin_ns = self._clock()
-        # The benchmark's own client (httpx's API on aiohttp's transport): a scrape costs
-        # ~1.7 ms of CPU on it, parse included, against ~3.5 ms on httpx's transport (13 kB
-        # page, thread CPU time over 200 scrapes),
-        # which the window's dock pays 4 times a second beside a running benchmark.
+        # The benchmark's own client (httpx's API on TPOT Bench's transport): fetching a
+        # 13.7 kB page from the simulator costs 0.6-1.1 ms of thread CPU on it against
+        # 1.8-1.9 ms on httpx's transport (200 scrapes, two runs each, load ~6.5), which the
+        # window's dock pays beside a running benchmark.
         self._client = make_client(
             1,
             self._verify_tls,

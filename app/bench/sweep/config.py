@@ -66,7 +66,7 @@ class SweepConfig:
     profile: str | None = None
     grace_s: float = DEFAULT_GRACE_S
     verify_tls: bool = True
-    transport: client_mod.Transport = "aiohttp"
+    transport: client_mod.Transport = "native"
     write_csv: bool = True
     # GPU/model/format/KV dtype/context (the roofline panel's keys, see check_roofline): each
     # point's file gets it with the floor at the point's batch and the MBU of its TPOT p50.

@@ -1,5 +1,5 @@
-"""Arrival stamps on the aiohttp transport, against a real server on 127.0.0.1: a chunk is
-stamped when the event loop received it, not when its reader's turn came."""
+"""Arrival stamps on TPOT Bench's own transport, against a real server on 127.0.0.1: a chunk is
+stamped when it arrived, not when its reader's turn came."""
 
 from __future__ import annotations
 
@@ -16,11 +16,12 @@ from collections.abc import Iterator
 import pytest
 
 from app.bench.http.client import make_client, run
-from app.bench.http.connections import _SO_TIMESTAMPNS, _arrival_ns
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.http.record import RequestRecord
 from app.bench.http.request import RequestSpec
 from app.bench.http.stream import send_request
+from app.bench.http.wire.stamps import SO_TIMESTAMPNS as _SO_TIMESTAMPNS
+from app.bench.http.wire.stamps import arrival_ns as _arrival_ns
 
 MS = 1_000_000
 HANG_S = 20.0  # hang guards only: every wait below ends on a condition long before
@@ -220,6 +221,7 @@ def test_on_linux_the_kernel_stamps_a_chunk_that_came_while_the_loop_was_busy(tw
     with _kernel_stamping_on():
         rec = run(main())
     assert rec.ok, rec.error
+    assert rec.stamping == "kernel", rec.stamping_why
     assert len(rec.chunk_ns) >= 2 and len(seen) == 1
     assert rec.send_ns <= rec.chunk_ns[0] <= rec.chunk_ns[1] <= seen[0]
 

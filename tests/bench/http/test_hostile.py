@@ -215,7 +215,7 @@ def test_doctor_names_a_server_that_streams_when_asked_not_to(capsys, hostile) -
     assert code == 0
 
 
-@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+@pytest.mark.parametrize("transport", ["native", "httpx"])
 def test_an_inflating_body_stops_at_the_decoded_size_cap(hostile, transport) -> None:
     import asyncio
 

@@ -46,7 +46,7 @@ def _sequence(server: HostileServer, mode: str, transport: str, n: int) -> list[
     return asyncio.run(go())
 
 
-@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+@pytest.mark.parametrize("transport", ["native", "httpx"])
 def test_a_connection_retired_under_a_request_is_retried_once_on_a_new_one(
     server, transport
 ) -> None:
@@ -67,7 +67,7 @@ def test_a_connection_retired_under_a_request_is_retried_once_on_a_new_one(
         assert rec.send_ns > rec.submit_ns
 
 
-@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+@pytest.mark.parametrize("transport", ["native", "httpx"])
 def test_connection_close_is_honoured(server, transport) -> None:
     # the server says "Connection: close" and leaves the socket open: reusing it would hang
     records = _sequence(server, "conn-close", transport, 3)
@@ -78,7 +78,7 @@ def test_connection_close_is_honoured(server, transport) -> None:
 def test_a_failure_on_a_new_connection_is_not_retried(server) -> None:
     # close-after-0 drops every request: the first send is on a new connection, so the
     # failure is real and reported, not hidden behind a retry
-    (rec,) = _sequence(server, "close-after-0", "aiohttp", 1)
+    (rec,) = _sequence(server, "close-after-0", "native", 1)
     assert not rec.ok and rec.error_kind == "connect" and not rec.retried
     assert server.dropped == 1
 

@@ -174,7 +174,7 @@ def run_one(server: ScriptServer, script: Script, api: str = "chat", **kwargs) -
     resolved = resolve_endpoint(server.base_url, None, api, model="m")
     spec = kwargs.pop("spec", None) or RequestSpec("hi", 3, 16, request_id="r1")
     timeout_s = kwargs.pop("timeout_s", 10.0)
-    transport = kwargs.pop("transport", "aiohttp")
+    transport = kwargs.pop("transport", "native")
 
     async def go() -> RequestRecord:
         async with make_client(2, timeout_s=timeout_s, transport=transport) as client:
@@ -187,7 +187,7 @@ def ms(ns: int | None) -> float | None:
     return None if ns is None else (ns - T0) / MS
 
 
-@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+@pytest.mark.parametrize("transport", ["native", "httpx"])
 def test_role_only_first_chunk_multi_token_chunks_and_one_stamp_per_read(server, transport):
     script = Script(
         [
@@ -370,7 +370,7 @@ def test_stream_cut_by_a_dropped_connection(server):
     assert [ms(t) for t in rec.chunk_ns] == [10, 30]  # what arrived is kept
 
 
-@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+@pytest.mark.parametrize("transport", ["native", "httpx"])
 def test_stream_cut_without_finish_or_done(server, transport):
     rec = run_one(server, Script([(10, sse(chat("a"))), (30, sse(chat("b")))]), transport=transport)
     _assert_failed(rec, "stream_cut", "2 chunks", "finish_reason")
@@ -424,7 +424,7 @@ def test_connection_refused():
         async with make_client(1, transport=transport) as client:
             return await send_request(client, resolved, RequestSpec("x", 1, 4))
 
-    for transport in ("aiohttp", "httpx"):
+    for transport in ("native", "httpx"):
         rec = asyncio.run(go(transport))
         _assert_failed(rec, "connect", "cannot connect")
         assert rec.http_status is None and rec.end_ns >= rec.send_ns
@@ -450,7 +450,7 @@ def test_tls_to_a_plain_http_server():
             return await send_request(client, resolved, RequestSpec("x", 1, 4))
 
     try:
-        for transport in ("aiohttp", "httpx"):
+        for transport in ("native", "httpx"):
             _assert_failed(asyncio.run(go(transport)), "tls", "TLS", "WRONG_VERSION_NUMBER")
     finally:
         thread.join(5)
@@ -547,7 +547,7 @@ def test_send_time_is_stamped_when_the_request_body_goes_out(server):
                 client, resolved, RequestSpec("x", 1, 4), clock=lambda: next(readings)
             )
 
-    for transport, base in (("aiohttp", 0), ("httpx", 4)):
+    for transport, base in (("native", 0), ("httpx", 4)):
         rec = asyncio.run(go(transport))
         assert rec.ok
         assert (rec.submit_ns, rec.send_ns, rec.chunk_ns) == (base + 1, base + 2, [base + 3])
@@ -558,24 +558,24 @@ def test_json_followed_by_junk_is_malformed(server):
     _assert_failed(rec, "malformed_chunk", "trailing")
 
 
-def test_aiohttp_transport_streams_through_aiohttp_directly(server):
-    # The per-chunk fast path depends on httpx-aiohttp internals; if they change, the
-    # fallback still works but costs a third more CPU per chunk: this test says so.
-    from app.bench.http.exchange import _reader
+def test_the_native_transport_hands_reads_to_the_exchange_directly(server):
+    # The per-token fast path (no async generator, no task switch per read) needs the reply's
+    # body to be the transport's own stream, not one of httpx's wrappers around it.
+    from app.bench.http.wire.transport import WireStream
 
     server.script = Script([(5, sse(chat("a", "stop")) + b"data: [DONE]\n\n")])
     request = httpx.Request("GET", server.base_url + "/v1/chat/completions")
 
-    async def kind(transport: str) -> str:
+    async def stream_of(transport: str) -> object:
         async with make_client(1, transport=transport) as client:
             response = await client.send_stream(request)
             try:
-                return type(_reader(response)).__module__
+                return response.stream
             finally:
                 await response.aclose()
 
-    assert asyncio.run(kind("aiohttp")).startswith("aiohttp")
-    assert not asyncio.run(kind("httpx")).startswith("aiohttp")  # httpx's own generator
+    assert isinstance(asyncio.run(stream_of("native")), WireStream)
+    assert not isinstance(asyncio.run(stream_of("httpx")), WireStream)
 
 
 @pytest.fixture

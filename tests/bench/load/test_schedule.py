@@ -132,7 +132,7 @@ def test_load_workers_split_the_traces_schedule_not_a_rate() -> None:
     plan = trace_plan([0, 40, 40, 90, 500, 510], speedup=2)
     config = SimpleNamespace(
         burstiness=1.0, seed=0, tokenizer=None, resolved=None, api_key=None,
-        extra_headers=None, verify_tls=True, transport="aiohttp", grace_s=1.0,
+        extra_headers=None, verify_tls=True, transport="native", grace_s=1.0,
         timeout_s=1.0, request_timeout_s=1.0, ray_address=None, workers=2,
     )  # fmt: skip
     jobs = make_jobs(config, plan.mean_rate, None, list("abcdef"), plan.offsets)

@@ -21,7 +21,7 @@ class WorkerJob:
     api_key: str | None = field(default=None, repr=False)
     extra_headers: dict[str, str] | None = field(default=None, repr=False)
     verify_tls: bool = True
-    transport: str = "aiohttp"
+    transport: str = "native"
     tokenizer_path: str | None = None
     grace_s: float = 5.0
     cpu: int | None = None  # pin the worker to this core where the OS allows

@@ -279,7 +279,7 @@ class SweepPanel(QWidget):
             return
         self.progress_bar.setValue(self.progress_bar.maximum())
         if self.run_model.search:
-            self._set_status(self._noted(status_text.search_done(len(self.points), where)))
+            self._set_status(self._noted(status_text.search_done(self.run_model, where)))
         else:
             text, error = status_text.done(self.run_model, where)
             # A load that did not happen is not a clean "Done": the line is shown as a warning.

@@ -35,3 +35,32 @@ def no_success_message(points: Sequence[dict[str, Any]]) -> str:
     return QCoreApplication.translate("SweepPanel", "{head} {what}. {fix}").format(
         head=head, what=what, fix=fix
     )
+
+
+def _stamping_words(kind: str) -> str:
+    if kind == "kernel":
+        return QCoreApplication.translate("SweepPanel", "kernel receive stamps")
+    if kind == "loop":
+        return QCoreApplication.translate(
+            "SweepPanel", "stamped by the event loop (no kernel stamps: late when busy)"
+        )
+    if kind == "tls-record":
+        return QCoreApplication.translate("SweepPanel", "stamped per decrypted TLS record")
+    return kind
+
+
+def stamping_message(points: Sequence[dict[str, Any]]) -> str:
+    """How the points' token times were stamped, e.g. "Token times: 640 × kernel receive
+    stamps." ("" when no point says)."""
+    counts: dict[str, int] = {}
+    for point in points:
+        block = point.get("tpotbench")
+        for entry in block.get("stamping") or [] if isinstance(block, dict) else []:
+            if isinstance(entry, dict) and isinstance(entry.get("requests"), int):
+                kind = str(entry.get("kind"))
+                counts[kind] = counts.get(kind, 0) + entry["requests"]
+    if not counts:
+        return ""
+    ranked = sorted(counts.items(), key=lambda item: -item[1])
+    what = ", ".join(f"{n} × {_stamping_words(kind)}" for kind, n in ranked)
+    return QCoreApplication.translate("SweepPanel", "Token times: {0}.").format(what)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
 
-from app.ui.panels.sweep.point_notes import no_success_message
+from app.ui.panels.sweep.point_notes import no_success_message, stamping_message
 from app.ui.panels.sweep.run_model import Eta, SweepRun, point_label
 from app.ui.worker import format_duration
 
@@ -52,10 +52,16 @@ def cancelled(run: SweepRun, where: str) -> Text:
     return text
 
 
-def search_done(count: int, where: str) -> Text:
-    return lambda: QCoreApplication.translate(
-        "SweepPanel", "Search done: {0} point(s) saved in {1}."
-    ).format(count, where)
+def search_done(run: SweepRun, where: str) -> Text:
+    points = list(run.points)
+
+    def text() -> str:
+        line = QCoreApplication.translate(
+            "SweepPanel", "Search done: {0} point(s) saved in {1}."
+        ).format(len(points), where)
+        return f"{line} {stamping_message(points)}".strip()
+
+    return text
 
 
 def done(run: SweepRun, where: str) -> tuple[Text, bool]:
@@ -65,7 +71,8 @@ def done(run: SweepRun, where: str) -> tuple[Text, bool]:
     def text() -> str:
         line = QCoreApplication.translate("SweepPanel", "Done: {0} point(s) saved in {1}.")
         # no_success_message is "" when every point had a success.
-        return f"{line.format(len(points), where)} {no_success_message(points)}".strip()
+        notes = f"{no_success_message(points)} {stamping_message(points)}".strip()
+        return f"{line.format(len(points), where)} {notes}".strip()
 
     return text, any(not p.get("completed") for p in points)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 
 import pyqtgraph as pg
@@ -120,6 +121,10 @@ def test_live_search_against_the_simulator(qtbot, sim, tmp_path: Path) -> None:
     assert panel.capacity.text().startswith("Capacity:")
     assert panel.tabs.currentWidget() is panel.curves  # the answer is on the curves
     assert panel.run_dir is not None and (panel.run_dir / "search.json").exists()
+    # the status line says how the token times were stamped
+    assert panel.status.text().startswith("Search done:")
+    if sys.platform == "linux":
+        assert "× kernel receive stamps." in panel.status.text()
     # Every row is judged: the TPOT P99 cell and the concurrency cell coloured pass or fail.
     rows = panel.table.rowCount()
     assert rows == len(panel.search_doc.get("points") or values)

@@ -7,6 +7,7 @@ import gc
 import json
 import math
 import socket
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -98,6 +99,9 @@ def test_short_sweep_fills_table_and_charts_and_writes_files(qtbot, sim, tmp_pat
     assert running == [True, False]
     assert frozen[0] > 0 and frozen[1] == 0 == gc.get_freeze_count()
     assert panel.status.text().startswith("Done: 2 point(s) saved in")
+    # how the token times were stamped: the kernel's receive stamps, for all 16 requests
+    if sys.platform == "linux":
+        assert "Token times: 16 × kernel receive stamps." in panel.status.text()
 
     # Files: one JSON per point, named like the field guide, plus sweep.csv.
     run_dir = panel.run_dir

@@ -1,0 +1,78 @@
+"""Receive stamps: when the bytes of a read arrived, on the perf_counter_ns clock.
+
+``kernel``: Linux stamps each packet as the network stack receives it (SO_TIMESTAMPNS) and
+hands the stamp over with ``recvmsg``. One rule for a read that covers several packets: the
+read carries the stamp of the NEWEST packet in it, and so does every SSE event it completes.
+That is the kernel's rule and cannot be bettered from user space: TCP merges packets that wait
+unread in the receive queue into one buffer carrying the newest packet's stamp (measured:
+three 100-byte writes 5 ms apart, read 30 ms later with three 100-byte ``recvmsg`` calls, all
+three come back stamped with the third write's time). Reading smaller pieces therefore buys
+nothing, and a stream whose reader was descheduled for longer than its inter-token gap sees
+those tokens stamped together, late; shorter stalls (the usual case) leave one packet per
+read and cost nothing.
+
+``loop``: no kernel stamp (another OS, the kernel refused the option, a proxy carries the
+request through httpx's transport): the clock is read when the event loop hands the read over.
+
+``tls-record``: TLS; asyncio's SSL transport decrypts, the clock is read as each decrypted
+record is handed over (a TLS record read later than it arrived is stamped late).
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import sys
+import time
+from typing import Final, cast
+
+KERNEL: Final = "kernel"
+LOOP: Final = "loop"
+TLS_RECORD: Final = "tls-record"
+
+# Why each kind was used, in the words a point file and the report show.
+WHY: Final = {
+    KERNEL: "plain HTTP on Linux: each read carries the kernel's receive stamp (SO_TIMESTAMPNS)"
+    ", the newest packet's for a read of several",
+    LOOP: "no kernel stamp here: the clock is read when the event loop hands each read over",
+    TLS_RECORD: "TLS: the clock is read when asyncio's SSL transport hands over each decrypted "
+    "record",
+}
+
+# Linux names; Python 3.11's socket module lacks SO_TIMESTAMPNS (35 on every Linux arch)
+SO_TIMESTAMPNS: Final = int(getattr(socket, "SO_TIMESTAMPNS", 35))
+_TIMESPEC = struct.Struct("@ll")
+AVAILABLE: Final = sys.platform == "linux"
+CMSG_SPACE: Final = socket.CMSG_SPACE(_TIMESPEC.size) if AVAILABLE else 0
+# a stamp older than this is a clock step, not a packet: the loop's own reading is used
+_MAX_AGE_NS = 60 * 1_000_000_000
+_SOL_SOCKET = socket.SOL_SOCKET
+_unpack = _TIMESPEC.unpack_from
+_perf = time.perf_counter_ns
+_realtime = time.CLOCK_REALTIME
+_gettime = time.clock_gettime_ns
+
+
+def enable(sock: socket.socket) -> bool:
+    """Ask the kernel to stamp the reads of ``sock``; False where it cannot."""
+    if not AVAILABLE:
+        return False
+    try:
+        sock.setsockopt(_SOL_SOCKET, SO_TIMESTAMPNS, 1)
+    except OSError:
+        return False
+    return True
+
+
+def arrival_ns(ancdata: list[tuple[int, int, bytes]]) -> int | None:
+    """The kernel's receive stamp of a read, on the perf_counter_ns clock, or None."""
+    for level, kind, payload in ancdata:
+        if level == _SOL_SOCKET and kind == SO_TIMESTAMPNS and len(payload) >= 16:
+            sec, nsec = cast("tuple[int, int]", _unpack(payload))
+            now = _perf()
+            # The kernel stamps on the wall clock; only the packet's age is taken from it (a
+            # few milliseconds, so a wall-clock step can only matter if it falls inside them).
+            age = _gettime(_realtime) - (sec * 1_000_000_000 + nsec)
+            if 0 <= age < _MAX_AGE_NS:
+                return now - age
+    return None
