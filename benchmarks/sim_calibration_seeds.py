@@ -19,7 +19,8 @@ guide's steady-state tail at rate 4 and the workload's tokens per request (not b
 
 --warm-cache runs each point on a server whose prefix cache already holds the sample's
 prompts, as points run back to back against one server do (the guide's script, a loop of
-`vllm bench serve`: the same seed-0 sample every time). --set overrides a SimConfig field (e.g. --set step_overhead_ms=2.5) to explore the model.
+`vllm bench serve`: the same seed-0 sample every time). --set overrides a SimConfig field
+(e.g. --set step_overhead_ms=2.5) to explore the model.
 Exit code 1 when a tokenizer's median leaves a band.
 
 Which moved when a third tokenizer misses bands (issue 22: TTFT P50 at one stream 53.8 vs
