@@ -65,6 +65,20 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
+def new_engine(config: SimConfig, cost: StepCostModel | None = None) -> Scheduler:
+    """An idle engine (scheduler, KV pool, prefix cache) sized as the server sizes it."""
+    blocks = (cost or StepCostModel(config)).num_gpu_blocks
+    return Scheduler(
+        num_gpu_blocks=blocks,
+        block_size=config.block_size,
+        max_num_seqs=config.max_num_seqs,
+        max_num_batched_tokens=config.max_num_batched_tokens,
+        enable_prefix_caching=config.enable_prefix_caching,
+        num_speculative_tokens=config.num_speculative_tokens,
+        spec_acceptance_rate=config.spec_acceptance_rate,
+    )
+
+
 # Long on purpose: one discrete-event loop in virtual time; sending, transit, the engine's
 # step and delivery all read and move the same clock, queue and in-flight table.
 def replay(
@@ -76,6 +90,7 @@ def replay(
     seed: int = 0,
     transit_s: float = 0.0005,
     send_gap_s: float = 0.00001,
+    engine: Scheduler | None = None,
 ) -> ReplayResult:
     """Run (prompt tokens, max_tokens, reply seed) requests in order, in virtual time.
 
@@ -84,18 +99,16 @@ def replay(
     requests sent together go out `send_gap_s` apart, as from a real client: the engine starts
     its first step with the first request alone, and a request sent when one finishes joins
     the step after next, as it does against the live server.
+
+    `engine` (from `new_engine(config)`) carries one server's state across replays: a run
+    after another on the same engine finds the earlier prompts in its prefix cache, as
+    benchmark points run back to back against one server do.
     """
     cost = StepCostModel(config)
     frontend_s = config.frontend_us_per_token / 1e6  # the server's stagger within a step
-    engine = Scheduler(
-        num_gpu_blocks=cost.num_gpu_blocks,
-        block_size=config.block_size,
-        max_num_seqs=config.max_num_seqs,
-        max_num_batched_tokens=config.max_num_batched_tokens,
-        enable_prefix_caching=config.enable_prefix_caching,
-        num_speculative_tokens=config.num_speculative_tokens,
-        spec_acceptance_rate=config.spec_acceptance_rate,
-    )
+    if engine is None:
+        engine = new_engine(config, cost)
+    preempted_before = engine.num_preemptions
     arrivals = [0.0] * len(workload)
     if math.isfinite(request_rate):
         rng = random.Random(seed)
@@ -136,7 +149,7 @@ def replay(
                 del sent[req]
                 last_end = max(last_end, _record(result, req, start, times))
     result.duration_s = last_end - first_send
-    result.preemptions = engine.num_preemptions
+    result.preemptions = engine.num_preemptions - preempted_before
     return result
 
 
