@@ -167,9 +167,12 @@ def scenario_of(roofline: Mapping[str, Any] | None) -> Scenario | None:
 
 
 def summary_roofline(summary: Mapping[str, Any]) -> dict[str, Any]:
-    """The roofline block of a point's summary or result file (nested under tpotbench)."""
+    """The roofline block of a point's summary or result file: nested under tpotbench, or
+    under a top-level "roofline" key (the window's flat summaries of saved files)."""
     block = summary.get("tpotbench")
     roofline = block.get("roofline") if isinstance(block, Mapping) else None
+    if not isinstance(roofline, Mapping):
+        roofline = summary.get("roofline")
     return dict(roofline) if isinstance(roofline, Mapping) else {}
 
 

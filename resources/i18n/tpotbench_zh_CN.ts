@@ -1685,6 +1685,41 @@ Finished results are already saved. Please include the log file if you report th
     </message>
 </context>
 <context>
+    <name>ParetoPlot</name>
+    <message>
+        <source>hardware — {gpu} ×{n}, {fmt}</source>
+        <translation>硬件 — {gpu} ×{n}，{fmt}</translation>
+    </message>
+    <message>
+        <source>Interactivity vs throughput (Pareto)</source>
+        <translation>交互性与吞吐（帕累托）</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>hardware ×{n}</source>
+        <translation>硬件 ×{n}</translation>
+    </message>
+    <message>
+        <source>tok/s per GPU</source>
+        <translation>每 GPU tok/s</translation>
+    </message>
+    <message>
+        <source>tok/s per user (1000 / TPOT P50)</source>
+        <translation>每用户 tok/s（1000 / TPOT P50）</translation>
+    </message>
+    <message>
+        <source>One point per load: x = 1000 / TPOT P50 (a user&apos;s decode rate, TTFT excluded), y = output tokens/s ÷ GPUs (tensor parallel). The dashed curve is what the roofline allows: at batch b, 1 / floor(b) per user and b / floor(b) per GPU; a dotted line joins each load to the hardware at its batch.</source>
+        <translation>每个负载一个点：x = 1000 / TPOT P50（单个用户的解码速率，不含 TTFT），y = 输出 tokens/s ÷ GPU 数（张量并行）。虚线是屋顶线允许的上限：批大小为 b 时，每用户 1 / floor(b)，每 GPU b / floor(b)；点线把每个负载连到同一批大小下的硬件上限。</translation>
+    </message>
+    <message>
+        <source>frontier</source>
+        <translation>前沿</translation>
+    </message>
+</context>
+<context>
     <name>PointsTable</name>
     <message>
         <source>Partial point: the sweep was cancelled while it ran ({0}).</source>
@@ -2028,6 +2063,18 @@ written by {1}</source>
         <translation>假设分析</translation>
     </message>
     <message>
+        <source>Pareto</source>
+        <translation>帕累托</translation>
+    </message>
+    <message>
+        <source>c{c}</source>
+        <translation>并发{c}</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
         <source>live probe</source>
         <translation>实时探测</translation>
     </message>
@@ -2157,6 +2204,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>添加目录中没有的 GPU</translation>
     </message>
     <message>
+        <source>GPUs the model is split over (vLLM&apos;s --tensor-parallel-size): the Pareto chart shows output tokens/s per GPU</source>
+        <translation>模型切分到的 GPU 数（vLLM 的 --tensor-parallel-size）：帕累托图显示每 GPU 的输出 tokens/s</translation>
+    </message>
+    <message>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -2175,6 +2226,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>Context</source>
         <translation>上下文</translation>
+    </message>
+    <message>
+        <source>GPUs (TP)</source>
+        <translation>GPU 数（TP）</translation>
     </message>
     <message>
         <source>Hugging Face config.json</source>
@@ -2382,6 +2437,14 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>TTFT P99</source>
         <translation>TTFT P99</translation>
+    </message>
+    <message>
+        <source>rate {v}</source>
+        <translation>速率 {v}</translation>
+    </message>
+    <message>
+        <source>conc {v}</source>
+        <translation>并发 {v}</translation>
     </message>
     <message>
         <source>request rate (req/s)</source>

@@ -89,6 +89,9 @@ def summary_of(point: PointResult) -> dict[str, Any]:
             summary[f"{stat}_{name}_ms"] = value
     row = point.summary_row()
     summary.update({key: row[key] for key in ROOFLINE_KEYS})  # the roofline table columns
+    roofline = (point.tpotbench or {}).get("roofline")
+    if isinstance(roofline, dict):  # the whole context, for the Pareto chart's hardware
+        summary["roofline"] = dict(roofline)
     figures = {**row, "tpotbench": point.tpotbench or {}}  # the workload columns
     summary.update({key: point_value(figures, key) for key in OPTIONAL_KEYS})
     return summary
