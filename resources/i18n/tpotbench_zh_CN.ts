@@ -2649,6 +2649,14 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>等进行中的请求结束后停止；保留已完成的测试点（Esc）</translation>
     </message>
     <message>
+        <source>Copy as command</source>
+        <translation>复制为命令</translation>
+    </message>
+    <message>
+        <source>Copy the tpotbench sweep (or search) command for these settings, and the matching vllm bench serve line per point where vLLM has the same workload; the key is never copied (the command reads OPENAI_API_KEY)</source>
+        <translation>复制与当前设置对应的 tpotbench sweep（或 search）命令，以及 vLLM 有相同负载时每个测试点对应的 vllm bench serve 命令；密钥从不复制（命令从 OPENAI_API_KEY 读取）</translation>
+    </message>
+    <message>
         <source>Ready.</source>
         <translation>就绪。</translation>
     </message>
@@ -2683,6 +2691,14 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>The selected endpoint has no base URL yet.</source>
         <translation>所选端点还没有基础 URL。</translation>
+    </message>
+    <message>
+        <source>Copied to the clipboard: the tpotbench command and {n} vllm bench serve line(s), one per point.</source>
+        <translation>已复制到剪贴板：tpotbench 命令和 {n} 条 vllm bench serve 命令（每个测试点一条）。</translation>
+    </message>
+    <message>
+        <source>Copied the tpotbench command to the clipboard.</source>
+        <translation>已将 tpotbench 命令复制到剪贴板。</translation>
     </message>
     <message>
         <source>Starting the benchmark worker…</source>

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QProgressBar,
@@ -26,6 +27,7 @@ from app.bench.sweep.contract import (
     SearchFinished,
     SearchValue,
 )
+from app.commands.copy_command import copied_commands
 from app.profiles import Target
 from app.ui.app_setup import settings
 from app.ui.exports.tooltips import metric_tooltips
@@ -101,6 +103,8 @@ class SweepPanel(QWidget):
         # The settings sit above the charts in two form columns (one when narrow), so the
         # charts get the panel's whole width and the panel no longer needs a wide window.
         self.settings_box = self.form = SweepForm()
+        self.copy_button = self.form.copy_button
+        self.copy_button.clicked.connect(self.copy_command)
         self.run_button = QPushButton()
         self.run_button.clicked.connect(self.run)
         self.cancel_button = QPushButton()
@@ -146,6 +150,14 @@ class SweepPanel(QWidget):
         self.cancel_button.setToolTip(
             self.tr("Stop after in-flight requests; keeps finished points (Esc)")
         )
+        self.copy_button.setText(self.tr("Copy as command"))
+        self.copy_button.setToolTip(
+            self.tr(
+                "Copy the tpotbench sweep (or search) command for these settings, and the "
+                "matching vllm bench serve line per point where vLLM has the same workload; "
+                "the key is never copied (the command reads OPENAI_API_KEY)"
+            )
+        )
         self.settings_toggle.retranslate()
         self.charts.retranslate(metric_tooltips())
         if self.message.text():
@@ -178,6 +190,35 @@ class SweepPanel(QWidget):
         """The form as a SweepSpec with what the window adds (result_dir not yet set);
         ValueError with a readable message."""
         return self.form.build_spec(self._context_provider().argv())
+
+    def copy_command(self) -> str:
+        """Put the shell commands for the form's settings on the clipboard; the text copied
+        ('' and a message in the panel when the form cannot be run)."""
+        try:
+            spec = self.build_spec()
+            target = self._target_provider()
+            if not target.base_url:
+                raise ValueError(self.tr("The selected endpoint has no base URL yet."))
+        except ValueError as exc:
+            self._set_status(str(exc), error=True)
+            return ""
+        root = Path(self.form.results_root.text().strip()).expanduser()
+        copied = copied_commands(spec, target, str(root / spec.label))
+        text = copied.text()
+        QGuiApplication.clipboard().setText(text)
+        lines = len(copied.vllm)
+        self._set_status(
+            lambda: (
+                self.tr(
+                    "Copied to the clipboard: the tpotbench command and {n} vllm bench serve "
+                    "line(s), one per point."
+                ).format(n=lines)
+                if lines
+                else self.tr("Copied the tpotbench command to the clipboard.")
+            )
+        )
+        self.status.setToolTip(text)
+        return text
 
     # ---- run / cancel -------------------------------------------------------------------
     def is_running(self) -> bool:
@@ -248,6 +289,7 @@ class SweepPanel(QWidget):
         if text == self.status.text() and error == bool(self.status.styleSheet()):
             return  # an unchanged label would still relayout the panel
         self.status.setText(text)
+        self.status.setToolTip("")  # a copied command's text belongs to its own message
         self.status.setStyleSheet("color: #c0392b;" if error else "")
 
     # ---- worker events (data only; painting happens in _repaint) -------------------------
