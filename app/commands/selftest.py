@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import asdict
 from typing import Any
 
 from app.bench.selftest.decide import Ceiling, Limits, StepResult, find_ceiling, stream_steps
@@ -70,6 +71,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add("--no-save", action="store_true", help="do not store the result for this machine")
     add("--json", action="store_true", help="print the result as JSON on stdout")
+    add(
+        "--jsonl",
+        action="store_true",
+        help="print each step and then the result as JSON lines on stdout (kind 'step' or "
+        "'result'), for the window's Check this machine",
+    )
 
 
 def _workers(text: str) -> list[int]:
@@ -86,8 +93,11 @@ def _mode(workers: int) -> str:
     return "in process" if workers == 0 else f"{workers} workers"
 
 
-def _progress(workers: int) -> Any:
+def _progress(workers: int, jsonl: bool) -> Any:
     def show(step: StepResult, broken: list[str]) -> None:
+        if jsonl:
+            line = {"kind": "step", "workers": workers, "step": asdict(step), "broken": broken}
+            print(json.dumps(plain(line)), flush=True)
         verdict = "ok" if not broken else "over the limit: " + "; ".join(broken)
         print(
             f"[{_mode(workers)}] {step.streams:>5} streams: TTFT excess p50 "
@@ -138,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
                 steps,
                 limits,
                 lambda end=end: end - time.monotonic(),  # type: ignore[misc]
-                _progress(workers),
+                _progress(workers, args.jsonl),
             )
     saved = None
     if not args.no_save:
@@ -149,8 +159,9 @@ def run(args: argparse.Namespace) -> int:
         "results": {str(w): c.to_json() for w, c in results.items()},
         "saved_to": str(saved) if saved else None,
     }
-    if args.json:
-        print(json.dumps(plain(doc), indent=2, allow_nan=False))
+    if args.json or args.jsonl:
+        doc = {"kind": "result", **doc} if args.jsonl else doc
+        print(json.dumps(plain(doc), indent=None if args.jsonl else 2, allow_nan=False))
         return 0
     rows = [
         [

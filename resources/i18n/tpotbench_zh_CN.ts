@@ -1407,6 +1407,10 @@ Finished results are already saved. Please include the log file if you report th
         <translation>取消(&amp;C)</translation>
     </message>
     <message>
+        <source>Check this &amp;machine…</source>
+        <translation>检查本机(&amp;M)…</translation>
+    </message>
+    <message>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
@@ -2241,6 +2245,61 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     </message>
 </context>
 <context>
+    <name>SelftestDialog</name>
+    <message>
+        <source>Check this machine</source>
+        <translation>检查本机</translation>
+    </message>
+    <message>
+        <source>Measures the client&apos;s own ceiling here: the most streams it times faithfully against a local server that logs when it sent each token (median TTFT excess ≤ 1 ms, gap error p99 ≤ 0.5 ms), in one process and with 2 load workers. About a minute; the result is saved for this machine and sweeps past it warn.</source>
+        <translation>测量客户端在本机上的上限：对着一个记录每个 token 发送时刻的本地服务器，客户端仍能准确计时的最多流数（TTFT 超出中位数 ≤ 1 ms，间隔误差 p99 ≤ 0.5 ms），分别在单进程和 2 个负载进程下测量。约需一分钟；结果按本机保存，超过它的扫描会发出警告。</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>in one process</source>
+        <translation>单进程</translation>
+    </message>
+    <message>
+        <source>{n} workers</source>
+        <translation>{n} 个负载进程</translation>
+    </message>
+    <message>
+        <source>within the limits</source>
+        <translation>在限值内</translation>
+    </message>
+    <message>
+        <source>over</source>
+        <translation>超限</translation>
+    </message>
+    <message>
+        <source>{mode}: {n} streams — TTFT excess p50 {ttft} ms, gap error p99 {gap} ms, CPU {cpu} ms per 1k tokens: {verdict}</source>
+        <translation>{mode}：{n} 个流 — TTFT 超出 p50 {ttft} ms，间隔误差 p99 {gap} ms，每千 token CPU {cpu} ms：{verdict}</translation>
+    </message>
+    <message>
+        <source>The self-test failed: {error}</source>
+        <translation>自检失败：{error}</translation>
+    </message>
+    <message>
+        <source>{mode}: not enough evidence — even 1 stream broke the limits.</source>
+        <translation>{mode}：证据不足 — 连 1 个流都超出了限值。</translation>
+    </message>
+    <message>
+        <source>{mode}: ceiling at least {n} streams</source>
+        <translation>{mode}：上限至少 {n} 个流</translation>
+    </message>
+    <message>
+        <source>{mode}: ceiling {n} streams</source>
+        <translation>{mode}：上限 {n} 个流</translation>
+    </message>
+    <message>
+        <source> ({cpu} ms CPU per 1k tokens)</source>
+        <translation>（每千 token CPU {cpu} ms）</translation>
+    </message>
+</context>
+<context>
     <name>ServerMetricsPanel</name>
     <message>
         <source>KV-cache usage</source>
@@ -2659,6 +2718,18 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>Ready.</source>
         <translation>就绪。</translation>
+    </message>
+    <message>
+        <source>in one process</source>
+        <translation>单进程</translation>
+    </message>
+    <message>
+        <source>with {n} workers</source>
+        <translation>使用 {n} 个负载进程</translation>
+    </message>
+    <message>
+        <source>⚠ This sweep runs up to {n} streams, past this machine&apos;s client ceiling of {ceiling} streams {mode} (measured {date}): figures above it may include the client&apos;s own delays. Add load workers (Advanced settings) or check the machine again (Run ▸ Check this machine).</source>
+        <translation>⚠ 本次扫描最多运行 {n} 个流，超过了本机客户端上限 {ceiling} 个流（{mode}，测于 {date}）：超过上限的测试点可能含有客户端自身的延迟。请添加负载进程（高级设置），或重新检查本机（运行 ▸ 检查本机）。</translation>
     </message>
     <message>
         <source>Live</source>

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.bench.selftest.store import load_ceiling, mode_of, point_streams
 from app.bench.sweep.contract import (
     PointFinished,
     PointStarted,
@@ -124,6 +125,10 @@ class SweepPanel(QWidget):
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # The capacity search's answer: boundary, failing SLO, the why (knees in the tooltip).
         self.capacity = CapacityLine()
+        self.ceiling_note = WrappedLabel("")
+        self.ceiling_note.setStyleSheet("color: #9a6700;")
+        self.ceiling_note.setVisible(False)
+        self._ceiling_run: tuple[SweepSpec, Target] | None = None
         self.message = Message(self._show_status)
 
         self.charts = charts = SweepCharts()
@@ -137,6 +142,7 @@ class SweepPanel(QWidget):
         layout.addLayout(actions)
         layout.addWidget(self.status)
         layout.addWidget(self.capacity)
+        layout.addWidget(self.ceiling_note)
         layout.addWidget(charts, 1)
         self.retranslate()
 
@@ -159,6 +165,8 @@ class SweepPanel(QWidget):
             )
         )
         self.settings_toggle.retranslate()
+        if self._ceiling_run is not None and self.ceiling_note.text():
+            self.ceiling_note.setText(self._past_ceiling(*self._ceiling_run))
         self.charts.retranslate(metric_tooltips())
         if self.message.text():
             self.message.refresh()
@@ -190,6 +198,30 @@ class SweepPanel(QWidget):
         """The form as a SweepSpec with what the window adds (result_dir not yet set);
         ValueError with a readable message."""
         return self.form.build_spec(self._context_provider().argv())
+
+    def _past_ceiling(self, spec: SweepSpec, target: Target) -> str:
+        """A warning when the sweep asks this machine for more streams than its measured
+        client ceiling (Run ▸ Check this machine); '' when it does not or none was measured."""
+        if target.ray_address:
+            return ""  # the streams run on the cluster's machines
+        workers = self.form.advanced.workers.value()
+        saved = load_ceiling(mode_of(workers))
+        if saved is None:
+            return ""
+        worst = max(point_streams(c, spec.num_prompts) for c in spec.max_concurrencies)
+        if worst <= saved.streams:
+            return ""
+        mode = (
+            self.tr("in one process")
+            if saved.workers == 0
+            else self.tr("with {n} workers").format(n=saved.workers)
+        )
+        return self.tr(
+            "⚠ This sweep runs up to {n} streams, past this machine's client ceiling of "
+            "{ceiling} streams {mode} (measured {date}): figures above it may include the "
+            "client's own delays. Add load workers (Advanced settings) or check the machine "
+            "again (Run ▸ Check this machine)."
+        ).format(n=worst, ceiling=saved.streams, mode=mode, date=saved.date[:10])
 
     def copy_command(self) -> str:
         """Put the shell commands for the form's settings on the clipboard; the text copied
@@ -241,6 +273,12 @@ class SweepPanel(QWidget):
         except (ValueError, OSError) as exc:
             self._set_status(str(exc), error=True)
             return False
+        # Said before the run starts and kept in view while it lasts (not a modal question:
+        # a benchmark started from a script or a test must never wait on a dialog).
+        past = self._past_ceiling(spec, target)
+        self._ceiling_run = (spec, target)
+        self.ceiling_note.setText(past)
+        self.ceiling_note.setVisible(bool(past))
         self.form_state.save()
         # The charts get the room while it runs; the toggle brings the form back.
         self.settings_toggle.setChecked(False)
