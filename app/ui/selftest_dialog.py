@@ -55,7 +55,7 @@ class SelftestDialog(QDialog):
         self.process.finished.connect(self._finished)
         self._buffer = b""
         self.doc: dict[str, Any] | None = None
-        self.resize(640, 420)
+        self.resize(820, 460)
         self.retranslate()
 
     def retranslate(self) -> None:
