@@ -70,6 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="requests each stream sends one after another at each step (default 4)",
     )
     add("--no-save", action="store_true", help="do not store the result for this machine")
+    # The local server itself, started by the self-test as `tpotbench selftest --serve ITL N`
+    # (the same program, so a bundled app can start it too).
+    add("--serve", nargs=2, metavar=("ITL_MS", "TOKENS"), help=argparse.SUPPRESS)
     add("--json", action="store_true", help="print the result as JSON on stdout")
     add(
         "--jsonl",
@@ -117,9 +120,28 @@ def _answer(ceiling: Ceiling) -> str:
     return f"{bound}{ceiling.streams}"
 
 
+def _serve(itl_ms: str, tokens: str) -> int:
+    from app.bench.selftest.chunk_server import run_server
+
+    run_server(
+        argparse.Namespace(
+            host="127.0.0.1",
+            port=0,
+            itl_ms=float(itl_ms),
+            tokens=int(tokens),
+            ttft_ms=0.0,
+            role_chunk=False,
+            metrics_page=None,
+        )
+    )
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from app.bench.selftest.measure import local_server, measure_step
 
+    if args.serve:
+        return _serve(*args.serve)
     try:
         modes = _workers(args.workers)
     except ValueError as exc:

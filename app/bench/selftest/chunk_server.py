@@ -178,7 +178,11 @@ def main() -> None:
         help="a Prometheus text file to serve at /metrics (vllm:num_requests_running follows "
         "the streams in flight), so a window's /metrics reader costs what it would on vLLM",
     )
-    args = parser.parse_args()
+    run_server(parser.parse_args())
+
+
+def run_server(args: argparse.Namespace) -> None:
+    """Serve until interrupted (uvloop when installed: the server should cost little CPU)."""
     try:
         import uvloop
 

@@ -8,7 +8,6 @@ import asyncio
 import json
 import math
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
@@ -21,6 +20,7 @@ from app.bench.http.record import RequestRecord
 from app.bench.http.request import RequestSpec
 from app.bench.http.stream import send_request
 from app.bench.selftest.decide import StepResult
+from app.paths import cli_command
 
 SERVER_START_TIMEOUT_S = 20.0
 
@@ -29,8 +29,7 @@ SERVER_START_TIMEOUT_S = 20.0
 def local_server(itl_ms: float, tokens: int) -> Iterator[str]:
     """The chunk server as a child process on 127.0.0.1 (its CPU is not the client's), with no
     time to first token and a fixed gap; yields its base URL and stops it after."""
-    cmd = [sys.executable, "-m", "app.bench.selftest.chunk_server", "--port", "0"]
-    cmd += ["--itl-ms", f"{itl_ms:g}", "--tokens", str(tokens), "--ttft-ms", "0"]
+    cmd = [*cli_command(), "selftest", "--serve", f"{itl_ms:g}", str(tokens)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
