@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from app.bench.datasets.sharegpt import default_sharegpt_path
 from app.bench.http.endpoint import EndpointError, resolve_endpoint
 from app.bench.results.naming import point_filename, rate_label
-from app.commands.argv import KEY_ENV, SweepSpec, build_sweep_argv
+from app.commands.argv import KEY_ENV, SweepSpec, build_sweep_argv, dataset_args
 from app.paths import cli_command
 from app.profiles import Target
 
@@ -56,32 +56,15 @@ def _user_argv(spec: SweepSpec, target: Target) -> list[str]:
 
 
 def _vllm_dataset(spec: SweepSpec) -> list[str] | None:
-    if spec.dataset == "random":
-        return [
-            "--dataset-name",
-            "random",
-            "--random-input-len",
-            str(spec.random_input_len),
-            "--random-output-len",
-            str(spec.random_output_len),
-        ]
+    """The window's own dataset flags, which are vLLM's names, where vLLM has the dataset."""
+    if spec.dataset not in ("random", "prefix", "sharegpt", "synthetic"):
+        return None
+    args = dataset_args(spec)
     if spec.dataset == "prefix":
-        return [
-            "--dataset-name",
-            "prefix_repetition",
-            "--prefix-repetition-prefix-len",
-            str(spec.prefix_len),
-            "--prefix-repetition-suffix-len",
-            str(spec.suffix_len),
-            "--prefix-repetition-num-prefixes",
-            str(spec.num_prefixes),
-            "--prefix-repetition-output-len",
-            str(spec.prefix_output_len),
-        ]
-    if spec.dataset in ("sharegpt", "synthetic"):
-        path = spec.dataset_path if spec.dataset == "sharegpt" else str(default_sharegpt_path())
-        return ["--dataset-name", "sharegpt", "--dataset-path", path]
-    return None
+        args[1] = "prefix_repetition"  # vLLM's --dataset-name for the same generator
+    if spec.dataset == "synthetic":  # our shipped file, which vLLM's client must be given
+        args += ["--dataset-path", str(default_sharegpt_path())]
+    return args
 
 
 def _vllm_lines(spec: SweepSpec, target: Target) -> tuple[list[str], str]:

@@ -3,22 +3,13 @@ context on two GPUs, written by `tpotbench report --html`, opened in headless Ch
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from app.bench.results.read import load_results
 from tests.report.browser import Dom, dump_dom
-
-
-def tpotbench(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "API_KEY")}
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args], capture_output=True, text=True, timeout=300, env=env
-    )
+from tests.report.test_html import tpotbench
 
 
 @pytest.fixture(scope="module")

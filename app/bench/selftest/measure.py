@@ -14,6 +14,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+
 from app.bench.http.client import make_client, run
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.http.record import RequestRecord
@@ -47,14 +49,8 @@ def local_server(itl_ms: float, tokens: int) -> Iterator[str]:
 
 
 def _pct(values: Sequence[float], q: float) -> float:
-    """Percentile with linear interpolation (numpy's default); NaN for no values."""
-    if not values:
-        return math.nan
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q / 100
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+    """numpy's percentile (linear interpolation, as every figure of a point); NaN for none."""
+    return float(np.percentile(values, q)) if len(values) else math.nan
 
 
 def evaluate(
