@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.bench.selftest.chunk_server import main  # noqa: E402
+from app.bench.selftest.chunk_server import main
 
 if __name__ == "__main__":
     main()

@@ -55,9 +55,7 @@ def main() -> None:
     print(f"# load average before: {os.getloadavg()}", flush=True)
     idle = selftest(args)
     print(f"idle:           {shown(idle)}", flush=True)
-    hogs = [
-        subprocess.Popen("exec yes > /dev/null", shell=True) for _ in range(max(1, args.hogs))
-    ]
+    hogs = [subprocess.Popen("exec yes > /dev/null", shell=True) for _ in range(max(1, args.hogs))]
     try:
         print(f"# {len(hogs)} CPU hog(s) started: yes > /dev/null", flush=True)
         busy = selftest(args)
