@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "report": "Summarise result files (ours or vllm bench serve's) as a table, CSV or JSON.",
     "doctor": "Diagnose an endpoint: reachable, auth, path, model, body, streaming, metrics.",
     "roofline": "Print the decode floor, bytes per step, MBU and KV capacity for a GPU and model.",
+    "selftest": "Measure this machine's client ceiling: the most streams it stamps faithfully.",
 }
 
 

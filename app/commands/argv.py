@@ -113,7 +113,7 @@ def _load_args(spec: SweepSpec) -> list[str]:
     return load
 
 
-def _dataset_args(spec: SweepSpec) -> list[str]:
+def dataset_args(spec: SweepSpec) -> list[str]:
     """The form's dataset as the CLI's --dataset-name and its own flags."""
     if spec.dataset == "random":
         return [
@@ -187,7 +187,7 @@ def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
     ]
     if target.ray_address:
         argv += ["--ray", target.ray_address]
-    argv += _dataset_args(spec)
+    argv += dataset_args(spec)
     if spec.ignore_eos:
         argv.append("--ignore-eos")
     if spec.slos:

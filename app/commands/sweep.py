@@ -17,6 +17,7 @@ from app.bench.http.auth import cleartext_warning
 from app.bench.load.workers.pool import WorkerError
 from app.bench.results.read import result_files
 from app.bench.results.write import ensure_writable_dir, missing_dirs, remove_empty_dirs
+from app.bench.selftest.store import ceiling_warning
 from app.bench.sweep.config import ResultExistsError, SweepConfig
 from app.bench.sweep.discovery import UnreachableError, fetch_first_model
 from app.bench.sweep.events import EventWriter
@@ -143,6 +144,11 @@ def run_with(
             events.close()  # everything queued, run_finished last, is written before exit
 
 
+def _num_requests(config: SweepConfig) -> int:
+    conversations = config.conversations
+    return len(config.samples) if conversations is None else conversations.num_requests
+
+
 def _other_results(config: SweepConfig, search: SearchSettings | None) -> list[Path]:
     """Result files in the folder that this run will not write; OSError (ResultExistsError
     among them) when the folder cannot be written or a file of this run is already there."""
@@ -216,6 +222,12 @@ def _run_config(
         )
     for text in notes:
         note(text)
+    if config.client_ceiling is not None and (
+        past := ceiling_warning(
+            config.concurrencies, _num_requests(config), config.workers, config.client_ceiling
+        )
+    ):
+        print(f"warning: {past}", file=sys.stderr)
     if warning := cleartext_warning(config.resolved.url, config.api_key):
         print(warning, file=sys.stderr)
     console = ConsoleReporter(

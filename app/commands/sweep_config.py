@@ -22,6 +22,7 @@ from app.bench.metrics.options import (
     parse_percentile_metrics,
     parse_percentiles,
 )
+from app.bench.selftest.store import load_ceiling, mode_of
 from app.bench.sweep.config import SweepConfig
 from app.bench.sweep.conversation_point import ConversationLoad
 from app.bench.sweep.roofline_point import check_roofline
@@ -223,6 +224,8 @@ def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
         verify_tls=conn.verify_tls,
         workers=workers,
         ray_address=conn.ray_address,
+        # A Ray cluster's actors run on other machines: this machine's ceiling says nothing.
+        client_ceiling=None if conn.ray_address else load_ceiling(mode_of(workers)),
         roofline=roofline,
         server_metrics=args.server_metrics,
         overwrite=args.overwrite,

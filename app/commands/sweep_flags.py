@@ -20,7 +20,14 @@ MAX_WORKERS = 256
 ROOFLINE_FLAGS: dict[str, str] = dict(
     zip(
         ROOFLINE_KEYS,
-        ("--gpu", "--roofline-model", "--dtype", "--kv-dtype", "--roofline-context"),
+        (
+            "--gpu",
+            "--roofline-model",
+            "--dtype",
+            "--kv-dtype",
+            "--roofline-context",
+            "--tensor-parallel-size",
+        ),
         strict=True,
     )
 )
@@ -216,6 +223,13 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
         type=flags.whole(1),
         metavar="TOKENS",
         help="roofline: context length per sequence for the KV bytes (default 512)",
+    )
+    add(
+        "--tensor-parallel-size",
+        type=flags.whole(1),
+        metavar="N",
+        help="roofline: GPUs the model is split over, as vLLM's own flag (default 1); the "
+        "Pareto chart shows output tokens/s per GPU",
     )
     add(
         "--timeout",

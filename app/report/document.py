@@ -15,6 +15,7 @@ from app.report.curves import knee_charts, roofline_charts, server_charts
 from app.report.definitions_view import definitions_section
 from app.report.distributions import cdf_charts, point_panels
 from app.report.model import ReportPoint, RunMeta, block, finite, run_meta
+from app.report.pareto_view import pareto_section
 from app.report.slo_view import slo_section
 from app.report.svg import a
 from app.report.text import text
@@ -414,6 +415,7 @@ def _sections(
             if knees
             else f'<p class="note">{a(text(lang, "knee_none"))}</p>',
         ),
+        ("pareto", "sec_pareto", pareto_section(points, lang)),
         ("distributions", "sec_dist", distributions_section(points, lang)),
         ("roofline", "sec_roofline", roofline_section(points, lang)),
         ("server", "sec_server", server_section(points, lang)),

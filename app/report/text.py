@@ -210,6 +210,57 @@ _TEXT: dict[str, tuple[str, str]] = {
         "下限 = 每个解码步读取的字节数 ÷ 显存带宽（若计算更慢则为 FLOPs ÷ 峰值算力），"
         "每个序列按 {context} 个上下文 token 计。MBU = 每步字节数 ÷ 实测 TPOT ÷ 峰值带宽。",
     ),
+    "sec_pareto": ("Interactivity vs throughput (Pareto)", "交互性与吞吐（帕累托）"),
+    "pareto_chart": (
+        "Per-user output tok/s vs output tok/s per GPU",
+        "每用户输出 tok/s 与每 GPU 输出 tok/s",
+    ),
+    "x_user": ("output tok/s per user (1000 / TPOT P50)", "每用户输出 tok/s（1000 / TPOT P50）"),
+    "y_gpu": ("output tok/s per GPU", "每 GPU 输出 tok/s"),
+    "pareto_measured": ("measured (one point per load)", "实测（每个负载一个点）"),
+    "pareto_front": ("measured frontier", "实测前沿"),
+    "pareto_hw": (
+        "hardware frontier — {gpu} ×{n}, {fmt}",
+        "硬件前沿 — {gpu} ×{n}，{fmt}",
+    ),
+    "pareto_hw_tip": (
+        "roofline at batch {b}: {user:.1f} tok/s per user, {gpu:.0f} tok/s per GPU",
+        "屋顶线，批大小 {b}：每用户 {user:.1f} tok/s，每 GPU {gpu:.0f} tok/s",
+    ),
+    "pareto_tip": (
+        "{point}: {user:.1f} tok/s per user, {gpu:.1f} tok/s per GPU",
+        "{point}：每用户 {user:.1f} tok/s，每 GPU {gpu:.1f} tok/s",
+    ),
+    "pareto_gap_tip": (
+        "{user:.0%} / {gpu:.0%} of the hardware at batch {b}",
+        "达到批大小 {b} 时硬件上限的 {user:.0%} / {gpu:.0%}",
+    ),
+    "pareto_note": (
+        "Per-user output tok/s = 1000 / TPOT P50 (decode pace, TTFT excluded, like the "
+        "roofline's floor); tok/s per GPU = output throughput ÷ tensor-parallel size. At batch b "
+        "the hardware allows 1 / floor(b) tok/s per user and b / floor(b) per GPU (ideal "
+        "tensor-parallel split, up to the sequences the KV cache holds). The dotted line joins "
+        "each point to the hardware at its batch. Cancelled points are left out.",
+        "每用户输出 tok/s = 1000 / TPOT P50（解码节奏，不含 TTFT，与屋顶线下限同一量）；"
+        "每 GPU tok/s = 输出吞吐 ÷ 张量并行数。批大小为 b 时，硬件最多给每个用户 "
+        "1 / floor(b) tok/s、每 GPU b / floor(b) tok/s（理想张量并行切分，直到 KV 缓存能容纳的"
+        "序列数）。虚线把每个点连到同一批大小下的硬件上限。已取消的测试点不计入。",
+    ),
+    "pareto_no_hw": (
+        "No roofline context in these files, so no hardware frontier: run the sweep with --gpu.",
+        "这些文件没有屋顶线信息，因此没有硬件前沿：运行 sweep 时加 --gpu。",
+    ),
+    "pareto_none": (
+        "No point has both a TPOT P50 and an output throughput.",
+        "没有同时具有 TPOT P50 和输出吞吐的测试点。",
+    ),
+    "col_user": ("tok/s per user", "每用户 tok/s"),
+    "col_gpu": ("tok/s per GPU", "每 GPU tok/s"),
+    "col_hw_user": ("Hardware per user", "硬件每用户"),
+    "col_hw_gpu": ("Hardware per GPU", "硬件每 GPU"),
+    "col_user_share": ("Share per user", "每用户占比"),
+    "col_gpu_share": ("Share per GPU", "每 GPU 占比"),
+    "col_front": ("On frontier", "在前沿上"),
     "col_batch": ("Batch", "批大小"),
     "col_batch_src": ("Batch from", "批大小来源"),
     "src_server_running": ("server's running gauge", "服务端 running 指标"),

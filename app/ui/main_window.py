@@ -35,6 +35,7 @@ from app.ui.panels.roofline.panel import RooflinePanel
 from app.ui.panels.server_metrics.panel import ServerMetricsPanel
 from app.ui.panels.sweep.panel import SweepPanel
 from app.ui.retranslate import is_language_change
+from app.ui.selftest_dialog import SelftestDialog
 from app.ui.theme import apply_plot_theme
 from app.ui.window_state import inner, restore_state, save_state
 from app.ui.window_status import WindowStatus
@@ -205,6 +206,10 @@ class MainWindow(QMainWindow):
         self.cancel_action.triggered.connect(self.cancel_current)
         self.run_menu.addAction(self.run_action)
         self.run_menu.addAction(self.cancel_action)
+        self.run_menu.addSeparator()
+        self.selftest_action = QAction(self)
+        self.selftest_action.triggered.connect(self.check_machine)
+        self.run_menu.addAction(self.selftest_action)
 
         self.view_menu = bar.addMenu("")
         for dock in (self.endpoints_dock, self.roofline_dock, self.metrics_dock):
@@ -229,6 +234,14 @@ class MainWindow(QMainWindow):
         self.about_action.triggered.connect(self.show_about)
         self.help_menu.addAction(self.about_action)
 
+    def check_machine(self) -> SelftestDialog:
+        """Run ▸ Check this machine: the client's ceiling here, in a dialog that runs it."""
+        dialog = SelftestDialog(self)
+        dialog.setModal(False)
+        dialog.show()
+        dialog.start()
+        return dialog
+
     def retranslate(self) -> None:
         """Every fixed string of the window itself; panels retranslate themselves."""
         self.endpoints_dock.setWindowTitle(self.tr("Endpoints"))
@@ -251,6 +264,7 @@ class MainWindow(QMainWindow):
         self.run_menu.setTitle(self.tr("&Run"))
         self.run_action.setText(self.tr("&Run"))
         self.cancel_action.setText(self.tr("&Cancel"))
+        self.selftest_action.setText(self.tr("Check this &machine…"))
         self.view_menu.setTitle(self.tr("&View"))
         self.language_menu.setTitle(self.tr("&Language"))
         self.language_actions[""].setText(self.tr("System default"))

@@ -25,7 +25,7 @@ from app.ui.run_context import RunContext
 
 log = logging.getLogger(__name__)
 
-ROOFLINE_KEYS = ("gpu_id", "model_id", "fmt", "kv_dtype", "context")
+ROOFLINE_KEYS = ("gpu_id", "model_id", "fmt", "kv_dtype", "context", "tensor_parallel")
 
 
 class PanelLinks(QObject):
@@ -165,7 +165,14 @@ class PanelLinks(QObject):
         if concurrency is None or p50 is None or p99 is None:
             return
         running = ((extras.get("server_metrics") or {}).get("running") or {}).get("mean")
-        self.roofline.add_measured_point(int(concurrency), float(p50), float(p99), running)
+        tok_s = summary.get("output_throughput")
+        self.roofline.add_measured_point(
+            int(concurrency),
+            float(p50),
+            float(p99),
+            running,
+            float(tok_s) if isinstance(tok_s, int | float) else None,
+        )
 
     def on_probe_finished(self, result: dict[str, Any]) -> None:
         if result.get("tpot_ms") is not None:

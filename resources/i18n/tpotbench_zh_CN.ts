@@ -1573,6 +1573,10 @@ Finished results are already saved. Please include the log file if you report th
         <translation>取消(&amp;C)</translation>
     </message>
     <message>
+        <source>Check this &amp;machine…</source>
+        <translation>检查本机(&amp;M)…</translation>
+    </message>
+    <message>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
@@ -1852,6 +1856,41 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>live sweep, batch {0:g}</source>
         <translation>实时扫描，批次 {0:g}</translation>
+    </message>
+</context>
+<context>
+    <name>ParetoPlot</name>
+    <message>
+        <source>hardware — {gpu} ×{n}, {fmt}</source>
+        <translation>硬件 — {gpu} ×{n}，{fmt}</translation>
+    </message>
+    <message>
+        <source>Interactivity vs throughput (Pareto)</source>
+        <translation>交互性与吞吐（帕累托）</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>frontier</source>
+        <translation>前沿</translation>
+    </message>
+    <message>
+        <source>hardware ×{n}</source>
+        <translation>硬件 ×{n}</translation>
+    </message>
+    <message>
+        <source>tok/s per GPU</source>
+        <translation>每 GPU tok/s</translation>
+    </message>
+    <message>
+        <source>tok/s per user (1000 / TPOT P50)</source>
+        <translation>每用户 tok/s（1000 / TPOT P50）</translation>
+    </message>
+    <message>
+        <source>One point per load: x = 1000 / TPOT P50 (a user&apos;s decode rate, TTFT excluded), y = output tokens/s ÷ GPUs (tensor parallel). The dashed curve is what the roofline allows: at batch b, 1 / floor(b) per user and b / floor(b) per GPU; a dotted line joins each load to the hardware at its batch.</source>
+        <translation>每个负载一个点：x = 1000 / TPOT P50（单个用户的解码速率，不含 TTFT），y = 输出 tokens/s ÷ GPU 数（张量并行）。虚线是屋顶线允许的上限：批大小为 b 时，每用户 1 / floor(b)，每 GPU b / floor(b)；点线把每个负载连到同一批大小下的硬件上限。</translation>
     </message>
 </context>
 <context>
@@ -2281,6 +2320,18 @@ written by {1}</source>
         <translation>假设分析</translation>
     </message>
     <message>
+        <source>Pareto</source>
+        <translation>帕累托</translation>
+    </message>
+    <message>
+        <source>c{c}</source>
+        <translation>并发{c}</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
         <source>live probe</source>
         <translation>实时探测</translation>
     </message>
@@ -2410,6 +2461,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>添加目录中没有的 GPU</translation>
     </message>
     <message>
+        <source>GPUs the model is split over (vLLM&apos;s --tensor-parallel-size): the Pareto chart shows output tokens/s per GPU</source>
+        <translation>模型切分到的 GPU 数（vLLM 的 --tensor-parallel-size）：帕累托图显示每 GPU 的输出 tokens/s</translation>
+    </message>
+    <message>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -2430,12 +2485,71 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>上下文</translation>
     </message>
     <message>
+        <source>GPUs (TP)</source>
+        <translation>GPU 数（TP）</translation>
+    </message>
+    <message>
         <source>Hugging Face config.json</source>
         <translation>Hugging Face config.json</translation>
     </message>
     <message>
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
+    </message>
+</context>
+<context>
+    <name>SelftestDialog</name>
+    <message>
+        <source>Check this machine</source>
+        <translation>检查本机</translation>
+    </message>
+    <message>
+        <source>Measures the client&apos;s own ceiling here: the most streams it times faithfully against a local server that logs when it sent each token (median TTFT excess ≤ 1 ms, gap error p99 ≤ 0.5 ms), in one process and with 2 load workers. About a minute; the result is saved for this machine and sweeps past it warn.</source>
+        <translation>测量客户端在本机上的上限：对着一个记录每个 token 发送时刻的本地服务器，客户端仍能准确计时的最多流数（TTFT 超出中位数 ≤ 1 ms，间隔误差 p99 ≤ 0.5 ms），分别在单进程和 2 个负载进程下测量。约需一分钟；结果按本机保存，超过它的扫描会发出警告。</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>in one process</source>
+        <translation>单进程</translation>
+    </message>
+    <message>
+        <source>{n} workers</source>
+        <translation>{n} 个负载进程</translation>
+    </message>
+    <message>
+        <source>within the limits</source>
+        <translation>在限值内</translation>
+    </message>
+    <message>
+        <source>over</source>
+        <translation>超限</translation>
+    </message>
+    <message>
+        <source>{mode}: {n} streams — TTFT excess p50 {ttft} ms, gap error p99 {gap} ms, CPU {cpu} ms per 1k tokens: {verdict}</source>
+        <translation>{mode}：{n} 个流 — TTFT 超出 p50 {ttft} ms，间隔误差 p99 {gap} ms，每千 token CPU {cpu} ms：{verdict}</translation>
+    </message>
+    <message>
+        <source>The self-test failed: {error}</source>
+        <translation>自检失败：{error}</translation>
+    </message>
+    <message>
+        <source>{mode}: not enough evidence — even 1 stream broke the limits.</source>
+        <translation>{mode}：证据不足 — 连 1 个流都超出了限值。</translation>
+    </message>
+    <message>
+        <source>{mode}: ceiling at least {n} streams</source>
+        <translation>{mode}：上限至少 {n} 个流</translation>
+    </message>
+    <message>
+        <source>{mode}: ceiling {n} streams</source>
+        <translation>{mode}：上限 {n} 个流</translation>
+    </message>
+    <message>
+        <source> ({cpu} ms CPU per 1k tokens)</source>
+        <translation>（每千 token CPU {cpu} ms）</translation>
     </message>
 </context>
 <context>
@@ -2635,6 +2749,14 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>TTFT P99</source>
         <translation>TTFT P99</translation>
+    </message>
+    <message>
+        <source>rate {v}</source>
+        <translation>速率 {v}</translation>
+    </message>
+    <message>
+        <source>conc {v}</source>
+        <translation>并发 {v}</translation>
     </message>
     <message>
         <source>request rate (req/s)</source>
@@ -2839,8 +2961,28 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>等进行中的请求结束后停止；保留已完成的测试点（Esc）</translation>
     </message>
     <message>
+        <source>Copy as command</source>
+        <translation>复制为命令</translation>
+    </message>
+    <message>
+        <source>Copy the tpotbench sweep (or search) command for these settings, and the matching vllm bench serve line per point where vLLM has the same workload; the key is never copied (the command reads OPENAI_API_KEY)</source>
+        <translation>复制与当前设置对应的 tpotbench sweep（或 search）命令，以及 vLLM 有相同负载时每个测试点对应的 vllm bench serve 命令；密钥从不复制（命令从 OPENAI_API_KEY 读取）</translation>
+    </message>
+    <message>
         <source>Ready.</source>
         <translation>就绪。</translation>
+    </message>
+    <message>
+        <source>in one process</source>
+        <translation>单进程</translation>
+    </message>
+    <message>
+        <source>with {n} workers</source>
+        <translation>使用 {n} 个负载进程</translation>
+    </message>
+    <message>
+        <source>⚠ This sweep runs up to {n} streams, past this machine&apos;s client ceiling of {ceiling} streams {mode} (measured {date}): figures above it may include the client&apos;s own delays. Add load workers (Advanced settings) or check the machine again (Run ▸ Check this machine).</source>
+        <translation>⚠ 本次扫描最多运行 {n} 个流，超过了本机客户端上限 {ceiling} 个流（{mode}，测于 {date}）：超过上限的测试点可能含有客户端自身的延迟。请添加负载进程（高级设置），或重新检查本机（运行 ▸ 检查本机）。</translation>
     </message>
     <message>
         <source>Live</source>
@@ -2873,6 +3015,14 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>The selected endpoint has no base URL yet.</source>
         <translation>所选端点还没有基础 URL。</translation>
+    </message>
+    <message>
+        <source>Copied to the clipboard: the tpotbench command and {n} vllm bench serve line(s), one per point.</source>
+        <translation>已复制到剪贴板：tpotbench 命令和 {n} 条 vllm bench serve 命令（每个测试点一条）。</translation>
+    </message>
+    <message>
+        <source>Copied the tpotbench command to the clipboard.</source>
+        <translation>已将 tpotbench 命令复制到剪贴板。</translation>
     </message>
     <message>
         <source>Starting the benchmark worker…</source>

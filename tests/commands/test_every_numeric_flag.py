@@ -34,6 +34,7 @@ _BASE = {
     "report": ["."],
     "roofline": [],
     "sim": [],
+    "selftest": ["--no-save"],
 }
 
 

@@ -97,7 +97,12 @@ def test_sweep_points_reach_the_roofline(window: MainWindow) -> None:
     window.sweep.pointFinished.emit(
         {"max_concurrency": 16, "median_tpot_ms": 21.5, "p99_tpot_ms": 30.0}
     )
-    assert seen == [(16, 21.5, 30.0, None)]
+    # The output throughput goes along for the Pareto tab (None when the summary has none).
+    window.sweep.pointFinished.emit(
+        {"max_concurrency": 4, "median_tpot_ms": 20.0, "p99_tpot_ms": 22.0,
+         "output_throughput": 190.5}
+    )  # fmt: skip
+    assert seen == [(16, 21.5, 30.0, None, None), (4, 20.0, 22.0, None, 190.5)]
 
 
 def test_state_is_remembered(qtbot, qloop, ctx) -> None:
@@ -153,7 +158,7 @@ def test_rate_point_uses_peak_concurrency_and_running_batch(window: MainWindow) 
             "tpotbench": {"server_metrics": {"running": {"mean": 7.5, "max": 9}}},
         }
     )
-    assert seen == [(9, 20.0, 25.0, 7.5)]
+    assert seen == [(9, 20.0, 25.0, 7.5, None)]
     assert "--server-metrics" in window.sweep.build_spec().extra_args
 
 

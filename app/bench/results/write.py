@@ -235,6 +235,7 @@ def roofline_block(
         "fmt": str(context["fmt"]),
         "kv_dtype": str(context["kv_dtype"]),
         "context": fields["roofline_context"],
+        "tensor_parallel": int(context.get("tensor_parallel") or 1),
         "batch": round(float(batch), 3),
         "batch_source": batch_source,
         "tpot_p50_ms": tpot_p50_ms if tpot_p50_ms and tpot_p50_ms > 0 else None,

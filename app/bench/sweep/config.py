@@ -19,6 +19,7 @@ from app.bench.load.schedule import ArrivalPlan
 from app.bench.metrics.options import DEFAULT_PERCENTILES
 from app.bench.results.naming import point_filename
 from app.bench.results.point_result import PointResult
+from app.bench.selftest.store import SavedCeiling
 from app.bench.sweep.contract import EndpointInfo
 from app.bench.sweep.conversation_point import ConversationLoad
 from app.bench.sweep.plan import PointSpec, plan_points
@@ -78,6 +79,9 @@ class SweepConfig:
     # address is set; 1 without Ray runs the point in this process.
     workers: int = 1
     ray_address: str | None = None
+    # This machine's client ceiling for the run's mode (tpotbench selftest), if measured:
+    # every point records how close it ran to it (tpotbench.client_ceiling).
+    client_ceiling: SavedCeiling | None = None
     # Without --label: "{backend}-{date-time}", made unique in the folder by plan_targets.
     default_label: str | None = None
     timeout_s: float | None = client_mod.DEFAULT_READ_TIMEOUT_S  # longest silence

@@ -18,6 +18,7 @@ from app.bench.metrics.lateness import lateness_summary
 from app.bench.metrics.point import PointMetrics, compute_point_metrics
 from app.bench.results.load_warnings import check_load
 from app.bench.results.write import PointInfo, build_result, roofline_block
+from app.bench.selftest.store import point_block, point_streams
 from app.bench.serverstats.scrape import MetricsScraper, result_block
 from app.bench.sweep.config import SweepConfig
 from app.bench.sweep.plan import PointSpec
@@ -81,6 +82,9 @@ def point_document(
         "cpu_share": round(measured.cpu_share, 4),
         "loop_lag_ms": _lag_summary(measured.lags_ms),
     }
+    ceiling = point_block(config.client_ceiling, point_streams(point.max_concurrency, num_requests))
+    if ceiling is not None:
+        block["client_ceiling"] = ceiling
     warning = stale_cache_warning(server_block, cache_reset, expected_share(samples, config.trace))
     if conversations is not None:
         # A later turn resends its history: hits up to that share are the workload's own.

@@ -10,7 +10,8 @@ from app.bench.load.arrivals import LoadOutcome
 from app.bench.sweep.plan import PointSpec
 from app.roofline.scenario import Scenario
 
-ROOFLINE_KEYS = ("gpu_id", "model_id", "fmt", "kv_dtype", "context")
+# tensor_parallel: the GPUs the model is split over (the Pareto chart divides throughput by it).
+ROOFLINE_KEYS = ("gpu_id", "model_id", "fmt", "kv_dtype", "context", "tensor_parallel")
 
 
 def check_roofline(context: dict[str, Any]) -> dict[str, Any]:
@@ -27,9 +28,18 @@ def check_roofline(context: dict[str, Any]) -> dict[str, Any]:
         ) from None
     if tokens < 0:
         raise ValueError(f"roofline context length must not be negative, got {tokens}")
+    try:
+        raw = context.get("tensor_parallel")
+        gpus = 1 if raw in (None, "") else int(raw)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"tensor-parallel size {context.get('tensor_parallel')!r} is not a number"
+        ) from None
+    if gpus < 1:
+        raise ValueError(f"tensor-parallel size must be at least 1, got {gpus}")
     ids = {k: str(context[k]) for k in ROOFLINE_KEYS[:4]}
     Scenario.from_ids(**ids, context=tokens)
-    return {**ids, "context": tokens}
+    return {**ids, "context": tokens, "tensor_parallel": gpus}
 
 
 def roofline_batch(

@@ -51,7 +51,7 @@ def export_curves(
     caption: str = "",
     size: tuple[int, int] = (900, 600),
 ) -> list[Path]:
-    """Each sweep chart as PATHSTEM_throughput/_tpot/_ttft(.png|.svg), drawn at `size`, with
+    """Each sweep chart as PATHSTEM_throughput/_tpot/_ttft/_pareto(.png|.svg), drawn at `size`, with
     `caption` (run, model, GPU, date) under each title; returns the files written.
 
     The charts are redrawn in a hidden window of a fixed size, so an export looks the same
@@ -68,14 +68,14 @@ def export_curves(
     curves.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
     try:
         curves.layout().setSpacing(0)
-        curves.resize(size[0] * 3, size[1])
+        curves.resize(size[0] * 2, size[1] * 2)
         curves.show()
         curves.caption = caption
         curves.set_series(series)
         QApplication.processEvents()
         return [
             export_plot(plot, base.with_name(f"{base.stem}_{key}{base.suffix}"))
-            for key, plot in curves.plots().items()
+            for key, plot in curves.charts().items()
         ]
     finally:
         curves.close()

@@ -28,6 +28,18 @@ def make_plot(
 ) -> pg.PlotWidget:
     """A PlotWidget set up for live data: clipped to view, peak downsampling, grid, legend."""
     plot = pg.PlotWidget()
+    setup_plot(plot, title, y_label, x_label, title_size)
+    return plot
+
+
+def setup_plot(
+    plot: pg.PlotWidget,
+    title: str = "",
+    y_label: str = "",
+    x_label: str = "",
+    title_size: str = "10pt",
+) -> None:
+    """make_plot's set-up for a PlotWidget subclass."""
     item = plot.getPlotItem()
     set_words(plot, title, y_label, x_label, title_size)
     for name in ("left", "bottom"):
@@ -38,7 +50,6 @@ def make_plot(
     item.setDownsampling(auto=True, mode="peak")
     item.addLegend(offset=(10, 10), labelTextSize="8pt")
     plot.setMinimumSize(120, 100)
-    return plot
 
 
 def set_words(

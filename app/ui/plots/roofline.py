@@ -21,6 +21,7 @@ class Measured(NamedTuple):
     p50_ms: float
     p99_ms: float
     running: float | None
+    output_tok_s: float | None = None  # the point's output throughput (the Pareto tab)
 
     @property
     def batch(self) -> float:

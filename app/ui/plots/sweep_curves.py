@@ -16,7 +16,16 @@ from PySide6.QtWidgets import QGridLayout, QWidget
 
 from app.bench.results.naming import rate_from_file
 from app.ui import point_status
+from app.roofline.pareto import (
+    ParetoPoint,
+    gpu_count,
+    hardware_frontier,
+    point_from_summary,
+    scenario_of,
+    summary_roofline,
+)
 from app.ui.plots.chart import FLOOR_COLOUR, PALETTE, coloured, make_plot, set_words
+from app.ui.plots.pareto import HardwareFrontier, ParetoPlot, ParetoRun, hardware_name
 from app.ui.retranslate import is_language_change
 
 
@@ -70,8 +79,30 @@ def floor_ms(point: Mapping[str, Any]) -> float:
     return value
 
 
+def hardware_frontiers(series: Sequence[Series]) -> list[HardwareFrontier]:
+    """The roofline's frontier for each distinct context (GPU, model, format, KV, context,
+    GPU count) the runs' points recorded."""
+    out: list[HardwareFrontier] = []
+    seen: set[tuple[object, ...]] = set()
+    for s in series:
+        for p in s.points:
+            roofline = summary_roofline(p)
+            scenario, gpus = scenario_of(roofline), gpu_count(roofline)
+            if scenario is None:
+                continue
+            key = (scenario.gpu.id, scenario.model.id, scenario.fmt.id, scenario.kv.id)
+            key += (scenario.context, gpus)
+            if key in seen:
+                continue
+            seen.add(key)
+            name = hardware_name(scenario.gpu.name, gpus, scenario.fmt.id)
+            out.append(HardwareFrontier(name, hardware_frontier(scenario, gpus), gpus))
+    return out
+
+
 class SweepCurves(QWidget):
-    """Output tok/s, TPOT P50/P99 and TTFT P99 against concurrency (or rate), one colour per run.
+    """Output tok/s, TPOT P50/P99 and TTFT P99 against concurrency (or rate), one colour per run,
+    and the Pareto chart (tok/s per user against tok/s per GPU, with the hardware's frontier).
 
     The x axis is categorical (one slot per distinct value, labelled with it) so 1..128 and
     'inf' fit on one readable axis and runs with different grids still line up by value.
@@ -82,11 +113,13 @@ class SweepCurves(QWidget):
         self.throughput = make_plot()
         self.tpot = make_plot()
         self.ttft = make_plot()
+        self.pareto = ParetoPlot()
         layout = QGridLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.throughput, 0, 0)
         layout.addWidget(self.tpot, 0, 1)
-        layout.addWidget(self.ttft, 0, 2)
+        layout.addWidget(self.ttft, 1, 0)
+        layout.addWidget(self.pareto, 1, 1)
         self.axis = "concurrency"
         self._series: list[Series] = []
         self.caption = ""  # a second title line (exports name the run, model, GPU, date)
@@ -117,7 +150,12 @@ class SweepCurves(QWidget):
         set_words(self.ttft, self.tr("TTFT P99") + sub, self.tr("ms"), label)
 
     def plots(self) -> dict[str, pg.PlotWidget]:
+        """The charts over load (a shared categorical x axis)."""
         return {"throughput": self.throughput, "tpot": self.tpot, "ttft": self.ttft}
+
+    def charts(self) -> dict[str, pg.PlotWidget]:
+        """Every chart, as exported: the ones over load and the Pareto chart."""
+        return {**self.plots(), "pareto": self.pareto}
 
     def set_series(self, series: Sequence[Series]) -> None:
         self._series = [s for s in series if s.points]
@@ -144,10 +182,26 @@ class SweepCurves(QWidget):
                 item.setYRange(0, 1, padding=0)
         for n, s in enumerate(self._series):
             self._draw(PALETTE[n % len(PALETTE)], s, slot, key, to_value, many)
+        self._draw_pareto(key, to_value)
         for plot in self.plots().values():
             item = plot.getPlotItem()
             item.enableAutoRange(axis="y")
             item.setXRange(-0.5, max(0, len(values) - 1) + 0.5, padding=0)
+
+    def _draw_pareto(self, key: str, to_value: Callable[[Any], float]) -> None:
+        """Each run's loads on the Pareto chart, named by their load, beside the hardware's."""
+        word = self.tr("rate {v}") if key == "request_rate" else self.tr("conc {v}")
+        runs = []
+        for n, s in enumerate(self._series):
+            found: list[ParetoPoint] = []
+            for p in sorted(s.points, key=lambda p: to_value(p.get(key))):
+                label = word.format(v=format_number(to_value(p.get(key))))
+                point = point_from_summary(label, p)
+                if point is not None:
+                    found.append(point)
+            runs.append(ParetoRun(s.name, PALETTE[n % len(PALETTE)], found))
+        self.pareto.caption = self.caption
+        self.pareto.show_runs(runs, hardware_frontiers(self._series))
 
     def _draw(
         self,

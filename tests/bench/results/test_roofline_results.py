@@ -55,7 +55,10 @@ def test_block_for_the_reference_case() -> None:
 
 def test_context_check_fills_defaults_and_names_the_bad_id() -> None:
     partial = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "awq-int4", "kv_dtype": "fp8"}
-    assert check_roofline(partial) == {**partial, "context": 512}
+    assert check_roofline(partial) == {**partial, "context": 512, "tensor_parallel": 1}
+    assert check_roofline({**partial, "tensor_parallel": "2"})["tensor_parallel"] == 2
+    with pytest.raises(ValueError, match="tensor-parallel size must be at least 1"):
+        check_roofline({**partial, "tensor_parallel": 0})
     with pytest.raises(ValueError, match="unknown GPU 'rtx9999'"):
         check_roofline({**REFERENCE, "gpu_id": "rtx9999"})
     with pytest.raises(ValueError, match="lacks kv_dtype"):

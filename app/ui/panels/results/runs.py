@@ -94,6 +94,9 @@ def summary_of(point: PointResult) -> dict[str, Any]:
     # Whether it is a full measurement of its load: the engine's verdicts, carried flat.
     summary["completeness"] = point.completeness.to_dict()
     summary["load_warnings"] = [w.to_dict() for w in point.load_warnings]
+    roofline = (point.tpotbench or {}).get("roofline")
+    if isinstance(roofline, dict):  # the whole context, for the Pareto chart's hardware
+        summary["roofline"] = dict(roofline)
     figures = {**row, "tpotbench": point.tpotbench or {}}  # the workload columns
     summary.update({key: point_value(figures, key) for key in OPTIONAL_KEYS if key != "status"})
     return summary

@@ -20,11 +20,13 @@ from app.roofline.catalog import (
     CatalogError,
     get_model,
 )
+from app.roofline.pareto import hardware_frontier, measured_point
 from app.roofline.scenario import Scenario
 from app.ui.panels.roofline import figures
 from app.ui.panels.roofline.picker import ScenarioPicker
 from app.ui.panels.roofline.whatif import BytesBar, WhatIfView
-from app.ui.plots.roofline import BatchPlot, Measured, RoofPlot
+from app.ui.plots.pareto import HardwareFrontier, ParetoPlot, ParetoRun, hardware_name
+from app.ui.plots.roofline import COLORS, BatchPlot, Measured, RoofPlot
 from app.ui.retranslate import is_language_change
 
 DEFAULT = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "fp16"}
@@ -42,8 +44,8 @@ class RooflinePanel(QWidget):
     """Decode floor, MBU, roofline and what-if for one GPU + model + format + KV dtype.
 
     Signals:
-        contextChanged(dict): the user picked another GPU/model/format/KV dtype/context;
-            keys gpu_id, model_id, fmt, kv_dtype, context.
+        contextChanged(dict): the user picked another GPU/model/format/KV dtype/context/GPU
+            count; keys gpu_id, model_id, fmt, kv_dtype, context, tensor_parallel.
     """
 
     contextChanged = Signal(dict)
@@ -91,13 +93,14 @@ class RooflinePanel(QWidget):
         self.batch_plot = BatchPlot()
         self.roof_plot = RoofPlot()
         self.whatif = WhatIfView()
+        self.pareto_plot = ParetoPlot()
         # The panel's callers and tests reach these items directly.
         self.floor_line = self.batch_plot.floor_line
         self.band_curve = self.batch_plot.band_curve
         self.measured_curve = self.batch_plot.measured_curve
         self.gain_label = self.whatif.gain_label
         self.whatif_table = self.whatif.table
-        for page in (self.batch_plot, self.roof_plot, self.whatif):
+        for page in (self.batch_plot, self.roof_plot, self.pareto_plot, self.whatif):
             self.tabs.addTab(page, "")
 
         self.tabs.setMinimumHeight(300)
@@ -122,7 +125,7 @@ class RooflinePanel(QWidget):
         """The tab titles (the picker has its own words); the figures' sentences are made by
         _refresh."""
         for index, text in enumerate(
-            (self.tr("TPOT vs batch"), self.tr("Roofline"), self.tr("What-if"))
+            (self.tr("TPOT vs batch"), self.tr("Roofline"), self.tr("Pareto"), self.tr("What-if"))
         ):
             self.tabs.setTabText(index, text)
 
@@ -132,6 +135,7 @@ class RooflinePanel(QWidget):
             self.batch_plot.retranslate()
             self.roof_plot.retranslate()
             self.whatif.retranslate()
+            self._refresh_pareto()
             self._refresh()  # every sentence with a figure in it, in the new language
         super().changeEvent(event)
 
@@ -147,6 +151,7 @@ class RooflinePanel(QWidget):
             "fmt": self._scenario.fmt.id,
             "kv_dtype": self._scenario.kv.id,
             "context": self._scenario.context,
+            "tensor_parallel": self.picker.tensor_parallel(),
         }
 
     def scenario(self) -> Scenario:
@@ -159,8 +164,10 @@ class RooflinePanel(QWidget):
         fmt: str | None = None,
         kv_dtype: str | None = None,
         context: int | None = None,
+        tensor_parallel: int | None = None,
     ) -> None:
-        """Select a GPU/model/format/KV dtype (None keeps the current one); CatalogError if bad."""
+        """Select a GPU/model/format/KV dtype, context and GPU count (None keeps the current
+        one); CatalogError if bad."""
         now = self.context() if self.picker.model_id() else dict(DEFAULT, context=512)
         ids = {
             "gpu_id": gpu_id or now["gpu_id"],
@@ -171,6 +178,8 @@ class RooflinePanel(QWidget):
         tokens = int(context if context is not None else now["context"])
         scenario = Scenario.from_ids(**ids, context=tokens)  # raises before anything changes
         self.picker.show_scenario(scenario, ids["model_id"])
+        if tensor_parallel is not None:
+            self.picker.show_tensor_parallel(int(tensor_parallel))
         self._scenario = scenario
         self._refresh()
 
@@ -180,14 +189,19 @@ class RooflinePanel(QWidget):
         tpot_p50_ms: float,
         tpot_p99_ms: float,
         running_batch: float | None = None,
+        output_tok_s: float | None = None,
     ) -> None:
-        """Show one sweep point's TPOT p50 (and p99 band) at its concurrency or running batch."""
+        """Show one sweep point's TPOT p50 (and p99 band) at its concurrency or running batch,
+        and with its output throughput on the Pareto tab."""
         if tpot_p50_ms <= 0 or not math.isfinite(tpot_p50_ms):
             return
         p99 = tpot_p99_ms if math.isfinite(tpot_p99_ms) else tpot_p50_ms
         self._measured.append(
-            Measured(int(concurrency), tpot_p50_ms, max(p99, tpot_p50_ms), running_batch)
+            Measured(
+                int(concurrency), tpot_p50_ms, max(p99, tpot_p50_ms), running_batch, output_tok_s
+            )
         )
+        self._refresh_pareto()
         self._refresh_batch_plot()
         self._refresh_measured()
         self._refresh_mbu_label()
@@ -195,6 +209,7 @@ class RooflinePanel(QWidget):
     def clear_measured(self) -> None:
         self._measured.clear()
         self._live_ms = None
+        self._refresh_pareto()
         self._refresh_batch_plot()
         self._refresh_measured()
         self._refresh_mbu_label()
@@ -252,6 +267,32 @@ class RooflinePanel(QWidget):
         self._refresh_measured()
         self._refresh_mbu_label()
         self.whatif.refresh(self._scenario)
+        self._refresh_pareto()
+
+    def _refresh_pareto(self) -> None:
+        """The hardware's frontier for this GPU, model, format and GPU count, and each measured
+        point with a throughput (a sweep's; a probe has none)."""
+        s, gpus = self._scenario, self.picker.tensor_parallel()
+        points = [
+            found
+            for m in self._measured
+            if (
+                found := measured_point(
+                    self.tr("c{c}").format(c=m.concurrency),
+                    m.p50_ms,
+                    m.output_tok_s,
+                    gpus,
+                    m.batch,
+                    s,
+                )
+            )
+            is not None
+        ]
+        hardware = HardwareFrontier(
+            hardware_name(s.gpu.name, gpus, s.fmt.id), hardware_frontier(s, gpus), gpus
+        )
+        run = ParetoRun(self.tr("measured"), COLORS["measured"], points)
+        self.pareto_plot.show_runs([run], [hardware])
 
     def _refresh_batch_plot(self) -> None:
         self.batch_plot.show_floor(self._scenario, self._measured, self.floor_label.toolTip())

@@ -1,4 +1,5 @@
-"""The roofline panel's selectors: GPU, model, weight format, KV cache dtype and context."""
+"""The roofline panel's selectors: GPU, model, weight format, KV cache dtype, context and the
+number of GPUs (tensor parallel)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,8 @@ class ScenarioPicker(QWidget):
         self.context_spin.setRange(0, 1_048_576)
         self.context_spin.setSingleStep(256)
         self.context_spin.setValue(512)
+        self.gpus_spin = QSpinBox()
+        self.gpus_spin.setRange(1, 64)
         # Small buttons: the panel usually lives in a narrow dock.
         self.load_config_button = QToolButton()
         self.load_config_button.setText("…")
@@ -52,6 +55,7 @@ class ScenarioPicker(QWidget):
             combo.setMinimumContentsLength(10)
             combo.currentIndexChanged.connect(self._on_user_change)
         self.context_spin.valueChanged.connect(self._on_user_change)
+        self.gpus_spin.valueChanged.connect(self._on_user_change)
         self.load_config_button.clicked.connect(self._load_config)
         self.add_gpu_button.clicked.connect(self._add_gpu)
 
@@ -63,6 +67,7 @@ class ScenarioPicker(QWidget):
             (self.fmt_combo, None),
             (self.kv_combo, None),
             (self.context_spin, None),
+            (self.gpus_spin, None),
         )
         self.labels = [QLabel() for _ in rows]
         for row, (widget, button) in enumerate(rows):
@@ -79,8 +84,15 @@ class ScenarioPicker(QWidget):
         self.context_spin.setToolTip(self.tr("Tokens already in each sequence's KV cache"))
         self.load_config_button.setToolTip(self.tr("Load a Hugging Face config.json"))
         self.add_gpu_button.setToolTip(self.tr("Add a GPU that is not in the catalogue"))
+        self.gpus_spin.setToolTip(
+            self.tr(
+                "GPUs the model is split over (vLLM's --tensor-parallel-size): the Pareto chart "
+                "shows output tokens/s per GPU"
+            )
+        )
         names = (self.tr("GPU"), self.tr("Model"), self.tr("Weights"), self.tr("KV cache"))
-        for label, text in zip(self.labels, (*names, self.tr("Context")), strict=True):
+        words = (*names, self.tr("Context"), self.tr("GPUs (TP)"))
+        for label, text in zip(self.labels, words, strict=True):
             label.setText(text)
 
     def changeEvent(self, event: QEvent) -> None:
@@ -117,6 +129,17 @@ class ScenarioPicker(QWidget):
             self.kv_combo.currentData(),
             self.context_spin.value(),
         )
+
+    def tensor_parallel(self) -> int:
+        return self.gpus_spin.value()
+
+    def show_tensor_parallel(self, gpus: int) -> None:
+        """Show a GPU count without signalling an edit."""
+        self._updating = True
+        try:
+            self.gpus_spin.setValue(max(1, gpus))
+        finally:
+            self._updating = False
 
     def model_id(self) -> str | None:
         return self.model_combo.currentData()

@@ -100,7 +100,11 @@ class SweepForm(FormColumns):
         self.slo_label = QLabel()
         self.advanced.form.addRow(self.slo_label, self.slo_summary)
         self.advanced_toggle.toggled.connect(self._show_advanced)
-        more.addRow(self.advanced_toggle)
+        # These settings as a shell command (the panel fills the clipboard: it knows the target).
+        self.copy_button = QPushButton()
+        toggle_row = row_of(self.advanced_toggle, self.copy_button)
+        toggle_row.layout().insertStretch(1)
+        more.addRow(toggle_row)
         more.addRow(self.advanced)
         self._dataset_changed()
         self.apply_preset("demo")

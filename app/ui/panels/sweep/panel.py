@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QProgressBar,
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.bench.results.write import remove_empty_dirs
+from app.bench.selftest.store import load_ceiling, mode_of, point_streams
 from app.bench.sweep.contract import (
     PointFinished,
     PointStarted,
@@ -27,6 +29,7 @@ from app.bench.sweep.contract import (
     SearchFinished,
     SearchValue,
 )
+from app.commands.copy_command import copied_commands
 from app.profiles import Target
 from app.ui.app_setup import settings
 from app.ui.exports.tooltips import metric_tooltips
@@ -102,6 +105,8 @@ class SweepPanel(QWidget):
         # The settings sit above the charts in two form columns (one when narrow), so the
         # charts get the panel's whole width and the panel no longer needs a wide window.
         self.settings_box = self.form = SweepForm()
+        self.copy_button = self.form.copy_button
+        self.copy_button.clicked.connect(self.copy_command)
         self.run_button = QPushButton()
         self.run_button.clicked.connect(self.run)
         self.cancel_button = QPushButton()
@@ -121,6 +126,10 @@ class SweepPanel(QWidget):
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # The capacity search's answer: boundary, failing SLO, the why (knees in the tooltip).
         self.capacity = CapacityLine()
+        self.ceiling_note = WrappedLabel("")
+        self.ceiling_note.setStyleSheet("color: #9a6700;")
+        self.ceiling_note.setVisible(False)
+        self._ceiling_run: tuple[SweepSpec, Target] | None = None
         self.message = Message(self._show_status)
 
         self.charts = charts = SweepCharts()
@@ -134,6 +143,7 @@ class SweepPanel(QWidget):
         layout.addLayout(actions)
         layout.addWidget(self.status)
         layout.addWidget(self.capacity)
+        layout.addWidget(self.ceiling_note)
         layout.addWidget(charts, 1)
         self.retranslate()
 
@@ -147,7 +157,17 @@ class SweepPanel(QWidget):
         self.cancel_button.setToolTip(
             self.tr("Stop after in-flight requests; keeps finished points (Esc)")
         )
+        self.copy_button.setText(self.tr("Copy as command"))
+        self.copy_button.setToolTip(
+            self.tr(
+                "Copy the tpotbench sweep (or search) command for these settings, and the "
+                "matching vllm bench serve line per point where vLLM has the same workload; "
+                "the key is never copied (the command reads OPENAI_API_KEY)"
+            )
+        )
         self.settings_toggle.retranslate()
+        if self._ceiling_run is not None and self.ceiling_note.text():
+            self.ceiling_note.setText(self._past_ceiling(*self._ceiling_run))
         self.charts.retranslate(metric_tooltips())
         if self.message.text():
             self.message.refresh()
@@ -180,6 +200,59 @@ class SweepPanel(QWidget):
         ValueError with a readable message."""
         return self.form.build_spec(self._context_provider().argv())
 
+    def _past_ceiling(self, spec: SweepSpec, target: Target) -> str:
+        """A warning when the sweep asks this machine for more streams than its measured
+        client ceiling (Run ▸ Check this machine); '' when it does not or none was measured."""
+        if target.ray_address:
+            return ""  # the streams run on the cluster's machines
+        workers = self.form.advanced.workers.value()
+        saved = load_ceiling(mode_of(workers))
+        if saved is None:
+            return ""
+        worst = max(point_streams(c, spec.num_prompts) for c in spec.max_concurrencies)
+        if worst <= saved.streams:
+            return ""
+        mode = (
+            self.tr("in one process")
+            if saved.workers == 0
+            else self.tr("with {n} workers").format(n=saved.workers)
+        )
+        return self.tr(
+            "⚠ This sweep runs up to {n} streams, past this machine's client ceiling of "
+            "{ceiling} streams {mode} (measured {date}): figures above it may include the "
+            "client's own delays. Add load workers (Advanced settings) or check the machine "
+            "again (Run ▸ Check this machine)."
+        ).format(n=worst, ceiling=saved.streams, mode=mode, date=saved.date[:10])
+
+    def copy_command(self) -> str:
+        """Put the shell commands for the form's settings on the clipboard; the text copied
+        ('' and a message in the panel when the form cannot be run)."""
+        try:
+            spec = self.build_spec()
+            target = self._target_provider()
+            if not target.base_url:
+                raise ValueError(self.tr("The selected endpoint has no base URL yet."))
+        except ValueError as exc:
+            self._set_status(str(exc), error=True)
+            return ""
+        root = Path(self.form.results_root.text().strip()).expanduser()
+        copied = copied_commands(spec, target, str(root / spec.label))
+        text = copied.text()
+        QGuiApplication.clipboard().setText(text)
+        lines = len(copied.vllm)
+        self._set_status(
+            lambda: (
+                self.tr(
+                    "Copied to the clipboard: the tpotbench command and {n} vllm bench serve "
+                    "line(s), one per point."
+                ).format(n=lines)
+                if lines
+                else self.tr("Copied the tpotbench command to the clipboard.")
+            )
+        )
+        self.status.setToolTip(text)
+        return text
+
     # ---- run / cancel -------------------------------------------------------------------
     def is_running(self) -> bool:
         return self.worker.is_running()
@@ -201,6 +274,12 @@ class SweepPanel(QWidget):
         except (ValueError, OSError) as exc:
             self._set_status(str(exc), error=True)
             return False
+        # Said before the run starts and kept in view while it lasts (not a modal question:
+        # a benchmark started from a script or a test must never wait on a dialog).
+        past = self._past_ceiling(spec, target)
+        self._ceiling_run = (spec, target)
+        self.ceiling_note.setText(past)
+        self.ceiling_note.setVisible(bool(past))
         self.form_state.save()
         # The charts get the room while it runs; the toggle brings the form back.
         self.settings_toggle.setChecked(False)
@@ -249,6 +328,7 @@ class SweepPanel(QWidget):
         if text == self.status.text() and error == bool(self.status.styleSheet()):
             return  # an unchanged label would still relayout the panel
         self.status.setText(text)
+        self.status.setToolTip("")  # a copied command's text belongs to its own message
         self.status.setStyleSheet("color: #c0392b;" if error else "")
 
     # ---- worker events (data only; painting happens in _repaint) -------------------------

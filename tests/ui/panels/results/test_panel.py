@@ -186,6 +186,7 @@ def test_overlay_and_exports_read_back(qtbot, root, tmp_path) -> None:
         "charts_throughput.png",
         "charts_tpot.png",
         "charts_ttft.png",
+        "charts_pareto.png",
     ]
     image = QImage(str(pngs[0]))
     assert (image.width(), image.height()) == (900, 600)
@@ -267,7 +268,12 @@ def test_export_dialog_follows_the_filter_and_remembers_the_folder(
     panel.export_charts_dialog()
     assert Path(asked[-1]).parent == out  # the dialog opens where the last export went
     written = sorted(p.name for p in out.glob("knee*"))
-    assert written == ["knee_throughput.png", "knee_tpot.png", "knee_ttft.png"]
+    assert written == [
+        "knee_pareto.png",
+        "knee_throughput.png",
+        "knee_tpot.png",
+        "knee_ttft.png",
+    ]
     for name in written:  # the message names the files that exist, not "knee.png"
         assert name in panel.message.text()
     assert "knee.png" not in panel.message.text()
@@ -287,6 +293,7 @@ def test_exported_charts_carry_run_model_gpu_date_and_the_floor(qtbot, tmp_path)
             "max_concurrency": conc,
             "median_tpot_ms": tpot,
             "p99_tpot_ms": tpot * 1.2,
+            "output_throughput": conc * 1000 / tpot,
             "tpotbench": {
                 "roofline": roofline_block({**context, "context": 512}, conc, "concurrency", tpot)
             },
@@ -294,7 +301,12 @@ def test_exported_charts_carry_run_model_gpu_date_and_the_floor(qtbot, tmp_path)
         write_point_json(tmp_path / "runs" / f"ref_rateinf_conc{conc}.json", doc)
     panel = _panel(qtbot, tmp_path / "runs")
     panel.show_runs(["ref"])
-    [_, tpot_svg, _] = panel.export_charts(tmp_path / "c.svg")
+    [_, tpot_svg, _, pareto_svg] = panel.export_charts(tmp_path / "c.svg")
+    # The Pareto chart of a saved run: its loads and the hardware's frontier from the
+    # roofline context each file recorded.
+    pareto_texts = " ".join((e.text or "") for e in ET.parse(pareto_svg).iter())
+    for word in ("conc 1", "conc 8", "hardware ×1", "b=64", "2026-12-01"):
+        assert word in pareto_texts
     texts = " ".join((e.text or "") for e in ET.parse(tpot_svg).iter())
     for word in ("ref", "qwen2.5-7b", "RTX 3090", "2026-12-01 08:30", "floor"):
         assert word in texts

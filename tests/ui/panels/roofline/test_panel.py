@@ -88,6 +88,7 @@ def test_user_change_emits_context_and_set_context_does_not(panel, qtbot):
         "fmt": "awq-int4",
         "kv_dtype": "fp16",
         "context": 512,
+        "tensor_parallel": 1,
     }
     assert "4.82 ms" in panel.floor_label.text()
 

@@ -1,0 +1,197 @@
+"""The Pareto chart: output tok/s per user against output tok/s per GPU, one point per load, the
+measured frontier, and the roofline's frontier with a dotted gap from each point to it.
+Used on the Sweep curves tab (per run) and in the Roofline dock (the panel's GPU and model)."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QWidget
+
+from app.roofline.pareto import HardwarePoint, ParetoPoint, pareto_front
+from app.ui.plots.chart import FLOOR_COLOUR, coloured, log_ticks, set_words, setup_plot
+
+GAP_COLOUR = "#aaaaaa"
+
+
+@dataclass
+class ParetoRun:
+    """One run's loads as drawn: its points in a colour."""
+
+    name: str
+    colour: str
+    points: list[ParetoPoint] = field(default_factory=list)
+
+
+@dataclass
+class HardwareFrontier:
+    """The roofline's frontier for one GPU, model, format and GPU count, with its name."""
+
+    name: str
+    points: list[HardwarePoint] = field(default_factory=list)
+    gpus: int = 1
+
+
+def hardware_name(gpu: str, gpus: int, fmt: str) -> str:
+    """The hardware frontier's legend entry: the GPU, how many, the weight format."""
+    return QCoreApplication.translate("ParetoPlot", "hardware — {gpu} ×{n}, {fmt}").format(
+        gpu=gpu, n=gpus, fmt=fmt
+    )
+
+
+class ParetoPlot(pg.PlotWidget):
+    """The chart, redrawn whole by show_runs() (a few dozen items: a sweep has one point per
+    load)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        setup_plot(self)
+        self.plot = self  # the chart's words and items live on this widget's PlotItem
+        legend = self.getPlotItem().legend
+        if legend is not None:
+            # Bottom left: slow and little is the corner no load and no hardware reaches.
+            legend.anchor(itemPos=(0, 1), parentPos=(0, 1), offset=(10, -10))
+        self.caption = ""
+        self._runs: list[ParetoRun] = []
+        self._hardware: list[HardwareFrontier] = []
+        self.texts: list[pg.TextItem] = []
+        # The data items by role ('hardware 0', 'gaps', 'frontier 0', 'points 0'), for tests
+        # and for whoever reads the chart back.
+        self.items: dict[str, pg.PlotDataItem] = {}
+        self.show_runs([], [])
+
+    def retranslate(self) -> None:
+        self.show_runs(self._runs, self._hardware)
+
+    def _words(self) -> None:
+        """The title with a legend line in the curves' colours (one run: a legend box inside
+        a small chart would cover its points), and the caption line of an export."""
+        lines = [self.tr("Interactivity vs throughput (Pareto)")]
+        if len(self._runs) == 1:
+            colour = self._runs[0].colour
+            parts = [("● " + self.tr("measured"), colour), ("— " + self.tr("frontier"), colour)]
+            # The GPU count only: a long line here would widen the chart's minimum size (the
+            # whole name is in the tooltip, and in the legend box with several runs).
+            parts += [("┄ " + self.tr("hardware ×{n}").format(n=h.gpus), FLOOR_COLOUR)
+                      for h in self._hardware]  # fmt: skip
+            lines.append(f"<span style='font-size:8pt'>{coloured(*parts)}</span>")
+        if self.caption:
+            lines.append(f"<span style='font-size:8pt'>{html.escape(self.caption)}</span>")
+        set_words(
+            self.plot,
+            "<br>".join(lines),
+            self.tr("tok/s per GPU"),
+            self.tr("tok/s per user (1000 / TPOT P50)"),
+        )
+
+    def show_runs(self, runs: Sequence[ParetoRun], hardware: Sequence[HardwareFrontier]) -> None:
+        """Draw the hardware's frontiers, each point's gap to the hardware at its batch, the
+        points (labelled with their load) and each run's measured frontier."""
+        self._runs = [r for r in runs if r.points]
+        self._hardware = [h for h in hardware if h.points]
+        item = self.plot.getPlotItem()
+        item.clear()
+        if item.legend is not None:
+            item.legend.clear()
+        self.texts = []
+        self.items = {}
+        self._words()
+        self.setToolTip(
+            "\n".join(
+                [
+                    self.tr(
+                        "One point per load: x = 1000 / TPOT P50 (a user's decode rate, TTFT "
+                        "excluded), y = output tokens/s ÷ GPUs (tensor parallel). The dashed "
+                        "curve is what the roofline allows: at batch b, 1 / floor(b) per user "
+                        "and b / floor(b) per GPU; a dotted line joins each load to the "
+                        "hardware at its batch."
+                    ),
+                    *(h.name for h in self._hardware),
+                ]
+            )
+        )
+        many = len(self._runs) > 1  # several runs: a legend box names them
+        ys = [p.gpu_tok_s for r in self._runs for p in r.points]
+        ys += [h.gpu_tok_s for f in self._hardware for h in f.points]
+        positive = [y for y in ys if y > 0]
+        # Throughput spans decades between batch 1 and a full batch: log when it does.
+        log_y = bool(positive) and max(positive) / min(positive) > 20
+        item.setLogMode(x=False, y=log_y)
+        item.getAxis("left").setStyle(showValues=bool(positive))
+        if log_y:
+            lo, hi = math.floor(math.log10(min(positive))), math.ceil(math.log10(max(positive)))
+            item.getAxis("left").setTicks(log_ticks(lo, hi))
+        else:
+            item.getAxis("left").setTicks(None)
+
+        def y_of(value: float) -> float:
+            return math.log10(value) if log_y else value
+
+        for n, frontier in enumerate(self._hardware):
+            self.items[f"hardware {n}"] = item.plot(
+                [p.user_tok_s for p in frontier.points],
+                [p.gpu_tok_s for p in frontier.points],
+                pen=pg.mkPen(FLOOR_COLOUR, width=2, style=Qt.PenStyle.DashLine),
+                symbol="o",
+                symbolSize=4,
+                symbolBrush=FLOOR_COLOUR,
+                symbolPen=FLOOR_COLOUR,
+                name=frontier.name if many else None,
+            )
+            for k, p in enumerate(frontier.points):
+                if p.batch in (1, 8, 64) or k == len(frontier.points) - 1:
+                    self._label(
+                        f"b={p.batch}", p.user_tok_s, y_of(p.gpu_tok_s), FLOOR_COLOUR, left=True
+                    )
+        gaps_x: list[float] = []
+        gaps_y: list[float] = []
+        for run in self._runs:
+            for p in run.points:
+                if p.hardware is not None:
+                    gaps_x += [p.user_tok_s, p.hardware.user_tok_s]
+                    gaps_y += [p.gpu_tok_s, p.hardware.gpu_tok_s]
+        if gaps_x:
+            self.items["gaps"] = item.plot(
+                gaps_x,
+                gaps_y,
+                pen=pg.mkPen(GAP_COLOUR, width=1, style=Qt.PenStyle.DotLine),
+                connect="pairs",
+            )
+        for n, run in enumerate(self._runs):
+            xy = [(p.user_tok_s, p.gpu_tok_s) for p in run.points]
+            front = pareto_front(xy)
+            self.items[f"frontier {n}"] = item.plot(
+                np.array([xy[i][0] for i in front]),
+                np.array([xy[i][1] for i in front]),
+                pen=pg.mkPen(run.colour, width=2),
+            )
+            self.items[f"points {n}"] = item.plot(
+                [x for x, _ in xy],
+                [y for _, y in xy],
+                pen=None,
+                symbol="o",
+                symbolSize=8,
+                symbolBrush=run.colour,
+                symbolPen=run.colour,
+                name=run.name if many else None,
+            )
+            slowest = min(x for x, _ in xy)
+            for k, p in enumerate(run.points):
+                # Neighbours alternate right and left of their marker (loads past the knee
+                # bunch up in both directions at once); the leftmost never goes off the chart.
+                left = k % 2 == 1 and p.user_tok_s > slowest
+                self._label(p.label, p.user_tok_s, y_of(p.gpu_tok_s), run.colour, left=left)
+        item.enableAutoRange()
+
+    def _label(self, text: str, x: float, y: float, colour: str, left: bool = False) -> None:
+        """A point's name beside it, right of it or left of it."""
+        label = pg.TextItem(text, color=colour, anchor=(1.0 if left else 0.0, 0.5))
+        label.setPos(x, y)
+        self.plot.getPlotItem().addItem(label)
+        self.texts.append(label)

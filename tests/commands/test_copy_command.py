@@ -1,0 +1,103 @@
+""" "Copy as command": the pasted line, read back by the CLI's own parser, asks for what the
+window would run; the key never appears; vLLM's lines where vLLM has the same workload."""
+
+from __future__ import annotations
+
+import math
+import shlex
+
+from app.cli import build_command_parser
+from app.commands.argv import SweepSpec, build_sweep_argv
+from app.commands.copy_command import copied_commands
+from app.commands.sweep_flags import roofline_args
+from app.profiles import Target
+
+SECRET = "sk-copy-secret-7"
+ROOFLINE = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "fp16",
+            "context": 512, "tensor_parallel": 2}  # fmt: skip
+
+
+def _target(**overrides: object) -> Target:
+    values: dict[str, object] = {
+        "profile_name": "lab",
+        "base_url": "http://gpu-box:8000/v1",
+        "api": "chat",
+        "model": "qwen2.5-7b",
+        "api_key": SECRET,
+    }
+    values.update(overrides)
+    return Target(**values)  # type: ignore[arg-type]
+
+
+def _spec(**overrides: object) -> SweepSpec:
+    values: dict[str, object] = {
+        "request_rates": [1.0, math.inf],
+        "max_concurrencies": [4, 32],
+        "dataset": "random",
+        "random_input_len": 300,
+        "random_output_len": 50,
+        "num_prompts": 40,
+        "seed": 7,
+        "label": "exp A",  # a space: the shell quoting must keep it one word
+        "slos": [],
+        "extra_args": [*roofline_args(ROOFLINE), "--server-metrics"],
+    }
+    values.update(overrides)
+    return SweepSpec(**values)  # type: ignore[arg-type]
+
+
+def _parse(line: str, command: str):  # type: ignore[no-untyped-def]
+    words = shlex.split(line)
+    assert words[:2] == ["tpotbench", command]
+    parser, _ = build_command_parser(command)
+    return parser.parse_args(words[2:])
+
+
+def test_the_copied_line_asks_for_what_the_window_runs() -> None:
+    spec, target = _spec(), _target()
+    copied = copied_commands(spec, target, "/data/results/exp A")
+    ours = _parse(copied.tpotbench, "sweep")
+    window_spec = SweepSpec(**{**spec.__dict__, "result_dir": "/data/results/exp A"})
+    argv = build_sweep_argv(window_spec, target)
+    parser, _ = build_command_parser("sweep")
+    window = parser.parse_args(argv[argv.index("sweep") + 1 :])
+    differ = {k for k in vars(window) if vars(window)[k] != vars(ours)[k]}
+    # Only how the result reaches the window and where the key is read from differ.
+    assert differ == {"events", "api_key_env"}
+    assert ours.events is None and ours.api_key_env == "OPENAI_API_KEY"
+    assert ours.result_dir == "/data/results/exp A" and ours.label == "exp A"
+    assert ours.tensor_parallel_size == 2 and ours.gpu == "rtx3090"
+    assert ours.request_rate == window.request_rate and ours.seed == 7
+    text = copied.text()
+    assert SECRET not in text
+    assert text.startswith("# the key is not copied: export OPENAI_API_KEY=<your key> first\n")
+
+
+def test_vllm_gets_one_line_per_point_with_the_same_workload() -> None:
+    copied = copied_commands(_spec(), _target(), "/r")
+    assert len(copied.vllm) == 4  # 2 rates x 2 concurrencies
+    first = shlex.split(copied.vllm[0])
+    assert first[:3] == ["vllm", "bench", "serve"]
+
+    def flag(name: str) -> str:
+        return first[first.index(name) + 1]
+
+    assert flag("--base-url") == "http://gpu-box:8000"
+    assert flag("--endpoint") == "/v1/chat/completions"
+    assert flag("--backend") == "openai-chat" and flag("--dataset-name") == "random"
+    assert (flag("--random-input-len"), flag("--random-output-len")) == ("300", "50")
+    assert (flag("--request-rate"), flag("--max-concurrency")) == ("1", "4")
+    assert flag("--result-filename") == "exp A_rate1_conc4.json"
+    last = shlex.split(copied.vllm[-1])
+    assert last[last.index("--request-rate") + 1] == "inf"
+    assert SECRET not in "".join(copied.vllm)
+
+
+def test_no_vllm_line_where_vllm_has_no_match_and_no_key_line_without_a_key() -> None:
+    search = _spec(search={"start": 1, "max": 64})
+    copied = copied_commands(search, _target(api_key=""), "/r")
+    assert _parse(copied.tpotbench, "search").max == 64
+    assert copied.vllm == [] and "capacity search" in copied.vllm_missing
+    assert "export" not in copied.text() and "--api-key-env" not in copied.tpotbench
+    conversations = copied_commands(_spec(dataset="conversations"), _target(), "/r")
+    assert conversations.vllm == [] and "conversations" in conversations.text()
