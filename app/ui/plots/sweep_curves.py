@@ -15,7 +15,6 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QGridLayout, QWidget
 
 from app.bench.results.naming import rate_from_file
-from app.ui import point_status
 from app.roofline.pareto import (
     ParetoPoint,
     gpu_count,
@@ -24,6 +23,7 @@ from app.roofline.pareto import (
     scenario_of,
     summary_roofline,
 )
+from app.ui import point_status
 from app.ui.plots.chart import FLOOR_COLOUR, PALETTE, coloured, make_plot, set_words
 from app.ui.plots.pareto import HardwareFrontier, ParetoPlot, ParetoRun, hardware_name
 from app.ui.retranslate import is_language_change
