@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
 from app.sim.config import SimConfig
 from app.sim.embedded import RunningSim, start_sim_thread
+
+
+@pytest.fixture(autouse=True)
+def isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets its own config folder: what a user (or another run on this machine)
+    saved there, e.g. the client's ceiling from `tpotbench selftest`, changes what a sweep
+    prints, so no test may read the real one."""
+    monkeypatch.setenv("TPOTBENCH_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("TPOTBENCH_LOG_DIR", str(tmp_path / "log"))
 
 
 @pytest.fixture(scope="session")
