@@ -301,6 +301,11 @@ class MainWindow(QMainWindow):
             run()
 
     def cancel_current(self) -> None:
+        # A sweep is minutes of measurement: Esc (one stray key) asks before it ends one; the
+        # panel's Cancel button, a deliberate click, does not.
+        sweeping = self.sweep.is_running() and not self.sweep.run_model.cancelled
+        if sweeping and not self.confirm_cancel_sweep():
+            return
         cancel = self.tab_actions.get(self.current_panel(), TabActions()).cancel
         if cancel is not None:
             cancel()
@@ -308,6 +313,20 @@ class MainWindow(QMainWindow):
         # nothing runs).
         self.probe.stop()
         self.sweep.cancel()
+
+    def confirm_cancel_sweep(self) -> bool:
+        """Ask before Esc stops the running sweep; True: stop it."""
+        answer = QMessageBox.question(
+            self,
+            self.tr("Cancel the sweep?"),
+            self.tr(
+                "Stop the running sweep? Requests in flight get a moment to finish; points "
+                "already finished stay on disk, the interrupted one is saved as partial."
+            ),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def export_current(self) -> None:
         """File > Export…: the Results tab's export, whatever tab is shown (a sweep's points

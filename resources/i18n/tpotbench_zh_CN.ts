@@ -1431,6 +1431,14 @@ Finished results are already saved. Please include the log file if you report th
         <translation>内置模拟器未能启动：{error}</translation>
     </message>
     <message>
+        <source>Cancel the sweep?</source>
+        <translation>取消扫描？</translation>
+    </message>
+    <message>
+        <source>Stop the running sweep? Requests in flight get a moment to finish; points already finished stay on disk, the interrupted one is saved as partial.</source>
+        <translation>停止正在运行的扫描？进行中的请求会有片刻时间完成；已完成的测量点保留在磁盘上，被中断的测量点保存为部分结果。</translation>
+    </message>
+    <message>
         <source>Language</source>
         <translation>语言</translation>
     </message>

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.profiles import ProfileStore
 from app.secrets import KeyStore
@@ -222,3 +222,36 @@ def test_menu_actions_reach_the_panels_by_explicit_calls(window: MainWindow) -> 
     assert seen == ["export"] and window.current_panel() is window.results
     window.run_current()  # the Results tab runs nothing: no error, nothing started
     assert not window.is_busy()
+
+
+def test_esc_asks_before_cancelling_a_sweep_and_the_form_is_locked(
+    qtbot, window: MainWindow, tmp_path, monkeypatch
+) -> None:
+    sweep = window.sweep
+    window.show_panel(sweep)
+    sweep.form.apply_preset("demo")
+    sweep.form.results_root.setText(str(tmp_path / "results"))
+    sweep.form.concurrencies.setText("4, 8")
+    sweep.form.num_prompts.setValue(8)
+    sweep.form.output_len.setValue(2000)  # ~40 s a request: only a cancel ends it in time
+    with qtbot.waitSignal(sweep.runningChanged, timeout=10_000):
+        window.run_action.trigger()
+    assert not sweep.form.isEnabled()  # settings cannot change under a running sweep
+    asked: list[str] = []
+
+    def answer(reply):
+        def question(_parent, title, _text, *_args):
+            asked.append(title)
+            return reply
+
+        return question
+
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.No))
+    window.cancel_action.trigger()  # Esc, then "No"
+    assert asked == ["Cancel the sweep?"]
+    assert sweep.is_running() and not sweep.run_model.cancelled
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Yes))
+    with qtbot.waitSignal(sweep.runningChanged, timeout=30_000) as stopped:
+        window.cancel_action.trigger()  # Esc, then "Yes"
+    assert stopped.args == [False] and len(asked) == 2
+    assert sweep.form.isEnabled()

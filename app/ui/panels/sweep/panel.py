@@ -230,6 +230,9 @@ class SweepPanel(QWidget):
     def _set_running(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
+        # The running sweep was built from the form: edits could not reach it and would make
+        # the form lie about what is measured.
+        self.form.setEnabled(not running)
         if running:
             # What the window built so far outlives the run: kept out of the collector's full
             # passes, which walked all of it (~0.1 s of the GUI thread) in the middle of a run.
