@@ -106,9 +106,6 @@ class LiveCharts(QWidget):
         self._floor_label = pg.TextItem("", color=FLOOR_COLOUR, anchor=(0.0, 0.0))
         self._floor_label.setZValue(5)
         self.tpot.addItem(self._floor_label)
-        self.floor_source = ""
-        self._floor_label.setText("")
-        self._floor.setData([], [])
         self._tok = self.tok_s.plot([], [], pen=pg.mkPen(PALETTE[2], width=2))
         self._flight = self.in_flight.plot([], [], pen=pg.mkPen(PALETTE[3], width=2))
         layout = QGridLayout(self)
@@ -168,6 +165,11 @@ class LiveCharts(QWidget):
         for ring in (self.tokens, self.requests, self.rolling, self.progress, self.floor):
             ring.clear()
         self.floor_source = ""
+        # The lines only redraw when data arrives: a run that never finishes a request (every
+        # one failed) would otherwise show the previous run's curves as its own.
+        for curve in (self._p50, self._p99, self._floor, self._tok, self._flight):
+            curve.setData([], [])
+        self._floor_label.setText("")
         self._offset_s = self._cursor_s = 0.0
         self._requests_seen = 0
         self._itl_min = math.inf
