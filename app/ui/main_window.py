@@ -213,6 +213,7 @@ class MainWindow(QMainWindow):
         self.language_menu = self.view_menu.addMenu("")
         group = QActionGroup(self)
         saved = str(self.ctx.settings.value("ui/language", "") or "")
+        self._language_choice = saved  # the menu's checked entry, put back after a refusal
         # Each language is named in itself so a user can find their own in any UI language.
         self.language_actions: dict[str, QAction] = {}
         for code, label in (("", ""), ("en", "English"), ("zh_CN", "简体中文")):
@@ -354,7 +355,11 @@ class MainWindow(QMainWindow):
                 self.tr("Language"),
                 self.tr("Stop the running measurement first, then switch."),
             )
+            # The group already checked the clicked entry: the menu must name the language the
+            # window is still in.
+            self.language_actions[self._language_choice].setChecked(True)
             return
+        self._language_choice = code
         self.languageRequested.emit(code)
 
     def show_about(self) -> None:

@@ -1706,12 +1706,12 @@ Finished results are already saved. Please include the log file if you report th
 <context>
     <name>ProbeChart</name>
     <message>
-        <source>Inter-token latency</source>
-        <translation>token 间时延</translation>
+        <source>Inter-token latency (ms)</source>
+        <translation>token 间时延（毫秒）</translation>
     </message>
     <message>
-        <source>Time since request sent</source>
-        <translation>自请求发出起的时间</translation>
+        <source>Time since request sent (s)</source>
+        <translation>自请求发出起的时间（秒）</translation>
     </message>
 </context>
 <context>
@@ -2089,7 +2089,7 @@ context {ctx} tokens; the input embedding is gathered, not read whole</source>
     </message>
     <message>
         <source>Ridge: &lt;b&gt;{r:.0f} FLOP/B&lt;/b&gt; (decode: {i:.1f})</source>
-        <translation>脊点：&lt;b&gt;{r:.0f} FLOP/B&lt;/b&gt;（decode：{i:.1f}）</translation>
+        <translation>脊点：&lt;b&gt;{r:.0f} FLOP/B&lt;/b&gt;（解码：{i:.1f}）</translation>
     </message>
     <message>
         <source>ridge = peak ÷ bandwidth = {p:.1f} TFLOP/s ÷ {bw:.0f} GB/s
@@ -2632,6 +2632,16 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>Starting the benchmark worker…</source>
         <translation>正在启动测试进程…</translation>
+    </message>
+    <message>
+        <source>r=</source>
+        <comment>a point&apos;s request rate, as in r=4</comment>
+        <translation>速率=</translation>
+    </message>
+    <message>
+        <source>c=</source>
+        <comment>a point&apos;s concurrency, as in c=8</comment>
+        <translation>并发=</translation>
     </message>
     <message>
         <source>Cancelling: no new requests; waiting for {0} in-flight request(s) to finish…</source>

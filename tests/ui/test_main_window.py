@@ -255,3 +255,25 @@ def test_esc_asks_before_cancelling_a_sweep_and_the_form_is_locked(
         window.cancel_action.trigger()  # Esc, then "Yes"
     assert stopped.args == [False] and len(asked) == 2
     assert sweep.form.isEnabled()
+
+
+def test_a_refused_language_switch_leaves_the_menu_on_the_current_language(
+    qtbot, window: MainWindow, monkeypatch
+) -> None:
+    probe = window.probe
+    probe.max_tokens.setValue(4000)  # a long probe: the window is busy while we switch
+    with qtbot.waitSignal(probe.runningChanged, timeout=5_000):
+        window.run_action.trigger()
+    told: list[str] = []
+    monkeypatch.setattr(QMessageBox, "information", lambda _p, _t, text: told.append(text))
+    requested: list[str] = []
+    window.languageRequested.connect(requested.append)
+    before = next(code for code, a in window.language_actions.items() if a.isChecked())
+    window.language_actions["zh_CN"].trigger()  # what a click in View > Language does
+    assert told == ["Stop the running measurement first, then switch."] and requested == []
+    checked = [code for code, a in window.language_actions.items() if a.isChecked()]
+    assert checked == [before]
+    with qtbot.waitSignal(probe.runningChanged, timeout=10_000):
+        probe.stop()
+    window.language_actions["zh_CN"].trigger()  # idle: the switch goes through
+    assert requested == ["zh_CN"] and window.language_actions["zh_CN"].isChecked()

@@ -27,7 +27,7 @@ from app.ui.plots.chart import (
 )
 from app.ui.plots.ring import RingBuffer
 from app.ui.plots.token_scatter import MIN_ITL_MS, TokenScatter
-from app.ui.retranslate import is_language_change
+from app.ui.retranslate import TextSource, is_language_change, text_of
 
 # The three small charts (whole-chart repaints) once a second: a line over minutes gains
 # nothing from more, and at 4 Hz they were a fifth of the window's CPU in a 64-stream run.
@@ -67,6 +67,8 @@ class LiveCharts(QWidget):
         self._small_drawn_ns = 0
         self._ranges: dict[str, tuple[float, float]] = {}
         self._point_lines: list[pg.InfiniteLine] = []
+        self._point_texts: list[TextSource] = []  # each line's label, re-made on a switch
+        self._floor_text: TextSource = ""
 
         self.itl = make_plot()
         self.tpot = make_plot()
@@ -154,6 +156,11 @@ class LiveCharts(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         if is_language_change(event):
             self.retranslate()
+            # Labels made during a run ("c=8", "batch 32 (/metrics)") follow the switch too.
+            for line, text in zip(self._point_lines, self._point_texts, strict=True):
+                line.label.setFormat(text_of(text))
+            self.floor_source = text_of(self._floor_text)
+            self._floor_label.setText(self.floor_source)
         super().changeEvent(event)
 
     def scatter_data(self) -> tuple[np.ndarray, np.ndarray]:
@@ -165,6 +172,7 @@ class LiveCharts(QWidget):
         for ring in (self.tokens, self.requests, self.rolling, self.progress, self.floor):
             ring.clear()
         self.floor_source = ""
+        self._floor_text = ""
         # The lines only redraw when data arrives: a run that never finishes a request (every
         # one failed) would otherwise show the previous run's curves as its own.
         for curve in (self._p50, self._p99, self._floor, self._tok, self._flight):
@@ -178,6 +186,7 @@ class LiveCharts(QWidget):
         for line in self._point_lines:
             self.itl.removeItem(line)
         self._point_lines.clear()
+        self._point_texts.clear()
         self._ranges.clear()
         # Sensible empty axes before the first data: 0-10 s, ITL 1-100 ms on the log scale.
         for n, plot in enumerate(self.plots()):
@@ -193,18 +202,19 @@ class LiveCharts(QWidget):
             self._set_range(key, plot, "y", 0.0, top)
         self._dirty = {"tokens", "requests", "progress"}
 
-    def start_point(self, label: str) -> None:
+    def start_point(self, label: TextSource) -> None:
         """A new sweep point: its times continue after the previous point's on one run axis."""
         self._offset_s = self._cursor_s
         line = pg.InfiniteLine(
             pos=self._offset_s,
             angle=90,
             pen=pg.mkPen("#888888", style=Qt.PenStyle.DotLine),
-            label=label,
+            label=text_of(label),
             # Staggered heights so labels of short, adjacent points do not overprint.
             labelOpts={"position": 0.95 - 0.08 * (len(self._point_lines) % 3), "color": "#888888"},
         )
         self._point_lines.append(line)
+        self._point_texts.append(label)
         self.itl.addItem(line)
         self._dirty.add("x")
 
@@ -236,14 +246,16 @@ class LiveCharts(QWidget):
         self.progress.append(t, float(output_tok_s), float(in_flight))
         self._dirty.update(("progress", "x"))
 
-    def set_floor(self, floor_ms: float, source: str) -> None:
+    def set_floor(self, floor_ms: float, source: TextSource) -> None:
         """The roofline floor now; `source` says which batch it is for (shown in the legend)."""
         if not math.isfinite(floor_ms) or floor_ms <= 0:
             return
         self.floor.append(self._cursor_s, float(floor_ms))
-        if source != self.floor_source:
-            self.floor_source = source
-            self._floor_label.setText(source)
+        self._floor_text = source
+        text = text_of(source)
+        if text != self.floor_source:
+            self.floor_source = text
+            self._floor_label.setText(text)
         self._dirty.add("requests")
 
     # paint side: only from the repaint timer

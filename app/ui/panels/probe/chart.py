@@ -36,8 +36,10 @@ class ProbeChart(pg.PlotWidget):
     def retranslate(self, tip: str) -> None:
         self.setToolTip(tip)
         item = self.getPlotItem()
-        item.setLabel("left", self.tr("Inter-token latency"), units="ms")
-        item.setLabel("bottom", self.tr("Time since request sent"), units="s")
+        # The units in words, as on every other chart: pyqtgraph's units= prints an English
+        # "(ms)" whatever the language.
+        item.setLabel("left", self.tr("Inter-token latency (ms)"))
+        item.setLabel("bottom", self.tr("Time since request sent (s)"))
 
     def show_data(self, x: np.ndarray, y: np.ndarray) -> None:
         self.curve.setData(x, y)

@@ -25,7 +25,7 @@ from app.ui.panels.roofline import figures
 from app.ui.panels.roofline.picker import ScenarioPicker
 from app.ui.panels.roofline.whatif import BytesBar, WhatIfView
 from app.ui.plots.roofline import BatchPlot, Measured, RoofPlot
-from app.ui.retranslate import is_language_change
+from app.ui.retranslate import TextSource, is_language_change, text_of
 
 DEFAULT = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "fp16"}
 
@@ -53,7 +53,7 @@ class RooflinePanel(QWidget):
         self._measured: list[Measured] = []
         self._live_ms: float | None = None
         self._live_batch = 1.0
-        self._live_label = ""
+        self._live_label: TextSource = ""
         self._scenario = Scenario.from_ids(**DEFAULT)
         self._build()
         self.set_context(**DEFAULT)
@@ -199,7 +199,7 @@ class RooflinePanel(QWidget):
         self._refresh_measured()
         self._refresh_mbu_label()
 
-    def set_live_tpot_ms(self, ms: float, batch: float = 1.0, label: str = "") -> None:
+    def set_live_tpot_ms(self, ms: float, batch: float = 1.0, label: TextSource = "") -> None:
         """The latest TPOT with its MBU: a probe's at batch 1, or a running sweep's rolling
         p50 at the server's running batch (or the point's concurrency), named by `label`."""
         self._live_ms = ms if ms > 0 and math.isfinite(ms) else None
@@ -270,7 +270,11 @@ class RooflinePanel(QWidget):
     def _refresh_mbu_label(self) -> None:
         latest: tuple[float, float, str] | None = None
         if self._live_ms is not None:
-            latest = (self._live_batch, self._live_ms, self._live_label or self.tr("live probe"))
+            latest = (
+                self._live_batch,
+                self._live_ms,
+                text_of(self._live_label) or self.tr("live probe"),
+            )
         elif self._measured:
             first = min(self._measured, key=lambda m: m.batch)
             latest = (

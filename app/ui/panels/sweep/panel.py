@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -57,13 +58,14 @@ class SweepPanel(QWidget):
 
     Signals:
         pointFinished(dict): a point's summary (vLLM keys plus tpotbench extras; 'path' added).
-        pointStarted(str): a point started; its short label ("c=8", "r=4", "r=4 c=8").
+        pointStarted(TextSource): a point started; its short label ("c=8", "r=4", "r=4 c=8")
+            in the UI language, re-made after a language switch.
         runningChanged(bool): a sweep started (True) or ended (False).
         serverMetrics(ServerMetrics): the worker's server_metrics events, forwarded.
     """
 
     pointFinished = Signal(dict)
-    pointStarted = Signal(str)
+    pointStarted = Signal(object)
     runningChanged = Signal(bool)
     serverMetrics = Signal(object)
 
@@ -258,7 +260,7 @@ class SweepPanel(QWidget):
         self.run_model.run_started(event)
 
     def _on_point_started(self, event: PointStarted) -> None:
-        label = self.run_model.point_started(event)
+        label = partial(status_text.point_label, self.run_model.point_started(event))
         self.live.start_point(label)
         self.pointStarted.emit(label)
 

@@ -19,6 +19,20 @@ from app.ui.worker import format_duration
 Text = Callable[[], str]
 
 
+def point_label(label: str) -> str:
+    """A point's short label ("r=4 c=8") in the UI language."""
+    rate = QCoreApplication.translate("SweepPanel", "r=", "a point's request rate, as in r=4")
+    conc = QCoreApplication.translate("SweepPanel", "c=", "a point's concurrency, as in c=8")
+    return " ".join(
+        rate + part[2:]
+        if part.startswith("r=")
+        else conc + part[2:]
+        if part.startswith("c=")
+        else part
+        for part in label.split(" ")
+    )
+
+
 def draining(in_flight: int) -> Text:
     """While a cancel drains: how many requests are still out, never a time left."""
     if in_flight:
