@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import __version__
+from app.bench.doctor.report import PROFILE_SOURCE, TYPED_SOURCE
 from app.profiles import ProfileStore, Target
 from app.secrets import KeyStore
 from app.ui.app_setup_sim import SimulatorService
@@ -139,7 +140,7 @@ class MainWindow(QMainWindow):
         self.probe = ProbePanel(self.current_target)
         self.sweep = SweepPanel(self.current_target, lambda: self.links.run_context())
         self.results = ResultsPanel()
-        self.doctor = DoctorPanel(self.current_target)
+        self.doctor = DoctorPanel(self.current_target, key_source=self._key_source)
         self.roofline = RooflinePanel()
         self.metrics = ServerMetricsPanel()
         self.tabs = QTabWidget()
@@ -270,6 +271,10 @@ class MainWindow(QMainWindow):
         """The selected endpoint as the editor shows it (unsaved edits included), with the
         simulator's live URL; ProfileError (a ValueError) if the form cannot be used."""
         return self.editor.form_target(self.ctx.simulator.base_url)
+
+    def _key_source(self) -> str:
+        """Where the key the doctor sends came from: the saved endpoint, or the field's edit."""
+        return TYPED_SOURCE if self.editor.key_edited() else PROFILE_SOURCE
 
     def _on_simulator_started(self, _url: str) -> None:
         self.editor.simulator_url_changed()

@@ -805,6 +805,10 @@ Finished results are already saved. Please include the log file if you report th
         <translation>流消息不是预期的 JSON</translation>
     </message>
     <message>
+        <source>typed in the API key field, not saved</source>
+        <translation>在 API 密钥栏中输入、尚未保存</translation>
+    </message>
+    <message>
         <source>HTTP 400 bad request</source>
         <translation>HTTP 400 错误请求</translation>
     </message>
@@ -1011,6 +1015,70 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>, </source>
         <translation>、</translation>
+    </message>
+    <message>
+        <source>Enter one of the served ids in the endpoint&apos;s Model field (List models fills it in); vLLM serves the name given by its --served-model-name.</source>
+        <translation>在端点的“模型”栏中填写服务器提供的某个模型 ID（“列出模型”可自动填入）；vLLM 提供的是其 --served-model-name 指定的名称。</translation>
+    </message>
+    <message>
+        <source>Enter {model} in the endpoint&apos;s Model field so requests and results name the model.</source>
+        <translation>在端点的“模型”栏中填写 {model}，让请求和结果都写明模型。</translation>
+    </message>
+    <message>
+        <source>This URL serves the other API: change the endpoint&apos;s API field (it is set to {api}), or give a Base URL that serves {api}; the API field and the URL must match.</source>
+        <translation>这个 URL 提供的是另一种 API：请修改端点的“API”栏（当前为 {api}），或者填写一个提供 {api} 的基础 URL；“API”栏与 URL 必须一致。</translation>
+    </message>
+    <message>
+        <source>Fix the path first (next check), then press Check connection again.</source>
+        <translation>先修正路径（下一项检查），然后再点一次“检查连接”。</translation>
+    </message>
+    <message>
+        <source>Enter the key in the endpoint&apos;s API key field; local vLLM needs none, a gateway does.</source>
+        <translation>在端点的“API 密钥”栏中填写密钥；本地 vLLM 不需要密钥，网关需要。</translation>
+    </message>
+    <message>
+        <source>Write the endpoint&apos;s Base URL as {root}: TPOT Bench repaired it, but vllm bench serve and other clients would get 404.</source>
+        <translation>把端点的基础 URL 写成 {root}：TPOT Bench 已自动修正，但 vllm bench serve 和其他客户端会得到 404。</translation>
+    </message>
+    <message>
+        <source>Enter the server root {root} as the endpoint&apos;s Base URL and choose the API in the API field: clients add the API&apos;s path to the base URL themselves.</source>
+        <translation>把服务器根地址 {root} 填为端点的基础 URL，并在“API”栏中选择接口：客户端会自行在基础 URL 后加上接口路径。</translation>
+    </message>
+    <message>
+        <source>Set the endpoint&apos;s Base URL to {base} (requests then go to {candidate}).</source>
+        <translation>把端点的基础 URL 设为 {base}（请求随后发往 {candidate}）。</translation>
+    </message>
+    <message>
+        <source>Remove the stray characters from the endpoint&apos;s API key field, then Save.</source>
+        <translation>删除端点“API 密钥”栏中多余的字符，然后保存。</translation>
+    </message>
+    <message>
+        <source>Set the endpoint&apos;s API field to {other}; chat and completions are separate endpoints and a server may serve only one.</source>
+        <translation>把端点的“API”栏设为 {other}；对话与补全是两个不同的接口，服务器可能只提供其中一个。</translation>
+    </message>
+    <message>
+        <source>The server or network is too slow or stalled; check that it is not overloaded, or raise the Request time-out in the Sweep tab&apos;s advanced settings.</source>
+        <translation>服务器或网络太慢或已停滞；请检查它是否过载，或在“扫描”页的高级设置中调大“请求超时”。</translation>
+    </message>
+    <message>
+        <source>Send a valid key: enter it in the endpoint&apos;s API key field without stray spaces; local vLLM needs none.</source>
+        <translation>发送有效的密钥：在端点的“API 密钥”栏中填写，不要带多余的空格；本地 vLLM 不需要密钥。</translation>
+    </message>
+    <message>
+        <source>The server or gateway is throttling: lower the Sweep tab&apos;s request rates or concurrencies, or raise the key&apos;s rate limit.</source>
+        <translation>服务器或网关正在限流：请降低“扫描”页中的请求速率或并发数，或提高该密钥的速率上限。</translation>
+    </message>
+    <message>
+        <source>The reply had no choices: usually a chat model called on /v1/completions or the other way round; set the endpoint&apos;s API field to match the URL.</source>
+        <translation>回复中没有 choices：通常是在 /v1/completions 上调用了对话模型，或者反过来；请把端点的“API”栏设为与 URL 一致。</translation>
+    </message>
+    <message>
+        <source>enter it in the endpoint&apos;s API key field</source>
+        <translation>请在端点的“API 密钥”栏中填写</translation>
+    </message>
+    <message>
+        <source>or open the Doctor tab and press Check connection</source>
+        <translation>或打开“诊断”页并点击“检查连接”</translation>
     </message>
 </context>
 <context>

@@ -277,3 +277,43 @@ def test_a_refused_language_switch_leaves_the_menu_on_the_current_language(
         probe.stop()
     window.language_actions["zh_CN"].trigger()  # idle: the switch goes through
     assert requested == ["zh_CN"] and window.language_actions["zh_CN"].isChecked()
+
+
+def test_doctor_says_a_typed_key_is_typed_and_advises_the_window_fields(
+    qtbot, window: MainWindow, make_sim
+) -> None:
+    keyed = make_sim(api_key="sk-tpot-right-key-0123456789abcd", disable_metrics=True)
+    editor = window.editor
+    editor.select("Local vLLM")
+    editor.form.url_edit.setText(keyed.base_url)
+    editor.form.key_edit.setText("sk-tpot-typed-wrong-key-00wxyz")  # typed, never saved
+    window.show_panel(window.doctor)
+    with qtbot.waitSignal(window.doctor.finished, timeout=30_000):
+        window.run_action.trigger()
+    auth = window.doctor.rows["auth"]
+    assert "(typed in the API key field, not saved)" in auth.detail.text()
+    assert "from the profile" not in auth.detail.text()
+    assert "API key field" in auth.fix.text() and "--api-key-env" not in auth.fix.text()
+    editor.save_current()  # saved: now it is the endpoint's own key
+    with qtbot.waitSignal(window.doctor.finished, timeout=30_000):
+        window.run_action.trigger()
+    assert "(from the profile)" in window.doctor.rows["auth"].detail.text()
+
+
+def test_a_sweep_refused_for_its_key_names_the_window_fields(
+    qtbot, window: MainWindow, make_sim, tmp_path
+) -> None:
+    keyed = make_sim(api_key="sk-tpot-right-key-0123456789abcd", disable_metrics=True)
+    window.editor.select("Local vLLM")
+    window.editor.form.url_edit.setText(keyed.base_url)
+    window.editor.form.key_edit.setText("")
+    sweep = window.sweep
+    sweep.form.results_root.setText(str(tmp_path / "results"))
+    sweep.form.concurrencies.setText("1")
+    with qtbot.waitSignal(sweep.runningChanged, timeout=10_000):
+        window.show_panel(sweep)
+        window.run_action.trigger()
+    qtbot.waitUntil(lambda: not sweep.is_running(), timeout=30_000)
+    text = sweep.status.text()
+    assert "API key" in text, text
+    assert "--api-key-env" not in text and "tpotbench doctor" not in text

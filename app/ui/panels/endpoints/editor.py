@@ -165,6 +165,11 @@ class EndpointEditor(QWidget):
         """True while the form differs from the selected profile as saved."""
         return self._dirty
 
+    def key_edited(self) -> bool:
+        """True while the API key field differs from the key saved with the endpoint."""
+        saved = self._saved_form[4] if len(self._saved_form) > 4 else ""
+        return self.form.key_edit.text() != saved
+
     def _check_dirty(self, *_: object) -> None:
         if self._loading:
             return

@@ -30,6 +30,7 @@ from app.bench.sweep.contract import (
 from app.profiles import Target
 from app.ui.app_setup import settings
 from app.ui.exports.tooltips import metric_tooltips
+from app.ui.panels.doctor.window_words import window_error
 from app.ui.panels.sweep import status_text
 from app.ui.panels.sweep.capacity_line import CapacityLine
 from app.ui.panels.sweep.charts import SweepCharts
@@ -291,7 +292,8 @@ class SweepPanel(QWidget):
     def _on_error(self, message: str) -> None:
         self.run_model.finish()
         self.last_error = message
-        self._set_status(message, error=True)
+        # The worker speaks to a terminal ("run 'tpotbench doctor'"); the window names its own.
+        self._set_status(partial(window_error, message), error=True)
 
     def _on_stopped(self) -> None:
         self._set_running(False)
