@@ -126,6 +126,7 @@ class PanelLinks(QObject):
         self.metrics.set_running(self.is_busy() or running)
         if running and sweep:
             self.metrics.mark(lambda: self.tr("sweep"), run_start=True)
+            self.roofline.start_run()
 
     def live_roofline(self) -> None:
         """Once a second during a sweep: the Rolling TPOT chart's floor for the batch the

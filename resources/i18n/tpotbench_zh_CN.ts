@@ -71,20 +71,24 @@
         <translation>下限</translation>
     </message>
     <message>
-        <source>measured p50–p99 (label: concurrency, MBU)</source>
-        <translation>实测 p50–p99（标注：并发数，MBU）</translation>
-    </message>
-    <message>
-        <source>live (probe, or a running sweep)</source>
-        <translation>实时（探测，或运行中的扫描）</translation>
-    </message>
-    <message>
         <source>c{c}: {mbu:.0f}%</source>
         <translation>c{c}：{mbu:.0f}%</translation>
     </message>
     <message>
         <source>batch-1 floor {v:.1f} ms</source>
         <translation>批大小 1 下限 {v:.1f} ms</translation>
+    </message>
+    <message>
+        <source>measured p50–p99</source>
+        <translation>实测 p50–p99</translation>
+    </message>
+    <message>
+        <source>live</source>
+        <translation>实时</translation>
+    </message>
+    <message>
+        <source>The decode floor over batch size; each sweep point&apos;s TPOT p50 (dot) and p99 (top of its bar), labelled with its concurrency and MBU; the live TPOT of a probe or a running sweep (diamond).</source>
+        <translation>随批大小变化的解码下限；每个扫描测试点的 TPOT p50（圆点）与 p99（竖条顶端），标注其并发数和 MBU；探测或运行中扫描的实时 TPOT（菱形）。</translation>
     </message>
     <message>
         <source>KV full
@@ -2102,6 +2106,30 @@ written by {1}</source>
     <message>
         <source>What-if</source>
         <translation>假设分析</translation>
+    </message>
+    <message>
+        <source>Points</source>
+        <translation>测试点</translation>
+    </message>
+    <message>
+        <source>latest sweep</source>
+        <translation>最近一次扫描</translation>
+    </message>
+    <message>
+        <source>all sweeps this session</source>
+        <translation>本次会话的全部扫描</translation>
+    </message>
+    <message>
+        <source>Which sweeps&apos; points the charts show.</source>
+        <translation>图表显示哪些扫描的测试点。</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <source>Remove every measured point from the charts.</source>
+        <translation>从图表中移除所有实测点。</translation>
     </message>
     <message>
         <source>live probe</source>

@@ -8,8 +8,11 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtWidgets import (
+    QComboBox,
     QFrame,
+    QHBoxLayout,
     QLabel,
+    QPushButton,
     QScrollArea,
     QTabWidget,
     QVBoxLayout,
@@ -50,7 +53,8 @@ class RooflinePanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._measured: list[Measured] = []
+        # The session's sweeps, each its points; the chart shows the latest or all of them.
+        self._runs: list[list[Measured]] = []
         self._live_ms: float | None = None
         self._live_batch = 1.0
         self._live_label: TextSource = ""
@@ -100,11 +104,26 @@ class RooflinePanel(QWidget):
         for page in (self.batch_plot, self.roof_plot, self.whatif):
             self.tabs.addTab(page, "")
 
+        # Which runs' points the charts show: a session's sweeps piled up on one chart.
+        self.runs_label = QLabel()
+        self.runs_combo = QComboBox()
+        self.runs_combo.addItem("", "latest")
+        self.runs_combo.addItem("", "all")
+        self.runs_combo.currentIndexChanged.connect(lambda _i: self._show_runs())
+        self.clear_button = QPushButton()
+        self.clear_button.clicked.connect(self.clear_measured)
+        runs_row = QHBoxLayout()
+        runs_row.setContentsMargins(0, 0, 0, 0)
+        runs_row.addWidget(self.runs_label)
+        runs_row.addWidget(self.runs_combo, 1)
+        runs_row.addWidget(self.clear_button)
+
         self.tabs.setMinimumHeight(300)
         content = _FillWidget()
         inner = QVBoxLayout(content)
         inner.addWidget(self.picker)
         inner.addLayout(summary)
+        inner.addLayout(runs_row)
         inner.addWidget(self.tabs, 1)
         # A short dock scrolls instead of squashing the plots to nothing.
         scroll = QScrollArea()
@@ -125,6 +144,12 @@ class RooflinePanel(QWidget):
             (self.tr("TPOT vs batch"), self.tr("Roofline"), self.tr("What-if"))
         ):
             self.tabs.setTabText(index, text)
+        self.runs_label.setText(self.tr("Points"))
+        self.runs_combo.setItemText(0, self.tr("latest sweep"))
+        self.runs_combo.setItemText(1, self.tr("all sweeps this session"))
+        self.runs_combo.setToolTip(self.tr("Which sweeps' points the charts show."))
+        self.clear_button.setText(self.tr("Clear"))
+        self.clear_button.setToolTip(self.tr("Remove every measured point from the charts."))
 
     def changeEvent(self, event: QEvent) -> None:
         if is_language_change(event):
@@ -185,16 +210,33 @@ class RooflinePanel(QWidget):
         if tpot_p50_ms <= 0 or not math.isfinite(tpot_p50_ms):
             return
         p99 = tpot_p99_ms if math.isfinite(tpot_p99_ms) else tpot_p50_ms
-        self._measured.append(
+        if not self._runs:
+            self._runs.append([])
+        self._runs[-1].append(
             Measured(int(concurrency), tpot_p50_ms, max(p99, tpot_p50_ms), running_batch)
         )
-        self._refresh_batch_plot()
-        self._refresh_measured()
-        self._refresh_mbu_label()
+        self._show_runs()
+
+    def start_run(self) -> None:
+        """A new sweep starts: its points form a run of their own (the latest)."""
+        if not self._runs or self._runs[-1]:
+            self._runs.append([])
+        self._show_runs()
+
+    @property
+    def _measured(self) -> list[Measured]:
+        """The points the charts show: the latest sweep's, or every sweep's of the session."""
+        if self.runs_combo.currentData() == "all":
+            return [m for run in self._runs for m in run]
+        return list(self._runs[-1]) if self._runs else []
 
     def clear_measured(self) -> None:
-        self._measured.clear()
+        self._runs.clear()
         self._live_ms = None
+        self._show_runs()
+
+    def _show_runs(self) -> None:
+        self.clear_button.setEnabled(any(self._runs))
         self._refresh_batch_plot()
         self._refresh_measured()
         self._refresh_mbu_label()
