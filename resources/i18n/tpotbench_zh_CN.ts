@@ -2046,6 +2046,18 @@ written by {1}</source>
         <translation>导出数据</translation>
     </message>
     <message>
+        <source>Replace files?</source>
+        <translation>替换文件？</translation>
+    </message>
+    <message>
+        <source>These files already exist in {0}:
+{1}
+Replace them?</source>
+        <translation>{0} 中已有这些文件：
+{1}
+要替换它们吗？</translation>
+    </message>
+    <message>
         <source>Exported to {0}: {1}.</source>
         <translation>已导出到 {0}：{1}。</translation>
     </message>

@@ -115,8 +115,10 @@ class SweepCurves(QWidget):
         set_words(self.tpot, tpot_title + sub, self.tr("ms"), label)
         set_words(self.ttft, self.tr("TTFT P99") + sub, self.tr("ms"), label)
 
+    KEYS = ("throughput", "tpot", "ttft")  # the charts by name, in order (export file names)
+
     def plots(self) -> dict[str, pg.PlotWidget]:
-        return {"throughput": self.throughput, "tpot": self.tpot, "ttft": self.ttft}
+        return dict(zip(self.KEYS, (self.throughput, self.tpot, self.ttft), strict=True))
 
     def set_series(self, series: Sequence[Series]) -> None:
         self._series = [s for s in series if s.points]

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QSplitter,
     QTabWidget,
@@ -24,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.app_setup import settings
-from app.ui.exports.charts import export_curves
+from app.ui.exports.charts import curve_paths, export_curves
 from app.ui.exports.files import (
     chart_filters,
     data_filters,
@@ -325,20 +326,53 @@ class ResultsPanel(QWidget):
 
     def export_charts_dialog(self) -> None:
         self._export_via_dialog(
-            self.tr("Export charts"), "charts.png", chart_filters(), self.export_charts
+            self.tr("Export charts"),
+            "charts.png",
+            chart_filters(),
+            self.export_charts,
+            writes=lambda target: curve_paths(target, list(SweepCurves.KEYS)),
         )
 
     def _export_via_dialog(
-        self, title: str, default_name: str, filters: list[str], export: Callable[[Path], object]
+        self,
+        title: str,
+        default_name: str,
+        filters: list[str],
+        export: Callable[[Path], object],
+        writes: Callable[[Path], list[Path]] | None = None,
     ) -> None:
         """Ask for a file in the last export's folder (the chosen filter's extension added to a
-        bare name), export, and say which files were written."""
+        bare name), export, and say which files were written. `writes` names the files an
+        export to a name really writes, when they are not that name (the charts' three): the
+        dialog's own overwrite question would be about a file that is never written, so those
+        files are asked about instead."""
         start = str(last_folder(settings()) / default_name)
-        path, chosen = QFileDialog.getSaveFileName(self, title, start, ";;".join(filters))
-        if path:
-            target = with_filter_suffix(path, chosen, filters)
-            remember_folder(settings(), target)
-            self._try(lambda: export(target), target)
+        options = QFileDialog.Option.DontConfirmOverwrite if writes else QFileDialog.Option(0)
+        path, chosen = QFileDialog.getSaveFileName(
+            self, title, start, ";;".join(filters), "", options
+        )
+        if not path:
+            return
+        target = with_filter_suffix(path, chosen, filters)
+        if writes is not None:
+            existing = [p for p in writes(target) if p.exists()]
+            if existing and not self._confirm_replace(existing):
+                return
+        remember_folder(settings(), target)
+        self._try(lambda: export(target), target)
+
+    def _confirm_replace(self, existing: list[Path]) -> bool:
+        names = "\n".join(p.name for p in existing)
+        answer = QMessageBox.question(
+            self,
+            self.tr("Replace files?"),
+            self.tr("These files already exist in {0}:\n{1}\nReplace them?").format(
+                existing[0].parent, names
+            ),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def _try(self, action: Callable[[], Path | list[Path]], path: Path) -> None:
         """Run an export and say which files it wrote (or why it could not)."""
