@@ -2776,6 +2776,15 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>完成：{0} 个测试点已保存到 {1}。</translation>
     </message>
     <message>
+        <source>{0} to {1} left</source>
+        <comment>the time a sweep still needs</comment>
+        <translation>还需 {0} 至 {1}</translation>
+    </message>
+    <message>
+        <source>time left known after the first point</source>
+        <translation>第一个测试点完成后可估算剩余时间</translation>
+    </message>
+    <message>
         <source>this run</source>
         <translation>本次运行</translation>
     </message>

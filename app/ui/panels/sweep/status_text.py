@@ -99,9 +99,19 @@ def progress(eta: Eta) -> Text:
             line += " " + QCoreApplication.translate("SweepPanel", "({0} failed)").format(
                 eta.failed
             )
-        if math.isfinite(eta.left_s):
-            line += " · " + QCoreApplication.translate("SweepPanel", "about {0} left").format(
-                format_duration(eta.left_s)
+        if math.isfinite(eta.left_lo_s) and math.isfinite(eta.left_hi_s):
+            low, high = format_duration(eta.left_lo_s), format_duration(eta.left_hi_s)
+            if low == high:
+                line += " · " + QCoreApplication.translate("SweepPanel", "about {0} left").format(
+                    low
+                )
+            else:
+                line += " · " + QCoreApplication.translate(
+                    "SweepPanel", "{0} to {1} left", "the time a sweep still needs"
+                ).format(low, high)
+        elif eta.point == 0:
+            line += " · " + QCoreApplication.translate(
+                "SweepPanel", "time left known after the first point"
             )
         return line
 
