@@ -2599,12 +2599,12 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>实战指南的实验 B：速率 inf，并发 1 … 128。</translation>
     </message>
     <message>
-        <source>Find capacity (SLO search)</source>
-        <translation>寻找容量（SLO 搜索）</translation>
+        <source>Find capacity (about 2 min)</source>
+        <translation>寻找容量（约 2 分钟）</translation>
     </message>
     <message>
-        <source>Rate inf: the highest concurrency that meets every SLO, found by doubling then bisecting (tpotbench search). Concurrencies: the first and the highest tried.</source>
-        <translation>速率 inf：先翻倍再二分，找出满足全部 SLO 的最高并发（tpotbench search）。并发数填写起始值和最高尝试值。</translation>
+        <source>Rate inf: the highest concurrency that meets every SLO (TTFT p99 2 s, TPOT p99 50 ms unless you set others), found by doubling from 4 then bisecting (tpotbench search), with 256-token prompts and 64-token replies. Concurrencies: the first and the highest tried.</source>
+        <translation>速率 inf：满足全部 SLO（除非另行设置，为 TTFT p99 2 秒、TPOT p99 50 毫秒）的最高并发数，从 4 开始翻倍再二分查找（tpotbench search），提示 256 个 token、回复 64 个 token。并发数：首个与最高尝试值。</translation>
     </message>
     <message>
         <source>Custom</source>
@@ -2774,6 +2774,15 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>Done: {0} point(s) saved in {1}.</source>
         <translation>完成：{0} 个测试点已保存到 {1}。</translation>
+    </message>
+    <message>
+        <source>a load takes {0}</source>
+        <comment>how long one search point took</comment>
+        <translation>每个负载用时 {0}</translation>
+    </message>
+    <message>
+        <source>at most {0} more</source>
+        <translation>最多还有 {0} 个</translation>
     </message>
     <message>
         <source>{0} to {1} left</source>

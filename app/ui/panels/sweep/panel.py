@@ -303,6 +303,7 @@ class SweepPanel(QWidget):
         return self.run_model.current_concurrency() if self.is_running() else None
 
     def _on_search_value(self, event: SearchValue) -> None:
+        self.run_model.search_value(event.highest_pass, event.lowest_fail)
         self.charts.mark_boundary(event.highest_pass, event.lowest_fail)
         self.capacity.search_value(dict(event.value), event.highest_pass, event.lowest_fail)
 

@@ -58,6 +58,10 @@ class Eta:
     failed: int
     left_lo_s: float
     left_hi_s: float
+    # A search: how long its finished loads took (shortest, longest) and at most how many
+    # loads it still runs (0: not known yet, while it is still doubling).
+    load_s: tuple[float, float] | None = None
+    loads_left: int = 0
 
     @property
     def left_s(self) -> float:
@@ -92,6 +96,9 @@ class SweepRun:
         self.plan: list[PointSpec] = []
         self.points: list[dict[str, Any]] = []
         self.search = False
+        self._search_max = 0.0
+        self._boundary: tuple[float | None, float | None] = (None, None)
+        self._load_durations: list[float] = []
         self.cancelled = False
         self.over = True
         self.point_index = -1
@@ -100,6 +107,9 @@ class SweepRun:
 
     def start(self, rates: Sequence[float], concurrencies: Sequence[int], *, search: bool) -> None:
         self.search = search
+        self._search_max = float(max(concurrencies)) if concurrencies else 0.0
+        self._boundary = (None, None)
+        self._load_durations = []
         # A search chooses its loads as it goes; a grid is every rate with every concurrency.
         self.plan = [] if search else plan_points(list(rates), list(concurrencies))
         self.points.clear()
@@ -141,7 +151,22 @@ class SweepRun:
             summary["path"] = event.path
         summary.setdefault("point", event.point)
         self.points.append(summary)
+        self._load_durations.append(self._clock() - self._point_started)
         return summary
+
+    def search_value(self, highest_pass: float | None, lowest_fail: float | None) -> None:
+        """The search's boundary so far (its search_value events)."""
+        self._boundary = (highest_pass, lowest_fail)
+
+    def search_loads_left(self) -> int:
+        """At most how many loads a search still measures once a load has failed: the
+        bisection's steps down to one stream, and the check one step above; 0 while it is
+        still doubling (its end is not known)."""
+        highest_pass, lowest_fail = self._boundary
+        if lowest_fail is None:
+            return 0
+        gap = max(1.0, float(lowest_fail) - float(highest_pass or 0.0))
+        return math.ceil(math.log2(gap)) + 1
 
     def finish(self) -> None:
         self.over = True
@@ -184,9 +209,13 @@ class SweepRun:
         done, total, failed = self._requests()
         points = max(1, len(self.plan))
         pace = self._measured_pace()
-        if self.search or pace is None:
-            return Eta(self.point_index, 0 if self.search else points, done, total, failed,
-                       math.nan, math.nan)  # fmt: skip
+        if self.search:
+            loads = self._load_durations
+            span = (min(loads), max(loads)) if loads else None
+            return Eta(self.point_index, 0, done, total, failed, math.nan, math.nan, span,
+                       self.search_loads_left())  # fmt: skip
+        if pace is None:
+            return Eta(self.point_index, points, done, total, failed, math.nan, math.nan)
         e2el_s, req_per_s = pace
         per_point = total or self._requests_per_point()
         low = high = 0.0

@@ -86,10 +86,24 @@ def done(run: SweepRun, where: str) -> tuple[Text, bool]:
 
 def progress(eta: Eta) -> Text:
     """Where a running sweep is and the time left; a search says only its point."""
-    if not eta.points:  # a search: how many loads it still needs is not known
-        return lambda: QCoreApplication.translate(
-            "SweepPanel", "Search point {0} · requests {1}/{2}"
-        ).format(eta.point + 1, eta.done, eta.total or "?")
+    if not eta.points:  # a search: how many loads it still needs is known only at the end
+
+        def searching() -> str:
+            line = QCoreApplication.translate(
+                "SweepPanel", "Search point {0} · requests {1}/{2}"
+            ).format(eta.point + 1, eta.done, eta.total or "?")
+            if eta.load_s is not None:
+                low, high = (format_duration(s) for s in eta.load_s)
+                line += " · " + QCoreApplication.translate(
+                    "SweepPanel", "a load takes {0}", "how long one search point took"
+                ).format(low if low == high else f"{low}–{high}")
+            if eta.loads_left:
+                line += " · " + QCoreApplication.translate("SweepPanel", "at most {0} more").format(
+                    eta.loads_left
+                )
+            return line
+
+        return searching
 
     def text() -> str:
         line = QCoreApplication.translate(

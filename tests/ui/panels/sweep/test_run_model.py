@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from app.bench.sweep.contract import (
     EndpointInfo,
     PointFinished,
@@ -18,6 +20,7 @@ from app.bench.sweep.contract import (
     RunStarted,
 )
 from app.bench.sweep.plan import PointSpec
+from app.ui.panels.sweep import status_text
 from app.ui.panels.sweep.run_model import SweepRun, is_partial, point_label
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -169,3 +172,23 @@ def test_the_time_left_holds_the_truth_and_never_jumps_on_experiment_b() -> None
         summary |= {"median_e2el_ms": e2el(c) * 1000, "request_throughput": n / duration(c)}
         run.point_finished(PointFinished(index, f"/r/c{c}.json", summary))
     assert len(seen) > 6
+
+
+def test_a_search_says_how_long_a_load_takes_and_at_most_how_many_remain() -> None:
+    clock = Clock()
+    run = SweepRun(clock)
+    run.start([INF], [4, 256], search=True)
+    for index, (conc, seconds) in enumerate(((4, 23.5), (8, 13.6), (16, 15.9))):
+        run.point_started(PointStarted(index, INF, conc))
+        clock.now += seconds
+        run.point_finished(_finished(index, INF, conc, f"/r/c{conc}.json"))
+        run.search_value(conc, None)
+    run.point_started(PointStarted(3, INF, 32))
+    run.progress_event(_progress(10, 128))
+    eta = run.eta()
+    assert eta.load_s == pytest.approx((13.6, 23.5)) and eta.loads_left == 0  # still doubling
+    text = status_text.progress(eta)()
+    assert "a load takes 14 s–24 s" in text and "more" not in text
+    run.search_value(32, 64)  # 64 failed: bisection down to one stream, then the check above
+    assert run.eta().loads_left == 6
+    assert "at most 6 more" in status_text.progress(run.eta())()
