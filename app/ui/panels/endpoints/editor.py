@@ -174,12 +174,14 @@ class EndpointEditor(QWidget):
         if self._loading:
             return
         dirty = bool(self._loaded_name) and self.form.state() != self._saved_form
+        # The list shows the name as typed (marked unsaved), not the saved one.
+        typed = self.form.name_edit.text().strip() if dirty else ""
+        self.profile_list.relabel(self._loaded_name if dirty else "", typed)
         if dirty == self._dirty:
             return
         self._dirty = dirty
         self.changed_label.setVisible(dirty)
         self.revert_button.setEnabled(dirty)
-        self.profile_list.relabel(self._loaded_name if dirty else "")
         self.dirtyChanged.emit(dirty)
 
     def form_target(self, simulator_url: str) -> Target:

@@ -296,3 +296,18 @@ def test_the_legend_sits_off_the_data(qtbot, panel):
         assert word in title
     # The KV-full label sits left of its line: at the axis' right end it stays in the chart.
     assert panel.batch_plot.kv_line.label.anchors[0] == (1, 0.5)
+
+
+def test_the_add_gpu_message_is_shown_whole(panel, qtbot):
+    dialog = CustomGpuDialog(panel)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.save()  # no id, no source: the two-line message
+    error = dialog.error
+
+    def whole() -> None:
+        assert error.height() >= error.heightForWidth(error.width())  # no line cut off
+        assert error.geometry().bottom() <= dialog.height()
+
+    qtbot.waitUntil(whole)
+    dialog.close()

@@ -297,3 +297,20 @@ def test_a_run_where_every_request_fails_shows_no_curves_of_the_run_before(
     for curve in (p50, panel.live._p99, panel.live._tok, panel.live._flight):
         xs, _ys = curve.getData()
         assert xs is None or len(xs) == 0
+
+
+def test_a_new_run_starts_the_table_at_its_first_columns(qtbot, tmp_path) -> None:
+    from app.bench.sweep.contract import PointFinished
+
+    panel = _panel(qtbot, "http://127.0.0.1:9", tmp_path)
+    panel.resize(500, 600)
+    panel.show()
+    qtbot.waitExposed(panel)
+    doc = {"completed": 8, "failed": 0, "request_rate": "inf", "max_concurrency": 4,
+           "median_tpot_ms": 20.0, "p99_tpot_ms": 22.0, "output_throughput": 100.0}  # fmt: skip
+    panel._on_point_finished(PointFinished(0, str(tmp_path / "a.json"), doc))
+    bar = panel.table.horizontalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(bar.maximum())  # the user read the last columns of the previous run
+    panel.charts.clear([])
+    assert bar.value() == 0
