@@ -1412,6 +1412,10 @@ Finished results are already saved. Please include the log file if you report th
         <translation>已发出但尚未完成的请求。</translation>
     </message>
     <message>
+        <source>{0} gap(s) under {1:g} ms (tokens read together) sit on the bottom edge</source>
+        <translation>{0} 个小于 {1:g} 毫秒的间隔（一次读到的多个 token）画在底边上</translation>
+    </message>
+    <message>
         <source>floor</source>
         <translation>下限</translation>
     </message>
@@ -1784,6 +1788,10 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>Time since request sent (s)</source>
         <translation>自请求发出起的时间（秒）</translation>
+    </message>
+    <message>
+        <source>Run a probe: the gap before each token appears here.</source>
+        <translation>运行一次探测：每个 token 之前的间隔会显示在这里。</translation>
     </message>
 </context>
 <context>

@@ -317,3 +317,14 @@ def test_a_sweep_refused_for_its_key_names_the_window_fields(
     text = sweep.status.text()
     assert "API key" in text, text
     assert "--api-key-env" not in text and "tpotbench doctor" not in text
+
+
+def test_an_empty_probe_chart_says_so_instead_of_showing_a_0_to_1_s_axis(
+    qtbot, window: MainWindow
+) -> None:
+    chart = window.probe.plot
+    bottom = chart.getPlotItem().getAxis("bottom")
+    assert chart.is_empty() and not bottom.style["showValues"]
+    assert "Run a probe" in chart.empty_text.toPlainText()
+    run_probe(qtbot, window, 16)
+    assert not chart.is_empty() and bottom.style["showValues"]

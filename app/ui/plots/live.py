@@ -95,6 +95,12 @@ class LiveCharts(QWidget):
         # Log scale: a 20 ms bulk and 700 ms prefill stalls stay readable on one chart.
         self.itl.getPlotItem().setLogMode(y=True)
         self._scatter = TokenScatter(self.itl)
+        # Gaps under the log axis' floor (tokens read in one go) are drawn on its bottom edge;
+        # this says so, with how many.
+        self.floor_note = pg.TextItem("", color="#888888", anchor=(0.0, 1.0))
+        self.floor_note.setZValue(5)
+        self.itl.addItem(self.floor_note)
+        self.floored = 0
         # P50 and P99 are named in the title's colours: a legend box covered the curves.
         self._p50 = self.tpot.plot([], [], pen=pg.mkPen(PALETTE[0], width=2))
         self._p99 = self.tpot.plot([], [], pen=pg.mkPen(PALETTE[1], width=2))
@@ -153,9 +159,22 @@ class LiveCharts(QWidget):
         )
         self.in_flight.setToolTip(self.tr("Requests sent and not yet finished."))
 
+    def _place_floor_note(self) -> None:
+        if not self.floored:
+            self.floor_note.setText("")
+            return
+        self.floor_note.setText(
+            self.tr(
+                "{0} gap(s) under {1:g} ms (tokens read together) sit on the bottom edge"
+            ).format(self.floored, MIN_ITL_MS)
+        )
+        x0 = self._ranges["x0"][0]
+        self.floor_note.setPos(x0, self._ranges["itl.y"][0] + 0.25)
+
     def changeEvent(self, event: QEvent) -> None:
         if is_language_change(event):
             self.retranslate()
+            self._place_floor_note()
             # Labels made during a run ("c=8", "batch 32 (/metrics)") follow the switch too.
             for line, text in zip(self._point_lines, self._point_texts, strict=True):
                 line.label.setFormat(text_of(text))
@@ -182,6 +201,8 @@ class LiveCharts(QWidget):
         self._requests_seen = 0
         self._itl_min = math.inf
         self._itl_max = 0.0
+        self.floored = 0
+        self.floor_note.setText("")
         self._scatter.clear()
         for line in self._point_lines:
             self.itl.removeItem(line)
@@ -229,6 +250,7 @@ class LiveCharts(QWidget):
         self.tokens.extend(np.column_stack([t[:n], y[:n]]))
         self._cursor_s = max(self._cursor_s, float(np.nanmax(t[:n])))
         finite = y[:n][np.isfinite(y[:n])]
+        self.floored += int(np.count_nonzero(finite < MIN_ITL_MS))
         if len(finite):
             self._itl_min = min(self._itl_min, float(finite.min()))
             self._itl_max = max(self._itl_max, float(finite.max()))
@@ -296,6 +318,7 @@ class LiveCharts(QWidget):
                     self.itl.getPlotItem().getAxis("left").setTicks(log_ticks(lo, hi))
                 self._set_range("itl.y", self.itl, "y", lo, hi)
             self._scatter.update(self.tokens, self._ranges["x0"], self._ranges["itl.y"])
+            self._place_floor_note()
         if "requests" in dirty and self.requests.total_added > self._requests_seen:
             self._requests_seen = self.requests.total_added
             recent = self.requests.tail(self.rolling_window)
