@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTabWidget,
     QTreeWidget,
@@ -110,8 +111,16 @@ class ResultsPanel(QWidget):
         self.capacity = QLabel()
         self.capacity.setWordWrap(True)
         self.capacity.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.capacity.setVisible(False)
-        left_layout.addWidget(self.capacity)
+        # Its answer and why run to several lines: they scroll in a box of their own, so the
+        # run list above keeps rows to pick from (it shrank to two for a capacity run).
+        self.capacity_box = QScrollArea()
+        self.capacity_box.setWidgetResizable(True)
+        self.capacity_box.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.capacity_box.setWidget(self.capacity)
+        self.capacity_box.setMaximumHeight(5 * self.fontMetrics().lineSpacing() + 6)
+        self.capacity_box.setVisible(False)
+        left_layout.addWidget(self.capacity_box)
+        self.tree.setMinimumHeight(5 * (self.fontMetrics().height() + 6))  # header + 4 rows
         left_layout.addLayout(buttons)
 
         self.curves = SweepCurves()
@@ -260,7 +269,7 @@ class ResultsPanel(QWidget):
 
     def _show_capacity(self, series: list[Series], blocks: dict[str, dict[str, Any]]) -> None:
         """One run shown: its knees, SLO lines and, from search.json, boundary and why."""
-        self.capacity.setVisible(False)
+        self.capacity_box.setVisible(False)
         if len(self.shown) != 1 or not series:
             return
         marks = Marks(knees=sweep_knees(series[0].points, sweep_axis(series)))
@@ -277,7 +286,7 @@ class ResultsPanel(QWidget):
             marks.lowest_fail = boundary.get("lowest_fail")
             self.capacity.setText(capacity_text(doc, knees=False))
             self.capacity.setToolTip(capacity_text(doc))
-            self.capacity.setVisible(True)
+            self.capacity_box.setVisible(True)
         draw_marks(self.curves, series, marks)
 
     def _select(self, runs: Sequence[Run]) -> None:

@@ -176,6 +176,13 @@ def test_results_panel_shows_a_saved_search(qtbot, tmp_path: Path) -> None:
     assert not panel.errors  # search.json is not taken for a broken point file
     panel.show_runs(["capacity-1"])
     assert panel.capacity.text() == capacity_text(search, knees=False)
+    # The answer scrolls in its own box; the run list keeps room for rows to pick from.
+    panel.resize(700, 640)  # the Results tab in a 1280x720 window
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert panel.capacity_box.isVisible()
+    row = panel.tree.visualItemRect(panel.tree.topLevelItem(0)).height()
+    qtbot.waitUntil(lambda: panel.tree.viewport().height() >= 3 * row)
     assert "Decode steps are stretched by prefill" in panel.capacity.text()
     fail_row = next(
         r
