@@ -2500,12 +2500,20 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>下限</translation>
     </message>
     <message>
+        <source>(P99 dashed)</source>
+        <translation>（P99 为虚线）</translation>
+    </message>
+    <message>
         <source>ms</source>
         <translation>毫秒</translation>
     </message>
     <message>
         <source>TTFT P99</source>
         <translation>TTFT P99</translation>
+    </message>
+    <message>
+        <source>No points yet: run a sweep or pick runs.</source>
+        <translation>还没有测试点：运行一次扫描或选择运行记录。</translation>
     </message>
     <message>
         <source>request rate (req/s)</source>

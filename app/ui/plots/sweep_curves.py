@@ -90,6 +90,12 @@ class SweepCurves(QWidget):
         self._series: list[Series] = []
         self.caption = ""  # a second title line (exports name the run, model, GPU, date)
         self._has_floor = False
+        # An empty chart says so in words (its axes carry no numbers until there is data).
+        self._empty_text: dict[pg.PlotWidget, pg.TextItem] = {}
+        for plot in self.plots().values():
+            text = pg.TextItem("", color="#888888", anchor=(0.5, 0.5))
+            plot.getPlotItem().addItem(text, ignoreBounds=True)
+            self._empty_text[plot] = text
         self.set_series([])
 
     def changeEvent(self, event: QEvent) -> None:
@@ -111,9 +117,23 @@ class SweepCurves(QWidget):
             tpot_title += " " + coloured((self.tr("floor"), FLOOR_COLOUR))
         sub = f"<br><span style='font-size:8pt'>{html.escape(self.caption)}</span>"
         sub = sub if self.caption else ""
+        if many:
+            # The runs in their colours under the titles: a legend box covered the curves.
+            runs = coloured(
+                *(
+                    ("● " + html.escape(s.name), PALETTE[n % len(PALETTE)])
+                    for n, s in enumerate(self._series)
+                )
+            )
+            sub += f"<br><span style='font-size:8pt'>{runs}</span>"
+            tpot_title += " " + self.tr("(P99 dashed)")
         set_words(self.throughput, self.tr("Output throughput") + sub, self.tr("tok/s"), label)
         set_words(self.tpot, tpot_title + sub, self.tr("ms"), label)
         set_words(self.ttft, self.tr("TTFT P99") + sub, self.tr("ms"), label)
+        for plot in self.plots().values():
+            self._empty_text[plot].setText(
+                "" if self._series else self.tr("No points yet: run a sweep or pick runs.")
+            )
 
     KEYS = ("throughput", "tpot", "ttft")  # the charts by name, in order (export file names)
 
@@ -124,6 +144,7 @@ class SweepCurves(QWidget):
         self._series = [s for s in series if s.points]
         for plot in self.plots().values():
             plot.getPlotItem().clear()
+            plot.getPlotItem().addItem(self._empty_text[plot], ignoreBounds=True)
             legend = plot.getPlotItem().legend
             if legend is not None:
                 legend.clear()
@@ -143,6 +164,7 @@ class SweepCurves(QWidget):
             item.getAxis("left").setStyle(showValues=bool(values))
             if not values:
                 item.setYRange(0, 1, padding=0)
+                self._empty_text[plot].setPos(0.0, 0.5)
         for n, s in enumerate(self._series):
             self._draw(PALETTE[n % len(PALETTE)], s, slot, key, to_value, many)
         for plot in self.plots().values():
@@ -164,15 +186,14 @@ class SweepCurves(QWidget):
         ordered = sorted(s.points, key=lambda p: to_value(p.get(key)))
         x = np.array([slot[to_value(p.get(key))] for p in ordered], dtype=float)
 
-        prefix = f"{s.name} " if many else ""
         # One run: P99 gets its own colour; several runs: a colour per run, P99 dashed.
         p99_colour = colour if many else PALETTE[1]
         for plot, mkey, name, dashed, col in (
-            (self.throughput, "output_throughput", s.name if many else None, False, colour),
-            # One run: P50 and P99 are named in the title's colours, no legend box.
-            (self.tpot, "median_tpot_ms", f"{prefix}P50" if many else None, False, colour),
-            (self.tpot, "p99_tpot_ms", f"{prefix}P99" if many else None, True, p99_colour),
-            (self.ttft, "p99_ttft_ms", s.name if many else None, False, colour),
+            # Named in the titles' colours, never in a legend box over the curves.
+            (self.throughput, "output_throughput", None, False, colour),
+            (self.tpot, "median_tpot_ms", None, False, colour),
+            (self.tpot, "p99_tpot_ms", None, True, p99_colour),
+            (self.ttft, "p99_ttft_ms", None, False, colour),
         ):
             y = np.array([metric(p, mkey) for p in ordered], dtype=float)
             if not np.isfinite(y).any():
@@ -198,6 +219,6 @@ class SweepCurves(QWidget):
                 pen=pg.mkPen(
                     FLOOR_COLOUR if not many else colour, width=1.5, style=Qt.PenStyle.DotLine
                 ),
-                name=f"{prefix}{self.tr('floor')}" if many else None,
+                name=None,
                 connect="finite",
             )

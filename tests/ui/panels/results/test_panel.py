@@ -187,7 +187,13 @@ def test_overlay_and_exports_read_back(qtbot, root, tmp_path) -> None:
     assert tree.getroot().tag.endswith("svg")
     strokes = {e.get("stroke") for e in tree.iter()}
     assert {"#0072b2", "#d55e00"} <= strokes  # vector curves, one colour per run
-    assert "TPOT P50 / P99" in {(e.text or "").strip() for e in tree.iter()}
+    texts = {(e.text or "").strip() for e in tree.iter()}
+    assert "TPOT P50 / P99 (P99 dashed)" in texts
+    # The runs are named under the title in their colours, not in a legend box over the data.
+    assert any("vllm-old" in t for t in texts)
+    for plot in panel.curves.plots().values():
+        legend = plot.getPlotItem().legend
+        assert legend is None or not legend.items
     with pytest.raises(ValueError, match=r"\.csv, \.json or \.md"):
         panel.export_data(out / "cmp.xlsx")
 
