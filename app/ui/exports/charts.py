@@ -87,6 +87,7 @@ def export_curves(
         curves.resize(size[0] * 3, size[1])
         curves.show()
         curves.caption = caption
+        curves.runs_in_titles = True  # each file stands alone: it names its runs
         curves.set_series(series)
         QApplication.processEvents()
         plots = curves.plots()

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QGridLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
 from app.bench.results.naming import rate_from_file
 from app.ui.plots.chart import FLOOR_COLOUR, PALETTE, coloured, make_plot, set_words
@@ -81,11 +81,18 @@ class SweepCurves(QWidget):
         self.throughput = make_plot()
         self.tpot = make_plot()
         self.ttft = make_plot()
+        # Several runs: their names in their colours above the charts (one row for all three,
+        # wrapped), never in a legend box over the curves; an export puts them in each title.
+        self.runs_label = QLabel()
+        self.runs_label.setWordWrap(True)
+        self.runs_label.setVisible(False)
+        self.runs_in_titles = False
         layout = QGridLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.throughput, 0, 0)
-        layout.addWidget(self.tpot, 0, 1)
-        layout.addWidget(self.ttft, 0, 2)
+        layout.addWidget(self.runs_label, 0, 0, 1, 3)
+        layout.addWidget(self.throughput, 1, 0)
+        layout.addWidget(self.tpot, 1, 1)
+        layout.addWidget(self.ttft, 1, 2)
         self.axis = "concurrency"
         self._series: list[Series] = []
         self.caption = ""  # a second title line (exports name the run, model, GPU, date)
@@ -117,16 +124,18 @@ class SweepCurves(QWidget):
             tpot_title += " " + coloured((self.tr("floor"), FLOOR_COLOUR))
         sub = f"<br><span style='font-size:8pt'>{html.escape(self.caption)}</span>"
         sub = sub if self.caption else ""
-        if many:
-            # The runs in their colours under the titles: a legend box covered the curves.
-            runs = coloured(
-                *(
-                    ("● " + html.escape(s.name), PALETTE[n % len(PALETTE)])
-                    for n, s in enumerate(self._series)
-                )
+        runs = coloured(
+            *(
+                ("● " + html.escape(s.name), PALETTE[n % len(PALETTE)])
+                for n, s in enumerate(self._series)
             )
-            sub += f"<br><span style='font-size:8pt'>{runs}</span>"
+        )
+        self.runs_label.setText(runs if many else "")
+        self.runs_label.setVisible(many and not self.runs_in_titles)
+        if many:
             tpot_title += " " + self.tr("(P99 dashed)")
+            if self.runs_in_titles:
+                sub += f"<br><span style='font-size:8pt'>{runs}</span>"
         set_words(self.throughput, self.tr("Output throughput") + sub, self.tr("tok/s"), label)
         set_words(self.tpot, tpot_title + sub, self.tr("ms"), label)
         set_words(self.ttft, self.tr("TTFT P99") + sub, self.tr("ms"), label)

@@ -194,6 +194,8 @@ def test_overlay_and_exports_read_back(qtbot, root, tmp_path) -> None:
     for plot in panel.curves.plots().values():
         legend = plot.getPlotItem().legend
         assert legend is None or not legend.items
+    # On screen the runs are named once, above the three charts, wrapped to their width.
+    assert "vllm-old" in panel.curves.runs_label.text() and panel.curves.runs_label.wordWrap()
     with pytest.raises(ValueError, match=r"\.csv, \.json or \.md"):
         panel.export_data(out / "cmp.xlsx")
 
