@@ -130,12 +130,13 @@ class SweepCurves(QWidget):
                 for n, s in enumerate(self._series)
             )
         )
-        self.runs_label.setText(runs if many else "")
+        dashed = self.tr("(P99 dashed)")
+        # On screen the note goes with the names: in a narrow chart's title it was cut off.
+        self.runs_label.setText(f"{runs} · TPOT {dashed}" if many else "")
         self.runs_label.setVisible(many and not self.runs_in_titles)
-        if many:
-            tpot_title += " " + self.tr("(P99 dashed)")
-            if self.runs_in_titles:
-                sub += f"<br><span style='font-size:8pt'>{runs}</span>"
+        if many and self.runs_in_titles:
+            tpot_title += " " + dashed
+            sub += f"<br><span style='font-size:8pt'>{runs}</span>"
         set_words(self.throughput, self.tr("Output throughput") + sub, self.tr("tok/s"), label)
         set_words(self.tpot, tpot_title + sub, self.tr("ms"), label)
         set_words(self.ttft, self.tr("TTFT P99") + sub, self.tr("ms"), label)
