@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import __version__
+from app.bench.doctor.report import PROFILE_SOURCE, TYPED_SOURCE
 from app.profiles import ProfileStore, Target
 from app.secrets import KeyStore
 from app.ui.app_setup_sim import SimulatorService
@@ -140,7 +141,7 @@ class MainWindow(QMainWindow):
         self.probe = ProbePanel(self.current_target)
         self.sweep = SweepPanel(self.current_target, lambda: self.links.run_context())
         self.results = ResultsPanel()
-        self.doctor = DoctorPanel(self.current_target)
+        self.doctor = DoctorPanel(self.current_target, key_source=self._key_source)
         self.roofline = RooflinePanel()
         self.metrics = ServerMetricsPanel()
         self.tabs = QTabWidget()
@@ -218,6 +219,7 @@ class MainWindow(QMainWindow):
         self.language_menu = self.view_menu.addMenu("")
         group = QActionGroup(self)
         saved = str(self.ctx.settings.value("ui/language", "") or "")
+        self._language_choice = saved  # the menu's checked entry, put back after a refusal
         # Each language is named in itself so a user can find their own in any UI language.
         self.language_actions: dict[str, QAction] = {}
         for code, label in (("", ""), ("en", "English"), ("zh_CN", "简体中文")):
@@ -284,6 +286,10 @@ class MainWindow(QMainWindow):
         simulator's live URL; ProfileError (a ValueError) if the form cannot be used."""
         return self.editor.form_target(self.ctx.simulator.base_url)
 
+    def _key_source(self) -> str:
+        """Where the key the doctor sends came from: the saved endpoint, or the field's edit."""
+        return TYPED_SOURCE if self.editor.key_edited() else PROFILE_SOURCE
+
     def _on_simulator_started(self, _url: str) -> None:
         self.editor.simulator_url_changed()
         self.status.update()
@@ -315,6 +321,11 @@ class MainWindow(QMainWindow):
             run()
 
     def cancel_current(self) -> None:
+        # A sweep is minutes of measurement: Esc (one stray key) asks before it ends one; the
+        # panel's Cancel button, a deliberate click, does not.
+        sweeping = self.sweep.is_running() and not self.sweep.run_model.cancelled
+        if sweeping and not self.confirm_cancel_sweep():
+            return
         cancel = self.tab_actions.get(self.current_panel(), TabActions()).cancel
         if cancel is not None:
             cancel()
@@ -322,6 +333,20 @@ class MainWindow(QMainWindow):
         # nothing runs).
         self.probe.stop()
         self.sweep.cancel()
+
+    def confirm_cancel_sweep(self) -> bool:
+        """Ask before Esc stops the running sweep; True: stop it."""
+        answer = QMessageBox.question(
+            self,
+            self.tr("Cancel the sweep?"),
+            self.tr(
+                "Stop the running sweep? Requests in flight get a moment to finish; points "
+                "already finished stay on disk, the interrupted one is saved as partial."
+            ),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def export_current(self) -> None:
         """File > Export…: the Results tab's export, whatever tab is shown (a sweep's points
@@ -349,7 +374,11 @@ class MainWindow(QMainWindow):
                 self.tr("Language"),
                 self.tr("Stop the running measurement first, then switch."),
             )
+            # The group already checked the clicked entry: the menu must name the language the
+            # window is still in.
+            self.language_actions[self._language_choice].setChecked(True)
             return
+        self._language_choice = code
         self.languageRequested.emit(code)
 
     def show_about(self) -> None:

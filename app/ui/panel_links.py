@@ -10,6 +10,7 @@ import asyncio
 import logging
 import math
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
@@ -21,6 +22,7 @@ from app.ui.panels.results.panel import ResultsPanel
 from app.ui.panels.roofline.panel import RooflinePanel
 from app.ui.panels.server_metrics.panel import ServerMetricsPanel
 from app.ui.panels.sweep.panel import SweepPanel
+from app.ui.retranslate import TextSource
 from app.ui.run_context import RunContext
 
 log = logging.getLogger(__name__)
@@ -124,7 +126,8 @@ class PanelLinks(QObject):
                 self.live_timer.stop()
         self.metrics.set_running(self.is_busy() or running)
         if running and sweep:
-            self.metrics.mark(self.tr("sweep"), run_start=True)
+            self.metrics.mark(lambda: self.tr("sweep"), run_start=True)
+            self.roofline.start_run()
 
     def live_roofline(self) -> None:
         """Once a second during a sweep: the Rolling TPOT chart's floor for the batch the
@@ -134,7 +137,7 @@ class PanelLinks(QObject):
         live = self.sweep.live
         if self._server_running is not None and self._server_running >= 1:
             batch = self._server_running
-            source = self.tr("batch {0:g} (/metrics)").format(batch)
+            source: TextSource = partial(self._batch_source, batch)
         elif self.metrics.sample_count() > 0:
             return  # the server runs nothing right now (between points): the floor stays
         else:
@@ -142,15 +145,27 @@ class PanelLinks(QObject):
             if concurrency is None:
                 return
             batch = float(concurrency)
-            source = self.tr("concurrency {0} (no /metrics)").format(concurrency)
+            source = partial(self._concurrency_source, concurrency)
         scenario = self.roofline.scenario()
         floor_ms = scenario.floor(max(1, round(batch))).seconds * 1000.0
         live.set_floor(floor_ms, source)
         if len(live.rolling):
             p50 = float(live.rolling.tail(1)[0, 1])
             self.roofline.set_live_tpot_ms(
-                p50, batch, self.tr("live sweep, batch {0:g}").format(round(batch, 1))
+                p50,
+                batch,
+                partial(self._live_label, round(batch, 1)),
             )
+
+    # Made again on a language switch: the labels outlive the language they were made in.
+    def _batch_source(self, batch: float) -> str:
+        return self.tr("batch {0:g} (/metrics)").format(batch)
+
+    def _concurrency_source(self, concurrency: int) -> str:
+        return self.tr("concurrency {0} (no /metrics)").format(concurrency)
+
+    def _live_label(self, batch: float) -> str:
+        return self.tr("live sweep, batch {0:g}").format(batch)
 
     def on_point_finished(self, summary: dict[str, Any]) -> None:
         if point_status.off_the_curve(summary):

@@ -19,6 +19,11 @@ def is_language_change(event: QEvent) -> bool:
     return event.type() == QEvent.Type.LanguageChange
 
 
+def text_of(source: TextSource) -> str:
+    """The text a TextSource makes now, in the UI language."""
+    return source() if callable(source) else str(source)
+
+
 class Message:
     """A label's current message, re-made in the UI language on `refresh()`.
 

@@ -71,20 +71,24 @@
         <translation>下限</translation>
     </message>
     <message>
-        <source>measured p50–p99 (label: concurrency, MBU)</source>
-        <translation>实测 p50–p99（标注：并发数，MBU）</translation>
-    </message>
-    <message>
-        <source>live (probe, or a running sweep)</source>
-        <translation>实时（探测，或运行中的扫描）</translation>
-    </message>
-    <message>
         <source>c{c}: {mbu:.0f}%</source>
         <translation>c{c}：{mbu:.0f}%</translation>
     </message>
     <message>
         <source>batch-1 floor {v:.1f} ms</source>
         <translation>批大小 1 下限 {v:.1f} ms</translation>
+    </message>
+    <message>
+        <source>measured p50–p99</source>
+        <translation>实测 p50–p99</translation>
+    </message>
+    <message>
+        <source>live</source>
+        <translation>实时</translation>
+    </message>
+    <message>
+        <source>The decode floor over batch size; each sweep point&apos;s TPOT p50 (dot) and p99 (top of its bar), labelled with its concurrency and MBU; the live TPOT of a probe or a running sweep (diamond).</source>
+        <translation>随批大小变化的解码下限；每个扫描测试点的 TPOT p50（圆点）与 p99（竖条顶端），标注其并发数和 MBU；探测或运行中扫描的实时 TPOT（菱形）。</translation>
     </message>
     <message>
         <source>KV full
@@ -971,6 +975,10 @@ Finished results are already saved. Please include the log file if you report th
         <translation>基准测试使用流式请求，其数据不受影响；需要单个 JSON 回复的客户端会从该服务器得到 KeyError: &apos;choices&apos;。请检查服务器或网关的流式设置。</translation>
     </message>
     <message>
+        <source>typed in the API key field, not saved</source>
+        <translation>在 API 密钥栏中输入、尚未保存</translation>
+    </message>
+    <message>
         <source>HTTP 400 bad request</source>
         <translation>HTTP 400 错误请求</translation>
     </message>
@@ -1177,6 +1185,78 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>, </source>
         <translation>、</translation>
+    </message>
+    <message>
+        <source>Enter one of the served ids in the endpoint&apos;s Model field (List models fills it in); vLLM serves the name given by its --served-model-name.</source>
+        <translation>在端点的“模型”栏中填写服务器提供的某个模型 ID（“列出模型”可自动填入）；vLLM 提供的是其 --served-model-name 指定的名称。</translation>
+    </message>
+    <message>
+        <source>Enter {model} in the endpoint&apos;s Model field so requests and results name the model.</source>
+        <translation>在端点的“模型”栏中填写 {model}，让请求和结果都写明模型。</translation>
+    </message>
+    <message>
+        <source>This URL serves the other API: change the endpoint&apos;s API field (it is set to {api}), or give a Base URL that serves {api}; the API field and the URL must match.</source>
+        <translation>这个 URL 提供的是另一种 API：请修改端点的“API”栏（当前为 {api}），或者填写一个提供 {api} 的基础 URL；“API”栏与 URL 必须一致。</translation>
+    </message>
+    <message>
+        <source>Fix the path first (next check), then press Check connection again.</source>
+        <translation>先修正路径（下一项检查），然后再点一次“检查连接”。</translation>
+    </message>
+    <message>
+        <source>Enter the key in the endpoint&apos;s API key field; local vLLM needs none, a gateway does.</source>
+        <translation>在端点的“API 密钥”栏中填写密钥；本地 vLLM 不需要密钥，网关需要。</translation>
+    </message>
+    <message>
+        <source>Write the endpoint&apos;s Base URL as {root}: TPOT Bench repaired it, but vllm bench serve and other clients would get 404.</source>
+        <translation>把端点的基础 URL 写成 {root}：TPOT Bench 已自动修正，但 vllm bench serve 和其他客户端会得到 404。</translation>
+    </message>
+    <message>
+        <source>Enter the server root {root} as the endpoint&apos;s Base URL and choose the API in the API field: clients add the API&apos;s path to the base URL themselves.</source>
+        <translation>把服务器根地址 {root} 填为端点的基础 URL，并在“API”栏中选择接口：客户端会自行在基础 URL 后加上接口路径。</translation>
+    </message>
+    <message>
+        <source>Set the endpoint&apos;s Base URL to {base} (requests then go to {candidate}).</source>
+        <translation>把端点的基础 URL 设为 {base}（请求随后发往 {candidate}）。</translation>
+    </message>
+    <message>
+        <source>Remove the stray characters from the endpoint&apos;s API key field, then Save.</source>
+        <translation>删除端点“API 密钥”栏中多余的字符，然后保存。</translation>
+    </message>
+    <message>
+        <source>Set the endpoint&apos;s API field to {other}; chat and completions are separate endpoints and a server may serve only one.</source>
+        <translation>把端点的“API”栏设为 {other}；对话与补全是两个不同的接口，服务器可能只提供其中一个。</translation>
+    </message>
+    <message>
+        <source>The server or network is too slow or stalled; check that it is not overloaded, or raise the Request time-out in the Sweep tab&apos;s advanced settings.</source>
+        <translation>服务器或网络太慢或已停滞；请检查它是否过载，或在“扫描”页的高级设置中调大“请求超时”。</translation>
+    </message>
+    <message>
+        <source>Send a valid key: enter it in the endpoint&apos;s API key field without stray spaces; local vLLM needs none.</source>
+        <translation>发送有效的密钥：在端点的“API 密钥”栏中填写，不要带多余的空格；本地 vLLM 不需要密钥。</translation>
+    </message>
+    <message>
+        <source>The server or gateway is throttling: lower the Sweep tab&apos;s request rates or concurrencies, or raise the key&apos;s rate limit.</source>
+        <translation>服务器或网关正在限流：请降低“扫描”页中的请求速率或并发数，或提高该密钥的速率上限。</translation>
+    </message>
+    <message>
+        <source>The reply had no choices: usually a chat model called on /v1/completions or the other way round; set the endpoint&apos;s API field to match the URL.</source>
+        <translation>回复中没有 choices：通常是在 /v1/completions 上调用了对话模型，或者反过来；请把端点的“API”栏设为与 URL 一致。</translation>
+    </message>
+    <message>
+        <source>did not finish within {s:g} s (the Request time-out in the Sweep tab&apos;s advanced settings)</source>
+        <translation>未在 {s:g} 秒内完成（扫描页高级设置中的“请求超时”）</translation>
+    </message>
+    <message>
+        <source>stalled: nothing arrived for {s:g} s</source>
+        <translation>停滞：{s:g} 秒内没有收到任何数据</translation>
+    </message>
+    <message>
+        <source>enter it in the endpoint&apos;s API key field</source>
+        <translation>请在端点的“API 密钥”栏中填写</translation>
+    </message>
+    <message>
+        <source>or open the Doctor tab and press Check connection</source>
+        <translation>或打开“诊断”页并点击“检查连接”</translation>
     </message>
 </context>
 <context>
@@ -1506,6 +1586,10 @@ Finished results are already saved. Please include the log file if you report th
         <translation>已发出但尚未完成的请求。</translation>
     </message>
     <message>
+        <source>{0} gap(s) under {1:g} ms (tokens read together) sit on the bottom edge</source>
+        <translation>{0} 个小于 {1:g} 毫秒的间隔（一次读到的多个 token）画在底边上</translation>
+    </message>
+    <message>
         <source>floor</source>
         <translation>下限</translation>
     </message>
@@ -1599,6 +1683,14 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>The built-in simulator did not start: {error}</source>
         <translation>内置模拟器未能启动：{error}</translation>
+    </message>
+    <message>
+        <source>Cancel the sweep?</source>
+        <translation>取消扫描？</translation>
+    </message>
+    <message>
+        <source>Stop the running sweep? Requests in flight get a moment to finish; points already finished stay on disk, the interrupted one is saved as partial.</source>
+        <translation>停止正在运行的扫描？进行中的请求会有片刻时间完成；已完成的测量点保留在磁盘上，被中断的测量点保存为部分结果。</translation>
     </message>
     <message>
         <source>Language</source>
@@ -1958,12 +2050,16 @@ Finished results are already saved. Please include the log file if you report th
 <context>
     <name>ProbeChart</name>
     <message>
-        <source>Inter-token latency</source>
-        <translation>token 间时延</translation>
+        <source>Inter-token latency (ms)</source>
+        <translation>token 间时延（毫秒）</translation>
     </message>
     <message>
-        <source>Time since request sent</source>
-        <translation>自请求发出起的时间</translation>
+        <source>Time since request sent (s)</source>
+        <translation>自请求发出起的时间（秒）</translation>
+    </message>
+    <message>
+        <source>Run a probe: the gap before each token appears here.</source>
+        <translation>运行一次探测：每个 token 之前的间隔会显示在这里。</translation>
     </message>
 </context>
 <context>
@@ -2258,6 +2354,18 @@ written by {1}</source>
         <translation>导出数据</translation>
     </message>
     <message>
+        <source>Replace files?</source>
+        <translation>替换文件？</translation>
+    </message>
+    <message>
+        <source>These files already exist in {0}:
+{1}
+Replace them?</source>
+        <translation>{0} 中已有这些文件：
+{1}
+要替换它们吗？</translation>
+    </message>
+    <message>
         <source>Exported to {0}: {1}.</source>
         <translation>已导出到 {0}：{1}。</translation>
     </message>
@@ -2322,6 +2430,30 @@ written by {1}</source>
     <message>
         <source>Pareto</source>
         <translation>帕累托</translation>
+    </message>
+    <message>
+        <source>Points</source>
+        <translation>测试点</translation>
+    </message>
+    <message>
+        <source>latest sweep</source>
+        <translation>最近一次扫描</translation>
+    </message>
+    <message>
+        <source>all sweeps this session</source>
+        <translation>本次会话的全部扫描</translation>
+    </message>
+    <message>
+        <source>Which sweeps&apos; points the charts show.</source>
+        <translation>图表显示哪些扫描的测试点。</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <source>Remove every measured point from the charts.</source>
+        <translation>从图表中移除所有实测点。</translation>
     </message>
     <message>
         <source>c{c}</source>
@@ -2743,12 +2875,20 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>下限</translation>
     </message>
     <message>
+        <source>(P99 dashed)</source>
+        <translation>（P99 为虚线）</translation>
+    </message>
+    <message>
         <source>ms</source>
         <translation>毫秒</translation>
     </message>
     <message>
         <source>TTFT P99</source>
         <translation>TTFT P99</translation>
+    </message>
+    <message>
+        <source>No points yet: run a sweep or pick runs.</source>
+        <translation>还没有测试点：运行一次扫描或选择运行记录。</translation>
     </message>
     <message>
         <source>rate {v}</source>
@@ -2858,12 +2998,12 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>实战指南的实验 B：速率 inf，并发 1 … 128。</translation>
     </message>
     <message>
-        <source>Find capacity (SLO search)</source>
-        <translation>寻找容量（SLO 搜索）</translation>
+        <source>Find capacity (about 2 min)</source>
+        <translation>寻找容量（约 2 分钟）</translation>
     </message>
     <message>
-        <source>Rate inf: the highest concurrency that meets every SLO, found by doubling then bisecting (tpotbench search). Concurrencies: the first and the highest tried.</source>
-        <translation>速率 inf：先翻倍再二分，找出满足全部 SLO 的最高并发（tpotbench search）。并发数填写起始值和最高尝试值。</translation>
+        <source>Rate inf: the highest concurrency that meets every SLO (TTFT p99 2 s, TPOT p99 50 ms unless you set others), found by doubling from 4 then bisecting (tpotbench search), with 256-token prompts and 64-token replies. Concurrencies: the first and the highest tried.</source>
+        <translation>速率 inf：满足全部 SLO（除非另行设置，为 TTFT p99 2 秒、TPOT p99 50 毫秒）的最高并发数，从 4 开始翻倍再二分查找（tpotbench search），提示 256 个 token、回复 64 个 token。并发数：首个与最高尝试值。</translation>
     </message>
     <message>
         <source>Custom</source>
@@ -3029,6 +3169,16 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>正在启动测试进程…</translation>
     </message>
     <message>
+        <source>r=</source>
+        <comment>a point&apos;s request rate, as in r=4</comment>
+        <translation>速率=</translation>
+    </message>
+    <message>
+        <source>c=</source>
+        <comment>a point&apos;s concurrency, as in c=8</comment>
+        <translation>并发=</translation>
+    </message>
+    <message>
         <source>Cancelling: no new requests; waiting for {0} in-flight request(s) to finish…</source>
         <translation>正在取消：不再发送新请求；等待 {0} 个进行中的请求结束…</translation>
     </message>
@@ -3051,6 +3201,24 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>Done: {0} point(s) saved in {1}.</source>
         <translation>完成：{0} 个测试点已保存到 {1}。</translation>
+    </message>
+    <message>
+        <source>a load takes {0}</source>
+        <comment>how long one search point took</comment>
+        <translation>每个负载用时 {0}</translation>
+    </message>
+    <message>
+        <source>at most {0} more</source>
+        <translation>最多还有 {0} 个</translation>
+    </message>
+    <message>
+        <source>{0} to {1} left</source>
+        <comment>the time a sweep still needs</comment>
+        <translation>还需 {0} 至 {1}</translation>
+    </message>
+    <message>
+        <source>time left known after the first point</source>
+        <translation>第一个测试点完成后可估算剩余时间</translation>
     </message>
     <message>
         <source>⚠ Load not as planned at {0} point(s): {1} (see Status).</source>

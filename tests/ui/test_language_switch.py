@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -96,10 +97,24 @@ def test_language_switch_keeps_the_session_and_translates_it(
     assert before["doctor"]["streaming"] == "ok"
     assert before["results_selected"] == before["results_shown"] != []
 
+    # What a running sweep labels once a second (the live floor's batch, the dock's live dot).
+    win.sweep.live.set_floor(15.0, partial(win.links._batch_source, 32.0))
+    win.roofline.set_live_tpot_ms(20.0, 32.0, partial(win.links._live_label, 32.0))
+    assert win.sweep.live.floor_source == "batch 32 (/metrics)"
+    assert [label for _t, label in win.metrics.marks()] == ["sweep", "c=1", "c=2"]
+
     manager.switch_language("zh_CN")
     assert manager.window is win  # nothing rebuilt
     qtbot.waitUntil(lambda: win.tabs.tabText(1) == "扫描", timeout=10_000)
     assert _state(manager) == before
+    # Labels made while the run was on follow the switch; so do the probe chart's units.
+    assert [label for _t, label in win.metrics.marks()] == ["扫描", "并发=1", "并发=2"]
+    assert [line.label.format for line in win.sweep.live._point_lines] == ["并发=1", "并发=2"]
+    assert win.sweep.live.floor_source == "批次 32（/metrics）"
+    assert "实时扫描，批次 32" in win.roofline.mbu_label.text()
+    assert "decode" not in win.roofline.ridge_label.text()
+    left = win.probe.plot.getPlotItem().getAxis("left").labelText
+    assert "毫秒" in left and "ms" not in left
     # Fixed strings and the messages that carry figures are in Chinese now.
     assert win.sweep.run_button.text() == "开始扫描"
     assert "完成" in win.sweep.status.text()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.profiles import ProfileStore
 from app.secrets import KeyStore
@@ -227,3 +227,109 @@ def test_menu_actions_reach_the_panels_by_explicit_calls(window: MainWindow) -> 
     assert seen == ["export"] and window.current_panel() is window.results
     window.run_current()  # the Results tab runs nothing: no error, nothing started
     assert not window.is_busy()
+
+
+def test_esc_asks_before_cancelling_a_sweep_and_the_form_is_locked(
+    qtbot, window: MainWindow, tmp_path, monkeypatch
+) -> None:
+    sweep = window.sweep
+    window.show_panel(sweep)
+    sweep.form.apply_preset("demo")
+    sweep.form.results_root.setText(str(tmp_path / "results"))
+    sweep.form.concurrencies.setText("4, 8")
+    sweep.form.num_prompts.setValue(8)
+    sweep.form.output_len.setValue(2000)  # ~40 s a request: only a cancel ends it in time
+    with qtbot.waitSignal(sweep.runningChanged, timeout=10_000):
+        window.run_action.trigger()
+    assert not sweep.form.isEnabled()  # settings cannot change under a running sweep
+    asked: list[str] = []
+
+    def answer(reply):
+        def question(_parent, title, _text, *_args):
+            asked.append(title)
+            return reply
+
+        return question
+
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.No))
+    window.cancel_action.trigger()  # Esc, then "No"
+    assert asked == ["Cancel the sweep?"]
+    assert sweep.is_running() and not sweep.run_model.cancelled
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Yes))
+    with qtbot.waitSignal(sweep.runningChanged, timeout=30_000) as stopped:
+        window.cancel_action.trigger()  # Esc, then "Yes"
+    assert stopped.args == [False] and len(asked) == 2
+    assert sweep.form.isEnabled()
+
+
+def test_a_refused_language_switch_leaves_the_menu_on_the_current_language(
+    qtbot, window: MainWindow, monkeypatch
+) -> None:
+    probe = window.probe
+    probe.max_tokens.setValue(4000)  # a long probe: the window is busy while we switch
+    with qtbot.waitSignal(probe.runningChanged, timeout=5_000):
+        window.run_action.trigger()
+    told: list[str] = []
+    monkeypatch.setattr(QMessageBox, "information", lambda _p, _t, text: told.append(text))
+    requested: list[str] = []
+    window.languageRequested.connect(requested.append)
+    before = next(code for code, a in window.language_actions.items() if a.isChecked())
+    window.language_actions["zh_CN"].trigger()  # what a click in View > Language does
+    assert told == ["Stop the running measurement first, then switch."] and requested == []
+    checked = [code for code, a in window.language_actions.items() if a.isChecked()]
+    assert checked == [before]
+    with qtbot.waitSignal(probe.runningChanged, timeout=10_000):
+        probe.stop()
+    window.language_actions["zh_CN"].trigger()  # idle: the switch goes through
+    assert requested == ["zh_CN"] and window.language_actions["zh_CN"].isChecked()
+
+
+def test_doctor_says_a_typed_key_is_typed_and_advises_the_window_fields(
+    qtbot, window: MainWindow, make_sim
+) -> None:
+    keyed = make_sim(api_key="sk-tpot-right-key-0123456789abcd", disable_metrics=True)
+    editor = window.editor
+    editor.select("Local vLLM")
+    editor.form.url_edit.setText(keyed.base_url)
+    editor.form.key_edit.setText("sk-tpot-typed-wrong-key-00wxyz")  # typed, never saved
+    window.show_panel(window.doctor)
+    with qtbot.waitSignal(window.doctor.finished, timeout=30_000):
+        window.run_action.trigger()
+    auth = window.doctor.rows["auth"]
+    assert "(typed in the API key field, not saved)" in auth.detail.text()
+    assert "from the profile" not in auth.detail.text()
+    assert "API key field" in auth.fix.text() and "--api-key-env" not in auth.fix.text()
+    editor.save_current()  # saved: now it is the endpoint's own key
+    with qtbot.waitSignal(window.doctor.finished, timeout=30_000):
+        window.run_action.trigger()
+    assert "(from the profile)" in window.doctor.rows["auth"].detail.text()
+
+
+def test_a_sweep_refused_for_its_key_names_the_window_fields(
+    qtbot, window: MainWindow, make_sim, tmp_path
+) -> None:
+    keyed = make_sim(api_key="sk-tpot-right-key-0123456789abcd", disable_metrics=True)
+    window.editor.select("Local vLLM")
+    window.editor.form.url_edit.setText(keyed.base_url)
+    window.editor.form.key_edit.setText("")
+    sweep = window.sweep
+    sweep.form.results_root.setText(str(tmp_path / "results"))
+    sweep.form.concurrencies.setText("1")
+    with qtbot.waitSignal(sweep.runningChanged, timeout=10_000):
+        window.show_panel(sweep)
+        window.run_action.trigger()
+    qtbot.waitUntil(lambda: not sweep.is_running(), timeout=30_000)
+    text = sweep.status.text()
+    assert "API key" in text, text
+    assert "--api-key-env" not in text and "tpotbench doctor" not in text
+
+
+def test_an_empty_probe_chart_says_so_instead_of_showing_a_0_to_1_s_axis(
+    qtbot, window: MainWindow
+) -> None:
+    chart = window.probe.plot
+    bottom = chart.getPlotItem().getAxis("bottom")
+    assert chart.is_empty() and not bottom.style["showValues"]
+    assert "Run a probe" in chart.empty_text.toPlainText()
+    run_probe(qtbot, window, 16)
+    assert not chart.is_empty() and bottom.style["showValues"]

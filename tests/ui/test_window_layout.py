@@ -43,7 +43,8 @@ def test_dock_widths_and_first_run_size_by_hand() -> None:
     assert dock_widths(1280) == (280, 346)  # 268.8 is raised to the 280 minimum
     assert dock_widths(2560) == (340, 440)  # capped
     assert default_size((1920, 1050)) == (1400, 900)
-    assert default_size((1280, 770)) == (1216, 708)  # 95 % x 92 % of a small screen
+    assert default_size((1280, 770)) == (1272, 738)  # a small screen, less the frame
+    assert default_size((1280, 688)) == (1272, 656)  # 1280x720 less a 32-pixel panel
 
 
 @pytest.mark.parametrize(("width", "height"), [(1400, 900), (1280, 800)])
@@ -174,3 +175,38 @@ def test_at_1280x720_a_run_gives_the_charts_the_room(qtbot, memory_keyring, tmp_
     finally:
         sweep.cancel()
         qtbot.waitUntil(lambda: not sweep.is_running(), timeout=30_000)
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1400, 900)])
+def test_the_roofline_dock_fits_its_column(qtbot, memory_keyring, width, height) -> None:
+    """At 1280x720 the dock's chart ran past the window's right edge (its legend box wider
+    than the chart, the KV-full label cut) and the tabs below it were elided."""
+    win = make_window(qtbot, width, height)
+    panel = win.roofline
+    right = win.roofline_dock.mapTo(win, QPoint(win.roofline_dock.width(), 0)).x()
+    assert right <= win.width()
+
+    def inside() -> None:
+        for widget in (panel.picker, panel.tabs, panel.batch_plot, panel.clear_button):
+            edge = widget.mapTo(win, QPoint(widget.width(), 0)).x()
+            assert widget.isVisible() and edge <= right, widget
+        # Nothing drawn inside the chart runs past its plot area's right edge.
+        plot = panel.batch_plot
+        view = plot.getPlotItem().getViewBox().sceneBoundingRect()
+        label = plot.kv_line.label
+        if label.isVisible():
+            assert label.sceneBoundingRect().right() <= view.right() + 1
+        title = plot.getPlotItem().titleLabel.item.sceneBoundingRect()
+        assert title.right() <= plot.sceneRect().right() + 1
+
+    qtbot.waitUntil(inside)
+    # The dock tabs below the column read in full (they were "Ro…").
+    from PySide6.QtWidgets import QTabBar
+
+    bars = [b for b in win.findChildren(QTabBar) if b.count() == 2 and b.isVisible()]
+    docks = [b for b in bars if {b.tabText(i) for i in range(2)} == {"Roofline", "Server metrics"}]
+    assert docks
+    for bar in docks:
+        for i in range(bar.count()):
+            need = bar.fontMetrics().horizontalAdvance(bar.tabText(i))
+            assert bar.tabRect(i).width() >= need, bar.tabText(i)

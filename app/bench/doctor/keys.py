@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.bench.doctor.probe import Probe
-from app.bench.doctor.report import PROFILE_SOURCE, Check, Msg, msg, verbatim
+from app.bench.doctor.report import WINDOW_SOURCES, Check, Msg, msg, verbatim
 from app.bench.http import failures
 from app.bench.http.auth import cleartext_host
 
@@ -58,7 +58,7 @@ def auth_check(probe: Probe, statuses: list[int]) -> Check:
     source: Msg | str = ""
     if t.key_source:
         # The profile phrase is the UI's; the CLI's (environment variable names) stay as data.
-        said = msg(PROFILE_SOURCE) if t.key_source == PROFILE_SOURCE else verbatim(t.key_source)
+        said = msg(t.key_source) if t.key_source in WINDOW_SOURCES else verbatim(t.key_source)
         source = msg(" ({source})", source=said)
     if any(s in (401, 403) for s in statuses):
         status = 403 if 403 in statuses and 401 not in statuses else 401

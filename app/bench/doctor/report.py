@@ -11,6 +11,9 @@ STATUSES = ("ok", "warn", "fail", "skip")
 VERBATIM = "{text}"  # a message that is data (a server's or another module's words), not a phrase
 LIST_SEPARATOR = ", "
 PROFILE_SOURCE = "from the profile"
+# The window's key when the field holds an edit that was not saved (the profile's is another).
+TYPED_SOURCE = "typed in the API key field, not saved"
+WINDOW_SOURCES = (PROFILE_SOURCE, TYPED_SOURCE)  # said in the UI language, not as data
 
 
 def _same(text: str) -> str:

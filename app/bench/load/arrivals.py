@@ -86,6 +86,12 @@ class LoadOutcome:
         return max(0, self.last_end_ns - self.first_send_ns) / 1e9
 
 
+def cut_short(cancel_set: bool, aborted: int, not_sent: int) -> bool:
+    """Whether a cancel cost the point requests: a cancel that came after every request had
+    finished (Esc while the point was being written) leaves a complete point, not a partial one."""
+    return cancel_set and (aborted > 0 or not_sent > 0)
+
+
 def _crashed_record(spec: Any, arrival_ns: int, now_ns: int, exc: BaseException) -> RequestRecord:
     # send_request is documented never to raise; if it does, count it instead of losing the run.
     return RequestRecord(
@@ -196,14 +202,16 @@ class Slots:
         """The kept records in index order, and what was aborted or never sent of `total`."""
         order = sorted(self.results)
         records = [self.results[i] for i in order]
+        aborted = self.state.sent - len(records)  # sent, then cut off after the grace period
+        not_sent = total - self.state.sent
         return LoadOutcome(
             records=records,
             origin_ns=origin_ns,
             first_send_ns=min((r.send_ns for r in records), default=None),
             last_end_ns=max((r.end_ns for r in records), default=None),
-            cancelled=self.cancel.is_set(),
-            aborted=self.state.sent - len(records),  # sent, then cut off after the grace period
-            not_sent=total - self.state.sent,
+            cancelled=cut_short(self.cancel.is_set(), aborted, not_sent),
+            aborted=aborted,
+            not_sent=not_sent,
             indices=order,
         )
 

@@ -36,13 +36,29 @@ def export_plot(plot: Any, path: str | os.PathLike[str]) -> Path:
         generator = QSvgGenerator()
         generator.setFileName(str(target))
         generator.setSize(plot.size())
+        # At the generator's default 72 dpi against the screen's 96, Qt scaled some items
+        # (axes, grid) and not others (curves): the curves sat offset and past the plot box.
+        generator.setResolution(plot.logicalDpiX())
         generator.setViewBox(QRect(0, 0, plot.width(), plot.height()))
+        # Markers are stamped from a pixmap atlas on screen; an SVG got the whole atlas squeezed
+        # into each marker's box. In export mode pyqtgraph draws each marker as a path.
+        items = [i for i in plot.scene().items() if hasattr(i, "setExportMode")]
         painter = QPainter(generator)
         try:
+            for item in items:
+                item.setExportMode(True, {"painter": painter, "antialias": True})
             plot.render(painter)
         finally:
+            for item in items:
+                item.setExportMode(False)
             painter.end()
     return target
+
+
+def curve_paths(path: str | os.PathLike[str], keys: Sequence[str]) -> list[Path]:
+    """The files an export to `path` writes: PATHSTEM_KEY with its extension, one per chart."""
+    base = Path(path)
+    return [base.with_name(f"{base.stem}_{key}{base.suffix}") for key in keys]
 
 
 def export_curves(
@@ -71,11 +87,13 @@ def export_curves(
         curves.resize(size[0] * 2, size[1] * 2)
         curves.show()
         curves.caption = caption
+        curves.runs_in_titles = True  # each file stands alone: it names its runs
         curves.set_series(series)
         QApplication.processEvents()
+        charts = curves.charts()
         return [
-            export_plot(plot, base.with_name(f"{base.stem}_{key}{base.suffix}"))
-            for key, plot in curves.charts().items()
+            export_plot(plot, target)
+            for plot, target in zip(charts.values(), curve_paths(base, list(charts)), strict=True)
         ]
     finally:
         curves.close()

@@ -4,6 +4,7 @@ requests in their own colour. Fed with RequestSamples (app.bench.results.request
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Sequence
 
@@ -13,7 +14,7 @@ from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.bench.results.request_samples import RequestSamples
-from app.ui.plots.chart import PALETTE, log_ticks, make_plot
+from app.ui.plots.chart import PALETTE, coloured, log_ticks, make_plot
 
 METRICS = ("ttft", "tpot", "itl", "e2el")
 FAILED_COLOUR = "#C0392B"
@@ -257,13 +258,15 @@ class DistributionsView(QWidget):
         if plot.legend is not None:
             plot.legend.clear()
         if kind == "e2el":
-            plot.setTitle(self.tr("E2E latency vs output tokens"), size="9pt")
+            title = self.tr("E2E latency vs output tokens")
             plot.setLabel("bottom", self.tr("output tokens"))
             plot.setLabel("left", self.tr("E2E latency (ms)"))
         else:
-            plot.setTitle(self.tr("TTFT vs prompt tokens"), size="9pt")
+            title = self.tr("TTFT vs prompt tokens")
             plot.setLabel("bottom", self.tr("prompt tokens"))
             plot.setLabel("left", self.tr("TTFT (ms)"))
+        # The series are named in the title's colours: a legend box sat over the dots.
+        names: list[tuple[str, str]] = [(title, "")]
         failed_x: list[float] = []
         failed_y: list[float] = []
         for n, (label, samples) in enumerate(self._series):
@@ -280,8 +283,9 @@ class DistributionsView(QWidget):
                     symbolSize=5,
                     symbolBrush=colour,
                     symbolPen=None,
-                    name=label,
                 )
+                if len(self._series) > 1:
+                    names.append(("● " + html.escape(label), colour))
             for x, y in bad:
                 failed_x.append(float(x))
                 failed_y.append(float(y))
@@ -294,8 +298,9 @@ class DistributionsView(QWidget):
                 symbolSize=9,
                 symbolBrush=FAILED_COLOUR,
                 symbolPen=pg.mkPen(FAILED_COLOUR, width=2),
-                name=self.tr("failed (time to failure)"),
             )
+            names.append(("✕ " + self.tr("failed (time to failure)"), FAILED_COLOUR))
+        plot.setTitle(coloured(*names), size="9pt")
         _numbers_only_with_data(plot)
         plot.enableAutoRange()
 

@@ -27,7 +27,7 @@ from app.ui.plots.chart import (
 )
 from app.ui.plots.ring import RingBuffer
 from app.ui.plots.token_scatter import MIN_ITL_MS, TokenScatter
-from app.ui.retranslate import is_language_change
+from app.ui.retranslate import TextSource, is_language_change, text_of
 
 # The three small charts (whole-chart repaints) once a second: a line over minutes gains
 # nothing from more, and at 4 Hz they were a fifth of the window's CPU in a 64-stream run.
@@ -67,6 +67,8 @@ class LiveCharts(QWidget):
         self._small_drawn_ns = 0
         self._ranges: dict[str, tuple[float, float]] = {}
         self._point_lines: list[pg.InfiniteLine] = []
+        self._point_texts: list[TextSource] = []  # each line's label, re-made on a switch
+        self._floor_text: TextSource = ""
 
         self.itl = make_plot()
         self.tpot = make_plot()
@@ -93,6 +95,12 @@ class LiveCharts(QWidget):
         # Log scale: a 20 ms bulk and 700 ms prefill stalls stay readable on one chart.
         self.itl.getPlotItem().setLogMode(y=True)
         self._scatter = TokenScatter(self.itl)
+        # Gaps under the log axis' floor (tokens read in one go) are drawn on its bottom edge;
+        # this says so, with how many.
+        self.floor_note = pg.TextItem("", color="#888888", anchor=(0.0, 1.0))
+        self.floor_note.setZValue(5)
+        self.itl.addItem(self.floor_note)
+        self.floored = 0
         # P50 and P99 are named in the title's colours: a legend box covered the curves.
         self._p50 = self.tpot.plot([], [], pen=pg.mkPen(PALETTE[0], width=2))
         self._p99 = self.tpot.plot([], [], pen=pg.mkPen(PALETTE[1], width=2))
@@ -106,9 +114,6 @@ class LiveCharts(QWidget):
         self._floor_label = pg.TextItem("", color=FLOOR_COLOUR, anchor=(0.0, 0.0))
         self._floor_label.setZValue(5)
         self.tpot.addItem(self._floor_label)
-        self.floor_source = ""
-        self._floor_label.setText("")
-        self._floor.setData([], [])
         self._tok = self.tok_s.plot([], [], pen=pg.mkPen(PALETTE[2], width=2))
         self._flight = self.in_flight.plot([], [], pen=pg.mkPen(PALETTE[3], width=2))
         layout = QGridLayout(self)
@@ -154,9 +159,27 @@ class LiveCharts(QWidget):
         )
         self.in_flight.setToolTip(self.tr("Requests sent and not yet finished."))
 
+    def _place_floor_note(self) -> None:
+        if not self.floored:
+            self.floor_note.setText("")
+            return
+        self.floor_note.setText(
+            self.tr(
+                "{0} gap(s) under {1:g} ms (tokens read together) sit on the bottom edge"
+            ).format(self.floored, MIN_ITL_MS)
+        )
+        x0 = self._ranges["x0"][0]
+        self.floor_note.setPos(x0, self._ranges["itl.y"][0] + 0.25)
+
     def changeEvent(self, event: QEvent) -> None:
         if is_language_change(event):
             self.retranslate()
+            self._place_floor_note()
+            # Labels made during a run ("c=8", "batch 32 (/metrics)") follow the switch too.
+            for line, text in zip(self._point_lines, self._point_texts, strict=True):
+                line.label.setFormat(text_of(text))
+            self.floor_source = text_of(self._floor_text)
+            self._floor_label.setText(self.floor_source)
         super().changeEvent(event)
 
     def scatter_data(self) -> tuple[np.ndarray, np.ndarray]:
@@ -168,14 +191,23 @@ class LiveCharts(QWidget):
         for ring in (self.tokens, self.requests, self.rolling, self.progress, self.floor):
             ring.clear()
         self.floor_source = ""
+        self._floor_text = ""
+        # The lines only redraw when data arrives: a run that never finishes a request (every
+        # one failed) would otherwise show the previous run's curves as its own.
+        for curve in (self._p50, self._p99, self._floor, self._tok, self._flight):
+            curve.setData([], [])
+        self._floor_label.setText("")
         self._offset_s = self._cursor_s = 0.0
         self._requests_seen = 0
         self._itl_min = math.inf
         self._itl_max = 0.0
+        self.floored = 0
+        self.floor_note.setText("")
         self._scatter.clear()
         for line in self._point_lines:
             self.itl.removeItem(line)
         self._point_lines.clear()
+        self._point_texts.clear()
         self._ranges.clear()
         # Sensible empty axes before the first data: 0-10 s, ITL 1-100 ms on the log scale.
         for n, plot in enumerate(self.plots()):
@@ -191,18 +223,19 @@ class LiveCharts(QWidget):
             self._set_range(key, plot, "y", 0.0, top)
         self._dirty = {"tokens", "requests", "progress"}
 
-    def start_point(self, label: str) -> None:
+    def start_point(self, label: TextSource) -> None:
         """A new sweep point: its times continue after the previous point's on one run axis."""
         self._offset_s = self._cursor_s
         line = pg.InfiniteLine(
             pos=self._offset_s,
             angle=90,
             pen=pg.mkPen("#888888", style=Qt.PenStyle.DotLine),
-            label=label,
+            label=text_of(label),
             # Staggered heights so labels of short, adjacent points do not overprint.
             labelOpts={"position": 0.95 - 0.08 * (len(self._point_lines) % 3), "color": "#888888"},
         )
         self._point_lines.append(line)
+        self._point_texts.append(label)
         self.itl.addItem(line)
         self._dirty.add("x")
 
@@ -217,6 +250,7 @@ class LiveCharts(QWidget):
         self.tokens.extend(np.column_stack([t[:n], y[:n]]))
         self._cursor_s = max(self._cursor_s, float(np.nanmax(t[:n])))
         finite = y[:n][np.isfinite(y[:n])]
+        self.floored += int(np.count_nonzero(finite < MIN_ITL_MS))
         if len(finite):
             self._itl_min = min(self._itl_min, float(finite.min()))
             self._itl_max = max(self._itl_max, float(finite.max()))
@@ -234,14 +268,16 @@ class LiveCharts(QWidget):
         self.progress.append(t, float(output_tok_s), float(in_flight))
         self._dirty.update(("progress", "x"))
 
-    def set_floor(self, floor_ms: float, source: str) -> None:
+    def set_floor(self, floor_ms: float, source: TextSource) -> None:
         """The roofline floor now; `source` says which batch it is for (shown in the legend)."""
         if not math.isfinite(floor_ms) or floor_ms <= 0:
             return
         self.floor.append(self._cursor_s, float(floor_ms))
-        if source != self.floor_source:
-            self.floor_source = source
-            self._floor_label.setText(source)
+        self._floor_text = source
+        text = text_of(source)
+        if text != self.floor_source:
+            self.floor_source = text
+            self._floor_label.setText(text)
         self._dirty.add("requests")
 
     # paint side: only from the repaint timer
@@ -282,6 +318,7 @@ class LiveCharts(QWidget):
                     self.itl.getPlotItem().getAxis("left").setTicks(log_ticks(lo, hi))
                 self._set_range("itl.y", self.itl, "y", lo, hi)
             self._scatter.update(self.tokens, self._ranges["x0"], self._ranges["itl.y"])
+            self._place_floor_note()
         if "requests" in dirty and self.requests.total_added > self._requests_seen:
             self._requests_seen = self.requests.total_added
             recent = self.requests.tail(self.rolling_window)

@@ -11,7 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 
 from app.roofline.scenario import BATCH_GRID, Scenario
-from app.ui.plots.chart import rename_curve
+from app.ui.plots.chart import coloured, rename_curve
 
 COLORS = {"floor": "#0072B2", "line": "#D55E00", "measured": "#009E73", "live": "#CC79A7"}
 
@@ -29,12 +29,13 @@ class Measured(NamedTuple):
         return self.running if self.running and self.running > 0 else float(self.concurrency)
 
 
-def _axes(plot: pg.PlotWidget, log_y: bool) -> pg.PlotItem:
-    """The plot's item with a log x axis, a faint grid and a legend."""
+def _axes(plot: pg.PlotWidget, log_y: bool, legend: bool = True) -> pg.PlotItem:
+    """The plot's item with a log x axis, a faint grid and (if `legend`) a legend."""
     item = plot.getPlotItem()
     item.setLogMode(x=True, y=log_y)
     item.showGrid(x=True, y=True, alpha=0.25)
-    item.addLegend(offset=(10, 10))
+    if legend:
+        item.addLegend(offset=(10, 10))
     return item
 
 
@@ -51,7 +52,9 @@ class BatchPlot(pg.PlotWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        item = _axes(self, False)
+        # The legend is the title's coloured words: a legend box sat over the measured points
+        # and, in a narrow dock, ran past the chart's right edge.
+        item = _axes(self, False, legend=False)
         # Powers of two read better than pyqtgraph's log-axis minor labels, which collide.
         ticks = [(math.log10(2**k), str(2**k)) for k in range(11)]
         item.getAxis("bottom").setTicks([ticks, []])
@@ -69,7 +72,10 @@ class BatchPlot(pg.PlotWidget):
             movable=False,
             pen=pg.mkPen("#999999", width=1, style=Qt.PenStyle.DotLine),
             label="",
-            labelOpts={"position": 0.6, "color": "#999999", "anchors": [(0, 0.5), (0, 0.5)]},
+            # Left of the line: at the right end of the axis a label to its right was cut off.
+            # Low down, under the floor curve that climbs there: the points' labels stack
+            # upwards from their p50s and met it at 60 % of the height.
+            labelOpts={"position": 0.12, "color": "#999999", "anchors": [(1, 0.5), (1, 0.5)]},
         )
         item.addItem(self.kv_line)
         self.band_curve = item.plot(
@@ -100,9 +106,21 @@ class BatchPlot(pg.PlotWidget):
         item = self.getPlotItem()
         item.setLabel("left", self.tr("TPOT (ms)"))
         item.setLabel("bottom", self.tr("batch (running sequences)"))
-        rename_curve(item, self.floor_curve, self.tr("floor"))
-        rename_curve(item, self.band_curve, self.tr("measured p50–p99 (label: concurrency, MBU)"))
-        rename_curve(item, self.live_curve, self.tr("live (probe, or a running sweep)"))
+        item.setTitle(
+            coloured(
+                ("— " + self.tr("floor"), COLORS["floor"]),
+                ("▮ " + self.tr("measured p50–p99"), COLORS["measured"]),
+                ("◆ " + self.tr("live"), COLORS["live"]),
+            ),
+            size="9pt",
+        )
+        self.setToolTip(
+            self.tr(
+                "The decode floor over batch size; each sweep point's TPOT p50 (dot) and p99 "
+                "(top of its bar), labelled with its concurrency and MBU; the live TPOT of a "
+                "probe or a running sweep (diamond)."
+            )
+        )
 
     def show_floor(self, s: Scenario, measured: Sequence[Measured], floor_tip: str) -> None:
         """Draw the floor curve and the batch-1 and KV-full lines for the scenario."""

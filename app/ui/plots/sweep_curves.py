@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QGridLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
 from app.bench.results.naming import rate_from_file
 from app.roofline.pareto import (
@@ -114,16 +114,29 @@ class SweepCurves(QWidget):
         self.tpot = make_plot()
         self.ttft = make_plot()
         self.pareto = ParetoPlot()
+        # Several runs: their names in their colours above the charts (one row for all four,
+        # wrapped), never in a legend box over the curves; an export puts them in each title.
+        self.runs_label = QLabel()
+        self.runs_label.setWordWrap(True)
+        self.runs_label.setVisible(False)
+        self.runs_in_titles = False
         layout = QGridLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.throughput, 0, 0)
-        layout.addWidget(self.tpot, 0, 1)
-        layout.addWidget(self.ttft, 1, 0)
-        layout.addWidget(self.pareto, 1, 1)
+        layout.addWidget(self.runs_label, 0, 0, 1, 2)
+        layout.addWidget(self.throughput, 1, 0)
+        layout.addWidget(self.tpot, 1, 1)
+        layout.addWidget(self.ttft, 2, 0)
+        layout.addWidget(self.pareto, 2, 1)
         self.axis = "concurrency"
         self._series: list[Series] = []
         self.caption = ""  # a second title line (exports name the run, model, GPU, date)
         self._has_floor = False
+        # An empty chart says so in words (its axes carry no numbers until there is data).
+        self._empty_text: dict[pg.PlotWidget, pg.TextItem] = {}
+        for plot in self.plots().values():
+            text = pg.TextItem("", color="#888888", anchor=(0.5, 0.5))
+            plot.getPlotItem().addItem(text, ignoreBounds=True)
+            self._empty_text[plot] = text
         self.set_series([])
 
     def changeEvent(self, event: QEvent) -> None:
@@ -145,22 +158,43 @@ class SweepCurves(QWidget):
             tpot_title += " " + coloured((self.tr("floor"), FLOOR_COLOUR))
         sub = f"<br><span style='font-size:8pt'>{html.escape(self.caption)}</span>"
         sub = sub if self.caption else ""
+        runs = coloured(
+            *(
+                ("● " + html.escape(s.name), PALETTE[n % len(PALETTE)])
+                for n, s in enumerate(self._series)
+            )
+        )
+        dashed = self.tr("(P99 dashed)")
+        # On screen the note goes with the names: in a narrow chart's title it was cut off.
+        self.runs_label.setText(f"{runs} · TPOT {dashed}" if many else "")
+        self.runs_label.setVisible(many and not self.runs_in_titles)
+        if many and self.runs_in_titles:
+            tpot_title += " " + dashed
+            sub += f"<br><span style='font-size:8pt'>{runs}</span>"
         set_words(self.throughput, self.tr("Output throughput") + sub, self.tr("tok/s"), label)
         set_words(self.tpot, tpot_title + sub, self.tr("ms"), label)
         set_words(self.ttft, self.tr("TTFT P99") + sub, self.tr("ms"), label)
+        for plot in self.plots().values():
+            self._empty_text[plot].setText(
+                "" if self._series else self.tr("No points yet: run a sweep or pick runs.")
+            )
+
+    KEYS = ("throughput", "tpot", "ttft")  # the charts over load, in order
+    CHART_KEYS = (*KEYS, "pareto")  # every chart as exported (file names), in order
 
     def plots(self) -> dict[str, pg.PlotWidget]:
         """The charts over load (a shared categorical x axis)."""
-        return {"throughput": self.throughput, "tpot": self.tpot, "ttft": self.ttft}
+        return dict(zip(self.KEYS, (self.throughput, self.tpot, self.ttft), strict=True))
 
     def charts(self) -> dict[str, pg.PlotWidget]:
         """Every chart, as exported: the ones over load and the Pareto chart."""
-        return {**self.plots(), "pareto": self.pareto}
+        return dict(zip(self.CHART_KEYS, (*self.plots().values(), self.pareto), strict=True))
 
     def set_series(self, series: Sequence[Series]) -> None:
         self._series = [s for s in series if s.points]
         for plot in self.plots().values():
             plot.getPlotItem().clear()
+            plot.getPlotItem().addItem(self._empty_text[plot], ignoreBounds=True)
             legend = plot.getPlotItem().legend
             if legend is not None:
                 legend.clear()
@@ -180,6 +214,7 @@ class SweepCurves(QWidget):
             item.getAxis("left").setStyle(showValues=bool(values))
             if not values:
                 item.setYRange(0, 1, padding=0)
+                self._empty_text[plot].setPos(0.0, 0.5)
         for n, s in enumerate(self._series):
             self._draw(PALETTE[n % len(PALETTE)], s, slot, key, to_value, many)
         self._draw_pareto(key, to_value)
@@ -223,15 +258,14 @@ class SweepCurves(QWidget):
         warned = [p for p in everything if point_status.load_warnings(p)]
         x = np.array([slot[to_value(p.get(key))] for p in ordered], dtype=float)
 
-        prefix = f"{s.name} " if many else ""
         # One run: P99 gets its own colour; several runs: a colour per run, P99 dashed.
         p99_colour = colour if many else PALETTE[1]
         for plot, mkey, name, dashed, col in (
-            (self.throughput, "output_throughput", s.name if many else None, False, colour),
-            # One run: P50 and P99 are named in the title's colours, no legend box.
-            (self.tpot, "median_tpot_ms", f"{prefix}P50" if many else None, False, colour),
-            (self.tpot, "p99_tpot_ms", f"{prefix}P99" if many else None, True, p99_colour),
-            (self.ttft, "p99_ttft_ms", s.name if many else None, False, colour),
+            # Named in the titles' colours, never in a legend box over the curves.
+            (self.throughput, "output_throughput", None, False, colour),
+            (self.tpot, "median_tpot_ms", None, False, colour),
+            (self.tpot, "p99_tpot_ms", None, True, p99_colour),
+            (self.ttft, "p99_ttft_ms", None, False, colour),
         ):
             y = np.array([metric(p, mkey) for p in ordered], dtype=float)
             if not np.isfinite(y).any():
@@ -261,7 +295,7 @@ class SweepCurves(QWidget):
                 pen=pg.mkPen(
                     FLOOR_COLOUR if not many else colour, width=1.5, style=Qt.PenStyle.DotLine
                 ),
-                name=f"{prefix}{self.tr('floor')}" if many else None,
+                name=None,
                 connect="finite",
             )
 

@@ -165,3 +165,31 @@ def test_warmups_run_the_first_request_and_are_returned_not_counted() -> None:
     log: list[str] = []
     records = in_virtual_time(run_warmups(fake_sender(0.01, log), "first", 3, max_concurrency=1))
     assert log == ["first"] * 3 and len(records) == 3
+
+
+def test_a_cancel_after_every_request_finished_leaves_a_complete_point() -> None:
+    """Esc pressed while a point's last request had already finished (the point was being
+    written) once saved it as 'partial (64 of 64)'."""
+
+    async def scenario():
+        cancel = asyncio.Event()
+        specs = list("abcd")
+
+        def on_record(_index: int, _record: object) -> None:
+            if len(finished) == len(specs) - 1:
+                cancel.set()  # the cancel lands as the last request is counted
+            finished.append(_index)
+
+        finished: list[int] = []
+        return await run_load(
+            fake_sender(0.1, []),
+            specs,
+            max_concurrency=2,
+            cancel=cancel,
+            on_record=on_record,
+            clock=virtual_ns,
+        )
+
+    outcome = in_virtual_time(scenario())
+    assert len(outcome.records) == 4 and outcome.aborted == 0 and outcome.not_sent == 0
+    assert not outcome.cancelled

@@ -145,3 +145,24 @@ def test_a_zoomed_in_chart_takes_new_histograms(qtbot) -> None:
     assert len(_curves(view)) == 2
     for curve in _curves(view):
         assert len(curve.xData) == len(curve.yData) + 1  # every bin edge, zoomed or not
+
+
+def test_the_scatter_names_its_series_in_the_title_not_over_the_dots(qtbot) -> None:
+    view = DistributionsView()
+    qtbot.addWidget(view)
+    samples = RequestSamples(
+        ok=[True, False],
+        ttft_ms=[40.0],
+        tpot_ms=[20.0],
+        e2el_ms=[700.0],
+        ttft_by_prompt=[(100, 40.0)],
+        e2el_by_output=[(32, 700.0)],
+        failed_by_prompt=[(200, 5000.0)],
+        failed_by_output=[(3, 5000.0)],
+    )
+    view.set_series([("c=8", samples), ("c=16", samples)])
+    item = view.scatter_plot.getPlotItem()
+    assert item.legend is None or not item.legend.items  # no box over the dots
+    title = item.titleLabel.text
+    for name in ("TTFT vs prompt tokens", "c=8", "c=16", "failed (time to failure)"):
+        assert name in title

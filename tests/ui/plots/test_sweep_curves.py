@@ -37,3 +37,14 @@ def test_the_floor_is_drawn_from_a_live_summary_too(qtbot) -> None:
     ys = [item.getData()[1].tolist() for item in curves.tpot.getPlotItem().listDataItems()]
     assert [15.14] in ys
     assert "floor" in curves.tpot.getPlotItem().titleLabel.text
+
+
+def test_empty_curves_say_so_in_words(qtbot) -> None:
+    from app.ui.plots.sweep_curves import SweepCurves
+
+    curves = SweepCurves()
+    qtbot.addWidget(curves)
+    for plot in curves.plots().values():
+        text = curves._empty_text[plot]
+        assert text.isVisible() and text.toPlainText().startswith("No points yet")
+        assert text in plot.getPlotItem().items

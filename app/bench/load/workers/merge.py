@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from app.bench.http.record import RequestRecord
-from app.bench.load.arrivals import LoadOutcome
+from app.bench.load.arrivals import LoadOutcome, cut_short
 from app.bench.load.workers.messages import WorkerFinished
 
 WORKER_LOST = "worker_lost"
@@ -61,13 +61,15 @@ def merge_outcome(
     merged = [records[i] for i in order]
     timed = [r for r in merged if r.error_kind != WORKER_LOST]
     done = list(finished)
+    aborted = sum(f.aborted for f in done)
+    not_sent = sum(f.not_sent for f in done)
     return LoadOutcome(
         records=merged,
         origin_ns=origin_ns,
         first_send_ns=min((r.send_ns for r in timed), default=None),
         last_end_ns=max((r.end_ns for r in timed), default=None),
-        cancelled=cancelled or any(f.cancelled for f in done),
-        aborted=sum(f.aborted for f in done),
-        not_sent=sum(f.not_sent for f in done),
+        cancelled=cut_short(cancelled or any(f.cancelled for f in done), aborted, not_sent),
+        aborted=aborted,
+        not_sent=not_sent,
         indices=order,
     )

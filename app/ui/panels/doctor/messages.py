@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from app.bench.doctor.report import VERBATIM, Check, Msg
+from app.ui.panels.doctor.window_words import WINDOW_WORDS, window_template
 
 CONTEXT = "DoctorMessages"
 
@@ -402,14 +403,19 @@ TEMPLATES: frozenset[str] = frozenset(
             "reply gets KeyError: 'choices' from this server. Check the server's or gateway's "
             "streaming setting.",
         ),
+        QT_TRANSLATE_NOOP("DoctorMessages", "typed in the API key field, not saved"),
+        # The window's own words for the sentences above that name command-line flags.
+        *WINDOW_WORDS.values(),
     )
 )
 
 
 def translate_template(template: str) -> str:
-    """One template in the UI language; data (VERBATIM) and unknown templates stay as they are."""
+    """One template in the UI language, said as the window says it (fields, not flags); data
+    (VERBATIM) and unknown templates stay as they are."""
     if not template or template == VERBATIM or template not in TEMPLATES:
         return template
+    template = window_template(template)
     return QCoreApplication.translate(CONTEXT, template)
 
 

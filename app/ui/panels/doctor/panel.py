@@ -162,9 +162,17 @@ class DoctorPanel(QWidget):
     finished = Signal(dict)
     runningChanged = Signal(bool)
 
-    def __init__(self, target_provider: Callable[[], Any], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        target_provider: Callable[[], Any],
+        parent: QWidget | None = None,
+        key_source: Callable[[], str] | None = None,
+    ) -> None:
+        """`key_source` says where the key in the target came from (report.PROFILE_SOURCE or
+        TYPED_SOURCE); None: from the profile when the target names one."""
         super().__init__(parent)
         self._target_provider = target_provider
+        self._key_source = key_source
         self._task: asyncio.Task[None] | None = None
         # A closure over the set, not over self: it runs while the C++ object is going away.
         tasks: set[asyncio.Task[None]] = set()
@@ -274,6 +282,8 @@ class DoctorPanel(QWidget):
         result: dict[str, Any] = {}
         try:
             target = DoctorTarget.from_target(self._target_provider())
+            if self._key_source is not None and target.api_key:
+                target.key_source = self._key_source()
             url = target.base_url
             self.summary_text.set(lambda: self.tr("Checking {0} …").format(url))
             self.rows["reachable"].set("running", lambda: self.tr("checking…"))

@@ -165,16 +165,23 @@ class EndpointEditor(QWidget):
         """True while the form differs from the selected profile as saved."""
         return self._dirty
 
+    def key_edited(self) -> bool:
+        """True while the API key field differs from the key saved with the endpoint."""
+        saved = self._saved_form[4] if len(self._saved_form) > 4 else ""
+        return self.form.key_edit.text() != saved
+
     def _check_dirty(self, *_: object) -> None:
         if self._loading:
             return
         dirty = bool(self._loaded_name) and self.form.state() != self._saved_form
+        # The list shows the name as typed (marked unsaved), not the saved one.
+        typed = self.form.name_edit.text().strip() if dirty else ""
+        self.profile_list.relabel(self._loaded_name if dirty else "", typed)
         if dirty == self._dirty:
             return
         self._dirty = dirty
         self.changed_label.setVisible(dirty)
         self.revert_button.setEnabled(dirty)
-        self.profile_list.relabel(self._loaded_name if dirty else "")
         self.dirtyChanged.emit(dirty)
 
     def form_target(self, simulator_url: str) -> Target:

@@ -43,6 +43,7 @@ class ProfileList(QWidget):
         super().__init__(parent)
         self.store = store
         self._edited = ""
+        self._typed = ""
         self.list = QListWidget()
         self.list.setObjectName("endpointList")
         self.list.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
@@ -76,7 +77,7 @@ class ProfileList(QWidget):
         for action, preset in self.preset_actions:
             action.setText(self.tr("From preset: {name}").format(name=preset.name))
         self.delete_button.setText(self.tr("Delete"))
-        self.relabel(self._edited)
+        self.relabel(self._edited, self._typed)
 
     def changeEvent(self, event: QEvent) -> None:
         if is_language_change(event):
@@ -91,19 +92,21 @@ class ProfileList(QWidget):
             item = QListWidgetItem()
             item.setData(Qt.ItemDataRole.UserRole, profile.name)
             self.list.addItem(item)
-        self.relabel(self._edited)
+        self.relabel(self._edited, self._typed)
         self.list.blockSignals(False)
         names = self.store.names()
         self.select(select if select in names else names[0])
 
-    def relabel(self, edited: str) -> None:
-        """Names in the UI language; `edited` (a name, or "") is marked as holding unsaved edits."""
+    def relabel(self, edited: str, typed: str = "") -> None:
+        """Names in the UI language; `edited` (a name, or "") is marked as holding unsaved edits
+        and shown as `typed` when the form's Name field holds another name."""
         self._edited = edited
+        self._typed = typed
         for row in range(self.list.count()):
             item = self.list.item(row)
             name = str(item.data(Qt.ItemDataRole.UserRole))
             profile = self.store.get(name)
-            label = display_name(name)
+            label = display_name(typed if edited and name == edited and typed else name)
             if profile is not None and profile.kind == "simulator":
                 label = self.tr("{name} (no GPU needed)").format(name=label)
             if edited and name == edited:

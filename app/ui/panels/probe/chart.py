@@ -32,14 +32,34 @@ class ProbeChart(pg.PlotWidget):
         )
         self.tpot_line.setVisible(False)
         item.addItem(self.tpot_line)
+        # Before the first probe: a sentence instead of an axis from 0 to 1 s that measures
+        # nothing (its numbers read as a result).
+        self.empty_text = pg.TextItem("", color="#888888", anchor=(0.5, 0.5))
+        item.addItem(self.empty_text)
+        self._show_empty(True)
 
     def retranslate(self, tip: str) -> None:
         self.setToolTip(tip)
         item = self.getPlotItem()
-        item.setLabel("left", self.tr("Inter-token latency"), units="ms")
-        item.setLabel("bottom", self.tr("Time since request sent"), units="s")
+        # The units in words, as on every other chart: pyqtgraph's units= prints an English
+        # "(ms)" whatever the language.
+        item.setLabel("left", self.tr("Inter-token latency (ms)"))
+        item.setLabel("bottom", self.tr("Time since request sent (s)"))
+        self.empty_text.setText(self.tr("Run a probe: the gap before each token appears here."))
+
+    def _show_empty(self, empty: bool) -> None:
+        item = self.getPlotItem()
+        for name in ("left", "bottom"):
+            item.getAxis(name).setStyle(showValues=not empty)
+        self.empty_text.setVisible(empty)
+        self.empty_text.setPos(self._x_max / 2, self._y_max / 2)
+
+    def is_empty(self) -> bool:
+        return self.empty_text.isVisible()
 
     def show_data(self, x: np.ndarray, y: np.ndarray) -> None:
+        if len(x) and self.is_empty():
+            self._show_empty(False)
         self.curve.setData(x, y)
         self._grow_range(x, y)
 
@@ -60,6 +80,7 @@ class ProbeChart(pg.PlotWidget):
             self._set_range()
 
     def fit(self, x: np.ndarray, y: np.ndarray) -> None:
+        self._show_empty(not len(x))
         self._x_max = max(1.0, float(x[-1]) * 1.02) if len(x) else X_START
         self._y_max = max(10.0, float(np.nanmax(y)) * 1.1) if len(y) else Y_START
         self._set_range()
@@ -69,6 +90,7 @@ class ProbeChart(pg.PlotWidget):
         self._x_max, self._y_max = X_START, Y_START
         self._set_range()
         self.tpot_line.setVisible(False)
+        self._show_empty(True)
 
     def show_tpot(self, ms: float | None) -> None:
         if ms is not None:

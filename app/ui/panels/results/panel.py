@@ -15,7 +15,9 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QStackedWidget,
     QTabWidget,
@@ -28,7 +30,7 @@ from PySide6.QtWidgets import (
 from app.bench.metrics.definitions import TOOL_NAMES, TOOLS
 from app.bench.results.file_cache import PointFileCache
 from app.ui.app_setup import settings
-from app.ui.exports.charts import export_curves
+from app.ui.exports.charts import curve_paths, export_curves
 from app.ui.exports.files import (
     chart_filters,
     data_filters,
@@ -119,8 +121,16 @@ class ResultsPanel(QWidget):
         self.capacity = QLabel()
         self.capacity.setWordWrap(True)
         self.capacity.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.capacity.setVisible(False)
-        left_layout.addWidget(self.capacity)
+        # Its answer and why run to several lines: they scroll in a box of their own, so the
+        # run list above keeps rows to pick from (it shrank to two for a capacity run).
+        self.capacity_box = QScrollArea()
+        self.capacity_box.setWidgetResizable(True)
+        self.capacity_box.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.capacity_box.setWidget(self.capacity)
+        self.capacity_box.setMaximumHeight(5 * self.fontMetrics().lineSpacing() + 6)
+        self.capacity_box.setVisible(False)
+        left_layout.addWidget(self.capacity_box)
+        self.tree.setMinimumHeight(5 * (self.fontMetrics().height() + 6))  # header + 4 rows
         left_layout.addLayout(buttons)
 
         self.curves = SweepCurves()
@@ -332,7 +342,7 @@ class ResultsPanel(QWidget):
 
     def _show_capacity(self, series: list[Series], blocks: dict[str, dict[str, Any]]) -> None:
         """One run shown: its knees, SLO lines and, from search.json, boundary and why."""
-        self.capacity.setVisible(False)
+        self.capacity_box.setVisible(False)
         if len(self.shown) != 1 or not series:
             return
         marks = Marks(knees=sweep_knees(series[0].points, sweep_axis(series)))
@@ -349,7 +359,7 @@ class ResultsPanel(QWidget):
             marks.lowest_fail = boundary.get("lowest_fail")
             self.capacity.setText(capacity_text(doc, knees=False))
             self.capacity.setToolTip(capacity_text(doc))
-            self.capacity.setVisible(True)
+            self.capacity_box.setVisible(True)
         draw_marks(self.curves, series, marks)
 
     def _select(self, runs: Sequence[Run]) -> None:
@@ -401,20 +411,53 @@ class ResultsPanel(QWidget):
 
     def export_charts_dialog(self) -> None:
         self._export_via_dialog(
-            self.tr("Export charts"), "charts.png", chart_filters(), self.export_charts
+            self.tr("Export charts"),
+            "charts.png",
+            chart_filters(),
+            self.export_charts,
+            writes=lambda target: curve_paths(target, list(SweepCurves.CHART_KEYS)),
         )
 
     def _export_via_dialog(
-        self, title: str, default_name: str, filters: list[str], export: Callable[[Path], object]
+        self,
+        title: str,
+        default_name: str,
+        filters: list[str],
+        export: Callable[[Path], object],
+        writes: Callable[[Path], list[Path]] | None = None,
     ) -> None:
         """Ask for a file in the last export's folder (the chosen filter's extension added to a
-        bare name), export, and say which files were written."""
+        bare name), export, and say which files were written. `writes` names the files an
+        export to a name really writes, when they are not that name (the charts' three): the
+        dialog's own overwrite question would be about a file that is never written, so those
+        files are asked about instead."""
         start = str(last_folder(settings()) / default_name)
-        path, chosen = QFileDialog.getSaveFileName(self, title, start, ";;".join(filters))
-        if path:
-            target = with_filter_suffix(path, chosen, filters)
-            remember_folder(settings(), target)
-            self._try(lambda: export(target), target)
+        options = QFileDialog.Option.DontConfirmOverwrite if writes else QFileDialog.Option(0)
+        path, chosen = QFileDialog.getSaveFileName(
+            self, title, start, ";;".join(filters), "", options
+        )
+        if not path:
+            return
+        target = with_filter_suffix(path, chosen, filters)
+        if writes is not None:
+            existing = [p for p in writes(target) if p.exists()]
+            if existing and not self._confirm_replace(existing):
+                return
+        remember_folder(settings(), target)
+        self._try(lambda: export(target), target)
+
+    def _confirm_replace(self, existing: list[Path]) -> bool:
+        names = "\n".join(p.name for p in existing)
+        answer = QMessageBox.question(
+            self,
+            self.tr("Replace files?"),
+            self.tr("These files already exist in {0}:\n{1}\nReplace them?").format(
+                existing[0].parent, names
+            ),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def _try(self, action: Callable[[], Path | list[Path]], path: Path) -> None:
         """Run an export and say which files it wrote (or why it could not)."""

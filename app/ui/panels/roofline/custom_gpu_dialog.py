@@ -56,7 +56,7 @@ class CustomGpuDialog(QDialog):
     def save(self) -> None:
         gpu_id, source = self.id_edit.text().strip(), self.source_edit.text().strip()
         if not gpu_id or not source:
-            self.error.setText(self.tr("Give the GPU an id and say where the numbers come from."))
+            self._say(self.tr("Give the GPU an id and say where the numbers come from."))
             return
         try:
             self.gpu = add_custom_gpu(
@@ -68,6 +68,13 @@ class CustomGpuDialog(QDialog):
                 source,
             )
         except (CatalogError, OSError) as exc:
-            self.error.setText(str(exc))
+            self._say(str(exc))
             return
         self.accept()
+
+    def _say(self, text: str) -> None:
+        """The problem under the fields; the dialog grows to show all of it (a wrapped line
+        in a dialog of fixed height was cut after its first line)."""
+        self.error.setText(text)
+        self.error.setMinimumHeight(self.error.heightForWidth(max(self.error.width(), 200)))
+        self.adjustSize()

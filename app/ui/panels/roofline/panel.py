@@ -8,8 +8,11 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtWidgets import (
+    QComboBox,
     QFrame,
+    QHBoxLayout,
     QLabel,
+    QPushButton,
     QScrollArea,
     QTabWidget,
     QVBoxLayout,
@@ -27,7 +30,7 @@ from app.ui.panels.roofline.picker import ScenarioPicker
 from app.ui.panels.roofline.whatif import BytesBar, WhatIfView
 from app.ui.plots.pareto import HardwareFrontier, ParetoPlot, ParetoRun, hardware_name
 from app.ui.plots.roofline import COLORS, BatchPlot, Measured, RoofPlot
-from app.ui.retranslate import is_language_change
+from app.ui.retranslate import TextSource, is_language_change, text_of
 
 DEFAULT = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "fp16"}
 
@@ -52,10 +55,11 @@ class RooflinePanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._measured: list[Measured] = []
+        # The session's sweeps, each its points; the chart shows the latest or all of them.
+        self._runs: list[list[Measured]] = []
         self._live_ms: float | None = None
         self._live_batch = 1.0
-        self._live_label = ""
+        self._live_label: TextSource = ""
         self._scenario = Scenario.from_ids(**DEFAULT)
         self._build()
         self.set_context(**DEFAULT)
@@ -103,11 +107,26 @@ class RooflinePanel(QWidget):
         for page in (self.batch_plot, self.roof_plot, self.pareto_plot, self.whatif):
             self.tabs.addTab(page, "")
 
+        # Which runs' points the charts show: a session's sweeps piled up on one chart.
+        self.runs_label = QLabel()
+        self.runs_combo = QComboBox()
+        self.runs_combo.addItem("", "latest")
+        self.runs_combo.addItem("", "all")
+        self.runs_combo.currentIndexChanged.connect(lambda _i: self._show_runs())
+        self.clear_button = QPushButton()
+        self.clear_button.clicked.connect(self.clear_measured)
+        runs_row = QHBoxLayout()
+        runs_row.setContentsMargins(0, 0, 0, 0)
+        runs_row.addWidget(self.runs_label)
+        runs_row.addWidget(self.runs_combo, 1)
+        runs_row.addWidget(self.clear_button)
+
         self.tabs.setMinimumHeight(300)
         content = _FillWidget()
         inner = QVBoxLayout(content)
         inner.addWidget(self.picker)
         inner.addLayout(summary)
+        inner.addLayout(runs_row)
         inner.addWidget(self.tabs, 1)
         # A short dock scrolls instead of squashing the plots to nothing.
         scroll = QScrollArea()
@@ -128,6 +147,12 @@ class RooflinePanel(QWidget):
             (self.tr("TPOT vs batch"), self.tr("Roofline"), self.tr("Pareto"), self.tr("What-if"))
         ):
             self.tabs.setTabText(index, text)
+        self.runs_label.setText(self.tr("Points"))
+        self.runs_combo.setItemText(0, self.tr("latest sweep"))
+        self.runs_combo.setItemText(1, self.tr("all sweeps this session"))
+        self.runs_combo.setToolTip(self.tr("Which sweeps' points the charts show."))
+        self.clear_button.setText(self.tr("Clear"))
+        self.clear_button.setToolTip(self.tr("Remove every measured point from the charts."))
 
     def changeEvent(self, event: QEvent) -> None:
         if is_language_change(event):
@@ -196,25 +221,41 @@ class RooflinePanel(QWidget):
         if tpot_p50_ms <= 0 or not math.isfinite(tpot_p50_ms):
             return
         p99 = tpot_p99_ms if math.isfinite(tpot_p99_ms) else tpot_p50_ms
-        self._measured.append(
+        if not self._runs:
+            self._runs.append([])
+        self._runs[-1].append(
             Measured(
                 int(concurrency), tpot_p50_ms, max(p99, tpot_p50_ms), running_batch, output_tok_s
             )
         )
-        self._refresh_pareto()
-        self._refresh_batch_plot()
-        self._refresh_measured()
-        self._refresh_mbu_label()
+        self._show_runs()
+
+    def start_run(self) -> None:
+        """A new sweep starts: its points form a run of their own (the latest)."""
+        if not self._runs or self._runs[-1]:
+            self._runs.append([])
+        self._show_runs()
+
+    @property
+    def _measured(self) -> list[Measured]:
+        """The points the charts show: the latest sweep's, or every sweep's of the session."""
+        if self.runs_combo.currentData() == "all":
+            return [m for run in self._runs for m in run]
+        return list(self._runs[-1]) if self._runs else []
 
     def clear_measured(self) -> None:
-        self._measured.clear()
+        self._runs.clear()
         self._live_ms = None
+        self._show_runs()
+
+    def _show_runs(self) -> None:
+        self.clear_button.setEnabled(any(self._runs))
         self._refresh_pareto()
         self._refresh_batch_plot()
         self._refresh_measured()
         self._refresh_mbu_label()
 
-    def set_live_tpot_ms(self, ms: float, batch: float = 1.0, label: str = "") -> None:
+    def set_live_tpot_ms(self, ms: float, batch: float = 1.0, label: TextSource = "") -> None:
         """The latest TPOT with its MBU: a probe's at batch 1, or a running sweep's rolling
         p50 at the server's running batch (or the point's concurrency), named by `label`."""
         self._live_ms = ms if ms > 0 and math.isfinite(ms) else None
@@ -311,7 +352,11 @@ class RooflinePanel(QWidget):
     def _refresh_mbu_label(self) -> None:
         latest: tuple[float, float, str] | None = None
         if self._live_ms is not None:
-            latest = (self._live_batch, self._live_ms, self._live_label or self.tr("live probe"))
+            latest = (
+                self._live_batch,
+                self._live_ms,
+                text_of(self._live_label) or self.tr("live probe"),
+            )
         elif self._measured:
             first = min(self._measured, key=lambda m: m.batch)
             latest = (

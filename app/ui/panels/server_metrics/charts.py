@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 from app.ui.plots.chart import PALETTE, make_plot, rename_curve, set_words, time_limit
 from app.ui.plots.ring import RingBuffer
 from app.ui.plots.server_timeline import ElapsedAxis, hold_steps
+from app.ui.retranslate import TextSource, text_of
 
 # Columns of the ring buffer, in the order rows are stored.
 COLUMNS = ("t_s", "kv_cache_usage", "running", "waiting", "preemptions")
@@ -31,7 +32,7 @@ class TimelineCharts(QWidget):
         super().__init__(parent)
         self.buffer = RingBuffer(capacity, len(COLUMNS))
         self.run_start_s: float | None = None
-        self._marks: list[tuple[float, str, list[pg.InfiniteLine]]] = []
+        self._marks: list[tuple[float, TextSource, list[pg.InfiniteLine]]] = []
         self._ranges: dict[object, tuple[float, float]] = {}
         self.kv_plot = make_plot()
         self.kv_plot.setYRange(-6, 102, padding=0)  # room for the 0 label
@@ -121,6 +122,9 @@ class TimelineCharts(QWidget):
             ),
         ):
             rename_curve(plot.getPlotItem(), curve, name)
+        # Marks made before a language switch ("sweep", "c=8") are re-made in the new one.
+        for _t, label, lines in self._marks:
+            lines[0].label.setFormat(text_of(label))
 
     # -- data --------------------------------------------------------------------------------
     def add_row(self, row: list[float]) -> bool:
@@ -142,7 +146,7 @@ class TimelineCharts(QWidget):
         self._marks.clear()
         self.run_start_s = None
 
-    def mark(self, t: float, label: str) -> None:
+    def mark(self, t: float, label: TextSource) -> None:
         """A dotted line at `t` on each chart, labelled on the first."""
         lines = []
         for n, plot in enumerate(self.plots()):
@@ -150,7 +154,7 @@ class TimelineCharts(QWidget):
                 pos=t,
                 angle=90,
                 pen=pg.mkPen("#888888", style=Qt.PenStyle.DotLine),
-                label=label if n == 0 else None,
+                label=text_of(label) if n == 0 else None,
                 # Right of the line: a mark at the chart's left edge ("sweep" at the run's
                 # start) was cut in half.
                 labelOpts={
@@ -168,7 +172,7 @@ class TimelineCharts(QWidget):
                 plot.removeItem(line)
 
     def marks(self) -> list[tuple[float, str]]:
-        return [(t, label) for t, label, _lines in self._marks]
+        return [(t, text_of(label)) for t, label, _lines in self._marks]
 
     # -- drawing -----------------------------------------------------------------------------
     def draw(self) -> None:

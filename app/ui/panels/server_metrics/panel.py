@@ -32,7 +32,7 @@ from app.ui.plots.server_timeline import (
     ScrapeThread,
     poll_metrics,
 )
-from app.ui.retranslate import is_language_change
+from app.ui.retranslate import TextSource, is_language_change
 from app.ui.theme import apply_plot_theme
 
 
@@ -145,7 +145,7 @@ class ServerMetricsPanel(QWidget):
             else (float(self._buffer.tail(1)[0, 0]) if len(self._buffer) else 0.0)
         )
 
-    def mark(self, label: str, *, run_start: bool = False) -> None:
+    def mark(self, label: TextSource, *, run_start: bool = False) -> None:
         """A boundary on the timeline now (a sweep point or a run starts)."""
         t = self.now_s()
         if run_start:

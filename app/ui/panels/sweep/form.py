@@ -97,6 +97,8 @@ class SweepForm(FormColumns):
         self.advanced.setVisible(False)
         # The latency goals each point is judged against (and a capacity search aims at).
         self.slo_summary = SloSummary()
+        # The SLOs the capacity preset filled in (not the user's): dropped by other presets.
+        self.preset_slos: list[str] = []
         self.slo_label = QLabel()
         self.advanced.form.addRow(self.slo_label, self.slo_summary)
         self.advanced_toggle.toggled.connect(self._show_advanced)

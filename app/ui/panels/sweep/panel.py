@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from app.commands.copy_command import copied_commands
 from app.profiles import Target
 from app.ui.app_setup import settings
 from app.ui.exports.tooltips import metric_tooltips
+from app.ui.panels.doctor.window_words import window_error
 from app.ui.panels.sweep import status_text
 from app.ui.panels.sweep.capacity_line import CapacityLine
 from app.ui.panels.sweep.charts import SweepCharts
@@ -61,13 +63,14 @@ class SweepPanel(QWidget):
 
     Signals:
         pointFinished(dict): a point's summary (vLLM keys plus tpotbench extras; 'path' added).
-        pointStarted(str): a point started; its short label ("c=8", "r=4", "r=4 c=8").
+        pointStarted(TextSource): a point started; its short label ("c=8", "r=4", "r=4 c=8")
+            in the UI language, re-made after a language switch.
         runningChanged(bool): a sweep started (True) or ended (False).
         serverMetrics(ServerMetrics): the worker's server_metrics events, forwarded.
     """
 
     pointFinished = Signal(dict)
-    pointStarted = Signal(str)
+    pointStarted = Signal(object)
     runningChanged = Signal(bool)
     serverMetrics = Signal(object)
 
@@ -310,6 +313,9 @@ class SweepPanel(QWidget):
     def _set_running(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
+        # The running sweep was built from the form: edits could not reach it and would make
+        # the form lie about what is measured.
+        self.form.setEnabled(not running)
         if running:
             # What the window built so far outlives the run: kept out of the collector's full
             # passes, which walked all of it (~0.1 s of the GUI thread) in the middle of a run.
@@ -336,7 +342,7 @@ class SweepPanel(QWidget):
         self.run_model.run_started(event)
 
     def _on_point_started(self, event: PointStarted) -> None:
-        label = self.run_model.point_started(event)
+        label = partial(status_text.point_label, self.run_model.point_started(event))
         self.live.start_point(label)
         self.pointStarted.emit(label)
 
@@ -373,7 +379,8 @@ class SweepPanel(QWidget):
     def _on_error(self, message: str) -> None:
         self.run_model.finish()
         self.last_error = message
-        self._set_status(message, error=True)
+        # The worker speaks to a terminal ("run 'tpotbench doctor'"); the window names its own.
+        self._set_status(partial(window_error, message), error=True)
 
     def _on_stopped(self) -> None:
         # A run that saved nothing (every request refused with 401, an unreachable server)
@@ -387,6 +394,7 @@ class SweepPanel(QWidget):
         return self.run_model.current_concurrency() if self.is_running() else None
 
     def _on_search_value(self, event: SearchValue) -> None:
+        self.run_model.search_value(event.highest_pass, event.lowest_fail)
         self.charts.mark_boundary(event.highest_pass, event.lowest_fail)
         self.capacity.search_value(dict(event.value), event.highest_pass, event.lowest_fail)
 

@@ -45,6 +45,7 @@ class PointsTable(QTableWidget):
 
     def clear_points(self) -> None:
         self.setRowCount(0)
+        self.horizontalScrollBar().setValue(0)  # a new run starts at its first columns
         self._samples.clear()
         self._shown.clear()
         self._hide_empty_columns()

@@ -59,14 +59,44 @@ def _rate_label(value: Any) -> str:
 @dataclass(frozen=True)
 class Eta:
     """What the status line says while a point runs. points is 0 during a capacity search
-    (how many loads it still needs is not known); left_s is NaN until it can be estimated."""
+    (how many loads it still needs is not known); the time left is a range, NaN until a
+    finished point has measured how fast requests go (see SweepRun.eta)."""
 
     point: int  # the running point, 0-based
     points: int
     done: int
     total: int
     failed: int
-    left_s: float
+    left_lo_s: float
+    left_hi_s: float
+    # A search: how long its finished loads took (shortest, longest) and at most how many
+    # loads it still runs (0: not known yet, while it is still doubling).
+    load_s: tuple[float, float] | None = None
+    loads_left: int = 0
+
+    @property
+    def left_s(self) -> float:
+        """The range's upper end: what to plan for."""
+        return self.left_hi_s
+
+
+def point_time_range(
+    requests: int, rate: float, concurrency: int | None, e2el_s: float, req_per_s: float
+) -> tuple[float, float]:
+    """How long `requests` of a point take, as (at least, at most), from measured figures.
+
+    At least: the arrival schedule (requests / rate) and the waves of the concurrency limit,
+    each wave one request time at the fastest pace measured (latency only grows with load).
+    At most: the requests at the throughput of the latest finished point (a sweep goes up in
+    load, and throughput does not fall before the server is past its knee).
+    """
+    if requests <= 0:
+        return 0.0, 0.0
+    schedule = requests / rate if math.isfinite(rate) and rate > 0 else 0.0
+    slots = min(concurrency or requests, requests)
+    low = max(schedule, math.ceil(requests / slots) * e2el_s)
+    high = max(low, schedule, requests / req_per_s if req_per_s > 0 else math.inf)
+    return low, high
 
 
 class SweepRun:
@@ -77,19 +107,23 @@ class SweepRun:
         self.plan: list[PointSpec] = []
         self.points: list[dict[str, Any]] = []
         self.search = False
+        self._search_max = 0.0
+        self._boundary: tuple[float | None, float | None] = (None, None)
+        self._load_durations: list[float] = []
         self.cancelled = False
         self.over = True
         self.point_index = -1
         self.progress = NO_PROGRESS
         self._point_started = 0.0
-        self._durations: list[float] = []
 
     def start(self, rates: Sequence[float], concurrencies: Sequence[int], *, search: bool) -> None:
         self.search = search
+        self._search_max = float(max(concurrencies)) if concurrencies else 0.0
+        self._boundary = (None, None)
+        self._load_durations = []
         # A search chooses its loads as it goes; a grid is every rate with every concurrency.
         self.plan = [] if search else plan_points(list(rates), list(concurrencies))
         self.points.clear()
-        self._durations.clear()
         self.cancelled = False
         self.over = False
         self.point_index = -1
@@ -128,8 +162,22 @@ class SweepRun:
             summary["path"] = event.path
         summary.setdefault("point", event.point)
         self.points.append(summary)
-        self._durations.append(self._clock() - self._point_started)
+        self._load_durations.append(self._clock() - self._point_started)
         return summary
+
+    def search_value(self, highest_pass: float | None, lowest_fail: float | None) -> None:
+        """The search's boundary so far (its search_value events)."""
+        self._boundary = (highest_pass, lowest_fail)
+
+    def search_loads_left(self) -> int:
+        """At most how many loads a search still measures once a load has failed: the
+        bisection's steps down to one stream, and the check one step above; 0 while it is
+        still doubling (its end is not known)."""
+        highest_pass, lowest_fail = self._boundary
+        if lowest_fail is None:
+            return 0
+        gap = max(1.0, float(lowest_fail) - float(highest_pass or 0.0))
+        return math.ceil(math.log2(gap)) + 1
 
     def finish(self) -> None:
         self.over = True
@@ -165,24 +213,51 @@ class SweepRun:
         return min(1.0, overall / max(1, len(self.plan)))
 
     def eta(self) -> Eta | None:
-        """Where the run is and the time left: the running point's pace for its rest, the mean
-        duration of finished points (else this point's pace) for each point still to come."""
+        """Where the run is and the time left, as a range from measured request times.
+
+        A single figure from the running point's pace jumped (7:06, 11:49, 3:28 for a run of
+        5 min): at high concurrency requests finish in waves, and the points of a sweep take
+        very different times. So nothing is said until a point has finished; then each point
+        still to run (and the rest of the running one) gets point_time_range() from the
+        fastest median request time and the latest throughput measured.
+        """
         if self.point_index < 0:
             return None
         done, total, failed = self._requests()
-        if self.search:
-            return Eta(self.point_index, 0, done, total, failed, math.nan)
         points = max(1, len(self.plan))
-        fraction = (done / total) if total else 0.0
-        elapsed = self.progress.elapsed_s
-        left_now = elapsed / fraction * (1 - fraction) if fraction > 0 else math.nan
-        per_point = (
-            sum(self._durations) / len(self._durations)
-            if self._durations
-            else (elapsed / fraction if fraction > 0 else math.nan)
-        )
-        left = left_now + max(0, points - self.point_index - 1) * per_point
-        return Eta(self.point_index, points, done, total, failed, left)
+        pace = self._measured_pace()
+        if self.search:
+            loads = self._load_durations
+            span = (min(loads), max(loads)) if loads else None
+            return Eta(self.point_index, 0, done, total, failed, math.nan, math.nan, span,
+                       self.search_loads_left())  # fmt: skip
+        if pace is None:
+            return Eta(self.point_index, points, done, total, failed, math.nan, math.nan)
+        e2el_s, req_per_s = pace
+        per_point = total or self._requests_per_point()
+        low = high = 0.0
+        for index in range(self.point_index, len(self.plan)):
+            spec = self.plan[index]
+            left = max(0, total - done) if index == self.point_index else per_point
+            lo, hi = point_time_range(
+                left, spec.request_rate, spec.max_concurrency, e2el_s, req_per_s
+            )
+            low, high = low + lo, high + hi
+        return Eta(self.point_index, points, done, total, failed, low, high)
+
+    def _measured_pace(self) -> tuple[float, float] | None:
+        """(fastest point-median request time s, latest finished point's requests/s) of the
+        complete points so far; None before one has finished."""
+        complete = [p for p in self.complete_points() if p.get("median_e2el_ms")]
+        if not complete:
+            return None
+        e2el_s = min(float(p["median_e2el_ms"]) for p in complete) / 1000.0
+        req_per_s = float(complete[-1].get("request_throughput") or 0.0)
+        return e2el_s, req_per_s
+
+    def _requests_per_point(self) -> int:
+        done = self.complete_points()
+        return int(done[-1].get("num_prompts") or done[-1].get("completed") or 0) if done else 0
 
     def in_flight(self) -> int:
         return self.progress.in_flight

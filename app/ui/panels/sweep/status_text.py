@@ -13,10 +13,25 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication
 
 from app.ui.panels.sweep.point_notes import no_success_message, stamping_message
-from app.ui.panels.sweep.run_model import Eta, SweepRun, point_label
+from app.ui.panels.sweep.run_model import Eta, SweepRun
+from app.ui.panels.sweep.run_model import point_label as summary_label
 from app.ui.worker import format_duration
 
 Text = Callable[[], str]
+
+
+def point_label(label: str) -> str:
+    """A point's short label ("r=4 c=8") in the UI language."""
+    rate = QCoreApplication.translate("SweepPanel", "r=", "a point's request rate, as in r=4")
+    conc = QCoreApplication.translate("SweepPanel", "c=", "a point's concurrency, as in c=8")
+    return " ".join(
+        rate + part[2:]
+        if part.startswith("r=")
+        else conc + part[2:]
+        if part.startswith("c=")
+        else part
+        for part in label.split(" ")
+    )
 
 
 def draining(in_flight: int) -> Text:
@@ -79,10 +94,24 @@ def done(run: SweepRun, where: str) -> tuple[Text, bool]:
 
 def progress(eta: Eta) -> Text:
     """Where a running sweep is and the time left; a search says only its point."""
-    if not eta.points:  # a search: how many loads it still needs is not known
-        return lambda: QCoreApplication.translate(
-            "SweepPanel", "Search point {0} · requests {1}/{2}"
-        ).format(eta.point + 1, eta.done, eta.total or "?")
+    if not eta.points:  # a search: how many loads it still needs is known only at the end
+
+        def searching() -> str:
+            line = QCoreApplication.translate(
+                "SweepPanel", "Search point {0} · requests {1}/{2}"
+            ).format(eta.point + 1, eta.done, eta.total or "?")
+            if eta.load_s is not None:
+                low, high = (format_duration(s) for s in eta.load_s)
+                line += " · " + QCoreApplication.translate(
+                    "SweepPanel", "a load takes {0}", "how long one search point took"
+                ).format(low if low == high else f"{low}–{high}")
+            if eta.loads_left:
+                line += " · " + QCoreApplication.translate("SweepPanel", "at most {0} more").format(
+                    eta.loads_left
+                )
+            return line
+
+        return searching
 
     def text() -> str:
         line = QCoreApplication.translate(
@@ -92,9 +121,19 @@ def progress(eta: Eta) -> Text:
             line += " " + QCoreApplication.translate("SweepPanel", "({0} failed)").format(
                 eta.failed
             )
-        if math.isfinite(eta.left_s):
-            line += " · " + QCoreApplication.translate("SweepPanel", "about {0} left").format(
-                format_duration(eta.left_s)
+        if math.isfinite(eta.left_lo_s) and math.isfinite(eta.left_hi_s):
+            low, high = format_duration(eta.left_lo_s), format_duration(eta.left_hi_s)
+            if low == high:
+                line += " · " + QCoreApplication.translate("SweepPanel", "about {0} left").format(
+                    low
+                )
+            else:
+                line += " · " + QCoreApplication.translate(
+                    "SweepPanel", "{0} to {1} left", "the time a sweep still needs"
+                ).format(low, high)
+        elif eta.point == 0:
+            line += " · " + QCoreApplication.translate(
+                "SweepPanel", "time left known after the first point"
             )
         return line
 
@@ -110,7 +149,7 @@ def with_load_note(source: Text, run: SweepRun) -> Text:
         warned = run.warned_points()
         if not warned:
             return line
-        names = ", ".join(point_label(p) for p in warned)
+        names = ", ".join(point_label(summary_label(p)) for p in warned)
         note = QCoreApplication.translate(
             "SweepPanel", "⚠ Load not as planned at {0} point(s): {1} (see Status)."
         ).format(len(warned), names)

@@ -18,20 +18,31 @@ from pytestqt.qtbot import QtBot
 
 import app.bench
 from app.bench.doctor import keys as doctor_keys
-from app.bench.doctor.report import LIST_SEPARATOR, PROFILE_SOURCE, VERBATIM
+from app.bench.doctor.report import (
+    LIST_SEPARATOR,
+    PROFILE_SOURCE,
+    VERBATIM,
+    WINDOW_SOURCES,
+)
 from app.bench.doctor.run import CHECK_IDS, DoctorReport, DoctorTarget, Msg, diagnose
 from app.bench.http import failures
 from app.bench.serverstats.parse import SERVER_LABELS
 from app.profiles import Target
 from app.sim.embedded import RunningSim
 from app.ui.app_setup_i18n import Translations
-from app.ui.panels.doctor.messages import CONTEXT, TEMPLATES, translate_check
+from app.ui.panels.doctor.messages import (
+    CONTEXT,
+    TEMPLATES,
+    translate_check,
+    translate_template,
+)
 from app.ui.panels.doctor.panel import DoctorPanel
+from app.ui.panels.doctor.window_words import WINDOW_WORDS
 
 KEY = "sk-tpot-right-key-0123456789abcd"
 ENGINE = sorted((Path(app.bench.__file__).parent / "doctor").glob("*.py"))
 # Where a template is not a literal, it comes from one of these tables (each checked below).
-DYNAMIC = ("failures.fix_for(", "failures.title_for(", "SERVER_LABELS[", "PROFILE_SOURCE", "_WS_")
+DYNAMIC = ("failures.fix_for(", "failures.title_for(", "SERVER_LABELS[", "t.key_source", "_WS_")
 SAME_IN_CHINESE = {"SGLang", "Text Generation Inference"}  # product names
 
 
@@ -87,7 +98,7 @@ def test_every_literal_template_in_the_engine_is_catalogued() -> None:
 def test_the_tables_the_engine_draws_templates_from_are_catalogued() -> None:
     tables = [k.fix for k in failures.KINDS.values()] + [k.title for k in failures.KINDS.values()]
     tables += list(SERVER_LABELS.values()) + list(doctor_keys._WS_NAMES.values())
-    tables += [doctor_keys._WS_OTHER, PROFILE_SOURCE, LIST_SEPARATOR]
+    tables += [doctor_keys._WS_OTHER, *WINDOW_SOURCES, LIST_SEPARATOR]
     assert [t for t in tables if t not in TEMPLATES] == []
 
 
@@ -141,8 +152,7 @@ def test_wrong_key_reads_in_chinese(make_sim: Callable[..., RunningSim], chinese
     assert translate_check(auth) == (
         "HTTP 401：服务器拒绝了 Authorization: Bearer sk-…wxyz␠（来自端点配置）；"
         "密钥的问题：末尾多了一个空格",
-        "发送有效的密钥：把它设置在 --api-key-env 指定的环境变量中（或 OPENAI_API_KEY / "
-        "API_KEY），不要带多余的空格；本地 vLLM 不需要密钥。",
+        "发送有效的密钥：在端点的“API 密钥”栏中填写，不要带多余的空格；本地 vLLM 不需要密钥。",
     )
     assert translate_check(report.check("body")) == ("未运行：认证失败", "")
     assert translate_check(report.check("metrics"))[0] == (
@@ -175,3 +185,32 @@ def test_panel_shows_a_failed_connection_in_chinese(
     qtbot.waitExposed(panel)
     shots = os.environ.get("TPOTBENCH_SHOTS_DIR") or str(tmp_path)
     assert panel.grab().save(os.path.join(shots, "doctor_zh.png"))
+
+
+# What only a terminal user can act on: flags of tpotbench and its commands.
+CLI_ADVICE = (
+    "--model",
+    "--endpoint",
+    "--backend",
+    "--base-url",
+    "--api-key-env",
+    "--request-rate",
+    "--max-concurrency",
+    "--timeout",
+    "--request-timeout",
+    "export ",
+    "tpotbench doctor",
+    "run the doctor",
+)
+
+
+def test_the_window_names_its_fields_where_the_cli_names_flags() -> None:
+    """Every sentence the window can show (doctor, probe and sweep failures) says what to
+    change in the window; the engine's own sentences keep their flags for the CLI."""
+    assert set(WINDOW_WORDS) <= TEMPLATES  # each replaces a sentence the engine really says
+    cli_words = [t for t in TEMPLATES if any(flag in t for flag in CLI_ADVICE)]
+    assert len(cli_words) > 10 and set(cli_words) <= set(WINDOW_WORDS)
+    shown = {t: translate_template(t) for t in TEMPLATES}
+    assert [t for t, text in shown.items() if any(flag in text for flag in CLI_ADVICE)] == []
+    for cli, window in WINDOW_WORDS.items():  # the window's sentence fills from the same data
+        assert {f[0] for f in fields(window)} <= {f[0] for f in fields(cli)}

@@ -143,3 +143,15 @@ def test_a_ray_cluster_in_the_profile_sends_the_sweep_there(qtbot, memory_keyrin
     saved = next(p for p in profiles_file()["profiles"] if p["name"] == "cluster")
     assert saved["ray_address"] == "10.0.0.5:6379"
     assert not editor.is_dirty()
+
+
+def test_the_list_shows_the_name_as_typed_until_saved(qtbot, memory_keyring) -> None:
+    editor = make_editor(qtbot, KeyStore())
+    editor.select("Local vLLM")
+    row = editor.profile_list.list.currentRow()
+    editor.form.name_edit.setText("Lab vLLM")
+    assert editor.profile_list.list.item(row).text() == "● Lab vLLM"
+    editor.form.name_edit.setText("Lab vLLM 2")
+    assert editor.profile_list.list.item(row).text() == "● Lab vLLM 2"
+    editor.revert_button.click()
+    assert editor.profile_list.list.item(row).text() == "Local vLLM"

@@ -197,7 +197,15 @@ def test_overlay_and_exports_read_back(qtbot, root, tmp_path) -> None:
     assert tree.getroot().tag.endswith("svg")
     strokes = {e.get("stroke") for e in tree.iter()}
     assert {"#0072b2", "#d55e00"} <= strokes  # vector curves, one colour per run
-    assert "TPOT P50 / P99" in {(e.text or "").strip() for e in tree.iter()}
+    texts = {(e.text or "").strip() for e in tree.iter()}
+    assert "TPOT P50 / P99 (P99 dashed)" in texts
+    # The runs are named under the title in their colours, not in a legend box over the data.
+    assert any("vllm-old" in t for t in texts)
+    for plot in panel.curves.plots().values():
+        legend = plot.getPlotItem().legend
+        assert legend is None or not legend.items
+    # On screen the runs are named once, above the three charts, wrapped to their width.
+    assert "vllm-old" in panel.curves.runs_label.text() and panel.curves.runs_label.wordWrap()
     with pytest.raises(ValueError, match=r"\.csv, \.json or \.md"):
         panel.export_data(out / "cmp.xlsx")
 
@@ -236,7 +244,7 @@ def test_markdown_and_csv_escape_and_format() -> None:
 def test_export_dialog_follows_the_filter_and_remembers_the_folder(
     qtbot, root, tmp_path, monkeypatch
 ) -> None:
-    from PySide6.QtWidgets import QFileDialog
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
 
     from app.ui.exports.files import FOLDER_KEY, with_filter_suffix
 
@@ -251,7 +259,7 @@ def test_export_dialog_follows_the_filter_and_remembers_the_folder(
     asked: list[str] = []
 
     def save_as(name: str, chosen: str):
-        def dialog(_parent, _title, start, _filters):
+        def dialog(_parent, _title, start, _filters, *_options):
             asked.append(start)
             return str(out / name), chosen
 
@@ -277,6 +285,28 @@ def test_export_dialog_follows_the_filter_and_remembers_the_folder(
     for name in written:  # the message names the files that exist, not "knee.png"
         assert name in panel.message.text()
     assert "knee.png" not in panel.message.text()
+    # Exporting again under the same name: the files it would replace are named and asked
+    # about (the dialog itself only knew of "knee.png", which never exists).
+    stamps = {p.name: p.stat().st_mtime_ns for p in out.glob("knee*")}
+    (out / "knee_tpot.png").write_bytes(b"an older chart")
+    questions: list[str] = []
+
+    def answer(reply):
+        def question(_parent, _title, text, *_args):
+            questions.append(text)
+            return reply
+
+        return question
+
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.No))
+    panel.export_charts_dialog()
+    assert len(questions) == 1 and "knee_tpot.png" in questions[0]
+    assert (out / "knee_tpot.png").read_bytes() == b"an older chart"  # "No" keeps every file
+    assert (out / "knee_ttft.png").stat().st_mtime_ns == stamps["knee_ttft.png"]
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Yes))
+    panel.export_charts_dialog()
+    assert len(questions) == 2
+    assert (out / "knee_tpot.png").read_bytes()[:4] == b"\x89PNG"  # replaced
 
 
 def test_exported_charts_carry_run_model_gpu_date_and_the_floor(qtbot, tmp_path) -> None:

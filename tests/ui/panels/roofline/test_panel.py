@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QPointF, QRectF, Qt
 
 from app.roofline.catalog import CatalogError
 from app.ui.panels.roofline.custom_gpu_dialog import CustomGpuDialog
@@ -266,3 +266,49 @@ def test_labels_stay_in_view_when_the_live_marker_and_the_floor_crowd_them(qtbot
         rect = text.sceneBoundingRect()
         assert view.contains(rect), (text.toPlainText(), rect, view)
         assert not rect.adjusted(-4, -4, 4, 4).contains(marker), text.toPlainText()
+
+
+def test_the_chart_shows_the_latest_sweep_or_all_and_clears(qtbot, panel):
+    """A session's sweeps no longer pile up on one chart: the latest by default, all on
+    request, and Clear empties it."""
+    panel.start_run()
+    for conc, p50 in ((1, 19.7), (4, 20.1)):
+        panel.add_measured_point(conc, p50, p50 * 1.2)
+    panel.start_run()  # the next sweep
+    for conc, p50 in ((8, 20.5), (16, 21.0), (32, 25.0)):
+        panel.add_measured_point(conc, p50, p50 * 1.2)
+    xs, _ = panel.measured_curve.getData()
+    assert len(xs) == 3 and [m.concurrency for m in panel._measured] == [8, 16, 32]
+    assert sorted(t.toPlainText().split(":")[0] for t in panel._mbu_texts) == ["c16", "c32", "c8"]
+    panel.runs_combo.setCurrentIndex(panel.runs_combo.findData("all"))
+    assert len(panel.measured_curve.getData()[0]) == 5
+    assert panel.clear_button.isEnabled()
+    qtbot.mouseClick(panel.clear_button, Qt.MouseButton.LeftButton)
+    xs, _ = panel.measured_curve.getData()
+    assert xs is None or len(xs) == 0
+    assert panel._mbu_texts == [] and not panel.clear_button.isEnabled()
+
+
+def test_the_legend_sits_off_the_data(qtbot, panel):
+    item = panel.batch_plot.getPlotItem()
+    assert item.legend is None  # no box over the points
+    title = item.titleLabel.text
+    for word in ("floor", "measured p50–p99", "live"):
+        assert word in title
+    # The KV-full label sits left of its line: at the axis' right end it stays in the chart.
+    assert panel.batch_plot.kv_line.label.anchors[0] == (1, 0.5)
+
+
+def test_the_add_gpu_message_is_shown_whole(panel, qtbot):
+    dialog = CustomGpuDialog(panel)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.save()  # no id, no source: the two-line message
+    error = dialog.error
+
+    def whole() -> None:
+        assert error.height() >= error.heightForWidth(error.width())  # no line cut off
+        assert error.geometry().bottom() <= dialog.height()
+
+    qtbot.waitUntil(whole)
+    dialog.close()

@@ -74,13 +74,16 @@ def test_capacity_preset_builds_a_search(qtbot, tmp_path: Path) -> None:
     panel.form.results_root.setText(str(tmp_path))
     panel.form.apply_preset("capacity")
     spec = panel.build_spec()
-    assert spec.search == {"start": 1.0, "max": 256.0}
+    # Sized for an answer in about 2 minutes on the simulator (11 loads, 121 s measured).
+    assert spec.search == {"start": 4.0, "max": 256.0}
+    assert (spec.dataset, spec.num_prompts) == ("random", 128)
+    assert (panel.form.input_len.value(), panel.form.output_len.value()) == (256, 64)
     assert spec.slos == ["ttft:p99:2000", "tpot:p99:50"]
     argv = build_sweep_argv(spec, Target("x", "http://127.0.0.1:9", "chat", ""))
     assert "search" in argv and "sweep" not in argv
     assert argv[argv.index("--slo") + 1 : argv.index("--slo") + 3] == spec.slos
     assert "--max-concurrency" not in argv and argv[argv.index("--max") + 1] == "256"
-    qtbot.keyClicks(panel.form.concurrencies, "0")  # "1, 2560": still the search, a new maximum
+    qtbot.keyClicks(panel.form.concurrencies, "0")  # "4, 2560": still the search, a new maximum
     assert panel.form.preset.currentData() == "capacity"
     panel.form.concurrencies.setText("1, 2, 3")
     try:
@@ -178,6 +181,13 @@ def test_results_panel_shows_a_saved_search(qtbot, tmp_path: Path) -> None:
     assert not panel.errors  # search.json is not taken for a broken point file
     panel.show_runs(["capacity-1"])
     assert panel.capacity.text() == capacity_text(search, knees=False)
+    # The answer scrolls in its own box; the run list keeps room for rows to pick from.
+    panel.resize(700, 640)  # the Results tab in a 1280x720 window
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert panel.capacity_box.isVisible()
+    row = panel.tree.visualItemRect(panel.tree.topLevelItem(0)).height()
+    qtbot.waitUntil(lambda: panel.tree.viewport().height() >= 3 * row)
     assert "Decode steps are stretched by prefill" in panel.capacity.text()
     fail_row = next(
         r
@@ -191,3 +201,23 @@ def test_results_panel_shows_a_saved_search(qtbot, tmp_path: Path) -> None:
     assert len(panel.curves.tpot.getPlotItem().listDataItems()[0].xData) == 3
     verticals = [line for line in _lines(panel.curves.tpot) if line.angle == 90]
     assert any(math.isclose(line.value(), 1.5) for line in verticals)  # between 2 and 4
+
+
+def test_presets_never_carry_the_searchs_slos_into_a_grid(qtbot, tmp_path: Path) -> None:
+    panel = SweepPanel(lambda: Target("x", "http://127.0.0.1:9", "chat", ""))
+    qtbot.addWidget(panel)
+    form = panel.form
+    form.results_root.setText(str(tmp_path))
+    form.apply_preset("capacity")
+    assert form.slo_summary.slos() == ["ttft:p99:2000", "tpot:p99:50"]
+    form.advanced_toggle.setChecked(False)  # the section holding them folded again
+    for key in ("demo", "A", "B"):
+        form.apply_preset(key)
+        assert panel.build_spec().slos == [], key  # no goal the user cannot see judges a point
+        form.apply_preset("capacity")
+    # Goals the user chose stay with them, and in view.
+    form.slo_summary.set_slos(["tpot:p99:40"])
+    form.advanced_toggle.setChecked(False)
+    form.apply_preset("B")
+    assert panel.build_spec().slos == ["tpot:p99:40"]
+    assert form.advanced_toggle.isChecked() and not form.advanced.isHidden()

@@ -278,3 +278,47 @@ def test_advanced_settings_run_and_are_recorded(qtbot, sim, tmp_path) -> None:
     doc = json.loads(Path(point["path"]).read_text())
     assert doc["burstiness"] == 0.5 and doc["completed"] == 4
     assert doc["tpotbench"]["num_warmups"] == 1
+
+
+def test_a_run_where_every_request_fails_shows_no_curves_of_the_run_before(
+    qtbot, sim, tmp_path
+) -> None:
+    target = {"url": sim.base_url}
+    panel = SweepPanel(lambda: Target("Built-in simulator", target["url"], "chat", ""))
+    qtbot.addWidget(panel)
+    panel.form.results_root.setText(str(tmp_path))
+    panel.form.dataset.setCurrentIndex(panel.form.dataset.findData("random"))
+    panel.form.input_len.setValue(32)
+    panel.form.rates.setText("inf")
+    panel.form.concurrencies.setText("2")
+    panel.form.output_len.setValue(12)
+    panel.form.num_prompts.setValue(4)
+    assert panel.run()
+    qtbot.waitUntil(lambda: not panel.is_running(), timeout=45_000)
+    p50 = panel.live._p50
+    assert len(p50.getData()[0]) >= 1  # the first run drew its rolling TPOT
+    with socket.socket() as s:  # the second run's endpoint: nothing listens, every request fails
+        s.bind(("127.0.0.1", 0))
+        target["url"] = f"http://127.0.0.1:{s.getsockname()[1]}"
+    assert panel.run()
+    qtbot.waitUntil(lambda: not panel.is_running(), timeout=45_000)
+    for curve in (p50, panel.live._p99, panel.live._tok, panel.live._flight):
+        xs, _ys = curve.getData()
+        assert xs is None or len(xs) == 0
+
+
+def test_a_new_run_starts_the_table_at_its_first_columns(qtbot, tmp_path) -> None:
+    from app.bench.sweep.contract import PointFinished
+
+    panel = _panel(qtbot, "http://127.0.0.1:9", tmp_path)
+    panel.resize(500, 600)
+    panel.show()
+    qtbot.waitExposed(panel)
+    doc = {"completed": 8, "failed": 0, "request_rate": "inf", "max_concurrency": 4,
+           "median_tpot_ms": 20.0, "p99_tpot_ms": 22.0, "output_throughput": 100.0}  # fmt: skip
+    panel._on_point_finished(PointFinished(0, str(tmp_path / "a.json"), doc))
+    bar = panel.table.horizontalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(bar.maximum())  # the user read the last columns of the previous run
+    panel.charts.clear([])
+    assert bar.value() == 0

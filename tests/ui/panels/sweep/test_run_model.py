@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from app.bench.sweep.contract import (
     EndpointInfo,
     PointFinished,
@@ -18,6 +20,7 @@ from app.bench.sweep.contract import (
     RunStarted,
 )
 from app.bench.sweep.plan import PointSpec
+from app.ui.panels.sweep import status_text
 from app.ui.panels.sweep.run_model import SweepRun, is_partial, point_label
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -34,6 +37,7 @@ class Clock:
 
 def _finished(point: int, rate: float, conc: int | None, path: str) -> PointFinished:
     summary = {"request_rate": rate, "max_concurrency": conc, "completed": 10, "num_prompts": 10}
+    summary |= {"median_e2el_ms": 2000.0, "request_throughput": 1.25}
     return PointFinished(point, path, summary)
 
 
@@ -51,19 +55,20 @@ def test_a_grid_run_labels_what_varies_and_counts_progress_and_time_left() -> No
     run.progress_event(_progress(4, 10, 5.0, failed=1))
     assert run.fraction() == 0.5 / 3  # half of the first of three points
     eta = run.eta()
-    # 5 s for half a point: 5 s for its rest, 10 s for each of the two points to come.
     assert (eta.point, eta.points, eta.done, eta.total, eta.failed) == (0, 3, 5, 10, 1)
-    assert eta.left_s == 5.0 + 2 * 10.0
+    assert math.isnan(eta.left_s)  # nothing said before a point has measured the pace
     clock.now += 8.0
     summary = run.point_finished(_finished(0, INF, 8, "/r/a.json"))
     assert summary["path"] == "/r/a.json" and summary["point"] == 0 and run.points == [summary]
     run.point_started(PointStarted(1, INF, 16))
     run.progress_event(_progress(0, 10))
     assert run.fraction() == 1 / 3
-    assert run.eta().left_s != run.eta().left_s  # NaN: nothing of this point done yet
+    # Point 0 measured 2 s a request and 1.25 requests/s: 10 requests at concurrency 16 are
+    # one wave (2 s) at least, 10 / 1.25 = 8 s at most; the same for concurrency 32.
+    eta = run.eta()
+    assert (eta.left_lo_s, eta.left_hi_s) == (2.0 + 2.0, 8.0 + 8.0)
     run.progress_event(_progress(5, 10, 3.0))
-    # The finished point took 8 s: one more to come after this point's remaining 3 s.
-    assert run.eta().left_s == 3.0 + 8.0
+    assert (run.eta().left_lo_s, run.eta().left_hi_s) == (2.0 + 2.0, 4.0 + 8.0)
 
 
 def test_labels_name_rate_or_both_and_the_plan_comes_from_the_engine() -> None:
@@ -125,3 +130,65 @@ def test_the_run_model_and_run_context_import_without_qt() -> None:
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_the_time_left_holds_the_truth_and_never_jumps_on_experiment_b() -> None:
+    """Experiment B on a server whose request time grows with load (1 s + 25 ms per stream):
+    the old single figure from the running point's pace swung by minutes (7:06, 11:49, 3:28
+    for a 5-minute run). The range holds the true time left at every progress event after
+    the first point, and its ends only move down within a point."""
+    n = 64
+    concs = [1, 4, 16, 64]
+
+    def e2el(c: int) -> float:
+        return 1.0 + 0.025 * c
+
+    def duration(c: int) -> float:
+        return math.ceil(n / c) * e2el(c)
+
+    clock = Clock()
+    run = SweepRun(clock)
+    run.start([INF], concs, search=False)
+    seen: list[tuple[float, float, float]] = []  # (low, truth, high)
+    for index, c in enumerate(concs):
+        run.point_started(PointStarted(index, INF, c))
+        waves = math.ceil(n / c)
+        previous = (math.inf, math.inf)
+        for wave in range(waves + 1):
+            elapsed = wave * e2el(c)
+            done = min(n, wave * c)
+            run.progress_event(Progress(index, done, 0, n, min(c, n - done), elapsed, 0.0))
+            truth = duration(c) - elapsed + sum(duration(k) for k in concs[index + 1 :])
+            eta = run.eta()
+            if index == 0:
+                assert math.isnan(eta.left_s)
+                continue
+            seen.append((eta.left_lo_s, truth, eta.left_hi_s))
+            assert eta.left_lo_s <= truth + 1e-9 <= eta.left_hi_s + 2e-9, (c, wave, eta)
+            assert eta.left_lo_s <= previous[0] and eta.left_hi_s <= previous[1]
+            previous = (eta.left_lo_s, eta.left_hi_s)
+        clock.now += duration(c)
+        summary = {"request_rate": INF, "max_concurrency": c, "completed": n, "num_prompts": n}
+        summary |= {"median_e2el_ms": e2el(c) * 1000, "request_throughput": n / duration(c)}
+        run.point_finished(PointFinished(index, f"/r/c{c}.json", summary))
+    assert len(seen) > 6
+
+
+def test_a_search_says_how_long_a_load_takes_and_at_most_how_many_remain() -> None:
+    clock = Clock()
+    run = SweepRun(clock)
+    run.start([INF], [4, 256], search=True)
+    for index, (conc, seconds) in enumerate(((4, 23.5), (8, 13.6), (16, 15.9))):
+        run.point_started(PointStarted(index, INF, conc))
+        clock.now += seconds
+        run.point_finished(_finished(index, INF, conc, f"/r/c{conc}.json"))
+        run.search_value(conc, None)
+    run.point_started(PointStarted(3, INF, 32))
+    run.progress_event(_progress(10, 128))
+    eta = run.eta()
+    assert eta.load_s == pytest.approx((13.6, 23.5)) and eta.loads_left == 0  # still doubling
+    text = status_text.progress(eta)()
+    assert "a load takes 14 s–24 s" in text and "more" not in text
+    run.search_value(32, 64)  # 64 failed: bisection down to one stream, then the check above
+    assert run.eta().loads_left == 6
+    assert "at most 6 more" in status_text.progress(run.eta())()
