@@ -109,6 +109,11 @@ def test_abstains_on_an_early_stopped_fragment(tmp_path: Path) -> None:
     result = measure(SCENARIOS["slots"], tmp_path, early_stop=True)
     block = result["tpotbench"]
     assert block["early_stop"] is not None and result["completed"] < 32
+    # Even a fragment's /metrics are bracketed: scraped before its first request and after
+    # it stopped, so its counters and histograms cover exactly its window.
+    server = block["server_metrics"]
+    assert server["bracket_s"][0] <= 0.0 <= result["duration"] <= server["bracket_s"][1]
+    assert server["server_queue_ms"]["count"] >= 1
     why = explain(result, block["slo"]["failed"])
     assert why.key == "abstain" and [key for key, _ in why.missing] == ["early_stop"], why.text
     assert f"after {result['completed']} of 32 requests" in why.text

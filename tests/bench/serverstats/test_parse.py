@@ -527,3 +527,42 @@ def test_server_hit_rate_equals_the_cached_tokens_the_replies_report(
     assert spec["drafts"] > 0 and spec["draft_tokens"] == 3 * spec["drafts"]
     assert 0 < spec["acceptance_rate"] <= 1
     assert 1 < spec["mean_acceptance_length"] <= 4
+
+
+def _phase_page(prefix: str, queue: tuple[float, float], extra: str = "") -> str:
+    """A page with a queue-time histogram: (sum, count) of waits, all in the 0.5 s bucket."""
+    total, count = queue
+    lines = [
+        f'{prefix}_bucket{{le="0.3"}} 0',
+        f'{prefix}_bucket{{le="0.5"}} {count}',
+        f'{prefix}_bucket{{le="+Inf"}} {count}',
+        f"{prefix}_sum {total}",
+        f"{prefix}_count {count}",
+    ]
+    return f"# TYPE {prefix} histogram\n" + "\n".join(lines) + "\n" + extra
+
+
+def test_phase_histograms_of_vllm_and_sglang_give_the_points_queue_time() -> None:
+    for name in ("vllm:request_queue_time_seconds", "sglang:queue_time_seconds"):
+        gauge = "vllm:num_requests_waiting 0\n" if name.startswith("vllm") else ""
+        gauge = gauge or "sglang:num_queue_reqs 0\n"
+        first = parse_metrics(_phase_page(name, (4.0, 10), gauge))
+        last = parse_metrics(_phase_page(name, (8.0, 20), gauge))
+        summary = summarize([(0.0, first), (2.0, last)], [])
+        # Ten waits of 0.4 s between the two scrapes: exact from the sums and counts.
+        assert summary["server_queue_ms"]["count"] == 10
+        assert summary["server_queue_ms"]["mean"] == 400.0
+        assert summary["bracket_s"] == [0.0, 2.0]
+
+
+def test_llamacpp_prompt_seconds_give_prefill_time_per_token() -> None:
+    def page(seconds: float, tokens: int) -> str:
+        return (
+            "llamacpp:requests_processing 1\n"
+            f"llamacpp:prompt_seconds_total {seconds}\nllamacpp:prompt_tokens_total {tokens}\n"
+        )
+
+    summary = summarize(
+        [(0.0, parse_metrics(page(1.0, 100))), (3.0, parse_metrics(page(3.0, 4100)))], []
+    )
+    assert summary["server_prefill_ms_per_token"] == 0.5
