@@ -2775,6 +2775,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>原因：{0}</translation>
     </message>
     <message>
+        <source>Why (from a full run at {0}, {1} requests): {2}</source>
+        <translation>原因（取自在 {0} 处的一次完整测量，{1} 个请求）：{2}</translation>
+    </message>
+    <message>
         <source>Knee of {0}: {1}. {2}</source>
         <translation>{0} 的拐点：{1}。{2}</translation>
     </message>

@@ -549,8 +549,13 @@ def _prefill(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candidate |
     # The tail is what fails an SLO: the p99 TTFT outside the server's p99 queue wait.
     # (A p99 read from the histogram's coarse buckets, 300 ms the first, is used only when
     # the mean shows the waits are of that order: all-zero waits interpolate to ~297 ms.)
-    queue_tail = _num((p.server.get("server_queue_ms") or {}).get("p99")) or 0.0
-    queue_tail = queue_tail if queue_ms >= 0.3 * queue_tail else queue_ms
+    # Without the histogram (a queue from the waiting gauge) the waits' tail is taken to
+    # stretch as TTFT's does: the most of the p99 a queue could hold.
+    queue_tail = _num((p.server.get("server_queue_ms") or {}).get("p99"))
+    if queue_tail is None:
+        queue_tail = queue_ms * (ttft99 / ttft50) if ttft50 > 0 else queue_ms
+    elif queue_ms < 0.3 * queue_tail:
+        queue_tail = queue_ms
     seen = max(ttft50 - queue_ms, ttft99 - queue_tail, 0.0)
     params = {"ttft_p50": ttft50, "ttft_p99": ttft99, "prompt": p.prompt, "queue_ms": queue_ms}
     roof = prefill_roof_ms(p.roofline, p.prompt)

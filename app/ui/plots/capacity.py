@@ -26,6 +26,7 @@ _STRINGS = (
     QT_TRANSLATE_NOOP("Why", "Capacity: {0} or more (every load tried met every SLO)."),
     QT_TRANSLATE_NOOP("Why", "Capacity: no load tried meets every SLO."),
     QT_TRANSLATE_NOOP("Why", "Why: {0}"),
+    QT_TRANSLATE_NOOP("Why", "Why (from a full run at {0}, {1} requests): {2}"),
     QT_TRANSLATE_NOOP("Why", "Knee of {0}: {1}. {2}"),
     QT_TRANSLATE_NOOP("Why", "Not monotonic: {0} passed above a failing load; run again."),
     QT_TRANSLATE_NOOP("Why", "{0} streams"),
@@ -89,7 +90,15 @@ def capacity_text(doc: Mapping[str, Any], knees: bool = True) -> str:
             )
         )
     why = why_text(doc.get("boundary_why"))
-    if why:
+    full = doc.get("boundary_evidence")
+    if why and isinstance(full, Mapping) and isinstance(full.get("value"), int | float):
+        # The boundary's search point was a fragment: the why comes from its full re-run.
+        lines.append(
+            _tr("Why (from a full run at {0}, {1} requests): {2}").format(
+                load_text(over, full["value"]), full.get("num_requests"), why
+            )
+        )
+    elif why:
         lines.append(_tr("Why: {0}").format(why))
     for metric, knee in (doc.get("knee") or {}).items() if knees else ():
         if knee:

@@ -47,6 +47,15 @@ def test_the_window_says_the_engines_why_in_its_language() -> None:
         QLocale.setDefault(QLocale("en_US"))
     assert chinese == why.render("zh_CN")
     assert "请求在服务端排队" in chinese and "置信度：高" in chinese
+    # A why read from the boundary's full re-run says so.
+    doc = {
+        "over": "concurrency",
+        "boundary": {"highest_pass": 2, "lowest_fail": 3, "failed_slos": ["ttft:p99:300"]},
+        "boundary_why": why.to_dict(),
+        "boundary_evidence": {"value": 3, "num_requests": 16, "measuring_s": 4.3},
+    }
+    line = capacity_text(doc).splitlines()[1]
+    assert line.startswith("Why (from a full run at 3 streams, 16 requests): Requests queue")
 
 
 def test_a_pass_above_fails_is_named_once() -> None:
