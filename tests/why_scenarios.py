@@ -35,7 +35,7 @@ from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.point import run_point
 from app.bench.sweep.roofline_point import check_roofline
 from app.sim.embedded import start_sim_process
-from tests.formula_server import FormulaServer
+from tests.formula_server import STREAM_HEAD, FormulaServer, chunk
 
 MODEL = "qwen2.5-7b"
 
@@ -188,15 +188,7 @@ class UnexplainedServer(FormulaServer):
         prompt = request.get("prompt") or ""
         prompt_tokens = max(1, len(str(prompt).split()))
         chat = path.endswith("/chat/completions")
-        writer.write(
-            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-            b"Transfer-Encoding: chunked\r\n\r\n"
-        )
-
-        def chunk(payload: Any) -> bytes:
-            text = payload if isinstance(payload, str) else json.dumps(payload)
-            data = f"data: {text}\n\n".encode()
-            return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+        writer.write(STREAM_HEAD)
 
         try:
             for k in range(tokens):
