@@ -756,6 +756,7 @@ def _evidence(p: _Point) -> dict[str, Any]:
         "client_cpu_share": _num(client.get("cpu_share")),
         "client_loop_lag_ms": _num((client.get("loop_lag_ms") or {}).get("median")),
         "send_lateness_p99_ms": _num((p.block.get("schedule_lateness_ms") or {}).get("p99")),
+        "client_slot_wait_ms_mean": _num((p.block.get("slot_wait_ms") or {}).get("mean")),
     }
     steps = p.ttft_steps()
     if steps is not None:

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from app.bench.capacity.slo import slo_block
+from app.bench.capacity.why import explain
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.load.arrivals import LoadOutcome
 from app.bench.metrics.lateness import lateness_summary
@@ -98,6 +99,10 @@ def point_document(
         block["early_stop"] = early_stop
     if config.slos:
         block["slo"] = _slo(config, metrics, stopped_early=early_stop is not None)
+        failed = [c["slo"] for c in block["slo"].get("checks") or [] if not c.get("passed")]
+        if not block["slo"].get("passed"):
+            # Why it failed, with the evidence read (a fragment's why abstains and says so).
+            block["why"] = explain(result, failed or None).to_dict()
     return result
 
 
