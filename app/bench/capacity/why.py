@@ -518,12 +518,16 @@ def _queue(p: _Point) -> _Candidate | None:
     share = queue_ms / ttft_mean if queue_ms is not None and ttft_mean else None
     steps = p.ttft_steps()
     strength = 0.0
-    if share is not None and share >= QUEUE_SHARE:
-        strength = 0.75
-    if (wait_mean or 0.0) >= QUEUE_MEAN:
-        strength = max(strength, 0.6) + 0.1
-    if strength and steps is not None and steps["steps"] >= 0.5 and steps["growth"] >= 2:
-        strength += 0.1  # the client sees the waves too: TTFT steps up by service times
+    if share is not None and share < QUEUE_SHARE:
+        # Requests waited, but the waits are not where the TTFT went: at most a runner-up.
+        strength = 0.5 if (wait_mean or 0.0) >= QUEUE_MEAN else 0.0
+    else:
+        if share is not None:
+            strength = 0.75
+        if (wait_mean or 0.0) >= QUEUE_MEAN:
+            strength = max(strength, 0.6) + 0.1
+        if strength and steps is not None and steps["steps"] >= 0.5 and steps["growth"] >= 2:
+            strength += 0.1  # the client sees the waves too: TTFT steps up by service times
     if not strength:
         return None
     params = {
