@@ -550,13 +550,13 @@ def _prefill(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candidate |
     if ttft50 is None or ttft99 is None:
         return None
     queue_ms = p.queue_ms or 0.0
-    # The tail is what fails an SLO: the p99 TTFT outside the server's p99 queue wait.
-    # (A p99 read from the histogram's coarse buckets, 300 ms the first, is used only when
-    # the mean shows the waits are of that order: all-zero waits interpolate to ~297 ms.)
-    # Without the histogram (a queue from the waiting gauge) the waits' tail is taken to
-    # stretch as TTFT's does: the most of the p99 a queue could hold.
+    # The tail is what fails an SLO: the p99 TTFT outside the server's p99 queue wait. The
+    # histogram's p99 is used only when the mean shows waits of its order (its first bucket
+    # is 300 ms: all-zero waits interpolate to ~297 ms). Without a usable p99 (no histogram,
+    # a queue from the waiting gauge; or only a +Inf bucket, a p99 under the mean) the waits'
+    # tail is taken to stretch as TTFT's does: the most of the p99 a queue could hold.
     queue_tail = _num((p.server.get("server_queue_ms") or {}).get("p99"))
-    if queue_tail is None:
+    if queue_tail is None or queue_tail < queue_ms:
         queue_tail = queue_ms * (ttft99 / ttft50) if ttft50 > 0 else queue_ms
     elif queue_ms < 0.3 * queue_tail:
         queue_tail = queue_ms
