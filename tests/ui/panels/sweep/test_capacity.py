@@ -192,6 +192,12 @@ def test_results_panel_shows_a_saved_search(qtbot, tmp_path: Path) -> None:
     panel.show_runs(["capacity-1"])
     assert panel.capacity.text() == capacity_text(search, knees=False)
     assert "Decode steps are stalled by prefill" in panel.capacity.text()
+    # However small the panel, the whole why shows: the label is never cut to fewer lines.
+    panel.resize(640, 420)
+    panel.show()
+    qtbot.waitExposed(panel)
+    label = panel.capacity
+    qtbot.waitUntil(lambda: label.height() >= label.heightForWidth(label.width()) > 0)
     fail_row = next(
         r
         for r in range(panel.table.rowCount())
