@@ -134,9 +134,10 @@ MISSING: dict[str, tuple[str, str]] = {
     ),
     "short": (
         "this point ran {seconds:.1f} s with {completed:.0f} finished requests and {samples:.0f} "
-        "/metrics samples; measure it longer (more --min-prompts)",
+        "/metrics samples; measure it longer (more requests: --num-prompts, or --min-prompts "
+        "in a search)",
         "该测试点只运行了 {seconds:.1f} 秒，完成 {completed:.0f} 个请求，采到 {samples:.0f} 个 "
-        "/metrics 样本；请测得更久（增大 --min-prompts）",
+        "/metrics 样本；请测得更久（更多请求：--num-prompts，搜索时用 --min-prompts）",
     ),
     "early_stop": (
         "this point was stopped early after {completed:.0f} of {total:.0f} requests ({reason}); "
