@@ -157,12 +157,26 @@ class MetricsScraper:
         if timer:
             self._task = asyncio.create_task(self._loop(), name="metrics-scraper")
 
-    async def stop(self) -> None:
+    async def finish(self) -> None:
+        """Close the window: the timer stops first, then one whole page is scraped, so the
+        window's last scrape carries the histograms and counters (a gauges-only tick landing
+        after it would cut the deltas off), then the connection closes."""
+        await self._stop_timer()
+        try:
+            if self._client is not None:
+                await self.scrape_now(full=True)
+        finally:
+            await self.stop()
+
+    async def _stop_timer(self) -> None:
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+    async def stop(self) -> None:
+        await self._stop_timer()
         client, self._client = self._client, None
         if client is not None:
             await client.aclose()

@@ -123,8 +123,7 @@ class ScraperThread:
     async def stop(self) -> None:
         try:
             # close the window at the point's end, with the whole page (histograms, counters)
-            await self._call(self.scraper.scrape_now(full=True))
-            await self._call(self.scraper.stop())
+            await self._call(self.scraper.finish())
         finally:
             self._loop.call_soon_threadsafe(self._loop.stop)
             await asyncio.to_thread(self._thread.join, 10)

@@ -566,3 +566,30 @@ def test_llamacpp_prompt_seconds_give_prefill_time_per_token() -> None:
         [(0.0, parse_metrics(page(1.0, 100))), (3.0, parse_metrics(page(3.0, 4100)))], []
     )
     assert summary["server_prefill_ms_per_token"] == 0.5
+
+
+def test_finish_ends_the_window_on_a_whole_page(page_server: tuple[str, _Pages]) -> None:
+    """The ticks parse the gauges only; finish() stops them before its whole-page scrape, so
+    the window's last scrape has the histograms and the deltas cover the point."""
+    url, state = page_server
+    state.pages = [
+        vllm_v1_page(running=2, waiting=0, kv=0.10, preempt=7, ttft=TTFT_A, ttft_sum=0.64),
+        vllm_v1_page(running=16, waiting=4, kv=0.50, preempt=9, ttft=TTFT_B, ttft_sum=1.36),
+    ]
+
+    async def scenario() -> MetricsScraper:
+        scraper = MetricsScraper(
+            url + "/metrics", interval_s=0.001, gauges_after_first=True, max_scrapes=100_000
+        )
+        await scraper.start()
+        while state.hits < 20:  # gauges-only ticks, as fast as the server answers
+            await asyncio.sleep(0.001)
+        await scraper.finish()
+        assert not scraper.running
+        return scraper
+
+    scraper = asyncio.run(scenario())
+    assert scraper.latest is not None and scraper.latest.ttft is not None
+    hits = state.hits
+    summary = scraper.summary()
+    assert summary["server_ttft_ms"]["count"] == 10 and summary["samples"] == hits
