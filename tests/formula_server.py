@@ -28,6 +28,18 @@ TPOT0, TPOT_PER = 10.0, 16.0
 ABORT_POLL_S = 0.005
 
 
+STREAM_HEAD = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+)
+
+
+def chunk(payload: Any) -> bytes:
+    """One SSE event as one HTTP chunk (a JSON object, or a bare string such as [DONE])."""
+    text = payload if isinstance(payload, str) else json.dumps(payload)
+    data = f"data: {text}\n\n".encode()
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+
 def ttft_ms(n: int) -> float:
     return TTFT0 + TTFT_PER * n
 
@@ -183,15 +195,7 @@ class FormulaServer:
         n = self.in_flight
         start = time.monotonic()
         tokens = min(self.tokens, int(request.get("max_tokens") or self.tokens))
-        writer.write(
-            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-            b"Transfer-Encoding: chunked\r\n\r\n"
-        )
-
-        def chunk(payload: Any) -> bytes:
-            text = payload if isinstance(payload, str) else json.dumps(payload)
-            data = f"data: {text}\n\n".encode()
-            return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+        writer.write(STREAM_HEAD)
 
         left = True
         try:

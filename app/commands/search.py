@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from app.bench.capacity.search import SearchSettings
+from app.bench.capacity.why import render as render_why
 from app.bench.sweep.contract import SearchFinished, SearchValue
 from app.bench.sweep.observer import SweepObserver
 from app.commands import flags
@@ -81,6 +82,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="skip the check point one growth step above the first failure (monotonicity)",
     )
+    add(
+        "--lang",
+        choices=["en", "zh_CN"],
+        default="en",
+        help="language of the why under the table (default en)",
+    )
     parser.set_defaults(num_prompts=200)
 
 
@@ -123,7 +130,7 @@ def _cell(value: Any, fmt: str) -> str:
 
 
 # Whole on purpose: the table's columns, its rows and the lines under it, in printed order.
-def format_search_table(doc: dict[str, Any]) -> str:
+def format_search_table(doc: dict[str, Any], lang: str = "en") -> str:
     """The console table of a search document: one row per load value, then the boundary,
     the failing SLOs, the why and the knee."""
     points = doc.get("points") or []
@@ -176,12 +183,19 @@ def format_search_table(doc: dict[str, Any]) -> str:
         lines.append(f"Warning: not monotonic: {pairs}; measure again with --runs 3.")
     why = doc.get("boundary_why")
     if why:
-        lines.append(f"Why: {why['text']}")
+        full = doc.get("boundary_evidence")
+        where = (
+            f" (from a full run at {full['value']:g} {unit}: {full['num_requests']} requests, "
+            f"{full['measuring_s']:.1f} s)"
+            if full
+            else ""
+        )
+        lines.append(f"Why{where}: {render_why(why, lang)}")
     for metric, knee in (doc.get("knee") or {}).items():
         if knee:
             lines.append(
                 f"Knee of {metric.upper()} p99: {knee['load']:g} {unit} "
-                f"({knee['value']:.1f} ms). {knee['why']['text']}"
+                f"({knee['value']:.1f} ms). {render_why(knee['why'], lang)}"
             )
     lines.append(f"Measuring time: {doc.get('measuring_s', 0):.1f} s over {len(points)} loads.")
     return "\n".join(lines)
@@ -192,8 +206,9 @@ class SearchConsole(SweepObserver):
 
     wants_tokens = False
 
-    def __init__(self, out: Any) -> None:
+    def __init__(self, out: Any, lang: str = "en") -> None:
         self.out = out
+        self.lang = lang
 
     def search_value(self, event: SearchValue) -> None:
         value, high, low = event.value, event.highest_pass, event.lowest_fail
@@ -207,7 +222,7 @@ class SearchConsole(SweepObserver):
         )
 
     def search_finished(self, event: SearchFinished) -> None:
-        print(format_search_table(event.search), file=self.out, flush=True)
+        print(format_search_table(event.search, self.lang), file=self.out, flush=True)
         print(f"saved {event.path}", file=sys.stderr)
 
 
@@ -224,11 +239,21 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 "search writes one file per load; use --label instead of --result-filename"
             )
-        if args.over == "concurrency":
-            args.max_concurrency = None
-        else:
+        # A flag the search sets itself would be silently overridden: refused instead.
+        if args.over == "concurrency" and args.max_concurrency is not None:
+            raise UsageError(
+                "--max-concurrency does not apply to --over concurrency (the search sets the "
+                "concurrency); give its range with --start and --max"
+            )
+        if args.over == "rate" and args.request_rate is not None:
+            raise UsageError(
+                "--request-rate does not apply to --over rate (the search sets the rate); "
+                "give its range with --start and --max"
+            )
+        if args.over == "rate":
             args.request_rate = "1"  # replaced per load; the fixed rate is not used
     except UsageError as exc:
         print(f"tpotbench search: error: {exc}", file=sys.stderr)
         return 2
-    return sweep_cmd.run_with(args, search=settings, search_console=SearchConsole(sys.stdout))
+    console = SearchConsole(sys.stdout, args.lang)
+    return sweep_cmd.run_with(args, search=settings, search_console=console)

@@ -12,11 +12,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from app.bench.capacity.search import SearchSettings
+from app.bench.capacity.search import SearchSettings, no_success
 from app.bench.http.auth import cleartext_warning
 from app.bench.load.workers.pool import WorkerError
 from app.bench.results.read import result_files
-from app.bench.results.write import ensure_writable_dir, missing_dirs, remove_empty_dirs
+from app.bench.results.write import (
+    ensure_writable_dir,
+    missing_dirs,
+    no_success_note,
+    remove_empty_dirs,
+)
 from app.bench.selftest.store import ceiling_warning
 from app.bench.sweep.config import ResultExistsError, SweepConfig
 from app.bench.sweep.discovery import UnreachableError, fetch_first_model
@@ -111,7 +116,23 @@ async def _main(
         from app.bench.capacity.search_run import run_search
 
         found, _, _ = await run_search(config, search, observers, cancel)
-        return signal_status() if found.cancelled and not args.events else 0
+        if found.cancelled and not args.events:
+            return signal_status()
+        if no_success(found):
+            # As `sweep`: nothing succeeded is an error, with what failed and its fix.
+            failures = [
+                f
+                for v in found.values
+                for r in v.runs
+                for f in ((r.result or {}).get("tpotbench") or {}).get("failures") or []
+            ]
+            print(
+                f"tpotbench search: no request succeeded at any of {len(found.values)} "
+                f"load(s): {no_success_note(_merged(failures))}",
+                file=sys.stderr,
+            )
+            return 1
+        return 0
     outcome = await run_sweep(config, observers, cancel)
     if outcome.cancelled and not args.events:
         return signal_status()
@@ -123,6 +144,18 @@ async def _main(
             file=sys.stderr,
         )
     return 1 if empty or outcome.write_errors else 0
+
+
+def _merged(failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Failure groups of several points as one list: counts added per kind, most first."""
+    by_kind: dict[str, dict[str, Any]] = {}
+    for failure in failures:
+        kind = str(failure.get("kind"))
+        if kind in by_kind:
+            by_kind[kind]["count"] = (by_kind[kind].get("count") or 0) + (failure.get("count") or 0)
+        else:
+            by_kind[kind] = dict(failure)
+    return sorted(by_kind.values(), key=lambda f: -(f.get("count") or 0))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ import math
 import sys
 from typing import Any
 
+from app.bench.capacity.why import render as render_why
 from app.bench.metrics.options import METRIC_TITLES
 from app.bench.metrics.workload import workload_rows
 from app.bench.results.naming import rate_label
@@ -138,6 +139,9 @@ def slo_lines(block: dict[str, Any]) -> list[str]:
         if isinstance(drain, dict) and drain.get("warning"):
             lines.append(f"Warning: {drain['warning']}")
     lines.append("Point: " + ("meets every SLO" if slo.get("passed") else "FAILS"))
+    why = block.get("why")
+    if isinstance(why, dict):
+        lines.append(f"Why: {render_why(why)}")
     return lines
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from app.bench.capacity.knee import Knee, sweep_knees
 from app.bench.capacity.slo import MAX_FAILED_SHARE, Verdict, point_verdict, recorded_slos
+from app.bench.capacity.why import render as render_why
 from app.report.model import ReportPoint, block, finite
 from app.report.svg import Rule, a, fmt_tick
 from app.report.text import text
@@ -104,8 +105,25 @@ def search_summary(doc: dict[str, Any], name: str, lang: str) -> str:
         line = text(lang, "search_none", reason=str(doc.get("stop_reason") or DASH))
     parts = [f"<h3>{a(text(lang, 'search_title', file=name))}</h3>", f"<p>{a(line)}</p>"]
     why = doc.get("boundary_why")
-    if isinstance(why, dict) and why.get("text"):
-        parts.append(f'<p class="note">{a(text(lang, "why", text=why["text"]))}</p>')
+    sentence = render_why(why, lang) if isinstance(why, dict) else ""
+    if sentence:
+        parts.append(f'<p class="note why">{a(text(lang, "why", text=sentence))}</p>')
+    full = doc.get("boundary_evidence")
+    if isinstance(full, dict) and finite(full.get("value")) is not None:
+        value = fmt_tick(float(full["value"]))
+        parts.append(
+            '<p class="note">'
+            + a(
+                text(
+                    lang,
+                    "why_evidence",
+                    value=text(lang, word, value=value),
+                    requests=full.get("num_requests"),
+                    seconds=float(full.get("measuring_s") or 0.0),
+                )
+            )
+            + "</p>"
+        )
     return "".join(parts)
 
 

@@ -335,7 +335,13 @@ _TEXT: dict[str, tuple[str, str]] = {
         "Capacity: no load tried meets every SLO ({reason}).",
         "容量：尝试过的负载都不满足全部 SLO（{reason}）。",
     ),
-    "why": ("Why: {text}", "原因（英文）：{text}"),
+    "why": ("Why: {text}", "原因：{text}"),
+    "why_evidence": (
+        "The why is read from a full run at {value} ({requests} requests, {seconds:.1f} s): "
+        "the search's early-stopped point there was a fragment, not evidence.",
+        "原因取自在 {value} 处的一次完整测量（{requests} 个请求，{seconds:.1f} 秒）："
+        "搜索在该处提前停止的测试点只是片段，不能作为证据。",
+    ),
     "toggle_hint": (
         "Click a legend entry to hide or show its series; hover a point for its values.",
         "点击图例可隐藏或显示对应曲线；鼠标悬停可查看数值。",

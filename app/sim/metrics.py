@@ -89,6 +89,23 @@ class SimMetrics:
             "Histogram of time spent in WAITING phase for request.",
             _REQUEST_BUCKETS,
         )
+        # vLLM V1's per-request phases: prefill from scheduling to the first token, decode from
+        # there to the last, inference the two together.
+        self.prefill = histogram(
+            "vllm:request_prefill_time_seconds",
+            "Histogram of time spent in PREFILL phase for request.",
+            _REQUEST_BUCKETS,
+        )
+        self.decode = histogram(
+            "vllm:request_decode_time_seconds",
+            "Histogram of time spent in DECODE phase for request.",
+            _REQUEST_BUCKETS,
+        )
+        self.inference = histogram(
+            "vllm:request_inference_time_seconds",
+            "Histogram of time spent in RUNNING phase for request.",
+            _REQUEST_BUCKETS,
+        )
         # vLLM V1 counts prefix-cache lookups in tokens: a scheduled prompt (a preempted
         # request again, with its output so far) queries all its tokens, hits what was cached.
         self.prefix_queries = counter(
@@ -143,6 +160,8 @@ class SimMetrics:
         self.generation_tokens.inc(req.step_tokens)
         if req.first_token_ns is not None:
             self.ttft.observe((req.first_token_ns - req.arrival_ns) / 1e9)
+            if req.scheduled_ns is not None:
+                self.prefill.observe(max(0, req.first_token_ns - req.scheduled_ns) / 1e9)
 
     def on_token(self, req: SimRequest, itl_s: float) -> None:
         self.generation_tokens.inc(req.step_tokens)
@@ -169,6 +188,10 @@ class SimMetrics:
         self._success_by_reason.get(req.final_reason, self._success_by_reason["stop"]).inc()
         if req.last_token_ns is not None:
             self.e2e.observe((req.last_token_ns - req.arrival_ns) / 1e9)
+            if req.first_token_ns is not None:
+                self.decode.observe(max(0, req.last_token_ns - req.first_token_ns) / 1e9)
+            if req.scheduled_ns is not None:
+                self.inference.observe(max(0, req.last_token_ns - req.scheduled_ns) / 1e9)
 
 
 SpecCounters = tuple[Counter, Counter, Counter, list[Counter]]

@@ -3350,46 +3350,6 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
 <context>
     <name>Why</name>
     <message>
-        <source>The client is the limit, not the server: TPOT Bench used {cpu:.0%} of a CPU core and its event loop ran {lag:.0f} ms late (median), so its timestamps are at risk; use a faster machine or fewer concurrent streams per process.</source>
-        <translation>瓶颈在客户端而不是服务器：TPOT Bench 占用了 {cpu:.0%} 个 CPU 核，事件循环中位延迟 {lag:.0f} ms，时间戳可能不准；请换更快的机器，或减少每个进程的并发流数。</translation>
-    </message>
-    <message>
-        <source>The KV cache is full: usage peaked at {kv:.0%} with {preemptions:g} preemptions, so the server evicts and recomputes requests; more KV memory (FP8 KV cache, higher --gpu-memory-utilization) or shorter contexts move the limit.</source>
-        <translation>KV 缓存已满：使用率峰值 {kv:.0%}，抢占 {preemptions:g} 次，服务器在驱逐并重算请求；更多 KV 显存（FP8 KV 缓存、更高的 --gpu-memory-utilization）或更短的上下文可以提高上限。</translation>
-    </message>
-    <message>
-        <source>Requests queue inside the server: on average {waiting:.1f} waited (peak {peak:g}) while {running:.0f} ran, so TTFT grows with the queue; the scheduler&apos;s limit (--max-num-seqs) or the KV cache caps the batch.</source>
-        <translation>请求在服务器内部排队：平均 {waiting:.1f} 个在等待（峰值 {peak:g}），同时 {running:.0f} 个在运行，TTFT 随队列增长；调度器上限（--max-num-seqs）或 KV 缓存限制了批大小。</translation>
-    </message>
-    <message>
-        <source>Decode is bandwidth-bound: TPOT p50 {tpot:.1f} ms at batch {batch:.0f} is ×{ratio:.2f} the roofline floor of {floor:.1f} ms (MBU {mbu:.0%}); only faster memory or fewer bytes per step (smaller weights, FP8 KV) move it.</source>
-        <translation>解码受显存带宽限制：批大小 {batch:.0f} 时 TPOT p50 为 {tpot:.1f} ms，是 roofline 下限 {floor:.1f} ms 的 ×{ratio:.2f}（MBU {mbu:.0%}）；只有更快的显存或每步更少的字节（更小的权重、FP8 KV）才能改善。</translation>
-    </message>
-    <message>
-        <source>Decode is compute-bound: TPOT p50 {tpot:.1f} ms at batch {batch:.0f} is ×{ratio:.2f} the roofline floor of {floor:.1f} ms, which the GPU&apos;s FLOP/s set at this batch; a smaller batch or a faster GPU moves it.</source>
-        <translation>解码受算力限制：批大小 {batch:.0f} 时 TPOT p50 为 {tpot:.1f} ms，是 roofline 下限 {floor:.1f} ms 的 ×{ratio:.2f}，该下限由 GPU 在此批大小下的 FLOP/s 决定；更小的批或更快的 GPU 可以改善。</translation>
-    </message>
-    <message>
-        <source>Decode steps are stretched by prefill: ITL p99 {itl_p99:.0f} ms is ×{ratio:.1f} the median {itl_p50:.1f} ms, as new prompts&apos; chunks share steps with running decodes; a smaller --max-num-batched-tokens evens it out.</source>
-        <translation>解码步被预填充拉长：ITL p99 {itl_p99:.0f} ms 是中位数 {itl_p50:.1f} ms 的 ×{ratio:.1f}，因为新提示词的分块与正在解码的请求共用步；调小 --max-num-batched-tokens 可以让它更平稳。</translation>
-    </message>
-    <message>
-        <source>TTFT is spent in prefill: p99 {ttft_p99:.0f} ms for {prompt:.0f}-token prompts (median {ttft_p50:.0f} ms) with no queue in the server; shorter prompts or prefix caching lower it.</source>
-        <translation>TTFT 主要花在预填充上：{prompt:.0f} token 的提示词 p99 为 {ttft_p99:.0f} ms（中位数 {ttft_p50:.0f} ms），服务器内没有排队；更短的提示词或前缀缓存可以降低它。</translation>
-    </message>
-    <message>
-        <source>No single cause stands out: {failed} is over its limit, yet the KV cache, the server&apos;s queue, the roofline floor and the spread of ITL all look ordinary; measure again (--runs 3) to tell a real limit from noise.</source>
-        <translation>没有单一明显的原因：{failed} 超出了限值，但 KV 缓存、服务器队列、roofline 下限和 ITL 离散度都正常；请重复测量（--runs 3）以区分真实上限与噪声。</translation>
-    </message>
-    <message>
-        <source>No single cause stands out in the measurements: {failed} is over its limit; scrape /metrics (--scrape-metrics) and set the roofline (--gpu) for more evidence.</source>
-        <translation>测量结果中没有单一明显的原因：{failed} 超出了限值；请抓取 /metrics（--scrape-metrics）并设置 roofline（--gpu）以获得更多证据。</translation>
-    </message>
-    <message>
-        <source>Estimate from the roofline, not a measurement: {fmt} weights lower the floor at batch {batch:.0f} from {floor:.1f} to {new_floor:.1f} ms; the bandwidth-bound part of the limit would move by about ×{gain:.1f}.</source>
-        <translation>以下是 roofline 估算，并非实测：{fmt} 权重会把批大小 {batch:.0f} 时的下限从 {floor:.1f} ms 降到 {new_floor:.1f} ms；上限中受带宽限制的部分大约会提高 ×{gain:.1f}。</translation>
-    </message>
-    <message>
         <source>Capacity: {0} within every SLO; at {1} it fails {2}.</source>
         <translation>容量：{0} 满足全部 SLO；到 {1} 时未通过 {2}。</translation>
     </message>
@@ -3404,6 +3364,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>Why: {0}</source>
         <translation>原因：{0}</translation>
+    </message>
+    <message>
+        <source>Why (from a full run at {0}, {1} requests): {2}</source>
+        <translation>原因（取自在 {0} 处的一次完整测量，{1} 个请求）：{2}</translation>
     </message>
     <message>
         <source>Knee of {0}: {1}. {2}</source>

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from app.bench.capacity.why import Why
 from tests.report.browser import Dom, dump_dom
 from tests.report.test_html import tpotbench, write_html
 
@@ -99,7 +100,22 @@ def test_capacity_search_summary_and_a_broken_one(tmp_path: Path) -> None:
     html = write_html(folder, tmp_path / "s.html", "--lang", "zh_CN")
     text = " ".join(Dom(html).text)
     assert "容量：并发 16 满足全部 SLO；并发 32 未通过（tpot:p99:40）。" in text
-    assert "原因（英文）：Requests <wait> in the server's queue." in text
+    # A file from an older version keeps its own (English) sentence, escaped.
+    assert "原因：Requests <wait> in the server's queue." in text
+    # Today's why is said in the report's language, with its confidence and the full run.
+    why = Why("queue", {"queue_ms": 900.0, "ttft_ms": 1000.0, "waiting": 3.0, "peak": 9.0,
+                        "running": 2.0}, {}, confidence="high")  # fmt: skip
+    doc["boundary_why"] = why.to_dict()
+    doc["boundary_evidence"] = {"value": 32, "num_requests": 64, "measuring_s": 9.5}
+    (folder / "search.json").write_text(json.dumps(doc), encoding="utf-8")
+    for lang, sentence, full in (
+        ("zh_CN", "原因：请求在服务端排队", "原因取自在 并发 32 处的一次完整测量（64 个请求"),
+        ("en", "Why: Requests queue inside the server", "read from a full run at conc 32"),
+    ):
+        html = write_html(folder, tmp_path / f"s-{lang}.html", "--lang", lang)
+        text = " ".join(Dom(html).text)
+        assert sentence in text and full in text, text
+        assert ("置信度：高" if lang == "zh_CN" else "Confidence: high.") in text
     (folder / "search.json").write_text('{"boundary": ', encoding="utf-8")
     done = tpotbench("report", str(folder), "--html", str(tmp_path / "s2.html"))
     assert done.returncode == 0 and "skipped" in done.stderr and "search.json" in done.stderr

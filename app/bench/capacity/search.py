@@ -230,6 +230,27 @@ class SearchOutcome:
         }
 
 
+def no_success(outcome: SearchOutcome) -> bool:
+    """Not one request succeeded at any load measured (a wrong key, URL or model...)."""
+    results = [r.result for v in outcome.values for r in v.runs if r.result is not None]
+    return bool(results) and not any((r or {}).get("completed") for r in results)
+
+
+def _first_fails(settings: SearchSettings, out: SearchOutcome) -> str:
+    """Why the search ended at its first load, with advice only where it can apply."""
+    value = out.lowest_fail
+    if no_success(out):
+        return f"no request succeeded at {value:g}; see the failures above"
+    fail = out.at(value)
+    failed = ", ".join(fail.failed) if fail and fail.failed else "an SLO"
+    if settings.over == "concurrency" and value is not None and value <= 1:
+        return (
+            f"even 1 stream fails {failed}: no concurrency meets these SLOs on this server "
+            "(relax the SLOs, or shorten the prompts or replies)"
+        )
+    return f"the lowest load ({value:g}) already fails {failed}; lower --start"
+
+
 Measure = Callable[[float, int, int], Awaitable[RunMeasurement]]
 OnValue = Callable[[ValueOutcome, "SearchOutcome"], Any]
 
@@ -340,8 +361,7 @@ async def search(
         if not await run.grow():
             return out
         if out.highest_pass is None:
-            value = out.lowest_fail
-            out.stop_reason = f"the lowest load ({value:g}) already fails; lower --start"
+            out.stop_reason = _first_fails(settings, out)
             return out
         await run.bisect()
         if settings.check_above:

@@ -76,7 +76,10 @@ class PointMeasure:
         self.rows: list[PointResult] = []  # this search's points only, for sweep.csv
         self.csv: Path | None = None
 
-    async def __call__(self, value: float, run: int, num_requests: int) -> RunMeasurement:
+    async def __call__(
+        self, value: float, run: int, num_requests: int, *, early_stop: bool = True
+    ) -> RunMeasurement:
+        """One point at `value`; `early_stop=False` runs it to the end whatever the SLOs."""
         config, settings = self.config, self.settings
         spec = point_for(config, settings, value, self.index)
         self.index += 1
@@ -90,7 +93,9 @@ class PointMeasure:
             target = target.with_name(f"{stem}-{n}{target.suffix}")
             n += 1
         early = (
-            EarlyStop(config.slos, num_requests) if settings.early_stop and config.slos else None
+            EarlyStop(config.slos, num_requests)
+            if early_stop and settings.early_stop and config.slos
+            else None
         )
         started = time.perf_counter_ns()
         try:
@@ -142,15 +147,49 @@ def _run_result(value: ValueOutcome | None) -> dict[str, Any] | None:
     return results[-1] if results else None
 
 
-def analysis(outcome: SearchOutcome) -> dict[str, Any]:
-    """The why at the boundary (the lowest failing value) and the knee of the search's own
-    points, with the why there."""
-    out: dict[str, Any] = {"boundary_why": None, "knee": {}}
+def _fragment(run: RunMeasurement) -> bool:
+    """A run that cannot be evidence: stopped early, cancelled, or with nothing finished."""
+    block = (run.result or {}).get("tpotbench") or {}
+    return bool(run.early_stop or block.get("early_stop") or block.get("cancelled"))
+
+
+def needs_evidence(outcome: SearchOutcome) -> bool:
+    """Whether the boundary's why needs a full run: its lowest failing load was measured only
+    in fragments (early stops), or its why abstains for want of requests or samples."""
     fail = outcome.at(outcome.lowest_fail)
-    result = _run_result(fail)
-    if result is not None and fail is not None:
-        out["boundary_why"] = explain(result, fail.failed).to_dict()
-    full = [v for v in outcome.values if not any(r.early_stop for r in v.runs)]
+    if fail is None or outcome.cancelled:
+        return False
+    whole = [r for r in fail.runs if r.result is not None and not _fragment(r)]
+    if not whole:
+        return True
+    why = explain(whole[-1].result or {}, fail.failed)
+    return why.key == "abstain" and any(key == "short" for key, _ in why.missing)
+
+
+def analysis(outcome: SearchOutcome, evidence: RunMeasurement | None = None) -> dict[str, Any]:
+    """The why at the boundary (the lowest failing value, from its full evidence run when
+    the search measured one) and the knee of the search's own full points, with the why
+    there. An early-stopped fragment is never the why's evidence."""
+    out: dict[str, Any] = {"boundary_why": None, "boundary_evidence": None, "knee": {}}
+    fail = outcome.at(outcome.lowest_fail)
+    if fail is not None:
+        runs = [r for r in fail.runs if r.result is not None and not _fragment(r)]
+        if evidence is not None and evidence.result is not None:
+            runs = [evidence]
+            out["boundary_evidence"] = {
+                "value": evidence.value,
+                "num_requests": evidence.num_requests,
+                "measuring_s": round(evidence.measuring_s, 3),
+                "path": evidence.path,
+                "passed": evidence.passed,
+            }
+        if runs:
+            out["boundary_why"] = explain(runs[-1].result or {}, fail.failed).to_dict()
+        else:  # every run at the boundary a fragment: the why says so instead of guessing
+            last = next((r for r in reversed(fail.runs) if r.result is not None), None)
+            if last is not None:
+                out["boundary_why"] = explain(last.result or {}, fail.failed).to_dict()
+    full = [v for v in outcome.values if not any(_fragment(r) for r in v.runs)]
     # Nor a load that did not happen (fewer prompts than streams, a saturated client).
     full = [v for v in full if on_the_curve(_run_result(v) or {})]
     for metric in ("tpot", "ttft"):
@@ -173,7 +212,10 @@ def analysis(outcome: SearchOutcome) -> dict[str, Any]:
 
 
 def search_document(
-    config: SweepConfig, outcome: SearchOutcome, endpoint: dict[str, Any]
+    config: SweepConfig,
+    outcome: SearchOutcome,
+    endpoint: dict[str, Any],
+    evidence: RunMeasurement | None = None,
 ) -> dict[str, Any]:
     doc = {
         "tpotbench_search": 1,
@@ -185,7 +227,7 @@ def search_document(
         },
         **outcome.to_dict(),
     }
-    doc.update(analysis(outcome))
+    doc.update(analysis(outcome, evidence))
     return doc
 
 
@@ -217,7 +259,17 @@ async def run_search(
             obs.search_value(event)
 
     outcome = await search(settings, measure, cancel=cancel, on_value=on_value)
-    doc = search_document(config, outcome, endpoint)
+    evidence = None
+    if needs_evidence(outcome) and outcome.lowest_fail is not None and not cancel.is_set():
+        # The load that decides the boundary, measured to the end: its why needs a whole
+        # point's /metrics and latencies, not the fragment an early stop left.
+        value = outcome.lowest_fail
+        evidence = await measure(
+            value, 1, max(settings.requests_for(value), settings.min_prompts), early_stop=False
+        )
+        if cancel.is_set():
+            outcome.cancelled, outcome.stop_reason, evidence = True, "cancelled", None
+    doc = search_document(config, outcome, endpoint, evidence)
     with contextlib.suppress(OSError):
         config.result_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(doc, indent=2) + "\n")

@@ -1,21 +1,29 @@
-"""Why a load is the limit: one sentence naming the cause, with the measured evidence.
+"""Why a load is the limit: the cause, the evidence that names it, how sure, and what else fits.
 
-Read from a point's result file: the client's own health (CPU, event-loop lag), the server's
-/metrics summary (KV-cache usage, preemptions, waiting queue), the roofline block (the
-batch-aware floor and MBU) and the latency statistics. The first cause whose evidence holds
-wins, in this order: the client (its numbers are then at risk, so nothing else can be
-trusted), the KV cache (full or preempting), then per failing metric: for TTFT a waiting queue
-in the server, else TTFT spent in prefill; for TPOT/ITL a step time near the roofline floor
-(bandwidth- or compute-bound), else decode steps stretched by chunked prefill (ITL spikes).
+Read from one point's result file: the client's own health (CPU, event-loop lag, send
+lateness), the server's /metrics over the point (gauges sampled ~10 times a second; queue,
+prefill and decode times and preemptions as exact deltas between the scrapes that bracket the
+point), the roofline (decode floor at the point's batch, prefill time at the compute roof) and
+the latency statistics, per request too.
 
-Each cause has a template key and parameters (the window translates the template); `text`
-is the English sentence. The roofline what-if (INT4 weights) is an estimate and says so.
+Every cause that fits is scored; the strongest is named with a confidence, and a second one
+that also fits is the runner-up. Physics first: with a GPU and model known, a cause the
+roofline rules out is never named ("prefill" for a TTFT far beyond what a prompt of that
+length takes at the compute roof; "bandwidth" when TPOT is nowhere near the floor; a prefill
+stall larger than the prompts' prefill can make). With thin evidence the why abstains and
+says what is missing: a point stopped early or cancelled is a fragment (never evidence), a
+point without /metrics or too short to sample says so.
+
+Each result has a key and parameters; the sentence is rendered in English or Chinese from
+them (`render`), so the console, the window and the report say the same thing.
 """
 
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, replace
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -23,87 +31,279 @@ if TYPE_CHECKING:
 
 CLIENT_CPU_SHARE = 0.9  # of one core: a Python client near this cannot keep up
 CLIENT_LOOP_LAG_MS = 20.0  # median lateness of the client's 100 ms tick
+CLIENT_SEND_LATE_MS = 100.0  # p99 of scheduled sends this late: the arrivals did not happen
 KV_FULL = 0.95
 QUEUE_MEAN = 0.5  # requests waiting in the server, on average over the point
+QUEUE_SHARE = 0.5  # of the mean TTFT spent waiting for a slot in the server
 NEAR_FLOOR = 1.6  # TPOT p50 within this factor of the roofline floor: the hardware's limit
+BELOW_FLOOR = 0.8  # TPOT this far under the floor: the roofline's GPU or model is not this one
 ITL_SPIKE = 3.0  # ITL p99 / median at or above this: steps stretched by prefill chunks
+# The slowest a real prefill runs against the compute roof (small GEMMs, attention, launch
+# gaps); with a step's overhead and one decode step around it, a TTFT or ITL spike beyond
+# that is not prefill.
+MIN_PREFILL_EFFICIENCY = 0.25
+STEP_SLACK_MS = 25.0
+# Evidence enough to name a cause: finished requests and /metrics samples in the point.
+MIN_REQUESTS = 8
+MIN_SAMPLES = 5
+SOLID_REQUESTS = 16
+SOLID_SAMPLES = 10
+RUNNER_UP_GAP = 0.25  # a second cause this close in strength is named as the runner-up
 
-TEMPLATES: dict[str, str] = {
+# key: (English, 简体中文); placeholders are str.format names filled from `params`.
+TEMPLATES: dict[str, tuple[str, str]] = {
     "client": (
-        "The client is the limit, not the server: TPOT Bench used {cpu:.0%} of a CPU core and "
-        "its event loop ran {lag:.0f} ms late (median), so its timestamps are at risk; use "
-        "a faster machine or fewer concurrent streams per process."
+        "The client is the limit, not the server: TPOT Bench used {cpu:.0%} of a CPU core, "
+        "its event loop ran {lag:.0f} ms late (median) and sends were {late:.0f} ms late "
+        "(p99), so its timestamps and its load are at risk; use a faster machine or fewer "
+        "concurrent streams per process (--workers).",
+        "瓶颈在客户端而不是服务端：TPOT Bench 占用了 {cpu:.0%} 个 CPU 核心，事件循环延迟 "
+        "{lag:.0f} ms（中位数），请求发送延迟 {late:.0f} ms（p99），其时间戳和负载都不可信；"
+        "请换更快的机器，或减少每个进程的并发流（--workers）。",
     ),
     "kv": (
-        "The KV cache is full: usage peaked at {kv:.0%} with {preemptions:g} preemptions, so "
-        "the server evicts and recomputes requests; more KV memory (FP8 KV cache, higher "
-        "--gpu-memory-utilization) or shorter contexts move the limit."
+        "The KV cache is full: usage peaked at {kv:.0%} with {preemptions:g} preemptions in "
+        "this point, so the server evicts and recomputes requests; more KV memory (FP8 KV "
+        "cache, higher --gpu-memory-utilization) or shorter contexts move the limit.",
+        "KV 缓存已满：使用率峰值 {kv:.0%}，本测试点内发生 {preemptions:g} 次抢占，服务端"
+        "不断驱逐并重算请求；增加 KV 显存（FP8 KV 缓存、提高 --gpu-memory-utilization）"
+        "或缩短上下文才能移动这个极限。",
     ),
     "queue": (
-        "Requests queue inside the server: on average {waiting:.1f} waited (peak {peak:g}) "
-        "while {running:.0f} ran, so TTFT grows with the queue; the scheduler's limit "
-        "(--max-num-seqs) or the KV cache caps the batch."
+        "Requests queue inside the server: {queue_ms:.0f} ms of the {ttft_ms:.0f} ms mean "
+        "TTFT was spent waiting for a slot ({waiting:.1f} waiting on average, peak {peak:g}, "
+        "while {running:.0f} ran); the scheduler's limit (--max-num-seqs) or the KV cache "
+        "caps the batch.",
+        "请求在服务端排队：平均 TTFT {ttft_ms:.0f} ms 中有 {queue_ms:.0f} ms 在等待调度槽位"
+        "（平均 {waiting:.1f} 个在等待，峰值 {peak:g}，同时 {running:.0f} 个在运行）；调度器"
+        "上限（--max-num-seqs）或 KV 缓存限制了批大小。",
     ),
     "bandwidth": (
         "Decode is bandwidth-bound: TPOT p50 {tpot:.1f} ms at batch {batch:.0f} is "
         "×{ratio:.2f} the roofline floor of {floor:.1f} ms (MBU {mbu:.0%}); only faster memory "
-        "or fewer bytes per step (smaller weights, FP8 KV) move it."
+        "or fewer bytes per step (smaller weights, FP8 KV) move it.",
+        "解码受显存带宽限制：批大小 {batch:.0f} 时 TPOT p50 {tpot:.1f} ms，是屋顶线下限 "
+        "{floor:.1f} ms 的 ×{ratio:.2f}（MBU {mbu:.0%}）；只有更快的显存或每步更少的字节"
+        "（更小的权重、FP8 KV）能移动它。",
     ),
     "compute": (
         "Decode is compute-bound: TPOT p50 {tpot:.1f} ms at batch {batch:.0f} is ×{ratio:.2f} "
         "the roofline floor of {floor:.1f} ms, which the GPU's FLOP/s set at this batch; a "
-        "smaller batch or a faster GPU moves it."
+        "smaller batch or a faster GPU moves it.",
+        "解码受算力限制：批大小 {batch:.0f} 时 TPOT p50 {tpot:.1f} ms，是屋顶线下限 "
+        "{floor:.1f} ms 的 ×{ratio:.2f}，该下限由 GPU 在此批大小下的 FLOP/s 决定；更小的批"
+        "或更快的 GPU 能移动它。",
     ),
     "chunked_prefill": (
-        "Decode steps are stretched by prefill: ITL p99 {itl_p99:.0f} ms is ×{ratio:.1f} the "
-        "median {itl_p50:.1f} ms, as new prompts' chunks share steps with running decodes; a "
-        "smaller --max-num-batched-tokens evens it out."
+        "Decode steps are stalled by prefill: ITL p99 {itl_p99:.0f} ms is ×{ratio:.1f} the "
+        "median {itl_p50:.1f} ms, as {prompt:.0f}-token prompts (prefill {roof:.0f} ms each at "
+        "the compute roof) share steps with running decodes; a smaller "
+        "--max-num-batched-tokens evens it out.",
+        "解码步被预填充阻塞：ITL p99 {itl_p99:.0f} ms 是中位数 {itl_p50:.1f} ms 的 "
+        "×{ratio:.1f}，因为 {prompt:.0f} token 的提示（按算力屋顶每个预填充 {roof:.0f} ms）"
+        "与正在解码的请求共用步；减小 --max-num-batched-tokens 可以使其平稳。",
     ),
     "prefill": (
-        "TTFT is spent in prefill: p99 {ttft_p99:.0f} ms for {prompt:.0f}-token prompts "
-        "(median {ttft_p50:.0f} ms) with no queue in the server; shorter prompts or "
-        "prefix caching lower it."
+        "TTFT is spent in prefill: p50 {ttft_p50:.0f} ms (p99 {ttft_p99:.0f} ms) for "
+        "{prompt:.0f}-token prompts, {roof:.0f} ms each at the compute roof, with {queue_ms:.0f} "
+        "ms of queueing; shorter prompts, prefix caching or a faster GPU lower it.",
+        "TTFT 花在预填充上：{prompt:.0f} token 的提示 p50 {ttft_p50:.0f} ms（p99 "
+        "{ttft_p99:.0f} ms），按算力屋顶每个 {roof:.0f} ms，排队仅 {queue_ms:.0f} ms；更短的"
+        "提示、前缀缓存或更快的 GPU 能降低它。",
     ),
     "unknown": (
-        "No single cause stands out: {failed} is over its limit, yet the KV cache, the "
-        "server's queue, the roofline floor and the spread of ITL all look ordinary; measure "
-        "again (--runs 3) to tell a real limit from noise."
+        "Nothing in the evidence explains it: {failed} is over its limit, yet the server "
+        "queued {queue_ms:.0f} ms of TTFT, the KV cache peaked at {kv:.0%} with {preemptions:g} "
+        "preemptions, and ITL p99 is ×{spread:.1f} its median; look outside the engine "
+        "(network, a proxy, the host) or measure again (--runs 3).",
+        "现有证据都解释不了：{failed} 超出限制，但服务端排队仅占 TTFT {queue_ms:.0f} ms，"
+        "KV 缓存峰值 {kv:.0%}、抢占 {preemptions:g} 次，ITL p99 为中位数的 ×{spread:.1f}；"
+        "请检查引擎之外（网络、代理、主机），或再测几次（--runs 3）。",
     ),
-    "unknown_blind": (
-        "No single cause stands out in the measurements: {failed} is over its limit; scrape "
-        "/metrics (--scrape-metrics) and set the roofline (--gpu) for more evidence."
+    "abstain": (
+        "Not enough evidence to say why {failed} fails: {missing}.",
+        "证据不足，无法判断 {failed} 失败的原因：{missing}。",
     ),
 }
 
-ESTIMATE_TEMPLATE = (
-    "Estimate from the roofline, not a measurement: {fmt} weights lower the floor at batch "
-    "{batch:.0f} from {floor:.1f} to {new_floor:.1f} ms; the bandwidth-bound part of the limit "
-    "would move by about ×{gain:.1f}."
-)
+# What is missing when the why abstains, or what would make it surer.
+MISSING: dict[str, tuple[str, str]] = {
+    "metrics": (
+        "the server's /metrics were not read (--scrape-metrics){error}",
+        "未读取服务端 /metrics（--scrape-metrics）{error}",
+    ),
+    "short": (
+        "this point ran {seconds:.1f} s with {completed:.0f} finished requests and {samples:.0f} "
+        "/metrics samples; measure it longer (more requests: --num-prompts, or --min-prompts "
+        "in a search)",
+        "该测试点只运行了 {seconds:.1f} 秒，完成 {completed:.0f} 个请求，采到 {samples:.0f} 个 "
+        "/metrics 样本；请测得更久（更多请求：--num-prompts，搜索时用 --min-prompts）",
+    ),
+    "early_stop": (
+        "this point was stopped early after {completed:.0f} of {total:.0f} requests ({reason}); "
+        "a fragment is not evidence, measure the load in full (--no-early-stop)",
+        "该测试点在 {total:.0f} 个请求中完成 {completed:.0f} 个后被提前停止（{reason}）；"
+        "片段不能作为证据，请完整测量该负载（--no-early-stop）",
+    ),
+    "cancelled": (
+        "this point was cancelled after {completed:.0f} of {total:.0f} requests",
+        "该测试点在 {total:.0f} 个请求中完成 {completed:.0f} 个后被取消",
+    ),
+    "no_success": (
+        "no request succeeded, so there is no latency to explain",
+        "没有请求成功，没有可解释的延迟",
+    ),
+    "gpu": (
+        "set the roofline (--gpu, --roofline-model) to check the cause against physics",
+        "设置屋顶线（--gpu、--roofline-model）以按物理规律核对原因",
+    ),
+}
+
+CAUSE_NAMES: dict[str, tuple[str, str]] = {
+    "client": ("the client", "客户端"),
+    "kv": ("the KV cache", "KV 缓存"),
+    "queue": ("the server's queue", "服务端排队"),
+    "bandwidth": ("memory bandwidth", "显存带宽"),
+    "compute": ("compute", "算力"),
+    "chunked_prefill": ("prefill stalls", "预填充阻塞"),
+    "prefill": ("prefill", "预填充"),
+}
+
+# Why the roofline rules a cause out, per cause.
+RULED_OUT: dict[str, tuple[str, str]] = {
+    "prefill": (
+        "prefill (a {prompt:.0f}-token prompt takes {roof:.1f} ms at the compute roof; "
+        "{seen:.0f} ms of TTFT outside the queue is not prefill)",
+        "预填充（按算力屋顶，{prompt:.0f} token 的提示只需 {roof:.1f} ms；队列之外的 "
+        "{seen:.0f} ms TTFT 不可能是预填充）",
+    ),
+    "chunked_prefill": (
+        "prefill stalls ({prompt:.0f}-token prompts take {roof:.1f} ms at the compute roof, "
+        "too little for {seen:.0f} ms spikes)",
+        "预填充阻塞（{prompt:.0f} token 的提示按算力屋顶只需 {roof:.1f} ms，不足以造成 "
+        "{seen:.0f} ms 的尖峰）",
+    ),
+    "decode_floor": (
+        "the decode floor (TPOT p50 {tpot:.1f} ms is ×{ratio:.1f} the roofline's {floor:.1f} ms)",
+        "解码下限（TPOT p50 {tpot:.1f} ms 是屋顶线 {floor:.1f} ms 的 ×{ratio:.1f}）",
+    ),
+    "below_floor": (
+        "the roofline itself (TPOT p50 {tpot:.1f} ms is below its floor of {floor:.1f} ms: "
+        "its GPU or model is not the server's)",
+        "屋顶线本身（TPOT p50 {tpot:.1f} ms 低于其下限 {floor:.1f} ms：所选 GPU 或模型与"
+        "服务端不符）",
+    ),
+}
+
+FRAMES: dict[str, tuple[str, str]] = {
+    "confidence": ("Confidence: {level}.", "置信度：{level}。"),
+    "runner_up": ("Runner-up: {name}.", "次要原因：{name}。"),
+    "ruled_out": ("Ruled out by the roofline: {items}.", "屋顶线排除：{items}。"),
+    "surer": ("Surer with: {items}.", "补充以下证据会更确定：{items}。"),
+    "estimate": (
+        "Estimate from the roofline, not a measurement: {fmt} weights lower the floor at "
+        "batch {batch:.0f} from {floor:.1f} to {new_floor:.1f} ms; the bandwidth-bound part "
+        "of the limit would move by about ×{gain:.1f}.",
+        "屋顶线估算而非实测：{fmt} 权重可把批大小 {batch:.0f} 时的下限从 {floor:.1f} ms "
+        "降到 {new_floor:.1f} ms；受带宽限制的部分约可改善 ×{gain:.1f}。",
+    ),
+}
+LEVELS: dict[str, tuple[str, str]] = {
+    "high": ("high", "高"),
+    "medium": ("medium", "中"),
+    "low": ("low", "低"),
+    "none": ("none", "无"),
+}
+SEPARATOR = ("; ", "；")
+
+
+def _pick(pair: tuple[str, str], lang: str) -> str:
+    return pair[1] if lang == "zh_CN" else pair[0]
 
 
 @dataclass(frozen=True)
 class Why:
+    """One point's why. `key` is a cause, 'unknown' (evidence read, nothing fits) or
+    'abstain' (too little evidence: `missing` says what)."""
+
     key: str
     params: dict[str, Any]
     evidence: dict[str, Any]
     estimate: dict[str, Any] | None = None
+    confidence: str = "medium"  # 'high' | 'medium' | 'low' | 'none'
+    runner_up: str | None = None
+    missing: tuple[tuple[str, dict[str, Any]], ...] = ()
+    ruled_out: tuple[tuple[str, dict[str, Any]], ...] = ()
 
     @property
     def text(self) -> str:
-        out = TEMPLATES[self.key].format(**self.params)
-        if self.estimate:
-            out += " " + ESTIMATE_TEMPLATE.format(**self.estimate)
-        return out
+        return self.render("en")
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def render(self, lang: str = "en") -> str:
+        return render(self.to_dict(with_text=False), lang)
+
+    def to_dict(self, with_text: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "cause": self.key,
-            "text": self.text,
+            "confidence": self.confidence,
+            "runner_up": self.runner_up,
             "params": self.params,
             "evidence": self.evidence,
             "estimate": self.estimate,
+            "missing": [{"key": k, "params": p} for k, p in self.missing],
+            "ruled_out": [{"key": k, "params": p} for k, p in self.ruled_out],
         }
+        if with_text:
+            out["text"] = render(out, "en")
+            out["text_zh"] = render(out, "zh_CN")
+        return out
+
+
+def _items(rows: Any, table: Mapping[str, tuple[str, str]], lang: str) -> list[str]:
+    out = []
+    for row in rows or []:
+        if isinstance(row, Mapping) and row.get("key") in table:
+            out.append(_pick(table[row["key"]], lang).format(**(row.get("params") or {})))
+    return out
+
+
+def render(why: Mapping[str, Any] | None, lang: str = "en") -> str:
+    """The sentence of a why (a `Why.to_dict()`, as result and search files hold it) in
+    'en' or 'zh_CN'; a file from another version falls back to its stored English."""
+    if not why:
+        return ""
+    key = why.get("cause")
+    try:
+        if key not in TEMPLATES:
+            raise KeyError(key)
+        params = dict(why.get("params") or {})
+        sep = _pick(SEPARATOR, lang)
+        if key == "abstain":
+            params["missing"] = sep.join(_items(why.get("missing"), MISSING, lang))
+        parts = [_pick(TEMPLATES[str(key)], lang).format(**params)]
+        if why.get("estimate"):
+            parts.append(_pick(FRAMES["estimate"], lang).format(**why["estimate"]))
+        level = why.get("confidence")
+        if key != "abstain" and level in LEVELS:
+            parts.append(_pick(FRAMES["confidence"], lang).format(level=_pick(LEVELS[level], lang)))
+        runner = why.get("runner_up")
+        if runner in CAUSE_NAMES:
+            parts.append(
+                _pick(FRAMES["runner_up"], lang).format(name=_pick(CAUSE_NAMES[runner], lang))
+            )
+        ruled = _items(why.get("ruled_out"), RULED_OUT, lang)
+        if ruled:
+            parts.append(_pick(FRAMES["ruled_out"], lang).format(items=sep.join(ruled)))
+        if key != "abstain":
+            surer = _items(why.get("missing"), MISSING, lang)
+            if surer:
+                parts.append(_pick(FRAMES["surer"], lang).format(items=sep.join(surer)))
+    except (KeyError, ValueError, TypeError, IndexError):
+        return str(why.get("text") or "")
+    return (" " if lang != "zh_CN" else "").join(parts)
+
+
+# --- reading a result ------------------------------------------------------------------------
 
 
 def _num(value: Any) -> float | None:
@@ -112,14 +312,19 @@ def _num(value: Any) -> float | None:
     return None
 
 
-def _spread(block: dict[str, Any], key: str) -> tuple[float | None, float | None]:
+def _spread(block: Mapping[str, Any], key: str) -> tuple[float | None, float | None]:
     item = block.get(key) or {}
-    return (
-        (_num(item.get("mean")), _num(item.get("max"))) if isinstance(item, dict) else (None, None)
-    )
+    if not isinstance(item, Mapping):
+        return None, None
+    return _num(item.get("mean")), _num(item.get("max"))
 
 
-def _scenario(roofline: dict[str, Any]) -> tuple[Scenario, int]:
+def _phase_mean(server: Mapping[str, Any], key: str) -> float | None:
+    item = server.get(f"server_{key}_ms")
+    return _num(item.get("mean")) if isinstance(item, Mapping) else None
+
+
+def _scenario(roofline: Mapping[str, Any]) -> tuple[Scenario, int]:
     """The point's roofline scenario and its batch, from a result's roofline block."""
     from app.roofline.scenario import Scenario
 
@@ -133,7 +338,35 @@ def _scenario(roofline: dict[str, Any]) -> tuple[Scenario, int]:
     return scenario, max(1, round(float(roofline.get("batch") or 1)))
 
 
-def int4_estimate(roofline: dict[str, Any], fmt: str = "awq-int4") -> dict[str, Any] | None:
+def prefill_roof_ms(roofline: Mapping[str, Any], prompt_tokens: float) -> float | None:
+    """How long a prefill of `prompt_tokens` takes at the roofline (compute roof, or the
+    weights' read for a short prompt); None without a GPU and model."""
+    from app.roofline.decode import prefill_floor
+
+    if not roofline or prompt_tokens <= 0:
+        return None
+    with contextlib.suppress(Exception):  # a catalogue that no longer knows the ids
+        scenario, _ = _scenario(roofline)
+        floor = prefill_floor(scenario.gpu, scenario.model, scenario.fmt, round(prompt_tokens))
+        return floor.seconds * 1e3
+    return None
+
+
+def prefill_compute_ms(roofline: Mapping[str, Any], prompt_tokens: float) -> float | None:
+    """The FLOPs of a prefill of `prompt_tokens` at the GPU's peak: what those tokens add to a
+    decode step they join (the weights are read for the step anyway)."""
+    from app.roofline.decode import prefill_floor
+
+    if not roofline or prompt_tokens <= 0:
+        return None
+    with contextlib.suppress(Exception):
+        scenario, _ = _scenario(roofline)
+        floor = prefill_floor(scenario.gpu, scenario.model, scenario.fmt, round(prompt_tokens))
+        return floor.compute_s * 1e3
+    return None
+
+
+def int4_estimate(roofline: Mapping[str, Any], fmt: str = "awq-int4") -> dict[str, Any] | None:
     """The floor at the point's batch with INT4 weights instead (roofline only)."""
     from app.roofline.catalog import get_weight_format
 
@@ -153,68 +386,384 @@ def int4_estimate(roofline: dict[str, Any], fmt: str = "awq-int4") -> dict[str, 
     return None
 
 
-def explain(result: dict[str, Any], failed: list[str] | None = None) -> Why:
-    """The cause of a point's latency, from its result dict. `failed` names the SLO checks it
-    failed ('tpot:p99:50' ...) and steers the last, metric-specific causes; without it the
-    cause is read for TPOT then TTFT."""
-    block = result.get("tpotbench") or {}
-    server = block.get("server_metrics") or {}
-    roofline = block.get("roofline") or {}
-    client = block.get("client") or {}
-    metrics = [label.split(":")[0] for label in failed or []] or ["tpot", "ttft"]
-
-    cpu = _num(client.get("cpu_share")) or 0.0
-    lag = _num((client.get("loop_lag_ms") or {}).get("median")) or 0.0
-    if cpu >= CLIENT_CPU_SHARE or lag >= CLIENT_LOOP_LAG_MS:
-        return Why("client", {"cpu": cpu, "lag": lag}, {"cpu_share": cpu, "loop_lag_ms": lag})
-
-    kv_mean, kv_peak = _spread(server, "kv_cache_usage")
-    preemptions = _num(server.get("preemptions")) or 0.0
-    if preemptions > 0 or (kv_peak or 0.0) >= KV_FULL:
-        evidence = {"kv_peak": kv_peak, "kv_mean": kv_mean, "preemptions": preemptions}
-        return Why("kv", {"kv": kv_peak or 0.0, "preemptions": preemptions}, evidence)
-
-    wait_mean, wait_peak = _spread(server, "waiting")
-    run_mean, _ = _spread(server, "running")
-    tpot50 = _num(result.get("median_tpot_ms"))
-    itl50, itl99 = _num(result.get("median_itl_ms")), _num(result.get("p99_itl_ms"))
-    for metric in metrics:
-        if metric in ("ttft", "e2el") and (wait_mean or 0.0) >= QUEUE_MEAN:
-            # A queue delays the first token; it does not slow the decoding of running requests.
-            params = {"waiting": wait_mean, "peak": wait_peak or 0.0, "running": run_mean or 0.0}
-            return Why("queue", params, dict(params))
-        if metric in ("tpot", "itl", "e2el"):
-            floor = _num(roofline.get("floor_tpot_ms"))
-            if tpot50 and floor and tpot50 <= NEAR_FLOOR * floor:
-                key = "bandwidth" if _bound(roofline) == "memory" else "compute"
-                params = {
-                    "tpot": tpot50,
-                    "batch": _num(roofline.get("batch")) or 1.0,
-                    "ratio": tpot50 / floor,
-                    "floor": floor,
-                    "mbu": _num(roofline.get("mbu")) or 0.0,
-                }
-                estimate = int4_estimate(roofline) if key == "bandwidth" else None
-                return Why(key, params, dict(params), estimate)
-            if itl50 and itl99 and itl99 >= ITL_SPIKE * itl50:
-                params = {"itl_p99": itl99, "itl_p50": itl50, "ratio": itl99 / itl50}
-                return Why("chunked_prefill", params, dict(params))
-        if metric == "ttft":
-            ttft99, ttft50 = _num(result.get("p99_ttft_ms")), _num(result.get("median_ttft_ms"))
-            completed = _num(result.get("completed")) or 0.0
-            prompt = (_num(result.get("total_input_tokens")) or 0.0) / max(1.0, completed)
-            if ttft99 is not None and ttft50 is not None:
-                params = {"ttft_p99": ttft99, "ttft_p50": ttft50, "prompt": prompt}
-                return Why("prefill", params, dict(params))
-    failed_text = ", ".join(failed or []) or "latency"
-    # With /metrics and the roofline read, "nothing stands out" is itself a finding.
-    seen = bool(server) and not server.get("error") and bool(roofline.get("floor_tpot_ms"))
-    return Why("unknown" if seen else "unknown_blind", {"failed": failed_text}, {})
-
-
-def _bound(roofline: dict[str, Any]) -> str:
+def _bound(roofline: Mapping[str, Any]) -> str:
     """'memory' or 'compute': which roof the floor at the point's batch sits on."""
     with contextlib.suppress(Exception):
         scenario, batch = _scenario(roofline)
         return scenario.floor(batch).bound
     return "memory"
+
+
+@dataclass
+class _Candidate:
+    key: str
+    strength: float  # 0..1: how squarely the evidence names it
+    params: dict[str, Any]
+    estimate: dict[str, Any] | None = None
+
+
+@dataclass
+class _Point:
+    """The figures of one result the rules read, each None when the file lacks it."""
+
+    result: Mapping[str, Any]
+    block: Mapping[str, Any] = field(init=False)
+    server: Mapping[str, Any] = field(init=False)
+    roofline: Mapping[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.block = self.result.get("tpotbench") or {}
+        server = self.block.get("server_metrics") or {}
+        self.server = server if isinstance(server, Mapping) else {}
+        roofline = self.block.get("roofline") or {}
+        self.roofline = roofline if isinstance(roofline, Mapping) else {}
+
+    def stat(self, metric: str, which: str) -> float | None:
+        key = {"p50": "median"}.get(which, which)
+        return _num(self.result.get(f"{key}_{metric}_ms"))
+
+    @property
+    def completed(self) -> float:
+        return _num(self.result.get("completed")) or 0.0
+
+    @property
+    def total(self) -> float:
+        return _num(self.result.get("num_prompts")) or self.completed
+
+    @property
+    def prompt(self) -> float:
+        return (_num(self.result.get("total_input_tokens")) or 0.0) / max(1.0, self.completed)
+
+    @property
+    def seconds(self) -> float:
+        return _num(self.result.get("duration")) or 0.0
+
+    @property
+    def samples(self) -> float:
+        return _num(self.server.get("samples")) or 0.0
+
+    @property
+    def metrics_ok(self) -> bool:
+        return bool(self.server) and not self.server.get("error")
+
+    @property
+    def gpu_known(self) -> bool:
+        return bool(self.roofline.get("gpu_id") and self.roofline.get("model_id"))
+
+    @property
+    def queue_ms(self) -> float | None:
+        """Mean time a request waited in the server for a slot, from the point's histogram
+        delta; else from the waiting gauge by Little's law (waiting / request throughput)."""
+        found = _phase_mean(self.server, "queue")
+        if found is not None:
+            return found
+        wait_mean, _ = _spread(self.server, "waiting")
+        rate = _num(self.result.get("request_throughput"))
+        if wait_mean is not None and rate:
+            return wait_mean / rate * 1e3
+        return None
+
+    def ttft_steps(self) -> dict[str, float] | None:
+        """The client's view of a queue: the median TTFT over the lowest (the first wave
+        meets free slots) and how many service times (a request's decode) that gap is."""
+        requests = self.block.get("requests") or {}
+        ttfts = [v for v in requests.get("ttft_ms") or [] if isinstance(v, int | float)]
+        e2els = [v for v in requests.get("e2el_ms") or [] if isinstance(v, int | float)]
+        if len(ttfts) < MIN_REQUESTS or len(e2els) != len(requests.get("ttft_ms") or []):
+            return None
+        pairs = [
+            (t, e)
+            for t, e in zip(requests["ttft_ms"], requests["e2el_ms"], strict=False)
+            if isinstance(t, int | float) and isinstance(e, int | float)
+        ]
+        lowest, median = min(t for t, _ in pairs), statistics.median(t for t, _ in pairs)
+        service = statistics.median(e - t for t, e in pairs)
+        if lowest <= 0 or service <= 0:
+            return None
+        return {"growth": median / lowest, "steps": (median - lowest) / service}
+
+
+def _client(p: _Point) -> _Candidate | None:
+    client = p.block.get("client") or {}
+    cpu = _num(client.get("cpu_share")) or 0.0
+    lag = _num((client.get("loop_lag_ms") or {}).get("median")) or 0.0
+    late = _num((p.block.get("schedule_lateness_ms") or {}).get("p99")) or 0.0
+    hits = (cpu >= CLIENT_CPU_SHARE) + (lag >= CLIENT_LOOP_LAG_MS) + (late >= CLIENT_SEND_LATE_MS)
+    if not hits:
+        return None
+    return _Candidate(
+        "client", 0.8 + 0.1 * min(2, hits - 1), {"cpu": cpu, "lag": lag, "late": late}
+    )
+
+
+def _kv(p: _Point) -> _Candidate | None:
+    _, kv_peak = _spread(p.server, "kv_cache_usage")
+    preemptions = _num(p.server.get("preemptions")) or 0.0
+    if preemptions > 0 and (kv_peak or 0.0) >= 0.9:
+        # Full and evicting: the queue that forms is the KV cache's, not the scheduler's.
+        strength = 0.97
+    elif preemptions > 0:
+        strength = 0.7
+    elif (kv_peak or 0.0) >= KV_FULL:
+        strength = 0.6  # full but nothing evicted yet: it caps admissions, the queue shows it
+    else:
+        return None
+    return _Candidate("kv", strength, {"kv": kv_peak or 0.0, "preemptions": preemptions})
+
+
+def _queue(p: _Point) -> _Candidate | None:
+    wait_mean, wait_peak = _spread(p.server, "waiting")
+    run_mean, _ = _spread(p.server, "running")
+    ttft_mean = p.stat("ttft", "mean")
+    queue_ms = p.queue_ms
+    share = queue_ms / ttft_mean if queue_ms is not None and ttft_mean else None
+    steps = p.ttft_steps()
+    strength = 0.0
+    if share is not None and share < QUEUE_SHARE:
+        # Requests waited, but the waits are not where the TTFT went: at most a runner-up.
+        strength = 0.5 if (wait_mean or 0.0) >= QUEUE_MEAN else 0.0
+    else:
+        if share is not None:
+            strength = 0.75
+        if (wait_mean or 0.0) >= QUEUE_MEAN:
+            strength = max(strength, 0.6) + 0.1
+        if strength and steps is not None and steps["steps"] >= 0.5 and steps["growth"] >= 2:
+            strength += 0.1  # the client sees the waves too: TTFT steps up by service times
+    if not strength:
+        return None
+    params = {
+        "queue_ms": queue_ms or 0.0,
+        "ttft_ms": ttft_mean or 0.0,
+        "waiting": wait_mean or 0.0,
+        "peak": wait_peak or 0.0,
+        "running": run_mean or 0.0,
+    }
+    if steps is not None:
+        params["ttft_growth"], params["service_steps"] = steps["growth"], steps["steps"]
+    return _Candidate("queue", min(0.95, strength), params)
+
+
+def _prefill(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candidate | None:
+    """TTFT spent in prefill, if the prompts are long enough for it: the time outside the
+    server's queue must fit what a prefill of those prompts (batched with the running ones,
+    at the slowest real efficiency, plus a decode step) can take at the compute roof."""
+    ttft50, ttft99 = p.stat("ttft", "p50"), p.stat("ttft", "p99")
+    if ttft50 is None or ttft99 is None:
+        return None
+    queue_ms = p.queue_ms or 0.0
+    # The tail is what fails an SLO: the p99 TTFT outside the server's p99 queue wait. The
+    # histogram's p99 is used only when the mean shows waits of its order (its first bucket
+    # is 300 ms: all-zero waits interpolate to ~297 ms). Without a usable p99 (no histogram,
+    # a queue from the waiting gauge; or only a +Inf bucket, a p99 under the mean) the waits'
+    # tail is taken to stretch as TTFT's does: the most of the p99 a queue could hold.
+    queue_tail = _num((p.server.get("server_queue_ms") or {}).get("p99"))
+    if queue_tail is None or queue_tail < queue_ms:
+        queue_tail = queue_ms * (ttft99 / ttft50) if ttft50 > 0 else queue_ms
+    elif queue_ms < 0.3 * queue_tail:
+        queue_tail = queue_ms
+    seen = max(ttft50 - queue_ms, ttft99 - queue_tail, 0.0)
+    params = {"ttft_p50": ttft50, "ttft_p99": ttft99, "prompt": p.prompt, "queue_ms": queue_ms}
+    roof = prefill_roof_ms(p.roofline, p.prompt)
+    if roof is None:
+        # Unchecked against physics: named only weakly, and only with no queue to explain it.
+        return _Candidate("prefill", 0.3, {**params, "roof": 0.0}) if queue_ms < seen else None
+    run_mean, _ = _spread(p.server, "running")
+    together = prefill_roof_ms(p.roofline, p.prompt * max(1.0, run_mean or 1.0)) or roof
+    step = p.stat("tpot", "p50") or 0.0
+    most = together / MIN_PREFILL_EFFICIENCY + step + STEP_SLACK_MS
+    if seen > most:
+        ruled.append(("prefill", {"prompt": p.prompt, "roof": roof, "seen": seen}))
+        return None
+    prefill_ms = _phase_mean(p.server, "prefill")
+    mean = p.stat("ttft", "mean") or ttft50
+    if prefill_ms is not None:
+        if not mean or prefill_ms / mean < 0.5:
+            return None  # the server timed its prefills: they are not where TTFT went
+        strength = 0.8
+    elif queue_ms < seen and roof >= 0.2 * ttft50:
+        strength = 0.55  # long prompts and no queue, though the server does not time prefill
+    else:
+        return None
+    return _Candidate("prefill", strength, {**params, "roof": roof})
+
+
+def _decode_floor(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candidate | None:
+    tpot50 = p.stat("tpot", "p50")
+    floor = _num(p.roofline.get("floor_tpot_ms"))
+    if not tpot50 or not floor:
+        return None
+    ratio = tpot50 / floor
+    params = {"tpot": tpot50, "floor": floor, "ratio": ratio}
+    if ratio < BELOW_FLOOR:
+        ruled.append(("below_floor", params))
+        return None
+    if ratio > NEAR_FLOOR:
+        ruled.append(("decode_floor", params))
+        return None
+    key = "bandwidth" if _bound(p.roofline) == "memory" else "compute"
+    params = {
+        **params,
+        "batch": _num(p.roofline.get("batch")) or 1.0,
+        "mbu": _num(p.roofline.get("mbu")) or 0.0,
+    }
+    estimate = int4_estimate(p.roofline) if key == "bandwidth" else None
+    return _Candidate(key, 0.9 if ratio <= 1.3 else 0.7, params, estimate)
+
+
+def _prefill_stall(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candidate | None:
+    itl50, itl99 = p.stat("itl", "p50"), p.stat("itl", "p99")
+    if not itl50 or not itl99 or itl99 < ITL_SPIKE * itl50:
+        return None
+    params = {"itl_p99": itl99, "itl_p50": itl50, "ratio": itl99 / itl50, "prompt": p.prompt}
+    roof = prefill_compute_ms(p.roofline, p.prompt)
+    if roof is None:
+        return _Candidate("chunked_prefill", 0.4, {**params, "roof": 0.0})
+    # A step a prefill joins grows by the prompt's FLOPs (its weights are read anyway): a
+    # p99 spike comes from one or two prompts, at the slowest real efficiency.
+    excess = itl99 - itl50
+    if excess > 2 * roof / MIN_PREFILL_EFFICIENCY:
+        ruled.append(("chunked_prefill", {"prompt": p.prompt, "roof": roof, "seen": excess}))
+        return None
+    return _Candidate("chunked_prefill", 0.8, {**params, "roof": roof})
+
+
+def _abstain(
+    failed: str, missing: list[tuple[str, dict[str, Any]]], evidence: dict[str, Any]
+) -> Why:
+    return Why("abstain", {"failed": failed}, evidence, confidence="none", missing=tuple(missing))
+
+
+def _gate(p: _Point, failed: str, evidence: dict[str, Any]) -> Why | None:
+    """An abstention when the point cannot carry a why: a fragment, nothing finished, or
+    (with no client cause) too few requests or samples."""
+    stop = p.block.get("early_stop")
+    counts = {"completed": p.completed, "total": p.total}
+    if isinstance(stop, Mapping):
+        reason = str(stop.get("reason") or "an SLO already failed")
+        return _abstain(failed, [("early_stop", {**counts, "reason": reason})], evidence)
+    if p.block.get("cancelled"):
+        return _abstain(failed, [("cancelled", counts)], evidence)
+    if p.completed <= 0:
+        return _abstain(failed, [("no_success", {})], evidence)
+    return None
+
+
+def explain(result: Mapping[str, Any], failed: Sequence[str] | None = None) -> Why:
+    """The cause of a point's latency, from its result dict. `failed` names the SLO checks it
+    failed ('tpot:p99:50' ...) and decides which causes can apply (a server queue delays the
+    first token, not the decoding of running requests); without it TPOT then TTFT."""
+    p = _Point(result)
+    failed_text = ", ".join(failed or []) or "latency"
+    metrics = {label.split(":")[0] for label in failed or []} or {"tpot", "ttft"}
+    evidence = _evidence(p)
+    gated = _gate(p, failed_text, evidence)
+    if gated is not None:
+        return gated
+    client = _client(p)  # its numbers are then at risk, so nothing else can be trusted
+    if client is not None:
+        return _named([client], [], [], evidence)
+    missing: list[tuple[str, dict[str, Any]]] = []
+    if not p.metrics_ok:
+        error = str(p.server.get("error") or "")
+        error = f" ({error})" if error else ""
+        return _abstain(failed_text, [("metrics", {"error": error})], evidence)
+    if p.completed < MIN_REQUESTS or p.samples < MIN_SAMPLES:
+        short = {"seconds": p.seconds, "completed": p.completed, "samples": p.samples}
+        return _abstain(failed_text, [("short", short)], evidence)
+    if not p.gpu_known:
+        missing.append(("gpu", {}))
+    ruled: list[tuple[str, dict[str, Any]]] = []
+    found: list[_Candidate | None] = [_kv(p)]
+    if metrics & {"ttft", "e2el"}:
+        found += [_queue(p), _prefill(p, ruled)]
+    if metrics & {"tpot", "itl", "e2el"}:
+        found += [_decode_floor(p, ruled), _prefill_stall(p, ruled)]
+    candidates = sorted((c for c in found if c is not None), key=lambda c: -c.strength)
+    if not candidates:
+        _, kv_peak = _spread(p.server, "kv_cache_usage")
+        itl50, itl99 = p.stat("itl", "p50"), p.stat("itl", "p99")
+        params = {
+            "failed": failed_text,
+            "queue_ms": p.queue_ms or 0.0,
+            "kv": kv_peak or 0.0,
+            "preemptions": _num(p.server.get("preemptions")) or 0.0,
+            "spread": (itl99 / itl50) if itl50 and itl99 else 1.0,
+        }
+        level = "medium" if p.gpu_known else "low"
+        return Why("unknown", params, evidence, None, level, None, tuple(missing), tuple(ruled))
+    return _named(candidates, ruled, missing, evidence, thin=_thin(p))
+
+
+def _thin(p: _Point) -> bool:
+    return p.completed < SOLID_REQUESTS or p.samples < SOLID_SAMPLES
+
+
+def _named(
+    candidates: list[_Candidate],
+    ruled: list[tuple[str, dict[str, Any]]],
+    missing: list[tuple[str, dict[str, Any]]],
+    evidence: dict[str, Any],
+    thin: bool = False,
+) -> Why:
+    best = candidates[0]
+    runner = next(
+        (
+            c
+            for c in candidates[1:]
+            if c.key != best.key and best.strength - c.strength <= RUNNER_UP_GAP
+        ),
+        None,
+    )
+    level = "high" if best.strength >= 0.8 else "medium" if best.strength >= 0.55 else "low"
+    if runner is not None or thin or missing:
+        level = {"high": "medium", "medium": "low"}.get(level, level)
+    return Why(
+        best.key,
+        best.params,
+        {**evidence, **{f"{best.key}.{k}": v for k, v in best.params.items()}},
+        best.estimate,
+        level,
+        runner.key if runner is not None else None,
+        tuple(missing),
+        tuple(ruled),
+    )
+
+
+def _evidence(p: _Point) -> dict[str, Any]:
+    """The figures the rules read, flat, for the file and the report."""
+    kv_mean, kv_peak = _spread(p.server, "kv_cache_usage")
+    wait_mean, wait_peak = _spread(p.server, "waiting")
+    run_mean, run_peak = _spread(p.server, "running")
+    client = p.block.get("client") or {}
+    out: dict[str, Any] = {
+        "completed": p.completed,
+        "requests": p.total,
+        "duration_s": p.seconds,
+        "metrics_samples": p.samples if p.metrics_ok else None,
+        "metrics_window_s": _num(p.server.get("window_s")),
+        "kv_peak": kv_peak,
+        "kv_mean": kv_mean,
+        "preemptions": _num(p.server.get("preemptions")),
+        "waiting_mean": wait_mean,
+        "waiting_peak": wait_peak,
+        "running_mean": run_mean,
+        "running_peak": run_peak,
+        "queue_ms_mean": p.queue_ms,
+        "server_prefill_ms_mean": _phase_mean(p.server, "prefill"),
+        "server_decode_ms_mean": _phase_mean(p.server, "decode"),
+        "ttft_p50_ms": p.stat("ttft", "p50"),
+        "ttft_p99_ms": p.stat("ttft", "p99"),
+        "tpot_p50_ms": p.stat("tpot", "p50"),
+        "itl_p50_ms": p.stat("itl", "p50"),
+        "itl_p99_ms": p.stat("itl", "p99"),
+        "prompt_tokens": round(p.prompt, 1),
+        "floor_tpot_ms": _num(p.roofline.get("floor_tpot_ms")),
+        "client_cpu_share": _num(client.get("cpu_share")),
+        "client_loop_lag_ms": _num((client.get("loop_lag_ms") or {}).get("median")),
+        "send_lateness_p99_ms": _num((p.block.get("schedule_lateness_ms") or {}).get("p99")),
+        "client_slot_wait_ms_mean": _num((p.block.get("slot_wait_ms") or {}).get("mean")),
+    }
+    steps = p.ttft_steps()
+    if steps is not None:
+        out["ttft_growth"], out["ttft_service_steps"] = steps["growth"], steps["steps"]
+    return {k: v for k, v in out.items() if v is not None}

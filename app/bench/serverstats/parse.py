@@ -23,6 +23,12 @@ _NAMES: dict[str, dict[str, tuple[str, ...]]] = {
         # V0 had only time_per_output_token_seconds, which is per-token (an ITL), not per-request.
         "itl": ("vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds"),
         "e2el": ("vllm:e2e_request_latency_seconds",),
+        # Per-request phases: waiting for a slot, prefill (scheduled to first token), decode
+        # (first to last token) and the two together; vLLM V1 exports all four.
+        "queue": ("vllm:request_queue_time_seconds",),
+        "prefill": ("vllm:request_prefill_time_seconds",),
+        "decode": ("vllm:request_decode_time_seconds",),
+        "inference": ("vllm:request_inference_time_seconds",),
         "generation_tokens": ("vllm:generation_tokens_total",),
         # Counters whose deltas over a point are summarised (see COUNTERS).
         "prefix_cache_queries": ("vllm:prefix_cache_queries_total",),
@@ -39,6 +45,7 @@ _NAMES: dict[str, dict[str, tuple[str, ...]]] = {
         "ttft": ("sglang:time_to_first_token_seconds",),
         "itl": ("sglang:inter_token_latency_seconds",),
         "e2el": ("sglang:e2e_request_latency_seconds",),
+        "queue": ("sglang:queue_time_seconds",),
         "generation_tokens": ("sglang:generation_tokens_total",),
     },
     "llamacpp": {
@@ -46,6 +53,11 @@ _NAMES: dict[str, dict[str, tuple[str, ...]]] = {
         "running": ("llamacpp:requests_processing",),
         "waiting": ("llamacpp:requests_deferred",),
         "generation_tokens": ("llamacpp:tokens_predicted_total",),
+        # Time spent on prompts and on generation, summed over requests: a point's prefill
+        # and decode shares from their deltas.
+        "prompt_seconds": ("llamacpp:prompt_seconds_total",),
+        "prompt_tokens": ("llamacpp:prompt_tokens_total",),
+        "decode_seconds": ("llamacpp:tokens_predicted_seconds_total",),
     },
     "tgi": {
         "running": ("tgi_batch_current_size",),
@@ -191,12 +203,18 @@ def _capacity(samples: Samples, dropped: list[str]) -> tuple[KVCapacity | None, 
 
 
 COUNTERS = (
+    "prompt_seconds",
+    "prompt_tokens",
+    "decode_seconds",
     "prefix_cache_queries",
     "prefix_cache_hits",
     "spec_decode_drafts",
     "spec_decode_draft_tokens",
     "spec_decode_accepted_tokens",
 )
+
+# Per-request phase histograms (seconds), by _NAMES key.
+PHASES = ("queue", "prefill", "decode", "inference")
 
 _GAUGE_NAMES = frozenset(
     name
@@ -246,6 +264,11 @@ def parse_metrics(text: str) -> MetricsSnapshot:
         ttft=_histogram(samples, names.get("ttft", ()), dropped),
         itl=_histogram(samples, names.get("itl", ()), dropped),
         e2el=_histogram(samples, names.get("e2el", ()), dropped),
+        phases={
+            key: hist
+            for key in PHASES
+            if (hist := _histogram(samples, names.get(key, ()), dropped)) is not None
+        },
         model_names=tuple(models),
         counters={
             key: value

@@ -22,7 +22,9 @@ from app.bench.serverstats.summary import summarize
 
 
 class MetricsScraper:
-    """Scrapes /metrics about once a second on its own connection until stopped.
+    """Scrapes /metrics about once a second on its own connection until stopped (every
+    `fast_interval_s` for the first `fast_for_s` seconds, when given: a short point still
+    gets enough samples to show its shape).
 
     Times are seconds since `origin_ns` on `clock` (pass the sweep's clock and start so the
     series shares the latency charts' time axis). A failed scrape is skipped, not fatal.
@@ -43,9 +45,13 @@ class MetricsScraper:
         max_samples: int = 86_400,
         max_scrapes: int = 3_600,
         gauges_after_first: bool = False,
+        fast_interval_s: float | None = None,
+        fast_for_s: float = 0.0,
     ) -> None:
         self.metrics_url = metrics_url
         self.interval_s = interval_s
+        self.fast_interval_s = fast_interval_s
+        self.fast_for_s = fast_for_s
         self._headers = dict(headers or {})
         self._verify_tls = verify_tls
         self._timeout_s = timeout_s
@@ -151,12 +157,26 @@ class MetricsScraper:
         if timer:
             self._task = asyncio.create_task(self._loop(), name="metrics-scraper")
 
-    async def stop(self) -> None:
+    async def finish(self) -> None:
+        """Close the window: the timer stops first, then one whole page is scraped, so the
+        window's last scrape carries the histograms and counters (a gauges-only tick landing
+        after it would cut the deltas off), then the connection closes."""
+        await self._stop_timer()
+        try:
+            if self._client is not None:
+                await self.scrape_now(full=True)
+        finally:
+            await self.stop()
+
+    async def _stop_timer(self) -> None:
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+    async def stop(self) -> None:
+        await self._stop_timer()
         client, self._client = self._client, None
         if client is not None:
             await client.aclose()
@@ -168,16 +188,23 @@ class MetricsScraper:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
+    def _interval(self, elapsed_s: float) -> float:
+        if self.fast_interval_s is not None and elapsed_s < self.fast_for_s:
+            return self.fast_interval_s
+        return self.interval_s
+
     async def _loop(self) -> None:
-        next_at = time.monotonic()
+        begun = next_at = time.monotonic()
         while True:
             # Fixed cadence, not "sleep 1 s after each scrape", so a slow page does not drift.
-            next_at += self.interval_s
+            next_at += self._interval(next_at - begun)
             await asyncio.sleep(max(0.0, next_at - time.monotonic()))
             await self.scrape_now()
 
-    async def scrape_now(self) -> MetricsSnapshot | None:
-        """Scrape once (also between ticks, e.g. at a point boundary); None if it failed."""
+    async def scrape_now(self, *, full: bool = False) -> MetricsSnapshot | None:
+        """Scrape once (also between ticks, e.g. at a point boundary); None if it failed.
+        `full` parses the whole page even when the ticks read the gauges only (the scrape
+        that closes a point's window: its histograms and counters give the deltas)."""
         if self._client is None:
             raise RuntimeError("MetricsScraper.start() must be awaited first")
         async with self._lock:
@@ -192,7 +219,7 @@ class MetricsScraper:
                 if reply.status != 200:
                     raise MetricsParseError(f"HTTP {reply.status} from {self.metrics_url}")
                 text = reply.body.decode("utf-8", "replace")
-                if self._gauges_after_first and self._first is not None:
+                if self._gauges_after_first and self._first is not None and not full:
                     text = gauges_only(text)
                 snap = parse_metrics(text)
             except Exception as exc:  # a scrape that fails is skipped, whatever the reason

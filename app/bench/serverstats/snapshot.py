@@ -92,6 +92,8 @@ class MetricsSnapshot:
     ttft: Histogram | None = None
     itl: Histogram | None = None
     e2el: Histogram | None = None
+    # Per-request phase histograms ('queue', 'prefill', 'decode', 'inference') the server has.
+    phases: dict[str, Histogram] = field(default_factory=dict)
     model_names: tuple[str, ...] = ()
     # Monotonic counters by COUNTERS key (only those the server exports).
     counters: dict[str, float] = field(default_factory=dict)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.bench.serverstats.parse import COUNTERS
+from app.bench.serverstats.parse import COUNTERS, PHASES
 from app.bench.serverstats.snapshot import MetricsSample, MetricsSnapshot
 
 
@@ -26,6 +26,9 @@ def summarize(
     first, last = scrapes[0][1], scrapes[-1][1]
     out["server"] = last.server
     out["window_s"] = round(scrapes[-1][0] - scrapes[0][0], 3)
+    # The window's ends: scraped before the load's first request and after its last (the
+    # counters' and histograms' deltas then cover the whole point, however short).
+    out["bracket_s"] = [round(scrapes[0][0], 3), round(scrapes[-1][0], 3)]
     warnings = [line for _, snap in scrapes for line in snap.dropped]
     if first.preemptions_total is not None and last.preemptions_total is not None:
         if last.preemptions_total >= first.preemptions_total:
@@ -54,8 +57,14 @@ def summarize(
                 )
             else:
                 out[f"server_{key}_ms"] = delta.stats_ms()
+    for key in PHASES:
+        a, b = first.phases.get(key), last.phases.get(key)
+        delta = b.minus(a) if a is not None and b is not None else None
+        if delta is not None and delta.count > 0:
+            out[f"server_{key}_ms"] = delta.stats_ms()
     deltas = _counter_deltas(first, last, warnings)
     out.update(counter_summaries(deltas))
+    out.update(_llamacpp_phases(deltas))
     if warnings:
         out["warnings"] = list(dict.fromkeys(warnings))[:20]  # each once, in order
     return out
@@ -74,6 +83,15 @@ def _counter_deltas(
             continue
         deltas[key] = b - a
     return deltas
+
+
+def _llamacpp_phases(deltas: dict[str, float]) -> dict[str, Any]:
+    """llama.cpp has no per-request histograms, only the seconds spent on prompts and on
+    generation: their deltas give the point's prefill time per prompt token."""
+    seconds, tokens = deltas.get("prompt_seconds"), deltas.get("prompt_tokens")
+    if seconds is None or not tokens:
+        return {}
+    return {"server_prefill_ms_per_token": round(seconds * 1e3 / tokens, 4)}
 
 
 def counter_summaries(deltas: dict[str, float]) -> dict[str, Any]:

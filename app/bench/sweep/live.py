@@ -98,6 +98,14 @@ class ScraperThread:
             on_sample=on_sample,
             timeout_s=min(2.0, config.timeout_s or 2.0),
             request_timeout_s=config.request_timeout_s,
+            # The gauges 10 times a second for the first half minute (a search's short
+            # points get ~10 samples a second of evidence), then twice a second; the ticks
+            # parse the gauges only, the scrapes that open and close the point the whole
+            # page (their histogram and counter deltas cover the point exactly).
+            interval_s=0.5,
+            fast_interval_s=0.1,
+            fast_for_s=30.0,
+            gauges_after_first=True,
         )
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="metrics", daemon=True)
@@ -114,8 +122,8 @@ class ScraperThread:
 
     async def stop(self) -> None:
         try:
-            await self._call(self.scraper.scrape_now())  # close the window at the point's end
-            await self._call(self.scraper.stop())
+            # close the window at the point's end, with the whole page (histograms, counters)
+            await self._call(self.scraper.finish())
         finally:
             self._loop.call_soon_threadsafe(self._loop.stop)
             await asyncio.to_thread(self._thread.join, 10)

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from app.bench.capacity.slo import slo_block
+from app.bench.capacity.why import explain
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.load.arrivals import LoadOutcome
 from app.bench.metrics.lateness import lateness_summary
@@ -103,6 +104,10 @@ def point_document(
         block["early_stop"] = early_stop
     if config.slos:
         block["slo"] = _slo(config, metrics, stopped_early=early_stop is not None)
+        failed = [c["slo"] for c in block["slo"].get("checks") or [] if not c.get("passed")]
+        if not block["slo"].get("passed"):
+            # Why it failed, with the evidence read (a fragment's why abstains and says so).
+            block["why"] = explain(result, failed or None).to_dict()
     # Whether the load happened as planned (the target reached, sends on schedule, the client
     # not saturated): typed entries, empty when it did.
     block["load_warnings"] = [w.to_dict() for w in check_load(result)]

@@ -1,8 +1,8 @@
 """Capacity on the knee curves: SLO lines, the search's boundary, the knee, and the why.
 
-The engine (app.bench.capacity.why) says why in English from a template key and parameters;
-the window translates the same templates here, so the sentence reads in the user's language with the
-measured figures filled in.
+The engine (app.bench.capacity.why) keeps the why's sentences in English and Chinese (the
+console and the HTML report say the same); the window renders them in its own language from
+the stored cause and figures.
 """
 
 from __future__ import annotations
@@ -16,76 +16,18 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 
 from app.bench.capacity.knee import find_knee
+from app.bench.capacity.why import render as render_why
 from app.bench.results.naming import rate_from_file
 from app.ui import point_status
+from app.ui.exports.report import ui_language
 from app.ui.plots.sweep_curves import Series, SweepCurves, concurrency_value, sweep_axis
 
-WHY_TEMPLATES: dict[str, str] = {
-    "client": QT_TRANSLATE_NOOP(
-        "Why",
-        "The client is the limit, not the server: TPOT Bench used {cpu:.0%} of a CPU core and "
-        "its event loop ran {lag:.0f} ms late (median), so its timestamps are at risk; use "
-        "a faster machine or fewer concurrent streams per process.",
-    ),
-    "kv": QT_TRANSLATE_NOOP(
-        "Why",
-        "The KV cache is full: usage peaked at {kv:.0%} with {preemptions:g} preemptions, so "
-        "the server evicts and recomputes requests; more KV memory (FP8 KV cache, higher "
-        "--gpu-memory-utilization) or shorter contexts move the limit.",
-    ),
-    "queue": QT_TRANSLATE_NOOP(
-        "Why",
-        "Requests queue inside the server: on average {waiting:.1f} waited (peak {peak:g}) "
-        "while {running:.0f} ran, so TTFT grows with the queue; the scheduler's limit "
-        "(--max-num-seqs) or the KV cache caps the batch.",
-    ),
-    "bandwidth": QT_TRANSLATE_NOOP(
-        "Why",
-        "Decode is bandwidth-bound: TPOT p50 {tpot:.1f} ms at batch {batch:.0f} is "
-        "×{ratio:.2f} the roofline floor of {floor:.1f} ms (MBU {mbu:.0%}); only faster memory "
-        "or fewer bytes per step (smaller weights, FP8 KV) move it.",
-    ),
-    "compute": QT_TRANSLATE_NOOP(
-        "Why",
-        "Decode is compute-bound: TPOT p50 {tpot:.1f} ms at batch {batch:.0f} is ×{ratio:.2f} "
-        "the roofline floor of {floor:.1f} ms, which the GPU's FLOP/s set at this batch; a "
-        "smaller batch or a faster GPU moves it.",
-    ),
-    "chunked_prefill": QT_TRANSLATE_NOOP(
-        "Why",
-        "Decode steps are stretched by prefill: ITL p99 {itl_p99:.0f} ms is ×{ratio:.1f} the "
-        "median {itl_p50:.1f} ms, as new prompts' chunks share steps with running decodes; a "
-        "smaller --max-num-batched-tokens evens it out.",
-    ),
-    "prefill": QT_TRANSLATE_NOOP(
-        "Why",
-        "TTFT is spent in prefill: p99 {ttft_p99:.0f} ms for {prompt:.0f}-token prompts "
-        "(median {ttft_p50:.0f} ms) with no queue in the server; shorter prompts or "
-        "prefix caching lower it.",
-    ),
-    "unknown": QT_TRANSLATE_NOOP(
-        "Why",
-        "No single cause stands out: {failed} is over its limit, yet the KV cache, the "
-        "server's queue, the roofline floor and the spread of ITL all look ordinary; measure "
-        "again (--runs 3) to tell a real limit from noise.",
-    ),
-    "unknown_blind": QT_TRANSLATE_NOOP(
-        "Why",
-        "No single cause stands out in the measurements: {failed} is over its limit; scrape "
-        "/metrics (--scrape-metrics) and set the roofline (--gpu) for more evidence.",
-    ),
-}
-ESTIMATE = QT_TRANSLATE_NOOP(
-    "Why",
-    "Estimate from the roofline, not a measurement: {fmt} weights lower the floor at batch "
-    "{batch:.0f} from {floor:.1f} to {new_floor:.1f} ms; the bandwidth-bound part of the limit "
-    "would move by about ×{gain:.1f}.",
-)
 _STRINGS = (
     QT_TRANSLATE_NOOP("Why", "Capacity: {0} within every SLO; at {1} it fails {2}."),
     QT_TRANSLATE_NOOP("Why", "Capacity: {0} or more (every load tried met every SLO)."),
     QT_TRANSLATE_NOOP("Why", "Capacity: no load tried meets every SLO."),
     QT_TRANSLATE_NOOP("Why", "Why: {0}"),
+    QT_TRANSLATE_NOOP("Why", "Why (from a full run at {0}, {1} requests): {2}"),
     QT_TRANSLATE_NOOP("Why", "Knee of {0}: {1}. {2}"),
     QT_TRANSLATE_NOOP("Why", "Not monotonic: {0} passed above a failing load; run again."),
     QT_TRANSLATE_NOOP("Why", "{0} streams"),
@@ -112,15 +54,7 @@ def _tr(text: str) -> str:
 
 def why_text(why: Mapping[str, Any] | None) -> str:
     """The why sentence of a search document, in the window's language."""
-    if not why or why.get("cause") not in WHY_TEMPLATES:
-        return ""
-    try:
-        text = _tr(WHY_TEMPLATES[why["cause"]]).format(**(why.get("params") or {}))
-        if why.get("estimate"):
-            text += " " + _tr(ESTIMATE).format(**why["estimate"])
-    except (KeyError, ValueError, TypeError):  # a file from another version: its own English
-        return str(why.get("text") or "")
-    return text
+    return render_why(why, ui_language()) if why else ""
 
 
 def load_text(over: str, value: float) -> str:
@@ -157,7 +91,15 @@ def capacity_text(doc: Mapping[str, Any], knees: bool = True) -> str:
             )
         )
     why = why_text(doc.get("boundary_why"))
-    if why:
+    full = doc.get("boundary_evidence")
+    if why and isinstance(full, Mapping) and isinstance(full.get("value"), int | float):
+        # The boundary's search point was a fragment: the why comes from its full re-run.
+        lines.append(
+            _tr("Why (from a full run at {0}, {1} requests): {2}").format(
+                load_text(over, full["value"]), full.get("num_requests"), why
+            )
+        )
+    elif why:
         lines.append(_tr("Why: {0}").format(why))
     for metric, knee in (doc.get("knee") or {}).items() if knees else ():
         if knee:

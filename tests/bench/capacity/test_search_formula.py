@@ -64,7 +64,12 @@ def test_finds_the_exact_boundary(formula: FormulaServer, tmp_path: Path) -> Non
     # Every point's own file is beside search.json, and report skips search.json.
     assert path == tmp_path / SEARCH_FILE and json.loads(path.read_text())["boundary"]
     points = load_results([tmp_path])
-    assert sorted(p.max_concurrency for p in points) == [1, 2, 4, 6, 7, 8, 14]
+    # 7 was stopped early in the search, so it is measured once more to the end: the why
+    # reads that whole point (here: no /metrics, so it says so), never the fragment.
+    assert sorted(p.max_concurrency for p in points) == [1, 2, 4, 6, 7, 7, 8, 14]
+    assert doc["boundary_evidence"]["value"] == 7
+    assert doc["boundary_why"]["cause"] == "abstain"
+    assert "/metrics" in doc["boundary_why"]["text"]
     by_conc = {p.max_concurrency: p for p in points}
     assert by_conc[6].tpotbench["slo"]["passed"] is True
     assert by_conc[7].tpotbench["slo"]["passed"] is False
@@ -132,6 +137,9 @@ def test_cli_search_table_and_files(formula: FormulaServer, tmp_path: Path) -> N
         ([], "search needs SLOs"),
         (["--slo", "tpot:p99:50", "--growth", "1"], "--growth"),
         (["--slo", "tpot:p99:50", "--max-concurrency", "1,2", "--over", "rate"], "not lists"),
+        # A flag the search sets itself is refused, not silently replaced.
+        (["--slo", "tpot:p99:50", "--max-concurrency", "4"], "--max-concurrency does not apply"),
+        (["--slo", "tpot:p99:50", "--over", "rate", "--request-rate", "2"], "does not apply"),
     ],
 )
 def test_cli_bad_usage_is_one_line_exit_2(args: list[str], message: str) -> None:
@@ -139,3 +147,18 @@ def test_cli_bad_usage_is_one_line_exit_2(args: list[str], message: str) -> None
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0]
+
+
+def test_cli_no_success_exits_1_with_the_failures(formula: FormulaServer, tmp_path: Path) -> None:
+    proc = _cli(
+        "--base-url", formula.base_url, "--endpoint", "/v1/completions",
+        "--model", "formula", "--dataset-name", "random", "--random-input-len", "8",
+        "--random-output-len", "4", "--slo", "tpot:p99:50", "--num-prompts", "4",
+        "--min-prompts", "4", "--max", "4", "--result-dir", str(tmp_path), "--disable-tqdm",
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("tpotbench search: no request succeeded at any of 1 load(s)"), last
+    assert "404" in last and "fix:" in last
+    assert "lower --start" not in proc.stdout + proc.stderr
+    assert "no request succeeded" in proc.stdout  # the table's capacity line says so too

@@ -1,168 +1,183 @@
-"""The why sentence on simulator scenarios built to have one cause each: a KV cache too small
-for the load, a scheduler that admits few sequences, decode at the bandwidth floor, and a
-client too busy to keep up. Each runs one real point against a simulator child process (its
-own CPU, so the client's CPU figures are the client's alone) and reads the cause back."""
+"""The why on servers whose limiting cause is fixed by construction (tests/why_scenarios.py):
+each runs one real point and the why must name the cause it was built with, on two GPU
+speeds and at more than one SLO; it abstains, saying what is missing, without /metrics, on a
+short point and on an early-stopped fragment; and it never names a cause the roofline rules
+out."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from app.bench.capacity.why import explain
-from app.bench.datasets.synthetic import sample_random
-from app.bench.http.endpoint import resolve_endpoint
-from app.bench.sweep.config import SweepConfig
-from app.bench.sweep.plan import PointSpec
-from app.bench.sweep.point import run_point
-from app.bench.sweep.roofline_point import check_roofline
-from app.sim.embedded import start_sim_process
+from app.bench.capacity.why import RULED_OUT, Why, explain, render
+from tests.why_scenarios import SCENARIOS, measure
 
-ROOFLINE = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "bf16"}
+CAUSED_BY = {"prefill_stalls": "chunked_prefill"}
 
 
-def measure(
-    sim_args: list[str],
-    tmp_path: Path,
-    *,
-    concurrency: int,
-    slo: str,
-    input_len: int,
-    output_len: int,
-    requests: int,
-    during: Any = None,
-) -> dict[str, Any]:
-    from app.bench.capacity.slo import parse_slos
-
-    with start_sim_process(sim_args) as sim:
-        config = SweepConfig(
-            resolved=resolve_endpoint(sim.base_url, "/v1/completions", "completions", None),
-            model="qwen2.5-7b",
-            backend="openai",
-            samples=sample_random(requests, input_len=input_len, output_len=output_len),
-            rates=[float("inf")],
-            concurrencies=[concurrency],
-            result_dir=tmp_path,
-            ignore_eos=True,
-            server_metrics=True,
-            roofline=check_roofline({**ROOFLINE, "context": input_len + output_len // 2}),
-            slos=parse_slos([slo]),
-        )
-        with during() if during else _nothing():
-            _, result = asyncio.run(
-                run_point(config, PointSpec(0, float("inf"), concurrency), [], asyncio.Event())
-            )
-    return result
-
-
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield
-
-
-@contextmanager
-def gil_hog() -> Iterator[None]:
-    """A thread in the client's process that holds the interpreter lock in long C calls
-    (sorting a big list does not release it): the client's loop then wakes late."""
-    stop = threading.Event()
-    # ~130 ms per sort on an idle core, longer on a busy one: the loop waits for the lock
-    # ~65 ms at the median, well over the 20 ms the cause needs (300,000 items, ~60 ms a
-    # sort, gave a median under 20 ms once under a CPU hog), and the test stays short.
-    data = [((i * 7919) % 1_000_003) / 3.0 for i in range(600_000)]
-
-    def hog() -> None:
-        while not stop.is_set():
-            sorted(data)
-
-    thread = threading.Thread(target=hog, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
-
-
-def cause(result: dict[str, Any]) -> str:
+def named(result: dict[str, Any], failed: list[str] | None = None) -> Any:
     block = result["tpotbench"]["slo"]
-    assert block["passed"] is False, block  # each scenario is built to fail its SLO
-    return explain(result, block["failed"]).key
+    why = explain(result, failed or block["failed"])
+    # Never a cause the roofline ruled out in the same breath.
+    assert why.key not in {key for key, _ in why.ruled_out}, why.text
+    return why
 
 
-def test_kv_bound(tmp_path: Path) -> None:
-    # About 2,800 tokens of KV cache for 24 streams of 320 tokens: preemptions.
-    result = measure(
-        ["--gpu-memory-utilization", "0.665", "--max-model-len", "1024"], tmp_path,
-        concurrency=24, slo="tpot:p99:25", input_len=256, output_len=64, requests=48,
-    )  # fmt: skip
-    why = explain(result, result["tpotbench"]["slo"]["failed"])
-    assert cause(result) == "kv", why.text
-    assert why.evidence["preemptions"] > 0 or why.evidence["kv_peak"] >= 0.95
+@pytest.mark.parametrize(
+    ("name", "changes"),
+    [
+        ("slots", {}),
+        ("slots", {"gpu": "rtx4090", "slo": "ttft:p90:500"}),
+        ("slots", {"sim_args": ("--max-num-seqs", "4"), "slo": "e2el:p99:1500"}),
+        ("kv_full", {}),
+        ("kv_full", {"slo": "ttft:p99:1000"}),
+        ("bandwidth", {}),
+        ("bandwidth", {"gpu": "rtx4090", "slo": "tpot:p50:16"}),
+        ("prefill_stalls", {}),
+        ("prefill_stalls", {"slo": "itl:p99:100"}),
+        ("prefill", {}),
+        ("prefill", {"gpu": "rtx4090", "slo": "ttft:p99:150"}),
+        ("unexplained", {}),
+        ("unexplained", {"gpu": "rtx4090", "slo": "ttft:p90:100"}),
+    ],
+)
+def test_the_cause_as_built(name: str, changes: dict[str, Any], tmp_path: Path) -> None:
+    scenario = SCENARIOS[name].at(**changes)
+    result = measure(scenario, tmp_path)
+    assert result["tpotbench"]["slo"]["passed"] is False  # each is built to fail its SLO
+    why = named(result)
+    assert why.key == scenario.cause, why.text
+    assert why.confidence in ("high", "medium"), why.text
+    assert why.evidence["metrics_samples"] >= 10  # the gauges sampled through the point
+    assert render(why.to_dict(), "zh_CN") != why.text  # said in Chinese too
 
 
-def test_queue_bound(tmp_path: Path) -> None:
-    # The scheduler runs 2 sequences at a time; 16 streams wait their turn in the server.
-    result = measure(
-        ["--max-num-seqs", "2"], tmp_path,
-        concurrency=16, slo="ttft:p99:300", input_len=32, output_len=24, requests=32,
-    )  # fmt: skip
-    why = explain(result, result["tpotbench"]["slo"]["failed"])
-    assert cause(result) == "queue", why.text
-    assert why.params["waiting"] >= 1
+def test_a_queue_is_read_from_the_servers_own_queue_time(tmp_path: Path) -> None:
+    why = named(measure(SCENARIOS["slots"], tmp_path))
+    # The histogram deltas bracket the point: most of the TTFT was spent waiting for a slot.
+    assert why.params["queue_ms"] >= 0.5 * why.params["ttft_ms"], why.text
+    assert why.params["waiting"] >= 1 and why.params["running"] <= 2.5
+    assert why.params["service_steps"] >= 0.5  # the client sees TTFT step up by decodes
 
 
-def test_bandwidth_bound(tmp_path: Path) -> None:
-    # Tiny prompts, so steps are pure decode: TPOT sits just above the weights' read time.
-    result = measure(
-        [], tmp_path,
-        concurrency=8, slo="tpot:p99:19", input_len=16, output_len=48, requests=16,
-    )  # fmt: skip
-    why = explain(result, result["tpotbench"]["slo"]["failed"])
-    assert cause(result) == "bandwidth", why.text
-    assert 1.0 <= why.params["ratio"] <= 1.6 and why.estimate is not None
-    assert why.estimate["new_floor"] < why.estimate["floor"] / 2
+def test_kv_names_its_preemptions(tmp_path: Path) -> None:
+    result = measure(SCENARIOS["kv_full"], tmp_path)
+    why = named(result)
+    assert why.key == "kv" and why.params["preemptions"] > 0, why.text
+    # The failing point's own file carries its why and evidence; the console prints it.
+    from app.commands.sweep_console import slo_lines
+
+    assert result["tpotbench"]["why"]["cause"] == "kv"
+    assert result["tpotbench"]["why"]["evidence"]["preemptions"] > 0
+    assert slo_lines(result["tpotbench"])[-1].startswith("Why: The KV cache is full")
+
+
+def test_bandwidth_gives_the_roofline_estimate(tmp_path: Path) -> None:
+    why = named(measure(SCENARIOS["bandwidth"], tmp_path))
+    assert why.key == "bandwidth" and 1.0 <= why.params["ratio"] <= 1.6, why.text
+    assert why.estimate is not None and why.estimate["new_floor"] < why.estimate["floor"] / 2
     assert "Estimate from the roofline, not a measurement" in why.text
 
 
-def test_client_bound(tmp_path: Path) -> None:
-    result = measure(
-        [], tmp_path,
-        concurrency=4, slo="tpot:p99:10", input_len=16, output_len=48, requests=8,
-        during=gil_hog,
-    )  # fmt: skip
+def test_nothing_explains_it_and_prefill_is_ruled_out(tmp_path: Path) -> None:
+    why = named(measure(SCENARIOS["unexplained"], tmp_path))
+    assert why.key == "unknown", why.text
+    assert "prefill" in {key for key, _ in why.ruled_out}, why.text
+    assert "Ruled out by the roofline: prefill" in why.text
+
+
+def test_a_saturated_client(tmp_path: Path) -> None:
+    result = measure(SCENARIOS["client"], tmp_path)
     # A stalled loop reads buffered chunks in bursts, so the client's own TPOT figures can
     # land anywhere: the verdict is not asserted, the cause is.
-    why = explain(result, ["tpot:p99:10"])
+    why = explain(result, [SCENARIOS["client"].slo])
     assert why.key == "client", why.text
-    assert why.evidence["loop_lag_ms"] >= 20 or why.evidence["cpu_share"] >= 0.9
+    assert why.params["lag"] >= 20 or why.params["cpu"] >= 0.9
 
 
-@pytest.mark.parametrize("key", ["kv", "queue", "bandwidth", "compute", "chunked_prefill"])
-def test_templates_render(key: str) -> None:
-    from app.bench.capacity.why import TEMPLATES
+def test_abstains_without_metrics(tmp_path: Path) -> None:
+    result = measure(SCENARIOS["slots"], tmp_path, metrics=False)
+    why = named(result)
+    assert why.key == "abstain" and why.confidence == "none", why.text
+    assert [key for key, _ in why.missing] == ["metrics"]
+    assert "--scrape-metrics" in why.text and "/metrics" in render(why.to_dict(), "zh_CN")
 
-    assert "{" in TEMPLATES[key]  # every sentence carries its evidence
+
+def test_abstains_on_a_short_point(tmp_path: Path) -> None:
+    result = measure(SCENARIOS["slots"].at(requests=4, concurrency=4), tmp_path)
+    why = explain(result, ["ttft:p99:1"])
+    assert why.key == "abstain" and [key for key, _ in why.missing] == ["short"], why.text
+    assert "finished requests" in why.text
 
 
-def test_nothing_stands_out_is_said_plainly() -> None:
-    result = {
-        "median_tpot_ms": 40.0,
-        "median_itl_ms": 40.0,
-        "p99_itl_ms": 60.0,
+def test_abstains_on_an_early_stopped_fragment(tmp_path: Path) -> None:
+    result = measure(SCENARIOS["slots"], tmp_path, early_stop=True)
+    block = result["tpotbench"]
+    assert block["early_stop"] is not None and result["completed"] < 32
+    # Even a fragment's /metrics are bracketed: scraped before its first request and after
+    # it stopped, so its counters and histograms cover exactly its window.
+    server = block["server_metrics"]
+    assert server["bracket_s"][0] <= 0.0 <= result["duration"] <= server["bracket_s"][1]
+    assert server["server_queue_ms"]["count"] >= 1
+    why = explain(result, block["slo"]["failed"])
+    assert why.key == "abstain" and [key for key, _ in why.missing] == ["early_stop"], why.text
+    assert f"after {result['completed']} of 32 requests" in why.text
+
+
+def test_without_the_roofline_the_cause_is_less_sure(tmp_path: Path) -> None:
+    why = named(measure(SCENARIOS["prefill_stalls"], tmp_path, gpu=False))
+    assert why.key == "chunked_prefill" and why.confidence == "low", why.text
+    assert "--gpu" in why.text
+
+
+def _issue_point(samples: int) -> dict[str, Any]:
+    """The issue's case: 32-token prompts, TTFT p99 383 ms, no queue seen, RTX 3090."""
+    return {
+        "completed": 48,
+        "num_prompts": 48,
+        "duration": 6.0,
+        "total_input_tokens": 48 * 32,
+        "median_ttft_ms": 120.0,
+        "mean_ttft_ms": 150.0,
+        "p99_ttft_ms": 383.0,
+        "median_tpot_ms": 20.0,
+        "median_itl_ms": 20.0,
+        "p99_itl_ms": 30.0,
         "tpotbench": {
             "server_metrics": {
-                "kv_cache_usage": {"mean": 0.1, "max": 0.2},
+                "samples": samples,
                 "waiting": {"mean": 0.0, "max": 0.0},
+                "running": {"mean": 4.0, "max": 4.0},
+                "kv_cache_usage": {"mean": 0.01, "max": 0.02},
             },
-            "roofline": {"floor_tpot_ms": 15.0, "batch": 8},
+            "roofline": {
+                "gpu_id": "rtx3090",
+                "model_id": "qwen2.5-7b",
+                "fmt": "bf16",
+                "kv_dtype": "bf16",
+                "context": 64,
+                "batch": 4,
+                "floor_tpot_ms": 15.2,
+            },
         },
     }
-    assert explain(result, ["tpot:p99:35"]).key == "unknown"  # looked everywhere: noise?
-    del result["tpotbench"]["server_metrics"]
-    blind = explain(result, ["tpot:p99:35"])
-    assert blind.key == "unknown_blind" and "--scrape-metrics" in blind.text
+
+
+def test_a_32_token_prefill_never_explains_383_ms() -> None:
+    two = explain(_issue_point(2), ["ttft:p99:300"])  # sampled twice: abstain
+    assert two.key == "abstain" and "2 /metrics samples" in two.text, two.text
+    seen = explain(_issue_point(40), ["ttft:p99:300"])
+    assert seen.key == "unknown", seen.text
+    (key, params), *_ = seen.ruled_out
+    assert key == "prefill" and params["roof"] < 30 and params["seen"] > 300
+
+
+def test_every_ruled_out_sentence_renders() -> None:
+    params = {"prompt": 32.0, "roof": 2.0, "seen": 380.0, "tpot": 40.0, "floor": 15.0}
+    params["ratio"] = 40.0 / 15.0
+    for key in RULED_OUT:
+        why = Why("abstain", {"failed": "ttft:p99:300"}, {}, ruled_out=((key, params),))
+        assert "Ruled out by the roofline" in why.render("en"), key
+        assert "屋顶线排除" in why.render("zh_CN"), key

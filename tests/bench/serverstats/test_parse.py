@@ -527,3 +527,69 @@ def test_server_hit_rate_equals_the_cached_tokens_the_replies_report(
     assert spec["drafts"] > 0 and spec["draft_tokens"] == 3 * spec["drafts"]
     assert 0 < spec["acceptance_rate"] <= 1
     assert 1 < spec["mean_acceptance_length"] <= 4
+
+
+def _phase_page(prefix: str, queue: tuple[float, float], extra: str = "") -> str:
+    """A page with a queue-time histogram: (sum, count) of waits, all in the 0.5 s bucket."""
+    total, count = queue
+    lines = [
+        f'{prefix}_bucket{{le="0.3"}} 0',
+        f'{prefix}_bucket{{le="0.5"}} {count}',
+        f'{prefix}_bucket{{le="+Inf"}} {count}',
+        f"{prefix}_sum {total}",
+        f"{prefix}_count {count}",
+    ]
+    return f"# TYPE {prefix} histogram\n" + "\n".join(lines) + "\n" + extra
+
+
+def test_phase_histograms_of_vllm_and_sglang_give_the_points_queue_time() -> None:
+    for name in ("vllm:request_queue_time_seconds", "sglang:queue_time_seconds"):
+        gauge = "vllm:num_requests_waiting 0\n" if name.startswith("vllm") else ""
+        gauge = gauge or "sglang:num_queue_reqs 0\n"
+        first = parse_metrics(_phase_page(name, (4.0, 10), gauge))
+        last = parse_metrics(_phase_page(name, (8.0, 20), gauge))
+        summary = summarize([(0.0, first), (2.0, last)], [])
+        # Ten waits of 0.4 s between the two scrapes: exact from the sums and counts.
+        assert summary["server_queue_ms"]["count"] == 10
+        assert summary["server_queue_ms"]["mean"] == 400.0
+        assert summary["bracket_s"] == [0.0, 2.0]
+
+
+def test_llamacpp_prompt_seconds_give_prefill_time_per_token() -> None:
+    def page(seconds: float, tokens: int) -> str:
+        return (
+            "llamacpp:requests_processing 1\n"
+            f"llamacpp:prompt_seconds_total {seconds}\nllamacpp:prompt_tokens_total {tokens}\n"
+        )
+
+    summary = summarize(
+        [(0.0, parse_metrics(page(1.0, 100))), (3.0, parse_metrics(page(3.0, 4100)))], []
+    )
+    assert summary["server_prefill_ms_per_token"] == 0.5
+
+
+def test_finish_ends_the_window_on_a_whole_page(page_server: tuple[str, _Pages]) -> None:
+    """The ticks parse the gauges only; finish() stops them before its whole-page scrape, so
+    the window's last scrape has the histograms and the deltas cover the point."""
+    url, state = page_server
+    state.pages = [
+        vllm_v1_page(running=2, waiting=0, kv=0.10, preempt=7, ttft=TTFT_A, ttft_sum=0.64),
+        vllm_v1_page(running=16, waiting=4, kv=0.50, preempt=9, ttft=TTFT_B, ttft_sum=1.36),
+    ]
+
+    async def scenario() -> MetricsScraper:
+        scraper = MetricsScraper(
+            url + "/metrics", interval_s=0.001, gauges_after_first=True, max_scrapes=100_000
+        )
+        await scraper.start()
+        while state.hits < 20:  # gauges-only ticks, as fast as the server answers
+            await asyncio.sleep(0.001)
+        await scraper.finish()
+        assert not scraper.running
+        return scraper
+
+    scraper = asyncio.run(scenario())
+    assert scraper.latest is not None and scraper.latest.ttft is not None
+    hits = state.hits
+    summary = scraper.summary()
+    assert summary["server_ttft_ms"]["count"] == 10 and summary["samples"] == hits

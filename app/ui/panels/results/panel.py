@@ -49,6 +49,7 @@ from app.ui.panels.results.compare_view import CompareView
 from app.ui.panels.results.definitions_table import DefinitionsTable
 from app.ui.panels.results.points_table import PointsTable
 from app.ui.panels.results.runs import Run, discover_runs, runs_caption, search_doc
+from app.ui.panels.sweep.layout import WrappedLabel
 from app.ui.plots.capacity import (
     Marks,
     capacity_text,
@@ -118,8 +119,9 @@ class ResultsPanel(QWidget):
         left_layout.addWidget(self.tree, 1)
         left_layout.addWidget(self.message)
         # A capacity search's answer when the shown run's folder holds search.json.
-        self.capacity = QLabel()
-        self.capacity.setWordWrap(True)
+        # Its minimum height follows its text, so a long why is never cut off at the bottom of
+        # the splitter's top section (a plain word-wrapped QLabel was, at 1280x720).
+        self.capacity = WrappedLabel("")
         self.capacity.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # Its answer and why run to several lines: they scroll in a box of their own, so the
         # run list above keeps rows to pick from (it shrank to two for a capacity run).

@@ -19,10 +19,8 @@ from app.ui.panels.results.panel import ResultsPanel
 from app.ui.panels.sweep.panel import SweepPanel
 from app.ui.panels.sweep.slo_editor import SloDialog, SloSummary
 from app.ui.plots.capacity import (
-    ESTIMATE,
     FAIL_BG,
     PASS_BG,
-    WHY_TEMPLATES,
     capacity_text,
     why_text,
 )
@@ -36,11 +34,29 @@ def _lines(plot: pg.PlotWidget) -> list[pg.InfiniteLine]:
     return [i for i in plot.getPlotItem().items if isinstance(i, pg.InfiniteLine)]
 
 
-def test_window_templates_are_the_engines() -> None:
-    assert WHY_TEMPLATES == engine_why.TEMPLATES
-    assert ESTIMATE == engine_why.ESTIMATE_TEMPLATE
-    why = engine_why.Why("queue", {"waiting": 3.0, "peak": 9.0, "running": 12.0}, {})
+def test_the_window_says_the_engines_why_in_its_language() -> None:
+    from PySide6.QtCore import QLocale
+
+    params = {"queue_ms": 900.0, "ttft_ms": 1000.0, "waiting": 3.0, "peak": 9.0, "running": 2.0}
+    why = engine_why.Why("queue", params, {}, confidence="high", runner_up="kv")
     assert why_text(why.to_dict()) == why.text
+    assert "Runner-up: the KV cache." in why_text(why.to_dict())
+    QLocale.setDefault(QLocale("zh_CN"))
+    try:
+        chinese = why_text(why.to_dict())
+    finally:
+        QLocale.setDefault(QLocale("en_US"))
+    assert chinese == why.render("zh_CN")
+    assert "请求在服务端排队" in chinese and "置信度：高" in chinese
+    # A why read from the boundary's full re-run says so.
+    doc = {
+        "over": "concurrency",
+        "boundary": {"highest_pass": 2, "lowest_fail": 3, "failed_slos": ["ttft:p99:300"]},
+        "boundary_why": why.to_dict(),
+        "boundary_evidence": {"value": 3, "num_requests": 16, "measuring_s": 4.3},
+    }
+    line = capacity_text(doc).splitlines()[1]
+    assert line.startswith("Why (from a full run at 3 streams, 16 requests): Requests queue")
 
 
 def test_a_pass_above_fails_is_named_once() -> None:
@@ -170,7 +186,9 @@ def test_results_panel_shows_a_saved_search(qtbot, tmp_path: Path) -> None:
         "over": "concurrency",
         "boundary": {"highest_pass": 2, "lowest_fail": 4, "failed_slos": ["tpot:p99:50"]},
         "boundary_why": engine_why.Why(
-            "chunked_prefill", {"itl_p99": 160.0, "itl_p50": 20.0, "ratio": 8.0}, {}
+            "chunked_prefill",
+            {"itl_p99": 160.0, "itl_p50": 20.0, "ratio": 8.0, "prompt": 1500.0, "roof": 90.0},
+            {},
         ).to_dict(),
         "knee": {},
     }
@@ -181,14 +199,13 @@ def test_results_panel_shows_a_saved_search(qtbot, tmp_path: Path) -> None:
     assert not panel.errors  # search.json is not taken for a broken point file
     panel.show_runs(["capacity-1"])
     assert panel.capacity.text() == capacity_text(search, knees=False)
-    # The answer scrolls in its own box; the run list keeps room for rows to pick from.
-    panel.resize(700, 640)  # the Results tab in a 1280x720 window
+    assert "Decode steps are stalled by prefill" in panel.capacity.text()
+    # However small the panel, the whole why shows: the label is never cut to fewer lines.
+    panel.resize(640, 420)
     panel.show()
     qtbot.waitExposed(panel)
-    assert panel.capacity_box.isVisible()
-    row = panel.tree.visualItemRect(panel.tree.topLevelItem(0)).height()
-    qtbot.waitUntil(lambda: panel.tree.viewport().height() >= 3 * row)
-    assert "Decode steps are stretched by prefill" in panel.capacity.text()
+    label = panel.capacity
+    qtbot.waitUntil(lambda: label.height() >= label.heightForWidth(label.width()) > 0)
     fail_row = next(
         r
         for r in range(panel.table.rowCount())
