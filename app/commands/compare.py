@@ -18,7 +18,7 @@ from app.bench.compare.render import (
     summary_line,
     unmatched_lines,
 )
-from app.commands import console
+from app.commands import console, flags
 
 # Exit codes: 0 fine, 1 a --fail-on regression, 2 bad usage, 3 a --fail-on figure that could
 # not be checked (no interval: the files lack per-request samples) and no regression.
@@ -54,7 +54,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "away from 0 (default 2%%: two runs of one setting draw different prompts)",
     )
     parser.add_argument(
-        "--seed", type=int, default=0, help="seed of the bootstrap's resampling (default 0)"
+        "--seed",
+        type=flags.whole(0, flags.MAX_SEED),
+        default=0,
+        help="seed of the bootstrap's resampling (default 0)",
     )
 
 

@@ -2517,7 +2517,7 @@ context {ctx} tokens; the input embedding is gathered, not read whole</source>
     </message>
     <message>
         <source>Ridge: &lt;b&gt;{r:.0f} FLOP/B&lt;/b&gt; (decode: {i:.1f})</source>
-        <translation>脊点：&lt;b&gt;{r:.0f} FLOP/B&lt;/b&gt;（decode：{i:.1f}）</translation>
+        <translation>脊点：&lt;b&gt;{r:.0f} FLOP/B&lt;/b&gt;（解码：{i:.1f}）</translation>
     </message>
     <message>
         <source>ridge = peak ÷ bandwidth = {p:.1f} TFLOP/s ÷ {bw:.0f} GB/s

@@ -35,6 +35,7 @@ _BASE = {
     "roofline": [],
     "sim": [],
     "selftest": ["--no-save"],
+    "compare": [".", "."],
 }
 
 
