@@ -255,5 +255,9 @@ def run(args: argparse.Namespace) -> int:
     except UsageError as exc:
         print(f"tpotbench search: error: {exc}", file=sys.stderr)
         return 2
+    # The search exists to say where the limit is and why; the why reads the server's
+    # /metrics (queue, KV cache, preemptions) and abstains without them, so the search always
+    # scrapes them (a server without /metrics is named in the why, nothing fails).
+    args.server_metrics = True
     console = SearchConsole(sys.stdout, args.lang)
     return sweep_cmd.run_with(args, search=settings, search_console=console)

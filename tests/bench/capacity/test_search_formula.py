@@ -130,6 +130,22 @@ def test_cli_search_table_and_files(formula: FormulaServer, tmp_path: Path) -> N
     assert doc["slos"]["limits"] == [{"metric": "tpot", "stat": "p99", "limit_ms": limit}]
 
 
+def test_cli_search_reads_metrics_without_being_asked(tmp_path: Path) -> None:
+    # The why reads /metrics and abstains without them: a search scrapes them by default.
+    server = FormulaServer(tokens=20, metrics=True).start()
+    try:
+        proc = _cli(
+            "--base-url", server.base_url, "--endpoint", "/v1/chat/completions",
+            "--dataset-name", "random", "--random-input-len", "8", "--random-output-len", "20",
+            "--slo", "tpot:p99:1000", "--num-prompts", "8", "--min-prompts", "8",
+            "--max", "2", "--result-dir", str(tmp_path), "--disable-tqdm",
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert server.metrics_scrapes >= 2  # at least the point's bracketing scrapes
+    finally:
+        server.stop()
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
