@@ -35,6 +35,8 @@ CLIENT_SEND_LATE_MS = 100.0  # p99 of scheduled sends this late: the arrivals di
 KV_FULL = 0.95
 QUEUE_MEAN = 0.5  # requests waiting in the server, on average over the point
 QUEUE_SHARE = 0.5  # of the mean TTFT spent waiting for a slot in the server
+# vLLM's queue-time histogram starts with a 0.3 s bucket: its p99 of all-zero waits reads ~297 ms.
+QUEUE_FIRST_BUCKET_MS = 300.0
 NEAR_FLOOR = 1.6  # TPOT p50 within this factor of the roofline floor: the hardware's limit
 BELOW_FLOOR = 0.8  # TPOT this far under the floor: the roofline's GPU or model is not this one
 ITL_SPIKE = 3.0  # ITL p99 / median at or above this: steps stretched by prefill chunks
@@ -559,7 +561,10 @@ def _prefill(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candidate |
     queue_tail = _num((p.server.get("server_queue_ms") or {}).get("p99"))
     if queue_tail is None or queue_tail < queue_ms:
         queue_tail = queue_ms * (ttft99 / ttft50) if ttft50 > 0 else queue_ms
-    elif queue_ms < 0.3 * queue_tail:
+    elif queue_tail <= QUEUE_FIRST_BUCKET_MS and queue_ms < 0.3 * queue_tail:
+        # Only inside the first bucket: a real queue's tail is often several times its mean
+        # (mean 346 ms, p99 ~1.3 s at 4 slots), and taking the mean then called 1.27 s of
+        # queueing "TTFT outside the queue".
         queue_tail = queue_ms
     seen = max(ttft50 - queue_ms, ttft99 - queue_tail, 0.0)
     params = {"ttft_p50": ttft50, "ttft_p99": ttft99, "prompt": p.prompt, "queue_ms": queue_ms}

@@ -181,3 +181,27 @@ def test_every_ruled_out_sentence_renders() -> None:
         why = Why("abstain", {"failed": "ttft:p99:300"}, {}, ruled_out=((key, params),))
         assert "Ruled out by the roofline" in why.render("en"), key
         assert "屋顶线排除" in why.render("zh_CN"), key
+
+
+def test_a_long_queue_tail_is_not_called_ttft_outside_the_queue() -> None:
+    # A 4-slot simulator at 5 streams (figures of a real run): waits of 346 ms on average
+    # with a p99 of 1.76 s. Taking the mean as the queue's tail left 1.27 s of the p99 TTFT
+    # "outside the queue" and ruled prefill out with it; the histogram's p99 is the tail.
+    point = _issue_point(173)
+    point.update(
+        median_ttft_ms=129.7,
+        mean_ttft_ms=428.5,
+        p99_ttft_ms=1613.6,
+        median_tpot_ms=21.2,
+        total_input_tokens=12624,
+        duration=17.2,
+    )
+    point["tpotbench"]["server_metrics"].update(
+        waiting={"mean": 1.0, "max": 5.0},
+        running={"mean": 3.7, "max": 4.0},
+        server_queue_ms={"count": 48, "mean": 345.9, "p50": 194.6, "p90": 1310.0, "p99": 1760.0},
+        server_prefill_ms={"count": 48, "mean": 80.7, "p50": 150.0, "p90": 270.0, "p99": 297.0},
+    )
+    why = explain(point, ["ttft:p99:800"])
+    assert why.key == "queue", why.text
+    assert not [p for key, p in why.ruled_out if key == "prefill" and p["seen"] > 300], why.text
