@@ -22,11 +22,12 @@ HARDWARE_COLOUR = "#555555"
 
 
 def pareto_points(points: Sequence[ReportPoint]) -> list[tuple[ReportPoint, ParetoPoint]]:
-    """Each whole point that has a TPOT P50 and a throughput (a cancelled point covers only its
-    first requests and would pass for a load it never sustained)."""
+    """Each whole point that has a TPOT P50 and a throughput: a fragment (early-stopped,
+    cancelled) covers only its first requests, and a point run at fewer streams than it names
+    would pass for a load it never sustained."""
     out = []
     for rp in points:
-        if rp.cancelled:
+        if rp.off_curve:
             continue
         found = point_from_summary(rp.short, rp.point.raw)
         if found is not None:

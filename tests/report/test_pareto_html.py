@@ -81,3 +81,17 @@ def test_pareto_section_in_chinese(sweep_dir: Path, tmp_path: Path) -> None:
     text = " ".join(Dom(dump_dom(page, tmp_path / "profile")).text)
     for words in ("交互性与吞吐（帕累托）", "硬件前沿", "每 GPU tok/s", "实测前沿"):
         assert words in text
+
+
+def test_a_fragment_or_a_load_never_reached_is_not_on_the_pareto_chart(tmp_path: Path) -> None:
+    # An early-stopped point ran 3 of 48 requests: it never sustained the load it names.
+    from app.bench.results.write import write_point_json
+    from app.report.model import report_points
+    from app.report.pareto_view import pareto_points
+    from tests.point_docs import point_doc, write_curve
+
+    write_curve(tmp_path)
+    # Nor did a point asked for 64 streams with 8 prompts: at most 8 were ever in flight.
+    write_point_json(tmp_path / "run_rateinf_conc64.json", point_doc(64, 12.0, planned=8))
+    found = pareto_points(report_points(load_results([tmp_path])))
+    assert sorted(rp.point.max_concurrency for rp, _ in found) == [1, 2, 4, 8, 16]

@@ -230,6 +230,8 @@ class SweepCurves(QWidget):
         for n, s in enumerate(self._series):
             found: list[ParetoPoint] = []
             for p in sorted(s.points, key=lambda p: to_value(p.get(key))):
+                if point_status.off_the_curve(p):  # not the load it names: no point here
+                    continue
                 label = word.format(v=format_number(to_value(p.get(key))))
                 point = point_from_summary(label, p)
                 if point is not None:

@@ -35,6 +35,11 @@ def test_an_early_stopped_point_is_shown_but_not_as_a_measurement(qtbot, tmp_pat
     assert len(apart) == 2 and all(i.getData()[0].tolist() == [5] for i in apart)
     assert all(i.opts["symbolBrush"].color().name() == "#ffffff" for i in apart)
 
+    # Nor is it a load on the Pareto chart: five points there, none of them at 32 streams.
+    loads = panel.curves.pareto.items["points 0"].getData()[0]
+    assert len(loads) == 5
+    assert "conc 32" not in [t.toPlainText() for t in panel.curves.pareto.texts]
+
     # The knee from the full points (4), not 16 as the fragment would make it.
     from app.ui.plots.capacity import sweep_knees
 
