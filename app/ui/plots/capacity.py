@@ -152,6 +152,9 @@ def draw_marks(curves: SweepCurves, series: Sequence[Series], marks: Marks) -> N
     values = sorted({to_value(p.get(key)) for s in shown for p in s.points})
     slot = {v: i for i, v in enumerate(values)}
     plots = {"tpot": curves.tpot, "ttft": curves.ttft}
+    # Each chart's mark labels, most important first: the SLO's stays where it is, the
+    # capacity's and then the knee's move up or down the line to a free place.
+    labels: dict[pg.PlotWidget, list[pg.TextItem]] = {p: [] for p in curves.plots().values()}
     for item in marks.slos:
         metric, stat, limit = item.split(":")
         plot = plots.get(metric)
@@ -165,34 +168,35 @@ def draw_marks(curves: SweepCurves, series: Sequence[Series], marks: Marks) -> N
             labelOpts={"position": 0.05, "color": SLO_COLOUR, "anchors": [(0, 1), (0, 1)]},
         )
         plot.addItem(line, ignoreBounds=True)
+        labels[plot].append(line.label)
     x = _boundary_x(slot, marks.highest_pass, marks.lowest_fail)
     if x is not None and marks.highest_pass is not None:
         for plot in (curves.throughput, curves.tpot, curves.ttft):
-            plot.addItem(
-                pg.InfiniteLine(
-                    pos=x,
-                    angle=90,
-                    pen=pg.mkPen(BOUNDARY_COLOUR, width=2),
-                    label=_tr("capacity {0}").format(f"{marks.highest_pass:g}"),
-                    # Low on the line: the legend sits top left, the curves climb on the right.
-                    labelOpts={"position": 0.08, "color": BOUNDARY_COLOUR},
-                ),
-                ignoreBounds=True,
+            boundary = pg.InfiniteLine(
+                pos=x,
+                angle=90,
+                pen=pg.mkPen(BOUNDARY_COLOUR, width=2),
+                label=_tr("capacity {0}").format(f"{marks.highest_pass:g}"),
+                # Low on the line: the legend sits top left, the curves climb on the right.
+                labelOpts={"position": 0.08, "color": BOUNDARY_COLOUR},
             )
+            plot.addItem(boundary, ignoreBounds=True)
+            labels[plot].append(boundary.label)
     for metric, load in marks.knees.items():
         plot = plots.get(metric)
         if plot is None or load not in slot:
             continue
-        plot.addItem(
-            pg.InfiniteLine(
-                pos=float(slot[load]),
-                angle=90,
-                pen=pg.mkPen(KNEE_COLOUR, width=1.5, style=Qt.PenStyle.DotLine),
-                label=_tr("knee"),
-                labelOpts={"position": 0.75, "color": KNEE_COLOUR},
-            ),
-            ignoreBounds=True,
+        knee = pg.InfiniteLine(
+            pos=float(slot[load]),
+            angle=90,
+            pen=pg.mkPen(KNEE_COLOUR, width=1.5, style=Qt.PenStyle.DotLine),
+            label=_tr("knee"),
+            labelOpts={"position": 0.75, "color": KNEE_COLOUR},
         )
+        plot.addItem(knee, ignoreBounds=True)
+        labels[plot].append(knee.label)
+    for plot, texts in labels.items():
+        curves.declutter[plot].set_labels(texts, plot.getPlotItem().listDataItems())
 
 
 def _boundary_x(slot: dict[float, int], high: float | None, low: float | None) -> float | None:

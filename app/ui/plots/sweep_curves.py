@@ -25,6 +25,7 @@ from app.roofline.pareto import (
 )
 from app.ui import point_status
 from app.ui.plots.chart import FLOOR_COLOUR, PALETTE, coloured, make_plot, set_words
+from app.ui.plots.declutter import Declutter
 from app.ui.plots.pareto import HardwareFrontier, ParetoPlot, ParetoRun, hardware_name
 from app.ui.retranslate import is_language_change
 
@@ -137,6 +138,8 @@ class SweepCurves(QWidget):
             text = pg.TextItem("", color="#888888", anchor=(0.5, 0.5))
             plot.getPlotItem().addItem(text, ignoreBounds=True)
             self._empty_text[plot] = text
+        # The marks' labels (SLO, capacity, knee) kept apart on screen; see capacity.draw_marks.
+        self.declutter = {plot: Declutter(plot.getPlotItem()) for plot in self.plots().values()}
         self.set_series([])
 
     def changeEvent(self, event: QEvent) -> None:
@@ -194,6 +197,7 @@ class SweepCurves(QWidget):
         self._series = [s for s in series if s.points]
         for plot in self.plots().values():
             plot.getPlotItem().clear()
+            self.declutter[plot].set_labels([])
             plot.getPlotItem().addItem(self._empty_text[plot], ignoreBounds=True)
             legend = plot.getPlotItem().legend
             if legend is not None:
