@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.roofline.pareto import HardwarePoint, ParetoPoint, pareto_front
 from app.ui.plots.chart import FLOOR_COLOUR, coloured, log_ticks, set_words, setup_plot
+from app.ui.plots.declutter import Declutter
 
 GAP_COLOUR = "#aaaaaa"
 
@@ -64,6 +65,10 @@ class ParetoPlot(pg.PlotWidget):
         # The data items by role ('hardware 0', 'gaps', 'frontier 0', 'points 0'), for tests
         # and for whoever reads the chart back.
         self.items: dict[str, pg.PlotDataItem] = {}
+        # Labels of close loads piled up on each other: each is moved to a free place on
+        # screen, or left out with its text in the tooltip.
+        self._tip = ""
+        self.declutter = Declutter(self.getPlotItem(), on_placed=self._name_hidden)
         self.show_runs([], [])
 
     def retranslate(self) -> None:
@@ -102,20 +107,20 @@ class ParetoPlot(pg.PlotWidget):
         self.texts = []
         self.items = {}
         self._words()
-        self.setToolTip(
-            "\n".join(
-                [
-                    self.tr(
-                        "One point per load: x = 1000 / TPOT P50 (a user's decode rate, TTFT "
-                        "excluded), y = output tokens/s ÷ GPUs (tensor parallel). The dashed "
-                        "curve is what the roofline allows: at batch b, 1 / floor(b) per user "
-                        "and b / floor(b) per GPU; a dotted line joins each load to the "
-                        "hardware at its batch."
-                    ),
-                    *(h.name for h in self._hardware),
-                ]
-            )
+        self._tip = "\n".join(
+            [
+                self.tr(
+                    "One point per load: x = 1000 / TPOT P50 (a user's decode rate, TTFT "
+                    "excluded), y = output tokens/s ÷ GPUs (tensor parallel). The dashed "
+                    "curve is what the roofline allows: at batch b, 1 / floor(b) per user "
+                    "and b / floor(b) per GPU; a dotted line joins each load to the "
+                    "hardware at its batch."
+                ),
+                *(h.name for h in self._hardware),
+            ]
         )
+        self.setToolTip(self._tip)
+        hardware_texts: list[pg.TextItem] = []
         many = len(self._runs) > 1  # several runs: a legend box names them
         ys = [p.gpu_tok_s for r in self._runs for p in r.points]
         ys += [h.gpu_tok_s for f in self._hardware for h in f.points]
@@ -146,8 +151,10 @@ class ParetoPlot(pg.PlotWidget):
             )
             for k, p in enumerate(frontier.points):
                 if p.batch in (1, 8, 64) or k == len(frontier.points) - 1:
-                    self._label(
-                        f"b={p.batch}", p.user_tok_s, y_of(p.gpu_tok_s), FLOOR_COLOUR, left=True
+                    hardware_texts.append(
+                        self._label(
+                            f"b={p.batch}", p.user_tok_s, y_of(p.gpu_tok_s), FLOOR_COLOUR, True
+                        )
                     )
         gaps_x: list[float] = []
         gaps_y: list[float] = []
@@ -188,10 +195,25 @@ class ParetoPlot(pg.PlotWidget):
                 left = k % 2 == 1 and p.user_tok_s > slowest
                 self._label(p.label, p.user_tok_s, y_of(p.gpu_tok_s), run.colour, left=left)
         item.enableAutoRange()
+        # The loads' labels first (the hardware's give way), clear of every marker.
+        loads = [t for t in self.texts if t not in hardware_texts]
+        markers = [v for k, v in self.items.items() if k.startswith(("points", "hardware"))]
+        self.declutter.set_labels(loads + hardware_texts, markers)
 
-    def _label(self, text: str, x: float, y: float, colour: str, left: bool = False) -> None:
+    def _label(self, text: str, x: float, y: float, colour: str, left: bool = False) -> pg.TextItem:
         """A point's name beside it, right of it or left of it."""
         label = pg.TextItem(text, color=colour, anchor=(1.0 if left else 0.0, 0.5))
         label.setPos(x, y)
         self.plot.getPlotItem().addItem(label)
         self.texts.append(label)
+        return label
+
+    def _name_hidden(self) -> None:
+        """The labels left out for want of room, named in the tooltip instead."""
+        tip = self._tip
+        if self.declutter.hidden:
+            names = ", ".join(self.declutter.hidden)
+            tip += "\n" + self.tr("Not labelled on the chart (no room): {names}").format(
+                names=names
+            )
+        self.setToolTip(tip)

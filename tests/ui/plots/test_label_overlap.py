@@ -9,7 +9,7 @@ from app.ui.plots.sweep_curves import Series, SweepCurves
 
 
 def _point(c: int, ttft: float, tpot: float, tok_s: float) -> dict:
-    return {"max_concurrency": c, "request_rate": "inf", "completed": 48, "num_prompts": 48,
+    return {"max_concurrency": c, "request_rate": "inf", "completed": 256, "num_prompts": 256,
             "p99_ttft_ms": ttft, "median_tpot_ms": tpot, "p99_tpot_ms": tpot * 1.2,
             "output_throughput": tok_s}  # fmt: skip
 
@@ -39,3 +39,24 @@ def test_knee_capacity_and_slo_labels_are_apart(qtbot) -> None:
         assert len(labels) >= 1
         assert overlapping(labels) == [], overlapping(labels)
     assert all(not d.hidden for d in curves.declutter.values())
+
+
+def test_pareto_load_labels_of_close_loads_are_apart(qtbot) -> None:
+    curves = SweepCurves()
+    qtbot.addWidget(curves)
+    curves.resize(860, 380)
+    curves.show()
+    qtbot.waitExposed(curves)
+    # Past the knee the loads bunch up: 8..128 streams within a few tok/s of each other.
+    points = [_point(1, 100, 20.0, 50.0), _point(2, 100, 21.0, 95.0)]
+    points += [_point(c, 900, 40.0 + c / 64, 800.0 + c / 8) for c in (8, 16, 32, 48, 64, 128)]
+    curves.set_series([Series("lead", points)])
+    pareto = curves.pareto
+    _settle(qtbot, *[d for d in [getattr(pareto, "declutter", None)] if d])
+    assert len(pareto.texts) == 8
+    assert overlapping(pareto.texts) == [], overlapping(pareto.texts)
+    # Every load is named: on the chart, or (no room left) in the tooltip.
+    shown = {t.toPlainText() for t in pareto.texts if t.isVisible()}
+    for c in (1, 2, 8, 16, 32, 48, 64, 128):
+        assert f"conc {c}" in shown or f"conc {c}" in pareto.toolTip()
+    assert {"conc 1", "conc 2"} <= shown
