@@ -463,6 +463,13 @@ Finished results are already saved. Please include the log file if you report th
     </message>
 </context>
 <context>
+    <name>Declutter</name>
+    <message>
+        <source>Not labelled on the chart (no room): {names}</source>
+        <translation>图上放不下的标签：{names}</translation>
+    </message>
+</context>
+<context>
     <name>DefinitionsTable</name>
     <message>
         <source>Run</source>
@@ -1983,10 +1990,6 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>One point per load: x = 1000 / TPOT P50 (a user&apos;s decode rate, TTFT excluded), y = output tokens/s ÷ GPUs (tensor parallel). The dashed curve is what the roofline allows: at batch b, 1 / floor(b) per user and b / floor(b) per GPU; a dotted line joins each load to the hardware at its batch.</source>
         <translation>每个负载一个点：x = 1000 / TPOT P50（单个用户的解码速率，不含 TTFT），y = 输出 tokens/s ÷ GPU 数（张量并行）。虚线是屋顶线允许的上限：批大小为 b 时，每用户 1 / floor(b)，每 GPU b / floor(b)；点线把每个负载连到同一批大小下的硬件上限。</translation>
-    </message>
-    <message>
-        <source>Not labelled on the chart (no room): {names}</source>
-        <translation>图上放不下的标签：{names}</translation>
     </message>
 </context>
 <context>

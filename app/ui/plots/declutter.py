@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QPointF, QRectF, QTimer
+from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, QTimer
 
 MARKER_PX = 5.0  # half a marker's width: a label over this square round a point sits on it
 
@@ -128,6 +128,14 @@ def _free_offset(
 def _on(rect: QRectF, point: QPointF) -> bool:
     """Whether a marker drawn at `point` shows under `rect`."""
     return rect.adjusted(-MARKER_PX, -MARKER_PX, MARKER_PX, MARKER_PX).contains(point)
+
+
+def tip_with_hidden(tip: str, hidden: Sequence[str]) -> str:
+    """A chart's tooltip naming the labels it had no room for."""
+    if not hidden:
+        return tip
+    note = QCoreApplication.translate("Declutter", "Not labelled on the chart (no room): {names}")
+    return tip + "\n" + note.format(names=", ".join(hidden))
 
 
 def overlapping(labels: Sequence[pg.TextItem]) -> list[tuple[str, str]]:

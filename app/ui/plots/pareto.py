@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.roofline.pareto import HardwarePoint, ParetoPoint, pareto_front
 from app.ui.plots.chart import FLOOR_COLOUR, coloured, log_ticks, set_words, setup_plot
-from app.ui.plots.declutter import Declutter
+from app.ui.plots.declutter import Declutter, tip_with_hidden
 
 GAP_COLOUR = "#aaaaaa"
 
@@ -210,10 +210,4 @@ class ParetoPlot(pg.PlotWidget):
 
     def _name_hidden(self) -> None:
         """The labels left out for want of room, named in the tooltip instead."""
-        tip = self._tip
-        if self.declutter.hidden:
-            names = ", ".join(self.declutter.hidden)
-            tip += "\n" + self.tr("Not labelled on the chart (no room): {names}").format(
-                names=names
-            )
-        self.setToolTip(tip)
+        self.setToolTip(tip_with_hidden(self._tip, self.declutter.hidden))

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt, QTimer
 
 from app.roofline.scenario import BATCH_GRID, Scenario
 from app.ui.plots.chart import coloured, rename_curve
+from app.ui.plots.declutter import Declutter, tip_with_hidden
 
 COLORS = {"floor": "#0072B2", "line": "#D55E00", "measured": "#009E73", "live": "#CC79A7"}
 
@@ -89,6 +90,8 @@ class BatchPlot(pg.PlotWidget):
         self.measured_curve = _dots(item, "o", 9, COLORS["measured"])
         self.live_curve = _dots(item, "d", 11, COLORS["live"], "-")
         self.mbu_texts: list[pg.TextItem] = []
+        # Each label's point and side (for its leader line once the label is placed).
+        self._label_points: list[tuple[Measured, bool, float]] = []
         # Thin lines from a point to its label when the label had to move up.
         self.leader_curve = item.plot(
             [], [], pen=pg.mkPen(COLORS["measured"], width=1), connect="pairs"
@@ -100,6 +103,11 @@ class BatchPlot(pg.PlotWidget):
         self._relayout_timer.setInterval(0)
         self._relayout_timer.timeout.connect(self._relayout_now)
         item.getViewBox().sigXRangeChanged.connect(self._relayout)
+        # The labels' last word on screen: stacked in data units above, they could still meet
+        # (a label sent left of its point beside one kept right); then one moves to a free
+        # place or is left out, named in the tooltip.
+        self._tip = ""
+        self.declutter = Declutter(item, on_placed=self._draw_leaders)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -114,13 +122,12 @@ class BatchPlot(pg.PlotWidget):
             ),
             size="9pt",
         )
-        self.setToolTip(
-            self.tr(
-                "The decode floor over batch size; each sweep point's TPOT p50 (dot) and p99 "
-                "(top of its bar), labelled with its concurrency and MBU; the live TPOT of a "
-                "probe or a running sweep (diamond)."
-            )
+        self._tip = self.tr(
+            "The decode floor over batch size; each sweep point's TPOT p50 (dot) and p99 "
+            "(top of its bar), labelled with its concurrency and MBU; the live TPOT of a "
+            "probe or a running sweep (diamond)."
         )
+        self.setToolTip(self._tip)
 
     def show_floor(self, s: Scenario, measured: Sequence[Measured], floor_tip: str) -> None:
         """Draw the floor curve and the batch-1 and KV-full lines for the scenario."""
@@ -152,6 +159,7 @@ class BatchPlot(pg.PlotWidget):
         for text in self.mbu_texts:
             item.removeItem(text)
         self.mbu_texts = []
+        self._label_points = []
         self.measured_curve.setData([m.batch for m in measured], [m.p50_ms for m in measured])
         band_x: list[float] = []
         band_y: list[float] = []
@@ -173,17 +181,17 @@ class BatchPlot(pg.PlotWidget):
         obstacles = list(measured)
         if live_ms is not None:  # a label must not sit under the live marker either
             obstacles.append(Measured(0, live_ms, live_ms, live_batch))
-        leaders = self._place_labels(labels, obstacles, line)
-        self.leader_curve.setData(leaders[0::2], leaders[1::2])
+        self._place_labels(labels, obstacles, line)
+        self._draw_leaders()
         item.setYRange(0, top, padding=0)
+        self.declutter.set_labels(self.mbu_texts, [self.measured_curve, self.live_curve])
 
     def _place_labels(
         self, labels: list[tuple[Measured, float, str]], obstacles: Sequence[Measured], line: float
-    ) -> list[float]:
+    ) -> None:
         """Add the MBU labels clear of the other points' bands (and the live marker) and of
-        the floor curve; the leader lines from a moved label to its point, as x, y pairs."""
+        the floor curve."""
         item = self.getPlotItem()
-        leaders: list[float] = []
         vb = item.getViewBox()
         (x_lo, x_hi), width_px = vb.viewRange()[0], max(vb.width(), 100.0)
         per_px = (x_hi - x_lo) / width_px  # log10 units per pixel
@@ -217,11 +225,26 @@ class BatchPlot(pg.PlotWidget):
             label.setPos(x, y)
             item.addItem(label)
             self.mbu_texts.append(label)
-            if left and y != m.p50_ms:
+            self._label_points.append((m, left, at))
+
+    def _draw_leaders(self) -> None:
+        """A thin line from each point to its label where the label moved away from it; the
+        labels left out for want of room named in the tooltip."""
+        vb = self.getPlotItem().getViewBox()
+        (x_lo, x_hi), width_px = vb.viewRange()[0], max(vb.width(), 100.0)
+        per_px = (x_hi - x_lo) / width_px  # log10 units per pixel
+        leaders: list[float] = []
+        for (m, left, at), label in zip(self._label_points, self.mbu_texts, strict=True):
+            if not label.isVisible():
+                continue
+            x, y = label.pos().x(), label.pos().y()
+            lifted = not math.isclose(y, m.p50_ms, rel_tol=1e-6, abs_tol=1e-9)
+            if left and lifted:
                 leaders += [m.batch, m.p50_ms, 10 ** (x + per_px), y]
-            elif not left and (y != m.p50_ms or x > at + 7 * per_px):
+            elif not left and (lifted or x > at + 7 * per_px):
                 leaders += [m.batch, m.p50_ms, 10 ** (x - per_px), y]
-        return leaders
+        self.leader_curve.setData(leaders[0::2], leaders[1::2])
+        self.setToolTip(tip_with_hidden(self._tip, self.declutter.hidden))
 
     def _floor_points(self) -> tuple[np.ndarray, np.ndarray]:
         """The floor curve as (log10 batch, ms), as drawn (xData is the data as given)."""

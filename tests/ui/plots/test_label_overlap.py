@@ -60,3 +60,33 @@ def test_pareto_load_labels_of_close_loads_are_apart(qtbot) -> None:
     for c in (1, 2, 8, 16, 32, 48, 64, 128):
         assert f"conc {c}" in shown or f"conc {c}" in pareto.toolTip()
     assert {"conc 1", "conc 2"} <= shown
+
+
+def test_roofline_tpot_vs_batch_labels_are_apart(qtbot) -> None:
+    from app.ui.panels.roofline.panel import RooflinePanel
+
+    panel = RooflinePanel()
+    qtbot.addWidget(panel)
+    panel.set_context("rtx3090", "qwen2.5-7b", "bf16", "fp16")
+    panel.resize(420, 640)  # the dock's width in a 1280 x 720 window
+    panel.show()
+    qtbot.waitExposed(panel)
+    # A server of 4 sequences: loads from 4 up run at a batch of about 4, their p50s within a
+    # millisecond. Before, "c1: 77%" (moved right, past c2's band) sat on "c2: 76%".
+    loads = ((1, 19.7, 20.5, 1), (2, 20.0, 21.5, 2), (4, 20.4, 23, 4), (8, 20.6, 40, 4),
+             (16, 20.7, 80, 4), (32, 20.8, 160, 4))  # fmt: skip
+    for c, p50, p99, batch in loads:
+        panel.add_measured_point(c, p50, p99, running_batch=batch)
+    plot = panel.batch_plot
+    placing = [d for d in [getattr(plot, "declutter", None)] if d]
+    qtbot.waitUntil(lambda: not plot._relayout_timer.isActive())
+    _settle(qtbot, *placing)
+    texts = panel._mbu_texts
+    assert len(texts) == 6
+    assert overlapping(texts) == [], overlapping(texts)
+    shown = [t.toPlainText() for t in texts if t.isVisible()]
+    assert all(t.toPlainText() in shown or t.toPlainText() in plot.toolTip() for t in texts)
+    # Each leader line ends beside its label, wherever the label was moved to.
+    _xs, ys = plot.leader_curve.getOriginalDataset()
+    for y_end in list(ys)[1::2] if ys is not None else []:
+        assert any(abs(t.pos().y() - y_end) < 1e-6 for t in texts if t.isVisible())
