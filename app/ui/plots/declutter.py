@@ -71,14 +71,14 @@ class Declutter(QObject):
                 label.setPos(home)
             label.updateTransform(force=True)
             rect = label.sceneBoundingRect()
-            dy = _free_offset(rect, area, taken, points)
-            if dy is None:
+            shift = _free_offset(rect, area, taken, points)
+            if shift is None:
                 label.setVisible(False)
                 self.hidden.append(label.toPlainText())
                 continue
-            if dy:
+            if not shift.isNull():
                 parent = label.parentItem()
-                target = parent.mapToScene(label.pos()) + QPointF(0.0, dy)
+                target = parent.mapToScene(label.pos()) + shift
                 label.setPos(parent.mapFromScene(target))
                 label.updateTransform(force=True)
             taken.append(label.sceneBoundingRect())
@@ -102,27 +102,35 @@ class Declutter(QObject):
 
 def _free_offset(
     rect: QRectF, area: QRectF, taken: Sequence[QRectF], points: Sequence[QPointF]
-) -> float | None:
-    """The smallest vertical shift (pixels) that puts `rect` clear of the `taken` rects, and
-    of the `points` if possible, inside `area` (the preferred place may stick out: it is where
-    the chart put it). None when no shift clears the other labels."""
+) -> QPointF | None:
+    """The smallest shift (pixels; up or down first, then to a side) that puts `rect` clear
+    of the `taken` rects, and of the `points` if possible, inside `area` (the preferred place
+    may stick out: it is where the chart put it). None when no shift clears the labels."""
     step = max(2.0, rect.height() / 3)
     reach = int(area.height() / step) + 1
     shifts = [0.0]
     for k in range(1, reach + 1):
         shifts += [-k * step, k * step]
-    fallback: float | None = None
+    # Beside its place too (a line's label to either side of its line), at each height.
+    side = rect.width() / 2 + 3
+    fallback: QPointF | None = None
     for dy in shifts:
-        moved = rect.translated(0.0, dy)
-        if dy and (moved.top() < area.top() or moved.bottom() > area.bottom()):
-            continue
-        if any(moved.intersects(other) for other in taken):
-            continue
-        if not any(_on(moved, p) for p in points):
-            return dy
-        if fallback is None:
-            fallback = dy
+        for dx in (0.0, side, -side):
+            moved = rect.translated(dx, dy)
+            if (dx or dy) and not _within(moved, area):
+                continue
+            if any(moved.intersects(other) for other in taken):
+                continue
+            if not any(_on(moved, p) for p in points):
+                return QPointF(dx, dy)
+            if fallback is None:
+                fallback = QPointF(dx, dy)
     return fallback
+
+
+def _within(rect: QRectF, area: QRectF) -> bool:
+    """Whether `rect` lies inside `area` (half a pixel of slack for rounding)."""
+    return area.adjusted(-0.5, -0.5, 0.5, 0.5).contains(rect)
 
 
 def _on(rect: QRectF, point: QPointF) -> bool:

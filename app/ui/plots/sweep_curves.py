@@ -7,6 +7,7 @@ import html
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ from app.roofline.pareto import (
 )
 from app.ui import point_status
 from app.ui.plots.chart import FLOOR_COLOUR, PALETTE, coloured, make_plot, set_words
-from app.ui.plots.declutter import Declutter
+from app.ui.plots.declutter import Declutter, tip_with_hidden
 from app.ui.plots.pareto import HardwareFrontier, ParetoPlot, ParetoRun, hardware_name
 from app.ui.retranslate import is_language_change
 
@@ -139,8 +140,15 @@ class SweepCurves(QWidget):
             plot.getPlotItem().addItem(text, ignoreBounds=True)
             self._empty_text[plot] = text
         # The marks' labels (SLO, capacity, knee) kept apart on screen; see capacity.draw_marks.
-        self.declutter = {plot: Declutter(plot.getPlotItem()) for plot in self.plots().values()}
+        self.declutter: dict[pg.PlotWidget, Declutter] = {}
+        for plot in self.plots().values():
+            placed = partial(self._name_hidden, plot)
+            self.declutter[plot] = Declutter(plot.getPlotItem(), on_placed=placed)
         self.set_series([])
+
+    def _name_hidden(self, plot: pg.PlotWidget) -> None:
+        """A mark's label with no room on a small chart is named in the chart's tooltip."""
+        plot.setToolTip(tip_with_hidden("", self.declutter[plot].hidden).strip())
 
     def changeEvent(self, event: QEvent) -> None:
         if is_language_change(event):
