@@ -173,6 +173,8 @@ def format_search_table(doc: dict[str, Any], lang: str = "en") -> str:
     if high is not None:
         failed = ", ".join(boundary.get("failed_slos") or [])
         tail = f"; at {low:g} it fails {failed}" if low else " (the highest load tried)"
+        if not low and doc.get("fill_limit"):
+            tail = f" ({doc.get('stop_reason')})"  # stopped where the prompts run out
         lines.append(f"Capacity: {high:g} {unit} within every SLO{tail}.")
     else:
         lines.append(f"Capacity: no load tried meets every SLO ({doc.get('stop_reason')}).")

@@ -104,6 +104,10 @@ def search_summary(doc: dict[str, Any], name: str, lang: str) -> str:
     else:
         line = text(lang, "search_none", reason=str(doc.get("stop_reason") or DASH))
     parts = [f"<h3>{a(text(lang, 'search_title', file=name))}</h3>", f"<p>{a(line)}</p>"]
+    settings = doc.get("settings")
+    prompts = settings.get("num_prompts") if isinstance(settings, dict) else None
+    if doc.get("fill_limit") and low is None and prompts:
+        parts.append(f'<p class="note">{a(text(lang, "search_fill", prompts=prompts))}</p>')
     why = doc.get("boundary_why")
     sentence = render_why(why, lang) if isinstance(why, dict) else ""
     if sentence:

@@ -331,6 +331,12 @@ _TEXT: dict[str, tuple[str, str]] = {
         "Capacity: {high} within every SLO; {low} fails ({failed}).",
         "容量：{high} 满足全部 SLO；{low} 未通过（{failed}）。",
     ),
+    "search_fill": (
+        "{prompts} prompts cannot hold more streams in flight, so no higher load was measured "
+        "(raise --num-prompts to search higher).",
+        "{prompts} 个提示词无法让更多并发流同时在途，因此没有测量更高的负载（调大 --num-prompts "
+        "才能搜索更高负载）。",
+    ),
     "search_none": (
         "Capacity: no load tried meets every SLO ({reason}).",
         "容量：尝试过的负载都不满足全部 SLO（{reason}）。",

@@ -3365,6 +3365,10 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
         <translation>容量：{0} 或更高（尝试过的负载都满足全部 SLO）。</translation>
     </message>
     <message>
+        <source>{0} prompts cannot hold more streams in flight, so no higher load was measured: raise Prompts per point to search higher.</source>
+        <translation>{0} 个提示词无法让更多并发流同时在途，因此没有测量更高的负载：调大“每点提示词数”才能搜索更高负载。</translation>
+    </message>
+    <message>
         <source>Capacity: no load tried meets every SLO.</source>
         <translation>容量：尝试过的负载都不能满足全部 SLO。</translation>
     </message>

@@ -120,3 +120,25 @@ def test_capacity_search_summary_and_a_broken_one(tmp_path: Path) -> None:
     done = tpotbench("report", str(folder), "--html", str(tmp_path / "s2.html"))
     assert done.returncode == 0 and "skipped" in done.stderr and "search.json" in done.stderr
     assert "容量" not in (tmp_path / "s2.html").read_text(encoding="utf-8")
+
+
+def test_a_search_stopped_where_its_prompts_run_out(tmp_path: Path) -> None:
+    folder = tmp_path / "search"
+    folder.mkdir()
+    (folder / "s_rateinf_conc16.json").write_text(
+        json.dumps(_point(16, 22.0, 500.0)), encoding="utf-8"
+    )
+    doc = {
+        "tpotbench_search": 1,
+        "over": "concurrency",
+        "settings": {"num_prompts": 16},
+        "boundary": {"highest_pass": 16, "lowest_fail": None, "failed_slos": []},
+        "fill_limit": 16,
+    }
+    (folder / "search.json").write_text(json.dumps(doc), encoding="utf-8")
+    for lang, sentence in (
+        ("en", "16 prompts cannot hold more streams in flight"),
+        ("zh_CN", "16 个提示词无法让更多并发流同时在途"),
+    ):
+        html = write_html(folder, tmp_path / f"fill-{lang}.html", "--lang", lang)
+        assert sentence in " ".join(Dom(html).text)

@@ -70,6 +70,18 @@ class SearchSettings:
         wanted = math.ceil(self.prompts_per_unit * value)
         return max(1, min(self.num_prompts, max(self.min_prompts, wanted)))
 
+    def fill_limit(self) -> float | None:
+        """The most streams a concurrency search's points can hold in flight: a point sends
+        `requests_for(value)` requests, and fewer requests than streams never load the server
+        with that many (None for a rate search, or when every value up to --max fills)."""
+        if self.over != "concurrency":
+            return None
+        top = int(self.maximum)
+        for value in range(top, int(self.start) - 1, -1):
+            if self.requests_for(value) >= value:
+                return None if value == top else float(value)
+        return float(self.start)
+
     def width(self, low: float) -> float:
         return self.resolution * low if self.relative_resolution else self.resolution
 
@@ -190,6 +202,8 @@ class SearchOutcome:
     lowest_fail: float | None = None
     stop_reason: str = ""
     cancelled: bool = False
+    # Growth stopped at the most streams the prompts can fill (None: it did not).
+    fill_limited: float | None = None
 
     @property
     def measuring_s(self) -> float:
@@ -222,6 +236,7 @@ class SearchOutcome:
                 "failed_slos": fail.failed if fail else [],
             },
             "stop_reason": self.stop_reason,
+            "fill_limit": self.fill_limited,
             "cancelled": self.cancelled,
             "monotonic": not self.violations,
             "violations": self.violations,
@@ -311,6 +326,7 @@ class _Search:
         """Multiply the load until a value fails (True) or --max passes (False, stop_reason)."""
         settings = self.settings
         value = settings.norm(settings.start)
+        cap = settings.fill_limit()
         while True:
             got = await self.visit(value, "grow")
             if not got.passed:
@@ -318,9 +334,21 @@ class _Search:
             if value >= settings.maximum:
                 self.out.stop_reason = f"every load up to --max {value:g} met the SLOs"
                 return False
+            if cap is not None and value >= cap:
+                # A higher load would be measured with fewer requests than streams: a pass
+                # there is a pass at a load the server never saw.
+                self.out.fill_limited = cap
+                self.out.stop_reason = (
+                    f"every load up to {value:g} met the SLOs; --num-prompts "
+                    f"{settings.num_prompts} cannot fill more streams, so no higher load was "
+                    "measured (raise --num-prompts to search higher)"
+                )
+                return False
             value = min(settings.maximum, settings.norm(max(value * settings.growth, value + 1e-6)))
             if settings.over == "concurrency":
                 value = max(value, got.value + 1)
+            if cap is not None:
+                value = min(value, cap)
 
     async def bisect(self) -> None:
         """Halve the gap between the highest pass and the lowest fail down to the width."""
@@ -342,6 +370,9 @@ class _Search:
         if lowest_fail is None:
             return
         above = settings.norm(min(settings.maximum, lowest_fail * settings.growth))
+        cap = settings.fill_limit()
+        if cap is not None:
+            above = min(above, cap)  # never a load the prompts cannot fill
         if above > lowest_fail and above not in self.measured:
             await self.visit(above, "check")
 

@@ -25,6 +25,11 @@ from app.ui.plots.sweep_curves import Series, SweepCurves, concurrency_value, sw
 _STRINGS = (
     QT_TRANSLATE_NOOP("Why", "Capacity: {0} within every SLO; at {1} it fails {2}."),
     QT_TRANSLATE_NOOP("Why", "Capacity: {0} or more (every load tried met every SLO)."),
+    QT_TRANSLATE_NOOP(
+        "Why",
+        "{0} prompts cannot hold more streams in flight, so no higher load was measured: "
+        "raise Prompts per point to search higher.",
+    ),
     QT_TRANSLATE_NOOP("Why", "Capacity: no load tried meets every SLO."),
     QT_TRANSLATE_NOOP("Why", "Why: {0}"),
     QT_TRANSLATE_NOOP("Why", "Why (from a full run at {0}, {1} requests): {2}"),
@@ -82,6 +87,14 @@ def capacity_text(doc: Mapping[str, Any], knees: bool = True) -> str:
                 load_text(over, high)
             )
         )
+        prompts = (doc.get("settings") or {}).get("num_prompts")
+        if doc.get("fill_limit") and prompts:
+            lines.append(
+                _tr(
+                    "{0} prompts cannot hold more streams in flight, so no higher load was "
+                    "measured: raise Prompts per point to search higher."
+                ).format(prompts)
+            )
     else:
         lines.append(_tr("Capacity: no load tried meets every SLO."))
     for passed in sorted({v["pass"] for v in doc.get("violations") or []}):

@@ -112,6 +112,26 @@ def test_start_fails_and_max_passes() -> None:
     assert [v.value for v in out.values] == [1, 2, 4, 8, 16, 32, 48]
 
 
+def test_growth_stops_where_the_prompts_cannot_fill_the_streams() -> None:
+    # 16 prompts cannot hold 32 or 64 streams in flight: a pass there would be a pass at a
+    # load the server never saw, so growth stops at 16 and says why.
+    settings = SearchSettings(num_prompts=16, min_prompts=8, prompts_per_unit=1, maximum=64)
+    assert settings.fill_limit() == 16
+    log: list[float] = []
+    out = asyncio.run(search(settings, formula_measure(lambda c: 1, log)))
+    assert [v.value for v in out.values] == [1, 2, 4, 8, 16]
+    assert out.highest_pass == 16 and out.lowest_fail is None and out.fill_limited == 16
+    assert "--num-prompts 16 cannot fill more streams" in out.stop_reason
+    assert out.to_dict()["fill_limit"] == 16
+    # A fail above the cap is never checked with an unfillable load either.
+    out = asyncio.run(search(settings, formula_measure(lambda c: 99 if c >= 12 else 1, [])))
+    assert max(v.value for v in out.values) <= 16 and out.highest_pass == 11
+    # Enough prompts: no cap (the defaults fill up to 200 of --max 256).
+    assert SearchSettings(maximum=48).fill_limit() is None
+    assert SearchSettings().fill_limit() == 200
+    assert SearchSettings(over="rate").fill_limit() is None
+
+
 def test_rate_search_to_a_relative_resolution() -> None:
     settings = SearchSettings(over="rate", resolution=0.05, relative_resolution=True)
     out = asyncio.run(search(settings, formula_measure(lambda r: 5 + 3 * r, [])))

@@ -130,6 +130,20 @@ def test_cli_search_table_and_files(formula: FormulaServer, tmp_path: Path) -> N
     assert doc["slos"]["limits"] == [{"metric": "tpot", "stat": "p99", "limit_ms": limit}]
 
 
+def test_cli_search_stops_where_its_prompts_run_out(formula: FormulaServer, tmp_path: Path) -> None:
+    proc = _cli(
+        "--base-url", formula.base_url, "--endpoint", "/v1/chat/completions",
+        "--dataset-name", "random", "--random-input-len", "8", "--random-output-len", "20",
+        "--slo", "tpot:p99:100000", "--num-prompts", "4", "--min-prompts", "4",
+        "--max", "16", "--result-dir", str(tmp_path), "--disable-tqdm",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Capacity: 4 streams within every SLO (every load up to 4 met the SLOs; " in proc.stdout
+    assert "--num-prompts 4 cannot fill more streams" in proc.stdout
+    doc = json.loads((tmp_path / SEARCH_FILE).read_text())
+    assert doc["fill_limit"] == 4 and max(p["value"] for p in doc["points"]) == 4
+
+
 def test_cli_search_reads_metrics_without_being_asked(tmp_path: Path) -> None:
     # The why reads /metrics and abstains without them: a search scrapes them by default.
     server = FormulaServer(tokens=20, metrics=True).start()

@@ -70,6 +70,19 @@ def test_a_pass_above_fails_is_named_once() -> None:
     assert lines[1:] == ["Not monotonic: 24 streams passed above a failing load; run again."]
 
 
+def test_a_search_stopped_where_its_prompts_run_out_says_so() -> None:
+    doc = {
+        "over": "concurrency",
+        "settings": {"num_prompts": 16},
+        "boundary": {"highest_pass": 16, "lowest_fail": None, "failed_slos": []},
+        "fill_limit": 16,
+    }
+    lines = capacity_text(doc).splitlines()
+    assert lines[0] == "Capacity: 16 streams or more (every load tried met every SLO)."
+    assert lines[1].startswith("16 prompts cannot hold more streams in flight")
+    assert "Prompts per point" in lines[1]
+
+
 def test_slo_dialog_round_trip(qtbot) -> None:
     summary = SloSummary()
     qtbot.addWidget(summary)
