@@ -97,24 +97,30 @@ SCENARIOS: dict[str, Scenario] = {
 
 @contextmanager
 def gil_hog() -> Iterator[None]:
-    """A thread in the client's process that holds the interpreter lock in long C calls
+    """Threads in the client's process that hold the interpreter lock in long C calls
     (sorting a big list does not release it): the client's loop then wakes late."""
     stop = threading.Event()
     # ~130 ms per sort on an idle core, longer on a busy one: the loop waits for the lock
-    # ~65 ms at the median, well over the 20 ms the cause needs.
+    # ~65 ms at the median, well over the 20 ms the cause needs. Three threads, not one: on a
+    # machine busy with other work one hog thread often waited for a core when the loop let
+    # the lock go, the loop took it back on time and its median lateness fell under 20 ms
+    # (the why then named the simulator's bandwidth); with three, one of them is nearly
+    # always ready to take the lock.
     data = [((i * 7919) % 1_000_003) / 3.0 for i in range(600_000)]
 
     def hog() -> None:
         while not stop.is_set():
             sorted(data)
 
-    thread = threading.Thread(target=hog, daemon=True)
-    thread.start()
+    threads = [threading.Thread(target=hog, daemon=True) for _ in range(3)]
+    for thread in threads:
+        thread.start()
     try:
         yield
     finally:
         stop.set()
-        thread.join()
+        for thread in threads:
+            thread.join()
 
 
 class UnexplainedServer(FormulaServer):
