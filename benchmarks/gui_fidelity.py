@@ -505,10 +505,10 @@ def main() -> None:
     ledger.watch_paint()  # before any chart exists
     ledger.watch_gc()
 
+    from app.commands.argv import build_sweep_argv
     from app.profiles import Target
     from app.ui.panels.sweep.panel import SweepPanel
     from app.ui.run_context import RunContext
-    from app.ui.worker import build_sweep_argv
 
     app = QApplication.instance() or QApplication([])
     from app.ui.app_setup import collect_on_gui_thread

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.bench.sweep.decode import decode
+from app.bench.sweep.event_decode import decode
 
 
 def wire_event(line: str) -> dict[str, Any]:

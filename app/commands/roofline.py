@@ -8,7 +8,6 @@ import sys
 from typing import Any
 
 from app.commands import flags
-from app.roofline.capacity import KVCapacity, kv_capacity
 from app.roofline.catalog import (
     CatalogError,
     add_custom_gpu,
@@ -22,7 +21,7 @@ from app.roofline.catalog import (
     list_weight_formats,
     user_gpu_file,
 )
-from app.roofline.decode import (
+from app.roofline.decode_step import (
     arithmetic_intensity,
     decode_floor,
     decode_step_bytes,
@@ -32,6 +31,7 @@ from app.roofline.decode import (
     prefill_floor,
     ridge_point,
 )
+from app.roofline.kv_capacity import KVCapacity, kv_capacity
 
 _GPU_FIGURE = flags.number(0.0, 1e7, above=True)  # GiB, GB/s, TFLOPS: a rack is ~1e6
 

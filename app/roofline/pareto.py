@@ -10,7 +10,7 @@ Definitions (one point per load):
 - output tokens/s per GPU (throughput, y) = output token throughput / GPUs, where GPUs is the
   roofline context's tensor-parallel size (1 unless set).
 - the hardware's point at batch b: a user gets at most 1 / floor(b) tokens/s and the GPUs
-  b / floor(b) together, floor(b) the decode-step floor of app/roofline/decode.py. Tensor
+  b / floor(b) together, floor(b) the decode-step floor of app/roofline/decode_step.py. Tensor
   parallelism is taken as an ideal split (each GPU streams 1/N of the bytes and does 1/N of the
   FLOPs, no communication): floor_N(b) = floor_1(b) / N, an upper bound as a roofline should be.
   The frontier runs from batch 1 to the most sequences of the context length the KV cache holds.
@@ -23,8 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from app.roofline.capacity import kv_cache_bytes
-from app.roofline.decode import kv_bytes_per_token, weight_bytes_resident
+from app.roofline.decode_step import kv_bytes_per_token, weight_bytes_resident
+from app.roofline.kv_capacity import kv_cache_bytes
 from app.roofline.scenario import BATCH_GRID, Scenario
 
 

@@ -6,7 +6,6 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from app.roofline.arch import ModelArch
-from app.roofline.capacity import KVCapacity, kv_capacity
 from app.roofline.catalog import (
     GPU,
     KVDtype,
@@ -18,7 +17,7 @@ from app.roofline.catalog import (
     list_gpus,
     list_weight_formats,
 )
-from app.roofline.decode import (
+from app.roofline.decode_step import (
     Floor,
     StepBytes,
     decode_floor,
@@ -27,6 +26,7 @@ from app.roofline.decode import (
     peak_flops,
     ridge_point,
 )
+from app.roofline.kv_capacity import KVCapacity, kv_capacity
 
 BATCH_GRID = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.roofline.capacity import num_gpu_blocks
 from app.roofline.catalog import get_gpu, get_kv_dtype, get_model, get_weight_format
-from app.roofline.decode import (
+from app.roofline.decode_step import (
     decode_step_bytes,
     decode_step_flops,
     kv_bytes_per_token,
     peak_flops,
     prefill_flops,
 )
+from app.roofline.kv_capacity import num_gpu_blocks
 from app.sim.config import SimConfig
 
 

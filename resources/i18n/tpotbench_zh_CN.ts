@@ -2582,6 +2582,25 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     </message>
 </context>
 <context>
+    <name>RunProcess</name>
+    <message>
+        <source>The benchmark worker could not start ({0}).</source>
+        <translation>测试进程无法启动（{0}）。</translation>
+    </message>
+    <message>
+        <source>The benchmark worker crashed.</source>
+        <translation>测试进程崩溃了。</translation>
+    </message>
+    <message>
+        <source>The benchmark worker stopped with exit code {0}.</source>
+        <translation>测试进程已退出，退出码 {0}。</translation>
+    </message>
+    <message>
+        <source>Finished points are saved in {0}.</source>
+        <translation>已完成的测试点保存在 {0}。</translation>
+    </message>
+</context>
+<context>
     <name>ScenarioPicker</name>
     <message>
         <source> tokens</source>
@@ -3274,25 +3293,6 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     <message>
         <source>Token times: {0}.</source>
         <translation>词元时间：{0}。</translation>
-    </message>
-</context>
-<context>
-    <name>SweepWorker</name>
-    <message>
-        <source>The benchmark worker could not start ({0}).</source>
-        <translation>测试进程无法启动（{0}）。</translation>
-    </message>
-    <message>
-        <source>The benchmark worker crashed.</source>
-        <translation>测试进程崩溃了。</translation>
-    </message>
-    <message>
-        <source>The benchmark worker stopped with exit code {0}.</source>
-        <translation>测试进程已退出，退出码 {0}。</translation>
-    </message>
-    <message>
-        <source>Finished points are saved in {0}.</source>
-        <translation>已完成的测试点保存在 {0}。</translation>
     </message>
 </context>
 <context>

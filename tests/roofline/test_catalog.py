@@ -130,7 +130,7 @@ def test_custom_gpu_is_saved_and_found(tmp_path, monkeypatch):
 
 def test_roofline_package_imports_without_qt():
     code = (
-        "import sys; import app.roofline.capacity, app.roofline.decode; "
+        "import sys; import app.roofline.kv_capacity, app.roofline.decode_step; "
         "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'qasync')]; "
         "sys.exit(1 if bad else 0)"
     )

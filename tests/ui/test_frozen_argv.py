@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
+from app.commands.argv import SweepSpec, build_sweep_argv
 from app.profiles import Target
 from app.ui.panels.probe.panel import probe_argv
-from app.ui.worker import SweepSpec, build_sweep_argv
 
 BUNDLE_EXE = "/opt/tpotbench/tpotbench"
 

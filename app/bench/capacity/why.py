@@ -343,7 +343,7 @@ def _scenario(roofline: Mapping[str, Any]) -> tuple[Scenario, int]:
 def prefill_roof_ms(roofline: Mapping[str, Any], prompt_tokens: float) -> float | None:
     """How long a prefill of `prompt_tokens` takes at the roofline (compute roof, or the
     weights' read for a short prompt); None without a GPU and model."""
-    from app.roofline.decode import prefill_floor
+    from app.roofline.decode_step import prefill_floor
 
     if not roofline or prompt_tokens <= 0:
         return None
@@ -357,7 +357,7 @@ def prefill_roof_ms(roofline: Mapping[str, Any], prompt_tokens: float) -> float 
 def prefill_compute_ms(roofline: Mapping[str, Any], prompt_tokens: float) -> float | None:
     """The FLOPs of a prefill of `prompt_tokens` at the GPU's peak: what those tokens add to a
     decode step they join (the weights are read for the step anyway)."""
-    from app.roofline.decode import prefill_floor
+    from app.roofline.decode_step import prefill_floor
 
     if not roofline or prompt_tokens <= 0:
         return None

@@ -30,7 +30,7 @@ a number or the string "inf"; a missing concurrency limit is null.
 Inside the engine the objects carry full precision (and a finished point's whole result, a
 search's whole document); `encode` rounds and trims exactly as the stream has always been
 written, so `encode(decode(line)) == line` for every line `encode` writes. `decode` (in
-app.bench.sweep.decode) is strict: an unknown type, a missing or unknown field or a value of
+app.bench.sweep.event_decode) is strict: an unknown type, a missing or unknown field or a value of
 the wrong kind is an EventError naming it, never anything else.
 """
 

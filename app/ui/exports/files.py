@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QSettings
 
-from app.ui.worker import default_results_root
+from app.ui.results_root import default_results_root
 
 FOLDER_KEY = "export/folder"
 

@@ -37,7 +37,7 @@ from app.bench.sweep.contract import (
     encode,
     summary_of,
 )
-from app.bench.sweep.decode import decode
+from app.bench.sweep.event_decode import decode
 from app.bench.sweep.plan import PointSpec, plan_points
 
 ENDPOINT = EndpointInfo("http://h/v1/chat/completions", "m", "chat")

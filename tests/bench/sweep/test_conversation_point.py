@@ -23,7 +23,7 @@ from app.bench.sweep.contract import (
     RunStarted,
 )
 from app.bench.sweep.conversation_point import ConversationLoad
-from app.bench.sweep.decode import decode
+from app.bench.sweep.event_decode import decode
 from app.bench.sweep.events import EventWriter
 from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.runner import run_sweep

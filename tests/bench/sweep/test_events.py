@@ -25,7 +25,7 @@ from app.bench.sweep.contract import (
     ServerMetrics,
     Tokens,
 )
-from app.bench.sweep.decode import decode
+from app.bench.sweep.event_decode import decode
 from app.bench.sweep.events import EventWriter
 from app.bench.sweep.plan import plan_points
 

@@ -33,7 +33,7 @@ from app.ui.panels.probe.outcome import (
 )
 from app.ui.panels.probe.readouts import Readouts
 from app.ui.retranslate import Message, is_language_change
-from app.ui.worker import SweepWorker
+from app.ui.run_process import RunProcess
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +163,7 @@ class ProbePanel(QWidget):
 
         # The request runs in a `tpotbench probe` process: its clock is never late because this
         # window is painting (see probe_argv and the measurement in the report).
-        self.worker = SweepWorker(self, cancel_grace_ms=300)
+        self.worker = RunProcess(self, cancel_grace_ms=300)
         self.worker.tokens.connect(self._on_tokens)
         self.worker.pointFinished.connect(self._on_point_finished)
         self.worker.errorMessage.connect(self._on_error)

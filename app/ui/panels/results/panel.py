@@ -58,8 +58,8 @@ from app.ui.plots.capacity import (
 )
 from app.ui.plots.distributions import DistributionsView
 from app.ui.plots.sweep_curves import Series, SweepCurves, sweep_axis
+from app.ui.results_root import default_results_root
 from app.ui.retranslate import Message, TextSource, is_language_change
-from app.ui.worker import default_results_root
 
 
 class ResultsPanel(QWidget):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
-from app.roofline.decode import kv_bytes_per_token, weight_bytes_resident
+from app.roofline.decode_step import kv_bytes_per_token, weight_bytes_resident
 from app.roofline.scenario import Scenario
 from app.ui.panels.roofline.whatif import BYTES_COLORS, gigabytes
 

@@ -20,13 +20,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.commands.argv import SweepSpec
 from app.ui.exports.tooltips import metric_tooltips
 from app.ui.panels.sweep.advanced import AdvancedSettings
 from app.ui.panels.sweep.dataset_fields import DatasetFields, row_of
+from app.ui.panels.sweep.form_values import parse_concurrencies, parse_rates
 from app.ui.panels.sweep.layout import FormColumns
 from app.ui.panels.sweep.presets import PRESET_KEYS, apply_preset, preset_texts
 from app.ui.panels.sweep.slo_editor import SloSummary
-from app.ui.worker import SweepSpec, default_results_root, parse_concurrencies, parse_rates
+from app.ui.results_root import default_results_root
 
 
 class SweepForm(FormColumns):

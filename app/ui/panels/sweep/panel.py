@@ -30,6 +30,7 @@ from app.bench.sweep.contract import (
     SearchFinished,
     SearchValue,
 )
+from app.commands.argv import SweepSpec
 from app.commands.copy_command import copied_commands
 from app.profiles import Target
 from app.ui.app_setup import settings
@@ -44,10 +45,7 @@ from app.ui.panels.sweep.layout import SettingsToggle, WrappedLabel
 from app.ui.panels.sweep.run_model import SweepRun
 from app.ui.retranslate import Message, TextSource, is_language_change
 from app.ui.run_context import RunContext
-from app.ui.worker import (
-    SweepSpec,
-    SweepWorker,
-)
+from app.ui.run_process import RunProcess
 
 # One timer, the only place the live charts are drawn. 5 Hz: each repaint costs about the same
 # whatever it brings (the scatter's strip, the curves' arrays, Qt's own pass), so halving the
@@ -85,7 +83,7 @@ class SweepPanel(QWidget):
         self._target_provider = target_provider
         # What the window adds to each run (roofline, /metrics), read when Run is pressed.
         self._context_provider = context_provider
-        self.worker = SweepWorker(self)
+        self.worker = RunProcess(self)
         # The run's plan, points, progress and time left: plain data, shown by this panel.
         self.run_model = SweepRun()
         self.points = self.run_model.points  # the same list, for readers of the panel

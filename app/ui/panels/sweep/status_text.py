@@ -12,10 +12,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
 
+from app.ui.panels.sweep.form_values import format_duration
 from app.ui.panels.sweep.point_notes import no_success_message, stamping_message
 from app.ui.panels.sweep.run_model import Eta, SweepRun
 from app.ui.panels.sweep.run_model import point_label as summary_label
-from app.ui.worker import format_duration
 
 Text = Callable[[], str]
 

@@ -127,7 +127,7 @@ def test_unsaved_edits_are_marked_and_used_by_a_run(qtbot, qloop, sim, memory_ke
 
 
 def test_a_ray_cluster_in_the_profile_sends_the_sweep_there(qtbot, memory_keyring) -> None:
-    from app.ui.worker import SweepSpec, build_sweep_argv
+    from app.commands.argv import SweepSpec, build_sweep_argv
 
     editor = make_editor(qtbot, KeyStore())
     editor.new_profile(None)

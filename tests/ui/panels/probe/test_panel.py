@@ -7,9 +7,9 @@ import sys
 import numpy as np
 
 from app.bench.sweep.contract import Tokens
+from app.commands.argv import KEY_ENV
 from app.profiles import Target
 from app.ui.panels.probe.panel import outcome_from_summary, probe_argv
-from app.ui.worker import KEY_ENV
 
 
 def test_argv_names_the_key_variable_never_the_key() -> None:

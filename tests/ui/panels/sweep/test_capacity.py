@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor
 
 from app.bench.capacity import why as engine_why
 from app.bench.sweep.contract import SearchValue
+from app.commands.argv import SweepSpec, build_sweep_argv
 from app.profiles import Target
 from app.ui.exports.tables import TABLE_COLUMNS
 from app.ui.panels.results.panel import ResultsPanel
@@ -25,7 +26,6 @@ from app.ui.plots.capacity import (
     why_text,
 )
 from app.ui.run_context import RunContext
-from app.ui.worker import SweepSpec, build_sweep_argv
 
 COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}
 

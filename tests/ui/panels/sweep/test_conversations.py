@@ -8,13 +8,13 @@ from pathlib import Path
 from PySide6.QtCore import QTranslator
 
 from app.bench.results.read import load_result
+from app.commands.argv import SweepSpec, build_sweep_argv
 from app.paths import resources_dir
 from app.profiles import Target
 from app.ui.exports.tables import TABLE_COLUMNS, cell_text
 from app.ui.panels.results.runs import summary_of
 from app.ui.panels.sweep.panel import SweepPanel
 from app.ui.run_context import RunContext
-from app.ui.worker import SweepSpec, build_sweep_argv
 
 COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}
 

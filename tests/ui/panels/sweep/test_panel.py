@@ -19,8 +19,8 @@ from app.bench.sweep.contract import ServerMetrics
 from app.paths import resources_dir
 from app.profiles import Target
 from app.ui.exports.tables import TABLE_COLUMNS
+from app.ui.panels.sweep.form_values import format_duration, parse_concurrencies, parse_rates
 from app.ui.panels.sweep.panel import SweepPanel
-from app.ui.worker import format_duration, parse_concurrencies, parse_rates
 
 COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}
 

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from app.roofline.arch import ModelArch
 from app.roofline.catalog import GPU, KVDtype, WeightFormat
-from app.roofline.decode import kv_bytes_per_token, weight_bytes_resident
+from app.roofline.decode_step import kv_bytes_per_token, weight_bytes_resident
 
 # vLLM sizes its KV pool after a profiling run:
 #     kv_bytes = total_gpu_memory x gpu_memory_utilization - weights - peak activations - non-torch

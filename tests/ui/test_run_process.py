@@ -19,8 +19,9 @@ from app.bench.sweep.contract import (
     Tokens,
     encode,
 )
+from app.commands.argv import KEY_ENV, SweepSpec, build_sweep_argv
 from app.profiles import Target
-from app.ui.worker import KEY_ENV, SweepSpec, SweepWorker, build_sweep_argv
+from app.ui.run_process import RunProcess
 
 SECRET = "sk-test-0123456789-secret"
 # Whole lines as the engine writes them (the window refuses anything less).
@@ -79,7 +80,7 @@ def test_unknown_dataset_is_refused_with_the_choices() -> None:
 
 
 def test_the_worker_emits_typed_events_and_counts_bad_lines(qtbot) -> None:
-    worker = SweepWorker()
+    worker = RunProcess()
     tokens: list[Tokens] = []
     errors: list[str] = []
     worker.tokens.connect(tokens.append)
@@ -107,7 +108,7 @@ def _script(body: str) -> list[str]:
 
 def test_key_reaches_the_worker_only_through_its_variable(qtbot, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-shell")
-    worker = SweepWorker()
+    worker = RunProcess()
     seen: list[str] = []
     worker.errorMessage.connect(seen.append)
     # The child reports what it can see of the key (its length, and the fallbacks' presence).
@@ -128,7 +129,7 @@ def test_key_reaches_the_worker_only_through_its_variable(qtbot, monkeypatch) ->
 
 
 def test_a_dying_worker_gives_a_readable_message_and_keeps_finished_points(qtbot) -> None:
-    worker = SweepWorker()
+    worker = RunProcess()
     finished: list[PointFinished] = []
     errors: list[str] = []
     worker.pointFinished.connect(finished.append)
@@ -154,7 +155,7 @@ def test_a_dying_worker_gives_a_readable_message_and_keeps_finished_points(qtbot
 
 
 def test_a_worker_that_cannot_start_says_so(qtbot) -> None:
-    worker = SweepWorker()
+    worker = RunProcess()
     errors: list[str] = []
     worker.errorMessage.connect(errors.append)
     with qtbot.waitSignal(worker.stopped, timeout=10_000):
@@ -163,7 +164,7 @@ def test_a_worker_that_cannot_start_says_so(qtbot) -> None:
 
 
 def test_cancel_writes_cancel_then_terminates_a_worker_that_ignores_it(qtbot) -> None:
-    worker = SweepWorker(cancel_grace_ms=300)
+    worker = RunProcess(cancel_grace_ms=300)
     finished: list[RunFinished] = []
     worker.runFinished.connect(finished.append)
     # Reads stdin: echoes what it got as an error event, then hangs (ignores the request).
@@ -187,7 +188,7 @@ def test_cancel_writes_cancel_then_terminates_a_worker_that_ignores_it(qtbot) ->
 
 
 def test_shutdown_lets_the_engine_save_then_never_leaves_an_orphan(qtbot) -> None:
-    worker = SweepWorker()
+    worker = RunProcess()
     ended: list[RunFinished] = []
     worker.runFinished.connect(ended.append)
     # Answers "cancel" like the engine: a last event, then exit 0.
@@ -225,8 +226,8 @@ def test_the_window_and_the_command_line_agree() -> None:
     from app.commands.credentials import UsageError
     from app.commands.flags import MAX_BATCH
     from app.commands.sweep_config import _concurrencies, _rates
-    from app.ui.worker import parse_concurrencies as form_concurrencies
-    from app.ui.worker import parse_rates as form_rates
+    from app.ui.panels.sweep.form_values import parse_concurrencies as form_concurrencies
+    from app.ui.panels.sweep.form_values import parse_rates as form_rates
 
     assert _rates("1 2;inf") == form_rates("1 2;inf") == [1.0, 2.0, math.inf]
     assert _concurrencies("1,4") == form_concurrencies("1,4") == [1, 4]
@@ -239,9 +240,9 @@ def test_the_window_and_the_command_line_agree() -> None:
 
 def test_the_panels_use_this_builder() -> None:
     from app.commands import argv
-    from app.ui import worker
+    from app.ui import run_process
     from app.ui.panels.probe import panel
 
     assert panel.probe_argv is argv.probe_argv
-    assert worker.build_sweep_argv is argv.build_sweep_argv
-    assert worker.SweepSpec is argv.SweepSpec
+    assert run_process.build_sweep_argv is argv.build_sweep_argv
+    assert run_process.SweepSpec is argv.SweepSpec

@@ -2,13 +2,13 @@
 
 import pytest
 
-from app.roofline.capacity import (
+from app.roofline.catalog import get_gpu, get_kv_dtype, get_model, get_weight_format
+from app.roofline.kv_capacity import (
     activation_peak_bytes,
     kv_cache_bytes,
     kv_capacity,
     num_gpu_blocks,
 )
-from app.roofline.catalog import get_gpu, get_kv_dtype, get_model, get_weight_format
 
 
 def test_reference_case_gives_5306_blocks():

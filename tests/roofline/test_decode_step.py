@@ -3,7 +3,7 @@
 import pytest
 
 from app.roofline.catalog import get_gpu, get_kv_dtype, get_model, get_weight_format
-from app.roofline.decode import (
+from app.roofline.decode_step import (
     arithmetic_intensity,
     decode_floor,
     decode_step_bytes,

@@ -1,4 +1,5 @@
-"""Runs `tpotbench sweep --events jsonl` in a worker process and turns its events into Qt signals.
+"""Runs `tpotbench sweep|search|probe --events jsonl` as a child process and turns its events
+into Qt signals.
 
 The engine stamps every token in its own process, so nothing the window paints can delay a
 timestamp; this side only reads lines and forwards them.
@@ -11,9 +12,7 @@ from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 
-import platformdirs
 from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
     QCoreApplication,
     QObject,
     QProcess,
@@ -22,11 +21,9 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from app.bench.load import grid
 from app.bench.sweep.contract import EventError, RunError, RunFinished
-from app.bench.sweep.decode import decode
+from app.bench.sweep.event_decode import decode
 from app.commands.argv import KEY_ENV, SweepSpec, build_sweep_argv
-from app.commands.flags import MAX_BATCH
 from app.profiles import Target
 
 # Variables the engine would fall back to; removed so a key meant for another endpoint never leaks.
@@ -34,71 +31,7 @@ _FALLBACK_KEY_ENVS = ("OPENAI_API_KEY", "API_KEY")
 MAX_LINE_BYTES = 64 * 1024 * 1024
 
 
-# The strings the module-level helpers pass to _tr(), spelled out for lupdate.
-_TR_STRINGS = (
-    QT_TRANSLATE_NOOP("SweepForm", "'{0}' is not a request rate: use numbers or inf."),
-    QT_TRANSLATE_NOOP("SweepForm", "Request rate {0} must be above 0 (use inf for no limit)."),
-    QT_TRANSLATE_NOOP("SweepForm", "Enter at least one request rate, for example: inf"),
-    QT_TRANSLATE_NOOP("SweepForm", "'{0}' is not a concurrency: use whole numbers of 1 or more."),
-    QT_TRANSLATE_NOOP("SweepForm", "Enter at least one concurrency, for example: 32"),
-    QT_TRANSLATE_NOOP("SweepForm", "{0} h {1} min"),
-    QT_TRANSLATE_NOOP("SweepForm", "{0} min {1} s"),
-    QT_TRANSLATE_NOOP("SweepForm", "{0} s"),
-)
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("SweepForm", text)
-
-
-def parse_rates(text: str) -> list[float]:
-    """'1, 2, 4, inf' -> [1.0, 2.0, 4.0, inf] (the engine's rules); ValueError says which item
-    is wrong, in the UI language."""
-    try:
-        return grid.parse_rates(text)
-    except grid.GridError as exc:
-        if exc.kind == "rate_not_number":
-            message = _tr("'{0}' is not a request rate: use numbers or inf.")
-        elif exc.kind == "rate_not_positive":
-            message = _tr("Request rate {0} must be above 0 (use inf for no limit).")
-        else:
-            message = _tr("Enter at least one request rate, for example: inf")
-        raise ValueError(message.format(exc.item)) from None
-
-
-def parse_concurrencies(text: str) -> list[int]:
-    """'1, 4, 8' -> [1, 4, 8] (the engine's rules); ValueError says which item is wrong."""
-    try:
-        return grid.parse_concurrencies(text, MAX_BATCH)
-    except grid.GridError as exc:
-        if exc.kind in ("conc_not_whole", "conc_range"):
-            message = _tr("'{0}' is not a concurrency: use whole numbers of 1 or more.")
-        else:
-            message = _tr("Enter at least one concurrency, for example: 32")
-        raise ValueError(message.format(exc.item)) from None
-
-
-def format_duration(seconds: float) -> str:
-    seconds = max(0, round(seconds))
-    if seconds >= 3600:
-        return _tr("{0} h {1} min").format(seconds // 3600, seconds % 3600 // 60)
-    if seconds >= 60:
-        return _tr("{0} min {1} s").format(seconds // 60, seconds % 60)
-    return _tr("{0} s").format(seconds)
-
-
-def default_results_root() -> Path:
-    """Documents/TPOT Bench results when there is a documents folder, else the data dir."""
-    try:
-        docs = Path(platformdirs.user_documents_dir())
-        if docs.is_dir():
-            return docs / "TPOT Bench results"
-    except OSError:
-        pass
-    return Path(platformdirs.user_data_dir("tpotbench", appauthor=False)) / "results"
-
-
-class SweepWorker(QObject):
+class RunProcess(QObject):
     """Owns one worker process: a `tpotbench sweep`/`search` (start) or a probe (start_probe).
 
     Signals:
