@@ -11,14 +11,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP
-
 from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
 from app.bench.results.naming import rate_from_file
 from app.bench.results.write import atomic_write_text
 from app.ui import point_status
 from app.ui.plots.sweep_curves import Series, concurrency_value, format_number
+from app.ui.translate_noop import QT_TRANSLATE_NOOP
 
 EXPORT_SCHEMA = 1
 

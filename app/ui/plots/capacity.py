@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, Qt
 
 from app.bench.capacity.knee import find_knee
 from app.bench.capacity.why import render as render_why
@@ -21,6 +21,7 @@ from app.bench.results.naming import rate_from_file
 from app.ui import point_status
 from app.ui.exports.report import ui_language
 from app.ui.plots.sweep_curves import Series, SweepCurves, concurrency_value, sweep_axis
+from app.ui.translate_noop import QT_TRANSLATE_NOOP
 
 _STRINGS = (
     QT_TRANSLATE_NOOP("Why", "Capacity: {0} within every SLO; at {1} it fails {2}."),

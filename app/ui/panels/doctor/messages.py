@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QCoreApplication
 
 from app.bench.doctor.report import VERBATIM, Check, Msg
 from app.ui.panels.doctor.window_words import WINDOW_WORDS, window_template
+from app.ui.translate_noop import QT_TRANSLATE_NOOP
 
 CONTEXT = "DoctorMessages"
 

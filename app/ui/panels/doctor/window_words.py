@@ -8,7 +8,9 @@ fewer), so the window never tells a user to type a flag they have nowhere to typ
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QCoreApplication
+
+from app.ui.translate_noop import QT_TRANSLATE_NOOP
 
 # CLI template -> window template (both in the "DoctorMessages" translation context).
 WINDOW_WORDS: dict[str, str] = {

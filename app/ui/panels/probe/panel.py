@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QTime, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTime, QTimer, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -34,6 +34,7 @@ from app.ui.panels.probe.outcome import (
 from app.ui.panels.probe.readouts import Readouts
 from app.ui.retranslate import Message, is_language_change
 from app.ui.run_process import RunProcess
+from app.ui.translate_noop import QT_TRANSLATE_NOOP
 
 log = logging.getLogger(__name__)
 

@@ -3,10 +3,11 @@ the reason in the window's language, and a duration as the status line shows it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QCoreApplication
 
 from app.bench.load import grid
 from app.commands.flags import MAX_BATCH
+from app.ui.translate_noop import QT_TRANSLATE_NOOP
 
 # The strings the module-level helpers pass to _tr(), spelled out for lupdate.
 _TR_STRINGS = (
