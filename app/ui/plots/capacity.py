@@ -144,9 +144,9 @@ def sweep_knees(points: Sequence[Mapping[str, Any]], axis: str) -> dict[str, flo
     out = {}
     for metric in ("tpot", "ttft"):
         pairs = [
-            (to_value(p.get(key)), p.get(f"p99_{metric}_ms"))
+            (to_value(p.get(key)), y)
             for p in full
-            if isinstance(p.get(f"p99_{metric}_ms"), int | float)
+            if isinstance(y := p.get(f"p99_{metric}_ms"), int | float)
         ]
         pairs = [(x, float(y)) for x, y in pairs if math.isfinite(x)]
         knee = find_knee([x for x, _ in pairs], [y for _, y in pairs])

@@ -84,7 +84,7 @@ def nice_ceiling(value: float) -> float:
     exp = math.floor(math.log10(value))
     for step in (1.0, 2.0, 5.0, 10.0):
         if step * 10**exp >= value * (1 - 1e-12):
-            return step * 10**exp
+            return step * 10.0**exp
     return 10.0 ** (exp + 1)
 
 

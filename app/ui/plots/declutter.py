@@ -66,6 +66,7 @@ class Declutter(QObject):
                 continue
             label.setVisible(True)
             if home is None:
+                assert isinstance(label, pg.InfLineLabel)  # only a line's label has no home
                 label.updatePosition()
             else:
                 label.setPos(home)

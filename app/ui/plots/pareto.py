@@ -53,7 +53,8 @@ class ParetoPlot(pg.PlotWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         setup_plot(self)
-        self.plot = self  # the chart's words and items live on this widget's PlotItem
+        # ignore: shadows the plot() PlotWidget forwards to its PlotItem (unused here).
+        self.plot: ParetoPlot = self  # type: ignore[assignment]  # words and items live here
         legend = self.getPlotItem().legend
         if legend is not None:
             # Bottom left: slow and little is the corner no load and no hardware reaches.
@@ -64,7 +65,8 @@ class ParetoPlot(pg.PlotWidget):
         self.texts: list[pg.TextItem] = []
         # The data items by role ('hardware 0', 'gaps', 'frontier 0', 'points 0'), for tests
         # and for whoever reads the chart back.
-        self.items: dict[str, pg.PlotDataItem] = {}
+        # ignore: shadows QGraphicsView.items(), which nothing calls on this chart.
+        self.items: dict[str, pg.PlotDataItem] = {}  # type: ignore[assignment]
         # Labels of close loads piled up on each other: each is moved to a free place on
         # screen, or left out with its text in the tooltip.
         self._tip = ""
@@ -149,11 +151,11 @@ class ParetoPlot(pg.PlotWidget):
                 symbolPen=FLOOR_COLOUR,
                 name=frontier.name if many else None,
             )
-            for k, p in enumerate(frontier.points):
-                if p.batch in (1, 8, 64) or k == len(frontier.points) - 1:
+            for k, h in enumerate(frontier.points):
+                if h.batch in (1, 8, 64) or k == len(frontier.points) - 1:
                     hardware_texts.append(
                         self._label(
-                            f"b={p.batch}", p.user_tok_s, y_of(p.gpu_tok_s), FLOOR_COLOUR, True
+                            f"b={h.batch}", h.user_tok_s, y_of(h.gpu_tok_s), FLOOR_COLOUR, True
                         )
                     )
         gaps_x: list[float] = []

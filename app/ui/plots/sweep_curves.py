@@ -92,6 +92,7 @@ def hardware_frontiers(series: Sequence[Series]) -> list[HardwareFrontier]:
             scenario, gpus = scenario_of(roofline), gpu_count(roofline)
             if scenario is None:
                 continue
+            key: tuple[object, ...]
             key = (scenario.gpu.id, scenario.model.id, scenario.fmt.id, scenario.kv.id)
             key += (scenario.context, gpus)
             if key in seen:
