@@ -71,7 +71,9 @@ class DefinitionsTable(QTableWidget):
         self.setHorizontalHeaderLabels(headers)
         for col, (key, _stat) in enumerate(columns, start=2):
             fig = by_key[key]
-            self.horizontalHeaderItem(col).setToolTip(
+            item = self.horizontalHeaderItem(col)
+            assert item is not None  # made just above by setHorizontalHeaderLabels
+            item.setToolTip(
                 QCoreApplication.translate(
                     "DefinitionsTable", "{0}: {1} ({2}, {3}); weighting: {4}"
                 ).format(TOOL_NAMES[fig.tool], fig.name, fig.unit, fig.formula, fig.weighting)
@@ -101,6 +103,8 @@ class DefinitionsTable(QTableWidget):
     def cell(self, row: int, header: str) -> str:
         """The text under a column title (tests read the table by title)."""
         for col in range(self.columnCount()):
-            if self.horizontalHeaderItem(col).text() == header:
-                return self.item(row, col).text()
+            title = self.horizontalHeaderItem(col)
+            if title is not None and title.text() == header:
+                item = self.item(row, col)
+                return item.text() if item is not None else ""
         raise KeyError(header)

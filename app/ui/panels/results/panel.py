@@ -144,9 +144,9 @@ class ResultsPanel(QWidget):
         self.table.cellClicked.connect(
             lambda _r, _c: self.chart_tabs.setCurrentWidget(self.distributions)
         )
-        self.distributions = DistributionsView()
+        self.distributions: DistributionsView = DistributionsView()
         self.compare = CompareView()
-        self.chart_tabs = QTabWidget()
+        self.chart_tabs: QTabWidget = QTabWidget()
         self.chart_tabs.addTab(self.curves, "")
         self.chart_tabs.addTab(self.distributions, "")
         self.chart_tabs.addTab(self.compare, "")
@@ -218,6 +218,7 @@ class ResultsPanel(QWidget):
         self.table.retranslate()
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
+            assert item is not None  # i < topLevelItemCount()
             run = next((r for r in self.runs if r.name == item.text(0)), None)
             if run is not None:
                 self._tree_tooltip(item, run)
@@ -369,6 +370,7 @@ class ResultsPanel(QWidget):
         self.tree.blockSignals(True)
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
+            assert item is not None  # i < topLevelItemCount()
             item.setSelected(item.text(0) in names)
         self.tree.blockSignals(False)
 
@@ -425,7 +427,7 @@ class ResultsPanel(QWidget):
         title: str,
         default_name: str,
         filters: list[str],
-        export: Callable[[Path], object],
+        export: Callable[[Path], Path | list[Path]],
         writes: Callable[[Path], list[Path]] | None = None,
     ) -> None:
         """Ask for a file in the last export's folder (the chosen filter's extension added to a

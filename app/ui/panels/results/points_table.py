@@ -48,15 +48,19 @@ class PointsTable(QTableWidget):
 
     def retranslate(self) -> None:
         tips = metric_tooltips()
-        self.horizontalHeaderItem(0).setText(self.tr("Run"))
+        run = self.horizontalHeaderItem(0)
+        assert run is not None  # every column has a header item (setHorizontalHeaderLabels)
+        run.setText(self.tr("Run"))
         for col, (key, header, _dec) in enumerate(TABLE_COLUMNS, start=1):
             item = self.horizontalHeaderItem(col)
+            assert item is not None
             item.setText(QCoreApplication.translate("Metrics", header))
             item.setToolTip(tips.get(key, ""))
 
     def headers(self) -> list[str]:
         """The column titles as shown (a Markdown export uses them)."""
-        return [self.horizontalHeaderItem(c).text() for c in range(self.columnCount())]
+        items = [self.horizontalHeaderItem(c) for c in range(self.columnCount())]
+        return [item.text() for item in items if item is not None]
 
     def show_points(
         self,
