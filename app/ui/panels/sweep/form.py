@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -107,7 +108,9 @@ class SweepForm(FormColumns):
         # These settings as a shell command (the panel fills the clipboard: it knows the target).
         self.copy_button = QPushButton()
         toggle_row = row_of(self.advanced_toggle, self.copy_button)
-        toggle_row.layout().insertStretch(1)
+        toggle_layout = toggle_row.layout()
+        assert isinstance(toggle_layout, QHBoxLayout)  # row_of lays its widgets in a row
+        toggle_layout.insertStretch(1)
         more.addRow(toggle_row)
         more.addRow(self.advanced)
         self._dataset_changed()

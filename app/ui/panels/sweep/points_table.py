@@ -40,6 +40,7 @@ class PointsTable(QTableWidget):
     def retranslate(self, tips: dict[str, str]) -> None:
         for col, (key, header, _dec) in enumerate(TABLE_COLUMNS):
             item = self.horizontalHeaderItem(col)
+            assert item is not None  # every column has a header item (setHorizontalHeaderLabels)
             item.setText(QCoreApplication.translate("Metrics", header))
             item.setToolTip(tips.get(key, ""))
 
