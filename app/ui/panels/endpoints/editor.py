@@ -200,7 +200,7 @@ class EndpointEditor(QWidget):
             model=profile.model,
             verify_tls=profile.verify_tls,
             headers=dict(profile.headers),
-            api_key=self.form.key() or None,
+            api_key=self.form.key(),
             ray_address=profile.ray_address,
         )
 

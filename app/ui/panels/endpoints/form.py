@@ -156,7 +156,7 @@ class EndpointForm(QWidget):
             name=loaded_name if simulator else self.name_edit.text().strip(),
             kind=loaded.kind if loaded else "custom",
             base_url="" if simulator else self.url_edit.text().strip(),
-            api=str(self.api_combo.currentData()),
+            api="completions" if self.api_combo.currentData() == "completions" else "chat",
             model=self.model.text().strip(),
             verify_tls=self.tls_check.isChecked(),
             headers=parse_headers(self.headers_edit.toPlainText()),

@@ -75,7 +75,9 @@ class ModelField(QWidget):
         self.retranslate()
 
     def retranslate(self) -> None:
-        self.combo.lineEdit().setPlaceholderText(self.tr("model id"))
+        line = self.combo.lineEdit()
+        assert line is not None  # the combo is editable (set in __init__)
+        line.setPlaceholderText(self.tr("model id"))
         self.button.setText(self.tr("List models"))
         self.button.setToolTip(self.tr("Ask the endpoint's /v1/models which models it serves"))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -15,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.profiles import SIMULATOR_NAME, ProfileStore, presets
+from app.profiles import SIMULATOR_NAME, Profile, ProfileStore, presets
 from app.ui.retranslate import is_language_change
 
 
@@ -54,8 +56,7 @@ class ProfileList(QWidget):
         menu = QMenu(self.add_button)
         self.custom_action = menu.addAction("", lambda: self.newRequested.emit(None))
         self.preset_actions = [
-            (menu.addAction("", lambda p=preset: self.newRequested.emit(p)), preset)
-            for preset in presets()[1:]
+            (menu.addAction("", self._request_new(preset)), preset) for preset in presets()[1:]
         ]
         self.add_button.setMenu(menu)
         self.delete_button = QPushButton()
@@ -126,3 +127,7 @@ class ProfileList(QWidget):
     def _on_current_item(self, item: QListWidgetItem | None, _previous: object) -> None:
         if item is not None:
             self.picked.emit(str(item.data(Qt.ItemDataRole.UserRole)))
+
+    def _request_new(self, preset: Profile) -> Callable[[], None]:
+        """A preset's menu action: ask for a new endpoint made from it."""
+        return lambda: self.newRequested.emit(preset)
