@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
-from app.ui.panels.endpoints.editor import display_name
+from app.ui.panels.endpoints.profile_list import display_name
 from app.ui.panels.probe.outcome import ProbeHistoryEntry
 from app.ui.panels.probe.readouts import fmt
 

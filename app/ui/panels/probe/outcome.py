@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,7 +118,9 @@ class LiveSeries:
         self.first_token_s: float | None = None
         self.dirty = False
 
-    def extend(self, t_s: np.ndarray, itl_ms: np.ndarray) -> None:
+    def extend(
+        self, t_s: Sequence[float] | np.ndarray, itl_ms: Sequence[float] | np.ndarray
+    ) -> None:
         n = len(t_s)
         while self.count + n > len(self._x):
             self._x = np.concatenate([self._x, np.empty(len(self._x))])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTime, QTimer, Signal
 from PySide6.QtGui import QTextCursor
@@ -170,7 +171,7 @@ class ProbePanel(QWidget):
         self.worker.errorMessage.connect(self._on_error)
         self.worker.stopped.connect(self._on_stopped)
         self._target: Target | None = None
-        self._summary: dict | None = None
+        self._summary: dict[str, Any] | None = None
         self._error = ""
         self._stopping = False
         self.retranslate()
