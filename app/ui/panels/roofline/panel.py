@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TypedDict
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
@@ -32,7 +32,33 @@ from app.ui.plots.pareto import HardwareFrontier, ParetoPlot, ParetoRun, hardwar
 from app.ui.plots.roofline import COLORS, BatchPlot, Measured, RoofPlot
 from app.ui.retranslate import TextSource, is_language_change, text_of
 
-DEFAULT = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "fp16"}
+
+class RooflineIds(TypedDict):
+    """A scenario's catalogue ids (Scenario.from_ids' arguments)."""
+
+    gpu_id: str
+    model_id: str
+    fmt: str
+    kv_dtype: str
+
+
+class RooflineContext(TypedDict):
+    """The dock's settings as a run takes them (roofline_args) and set_context gives them back."""
+
+    gpu_id: str
+    model_id: str | None
+    fmt: str
+    kv_dtype: str
+    context: int
+    tensor_parallel: int
+
+
+DEFAULT: RooflineIds = {
+    "gpu_id": "rtx3090",
+    "model_id": "qwen2.5-7b",
+    "fmt": "bf16",
+    "kv_dtype": "fp16",
+}
 
 
 class _FillWidget(QWidget):
@@ -169,7 +195,7 @@ class RooflinePanel(QWidget):
 
     # ---- public API ----
 
-    def context(self) -> dict[str, Any]:
+    def context(self) -> RooflineContext:
         return {
             "gpu_id": self._scenario.gpu.id,
             "model_id": self.picker.model_id(),
@@ -193,10 +219,12 @@ class RooflinePanel(QWidget):
     ) -> None:
         """Select a GPU/model/format/KV dtype, context and GPU count (None keeps the current
         one); CatalogError if bad."""
-        now = self.context() if self.picker.model_id() else dict(DEFAULT, context=512)
-        ids = {
+        now = self.context()
+        if not self.picker.model_id():
+            now = {**now, **DEFAULT, "context": 512}
+        ids: RooflineIds = {
             "gpu_id": gpu_id or now["gpu_id"],
-            "model_id": model_id or now["model_id"],
+            "model_id": model_id or now["model_id"] or DEFAULT["model_id"],
             "fmt": fmt or now["fmt"],
             "kv_dtype": kv_dtype or now["kv_dtype"],
         }

@@ -142,7 +142,8 @@ class ScenarioPicker(QWidget):
             self._updating = False
 
     def model_id(self) -> str | None:
-        return self.model_combo.currentData()
+        data = self.model_combo.currentData()  # the id _add_item stored
+        return data if isinstance(data, str) else None
 
     def show_scenario(self, scenario: Scenario, model_id: str) -> None:
         """Show a scenario's choices without signalling an edit; `model_id` is the catalogue id
