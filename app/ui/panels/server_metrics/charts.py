@@ -53,8 +53,8 @@ class TimelineCharts(QWidget):
                 axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.kv_curve = self.kv_plot.plot(pen={"color": PALETTE[0], "width": 2}, connect="finite")
         # One curve, named by the title: a legend box there sat under the run's mark labels.
-        if self.kv_plot.getPlotItem().legend is not None:
-            self.kv_plot.getPlotItem().legend.hide()
+        if (kv_legend := self.kv_plot.getPlotItem().legend) is not None:
+            kv_legend.hide()
         self.running_curve = self.queue_plot.plot(
             name="running", pen={"color": PALETTE[2], "width": 2}, connect="finite"
         )

@@ -326,7 +326,9 @@ class ServerMetricsPanel(QWidget):
         if not len(self._buffer):  # with samples, the readout follows the drawing
             self._show_message()
 
-    def _take_sample(self, sample: dict, server: str, capacity: object, source: object) -> None:
+    def _take_sample(
+        self, sample: Mapping[str, Any], server: str, capacity: object, source: object
+    ) -> None:
         if source is not self._scraper:
             return  # queued before stop() or a new endpoint: not this timeline's
         if server and server != self._server:
