@@ -83,7 +83,9 @@ def export_curves(
     curves = SweepCurves()
     curves.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
     try:
-        curves.layout().setSpacing(0)
+        layout = curves.layout()
+        assert layout is not None  # SweepCurves lays its charts out when made
+        layout.setSpacing(0)
         curves.resize(size[0] * 2, size[1] * 2)
         curves.show()
         curves.caption = caption
