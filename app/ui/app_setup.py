@@ -10,6 +10,7 @@ import sys
 import traceback
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import platformdirs
 from PySide6.QtCore import QCoreApplication, QObject, QSettings, Qt, QTimer
@@ -171,7 +172,7 @@ class CrashHandler:
         finally:
             self._showing = False
 
-    def asyncio_handler(self, loop: object, context: dict) -> None:
+    def asyncio_handler(self, loop: object, context: dict[str, Any]) -> None:
         exc = context.get("exception")
         if isinstance(exc, BaseException):
             self(type(exc), exc, exc.__traceback__)

@@ -252,7 +252,7 @@ async def take_screenshot(
         await _demo_sweep(window)
         failure = window.sweep.last_error
     else:
-        outcomes: list[dict] = []
+        outcomes: list[dict[str, Any]] = []
         window.probe.probeFinished.connect(outcomes.append)
         window.show_panel(window.probe)
         window.probe.start()

@@ -39,7 +39,8 @@ class SelftestDialog(QDialog):
         self.progress.setVisible(False)
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
-        self.result = QLabel()
+        # ignore: shadows QDialog.result() (the exec code), which nothing here reads.
+        self.result: QLabel = QLabel()  # type: ignore[assignment]
         self.result.setWordWrap(True)
         self.buttons = QDialogButtonBox()
         self.start_button = QPushButton()

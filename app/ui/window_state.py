@@ -36,9 +36,12 @@ def dock_widths(window_width: int) -> tuple[int, int]:
     return left, right
 
 
-def inner(widget: QWidget) -> QWidget:
-    """The panel inside a tab (tabs wrap tall panels in a scroll area)."""
-    return widget.widget() if isinstance(widget, QScrollArea) else widget
+def inner(widget: QWidget | None) -> QWidget:
+    """The panel inside a tab (tabs wrap tall panels in a scroll area); `widget` is a tab's
+    (QTabWidget.widget(i) for an i below count(), so never None)."""
+    assert widget is not None
+    content = widget.widget() if isinstance(widget, QScrollArea) else widget
+    return content if content is not None else widget
 
 
 def restore_state(window: MainWindow) -> None:
