@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from types import TracebackType
 
 from app.paths import cli_command
@@ -27,20 +28,20 @@ class RunningSim:
     """A started simulator: `base_url` (with any path prefix), `port`, `stop()`, a child's `pid`."""
 
     def __init__(
-        self, host: str, port: int, prefix: str, stopper: object, pid: int | None = None
+        self, host: str, port: int, prefix: str, stopper: Callable[[], None], pid: int | None = None
     ) -> None:
         self.host = host
         self.port = port
         self.pid = pid
         self.root_url = f"http://{host}:{port}"
         self.base_url = self.root_url + prefix
-        self._stopper = stopper
+        self._stopper: Callable[[], None] | None = stopper
 
     def stop(self) -> None:
         stop = self._stopper
         self._stopper = None
         if stop is not None:
-            stop()  # type: ignore[operator]
+            stop()
 
     def __enter__(self) -> RunningSim:
         return self
