@@ -195,8 +195,8 @@ class Slots:
             with contextlib.suppress(asyncio.CancelledError):
                 await cancel_wait
         for task in tasks:
-            if task.done() and not task.cancelled() and task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]  # a bug in on_record, not the server
+            if task.done() and not task.cancelled() and (error := task.exception()) is not None:
+                raise error  # a bug in on_record, not the server
 
     def outcome(self, origin_ns: int, total: int) -> LoadOutcome:
         """The kept records in index order, and what was aborted or never sent of `total`."""
