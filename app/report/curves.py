@@ -72,7 +72,7 @@ def _groups(points: Sequence[ReportPoint], kind: str, lang: str) -> list[tuple[s
             if kind == "rate":
                 words.append(text(lang, "w_conc", value="none" if other is None else other))
             else:
-                rate = float(other)  # type: ignore[arg-type]
+                rate = float(other) if isinstance(other, int | float) else math.inf
                 value = fmt_tick(rate) if math.isfinite(rate) else "inf"
                 words.append(text(lang, "w_rate", value=value))
         out.append((" ".join(words), idx))
