@@ -10,14 +10,14 @@ import os
 import signal
 import sys
 import tempfile
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("QT_API", "pyside6")  # qasync probes bindings; never pick up PyQt
 
 import qasync
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QTimer, SignalInstance
 from PySide6.QtWidgets import QApplication
 
 from app.paths import CONFIG_ENV
@@ -132,7 +132,7 @@ def run_on_qasync(main: Coroutine[Any, Any, int]) -> int:
     other thread's asyncio.new_event_loop() (the embedded simulator's uvicorn thread) would
     get a Qt loop that cannot run off the GUI thread; setting the loop directly avoids that.
     """
-    loop = qasync.QEventLoop(QApplication.instance())
+    loop: asyncio.AbstractEventLoop = qasync.QEventLoop(QApplication.instance())
     asyncio.set_event_loop(loop)
     try:
         return int(loop.run_until_complete(main))
@@ -218,22 +218,24 @@ async def _let_workers_finish(window: MainWindow) -> None:
             await _wait_signal(changed, lambda r: not r, WORKER_GRACE_S)
 
 
-async def _wait_signal(signal: object, predicate: object, timeout_s: float) -> bool:
+async def _wait_signal(
+    signal: SignalInstance, predicate: Callable[..., object], timeout_s: float
+) -> bool:
     """Wait until `signal` fires with arguments for which predicate(*args) is true."""
     done = asyncio.Event()
 
     def fired(*values: object) -> None:
-        if predicate(*values):  # type: ignore[operator]
+        if predicate(*values):
             done.set()
 
-    signal.connect(fired)  # type: ignore[attr-defined]
+    signal.connect(fired)
     try:
         await asyncio.wait_for(done.wait(), timeout_s)
         return True
     except TimeoutError:
         return False
     finally:
-        signal.disconnect(fired)  # type: ignore[attr-defined]
+        signal.disconnect(fired)
 
 
 async def take_screenshot(

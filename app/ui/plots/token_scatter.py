@@ -25,6 +25,8 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
+from app.ui.plots.ring import RingBuffer
+
 CELL_PX = 2  # one lit cell is one dot: 2x2 screen pixels
 MIN_ITL_MS = 1e-2  # log axis: gaps under 10 µs (one read's chunks) sit on the floor
 DOT_COLOUR = QColor(0, 114, 178, 190)
@@ -149,26 +151,26 @@ class TokenScatter:
         self._image.reset(QRectF(), 0, 0)
 
     def update(
-        self, ring: object, x_range: tuple[float, float], y_range: tuple[float, float]
+        self, ring: RingBuffer, x_range: tuple[float, float], y_range: tuple[float, float]
     ) -> bool:
         """Bin the ring's new rows onto the grid for these ranges (log10 y); True if drawn."""
         box = self._plot.getPlotItem().getViewBox()
         nx = max(1, math.ceil(box.width() / CELL_PX))
         ny = max(1, math.ceil(box.height() / CELL_PX))
         grid = (*x_range, *y_range, nx, ny)
-        total = ring.total_added  # type: ignore[attr-defined]
+        total = ring.total_added
         new = total - self._consumed
-        if grid != self._grid or new > len(ring):  # type: ignore[arg-type]
+        if grid != self._grid or new > len(ring):
             self._grid = grid
             self._occupied = np.zeros(nx * ny, dtype=bool)
             x0, x1, y0, y1 = grid[:4]
             self._image.reset(QRectF(x0, y0, x1 - x0, y1 - y0), nx, ny)
-            rows = ring.view()  # type: ignore[attr-defined]
+            rows = ring.view()
             self.rebuilds += 1
         elif new <= 0:
             return False
         else:
-            rows = ring.tail(new)  # type: ignore[attr-defined]
+            rows = ring.tail(new)
         self._consumed = total
         return self._add(rows) > 0
 

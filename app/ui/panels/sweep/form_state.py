@@ -9,7 +9,7 @@ import json
 import math
 from typing import Any
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, SignalInstance
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
 
 from app.ui.panels.sweep.form import SweepForm
@@ -84,14 +84,16 @@ def set_widget_value(widget: QWidget, value: Any) -> None:
         return
 
 
-def _changed(widget: QWidget) -> Any:
+def _changed(widget: QWidget) -> SignalInstance:
     if isinstance(widget, QLineEdit):
         return widget.textChanged
     if isinstance(widget, QCheckBox):
         return widget.toggled
     if isinstance(widget, QComboBox):
         return widget.currentIndexChanged
-    return widget.valueChanged  # type: ignore[attr-defined]
+    if isinstance(widget, QSpinBox | QDoubleSpinBox):
+        return widget.valueChanged
+    raise TypeError(f"no change signal for a {type(widget).__name__}")
 
 
 class FormState:
