@@ -1,7 +1,8 @@
-# The part of pyqtgraph (0.13.x, no annotations, no py.typed) that TPOT Bench uses, typed so
+# The part of pyqtgraph (0.14, no annotations, no py.typed) that TPOT Bench uses, typed so
 # mypy checks the window's charts. pyqtgraph reads pens, brushes and plot options from loose
 # keyword arguments (a colour string, a tuple, a dict, a QPen...): those stay `object` here,
-# as pyqtgraph itself parses them at run time. Add a member here when the app starts using it.
+# as pyqtgraph itself parses them at run time. Add a member here when the app starts using it
+# (tests/ui/test_pyqtgraph_typings.py checks that pyqtgraph has each one).
 
 from collections.abc import Sequence
 from typing import Literal
