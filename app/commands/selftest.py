@@ -165,11 +165,14 @@ def run(args: argparse.Namespace) -> int:
             def measure(streams: int, workers: int = workers) -> StepResult:
                 return measure_step(url, streams, args.tokens, args.requests_per_stream, workers)
 
+            def remaining(end: float = end) -> float:
+                return end - time.monotonic()
+
             results[workers] = find_ceiling(
                 measure,
                 steps,
                 limits,
-                lambda end=end: end - time.monotonic(),  # type: ignore[misc]
+                remaining,
                 _progress(workers, args.jsonl),
             )
     saved = None
