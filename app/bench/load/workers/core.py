@@ -100,7 +100,7 @@ async def run_share(
         pool,
         verify_tls=job.verify_tls,
         timeout_s=job.timeout_s,
-        transport=job.transport,  # type: ignore[arg-type]
+        transport=job.transport,
         request_timeout_s=job.request_timeout_s,
     ) as http:
         send = functools.partial(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from app.bench.http.client import Transport
 from app.bench.http.endpoint import ResolvedEndpoint
 from app.bench.http.record import RequestRecord
 from app.bench.http.request import RequestSpec
@@ -21,7 +22,7 @@ class WorkerJob:
     api_key: str | None = field(default=None, repr=False)
     extra_headers: dict[str, str] | None = field(default=None, repr=False)
     verify_tls: bool = True
-    transport: str = "native"
+    transport: Transport = "native"
     tokenizer_path: str | None = None
     grace_s: float = 5.0
     cpu: int | None = None  # pin the worker to this core where the OS allows
