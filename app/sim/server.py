@@ -45,6 +45,8 @@ def build_app(config: SimConfig) -> _RawSendApp:
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
+        # ignore: starlette types every handler as taking any Exception; it calls this one
+        # with the HTTPException it is registered for.
         exception_handlers={HTTPException: _http_exception},  # type: ignore[dict-item]
     )
     app.state.sim = state
