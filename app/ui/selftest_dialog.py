@@ -39,9 +39,8 @@ class SelftestDialog(QDialog):
         self.progress.setVisible(False)
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
-        # ignore: shadows QDialog.result() (the exec code), which nothing here reads.
-        self.result: QLabel = QLabel()  # type: ignore[assignment]
-        self.result.setWordWrap(True)
+        self.outcome = QLabel()
+        self.outcome.setWordWrap(True)
         self.buttons = QDialogButtonBox()
         self.start_button = QPushButton()
         self.start_button.clicked.connect(self.start)
@@ -49,7 +48,7 @@ class SelftestDialog(QDialog):
         self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
         self.close_button.clicked.connect(self.reject)
         layout = QVBoxLayout(self)
-        for widget in (self.intro, self.progress, self.log, self.result, self.buttons):
+        for widget in (self.intro, self.progress, self.log, self.outcome, self.buttons):
             layout.addWidget(widget)
         self.process = QProcess(self)
         self.process.readyReadStandardOutput.connect(self._read)
@@ -75,7 +74,7 @@ class SelftestDialog(QDialog):
         if self.process.state() != QProcess.ProcessState.NotRunning:
             return
         self.log.clear()
-        self.result.clear()
+        self.outcome.clear()
         self.doc = None
         self._buffer = b""
         command = [*cli_command(), "selftest", "--jsonl", *self.extra_args]
@@ -124,11 +123,11 @@ class SelftestDialog(QDialog):
         self.start_button.setEnabled(True)
         if code != 0 or self.doc is None:
             error = bytes(self.process.readAllStandardError().data()).decode(errors="replace")
-            self.result.setText(
+            self.outcome.setText(
                 self.tr("The self-test failed: {error}").format(error=error.strip()[-300:])
             )
             return
-        self.result.setText("\n".join(self.ceiling_lines(self.doc)))
+        self.outcome.setText("\n".join(self.ceiling_lines(self.doc)))
         self.finishedResult.emit(self.doc)
 
     def ceiling_lines(self, doc: dict[str, Any]) -> list[str]:

@@ -23,7 +23,7 @@ def test_check_this_machine_shows_steps_and_the_ceiling(qtbot, tmp_path, monkeyp
     log = dialog.log.toPlainText().splitlines()
     assert [line.split(":")[0] for line in log] == ["in one process", "in one process"]
     assert "2 streams — TTFT excess p50" in log[1] and log[1].endswith("within the limits")
-    assert dialog.result.text().startswith("in one process: ceiling at least 2 streams (")
+    assert dialog.outcome.text().startswith("in one process: ceiling at least 2 streams (")
     saved = json.loads((tmp_path / "client_ceiling.json").read_text())
     assert saved["results"]["0"]["streams"] == 2
     assert dialog.start_button.isEnabled() and not dialog.progress.isVisible()

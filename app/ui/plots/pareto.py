@@ -53,8 +53,6 @@ class ParetoPlot(pg.PlotWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         setup_plot(self)
-        # ignore: shadows the plot() PlotWidget forwards to its PlotItem (unused here).
-        self.plot: ParetoPlot = self  # type: ignore[assignment]  # words and items live here
         legend = self.getPlotItem().legend
         if legend is not None:
             # Bottom left: slow and little is the corner no load and no hardware reaches.
@@ -65,8 +63,7 @@ class ParetoPlot(pg.PlotWidget):
         self.texts: list[pg.TextItem] = []
         # The data items by role ('hardware 0', 'gaps', 'frontier 0', 'points 0'), for tests
         # and for whoever reads the chart back.
-        # ignore: shadows QGraphicsView.items(), which nothing calls on this chart.
-        self.items: dict[str, pg.PlotDataItem] = {}  # type: ignore[assignment]
+        self.data_items: dict[str, pg.PlotDataItem] = {}
         # Labels of close loads piled up on each other: each is moved to a free place on
         # screen, or left out with its text in the tooltip.
         self._tip = ""
@@ -91,7 +88,7 @@ class ParetoPlot(pg.PlotWidget):
         if self.caption:
             lines.append(f"<span style='font-size:8pt'>{html.escape(self.caption)}</span>")
         set_words(
-            self.plot,
+            self,
             "<br>".join(lines),
             self.tr("tok/s per GPU"),
             self.tr("tok/s per user (1000 / TPOT P50)"),
@@ -102,12 +99,12 @@ class ParetoPlot(pg.PlotWidget):
         points (labelled with their load) and each run's measured frontier."""
         self._runs = [r for r in runs if r.points]
         self._hardware = [h for h in hardware if h.points]
-        item = self.plot.getPlotItem()
+        item = self.getPlotItem()
         item.clear()
         if item.legend is not None:
             item.legend.clear()
         self.texts = []
-        self.items = {}
+        self.data_items = {}
         self._words()
         self._tip = "\n".join(
             [
@@ -141,7 +138,7 @@ class ParetoPlot(pg.PlotWidget):
             return math.log10(value) if log_y else value
 
         for n, frontier in enumerate(self._hardware):
-            self.items[f"hardware {n}"] = item.plot(
+            self.data_items[f"hardware {n}"] = item.plot(
                 [p.user_tok_s for p in frontier.points],
                 [p.gpu_tok_s for p in frontier.points],
                 pen=pg.mkPen(FLOOR_COLOUR, width=2, style=Qt.PenStyle.DashLine),
@@ -166,7 +163,7 @@ class ParetoPlot(pg.PlotWidget):
                     gaps_x += [p.user_tok_s, p.hardware.user_tok_s]
                     gaps_y += [p.gpu_tok_s, p.hardware.gpu_tok_s]
         if gaps_x:
-            self.items["gaps"] = item.plot(
+            self.data_items["gaps"] = item.plot(
                 gaps_x,
                 gaps_y,
                 pen=pg.mkPen(GAP_COLOUR, width=1, style=Qt.PenStyle.DotLine),
@@ -175,12 +172,12 @@ class ParetoPlot(pg.PlotWidget):
         for n, run in enumerate(self._runs):
             xy = [(p.user_tok_s, p.gpu_tok_s) for p in run.points]
             front = pareto_front(xy)
-            self.items[f"frontier {n}"] = item.plot(
+            self.data_items[f"frontier {n}"] = item.plot(
                 np.array([xy[i][0] for i in front]),
                 np.array([xy[i][1] for i in front]),
                 pen=pg.mkPen(run.colour, width=2),
             )
-            self.items[f"points {n}"] = item.plot(
+            self.data_items[f"points {n}"] = item.plot(
                 [x for x, _ in xy],
                 [y for _, y in xy],
                 pen=None,
@@ -199,14 +196,14 @@ class ParetoPlot(pg.PlotWidget):
         item.enableAutoRange()
         # The loads' labels first (the hardware's give way), clear of every marker.
         loads = [t for t in self.texts if t not in hardware_texts]
-        markers = [v for k, v in self.items.items() if k.startswith(("points", "hardware"))]
+        markers = [v for k, v in self.data_items.items() if k.startswith(("points", "hardware"))]
         self.declutter.set_labels(loads + hardware_texts, markers)
 
     def _label(self, text: str, x: float, y: float, colour: str, left: bool = False) -> pg.TextItem:
         """A point's name beside it, right of it or left of it."""
         label = pg.TextItem(text, color=colour, anchor=(1.0 if left else 0.0, 0.5))
         label.setPos(x, y)
-        self.plot.getPlotItem().addItem(label)
+        self.getPlotItem().addItem(label)
         self.texts.append(label)
         return label
 

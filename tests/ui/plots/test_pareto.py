@@ -15,7 +15,7 @@ ROOFLINE = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dt
 def _curves(plot) -> dict[str, tuple[list[float], list[float]]]:
     """Each data item's (x, y) by its role, as drawn (log y is given back in data units)."""
     out = {}
-    for role, item in plot.items.items():
+    for role, item in plot.data_items.items():
         assert item in plot.getPlotItem().listDataItems()  # on the chart, not just kept
         x, y = item.getOriginalDataset()
         out[role] = (list(x), list(y))

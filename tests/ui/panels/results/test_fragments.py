@@ -36,7 +36,7 @@ def test_an_early_stopped_point_is_shown_but_not_as_a_measurement(qtbot, tmp_pat
     assert all(i.opts["symbolBrush"].color().name() == "#ffffff" for i in apart)
 
     # Nor is it a load on the Pareto chart: five points there, none of them at 32 streams.
-    loads = panel.curves.pareto.items["points 0"].getData()[0]
+    loads = panel.curves.pareto.data_items["points 0"].getData()[0]
     assert len(loads) == 5
     assert "conc 32" not in [t.toPlainText() for t in panel.curves.pareto.texts]
 
