@@ -144,36 +144,31 @@ def connection_from(args: argparse.Namespace, *, flag_in_errors: bool = True) ->
 
     UsageError for an unknown profile or a bad --header; `flag_in_errors` starts the unknown-
     profile sentence with "--profile: " (the doctor words it without)."""
-    return _merged(
-        Connection(
-            base_url=args.base_url or None,
-            endpoint=args.endpoint,
-            api=args.backend,
-            model=args.model or None,
-            headers=parse_headers(getattr(args, "header", None) or []),
-            verify_tls=not args.insecure,
-            ray_address=getattr(args, "ray", None),
-        ),
-        args.profile,
-        flag_in_errors,
+    endpoint = EndpointConfig(
+        base_url=args.base_url,
+        endpoint=args.endpoint,
+        backend=args.backend,
+        model=args.model,
+        profile=args.profile,
+        headers=tuple(getattr(args, "header", None) or ()),
+        insecure=args.insecure,
+        ray=getattr(args, "ray", None),
     )
+    return connection_for(endpoint, flag_in_errors=flag_in_errors)
 
 
-def connection_for(endpoint: EndpointConfig) -> Connection:
+def connection_for(endpoint: EndpointConfig, *, flag_in_errors: bool = True) -> Connection:
     """connection_from for a RunConfig's endpoint."""
-    return _merged(
-        Connection(
-            base_url=endpoint.base_url or None,
-            endpoint=endpoint.endpoint,
-            api=endpoint.backend,
-            model=endpoint.model or None,
-            headers=parse_headers(endpoint.headers),
-            verify_tls=not endpoint.insecure,
-            ray_address=endpoint.ray,
-        ),
-        endpoint.profile,
-        True,
+    given = Connection(
+        base_url=endpoint.base_url or None,
+        endpoint=endpoint.endpoint,
+        api=endpoint.backend,
+        model=endpoint.model or None,
+        headers=parse_headers(endpoint.headers),
+        verify_tls=not endpoint.insecure,
+        ray_address=endpoint.ray,
     )
+    return _merged(given, endpoint.profile, flag_in_errors)
 
 
 def _merged(given: Connection, profile_name: str | None, flag_in_errors: bool) -> Connection:
