@@ -128,7 +128,7 @@ def flag_lists(draw: st.DrawFn) -> list[str]:
 
 @settings(max_examples=300, deadline=None)
 @given(flag_lists())
-@example(["sweep", "--header=-X: y", "--header=Z: -1", "--label=-l", "--model=-m"])
+@example(["sweep", "--header=-X:y", "--header=Z: -1", "--label=-l", "--model=-m"])
 @example(["search", "--over=rate", "--start=0.1", "--request-rate=0.30000000000000004"])
 def test_config_argv_is_the_inverse_of_parsing(argv: list[str]) -> None:
     config = parse_config(argv)
