@@ -34,11 +34,11 @@ from app.bench.capacity.search_run import run_search
 from app.bench.capacity.slo import evaluate, parse_slos
 from app.bench.datasets.sharegpt import default_sharegpt_path, sample_sharegpt
 from app.bench.http.endpoint import resolve_endpoint
-from app.bench.sweep.config import SweepConfig
 from app.bench.sweep.contract import SearchValue
 from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.point import run_point
+from app.bench.sweep.run_context import RunContext
 from app.sim.config import SimConfig
 from app.sim.embedded import start_sim_process
 from app.sim.replay import percentile, replay
@@ -112,8 +112,8 @@ def real(output_len: int, port: int) -> None:
     )
     with start_sim_process([], port=port) as sim, TemporaryDirectory() as tmp:
 
-        def config(folder: str) -> SweepConfig:
-            return SweepConfig(
+        def config(folder: str) -> RunContext:
+            return RunContext(
                 resolved=resolve_endpoint(sim.base_url, "/v1/chat/completions", "chat", None),
                 model="qwen2.5-7b",
                 backend="openai-chat",

@@ -505,10 +505,11 @@ def main() -> None:
     ledger.watch_paint()  # before any chart exists
     ledger.watch_gc()
 
-    from app.commands.argv import build_sweep_argv
+    from app.commands.argv import build_run_config, sweep_command
+    from app.commands.run_args import config_json
     from app.profiles import Target
     from app.ui.panels.sweep.panel import SweepPanel
-    from app.ui.run_context import RunContext
+    from app.ui.run_extras import RunExtras
 
     app = QApplication.instance() or QApplication([])
     from app.ui.app_setup import collect_on_gui_thread
@@ -551,7 +552,7 @@ def main() -> None:
     try:
         panel = SweepPanel(
             lambda: Target("chunk server", url, "chat", "bench"),
-            lambda: RunContext(flags=("--save-detailed",)),
+            lambda: RunExtras(flags=("--save-detailed",)),
         )
         panel.resize(1400, 850)
         panel.show()
@@ -639,9 +640,16 @@ def main() -> None:
         if args.baseline:
             spec = panel.build_spec()
             spec.result_dir = str(out / "headless")
-            argv = build_sweep_argv(spec, Target("chunk server", url, "chat", "bench"))
+            config = build_run_config(spec, Target("chunk server", url, "chat", "bench"))
             t0 = time.monotonic()
-            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            subprocess.run(
+                sweep_command(config),
+                input=config_json(config) + "\n",
+                text=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=True,
+            )
             with urllib.request.urlopen(f"{url}/truth") as resp:
                 truth = json.loads(resp.read())
             base = evaluate(next((out / "headless").glob("fid_*.json")), truth)

@@ -29,11 +29,11 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from app.bench.capacity.slo import parse_slos
 from app.bench.datasets.synthetic import sample_random
 from app.bench.http.endpoint import resolve_endpoint
-from app.bench.sweep.config import SweepConfig
 from app.bench.sweep.early_stop import EarlyStop
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.point import run_point
 from app.bench.sweep.roofline_point import check_roofline
+from app.bench.sweep.run_context import RunContext
 from app.sim.embedded import start_sim_process
 from tests.formula_server import STREAM_HEAD, FormulaServer, chunk
 
@@ -256,7 +256,7 @@ def measure(
     context = scenario.input_len + scenario.output_len // 2
     roofline = {"gpu_id": scenario.gpu, "model_id": MODEL, "fmt": "bf16", "kv_dtype": "bf16"}
     with serve(scenario) as url:
-        config = SweepConfig(
+        config = RunContext(
             resolved=resolve_endpoint(url, "/v1/completions", "completions", None),
             model=MODEL,
             backend="openai",

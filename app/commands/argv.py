@@ -1,13 +1,25 @@
-"""The command lines the window runs: `tpotbench probe`/`sweep`/`search --events jsonl` for an
-endpoint (a Target) and the sweep form (a SweepSpec). Qt-free, so the CLI's own parser can check
-what the window sends (tests/commands/test_argv.py)."""
+"""What the window runs: the RunConfig of the sweep form (a SweepSpec) for an endpoint (a
+Target), sent to `tpotbench sweep|search --config -` as JSON; a probe's command line. Qt-free, so
+the CLI's own parser can check what the window sends (tests/commands/test_argv.py)."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from app.bench.schema.run_config import (
+    DatasetConfig,
+    EndpointConfig,
+    LoadConfig,
+    OutputConfig,
+    RequestOptions,
+    RooflineConfig,
+    RunConfig,
+    SearchConfig,
+    SloConfig,
+)
 from app.commands.connection import header_args
+from app.commands.run_args import checked, with_flags
 from app.paths import cli_command
 from app.profiles import Target
 
@@ -42,7 +54,17 @@ class SweepSpec:
     ignore_eos: bool = False
     label: str = "sweep"
     result_dir: str = ""
-    extra_args: list[str] = field(default_factory=list)
+    # The advanced settings (None / 0: the engine's default).
+    burstiness: float | None = None
+    num_warmups: int = 0
+    temperature: float | None = None
+    workers: int | None = None
+    request_timeout_s: float | None = None
+    # What the window adds: the Roofline dock's context, the /metrics scrape.
+    roofline: RooflineConfig = field(default_factory=RooflineConfig)
+    server_metrics: bool = False
+    # `tpotbench sweep` flags the form does not offer (tests and benchmarks, e.g. --output-len).
+    flags: tuple[str, ...] = ()
     # Latency goals as "metric:stat:ms" (tpotbench sweep/search --slo): each point is judged.
     slos: list[str] = field(default_factory=list)
     # A capacity search instead of a grid: {"start": 1, "max": 256} over concurrency at the
@@ -87,109 +109,109 @@ def probe_argv(target: Target, prompt: str, max_tokens: int) -> list[str]:
     ]
 
 
-def _rate_text(rate: float) -> str:
-    return "inf" if math.isinf(rate) else f"{rate:g}"
+def _endpoint(target: Target) -> EndpointConfig:
+    """The endpoint of a Target; the key itself never appears, only KEY_ENV, the variable the
+    worker process is given it in."""
+    return EndpointConfig(
+        base_url=target.base_url,
+        backend="openai-chat" if target.api == "chat" else "openai",
+        model=target.model or None,
+        # the engine refuses --api-key-env naming an unset variable
+        api_key_env=KEY_ENV if target.api_key else None,
+        headers=tuple(f"{name}: {value}" for name, value in target.headers.items()),
+        insecure=not target.verify_tls,
+        ray=target.ray_address or None,
+    )
 
 
-def _load_args(spec: SweepSpec) -> list[str]:
-    """The load flags: a grid of rates x concurrencies, or a search's start and cap."""
-    if spec.search is not None:
-        return [
-            "--request-rate",
-            _rate_text(spec.request_rates[0]),
-            "--start",
-            f"{spec.search['start']:g}",
-            "--max",
-            f"{spec.search['max']:g}",
-        ]
-    load = [
-        "--request-rate",
-        ",".join(_rate_text(r) for r in spec.request_rates),
-        "--max-concurrency",
-        ",".join(str(c) for c in spec.max_concurrencies),
-    ]
-    if spec.dataset == "mooncake":  # the trace's timestamps replace the request rate
-        return load[2:]
-    return load
+def _load(spec: SweepSpec) -> LoadConfig:
+    """The load: a grid of rates x concurrencies, a search's one rate, or a trace's cap."""
+    rates: tuple[float, ...] | None = tuple(spec.request_rates)
+    concs: tuple[int, ...] | None = tuple(spec.max_concurrencies)
+    if spec.search is not None:  # the search sets the concurrency from its start and max
+        rates, concs = rates[:1] if rates else None, None
+    elif spec.dataset == "mooncake":  # the trace's timestamps replace the request rate
+        rates = None
+    return LoadConfig(
+        request_rates=rates,
+        max_concurrencies=concs,
+        burstiness=spec.burstiness,
+        seed=spec.seed,
+        workers=spec.workers,
+        num_warmups=spec.num_warmups,
+    )
 
 
-def dataset_args(spec: SweepSpec) -> list[str]:
-    """The form's dataset as the CLI's --dataset-name and its own flags."""
+def dataset_config(spec: SweepSpec) -> DatasetConfig:
+    """The form's dataset as the CLI's --dataset-name and its own settings."""
+    # Conversations are counted in sessions (num_sessions); the CLI refuses both.
+    count = None if spec.dataset == "conversations" else spec.num_prompts
+    base = DatasetConfig(num_prompts=count)
+    path = spec.dataset_path or None
     if spec.dataset == "random":
-        return [
-            "--dataset-name",
-            "random",
-            "--random-input-len",
-            str(spec.random_input_len),
-            "--random-output-len",
-            str(spec.random_output_len),
-        ]
+        return replace(
+            base,
+            name="random",
+            random_input_len=spec.random_input_len,
+            random_output_len=spec.random_output_len,
+        )
     if spec.dataset == "prefix":
-        return [
-            "--dataset-name",
-            "prefix",
-            "--prefix-repetition-prefix-len",
-            str(spec.prefix_len),
-            "--prefix-repetition-suffix-len",
-            str(spec.suffix_len),
-            "--prefix-repetition-num-prefixes",
-            str(spec.num_prefixes),
-            "--prefix-repetition-output-len",
-            str(spec.prefix_output_len),
-        ]
+        return replace(
+            base,
+            name="prefix",
+            prefix_len=spec.prefix_len,
+            suffix_len=spec.suffix_len,
+            num_prefixes=spec.num_prefixes,
+            prefix_output_len=spec.prefix_output_len,
+        )
     if spec.dataset == "mooncake":  # no file: the shipped synthetic trace
-        path = ["--dataset-path", spec.dataset_path] if spec.dataset_path else []
-        return ["--dataset-name", "mooncake", *path, "--trace-speedup", f"{spec.trace_speedup:g}"]
+        return replace(base, name="mooncake", path=path, trace_speedup=spec.trace_speedup)
     if spec.dataset == "prompts":
-        return ["--dataset-name", "prompts", "--dataset-path", spec.dataset_path]
+        return replace(base, name="prompts", path=spec.dataset_path)
     if spec.dataset == "conversations":  # no file: the shipped multi-turn file
-        return ["--dataset-name", "sharegpt", "--multi-turn", *_conversation_args(spec)]
+        return replace(
+            base,
+            multi_turn=True,
+            num_sessions=spec.num_prompts,
+            path=path,
+            max_turns=spec.max_turns or None,
+            think_time_s=spec.think_time_s,
+            think_time_stddev_s=spec.think_stddev_s,
+        )
     if spec.dataset == "sharegpt":
-        return ["--dataset-name", "sharegpt", "--dataset-path", spec.dataset_path]
-    return ["--dataset-name", "sharegpt"]
+        return replace(base, path=spec.dataset_path)
+    return base  # synthetic: the shipped ShareGPT file
 
 
-def _conversation_args(spec: SweepSpec) -> list[str]:
-    """Sessions (the form's count), the file if one is chosen, turns and think time if set."""
-    argv = ["--num-sessions", str(spec.num_prompts)]
-    if spec.dataset_path:
-        argv += ["--dataset-path", spec.dataset_path]
-    if spec.max_turns:
-        argv += ["--max-turns", str(spec.max_turns)]
-    if spec.think_time_s:
-        argv += ["--think-time", f"{spec.think_time_s:g}"]
-    if spec.think_stddev_s:
-        argv += ["--think-time-stddev", f"{spec.think_stddev_s:g}"]
-    return argv
-
-
-def build_sweep_argv(spec: SweepSpec, target: Target) -> list[str]:
-    """`tpotbench sweep` (or `search`) --events jsonl for the sweep form and this target;
-    never contains the API key (only the variable's name)."""
+def build_run_config(spec: SweepSpec, target: Target) -> RunConfig:
+    """The RunConfig of `tpotbench sweep` (or `search`) for the sweep form and this target,
+    with the event stream on; never holds the API key (only the variable's name). ValueError
+    for what the CLI would refuse (a form field is wrong, or one of `spec.flags`)."""
     if spec.dataset not in DATASETS:
         raise ValueError(f"Unknown dataset {spec.dataset!r}: use one of {', '.join(DATASETS)}.")
-    argv = [
-        *cli_command(),  # a frozen bundle runs itself, not `python -m app`
-        "search" if spec.search is not None else "sweep",
-        *target_args(target),
-        *_load_args(spec),
-        # Conversations are counted in sessions (--num-sessions below); the CLI refuses both.
-        *([] if spec.dataset == "conversations" else ["--num-prompts", str(spec.num_prompts)]),
-        "--seed",
-        str(spec.seed),
-        "--label",
-        spec.label,
-        "--result-dir",
-        spec.result_dir,
-        "--save-result",
-        "--events",
-        "jsonl",
-    ]
-    if target.ray_address:
-        argv += ["--ray", target.ray_address]
-    argv += dataset_args(spec)
-    if spec.ignore_eos:
-        argv.append("--ignore-eos")
-    if spec.slos:
-        argv += ["--slo", *spec.slos]
-    return argv + list(spec.extra_args)
+    search = None
+    if spec.search is not None:
+        search = SearchConfig(start=spec.search["start"], max=spec.search["max"])
+    options = RequestOptions(
+        ignore_eos=spec.ignore_eos, temperature=spec.temperature, server_metrics=spec.server_metrics
+    )
+    if spec.request_timeout_s is not None:
+        options = replace(options, request_timeout_s=spec.request_timeout_s)
+    config = RunConfig(
+        endpoint=_endpoint(target),
+        dataset=dataset_config(spec),
+        load=_load(spec),
+        slo=SloConfig(slos=tuple(spec.slos)),
+        roofline=spec.roofline,
+        options=options,
+        output=OutputConfig(
+            result_dir=spec.result_dir, label=spec.label, save_result=True, events=True
+        ),
+        search=search,
+    )
+    return checked(with_flags(config, spec.flags))
+
+
+def sweep_command(config: RunConfig) -> list[str]:
+    """The worker's command line: the config itself goes on its stdin (config_json)."""
+    return [*cli_command(), config.command, "--config", "-"]

@@ -17,6 +17,7 @@ from typing import Any
 
 from app.bench.http.auth import header_problem
 from app.bench.http.endpoint import EndpointError, ResolvedEndpoint, resolve_endpoint
+from app.bench.schema.run_config import EndpointConfig
 from app.commands import flags
 from app.commands.credentials import UsageError
 
@@ -143,32 +144,53 @@ def connection_from(args: argparse.Namespace, *, flag_in_errors: bool = True) ->
 
     UsageError for an unknown profile or a bad --header; `flag_in_errors` starts the unknown-
     profile sentence with "--profile: " (the doctor words it without)."""
-    headers = parse_headers(getattr(args, "header", None) or [])
-    conn = Connection(
-        base_url=args.base_url or None,
+    endpoint = EndpointConfig(
+        base_url=args.base_url,
         endpoint=args.endpoint,
-        api=args.backend,
-        model=args.model or None,
-        headers=headers,
-        verify_tls=True,
-        ray_address=getattr(args, "ray", None),
+        backend=args.backend,
+        model=args.model,
+        profile=args.profile,
+        headers=tuple(getattr(args, "header", None) or ()),
+        insecure=args.insecure,
+        ray=getattr(args, "ray", None),
     )
-    if args.profile:
-        from app.profiles import ProfileStore
+    return connection_for(endpoint, flag_in_errors=flag_in_errors)
 
-        profile = ProfileStore().get(args.profile)
-        if profile is None:
-            prefix = "--profile: " if flag_in_errors else ""
-            raise UsageError(f"{prefix}no profile named '{args.profile}'")
-        conn.profile = profile.name
-        conn.profile_kind = profile.kind
-        conn.base_url = conn.base_url or profile.base_url or None
-        conn.api = conn.api or profile.api
-        conn.model = conn.model or profile.model or None
-        conn.verify_tls = profile.verify_tls
-        conn.headers = check_headers({**profile.headers, **headers})
-        conn.roofline = profile.roofline
-        conn.ray_address = conn.ray_address or profile.ray_address or None
-    if args.insecure:
-        conn.verify_tls = False
-    return conn
+
+def connection_for(endpoint: EndpointConfig, *, flag_in_errors: bool = True) -> Connection:
+    """connection_from for a RunConfig's endpoint."""
+    given = Connection(
+        base_url=endpoint.base_url or None,
+        endpoint=endpoint.endpoint,
+        api=endpoint.backend,
+        model=endpoint.model or None,
+        headers=parse_headers(endpoint.headers),
+        verify_tls=not endpoint.insecure,
+        ray_address=endpoint.ray,
+    )
+    return _merged(given, endpoint.profile, flag_in_errors)
+
+
+def _merged(given: Connection, profile_name: str | None, flag_in_errors: bool) -> Connection:
+    """The connection given, over the saved profile named (None: no profile)."""
+    if not profile_name:
+        return given
+    from app.profiles import ProfileStore
+
+    profile = ProfileStore().get(profile_name)
+    if profile is None:
+        prefix = "--profile: " if flag_in_errors else ""
+        raise UsageError(f"{prefix}no profile named '{profile_name}'")
+    return Connection(
+        base_url=given.base_url or profile.base_url or None,
+        endpoint=given.endpoint,
+        api=given.api or profile.api,
+        model=given.model or profile.model or None,
+        headers=check_headers({**profile.headers, **given.headers}),
+        # --insecure wins over the profile; without it the profile says
+        verify_tls=given.verify_tls and profile.verify_tls,
+        profile=profile.name,
+        profile_kind=profile.kind,
+        roofline=profile.roofline,
+        ray_address=given.ray_address or profile.ray_address or None,
+    )

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from app.bench.datasets.conversations import (
     DEFAULT_NUM_SESSIONS,
@@ -15,6 +14,7 @@ from app.bench.datasets.conversations import (
 )
 from app.bench.datasets.prompts import DatasetError, PromptTokenizer
 from app.bench.load.sessions import ThinkTime
+from app.bench.schema.run_config import RunConfig
 from app.bench.sweep.conversation_point import ConversationLoad
 from app.commands import flags
 from app.commands.credentials import UsageError
@@ -66,10 +66,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def check(args: argparse.Namespace) -> None:
+def check(config: RunConfig) -> None:
     """Refuse --num-prompts with --multi-turn, before its default is filled in: a run of a
     different size than the one asked for would be a silent surprise."""
-    if args.multi_turn and args.num_prompts is not None:
+    if config.dataset.multi_turn and config.dataset.num_prompts is not None:
         raise UsageError(
             "--num-prompts does not apply to --multi-turn: give the number of conversations "
             "with --num-sessions (each sends all its turns)"
@@ -77,24 +77,25 @@ def check(args: argparse.Namespace) -> None:
 
 
 def conversation_load(
-    args: argparse.Namespace, *, api: str, workers: int, counter: PromptTokenizer
+    config: RunConfig, *, api: str, workers: int, counter: PromptTokenizer
 ) -> ConversationLoad | None:
     """The sessions of a --multi-turn sweep, None without it; UsageError on bad input."""
-    if not args.multi_turn:
+    data = config.dataset
+    if not data.multi_turn:
         given = [
             name
             for name, value in (
-                ("--num-sessions", args.num_sessions),
-                ("--max-turns", args.max_turns),
-                ("--think-time", args.think_time or None),
-                ("--think-time-stddev", args.think_time_stddev or None),
+                ("--num-sessions", data.num_sessions),
+                ("--max-turns", data.max_turns),
+                ("--think-time", data.think_time_s or None),
+                ("--think-time-stddev", data.think_time_stddev_s or None),
             )
             if value is not None
         ]
         if given:
             raise UsageError(f"{given[0]} is for conversations: add --multi-turn")
         return None
-    if args.dataset_name != "sharegpt":
+    if data.name != "sharegpt":
         raise UsageError(
             "--multi-turn reads conversations from a ShareGPT file: use --dataset-name sharegpt "
             "(the default) with or without --dataset-path"
@@ -109,29 +110,29 @@ def conversation_load(
             "--multi-turn runs in one process (each next turn needs the previous reply): "
             "drop --workers and --ray"
         )
-    if args.num_warmups:
+    if config.load.num_warmups:
         raise UsageError(
             "--num-warmups is not used with --multi-turn: a warmup would put a session's first "
             "turn in the server's prefix cache before it is measured"
         )
-    path = Path(args.dataset_path) if args.dataset_path else default_conversations_path()
+    path = Path(data.path) if data.path else default_conversations_path()
     try:
         conversations = sample_conversations(
             path,
-            args.num_sessions or DEFAULT_NUM_SESSIONS,
+            data.num_sessions or DEFAULT_NUM_SESSIONS,
             counter,
-            seed=args.seed,
-            output_len=args.output_len or args.sharegpt_output_len,
-            max_turns=args.max_turns,
+            seed=config.load.seed,
+            output_len=data.output_len or data.sharegpt_output_len,
+            max_turns=data.max_turns,
         )
     except DatasetError as exc:
         raise UsageError(str(exc)) from None
-    think = ThinkTime(args.think_time, args.think_time_stddev)
+    think = ThinkTime(data.think_time_s, data.think_time_stddev_s)
     return ConversationLoad(conversations, think)
 
 
-def refuse_in_search(args: Any) -> None:
-    if getattr(args, "multi_turn", False):
+def refuse_in_search(config: RunConfig) -> None:
+    if config.dataset.multi_turn:
         raise UsageError(
             "search sizes its points by --num-prompts; conversations run with tpotbench sweep "
             "--multi-turn"

@@ -1,6 +1,7 @@
-"""The sweep form as shell commands a user can paste: the `tpotbench sweep`/`search` line the
-window would run (from the same argv builder), and the matching `vllm bench serve` line per point
-where vLLM has the same workload. Never the key: its variable's name only."""
+"""The sweep form as shell commands a user can paste: the `tpotbench sweep`/`search` line of the
+RunConfig the window would run (config_argv, the inverse of the CLI's parsing), and the matching
+`vllm bench serve` line per point where vLLM has the same workload. Never the key: its
+variable's name only."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from dataclasses import dataclass, field, replace
 from app.bench.datasets.sharegpt import default_sharegpt_path
 from app.bench.http.endpoint import EndpointError, resolve_endpoint
 from app.bench.results.naming import point_filename, rate_label
-from app.commands.argv import KEY_ENV, SweepSpec, build_sweep_argv, dataset_args
-from app.paths import cli_command
+from app.bench.schema.run_config import RunConfig
+from app.commands.argv import KEY_ENV, SweepSpec, build_run_config, dataset_config
+from app.commands.run_args import config_argv
 from app.profiles import Target
 
 # The variable a pasted command reads the key from: the one vLLM's own client reads too.
@@ -41,30 +43,48 @@ class CopiedCommands:
         return "\n".join(lines) + "\n"
 
 
-def _user_argv(spec: SweepSpec, target: Target) -> list[str]:
-    """The window's argv as a user types it: `tpotbench` for the interpreter, no event stream,
-    the key's variable named as the user's."""
-    argv = build_sweep_argv(spec, target)
-    prefix = len(cli_command())
-    out = ["tpotbench", *argv[prefix:]]
-    i = out.index("--events")
-    del out[i : i + 2]
-    if "--api-key-env" in out:
-        out[out.index("--api-key-env") + 1] = USER_KEY_ENV
+def user_argv(config: RunConfig) -> list[str]:
+    """The window's run as a user types it: `tpotbench`, no event stream, the key's variable
+    named as the user's."""
+    endpoint = config.endpoint
+    if endpoint.api_key_env is not None:
+        endpoint = replace(endpoint, api_key_env=USER_KEY_ENV)
+    mine = replace(config, endpoint=endpoint, output=replace(config.output, events=False))
+    out = ["tpotbench", *config_argv(mine)]
     assert KEY_ENV not in out
     return out
 
 
 def _vllm_dataset(spec: SweepSpec) -> list[str] | None:
-    """The window's own dataset flags, which are vLLM's names, where vLLM has the dataset."""
-    if spec.dataset not in ("random", "prefix", "sharegpt", "synthetic"):
-        return None
-    args = dataset_args(spec)
+    """The window's own dataset settings as vLLM's flags, where vLLM has the dataset."""
+    data = dataset_config(spec)
+    if spec.dataset == "random":
+        return [
+            "--dataset-name",
+            "random",
+            "--random-input-len",
+            str(data.random_input_len),
+            "--random-output-len",
+            str(data.random_output_len),
+        ]
     if spec.dataset == "prefix":
-        args[1] = "prefix_repetition"  # vLLM's --dataset-name for the same generator
+        return [
+            "--dataset-name",
+            "prefix_repetition",  # vLLM's --dataset-name for the same generator
+            "--prefix-repetition-prefix-len",
+            str(data.prefix_len),
+            "--prefix-repetition-suffix-len",
+            str(data.suffix_len),
+            "--prefix-repetition-num-prefixes",
+            str(data.num_prefixes),
+            "--prefix-repetition-output-len",
+            str(data.prefix_output_len),
+        ]
+    if spec.dataset == "sharegpt":
+        return ["--dataset-name", "sharegpt", "--dataset-path", spec.dataset_path]
     if spec.dataset == "synthetic":  # our shipped file, which vLLM's client must be given
-        args += ["--dataset-path", str(default_sharegpt_path())]
-    return args
+        return ["--dataset-name", "sharegpt", "--dataset-path", str(default_sharegpt_path())]
+    return None
 
 
 def _vllm_lines(spec: SweepSpec, target: Target) -> tuple[list[str], str]:
@@ -128,6 +148,6 @@ def copied_commands(spec: SweepSpec, target: Target, result_dir: str) -> CopiedC
     """The commands for the form's settings, results under `result_dir`; shell-quoted, with
     the key's variable name (OPENAI_API_KEY) in place of the key."""
     spec = replace(spec, result_dir=result_dir)
-    ours = shlex.join(_user_argv(spec, target))
+    ours = shlex.join(user_argv(build_run_config(spec, target)))
     vllm, why = _vllm_lines(spec, target)
     return CopiedCommands(ours, vllm, why, needs_key=bool(target.api_key))

@@ -8,11 +8,13 @@ from typing import Any
 
 from app.bench.capacity.search import SearchSettings
 from app.bench.capacity.why import render as render_why
+from app.bench.schema.run_config import RunConfig
 from app.bench.sweep.contract import SearchFinished, SearchValue
 from app.bench.sweep.observer import SweepObserver
 from app.commands import flags
 from app.commands.console import table
 from app.commands.credentials import UsageError
+from app.commands.run_args import SEARCH_NUM_PROMPTS, replaced
 from app.commands.sweep_flags import add_sweep_arguments
 
 
@@ -88,11 +90,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="en",
         help="language of the why under the table (default en)",
     )
-    parser.set_defaults(num_prompts=200)
+    parser.set_defaults(num_prompts=SEARCH_NUM_PROMPTS)
 
 
-def settings_from(args: argparse.Namespace) -> SearchSettings:
-    resolution_text = args.resolution or ("1" if args.over == "concurrency" else "5%")
+def settings_from(config: RunConfig) -> SearchSettings:
+    search = config.search
+    assert search is not None
+    num_prompts = config.dataset.num_prompts or SEARCH_NUM_PROMPTS
+    resolution_text = search.resolution or ("1" if search.over == "concurrency" else "5%")
     relative = resolution_text.strip().endswith("%")
     try:
         resolution = float(resolution_text.strip().rstrip("%"))
@@ -103,18 +108,18 @@ def settings_from(args: argparse.Namespace) -> SearchSettings:
     if relative:
         resolution /= 100.0
     settings = SearchSettings(
-        over=args.over,
-        start=args.start,
-        maximum=args.max if args.max is not None else 256.0,
-        growth=args.growth,
+        over=search.over,
+        start=search.start,
+        maximum=search.max if search.max is not None else 256.0,
+        growth=search.growth,
         resolution=resolution,
         relative_resolution=relative,
-        runs=args.runs,
-        num_prompts=args.num_prompts,
-        min_prompts=min(args.min_prompts, args.num_prompts),
-        prompts_per_unit=args.prompts_per_unit,
-        early_stop=args.early_stop,
-        check_above=args.check_above,
+        runs=search.runs,
+        num_prompts=num_prompts,
+        min_prompts=min(search.min_prompts, num_prompts),
+        prompts_per_unit=search.prompts_per_unit,
+        early_stop=search.early_stop,
+        check_above=search.check_above,
     )
     try:
         settings.validate()
@@ -231,35 +236,44 @@ class SearchConsole(SweepObserver):
 def run(args: argparse.Namespace) -> int:
     from app.commands import sweep as sweep_cmd
 
+    return sweep_cmd.start(args, "search")
+
+
+def run_search_config(config: RunConfig) -> int:
+    """The search a RunConfig describes: its own checks (exit 2), then the points."""
+    from app.commands import sweep as sweep_cmd
+
+    search, load = config.search, config.load
+    assert search is not None
     try:
-        settings = settings_from(args)
-        if "," in str(args.request_rate) or "," in str(args.max_concurrency or ""):
+        settings = settings_from(config)
+        if len(load.request_rates or ()) > 1 or len(load.max_concurrencies or ()) > 1:
             raise UsageError("search takes one --request-rate and one --max-concurrency, not lists")
-        if not (args.slo or args.goodput):
+        if not (config.slo.slos or config.slo.goodput):
             raise UsageError("search needs SLOs: --slo tpot:p99:50 ttft:p99:2000 (or --goodput)")
-        if args.result_filename:
+        if config.output.result_filename:
             raise UsageError(
                 "search writes one file per load; use --label instead of --result-filename"
             )
         # A flag the search sets itself would be silently overridden: refused instead.
-        if args.over == "concurrency" and args.max_concurrency is not None:
+        if search.over == "concurrency" and load.max_concurrencies is not None:
             raise UsageError(
                 "--max-concurrency does not apply to --over concurrency (the search sets the "
                 "concurrency); give its range with --start and --max"
             )
-        if args.over == "rate" and args.request_rate is not None:
+        if search.over == "rate" and load.request_rates is not None:
             raise UsageError(
                 "--request-rate does not apply to --over rate (the search sets the rate); "
                 "give its range with --start and --max"
             )
-        if args.over == "rate":
-            args.request_rate = "1"  # replaced per load; the fixed rate is not used
     except UsageError as exc:
         print(f"tpotbench search: error: {exc}", file=sys.stderr)
         return 2
+    if search.over == "rate":  # replaced per load; the fixed rate is not used
+        config = replaced(config, "load", request_rates=(1.0,))
     # The search exists to say where the limit is and why; the why reads the server's
     # /metrics (queue, KV cache, preemptions) and abstains without them, so the search always
     # scrapes them (a server without /metrics is named in the why, nothing fails).
-    args.server_metrics = True
-    console = SearchConsole(sys.stdout, args.lang)
-    return sweep_cmd.run_with(args, search=settings, search_console=console)
+    config = replaced(config, "options", server_metrics=True)
+    console = SearchConsole(sys.stdout, search.lang)
+    return sweep_cmd.run_with(config, search=settings, search_console=console)

@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,17 +23,19 @@ from app.bench.results.write import (
     no_success_note,
     remove_empty_dirs,
 )
+from app.bench.schema.run_config import RunConfig
 from app.bench.selftest.store import ceiling_warning
-from app.bench.sweep.config import ResultExistsError, SweepConfig
 from app.bench.sweep.discovery import UnreachableError, fetch_first_model
 from app.bench.sweep.events import EventWriter
 from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.roofline_point import check_roofline
+from app.bench.sweep.run_context import ResultExistsError, RunContext
 from app.bench.sweep.runner import run_sweep
 from app.commands import conversation_flags
 from app.commands.console import error, note
 from app.commands.credentials import UsageError
-from app.commands.sweep_config import build_config
+from app.commands.run_args import config_argv, config_from_args, read_config, replaced
+from app.commands.sweep_config import open_context
 from app.commands.sweep_console import ConsoleReporter
 from app.commands.sweep_flags import add_sweep_arguments
 
@@ -51,9 +54,10 @@ def _watch_stdin(loop: asyncio.AbstractEventLoop, cancel: asyncio.Event) -> None
     threading.Thread(target=reader, name="cancel-reader", daemon=True).start()
 
 
-async def _resolve_model(config: SweepConfig) -> None:
+async def _with_model(config: RunContext) -> RunContext:
     """Check the server answers; without --model take its first model (as vLLM does), and
-    name the roofline's architecture after it when no --roofline-model was given."""
+    name the roofline's architecture after it when no --roofline-model was given: the
+    context with the model, ready to run."""
     first = await fetch_first_model(
         config.resolved,
         config.api_key,
@@ -62,25 +66,28 @@ async def _resolve_model(config: SweepConfig) -> None:
         timeout_s=min(60.0, config.timeout_s or 60.0),
         request_timeout_s=min(60.0, config.request_timeout_s or 60.0),
     )
-    if not config.model:
+    model = config.model
+    if not model:
         if first is None:
             raise UnreachableError(f"no model list at {config.resolved.models_url}; pass --model")
-        config.model = first
-    if config.roofline is not None and not config.roofline.get("model_id"):
+        model = first
+    roofline = config.roofline
+    if roofline is not None and not roofline.get("model_id"):
         try:
-            config.roofline = check_roofline({**config.roofline, "model_id": config.model})
+            roofline = check_roofline({**roofline, "model_id": model})
         except ValueError as exc:
             print(
                 f"note: no roofline for this run: {exc}; name the architecture with "
                 "--roofline-model",
                 file=sys.stderr,
             )
-            config.roofline = None
+            roofline = None
+    return replace(config, model=model, roofline=roofline)
 
 
 async def _main(
-    args: argparse.Namespace,
-    config: SweepConfig,
+    run: RunConfig,
+    config: RunContext,
     observers: list[SweepObserver],
     search: SearchSettings | None = None,
 ) -> int:
@@ -101,7 +108,7 @@ async def _main(
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, on_signal, int(sig))
-    if args.events:
+    if run.output.events:
         _watch_stdin(loop, cancel)
 
         def reader_gone() -> None:  # on the writer's thread; the loop may be over by then
@@ -111,12 +118,12 @@ async def _main(
         for obs in observers:
             if isinstance(obs, EventWriter):
                 obs.on_broken = reader_gone
-    await _resolve_model(config)
+    config = await _with_model(config)
     if search is not None:
         from app.bench.capacity.search_run import run_search
 
         found, _, _ = await run_search(config, search, observers, cancel)
-        if found.cancelled and not args.events:
+        if found.cancelled and not run.output.events:
             return signal_status()
         if no_success(found):
             # As `sweep`: nothing succeeded is an error, with what failed and its fix.
@@ -134,7 +141,7 @@ async def _main(
             return 1
         return 0
     outcome = await run_sweep(config, observers, cancel)
-    if outcome.cancelled and not args.events:
+    if outcome.cancelled and not run.output.events:
         return signal_status()
     empty = outcome.empty_points
     if empty:
@@ -159,34 +166,66 @@ def _merged(failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    return run_with(args)
+    return start(args, "sweep")
+
+
+def start(args: argparse.Namespace, command: str) -> int:
+    """`sweep` or `search`: the RunConfig from the flags (or --config), then the run."""
+    try:
+        config = config_of(args, command)
+    except UsageError as exc:
+        events = EventWriter(sys.stdout) if args.events else None
+        try:
+            return error(command, str(exc), events=events)
+        finally:
+            if events is not None:
+                events.close()
+    if config.search is not None:
+        from app.commands.search import run_search_config
+
+        return run_search_config(config)
+    return run_with(config)
+
+
+def config_of(args: argparse.Namespace, command: str) -> RunConfig:
+    """The run the flags give, or the one --config holds (then no other flag is allowed)."""
+    config = config_from_args(args, command)
+    if args.config is None:
+        return config
+    given = config_argv(config)[1:]
+    if given:
+        raise UsageError(f"--config holds the whole run; drop {given[0]} (or drop --config)")
+    return read_config(args.config, command)
 
 
 def run_with(
-    args: argparse.Namespace,
+    config: RunConfig,
     search: SearchSettings | None = None,
     search_console: Any | None = None,
 ) -> int:
     """`sweep`, or with `search` settings the capacity search (same flags, same files)."""
     # Written from its own thread: a GUI that reads slowly must not hold up token timestamps.
-    events = EventWriter(sys.stdout, background=True) if args.events else None
+    events = EventWriter(sys.stdout, background=True) if config.output.events else None
     try:
-        return _run(args, events, search, search_console)
+        return _run(config, events, search, search_console)
     finally:
         if events is not None:
             events.close()  # everything queued, run_finished last, is written before exit
 
 
-def _num_requests(config: SweepConfig) -> int:
+def _num_requests(config: RunContext) -> int:
     conversations = config.conversations
     return len(config.samples) if conversations is None else conversations.num_requests
 
 
-def _other_results(config: SweepConfig, search: SearchSettings | None) -> list[Path]:
-    """Result files in the folder that this run will not write; OSError (ResultExistsError
-    among them) when the folder cannot be written or a file of this run is already there."""
+def _planned(config: RunContext, search: SearchSettings | None) -> tuple[RunContext, list[Path]]:
+    """The context with its result files planned (the only time they are), and the result
+    files in the folder that this run will not write; OSError (ResultExistsError among them)
+    when the folder cannot be written or a file of this run is already there."""
     ensure_writable_dir(config.result_dir)
-    targets = set(config.plan_targets())
+    config = config.planned()
+    assert config.plan is not None
+    targets = set(config.plan.targets)
     others = [p for p in result_files(config.result_dir) if p not in targets]
     summary = config.result_dir / "search.json"
     if search is not None and summary.exists() and not config.overwrite:
@@ -194,48 +233,48 @@ def _other_results(config: SweepConfig, search: SearchSettings | None) -> list[P
             f"{summary} exists (an earlier search); pass --overwrite to replace it, or "
             "choose another --result-dir"
         )
-    return others
+    return config, others
 
 
 def _run(
-    args: argparse.Namespace,
+    run: RunConfig,
     events: EventWriter | None,
     search: SearchSettings | None = None,
     search_console: Any | None = None,
 ) -> int:
-    command = "search" if search is not None else "sweep"
+    command = run.command
     try:
-        if search is not None and args.dataset_name == "mooncake":
+        if search is not None and run.dataset.name == "mooncake":
             raise UsageError(
                 "a trace replay keeps the trace's own schedule, so there is no load to search; "
                 "run tpotbench sweep --dataset-name mooncake (with --trace-speedup)"
             )
         if search is not None:
-            conversation_flags.refuse_in_search(args)
-            args.num_prompts = search.num_prompts
-        config, notes = build_config(args)
+            conversation_flags.refuse_in_search(run)
+            run = replaced(run, "dataset", num_prompts=search.num_prompts)
+        config, notes = open_context(run)
     except UsageError as exc:
         return error(command, str(exc), events=events)
     # Folders this run creates are removed again if it ends with nothing in them (every
     # request refused with 401, say): an empty results folder only misleads.
     made = missing_dirs(config.result_dir)
     try:
-        return _run_config(args, config, notes, events, search, search_console)
+        return _run_config(run, config, notes, events, search, search_console)
     finally:
         remove_empty_dirs(made)
 
 
 def _run_config(
-    args: argparse.Namespace,
-    config: SweepConfig,
+    run: RunConfig,
+    config: RunContext,
     notes: list[str],
     events: EventWriter | None,
     search: SearchSettings | None,
     search_console: Any | None,
 ) -> int:
-    command = "search" if search is not None else "sweep"
+    command = run.command
     try:
-        others = _other_results(config, search)
+        config, others = _planned(config, search)
     except OSError as exc:  # checked before any request, so no load runs for nothing
         message = (
             str(exc)
@@ -264,7 +303,7 @@ def _run_config(
     if warning := cleartext_warning(config.resolved.url, config.api_key):
         print(warning, file=sys.stderr)
     console = ConsoleReporter(
-        bar=not args.disable_tqdm,
+        bar=not run.output.disable_tqdm,
         summary_stream=sys.stderr if events or search is not None else sys.stdout,
     )
     console.burstiness = config.burstiness
@@ -277,7 +316,7 @@ def _run_config(
     from app.bench.http.client import run as run_async
 
     try:
-        return run_async(_main(args, config, observers, search))
+        return run_async(_main(run, config, observers, search))
     except (UnreachableError, WorkerError) as exc:
         # Points finished before this are on disk already.
         return error(command, str(exc), 1, events=events)

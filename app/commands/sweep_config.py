@@ -1,10 +1,12 @@
-"""`sweep`/`search` flags -> the engine's SweepConfig: the load grid, the dataset, the endpoint
-(flags over the profile), the workers and the roofline context; UsageError on bad input."""
+"""A RunConfig -> the engine's RunContext: the load grid with its defaults, the dataset's
+prompts, the endpoint (the config over the profile) and its key, the workers and the roofline
+context; UsageError on bad input. Everything here that reads a disk or the keyring runs once,
+when a run starts."""
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,19 +17,19 @@ from app.bench.datasets.conversations import default_conversations_path
 from app.bench.datasets.prompts import DatasetError, HFVocab, SampleRequest
 from app.bench.datasets.sampling import DatasetOptions, get_samples
 from app.bench.http.tokens import TokenCounter, TokenizerError, estimate_tokens
-from app.bench.load.grid import GridError, empty_item, parse_concurrencies, parse_rates
 from app.bench.load.workers.ray_address import RayAddressError, parse_ray_address
 from app.bench.metrics.options import (
     parse_goodput,
     parse_percentile_metrics,
     parse_percentiles,
 )
+from app.bench.schema.run_config import RooflineConfig, RunConfig
 from app.bench.selftest.store import load_ceiling, mode_of
-from app.bench.sweep.config import SweepConfig
 from app.bench.sweep.conversation_point import ConversationLoad
 from app.bench.sweep.roofline_point import check_roofline
-from app.commands import conversation_flags, flags, trace_flags
-from app.commands.connection import connection_from
+from app.bench.sweep.run_context import RunContext
+from app.commands import conversation_flags, trace_flags
+from app.commands.connection import connection_for
 from app.commands.credentials import UsageError, require_api_key
 from app.commands.sweep_flags import ROOFLINE_FLAGS
 from app.commands.timeouts import request_limit
@@ -37,28 +39,8 @@ from app.roofline.catalog import get_gpu, get_kv_dtype, get_weight_format
 _MAX_PROMPT_TOKENS = 100_000_000
 
 
-def _no_empty_item(flag: str, text: str) -> None:
-    """'1,,2' or '1,2,' is a slip of the fingers, not a list of two: say so rather than guess."""
-    if empty_item(text):
-        raise UsageError(f"{flag}: {text!r} has an empty item; separate values with one comma")
-
-
-def _rates(text: str) -> list[float]:
-    _no_empty_item("--request-rate", text)
-    try:
-        return parse_rates(text)
-    except GridError as exc:
-        raise UsageError(f"--request-rate: {exc}") from None
-
-
-def _concurrencies(text: str | None) -> list[int | None]:
-    if text is None:
-        return [None]
-    _no_empty_item("--max-concurrency", text)
-    try:
-        return list(parse_concurrencies(text, flags.MAX_BATCH))
-    except GridError as exc:
-        raise UsageError(f"--max-concurrency: {exc}") from None
+def _concurrencies(values: tuple[int, ...] | None) -> list[int | None]:
+    return [None] if values is None else list(values)
 
 
 class _EstimateCounter:
@@ -82,56 +64,58 @@ def _workers(count: int | None, ray_address: str | None) -> int:
     return count
 
 
-def _check_sizes(args: argparse.Namespace, points: int) -> None:
+def _check_sizes(config: RunConfig, num_prompts: int, points: int) -> None:
     """Refuse what would name one file for many points or hold too many prompt tokens."""
-    if args.result_filename and points > 1:
+    data = config.dataset
+    if config.output.result_filename and points > 1:
         raise UsageError(
             f"--result-filename names one file but the sweep has {points} points; use --label "
             "instead"
         )
-    if args.dataset_name == "random":
-        held = args.num_prompts * args.random_input_len
+    if data.name == "random":
+        held = num_prompts * data.random_input_len
         if held > _MAX_PROMPT_TOKENS:
             raise UsageError(
-                f"--num-prompts {args.num_prompts:,} x --random-input-len "
-                f"{args.random_input_len:,} is {held:,} prompt tokens held in memory; keep it "
+                f"--num-prompts {num_prompts:,} x --random-input-len "
+                f"{data.random_input_len:,} is {held:,} prompt tokens held in memory; keep it "
                 f"under {_MAX_PROMPT_TOKENS:,} by lowering one of them"
             )
-    if args.dataset_name == "prefix":
-        per = args.prefix_repetition_prefix_len + args.prefix_repetition_suffix_len
-        if args.num_prompts * per > _MAX_PROMPT_TOKENS:
+    if data.name == "prefix":
+        per = data.prefix_len + data.suffix_len
+        if num_prompts * per > _MAX_PROMPT_TOKENS:
             raise UsageError(
-                f"--num-prompts {args.num_prompts:,} x (prefix + suffix length {per:,}) is over "
+                f"--num-prompts {num_prompts:,} x (prefix + suffix length {per:,}) is over "
                 f"{_MAX_PROMPT_TOKENS:,} prompt tokens held in memory; lower one of them"
             )
 
 
-def _token_counters(args: argparse.Namespace) -> tuple[Any, TokenCounter | None]:
+def _token_counters(tokenizer_dir: str | None) -> tuple[Any, TokenCounter | None]:
     """(what counts prompt tokens, the --tokenizer if given): without one, an estimate."""
-    if not args.tokenizer:
+    if not tokenizer_dir:
         return _EstimateCounter(), None
     try:
-        tokenizer = TokenCounter(args.tokenizer)
+        tokenizer = TokenCounter(tokenizer_dir)
     except TokenizerError as exc:
         raise UsageError(f"--tokenizer: {exc}") from None
     return tokenizer, tokenizer
 
 
-def _dataset_options(args: argparse.Namespace) -> DatasetOptions:
+def _dataset_options(config: RunConfig, num_prompts: int) -> DatasetOptions:
+    data = config.dataset
     return DatasetOptions(
-        name=args.dataset_name,
-        path=Path(args.dataset_path) if args.dataset_path else None,
-        num_prompts=args.num_prompts,
-        seed=args.seed,
-        output_len=args.output_len,
-        sharegpt_output_len=args.sharegpt_output_len,
-        random_input_len=args.random_input_len,
-        prefix_len=args.prefix_repetition_prefix_len,
-        suffix_len=args.prefix_repetition_suffix_len,
-        num_prefixes=args.prefix_repetition_num_prefixes,
-        prefix_output_len=args.prefix_repetition_output_len,
-        random_output_len=args.random_output_len,
-        random_range_ratio=args.random_range_ratio,
+        name=data.name,
+        path=Path(data.path) if data.path else None,
+        num_prompts=num_prompts,
+        seed=config.load.seed,
+        output_len=data.output_len,
+        sharegpt_output_len=data.sharegpt_output_len,
+        random_input_len=data.random_input_len,
+        prefix_len=data.prefix_len,
+        suffix_len=data.suffix_len,
+        num_prefixes=data.num_prefixes,
+        prefix_output_len=data.prefix_output_len,
+        random_output_len=data.random_output_len,
+        random_range_ratio=data.random_range_ratio,
     )
 
 
@@ -147,18 +131,18 @@ class _Workload:
 
 
 def _workload(
-    args: argparse.Namespace, rates: list[float], api: str, workers: int
+    config: RunConfig, num_prompts: int, rates: list[float], api: str, workers: int
 ) -> tuple[_Workload, TokenCounter | None]:
-    counter, tokenizer = _token_counters(args)
-    options = _dataset_options(args)
+    counter, tokenizer = _token_counters(config.dataset.tokenizer)
+    options = _dataset_options(config, num_prompts)
     vocab = None
-    if tokenizer is not None and args.dataset_name in ("random", "prefix", "mooncake"):
+    if tokenizer is not None and config.dataset.name in ("random", "prefix", "mooncake"):
         vocab = HFVocab(tokenizer.path)
     conversations = conversation_flags.conversation_load(
-        args, api=api, workers=workers, counter=counter
+        config, api=api, workers=workers, counter=counter
     )
     try:
-        trace = trace_flags.trace_load(args, options, vocab)
+        trace = trace_flags.trace_load(config, options, vocab)
         if trace is not None:
             samples, rates = trace.samples, [trace.rate]
         else:
@@ -168,79 +152,82 @@ def _workload(
     return _Workload(samples, rates, options, conversations, trace), tokenizer
 
 
-# Long on purpose: after the checks and the parts above, one flat SweepConfig(...) of ~40 fields.
-def build_config(args: argparse.Namespace) -> tuple[SweepConfig, list[str]]:
-    """Flags -> a SweepConfig without the model (resolved later); UsageError on bad input."""
-    conversation_flags.check(args)
-    trace_flags.check(args)
-    rates = _rates(args.request_rate)
-    concurrencies = _concurrencies(args.max_concurrency)
-    _check_sizes(args, len(rates) * len(concurrencies))
+# Long on purpose: after the checks and the parts above, one flat RunContext(...) of ~40 fields.
+def open_context(config: RunConfig) -> tuple[RunContext, list[str]]:
+    """A RunConfig -> a RunContext without the model (the server names it, see
+    app/commands/sweep.py); UsageError on bad input."""
+    conversation_flags.check(config)
+    trace_flags.check(config)
+    data, load, out, opts = config.dataset, config.load, config.output, config.options
+    num_prompts = trace_flags.num_prompts(config)
+    rates = list(load.request_rates or (math.inf,))
+    concurrencies = _concurrencies(load.max_concurrencies)
+    _check_sizes(config, num_prompts, len(rates) * len(concurrencies))
     try:
-        percentiles = parse_percentiles(args.metric_percentiles)
-        percentile_metrics = parse_percentile_metrics(args.percentile_metrics)
-        goodput = parse_goodput(args.goodput) if args.goodput else None
-        slos = parse_slos(args.slo, args.goodput, args.good_share)
+        percentiles = parse_percentiles(out.metric_percentiles)
+        percentile_metrics = parse_percentile_metrics(out.percentile_metrics)
+        goodput = parse_goodput(list(config.slo.goodput)) if config.slo.goodput else None
+        slos = parse_slos(config.slo.slos, config.slo.goodput, config.slo.good_share)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    conn = connection_from(args)
+    endpoint = config.endpoint
+    conn = connection_for(endpoint)
     if conn.profile and not conn.base_url:
-        raise UsageError(f"--profile: '{args.profile}' has no base URL; pass --base-url")
-    roofline, roofline_notes = roofline_context(args, conn.roofline, conn.model)
-    workers = _workers(args.workers, conn.ray_address)
-    resolved = conn.resolve(conn.base_url or f"http://{args.host}:{args.port}")
-    load, tokenizer = _workload(args, rates, resolved.api, workers)
-    extra_body = dict(args.extra_body or {})
-    if args.temperature is not None:
-        extra_body["temperature"] = args.temperature
-    config = SweepConfig(
+        raise UsageError(f"--profile: '{endpoint.profile}' has no base URL; pass --base-url")
+    roofline, roofline_notes = roofline_context(config.roofline, conn.roofline, conn.model)
+    workers = _workers(load.workers, conn.ray_address)
+    resolved = conn.resolve(conn.base_url or f"http://{endpoint.host}:{endpoint.port}")
+    work, tokenizer = _workload(config, num_prompts, rates, resolved.api, workers)
+    extra_body = dict(opts.extra_body or {})
+    if opts.temperature is not None:
+        extra_body["temperature"] = opts.temperature
+    # The statistics the SLOs read must be computed (tpot:p95 with percentiles 50,90,99).
+    wanted = {q for q in (slo.quantile for slo in slos.limits) if q is not None}
+    context = RunContext(
         resolved=resolved,
         model=conn.model or "",
         backend="openai-chat" if resolved.api == "chat" else "openai",
-        samples=load.samples,
-        rates=load.rates,
+        samples=work.samples,
+        rates=work.rates,
         concurrencies=concurrencies,
-        result_dir=Path(args.result_dir),
-        label=args.label,
-        result_filename=args.result_filename,
-        burstiness=args.burstiness,
-        seed=args.seed,
-        num_warmups=args.num_warmups,
+        result_dir=Path(out.result_dir),
+        label=out.label,
+        result_filename=out.result_filename,
+        burstiness=1.0 if load.burstiness is None else load.burstiness,
+        seed=load.seed,
+        num_warmups=load.num_warmups,
         # vLLM ignores EOS for the random dataset so replies run to the requested length.
-        ignore_eos=args.ignore_eos or args.dataset_name == "random",
+        ignore_eos=opts.ignore_eos or data.name == "random",
         goodput=goodput,
         percentile_metrics=percentile_metrics,
-        percentiles=percentiles,
-        save_detailed=args.save_detailed,
+        percentiles=tuple(sorted(set(percentiles) | wanted)),
+        save_detailed=out.save_detailed,
         extra_body=extra_body or None,
         extra_headers=conn.headers or None,
-        api_key=require_api_key(args.api_key_env, conn.profile),
+        api_key=require_api_key(endpoint.api_key_env, conn.profile),
         tokenizer=tokenizer,
-        tokenizer_id=args.tokenizer,
-        dataset_name=args.dataset_name,
-        dataset_path=_dataset_path(load.options.path, load.conversations),
+        tokenizer_id=data.tokenizer,
+        dataset_name=data.name,
+        dataset_path=_dataset_path(work.options.path, work.conversations),
         profile=conn.profile,
-        grace_s=args.grace_period,
+        grace_s=load.grace_period_s,
         verify_tls=conn.verify_tls,
         workers=workers,
         ray_address=conn.ray_address,
         # A Ray cluster's actors run on other machines: this machine's ceiling says nothing.
         client_ceiling=None if conn.ray_address else load_ceiling(mode_of(workers)),
         roofline=roofline,
-        server_metrics=args.server_metrics,
-        overwrite=args.overwrite,
-        timeout_s=args.timeout,
-        request_timeout_s=request_limit(args.request_timeout),
+        server_metrics=opts.server_metrics,
+        overwrite=out.overwrite,
+        timeout_s=opts.timeout_s,
+        request_timeout_s=request_limit(opts.request_timeout_s),
         slos=slos or None,
-        reset_prefix_cache=args.reset_prefix_cache,
-        conversations=load.conversations,
-        arrival_plan=load.trace.plan if load.trace else None,
-        trace=load.trace.block if load.trace else None,
+        reset_prefix_cache=opts.reset_prefix_cache,
+        conversations=work.conversations,
+        arrival_plan=work.trace.plan if work.trace else None,
+        trace=work.trace.block if work.trace else None,
     )
-    # The statistics the SLOs read must be computed (tpot:p95 with percentiles 50,90,99).
-    wanted = {q for q in (slo.quantile for slo in slos.limits) if q is not None}
-    config.percentiles = tuple(sorted(set(config.percentiles) | wanted))
-    return config, list(resolved.notes) + roofline_notes
+    return context, list(resolved.notes) + roofline_notes
 
 
 def _dataset_path(path: Path | None, conversations: Any) -> str | None:
@@ -250,14 +237,20 @@ def _dataset_path(path: Path | None, conversations: Any) -> str | None:
 
 
 def roofline_context(
-    args: argparse.Namespace, saved: dict[str, Any] | None, model: str | None
+    flags_given: RooflineConfig, saved: dict[str, Any] | None, model: str | None
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """The roofline context of the run: the profile's, with any roofline flag overriding its
     part; (None, notes) when neither gives a GPU. UsageError for a bad id in a flag."""
+    values = (
+        flags_given.gpu,
+        flags_given.model,
+        flags_given.dtype,
+        flags_given.kv_dtype,
+        flags_given.context,
+        flags_given.tensor_parallel_size,
+    )
     given = {
-        key: value
-        for key, flag in ROOFLINE_FLAGS.items()
-        if (value := getattr(args, flag.removeprefix("--").replace("-", "_"))) is not None
+        key: value for key, value in zip(ROOFLINE_FLAGS, values, strict=True) if value is not None
     }
     if not given:
         if not saved:
@@ -273,8 +266,8 @@ def roofline_context(
     if guessed:
         context["model_id"] = model
     if not context.get("gpu_id"):
-        flags_given = ", ".join(ROOFLINE_FLAGS[k] for k in given)
-        raise UsageError(f"{flags_given}: the roofline also needs --gpu (e.g. --gpu rtx3090)")
+        named = ", ".join(ROOFLINE_FLAGS[k] for k in given)
+        raise UsageError(f"{named}: the roofline also needs --gpu (e.g. --gpu rtx3090)")
     if not context.get("model_id"):
         # Filled in from /v1/models once the server has named its model (see _run); the ids
         # given are checked now, so a typo is a usage error before any load, not a note after.

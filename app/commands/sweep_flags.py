@@ -9,6 +9,7 @@ from typing import Any
 
 from app.bench.datasets.prompts import DATASET_NAMES
 from app.bench.http.client import DEFAULT_READ_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S
+from app.bench.schema.run_config import RooflineConfig
 from app.bench.sweep.roofline_point import ROOFLINE_KEYS
 from app.commands import conversation_flags, flags, trace_flags
 from app.commands.connection import add_connection_arguments
@@ -33,15 +34,30 @@ ROOFLINE_FLAGS: dict[str, str] = dict(
 )
 
 
-def roofline_args(context: Mapping[str, Any]) -> list[str]:
-    """The sweep flags that carry a roofline context (the roofline panel's, a profile's), so
-    each point's file records the decode floor and MBU."""
-    return [
-        arg
-        for key, flag in ROOFLINE_FLAGS.items()
-        if context.get(key) not in (None, "")
-        for arg in (flag, str(context[key]))
-    ]
+def roofline_config(context: Mapping[str, Any]) -> RooflineConfig:
+    """A roofline context (the roofline panel's, a profile's: ROOFLINE_KEYS) as the run's
+    roofline settings, so each point's file records the decode floor and MBU."""
+
+    def given(key: str) -> Any:
+        value = context.get(key)
+        return None if value in (None, "") else value
+
+    def whole(key: str) -> int | None:
+        value = given(key)
+        return None if value is None else int(value)
+
+    def text(key: str) -> str | None:
+        value = given(key)
+        return None if value is None else str(value)
+
+    return RooflineConfig(
+        gpu=text("gpu_id"),
+        model=text("model_id"),
+        dtype=text("fmt"),
+        kv_dtype=text("kv_dtype"),
+        context=whole("context"),
+        tensor_parallel_size=whole("tensor_parallel"),
+    )
 
 
 # Whole on purpose: a flat list of flags, each with its help, in the order --help shows them.
@@ -196,6 +212,12 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
         help="also save per-request arrays (ttfts, itls, latencies ... in seconds)",
     )
     add("--events", choices=["jsonl"], help="write machine-readable events to stdout")
+    add(
+        "--config",
+        metavar="FILE",
+        help="take the whole run from a JSON RunConfig file instead of flags ('-': the first "
+        "line of stdin, as the window sends it); no other flag may be given with it",
+    )
     add("--disable-tqdm", action="store_true", help="no progress bar")
     add(
         "--scrape-metrics",

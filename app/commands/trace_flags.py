@@ -16,6 +16,7 @@ from app.bench.datasets.mooncake import (
 from app.bench.datasets.prompts import SampleRequest, VocabTokenizer
 from app.bench.datasets.sampling import DatasetOptions
 from app.bench.load.schedule import ArrivalPlan, trace_plan
+from app.bench.schema.run_config import RunConfig
 from app.commands import flags
 from app.commands.credentials import UsageError
 
@@ -32,28 +33,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def check(args: argparse.Namespace) -> None:
-    """Refuse what contradicts a trace, and fill the defaults that depend on it (all the
-    trace's lines; vLLM's rate and burstiness otherwise)."""
-    trace = args.dataset_name == "mooncake"
-    if not trace and args.trace_speedup is not None:
+def check(config: RunConfig) -> None:
+    """Refuse what contradicts a trace: it sets its own arrival times."""
+    trace = config.dataset.name == "mooncake"
+    if not trace and config.dataset.trace_speedup is not None:
         raise UsageError("--trace-speedup replays a trace faster; add --dataset-name mooncake")
     if trace:
         for flag, value in (
-            ("--request-rate", args.request_rate),
-            ("--burstiness", args.burstiness),
+            ("--request-rate", config.load.request_rates),
+            ("--burstiness", config.load.burstiness),
         ):
             if value is not None:
                 raise UsageError(
                     f"{flag}: a trace replay sends on the trace's own timestamps; drop {flag} "
                     "and set the pace with --trace-speedup"
                 )
-    if args.num_prompts is None:
-        args.num_prompts = flags.MAX_PROMPTS if trace else DEFAULT_NUM_PROMPTS
-    if args.request_rate is None:
-        args.request_rate = "inf"
-    if args.burstiness is None:
-        args.burstiness = 1.0
+
+
+def num_prompts(config: RunConfig) -> int:
+    """--num-prompts, or its default: all of a trace's lines, else 1000."""
+    if config.dataset.num_prompts is not None:
+        return config.dataset.num_prompts
+    return flags.MAX_PROMPTS if config.dataset.name == "mooncake" else DEFAULT_NUM_PROMPTS
 
 
 # The longest replay accepted: a day. Beyond it a trace's clock (years of timestamps) or a
@@ -98,16 +99,18 @@ class TraceLoad:
 
 
 def trace_load(
-    args: argparse.Namespace, options: DatasetOptions, vocab: VocabTokenizer | None
+    config: RunConfig, options: DatasetOptions, vocab: VocabTokenizer | None
 ) -> TraceLoad | None:
     """The trace's requests and schedule, None without --dataset-name mooncake
     (DatasetError for a bad trace file)."""
-    if args.dataset_name != "mooncake":
+    if config.dataset.name != "mooncake":
         return None
     path = options.path or default_trace_path()
-    entries = load_trace(path, limit=args.num_prompts)
-    samples = sample_trace(entries, seed=args.seed, vocab=vocab, output_len=args.output_len)
-    speedup = args.trace_speedup or 1.0
+    entries = load_trace(path, limit=options.num_prompts)
+    samples = sample_trace(
+        entries, seed=config.load.seed, vocab=vocab, output_len=config.dataset.output_len
+    )
+    speedup = config.dataset.trace_speedup or 1.0
     plan = trace_plan([e.timestamp_ms for e in entries], speedup)
     check_replay_length(plan.span_s, speedup, len(entries))
     return TraceLoad(samples, plan, trace_summary(path, entries, plan.speedup or 1.0, plan.span_s))

@@ -23,7 +23,7 @@ from app.ui.panels.roofline.panel import RooflinePanel
 from app.ui.panels.server_metrics.panel import ServerMetricsPanel
 from app.ui.panels.sweep.panel import SweepPanel
 from app.ui.retranslate import TextSource
-from app.ui.run_context import RunContext
+from app.ui.run_extras import RunExtras
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ class PanelLinks(QObject):
         sweep.pointFinished.connect(self.on_point_finished)
         sweep.pointFinished.connect(lambda _summary: results.refresh())
         # The dock reads /metrics itself, on one clock for the whole sweep; the worker scrapes
-        # too (RunContext.server_metrics), for the series and summary each point's file keeps.
+        # too (RunExtras.server_metrics), for the series and summary each point's file keeps.
         sweep.pointStarted.connect(metrics.mark)
         metrics.sampled.connect(self.on_server_sample)
         sweep.runningChanged.connect(lambda running: self.on_run_state(running, sweep=True))
@@ -69,9 +69,9 @@ class PanelLinks(QObject):
         roofline.contextChanged.connect(self.on_roofline_context)
         probe.probeFinished.connect(self.on_probe_finished)
 
-    def run_context(self) -> RunContext:
+    def run_context(self) -> RunExtras:
         """What each sweep gets beyond its form, read when Run is pressed."""
-        return RunContext(roofline=self.roofline.context(), server_metrics=True)
+        return RunExtras(roofline=self.roofline.context(), server_metrics=True)
 
     def is_busy(self) -> bool:
         return self.probe.running or self.sweep.is_running()

@@ -1,5 +1,5 @@
-"""Runs `tpotbench sweep|search|probe --events jsonl` as a child process and turns its events
-into Qt signals.
+"""Runs `tpotbench sweep|search --config -` (the run's RunConfig as JSON on its stdin) or
+`tpotbench probe --events jsonl` as a child process and turns its events into Qt signals.
 
 The engine stamps every token in its own process, so nothing the window paints can delay a
 timestamp; this side only reads lines and forwards them.
@@ -21,9 +21,11 @@ from PySide6.QtCore import (
     Signal,
 )
 
+from app.bench.schema.run_config import RunConfig
 from app.bench.sweep.contract import EventError, RunError, RunFinished
 from app.bench.sweep.event_decode import decode
-from app.commands.argv import KEY_ENV, SweepSpec, build_sweep_argv
+from app.commands.argv import KEY_ENV, sweep_command
+from app.commands.run_args import config_json
 from app.profiles import Target
 
 # Variables the engine would fall back to; removed so a key meant for another endpoint never leaks.
@@ -78,16 +80,23 @@ class RunProcess(QObject):
     def is_running(self) -> bool:
         return self._process is not None
 
-    def start(self, spec: SweepSpec, target: Target, *, argv: Sequence[str] | None = None) -> None:
-        """Start a sweep; `argv` overrides the command line (tests, benchmarks)."""
-        command = list(argv) if argv is not None else build_sweep_argv(spec, target)
-        self._launch(command, target, result_dir=spec.result_dir)
+    def start(
+        self, config: RunConfig, target: Target, *, argv: Sequence[str] | None = None
+    ) -> None:
+        """Start a sweep or search: the config goes on the worker's stdin, its key only in
+        the worker's environment (from `target`); `argv` overrides the command line (tests,
+        benchmarks)."""
+        command = list(argv) if argv is not None else sweep_command(config)
+        stdin = (config_json(config) + "\n").encode("utf-8")
+        self._launch(command, target, result_dir=config.output.result_dir, stdin=stdin)
 
     def start_probe(self, target: Target, argv: Sequence[str]) -> None:
         """Start a probe: one request, its own command line, nothing saved to a folder."""
         self._launch(list(argv), target, result_dir="")
 
-    def _launch(self, command: list[str], target: Target, *, result_dir: str) -> None:
+    def _launch(
+        self, command: list[str], target: Target, *, result_dir: str, stdin: bytes = b""
+    ) -> None:
         if self._process is not None:
             raise RuntimeError("a sweep is already running")
         env = QProcessEnvironment.systemEnvironment()
@@ -113,6 +122,8 @@ class RunProcess(QObject):
         proc.errorOccurred.connect(self._on_error)
         self._process = proc
         proc.start(command[0], command[1:])
+        if stdin:  # queued by Qt until the process has started; "cancel" lines come after it
+            proc.write(stdin)
 
     def cancel(self) -> None:
         """Ask the engine to stop (it saves finished points); force it after the grace period."""

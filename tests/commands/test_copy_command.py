@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import math
 import shlex
+from dataclasses import replace
 
+from app.bench.schema.run_config import RunConfig
 from app.cli import build_command_parser
-from app.commands.argv import SweepSpec, build_sweep_argv
+from app.commands.argv import KEY_ENV, SweepSpec, build_run_config
 from app.commands.copy_command import copied_commands
-from app.commands.sweep_flags import roofline_args
+from app.commands.run_args import parse_config
+from app.commands.sweep_flags import roofline_config
 from app.profiles import Target
 
 SECRET = "sk-copy-secret-7"
@@ -40,34 +43,37 @@ def _spec(**overrides: object) -> SweepSpec:
         "seed": 7,
         "label": "exp A",  # a space: the shell quoting must keep it one word
         "slos": [],
-        "extra_args": [*roofline_args(ROOFLINE), "--server-metrics"],
+        "roofline": roofline_config(ROOFLINE),
+        "server_metrics": True,
     }
     values.update(overrides)
     return SweepSpec(**values)  # type: ignore[arg-type]
 
 
-def _parse(line: str, command: str):  # type: ignore[no-untyped-def]
+def _parse(line: str, command: str) -> RunConfig:
     words = shlex.split(line)
     assert words[:2] == ["tpotbench", command]
     parser, _ = build_command_parser(command)
-    return parser.parse_args(words[2:])
+    parser.parse_args(words[2:])  # the real command line's parser takes it
+    return parse_config(words[1:])
 
 
 def test_the_copied_line_asks_for_what_the_window_runs() -> None:
     spec, target = _spec(), _target()
     copied = copied_commands(spec, target, "/data/results/exp A")
     ours = _parse(copied.tpotbench, "sweep")
-    window_spec = SweepSpec(**{**spec.__dict__, "result_dir": "/data/results/exp A"})
-    argv = build_sweep_argv(window_spec, target)
-    parser, _ = build_command_parser("sweep")
-    window = parser.parse_args(argv[argv.index("sweep") + 1 :])
-    differ = {k for k in vars(window) if vars(window)[k] != vars(ours)[k]}
+    window = build_run_config(replace(spec, result_dir="/data/results/exp A"), target)
     # Only how the result reaches the window and where the key is read from differ.
-    assert differ == {"events", "api_key_env"}
-    assert ours.events is None and ours.api_key_env == "OPENAI_API_KEY"
-    assert ours.result_dir == "/data/results/exp A" and ours.label == "exp A"
-    assert ours.tensor_parallel_size == 2 and ours.gpu == "rtx3090"
-    assert ours.request_rate == window.request_rate and ours.seed == 7
+    assert window.output.events and window.endpoint.api_key_env == KEY_ENV
+    assert ours == replace(
+        window,
+        endpoint=replace(window.endpoint, api_key_env="OPENAI_API_KEY"),
+        output=replace(window.output, events=False),
+    )
+    assert ours.output.result_dir == "/data/results/exp A" and ours.output.label == "exp A"
+    assert ours.roofline.tensor_parallel_size == 2 and ours.roofline.gpu == "rtx3090"
+    assert ours.load.request_rates == (1.0, math.inf) and ours.load.seed == 7
+    assert ours.options.server_metrics
     text = copied.text()
     assert SECRET not in text
     assert text.startswith("# the key is not copied: export OPENAI_API_KEY=<your key> first\n")
@@ -96,7 +102,8 @@ def test_vllm_gets_one_line_per_point_with_the_same_workload() -> None:
 def test_no_vllm_line_where_vllm_has_no_match_and_no_key_line_without_a_key() -> None:
     search = _spec(search={"start": 1, "max": 64})
     copied = copied_commands(search, _target(api_key=""), "/r")
-    assert _parse(copied.tpotbench, "search").max == 64
+    search_config = _parse(copied.tpotbench, "search").search
+    assert search_config is not None and search_config.max == 64
     assert copied.vllm == [] and "capacity search" in copied.vllm_missing
     assert "export" not in copied.text() and "--api-key-env" not in copied.tpotbench
     conversations = copied_commands(_spec(dataset="conversations"), _target(), "/r")

@@ -1,4 +1,5 @@
-"""Worker command lines in a PyInstaller bundle: the program runs itself, not `python -m app`."""
+"""Worker command lines in a PyInstaller bundle: the program runs itself, not `python -m app`;
+the sweep's settings go on its stdin (--config -)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import sys
 
 import pytest
 
-from app.commands.argv import SweepSpec, build_sweep_argv
+from app.commands.argv import SweepSpec, build_run_config, sweep_command
 from app.profiles import Target
 from app.ui.panels.probe.panel import probe_argv
 
@@ -33,12 +34,16 @@ def test_probe_argv_in_a_bundle_starts_with_the_bundle_program(frozen: str) -> N
 
 def test_sweep_argv_in_a_bundle_starts_with_the_bundle_program(frozen: str) -> None:
     spec = SweepSpec(request_rates=[1.0], max_concurrencies=[4], result_dir="/results/x")
-    argv = build_sweep_argv(spec, _target())
-    assert argv[:2] == [BUNDLE_EXE, "sweep"]
-    assert "-m" not in argv
+    argv = sweep_command(build_run_config(spec, _target()))
+    assert argv == [BUNDLE_EXE, "sweep", "--config", "-"]
 
 
 def test_from_source_both_run_the_package_with_this_interpreter() -> None:
     assert probe_argv(_target(), "hi", 8)[:4] == [sys.executable, "-m", "app", "probe"]
     spec = SweepSpec(request_rates=[1.0], max_concurrencies=[4], result_dir="/results/x")
-    assert build_sweep_argv(spec, _target())[:4] == [sys.executable, "-m", "app", "sweep"]
+    assert sweep_command(build_run_config(spec, _target()))[:4] == [
+        sys.executable,
+        "-m",
+        "app",
+        "sweep",
+    ]

@@ -159,7 +159,7 @@ def test_rate_point_uses_peak_concurrency_and_running_batch(window: MainWindow) 
         }
     )
     assert seen == [(9, 20.0, 25.0, 7.5, None)]
-    assert "--server-metrics" in window.sweep.build_spec().extra_args
+    assert window.sweep.build_spec().server_metrics
 
 
 def test_cancel_stops_a_running_probe(qtbot, window: MainWindow) -> None:

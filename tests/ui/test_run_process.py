@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import sys
@@ -10,6 +9,7 @@ import textwrap
 
 import pytest
 
+from app.bench.schema.run_config import OutputConfig, RunConfig
 from app.bench.sweep.contract import (
     EndpointInfo,
     PointFinished,
@@ -19,7 +19,8 @@ from app.bench.sweep.contract import (
     Tokens,
     encode,
 )
-from app.commands.argv import KEY_ENV, SweepSpec, build_sweep_argv
+from app.commands.argv import KEY_ENV, SweepSpec, build_run_config, sweep_command
+from app.commands.run_args import config_json
 from app.profiles import Target
 from app.ui.run_process import RunProcess
 
@@ -41,7 +42,7 @@ def _target(key: str = SECRET, **kw: object) -> Target:
     return Target(**values)  # type: ignore[arg-type]
 
 
-def test_argv_names_the_key_variable_but_never_holds_the_key() -> None:
+def test_the_config_names_the_key_variable_but_never_holds_the_key() -> None:
     spec = SweepSpec(
         request_rates=[1.0, 2.5, math.inf],
         max_concurrencies=[4, 32],
@@ -54,29 +55,50 @@ def test_argv_names_the_key_variable_but_never_holds_the_key() -> None:
         label="expA",
         result_dir="/results/run1",
     )
-    argv = build_sweep_argv(spec, _target())
-    assert argv[:4] == [sys.executable, "-m", "app", "sweep"]
-    assert SECRET not in " ".join(argv)
-    pairs = dict(itertools.pairwise(argv))
-    assert pairs["--request-rate"] == "1,2.5,inf"
-    assert pairs["--max-concurrency"] == "4,32"
-    assert pairs["--api-key-env"] == KEY_ENV
-    assert pairs["--events"] == "jsonl"
-    assert pairs["--backend"] == "openai-chat"
-    assert pairs["--model"] == "m1"
-    assert pairs["--random-input-len"] == "100"
-    assert pairs["--header"] == "X-Org: lab"  # the canonical header syntax
-    assert "--ignore-eos" in argv
+    config = build_run_config(spec, _target())
+    assert sweep_command(config) == [sys.executable, "-m", "app", "sweep", "--config", "-"]
+    assert SECRET not in config_json(config)
+    assert config.load.request_rates == (1.0, 2.5, math.inf)
+    assert config.load.max_concurrencies == (4, 32)
+    assert config.endpoint.api_key_env == KEY_ENV
+    assert config.output.events
+    assert (config.endpoint.backend, config.endpoint.model) == ("openai-chat", "m1")
+    assert config.dataset.random_input_len == 100
+    assert config.endpoint.headers == ("X-Org: lab",)  # the canonical header syntax
+    assert config.options.ignore_eos
     assert spec.num_points == 6
-    completions = build_sweep_argv(spec, _target(api="completions"))
-    assert completions[completions.index("--backend") + 1] == "openai"
+    completions = build_run_config(spec, _target(api="completions"))
+    assert completions.endpoint.backend == "openai"
+    assert build_run_config(spec, _target(key="")).endpoint.api_key_env is None
 
 
 def test_unknown_dataset_is_refused_with_the_choices() -> None:
     with pytest.raises(
         ValueError, match="synthetic, conversations, prefix, mooncake, sharegpt, random, prompts"
     ):
-        build_sweep_argv(SweepSpec(dataset="csv"), _target())
+        build_run_config(SweepSpec(dataset="csv"), _target())
+
+
+def test_the_worker_reads_its_config_from_stdin_and_its_key_from_the_environment(
+    qtbot,
+) -> None:
+    worker = RunProcess()
+    seen: list[str] = []
+    worker.errorMessage.connect(seen.append)
+    # The child echoes the first line of its stdin and its argv, as the engine would read them.
+    argv = _script(
+        f"""
+        import json, os, sys
+        line = sys.stdin.readline()
+        print(json.dumps({{"type": "error", "message": line.strip()}}), flush=True)
+        print({encode(RunFinished(False, (), None)).strip()!r})
+        """
+    )
+    config = build_run_config(SweepSpec(result_dir="/r", label="lab"), _target())
+    with qtbot.waitSignal(worker.stopped, timeout=10_000):
+        worker.start(config, _target(), argv=argv)
+    assert seen == [config_json(config)]
+    assert SECRET not in seen[0]
 
 
 def test_the_worker_emits_typed_events_and_counts_bad_lines(qtbot) -> None:
@@ -96,7 +118,7 @@ def test_the_worker_emits_typed_events_and_counts_bad_lines(qtbot) -> None:
     ]
     argv = _script(f"print({json.dumps(chr(10).join(lines))})")
     with qtbot.waitSignal(worker.stopped, timeout=10_000):
-        worker.start(SweepSpec(), _target(), argv=argv)
+        worker.start(RunConfig(), _target(), argv=argv)
     assert tokens == [Tokens(0, [0.5, 0.75], [20.0, 21.5])]
     assert errors == ["the engine stopped"]
     assert worker.bad_lines == 4
@@ -123,7 +145,7 @@ def test_key_reaches_the_worker_only_through_its_variable(qtbot, monkeypatch) ->
         """
     )
     with qtbot.waitSignal(worker.stopped, timeout=10_000):
-        worker.start(SweepSpec(), _target(), argv=argv)
+        worker.start(RunConfig(), _target(), argv=argv)
     assert seen == [f"len={len(SECRET)} fb=False"]
     assert not worker.is_running()
 
@@ -145,7 +167,7 @@ def test_a_dying_worker_gives_a_readable_message_and_keeps_finished_points(qtbot
         """
     )
     with qtbot.waitSignal(worker.stopped, timeout=10_000):
-        worker.start(SweepSpec(result_dir="/r"), _target(), argv=argv)
+        worker.start(RunConfig(output=OutputConfig(result_dir="/r")), _target(), argv=argv)
     assert finished == [PointFinished(0, "/r/a.json", {"completed": 3})]
     assert worker.bad_lines == 1
     assert len(errors) == 1
@@ -159,7 +181,7 @@ def test_a_worker_that_cannot_start_says_so(qtbot) -> None:
     errors: list[str] = []
     worker.errorMessage.connect(errors.append)
     with qtbot.waitSignal(worker.stopped, timeout=10_000):
-        worker.start(SweepSpec(), _target(), argv=["/nonexistent/python-binary"])
+        worker.start(RunConfig(), _target(), argv=["/nonexistent/python-binary"])
     assert errors and "could not start" in errors[0]
 
 
@@ -167,11 +189,13 @@ def test_cancel_writes_cancel_then_terminates_a_worker_that_ignores_it(qtbot) ->
     worker = RunProcess(cancel_grace_ms=300)
     finished: list[RunFinished] = []
     worker.runFinished.connect(finished.append)
-    # Reads stdin: echoes what it got as an error event, then hangs (ignores the request).
+    # Reads stdin: its config, then echoes what came next as an error event, then hangs
+    # (ignores the request).
     argv = _script(
         f"""
         import json, sys, time
         print({RUN_STARTED!r}, flush=True)
+        sys.stdin.readline()
         line = sys.stdin.readline().strip()
         print(json.dumps({{"type": "error", "message": "got " + line}}), flush=True)
         time.sleep(60)
@@ -180,7 +204,7 @@ def test_cancel_writes_cancel_then_terminates_a_worker_that_ignores_it(qtbot) ->
     errors: list[str] = []
     worker.errorMessage.connect(errors.append)
     with qtbot.waitSignal(worker.runStarted, timeout=10_000):
-        worker.start(SweepSpec(), _target(), argv=argv)
+        worker.start(RunConfig(), _target(), argv=argv)
     with qtbot.waitSignal(worker.stopped, timeout=10_000):
         worker.cancel()
     assert errors == ["got cancel"]
@@ -196,12 +220,13 @@ def test_shutdown_lets_the_engine_save_then_never_leaves_an_orphan(qtbot) -> Non
         f"""
         import sys
         print({RUN_STARTED!r}, flush=True)
-        sys.stdin.readline()
+        sys.stdin.readline()  # the config
+        sys.stdin.readline()  # cancel
         print({encode(RunFinished(True, ("/r/p.json",), None)).strip()!r})
         """
     )
     with qtbot.waitSignal(worker.runStarted, timeout=10_000):
-        worker.start(SweepSpec(), _target(), argv=polite)
+        worker.start(RunConfig(), _target(), argv=polite)
     worker.shutdown(wait_ms=5_000)
     assert not worker.is_running()
     assert ended == [RunFinished(True, ("/r/p.json",), None)]
@@ -214,7 +239,7 @@ def test_shutdown_lets_the_engine_save_then_never_leaves_an_orphan(qtbot) -> Non
         """
     )
     with qtbot.waitSignal(worker.runStarted, timeout=10_000):
-        worker.start(SweepSpec(), _target(), argv=stubborn)
+        worker.start(RunConfig(), _target(), argv=stubborn)
     # It would sleep an hour: shutdown returning with it gone means it was killed, not awaited.
     worker.shutdown(wait_ms=300)
     assert not worker.is_running()
@@ -225,15 +250,21 @@ def test_shutdown_lets_the_engine_save_then_never_leaves_an_orphan(qtbot) -> Non
 def test_the_window_and_the_command_line_agree() -> None:
     from app.commands.credentials import UsageError
     from app.commands.flags import MAX_BATCH
-    from app.commands.sweep_config import _concurrencies, _rates
+    from app.commands.run_args import parse_config
     from app.ui.panels.sweep.form_values import parse_concurrencies as form_concurrencies
     from app.ui.panels.sweep.form_values import parse_rates as form_rates
 
-    assert _rates("1 2;inf") == form_rates("1 2;inf") == [1.0, 2.0, math.inf]
-    assert _concurrencies("1,4") == form_concurrencies("1,4") == [1, 4]
+    def load(*argv: str) -> tuple[tuple[float, ...] | None, tuple[int, ...] | None]:
+        config = parse_config(["sweep", *argv])
+        return config.load.request_rates, config.load.max_concurrencies
+
+    assert load("--request-rate", "1 2;inf")[0] == (1.0, 2.0, math.inf)
+    assert form_rates("1 2;inf") == [1.0, 2.0, math.inf]
+    assert load("--max-concurrency", "1,4")[1] == (1, 4)
+    assert form_concurrencies("1,4") == [1, 4]
     too_many = str(MAX_BATCH + 1)  # the form took any size before; now both refuse it
     with pytest.raises(UsageError, match="must be from 1 to"):
-        _concurrencies(too_many)
+        load("--max-concurrency", too_many)
     with pytest.raises(ValueError, match="is not a concurrency"):
         form_concurrencies(too_many)
 
@@ -244,5 +275,4 @@ def test_the_panels_use_this_builder() -> None:
     from app.ui.panels.probe import panel
 
     assert panel.probe_argv is argv.probe_argv
-    assert run_process.build_sweep_argv is argv.build_sweep_argv
-    assert run_process.SweepSpec is argv.SweepSpec
+    assert run_process.sweep_command is argv.sweep_command

@@ -27,13 +27,6 @@ from app.bench.results.point_result import PointResult
 from app.bench.results.read import point_from_dict
 from app.bench.results.sweep_csv import refresh_sweep_csv
 from app.bench.results.write import atomic_write_text
-from app.bench.sweep.config import (
-    CSV_NAME,
-    ResultExistsError,
-    SweepConfig,
-    csv_sort_key,
-    partial_path,
-)
 from app.bench.sweep.contract import (
     PointFinished,
     RunError,
@@ -46,11 +39,18 @@ from app.bench.sweep.early_stop import EarlyStop
 from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.point import ResultWriteError, run_point
+from app.bench.sweep.run_context import (
+    CSV_NAME,
+    ResultExistsError,
+    RunContext,
+    csv_sort_key,
+    partial_path,
+)
 
 SEARCH_FILE = "search.json"
 
 
-def point_for(config: SweepConfig, settings: SearchSettings, value: float, index: int) -> PointSpec:
+def point_for(config: RunContext, settings: SearchSettings, value: float, index: int) -> PointSpec:
     """The sweep point of one load value: concurrency at the run's fixed rate, or the reverse."""
     if settings.over == "concurrency":
         return PointSpec(index, config.rates[0], int(value))
@@ -62,7 +62,7 @@ class PointMeasure:
 
     def __init__(
         self,
-        config: SweepConfig,
+        config: RunContext,
         settings: SearchSettings,
         observers: Sequence[SweepObserver],
         cancel: asyncio.Event,
@@ -212,7 +212,7 @@ def analysis(outcome: SearchOutcome, evidence: RunMeasurement | None = None) -> 
 
 
 def search_document(
-    config: SweepConfig,
+    config: RunContext,
     outcome: SearchOutcome,
     endpoint: dict[str, Any],
     evidence: RunMeasurement | None = None,
@@ -232,7 +232,7 @@ def search_document(
 
 
 async def run_search(
-    config: SweepConfig,
+    config: RunContext,
     settings: SearchSettings,
     observers: Sequence[SweepObserver],
     cancel: asyncio.Event | None = None,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.bench.serverstats.scrape import MetricsScraper
-from app.bench.sweep.config import SweepConfig
+from app.bench.sweep.run_context import RunContext
 
 DRAIN_LIMIT_S = 5.0
 POLL_S = 0.1
@@ -74,7 +74,7 @@ async def wait_for_idle(
         await scraper.stop()
 
 
-async def drain_after_early_stop(config: SweepConfig, cancel: asyncio.Event) -> Drain | None:
+async def drain_after_early_stop(config: RunContext, cancel: asyncio.Event) -> Drain | None:
     """wait_for_idle on the sweep's endpoint; None also when the run is cancelled meanwhile."""
     scraper = MetricsScraper.for_endpoint(
         config.resolved,

@@ -12,9 +12,9 @@ from app.bench.http.record import RequestRecord
 from app.bench.metrics.request import prompt_tokens_of, request_tpot, vllm_timings
 from app.bench.serverstats.scrape import MetricsScraper
 from app.bench.serverstats.snapshot import MetricsSample
-from app.bench.sweep.config import SweepConfig
 from app.bench.sweep.contract import RequestDone, ServerMetrics
 from app.bench.sweep.observer import SweepObserver
+from app.bench.sweep.run_context import RunContext
 
 
 class TokenBatch:
@@ -76,7 +76,7 @@ class ScraperThread:
     """A MetricsScraper on its own thread and event loop: parsing a large /metrics page then
     never holds up the measuring loop (it can still take the GIL for a few ms at a time)."""
 
-    def __init__(self, config: SweepConfig, observers: Sequence[SweepObserver]) -> None:
+    def __init__(self, config: RunContext, observers: Sequence[SweepObserver]) -> None:
         sinks = list(observers)
 
         def on_sample(sample: MetricsSample) -> None:  # runs on the scraper's thread

@@ -22,7 +22,6 @@ from app.bench.http.stream import send_request
 from app.bench.load.arrivals import LoadOutcome, LoadState, run_load, run_warmups
 from app.bench.load.workers.point import run_point_on_workers
 from app.bench.results.write import write_point_json
-from app.bench.sweep.config import SweepConfig, partial_path
 from app.bench.sweep.contract import PointStarted, Progress, Tokens
 from app.bench.sweep.drain import drain_after_early_stop
 from app.bench.sweep.early_stop import EarlyStop
@@ -30,6 +29,7 @@ from app.bench.sweep.live import ScraperThread, TokenBatch, request_done
 from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.point_document import Measured, point_document
+from app.bench.sweep.run_context import RunContext, partial_path
 
 TICK_S = 0.1
 # send_request bound to the point's client and endpoint; on_chunk may be added
@@ -44,7 +44,7 @@ class ResultWriteError(OSError):
 
 
 async def run_point(
-    config: SweepConfig,
+    config: RunContext,
     point: PointSpec,
     observers: Sequence[SweepObserver],
     cancel: asyncio.Event,
@@ -99,7 +99,7 @@ async def run_point(
         raise ResultWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-async def _reset_cache(config: SweepConfig, cancel: asyncio.Event) -> str | None:
+async def _reset_cache(config: RunContext, cancel: asyncio.Event) -> str | None:
     """The server's prefix cache reset before the point (when the run does); its outcome."""
     outcome: str | None = None
     if not cancel.is_set():
@@ -112,7 +112,7 @@ async def _reset_cache(config: SweepConfig, cancel: asyncio.Event) -> str | None
     return outcome
 
 
-def _spec_maker(config: SweepConfig) -> MakeSpec:
+def _spec_maker(config: RunContext) -> MakeSpec:
     """The point's requests with the run's settings, each id unique to this point (a server's
     logs tell them apart)."""
     prefix = f"tpotbench-{uuid.uuid4().hex[:8]}-"
@@ -188,7 +188,7 @@ class _Live:
 # Whole on purpose: the point's client bounds the warmups, the /metrics thread and the load,
 # in that order, and the CPU share is taken across all of them.
 async def _measure(
-    config: SweepConfig,
+    config: RunContext,
     point: PointSpec,
     observers: Sequence[SweepObserver],
     cancel: asyncio.Event,
@@ -258,7 +258,7 @@ async def _measure(
 
 
 async def _start_load(
-    config: SweepConfig,
+    config: RunContext,
     point: PointSpec,
     specs: list[RequestSpec],
     make_spec: MakeSpec,

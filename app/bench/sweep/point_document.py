@@ -21,10 +21,10 @@ from app.bench.results.load_warnings import check_load
 from app.bench.results.write import PointInfo, build_result, roofline_block
 from app.bench.selftest.store import point_block, point_streams
 from app.bench.serverstats.scrape import MetricsScraper, result_block
-from app.bench.sweep.config import SweepConfig
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.prefix_cache import expected_share, hit_rate, stale_cache_warning
 from app.bench.sweep.roofline_point import roofline_batch
+from app.bench.sweep.run_context import RunContext
 
 
 @dataclass
@@ -42,7 +42,7 @@ class Measured:
 # Long on purpose: the document is assembled in file order (the keys' order is the format),
 # each block one call to a helper below.
 def point_document(
-    config: SweepConfig,
+    config: RunContext,
     point: PointSpec,
     samples: Sequence[SampleRequest],
     measured: Measured,
@@ -115,7 +115,7 @@ def point_document(
 
 
 def _point_info(
-    config: SweepConfig, point: PointSpec, num_requests: int, goodput: dict[str, float] | None
+    config: RunContext, point: PointSpec, num_requests: int, goodput: dict[str, float] | None
 ) -> PointInfo:
     return PointInfo(
         backend=config.backend,
@@ -165,7 +165,7 @@ def _server_block(scraper: MetricsScraper | None, metrics: PointMetrics) -> dict
 
 
 def _roofline(
-    config: SweepConfig,
+    config: RunContext,
     point: PointSpec,
     outcome: LoadOutcome,
     num_requests: int,
@@ -186,7 +186,7 @@ def _roofline(
     return roofline
 
 
-def _slo(config: SweepConfig, metrics: PointMetrics, *, stopped_early: bool) -> dict[str, Any]:
+def _slo(config: RunContext, metrics: PointMetrics, *, stopped_early: bool) -> dict[str, Any]:
     assert config.slos is not None
     stats = {
         k: {

@@ -13,10 +13,10 @@ from app.bench.results.point_result import PointResult
 from app.bench.results.read import ResultFileError, point_from_dict, read_points, result_files
 from app.bench.results.sweep_csv import refresh_sweep_csv
 from app.bench.results.write import ensure_writable_dir
-from app.bench.sweep.config import CSV_NAME, SweepConfig, csv_sort_key, partial_path
 from app.bench.sweep.contract import PointFinished, RunError, RunFinished, RunStarted
 from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.point import ResultWriteError, run_point
+from app.bench.sweep.run_context import CSV_NAME, RunContext, csv_sort_key, partial_path
 
 
 @dataclass
@@ -33,7 +33,7 @@ class SweepOutcome:
         return [r for r in self.results if not r.get("completed")]
 
 
-def same_label_points(config: SweepConfig, targets: Sequence[Path]) -> list[PointResult]:
+def same_label_points(config: RunContext, targets: Sequence[Path]) -> list[PointResult]:
     """The folder's readable points labelled as this run (--label) that this run does not
     rewrite; none without a --label (a default label is new with every run)."""
     if not config.label:
@@ -54,7 +54,7 @@ def _stopped(problem: str, saved: int, planned: int) -> str:
 
 
 async def run_sweep(
-    config: SweepConfig,
+    config: RunContext,
     observers: Sequence[SweepObserver],
     cancel: asyncio.Event | None = None,
 ) -> SweepOutcome:
@@ -63,7 +63,9 @@ async def run_sweep(
     remaining points are skipped."""
     cancel = cancel or asyncio.Event()
     points = config.points
-    targets = config.plan_targets()
+    config = config.planned()  # the CLI planned its files already; a test's context is here
+    assert config.plan is not None
+    targets = list(config.plan.targets)
     ensure_writable_dir(config.result_dir)
     started = RunStarted(tuple(points), config.num_requests, config.endpoint_info)
     for obs in observers:

@@ -18,7 +18,7 @@ from app.bench.capacity.slo import parse_slos
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.read import load_results
-from app.bench.sweep.config import SweepConfig
+from app.bench.sweep.run_context import RunContext
 from tests.formula_server import FormulaServer, capacity, tpot_ms
 
 
@@ -31,8 +31,8 @@ def formula() -> Iterator[FormulaServer]:
         server.stop()
 
 
-def config_for(server: FormulaServer, tmp_path: Path, limit_ms: float, n: int) -> SweepConfig:
-    return SweepConfig(
+def config_for(server: FormulaServer, tmp_path: Path, limit_ms: float, n: int) -> RunContext:
+    return RunContext(
         resolved=resolve_endpoint(server.base_url, "/v1/chat/completions", "chat", "formula"),
         model="formula",
         backend="openai-chat",

@@ -13,8 +13,8 @@ from app.bench.capacity.slo import parse_slos
 from app.bench.datasets.synthetic import sample_random
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.read import load_results
-from app.bench.sweep.config import SweepConfig
 from app.bench.sweep.roofline_point import check_roofline
+from app.bench.sweep.run_context import RunContext
 from tests.why_scenarios import MODEL, SCENARIOS, serve
 
 
@@ -25,7 +25,7 @@ def test_the_boundary_why_is_read_from_a_full_run(tmp_path: Path) -> None:
     )
     roofline = {"gpu_id": "rtx3090", "model_id": MODEL, "fmt": "bf16", "kv_dtype": "bf16"}
     with serve(scenario) as url:
-        config = SweepConfig(
+        config = RunContext(
             resolved=resolve_endpoint(url, "/v1/completions", "completions", None),
             model=MODEL,
             backend="openai",

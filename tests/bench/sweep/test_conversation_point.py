@@ -13,7 +13,6 @@ from app.bench.datasets.conversations import Conversation, Turn
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.load.schedule import trace_plan
-from app.bench.sweep.config import SweepConfig
 from app.bench.sweep.contract import (
     Event,
     PointFinished,
@@ -26,6 +25,7 @@ from app.bench.sweep.conversation_point import ConversationLoad
 from app.bench.sweep.event_decode import decode
 from app.bench.sweep.events import EventWriter
 from app.bench.sweep.observer import SweepObserver
+from app.bench.sweep.run_context import RunContext
 from app.bench.sweep.runner import run_sweep
 
 
@@ -40,9 +40,9 @@ class Recorder(SweepObserver):
         return [e for e in self.events if isinstance(e, cls)]
 
 
-def _config(base_url: str, tmp_path: Path, **extra: Any) -> SweepConfig:
+def _config(base_url: str, tmp_path: Path, **extra: Any) -> RunContext:
     samples = [SampleRequest(f"trace request {i}", 4, 3, str(i)) for i in range(3)]
-    return SweepConfig(
+    return RunContext(
         resolved=resolve_endpoint(base_url, "/v1/chat/completions", "openai-chat"),
         model="qwen2.5-7b",
         backend="openai-chat",
@@ -55,7 +55,7 @@ def _config(base_url: str, tmp_path: Path, **extra: Any) -> SweepConfig:
     )
 
 
-def _run(config: SweepConfig) -> tuple[Recorder, list[Event]]:
+def _run(config: RunContext) -> tuple[Recorder, list[Event]]:
     recorder, stream = Recorder(), io.StringIO()
     writer = EventWriter(stream)
     asyncio.run(asyncio.wait_for(run_sweep(config, [recorder, writer]), timeout=120))

@@ -16,11 +16,11 @@ from app.bench.capacity.slo import parse_slos
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.serverstats.scrape import MetricsScraper
-from app.bench.sweep.config import SweepConfig
 from app.bench.sweep.drain import wait_for_idle
 from app.bench.sweep.early_stop import EarlyStop
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.point import run_point
+from app.bench.sweep.run_context import RunContext
 from app.commands.sweep_console import format_summary
 from tests.formula_server import FormulaServer, tpot_ms
 
@@ -78,7 +78,7 @@ def test_an_early_stopped_point_ends_only_once_the_server_has_let_go(
     # 8 requests, 4 at a time: TPOT at 4 streams is far over the limit, so the point stops
     # early and drops its in-flight streams, which the server holds until released.
     limit = tpot_ms(1) + 1
-    config = SweepConfig(
+    config = RunContext(
         resolved=resolve_endpoint(server.base_url, "/v1/chat/completions", "chat", "formula"),
         model="formula",
         backend="openai-chat",

@@ -8,6 +8,7 @@ import json
 import os
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
@@ -17,9 +18,9 @@ import pytest
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.read import load_result, read_points
-from app.bench.sweep.config import ResultExistsError, SweepConfig
 from app.bench.sweep.contract import PointFinished, RunError
 from app.bench.sweep.observer import SweepObserver
+from app.bench.sweep.run_context import ResultExistsError, RunContext
 from app.bench.sweep.runner import run_sweep
 
 USAGE = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
@@ -111,7 +112,7 @@ class Errors(SweepObserver):
         self.finished.append(event.path)
 
 
-def config(url: str, folder: Path, **overrides: Any) -> SweepConfig:
+def config(url: str, folder: Path, **overrides: Any) -> RunContext:
     values: dict[str, Any] = dict(
         resolved=resolve_endpoint(url, "/v1/chat/completions", "openai-chat"),
         model="odd",
@@ -123,10 +124,10 @@ def config(url: str, folder: Path, **overrides: Any) -> SweepConfig:
         label="odd",
     )
     values.update(overrides)
-    return SweepConfig(**values)
+    return RunContext(**values)
 
 
-def sweep(cfg: SweepConfig, observer: Any = None) -> Any:
+def sweep(cfg: RunContext, observer: Any = None) -> Any:
     return asyncio.run(run_sweep(cfg, [observer or Errors()]))
 
 
@@ -215,8 +216,7 @@ def test_default_names_never_replace_an_earlier_run(
     named = config(odd_server.url, tmp_path, label="openai-chat-20260101-120000", concurrencies=[1])  # type: ignore[attr-defined]
     with pytest.raises(ResultExistsError, match="pass --overwrite"):
         sweep(named)
-    named.overwrite = True
-    assert sweep(named).paths == [a]
+    assert sweep(replace(named, overwrite=True)).paths == [a]
 
 
 def test_result_files_follow_the_umask(odd_server: type[Handler], tmp_path: Path) -> None:

@@ -16,10 +16,10 @@ import pytest
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.read import load_result
-from app.bench.sweep.config import SweepConfig
 from app.bench.sweep.contract import Event, PointFinished, ServerMetrics, Tokens
 from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.plan import plan_points
+from app.bench.sweep.run_context import RunContext
 from app.bench.sweep.runner import run_sweep
 
 # (delay before the message in seconds, SSE payload): a role-only opening delta, then three
@@ -99,7 +99,7 @@ class Recorder(SweepObserver):
         return [name for name, _ in self.calls if name not in ("progress", "tokens")]
 
 
-def config_for(base_url: str, tmp_path: Path, **overrides: Any) -> SweepConfig:
+def config_for(base_url: str, tmp_path: Path, **overrides: Any) -> RunContext:
     samples = [SampleRequest(f"prompt {i}", 3, 5, str(i)) for i in range(2)]
     values: dict[str, Any] = dict(
         resolved=resolve_endpoint(base_url, "/v1/chat/completions", "openai-chat"),
@@ -113,7 +113,7 @@ def config_for(base_url: str, tmp_path: Path, **overrides: Any) -> SweepConfig:
         save_detailed=True,
     )
     values.update(overrides)
-    return SweepConfig(**values)
+    return RunContext(**values)
 
 
 def test_plan_is_rate_major() -> None:
@@ -181,9 +181,13 @@ def test_cancel_mid_sweep_keeps_the_finished_point(crafted_server: str, tmp_path
 def test_server_metrics_are_scraped_on_the_side(sim, tmp_path: Path) -> None:
     recorder = Recorder()
     config = config_for(
-        sim.base_url, tmp_path, model="qwen2.5-7b", server_metrics=True, concurrencies=[2]
+        sim.base_url,
+        tmp_path,
+        model="qwen2.5-7b",
+        server_metrics=True,
+        concurrencies=[2],
+        samples=[SampleRequest("hello there", 3, 8, str(i)) for i in range(2)],
     )
-    config.samples = [SampleRequest("hello there", 3, 8, str(i)) for i in range(2)]
     outcome = asyncio.run(run_sweep(config, [recorder]))
     block = outcome.results[0]["tpotbench"]["server_metrics"]
     assert block["server"] == "vllm" and block["metrics_url"].endswith("/metrics")

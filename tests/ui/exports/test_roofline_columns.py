@@ -96,8 +96,11 @@ def _flags(args: list[str]) -> dict[str, str]:
 
 def test_sweep_worker_gets_the_docks_context_and_follows_it(window: MainWindow) -> None:
     # The run reads the dock's context when it is built: one value, no list kept in sync.
-    def args() -> list[str]:
-        return window.sweep.build_spec().extra_args
+    def args() -> list[str]:  # the run's flags, as "Copy as command" gives them
+        from app.commands.argv import build_run_config
+        from app.commands.run_args import config_argv
+
+        return config_argv(build_run_config(window.sweep.build_spec(), window.current_target()))
 
     assert _flags(args()) == {
         "--gpu": "rtx3090",

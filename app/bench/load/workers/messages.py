@@ -27,8 +27,8 @@ class WorkerJob:
     grace_s: float = 5.0
     cpu: int | None = None  # pin the worker to this core where the OS allows
     tick_s: float = 0.1
-    timeout_s: float | None = 600.0  # longest silence (SweepConfig.timeout_s)
-    request_timeout_s: float | None = 1800.0  # whole request (SweepConfig.request_timeout_s)
+    timeout_s: float | None = 600.0  # longest silence (RunContext.timeout_s)
+    request_timeout_s: float | None = 1800.0  # whole request (RunContext.request_timeout_s)
 
     @property
     def worker(self) -> int:

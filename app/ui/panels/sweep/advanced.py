@@ -1,14 +1,16 @@
-"""The Sweep tab's advanced run settings: each one a form row and the worker flags it adds.
+"""The Sweep tab's advanced run settings: each one a form row and the SweepSpec fields it sets.
 
 A setting is an `AdvancedField`: a widget, its label and tooltip (functions, so a language
-switch can re-make them) and a function from the widget's value to `tpotbench sweep` flags.
-New settings (SLOs, workers, …) are added with `AdvancedSettings.add_field`.
+switch can re-make them) and a function from the widget's value to SweepSpec fields (typed:
+a field the run does not have is a TypeError where the spec is built, not a worker that stops
+on an unknown flag). New settings are added with `AdvancedSettings.add_field`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QLabel, QSpinBox, QWidget
@@ -18,13 +20,14 @@ from app.ui.retranslate import is_language_change
 
 @dataclass
 class AdvancedField:
-    """One advanced setting: its widget, words (made in the UI language) and flags."""
+    """One advanced setting: its widget, words (made in the UI language) and the SweepSpec
+    fields it sets ({} where the engine's default applies)."""
 
     key: str
     widget: QWidget
     label: Callable[[], str]
     tooltip: Callable[[], str]
-    flags: Callable[[], list[str]]
+    values: Callable[[], dict[str, Any]]
     reset: Callable[[], None]
 
 
@@ -38,7 +41,7 @@ def _double(lo: float, hi: float, value: float, decimals: int, step: float) -> Q
 
 
 class AdvancedSettings(QWidget):
-    """A form of advanced sweep settings; `argv()` is the flags for the worker."""
+    """A form of advanced sweep settings; `values()` is what they set in the SweepSpec."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -65,9 +68,7 @@ class AdvancedSettings(QWidget):
                     "above 1 more regular. No effect at rate inf."
                 ),
                 lambda: (
-                    []
-                    if self.burstiness.value() == 1.0
-                    else ["--burstiness", _num(self.burstiness)]
+                    {} if self.burstiness.value() == 1.0 else {"burstiness": _num(self.burstiness)}
                 ),
                 lambda: self.burstiness.setValue(1.0),
             )
@@ -82,9 +83,7 @@ class AdvancedSettings(QWidget):
                     "Requests sent before each point and left out of its figures (fills caches, "
                     "compiles kernels)."
                 ),
-                lambda: (
-                    ["--num-warmups", str(self.warmups.value())] if self.warmups.value() else []
-                ),
+                lambda: {"num_warmups": self.warmups.value()},
                 lambda: self.warmups.setValue(0),
             )
         )
@@ -100,9 +99,7 @@ class AdvancedSettings(QWidget):
                     "0 is greedy decoding."
                 ),
                 lambda: (
-                    []
-                    if self.temperature.value() < 0
-                    else ["--temperature", _num(self.temperature)]
+                    {} if self.temperature.value() < 0 else {"temperature": _num(self.temperature)}
                 ),
                 lambda: self.temperature.setValue(-0.01),
             )
@@ -121,34 +118,30 @@ class AdvancedSettings(QWidget):
                     "the endpoint names a Ray cluster). One process is enough below a few hundred "
                     "streams; more keep the timing exact at thousands."
                 ),
-                lambda: (
-                    ["--workers", str(self.workers.value())] if self.workers.value() > 1 else []
-                ),
+                lambda: {"workers": self.workers.value()} if self.workers.value() > 1 else {},
                 lambda: self.workers.setValue(1),
             )
         )
-        # 0 is "not sent": the engine's own default deadline applies. Offered only when this
-        # build's `tpotbench sweep` has the flag (an unknown flag would stop the worker).
+        # 0 is "not sent": the engine's own default deadline applies.
         self.request_timeout = _double(0.0, 86_400.0, 0.0, 0, 30.0)
-        if sweep_accepts("--request-timeout"):
-            self.add_field(
-                AdvancedField(
-                    "request_timeout",
-                    self.request_timeout,
-                    lambda: self.tr("Request time-out"),
-                    lambda: self.tr(
-                        "Longest one request may take, first byte sent to last byte read: a server "
-                        "that drips bytes is cut off and the request counted as failed (timeout). "
-                        "'engine default' sends none."
-                    ),
-                    lambda: (
-                        ["--request-timeout", _num(self.request_timeout)]
-                        if self.request_timeout.value() > 0
-                        else []
-                    ),
-                    lambda: self.request_timeout.setValue(0.0),
-                )
+        self.add_field(
+            AdvancedField(
+                "request_timeout",
+                self.request_timeout,
+                lambda: self.tr("Request time-out"),
+                lambda: self.tr(
+                    "Longest one request may take, first byte sent to last byte read: a server "
+                    "that drips bytes is cut off and the request counted as failed (timeout). "
+                    "'engine default' sends none."
+                ),
+                lambda: (
+                    {"request_timeout_s": _num(self.request_timeout)}
+                    if self.request_timeout.value() > 0
+                    else {}
+                ),
+                lambda: self.request_timeout.setValue(0.0),
             )
+        )
 
     def add_field(self, field: AdvancedField) -> None:
         """Append a setting to the form (its label and tooltip follow the UI language)."""
@@ -159,9 +152,11 @@ class AdvancedSettings(QWidget):
         self.form.addRow(label, field.widget)
         self._translate(field)
 
-    def argv(self) -> list[str]:
-        """The worker flags for every setting that differs from the engine's default."""
-        return [flag for field in self.fields.values() for flag in field.flags()]
+    def values(self) -> dict[str, Any]:
+        """The SweepSpec fields of every setting that differs from the engine's default."""
+        return {
+            key: value for field in self.fields.values() for key, value in field.values().items()
+        }
 
     def reset(self) -> None:
         for field in self.fields.values():
@@ -186,16 +181,6 @@ class AdvancedSettings(QWidget):
         super().changeEvent(event)
 
 
-def sweep_accepts(flag: str) -> bool:
-    """True when `tpotbench sweep` of this build takes `flag` (read from its own parser)."""
-    import argparse
-
-    from app.commands.sweep import add_arguments
-
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    return flag in parser._option_string_actions
-
-
-def _num(box: QDoubleSpinBox) -> str:
-    return f"{round(box.value(), box.decimals()):g}"
+def _num(box: QDoubleSpinBox) -> float:
+    """The value shown (the box's decimals), not the float behind it."""
+    return round(box.value(), box.decimals())

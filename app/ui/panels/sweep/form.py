@@ -4,7 +4,8 @@ advanced settings with the SLOs; it builds the SweepSpec a run starts from."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -189,9 +190,10 @@ class SweepForm(FormColumns):
         if path:
             self.results_root.setText(path)
 
-    def build_spec(self, flags: Sequence[str] = ()) -> SweepSpec:
-        """The form as a SweepSpec (result_dir not yet set), `flags` added to its worker flags;
-        ValueError with a readable message."""
+    def build_spec(self, extras: Mapping[str, Any] | None = None) -> SweepSpec:
+        """The form as a SweepSpec (result_dir not yet set), with the advanced settings and
+        `extras` (what the window adds: RunExtras.spec_fields); ValueError with a readable
+        message."""
         rates = parse_rates(self.rates.text())
         concs = parse_concurrencies(self.concurrencies.text())
         data = self.data.spec_fields()
@@ -229,7 +231,8 @@ class SweepForm(FormColumns):
             seed=self.seed.value(),
             ignore_eos=self.ignore_eos.isChecked(),
             label=label,
-            extra_args=[*self.advanced.argv(), *flags],
             slos=self.slo_summary.slos(),
             search=search,
+            **self.advanced.values(),
+            **(extras or {}),
         )

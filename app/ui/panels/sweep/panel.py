@@ -30,7 +30,7 @@ from app.bench.sweep.contract import (
     SearchFinished,
     SearchValue,
 )
-from app.commands.argv import SweepSpec
+from app.commands.argv import SweepSpec, build_run_config
 from app.commands.copy_command import copied_commands
 from app.profiles import Target
 from app.ui.app_setup import settings
@@ -44,7 +44,7 @@ from app.ui.panels.sweep.form_state import FormState
 from app.ui.panels.sweep.layout import SettingsToggle, WrappedLabel
 from app.ui.panels.sweep.run_model import SweepRun
 from app.ui.retranslate import Message, TextSource, is_language_change
-from app.ui.run_context import RunContext
+from app.ui.run_extras import RunExtras
 from app.ui.run_process import RunProcess
 
 # One timer, the only place the live charts are drawn. 5 Hz: each repaint costs about the same
@@ -75,7 +75,7 @@ class SweepPanel(QWidget):
     def __init__(
         self,
         target_provider: Callable[[], Target],
-        context_provider: Callable[[], RunContext] = RunContext,
+        context_provider: Callable[[], RunExtras] = RunExtras,
         parent: QWidget | None = None,
         store: QSettings | None = None,
     ):
@@ -199,7 +199,7 @@ class SweepPanel(QWidget):
     def build_spec(self) -> SweepSpec:
         """The form as a SweepSpec with what the window adds (result_dir not yet set);
         ValueError with a readable message."""
-        return self.form.build_spec(self._context_provider().argv())
+        return self.form.build_spec(self._context_provider().spec_fields())
 
     def _past_ceiling(self, spec: SweepSpec, target: Target) -> str:
         """A warning when the sweep asks this machine for more streams than its measured
@@ -271,6 +271,8 @@ class SweepPanel(QWidget):
             run_dir = (
                 Path(self.form.results_root.text().strip()).expanduser() / f"{spec.label}-{stamp}"
             )
+            spec.result_dir = str(run_dir)
+            config = build_run_config(spec, target)  # checked as the CLI checks its flags
             run_dir.mkdir(parents=True, exist_ok=True)
         except (ValueError, OSError) as exc:
             self._set_status(str(exc), error=True)
@@ -284,7 +286,6 @@ class SweepPanel(QWidget):
         self.form_state.save()
         # The charts get the room while it runs; the toggle brings the form back.
         self.settings_toggle.setChecked(False)
-        spec.result_dir = str(run_dir)
         self.run_dir = run_dir
         self.run_model.start(
             spec.request_rates, spec.max_concurrencies, search=spec.search is not None
@@ -295,7 +296,7 @@ class SweepPanel(QWidget):
         self.last_error = ""
         self.progress_bar.setValue(0)
         self._set_status(lambda: self.tr("Starting the benchmark worker…"))
-        self.worker.start(spec, target, argv=argv)
+        self.worker.start(config, target, argv=argv)
         self._set_running(True)
         return True
 

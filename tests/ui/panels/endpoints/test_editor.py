@@ -127,18 +127,18 @@ def test_unsaved_edits_are_marked_and_used_by_a_run(qtbot, qloop, sim, memory_ke
 
 
 def test_a_ray_cluster_in_the_profile_sends_the_sweep_there(qtbot, memory_keyring) -> None:
-    from app.commands.argv import SweepSpec, build_sweep_argv
+    from app.commands.argv import SweepSpec, build_run_config
 
     editor = make_editor(qtbot, KeyStore())
     editor.new_profile(None)
     editor.form.name_edit.setText("cluster")
     editor.form.url_edit.setText("http://127.0.0.1:8000")
     editor.save_current()
-    assert "--ray" not in build_sweep_argv(SweepSpec(), editor.form_target(""))
+    assert build_run_config(SweepSpec(), editor.form_target("")).endpoint.ray is None
     editor.form.ray_edit.setText("10.0.0.5:6379")
     assert editor.is_dirty()  # an edit like any other: marked, used as shown
-    argv = build_sweep_argv(SweepSpec(), editor.form_target(""))
-    assert argv[argv.index("--ray") + 1] == "10.0.0.5:6379"
+    config = build_run_config(SweepSpec(), editor.form_target(""))
+    assert config.endpoint.ray == "10.0.0.5:6379"
     editor.save_current()
     saved = next(p for p in profiles_file()["profiles"] if p["name"] == "cluster")
     assert saved["ray_address"] == "10.0.0.5:6379"

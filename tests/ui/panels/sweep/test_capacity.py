@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor
 
 from app.bench.capacity import why as engine_why
 from app.bench.sweep.contract import SearchValue
-from app.commands.argv import SweepSpec, build_sweep_argv
+from app.commands.argv import SweepSpec, build_run_config
 from app.profiles import Target
 from app.ui.exports.tables import TABLE_COLUMNS
 from app.ui.panels.results.panel import ResultsPanel
@@ -25,7 +25,7 @@ from app.ui.plots.capacity import (
     capacity_text,
     why_text,
 )
-from app.ui.run_context import RunContext
+from app.ui.run_extras import RunExtras
 
 COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}
 
@@ -108,10 +108,11 @@ def test_capacity_preset_builds_a_search(qtbot, tmp_path: Path) -> None:
     assert (spec.dataset, spec.num_prompts) == ("random", 128)
     assert (panel.form.input_len.value(), panel.form.output_len.value()) == (256, 64)
     assert spec.slos == ["ttft:p99:2000", "tpot:p99:50"]
-    argv = build_sweep_argv(spec, Target("x", "http://127.0.0.1:9", "chat", ""))
-    assert "search" in argv and "sweep" not in argv
-    assert argv[argv.index("--slo") + 1 : argv.index("--slo") + 3] == spec.slos
-    assert "--max-concurrency" not in argv and argv[argv.index("--max") + 1] == "256"
+    spec.result_dir = str(tmp_path)
+    config = build_run_config(spec, Target("x", "http://127.0.0.1:9", "chat", ""))
+    assert config.command == "search" and config.search is not None
+    assert list(config.slo.slos) == spec.slos
+    assert config.load.max_concurrencies is None and config.search.max == 256
     qtbot.keyClicks(panel.form.concurrencies, "0")  # "4, 2560": still the search, a new maximum
     assert panel.form.preset.currentData() == "capacity"
     panel.form.concurrencies.setText("1, 2, 3")
@@ -122,12 +123,12 @@ def test_capacity_preset_builds_a_search(qtbot, tmp_path: Path) -> None:
     else:
         raise AssertionError("three concurrencies accepted for a search")
     # A grid sweep with SLOs stays a sweep, judged per point.
-    plain = build_sweep_argv(SweepSpec(slos=["tpot:p99:50"]), Target("x", "http://h", "chat", ""))
-    assert "sweep" in plain and plain[plain.index("--slo") + 1] == "tpot:p99:50"
+    plain = build_run_config(SweepSpec(slos=["tpot:p99:50"]), Target("x", "http://h", "chat", ""))
+    assert plain.command == "sweep" and plain.slo.slos == ("tpot:p99:50",)
 
 
 def test_live_search_against_the_simulator(qtbot, sim, tmp_path: Path) -> None:
-    small = RunContext(flags=("--min-prompts", "4", "--prompts-per-unit", "1"))
+    small = RunExtras(flags=("--min-prompts", "4", "--prompts-per-unit", "1"))
     panel = SweepPanel(
         lambda: Target("Built-in simulator", sim.base_url, "chat", ""), lambda: small
     )

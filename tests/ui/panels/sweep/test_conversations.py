@@ -8,29 +8,27 @@ from pathlib import Path
 from PySide6.QtCore import QTranslator
 
 from app.bench.results.read import load_result
-from app.commands.argv import SweepSpec, build_sweep_argv
+from app.commands.argv import SweepSpec, build_run_config
 from app.paths import resources_dir
 from app.profiles import Target
 from app.ui.exports.tables import TABLE_COLUMNS, cell_text
 from app.ui.panels.results.runs import summary_of
 from app.ui.panels.sweep.panel import SweepPanel
-from app.ui.run_context import RunContext
+from app.ui.run_extras import RunExtras
 
 COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}
 
 
-def test_conversations_argv_names_sessions_and_multi_turn() -> None:
+def test_conversations_config_names_sessions_and_multi_turn() -> None:
     spec = SweepSpec(dataset="conversations", num_prompts=5, result_dir="out")
-    argv = build_sweep_argv(spec, Target("sim", "http://127.0.0.1:9", "chat", ""))
-    at = argv.index("--multi-turn")
-    assert argv[at - 2 : at] == ["--dataset-name", "sharegpt"]
-    assert argv[at + 1 : at + 3] == ["--num-sessions", "5"]
-    assert "--dataset-path" not in argv  # the shipped conversations
-    assert "--num-prompts" not in argv  # the CLI refuses it with --multi-turn
+    data = build_run_config(spec, Target("sim", "http://127.0.0.1:9", "chat", "")).dataset
+    assert (data.name, data.multi_turn, data.num_sessions) == ("sharegpt", True, 5)
+    assert data.path is None  # the shipped conversations
+    assert data.num_prompts is None  # the CLI refuses it with --multi-turn
 
 
 def test_conversation_sweep_shows_first_and_later_turn_ttft(qtbot, sim, tmp_path: Path) -> None:
-    short = RunContext(flags=("--output-len", "6"))  # a short run
+    short = RunExtras(flags=("--output-len", "6"))  # a short run
     panel = SweepPanel(
         lambda: Target("Built-in simulator", sim.base_url, "chat", ""), lambda: short
     )

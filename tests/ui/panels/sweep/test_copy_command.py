@@ -10,7 +10,7 @@ from PySide6.QtGui import QGuiApplication
 from app.cli import build_command_parser
 from app.profiles import Target
 from app.ui.panels.sweep.panel import SweepPanel
-from app.ui.run_context import RunContext
+from app.ui.run_extras import RunExtras
 
 SECRET = "sk-window-secret-3"
 ROOFLINE = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "fp16",
@@ -19,7 +19,7 @@ ROOFLINE = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dt
 
 def test_copy_as_command_puts_the_runnable_line_on_the_clipboard(qtbot, tmp_path) -> None:
     target = Target("lab", "http://127.0.0.1:8000", "chat", "qwen2.5-7b", api_key=SECRET)
-    panel = SweepPanel(lambda: target, lambda: RunContext(roofline=ROOFLINE, server_metrics=True))
+    panel = SweepPanel(lambda: target, lambda: RunExtras(roofline=ROOFLINE, server_metrics=True))
     qtbot.addWidget(panel)
     panel.form.results_root.setText(str(tmp_path / "my results"))
     panel.form.dataset.setCurrentIndex(panel.form.dataset.findData("random"))

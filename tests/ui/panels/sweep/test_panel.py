@@ -15,7 +15,9 @@ import pytest
 from PySide6.QtCore import QTranslator
 
 from app.bench.results.read import load_result
+from app.bench.schema.run_config import LoadConfig, RequestOptions, RunConfig
 from app.bench.sweep.contract import ServerMetrics
+from app.commands.argv import build_run_config
 from app.paths import resources_dir
 from app.profiles import Target
 from app.ui.exports.tables import TABLE_COLUMNS
@@ -238,27 +240,32 @@ def test_cancel_says_what_it_waits_for_and_reports_the_partial_point(qtbot, sim,
     assert panel.table.item(0, COL["completed"]).text() == f"{done} / 12"
 
 
-def test_advanced_settings_reach_the_worker_argv(qtbot, tmp_path) -> None:
+def test_advanced_settings_reach_the_run_config(qtbot, tmp_path) -> None:
     panel = _panel(qtbot, "http://127.0.0.1:9", tmp_path)
     panel.form.concurrencies.setText("2")
-    assert panel.build_spec().extra_args == []  # defaults add nothing
+    target = Target("x", "http://127.0.0.1:9", "chat", "")
+
+    def config() -> RunConfig:
+        return build_run_config(panel.build_spec(), target)
+
+    defaults = config()
+    assert (defaults.load, defaults.options) == (
+        LoadConfig(request_rates=defaults.load.request_rates, max_concurrencies=(2,)),
+        RequestOptions(),
+    )  # defaults set nothing
     panel.form.advanced.burstiness.setValue(0.5)
     panel.form.advanced.warmups.setValue(2)
     panel.form.advanced.temperature.setValue(0.0)
     panel.form.advanced.request_timeout.setValue(120)
-    argv = panel.build_spec().extra_args
-    timeout = (
-        ["--request-timeout", "120"] if "request_timeout" in panel.form.advanced.fields else []
-    )
-    assert argv == [
-        "--burstiness", "0.5", "--num-warmups", "2", "--temperature", "0", *timeout,
-    ]  # fmt: skip
+    chosen = config()
+    assert (chosen.load.burstiness, chosen.load.num_warmups) == (0.5, 2)
+    assert (chosen.options.temperature, chosen.options.request_timeout_s) == (0.0, 120)
     assert panel.form.advanced.temperature.text() != "server default"
     panel.form.advanced.workers.setValue(3)
-    assert panel.build_spec().extra_args[6:8] == ["--workers", "3"]
+    assert config().load.workers == 3
     panel.form.advanced.reset()
     assert panel.form.advanced.temperature.text() == "server default"
-    assert panel.build_spec().extra_args == []
+    assert config() == defaults
 
 
 def test_advanced_settings_run_and_are_recorded(qtbot, sim, tmp_path) -> None:

@@ -110,7 +110,7 @@ def test_a_cancelled_run_keeps_the_bar_where_it_stopped() -> None:
     assert run.fraction() == (1 + 0.6) / 2  # not 100 %: the second point was cut short
 
 
-def test_the_run_model_and_run_context_import_without_qt() -> None:
+def test_the_run_model_and_run_extras_import_without_qt() -> None:
     script = textwrap.dedent(
         """
         import importlib.abc, sys
@@ -122,7 +122,7 @@ def test_the_run_model_and_run_context_import_without_qt() -> None:
                 return None
 
         sys.meta_path.insert(0, NoQt())
-        import app.ui.panels.sweep.run_model, app.ui.run_context
+        import app.ui.panels.sweep.run_model, app.ui.run_extras
         print("ok")
         """
     )

@@ -1,15 +1,18 @@
-"""The Sweep panel's dataset choices turned into the worker's argv, the shared-prefix dataset
-run against the simulator from the window, and the workload columns (reasoning, prefix cache,
-speculative decoding, conversations) shown only when some point in the table has them."""
+"""The Sweep panel's dataset choices turned into the run's dataset settings, the shared-prefix
+dataset run against the simulator from the window, and the workload columns (reasoning, prefix
+cache, speculative decoding, conversations) shown only when some point in the table has them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from app.bench.results.read import load_result
-from app.commands.argv import DATASETS, build_sweep_argv
+from app.bench.schema.run_config import DatasetConfig
+from app.commands.argv import DATASETS, build_run_config
 from app.paths import resources_dir
 from app.profiles import Target
 from app.ui.exports.tables import OPTIONAL_KEYS, TABLE_COLUMNS, cell_text
@@ -21,77 +24,36 @@ COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}
 TARGET = Target("sim", "http://127.0.0.1:9", "chat", "")
 
 
-def _dataset_args(argv: list[str]) -> list[str]:
-    """From --dataset-name up to the next flag the dataset does not own."""
-    at = argv.index("--dataset-name")
-    end = at + 2
-    owned = (
-        "--dataset-path",
-        "--random-",
-        "--prefix-repetition-",
-        "--multi-turn",
-        "--num-ses",
-        "--trace-speedup",
-        "--max-turns",
-        "--think-time",
-    )
-    while end < len(argv) and argv[end].startswith(owned):
-        end += 1 if argv[end] == "--multi-turn" else 2
-    return argv[at:end]
-
-
-EXPECTED = {
-    "synthetic": ["--dataset-name", "sharegpt", "--dataset-path", "{shipped}"],
-    "conversations": [
-        "--dataset-name",
-        "sharegpt",
-        "--multi-turn",
-        "--num-sessions",
-        "7",
-        "--dataset-path",
-        "{file}",
-        "--max-turns",
-        "4",
-        "--think-time",
-        "1.5",
-        "--think-time-stddev",
-        "0.25",
-    ],
-    "prefix": [
-        "--dataset-name",
-        "prefix",
-        "--prefix-repetition-prefix-len",
-        "300",
-        "--prefix-repetition-suffix-len",
-        "40",
-        "--prefix-repetition-num-prefixes",
-        "3",
-        "--prefix-repetition-output-len",
-        "20",
-    ],
-    "mooncake": [
-        "--dataset-name",
-        "mooncake",
-        "--dataset-path",
-        "{file}",
-        "--trace-speedup",
-        "2.5",
-    ],
-    "sharegpt": ["--dataset-name", "sharegpt", "--dataset-path", "{file}"],
-    "random": [
-        "--dataset-name",
-        "random",
-        "--random-input-len",
-        "111",
-        "--random-output-len",
-        "22",
-    ],
-    "prompts": ["--dataset-name", "prompts", "--dataset-path", "{file}"],
+# What each choice sets in the run's DatasetConfig besides the prompts per point ({file}: the
+# file chosen in the form, {shipped}: the shipped synthetic ShareGPT file).
+EXPECTED: dict[str, dict[str, Any]] = {
+    "synthetic": {"name": "sharegpt", "path": "{shipped}"},
+    "conversations": {
+        "name": "sharegpt",
+        "multi_turn": True,
+        "num_prompts": None,  # counted in sessions: the CLI refuses --num-prompts with them
+        "num_sessions": 7,
+        "path": "{file}",
+        "max_turns": 4,
+        "think_time_s": 1.5,
+        "think_time_stddev_s": 0.25,
+    },
+    "prefix": {
+        "name": "prefix",
+        "prefix_len": 300,
+        "suffix_len": 40,
+        "num_prefixes": 3,
+        "prefix_output_len": 20,
+    },
+    "mooncake": {"name": "mooncake", "path": "{file}", "trace_speedup": 2.5},
+    "sharegpt": {"name": "sharegpt", "path": "{file}"},
+    "random": {"name": "random", "random_input_len": 111, "random_output_len": 22},
+    "prompts": {"name": "prompts", "path": "{file}"},
 }
 
 
 @pytest.mark.parametrize("kind", DATASETS)
-def test_each_dataset_choice_builds_its_argv(qtbot, tmp_path: Path, kind: str) -> None:
+def test_each_dataset_choice_builds_its_dataset(qtbot, tmp_path: Path, kind: str) -> None:
     panel = SweepPanel(lambda: TARGET)
     qtbot.addWidget(panel)
     panel.show()
@@ -113,11 +75,14 @@ def test_each_dataset_choice_builds_its_argv(qtbot, tmp_path: Path, kind: str) -
     spec = panel.build_spec()
     spec.result_dir = str(tmp_path)
     shipped = str(resources_dir() / SYNTHETIC_DATASET)
-    expected = [a.format(file=data, shipped=shipped) for a in EXPECTED[kind]]
-    argv = build_sweep_argv(spec, TARGET)
-    assert _dataset_args(argv) == expected
+    expected = {
+        key: value.format(file=data, shipped=shipped) if isinstance(value, str) else value
+        for key, value in EXPECTED[kind].items()
+    }
+    config = build_run_config(spec, TARGET)
+    assert config.dataset == replace(DatasetConfig(num_prompts=7), **expected)
     # a trace sends on its own timestamps: the CLI refuses --request-rate with it
-    assert ("--request-rate" in argv) == (kind != "mooncake")
+    assert (config.load.request_rates is not None) == (kind != "mooncake")
     assert panel.form.trace_speedup.isVisibleTo(panel) == (kind == "mooncake")
     # only the fields of the chosen dataset are shown / enabled
     prefix_rows = (panel.form.prefix_row, panel.form.suffix_row, panel.form.labels["prefix"])

@@ -7,11 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.commands.sweep_flags import roofline_args
+from app.commands.sweep_flags import roofline_config
 
 
 @dataclass(frozen=True)
-class RunContext:
+class RunExtras:
     """roofline: the dock's context (None: no roofline); server_metrics: the worker scrapes
     /metrics for each point's file; flags: `tpotbench sweep` flags the form does not offer
     (benchmarks and tests, e.g. --save-detailed)."""
@@ -20,8 +20,10 @@ class RunContext:
     server_metrics: bool = False
     flags: tuple[str, ...] = field(default=())
 
-    def argv(self) -> list[str]:
-        args = roofline_args(self.roofline or {})
-        if self.server_metrics:
-            args.append("--server-metrics")
-        return args + list(self.flags)
+    def spec_fields(self) -> dict[str, Any]:
+        """What these set in the sweep's SweepSpec."""
+        return {
+            "roofline": roofline_config(self.roofline or {}),
+            "server_metrics": self.server_metrics,
+            "flags": self.flags,
+        }

@@ -1,10 +1,10 @@
-"""A sweep's settings (SweepConfig) and the file names its points are saved under."""
+"""A sweep's settings (RunContext) and the file names its points are saved under."""
 
 from __future__ import annotations
 
 import math
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -38,8 +38,21 @@ def new_run_id(now: datetime | None = None) -> str:
     return f"{stamp}-{uuid.uuid4().hex[:4]}"
 
 
-@dataclass
-class SweepConfig:
+@dataclass(frozen=True)
+class ResultPlan:
+    """The result files of a run, decided once before it sends anything: the label its file
+    names start with and each point's file, in plan order."""
+
+    label: str
+    targets: tuple[Path, ...]
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """A run as the engine runs it: built once from a RunConfig when the run starts
+    (app/commands/sweep_config.py open_context), then the model the server names and the
+    planned result files added as new contexts, never by editing this one."""
+
     resolved: ResolvedEndpoint
     model: str
     backend: str
@@ -82,8 +95,8 @@ class SweepConfig:
     # This machine's client ceiling for the run's mode (tpotbench selftest), if measured:
     # every point records how close it ran to it (tpotbench.client_ceiling).
     client_ceiling: SavedCeiling | None = None
-    # Without --label: "{backend}-{date-time}", made unique in the folder by plan_targets.
-    default_label: str | None = None
+    # The result files, from plan_results() (None: not planned yet; the run plans them).
+    plan: ResultPlan | None = None
     timeout_s: float | None = client_mod.DEFAULT_READ_TIMEOUT_S  # longest silence
     request_timeout_s: float | None = client_mod.DEFAULT_REQUEST_TIMEOUT_S  # whole request
     slos: SLOSet | None = None  # judged per point (tpotbench.slo); goodput counted with them
@@ -95,7 +108,18 @@ class SweepConfig:
     # order) instead of vLLM's arrival process, and records `trace` in its tpotbench block.
     arrival_plan: ArrivalPlan | None = None
     trace: dict[str, Any] | None = None
-    _resetter: PrefixCacheReset | None = field(default=None, init=False, repr=False)
+    # Holds state across points (a server without the route is asked once): made here, once.
+    _resetter: PrefixCacheReset | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.resets_prefix_cache:
+            resetter = PrefixCacheReset(
+                self.resolved,
+                api_key=self.api_key,
+                extra_headers=self.extra_headers,
+                verify_tls=self.verify_tls,
+            )
+            object.__setattr__(self, "_resetter", resetter)  # frozen: set once, at birth
 
     @property
     def endpoint_info(self) -> EndpointInfo:
@@ -128,54 +152,63 @@ class SweepConfig:
 
     async def reset_cache(self) -> str | None:
         """Reset the server's prefix cache if this run does; the outcome, None if not asked."""
-        if not self.resets_prefix_cache:
-            return None
         if self._resetter is None:
-            self._resetter = PrefixCacheReset(
-                self.resolved,
-                api_key=self.api_key,
-                extra_headers=self.extra_headers,
-                verify_tls=self.verify_tls,
-            )
+            return None
         return await self._resetter.reset()
+
+    @property
+    def file_label(self) -> str:
+        """What each point's file name starts with: --label, else the planned default."""
+        if self.label:
+            return self.label
+        if self.plan is not None:
+            return self.plan.label
+        return f"{self.backend}-{self.run_id[:15]}"
 
     def path_for(self, point: PointSpec) -> Path:
         if self.result_filename:
             return self.result_dir / self.result_filename
-        label = self.label or self.default_label or f"{self.backend}-{self.run_id[:15]}"
-        return self.result_dir / point_filename(label, point.request_rate, point.max_concurrency)
+        return self.result_dir / point_filename(
+            self.file_label, point.request_rate, point.max_concurrency
+        )
 
-    def targets(self) -> list[Path]:
+    def targets(self, label: str | None = None) -> list[Path]:
         """Each point's file, in plan order; the same (rate, concurrency) twice keeps both."""
+        ctx = self if label is None else replace(self, plan=ResultPlan(label, ()))
         paths: list[Path] = []
         for point in self.points:
-            target = self.path_for(point)
+            target = ctx.path_for(point)
             if target in paths:
                 target = target.with_name(f"{target.stem}_{point.index}{target.suffix}")
             paths.append(target)
         return paths
 
-    def plan_targets(self) -> list[Path]:
-        """The files this run will write. A default (date-time) name never replaces an earlier
-        run's file: it gets a -2, -3 ... suffix. A name the user chose (--label,
-        --result-filename) that exists raises ResultExistsError unless `overwrite` is set."""
-        if self.overwrite:
-            return self.targets()
-        if self.label or self.result_filename:
-            taken = [p for p in self.targets() if p.exists() or partial_path(p).exists()]
-            if taken:
-                raise ResultExistsError(
-                    f"{taken[0]} exists (an earlier run); pass --overwrite to replace it, or "
-                    "choose another --label or --result-dir"
-                )
-            return self.targets()
+    def plan_results(self) -> ResultPlan:
+        """The files this run will write (reads the folder, changes nothing). A default
+        (date-time) name never replaces an earlier run's file: it gets a -2, -3 ... suffix. A
+        name the user chose (--label, --result-filename) that exists raises ResultExistsError
+        unless `overwrite` is set."""
+        if self.label or self.result_filename or self.overwrite:
+            paths = self.targets()
+            if not self.overwrite:
+                taken = [p for p in paths if p.exists() or partial_path(p).exists()]
+                if taken:
+                    raise ResultExistsError(
+                        f"{taken[0]} exists (an earlier run); pass --overwrite to replace it, "
+                        "or choose another --label or --result-dir"
+                    )
+            return ResultPlan(self.file_label, tuple(paths))
         base = f"{self.backend}-{self.run_id[:15]}"
         for n in range(1, 1000):
-            self.default_label = base if n == 1 else f"{base}-{n}"
-            paths = self.targets()
+            label = base if n == 1 else f"{base}-{n}"
+            paths = self.targets(label)
             if not any(p.exists() or partial_path(p).exists() for p in paths):
-                return paths
+                return ResultPlan(label, tuple(paths))
         raise ResultExistsError(f"{self.result_dir}: no free file name for {base}")
+
+    def planned(self) -> RunContext:
+        """This context with its result files planned (once: a planned context is kept)."""
+        return self if self.plan is not None else replace(self, plan=self.plan_results())
 
 
 def partial_path(path: Path) -> Path:

@@ -1,0 +1,28 @@
+"""The value the window passes to each sweep: the roofline context, the /metrics scrape, extra
+flags, as the fields of the run's SweepSpec."""
+
+from __future__ import annotations
+
+from app.bench.schema.run_config import RooflineConfig
+from app.ui.run_extras import RunExtras
+
+
+def test_nothing_given_sets_nothing() -> None:
+    assert RunExtras().spec_fields() == {
+        "roofline": RooflineConfig(),
+        "server_metrics": False,
+        "flags": (),
+    }
+
+
+def test_the_docks_context_becomes_the_runs_roofline() -> None:
+    context = {"fmt": "awq-int4", "gpu_id": "h20", "model_id": "qwen2.5-7b", "kv_dtype": "fp8"}
+    fields = RunExtras(roofline={**context, "context": 2048}, server_metrics=True).spec_fields()
+    assert fields["roofline"] == RooflineConfig("h20", "qwen2.5-7b", "awq-int4", "fp8", 2048)
+    assert fields["server_metrics"] is True
+
+
+def test_empty_keys_are_left_out_and_extra_flags_kept() -> None:
+    extras = RunExtras(roofline={"gpu_id": "rtx3090", "model_id": ""}, flags=("--save-detailed",))
+    assert extras.spec_fields()["roofline"] == RooflineConfig(gpu="rtx3090")
+    assert extras.spec_fields()["flags"] == ("--save-detailed",)
