@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,8 @@ from PySide6.QtWidgets import (
 
 from app.bench.metrics.definitions import TOOL_NAMES, TOOLS
 from app.bench.results.file_cache import PointFileCache
+from app.bench.results.point_result import PointResult
+from app.bench.results.read import ResultFileError, point_from_dict
 from app.ui.app_setup import settings
 from app.ui.exports.charts import curve_paths, export_curves
 from app.ui.exports.files import (
@@ -48,7 +50,13 @@ from app.ui.exports.tooltips import set_chart_tooltips
 from app.ui.panels.results.compare_view import CompareView
 from app.ui.panels.results.definitions_table import DefinitionsTable
 from app.ui.panels.results.points_table import PointsTable
-from app.ui.panels.results.runs import Run, discover_runs, runs_caption, search_doc
+from app.ui.panels.results.runs import (
+    FolderListing,
+    Run,
+    runs_caption,
+    runs_in,
+    search_doc,
+)
 from app.ui.panels.sweep.layout import WrappedLabel
 from app.ui.plots.capacity import (
     Marks,
@@ -82,6 +90,7 @@ class ResultsPanel(QWidget):
         # only the new file, however many the folder holds (it ran on the GUI thread, every
         # file every time).
         self.file_cache = PointFileCache()
+        self.listing: FolderListing | None = None  # the folder as last listed
         self.folder = QLineEdit()
         self.folder.returnPressed.connect(self.refresh)
         self.browse_button = QPushButton()
@@ -144,8 +153,10 @@ class ResultsPanel(QWidget):
         self.table.cellClicked.connect(
             lambda _r, _c: self.chart_tabs.setCurrentWidget(self.distributions)
         )
+        self.table.detailed = lambda point: self.file_cache.detailed(point)
         self.distributions = DistributionsView()
         self.compare = CompareView()
+        self.compare.detailed = self.table.detailed
         self.chart_tabs = QTabWidget()
         self.chart_tabs.addTab(self.curves, "")
         self.chart_tabs.addTab(self.distributions, "")
@@ -234,21 +245,81 @@ class ResultsPanel(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        """Re-read the folder; keep showing the runs that are still there."""
+        """Read the folder again (files that changed on disk are parsed again, the others come
+        from the cache); keep showing the runs that are still there."""
         text = self.folder.text().strip()
-        keep = {r.name for r in self.shown}
-        self.runs, self.errors = [], []
+        self.listing = None
         self.empty_note = ""
+        listing_errors: list[str] = []
         if text:
             root = Path(text).expanduser()
             if root.is_dir():
-                self.runs, self.errors = discover_runs(root, self.file_cache)
+                self.listing = FolderListing.scan(root)
             elif root == default_results_root():
                 self.empty_note = lambda: self.tr(
                     "No results yet: a sweep saves its runs in {0}."
                 ).format(root)
             else:
-                self.errors = [self.tr("{0} is not a folder.").format(root)]
+                listing_errors = [self.tr("{0} is not a folder.").format(root)]
+        if self.listing is not None:
+            self._show_listing(self.file_cache.read, keep={r.name for r in self.shown})
+            self.file_cache.forget_except(self.listing.files())
+        else:
+            self.runs, self.errors = [], listing_errors
+            self._show_runs_found(keep={r.name for r in self.shown})
+
+    def add_point(self, path: str | Path | None, summary: Mapping[str, Any]) -> bool:
+        """A point a sweep has just saved at `path`, its result (less the per-request arrays)
+        in `summary`: shown as a re-read of the folder would show it, without reading the
+        folder or the file. False when the folder shown would not list it (another folder)."""
+        listing = self.listing
+        if path is None or listing is None:
+            if path is not None and self.listing is None and self._root_appeared():
+                self.refresh()  # the first run in a folder that did not exist: nothing to scan
+                return True
+            return False
+        file = self._under_root(Path(path), listing.root)
+        if file is None:
+            return False
+        try:
+            points = [point_from_dict(dict(summary), file)]
+        except ResultFileError:
+            points = None  # the file says what is wrong with it when read
+        if points is not None and not self.file_cache.add(file, points):
+            return False  # gone already: a new listing would not find it
+        if not listing.add(file):
+            return False
+        # The shown runs are drawn again only when the point joins one of their folders: the
+        # runs of other folders keep their points (the very objects), so their view stands.
+        redraw = any(r.folder == file.parent for r in self.shown)
+        self._show_listing(self.file_cache.stored, keep={r.name for r in self.shown}, redraw=redraw)
+        return True
+
+    def _root_appeared(self) -> bool:
+        text = self.folder.text().strip()
+        return bool(text) and Path(text).expanduser().is_dir()
+
+    @staticmethod
+    def _under_root(path: Path, root: Path) -> Path | None:
+        """`path` spelled from `root` as the listing spells its files, when it is under it."""
+        if root in path.parents:
+            return path
+        try:  # the same folder reached another way (a symlink, a relative path)
+            rel = path.resolve().relative_to(root.resolve())
+        except (OSError, ValueError):
+            return None
+        return root / rel
+
+    def _show_listing(
+        self, read: Callable[[Path], list[PointResult]], *, keep: set[str], redraw: bool = True
+    ) -> None:
+        """The runs of the listing, each file's points from `read`."""
+        assert self.listing is not None
+        runs, errors = runs_in(self.listing, read)
+        self.runs, self.errors = runs, self.listing.errors + errors
+        self._show_runs_found(keep=keep, redraw=redraw)
+
+    def _show_runs_found(self, *, keep: set[str], redraw: bool = True) -> None:
         self.tree.blockSignals(True)
         self.tree.clear()
         for run in self.runs:
@@ -258,7 +329,11 @@ class ResultsPanel(QWidget):
         self.tree.blockSignals(False)
         self._show_messages()
         self.compare.set_runs(self.runs)
-        self.show_runs([r.name for r in self.runs if r.name in keep])
+        names = [r.name for r in self.runs if r.name in keep]
+        if redraw:
+            self.show_runs(names)
+        else:  # the same runs with the same points: nothing to draw again
+            self.shown = [r for r in self.runs if r.name in keep]
         self._select(self.shown)
 
     def _tree_tooltip(self, item: QTreeWidgetItem, run: Run) -> None:
@@ -313,8 +388,9 @@ class ResultsPanel(QWidget):
         if tool == "vllm":
             self.tables.setCurrentWidget(self.table)
         else:
+            detailed = self.file_cache.detailed  # the figures need the per-request data
             points = [
-                (r.name, p)
+                (r.name, detailed(p))
                 for r in self.shown
                 for p in sorted(r.points, key=lambda p: (p.max_concurrency or 0, p.request_rate))
             ]

@@ -1,0 +1,194 @@
+"""A finished point joins the Results tab from its `point_finished` event (path and result
+less the per-request arrays), and the tab then shows exactly what a fresh read of the folder
+shows: runs, names, table cells, curves, distributions, other tools' figures, a comparison and
+the exports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.bench.metrics.definitions import TOOLS
+from app.bench.sweep.contract import PointFinished
+from app.bench.sweep.event_decode import decode
+from app.ui.panels.results.panel import ResultsPanel
+
+VLLM_POINT = {
+    "date": "20250601-101500",
+    "backend": "openai-chat",
+    "model_id": "qwen2.5-7b",
+    "num_prompts": 200,
+    "request_rate": 4.0,
+    "max_concurrency": 16,
+    "duration": 75.76,
+    "completed": 200,
+    "failed": 0,
+    "output_throughput": 558.58,
+    "median_tpot_ms": 23.87,
+    "p99_tpot_ms": 34.38,
+}
+
+
+def sweep_events(sim_url: str, folder: Path, label: str, conc: str) -> list[PointFinished]:
+    """A real `tpotbench sweep --events jsonl` into `folder`; its point_finished events."""
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "app", "sweep", "--base-url", sim_url, "--events", "jsonl"),
+            *("--dataset-name", "random", "--random-input-len", "32", "--random-output-len", "8"),
+            *("--num-prompts", "4", "--max-concurrency", conc, "--label", label),
+            *("--result-dir", str(folder), "--save-detailed", "--server-metrics"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    events = [decode(line) for line in done.stdout.splitlines() if line.strip()]
+    return [e for e in events if isinstance(e, PointFinished)]
+
+
+def shown(panel: ResultsPanel, tmp: Path) -> dict[str, Any]:
+    """Everything the tab shows with every run selected (and each point's distributions, each
+    tool's table, a comparison of the first two runs, the three exports)."""
+    panel.show_runs([r.name for r in panel.runs])
+    panel._select(panel.shown)
+    tree = [
+        [panel.tree.topLevelItem(i).text(c) for c in range(3)]
+        + [panel.tree.topLevelItem(i).toolTip(0)]
+        for i in range(panel.tree.topLevelItemCount())
+    ]
+    table = panel.table
+    cells = [
+        [
+            (it.text(), it.toolTip(), it.background().color().name(), it.font().italic())
+            if (it := table.item(r, c)) is not None
+            else None
+            for c in range(table.columnCount())
+        ]
+        for r in range(table.rowCount())
+    ]
+    hidden = [table.isColumnHidden(c) for c in range(table.columnCount())]
+    curves = {
+        key: [(item.name(), *(list(a) for a in item.getData())) for item in plot.listDataItems()]
+        for key, plot in panel.curves.plots().items()
+    }
+    distributions = []
+    for row in range(table.rowCount()):
+        table.clearSelection()
+        table.selectRow(row)
+        distributions.append(table.selected_samples())
+    tools = {}
+    for index, tool in enumerate(TOOLS):
+        if tool == "vllm":
+            continue  # vLLM's definitions: the points table above
+        panel.definitions.setCurrentIndex(index)
+        t = panel.tool_table
+        tools[tool] = [
+            [t.item(r, c).text() if t.item(r, c) else None for c in range(t.columnCount())]
+            for r in range(t.rowCount())
+        ]
+    panel.definitions.setCurrentIndex(0)
+    names = [r.name for r in panel.runs]
+    panel.compare.set_runs(panel.runs)
+    panel.compare.pick(names[0], names[1])
+    panel.compare.run_compare()
+    c = panel.compare.table
+    compared = [[c.item(r, k).text() for k in range(c.columnCount())] for r in range(c.rowCount())]
+    exports = {}
+    for suffix in (".csv", ".json", ".md"):
+        exports[suffix] = panel.export_data(tmp / f"export{suffix}").read_text(encoding="utf-8")
+    if exports[".json"]:  # the export's own date line is not the point's
+        exports[".json"] = {k: v for k, v in json.loads(exports[".json"]).items() if k != "date"}
+    return {
+        "tree": tree,
+        "message": panel.message.text(),
+        "cells": cells,
+        "hidden": hidden,
+        "curves": curves,
+        "capacity": (panel.capacity_box.isVisibleTo(panel), panel.capacity.text()),
+        "distributions": distributions,
+        "tools": tools,
+        "compare": (panel.compare.method.text(), compared),
+        "exports": exports,
+    }
+
+
+@pytest.fixture
+def history(tmp_path: Path, sim) -> Path:
+    """A results folder with a run of ours, a vLLM run and a broken file."""
+    root = tmp_path / "results"
+    old = root / "vllm-old"
+    old.mkdir(parents=True)
+    (old / "openai-chat-4.0qps-concurrency16-qwen2.5-7b.json").write_text(json.dumps(VLLM_POINT))
+    (root / "broken.json").write_text('{"completed": 3, "duration": ')
+    sweep_events(sim.base_url, root / "local-bf16", "bf16", "2")
+    return root
+
+
+def test_a_point_added_from_its_event_shows_as_a_fresh_read_of_the_folder(
+    qtbot, history: Path, sim, tmp_path: Path
+) -> None:
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    panel.set_folder(history)
+    panel.show_runs([r.name for r in panel.runs])  # the runs on screen are drawn again
+    parsed = panel.file_cache.parsed
+    # A new run folder (made by the sweep) and a second label in an existing folder, whose
+    # runs are then named folder/label, as a read of the folder names them.
+    events = sweep_events(sim.base_url, history / "new-run", "fresh", "1,2")
+    events += sweep_events(sim.base_url, history / "local-bf16", "other", "1")
+    assert len(events) == 3
+    for event in events:
+        assert panel.add_point(event.path, event.summary)
+    assert panel.file_cache.parsed == parsed  # no file read for the new points
+    assert [(r.name, len(r.points)) for r in panel.runs] == [
+        ("local-bf16/bf16", 1),
+        ("local-bf16/other", 1),
+        ("new-run", 2),
+        ("vllm-old", 1),
+    ]
+    assert len(panel.errors) == 1  # the broken file, still reported
+
+    from_events = shown(panel, tmp_path)
+    fresh = ResultsPanel()
+    qtbot.addWidget(fresh)
+    fresh.set_folder(history)
+    assert shown(fresh, tmp_path) == from_events
+    panel.refresh()  # the same panel re-reading the folder through its cache
+    assert shown(panel, tmp_path) == from_events
+    # The per-request data were read once each, when the distributions first asked.
+    assert panel.file_cache.parsed == parsed + 3
+
+
+def test_a_point_outside_the_folder_shown_is_left_to_a_refresh(qtbot, tmp_path: Path, sim) -> None:
+    shown_root = tmp_path / "shown"
+    shown_root.mkdir()
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    panel.set_folder(shown_root)
+    [event] = sweep_events(sim.base_url, tmp_path / "elsewhere", "x", "1")
+    assert not panel.add_point(event.path, event.summary)
+    assert panel.runs == []
+    # Too deep for a listing of the root, or not a result file's name: not listed either.
+    deep = shown_root / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    copy = deep / Path(str(event.path)).name
+    copy.write_bytes(Path(str(event.path)).read_bytes())
+    assert not panel.add_point(copy, event.summary)
+    assert panel.runs == []
+
+
+def test_the_first_run_in_a_folder_that_did_not_exist_is_shown(qtbot, tmp_path: Path, sim) -> None:
+    root = tmp_path / "not-yet"
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    panel.set_folder(root)
+    assert panel.errors  # "... is not a folder."
+    [event] = sweep_events(sim.base_url, root / "first", "x", "1")
+    assert panel.add_point(event.path, event.summary)
+    assert [(r.name, len(r.points)) for r in panel.runs] == [("first", 1)]
+    assert panel.errors == []
