@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -91,6 +92,7 @@ class ResultsPanel(QWidget):
         # file every time).
         self.file_cache = PointFileCache()
         self.listing: FolderListing | None = None  # the folder as last listed
+        self._view_stale = False  # shown runs changed while the tab was out of sight
         self.folder = QLineEdit()
         self.folder.returnPressed.connect(self.refresh)
         self.browse_button = QPushButton()
@@ -239,6 +241,14 @@ class ResultsPanel(QWidget):
             self.retranslate()
         super().changeEvent(event)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        # Points that joined the shown runs while the tab was out of sight: drawn now, once.
+        if self._view_stale:
+            self._view_stale = False
+            self.show_runs([r.name for r in self.shown])
+            self._select(self.shown)
+        super().showEvent(event)
+
     # ---- loading ------------------------------------------------------------------------
     def set_folder(self, path: str | Path) -> None:
         self.folder.setText(str(path))
@@ -289,9 +299,14 @@ class ResultsPanel(QWidget):
             return False  # gone already: a new listing would not find it
         if not listing.add(file):
             return False
-        # The shown runs are drawn again only when the point joins one of their folders: the
-        # runs of other folders keep their points (the very objects), so their view stands.
+        # The shown runs are drawn again only when the point joins one of their folders (the
+        # runs of other folders keep their points, the very objects, so their view stands),
+        # and only on screen: drawing a run's curves and table takes longer than everything
+        # else here, so with the tab out of sight (the Sweep tab, during a sweep) it waits
+        # for the tab to be shown.
         redraw = any(r.folder == file.parent for r in self.shown)
+        if redraw and not self.isVisible():
+            redraw, self._view_stale = False, True
         self._show_listing(self.file_cache.stored, keep={r.name for r in self.shown}, redraw=redraw)
         return True
 
@@ -367,6 +382,7 @@ class ResultsPanel(QWidget):
     # ---- showing ------------------------------------------------------------------------
     def show_runs(self, names: Sequence[str]) -> None:
         """Open one run or overlay several (by name, as listed)."""
+        self._view_stale = False
         wanted = set(names)
         self.shown = [r for r in self.runs if r.name in wanted]
         series = [r.series() for r in self.shown]

@@ -52,10 +52,8 @@ def sweep_events(sim_url: str, folder: Path, label: str, conc: str) -> list[Poin
 
 
 def shown(panel: ResultsPanel, tmp: Path) -> dict[str, Any]:
-    """Everything the tab shows with every run selected (and each point's distributions, each
+    """Everything the tab shows for the runs it shows (and each point's distributions, each
     tool's table, a comparison of the first two runs, the three exports)."""
-    panel.show_runs([r.name for r in panel.runs])
-    panel._select(panel.shown)
     tree = [
         [panel.tree.topLevelItem(i).text(c) for c in range(3)]
         + [panel.tree.topLevelItem(i).toolTip(0)]
@@ -104,6 +102,8 @@ def shown(panel: ResultsPanel, tmp: Path) -> dict[str, Any]:
     if exports[".json"]:  # the export's own date line is not the point's
         exports[".json"] = {k: v for k, v in json.loads(exports[".json"]).items() if k != "date"}
     return {
+        "shown": [r.name for r in panel.shown],
+        "selected": [i.text(0) for i in panel.tree.selectedItems()],
         "tree": tree,
         "message": panel.message.text(),
         "cells": cells,
@@ -129,39 +129,59 @@ def history(tmp_path: Path, sim) -> Path:
     return root
 
 
+@pytest.mark.parametrize("on_screen", [True, False], ids=["on-screen", "out-of-sight"])
 def test_a_point_added_from_its_event_shows_as_a_fresh_read_of_the_folder(
-    qtbot, history: Path, sim, tmp_path: Path
+    qtbot, history: Path, sim, tmp_path: Path, on_screen: bool
 ) -> None:
     panel = ResultsPanel()
     qtbot.addWidget(panel)
+    if on_screen:
+        panel.show()
     panel.set_folder(history)
-    panel.show_runs([r.name for r in panel.runs])  # the runs on screen are drawn again
+    panel.show_runs([r.name for r in panel.runs])
+    panel._select(panel.shown)
+    assert [r.name for r in panel.shown] == ["local-bf16", "vllm-old"]
     parsed = panel.file_cache.parsed
-    # A new run folder (made by the sweep) and a second label in an existing folder, whose
-    # runs are then named folder/label, as a read of the folder names them.
-    events = sweep_events(sim.base_url, history / "new-run", "fresh", "1,2")
-    events += sweep_events(sim.base_url, history / "local-bf16", "other", "1")
-    assert len(events) == 3
+    # A point joins a shown run; a new run folder (made by the sweep) gets two; another label
+    # joins the shown vLLM folder, whose runs are then named folder/label (as a read of the
+    # folder names them) and the one shown under the folder's name is gone.
+    events = sweep_events(sim.base_url, history / "local-bf16", "bf16", "1")
+    events += sweep_events(sim.base_url, history / "new-run", "fresh", "1,2")
+    events += sweep_events(sim.base_url, history / "vllm-old", "other", "1")
+    assert len(events) == 4
     for event in events:
         assert panel.add_point(event.path, event.summary)
     assert panel.file_cache.parsed == parsed  # no file read for the new points
     assert [(r.name, len(r.points)) for r in panel.runs] == [
-        ("local-bf16/bf16", 1),
-        ("local-bf16/other", 1),
+        ("local-bf16", 2),
         ("new-run", 2),
-        ("vllm-old", 1),
+        ("vllm-old/qwen2.5-7b", 1),
+        ("vllm-old/other", 1),
     ]
+    assert [r.name for r in panel.shown] == ["local-bf16"]
     assert len(panel.errors) == 1  # the broken file, still reported
+    if not on_screen:
+        assert panel.table.rowCount() == 2  # drawn when the tab is next shown, not before
+        panel.show()
+    assert panel.table.rowCount() == 2
 
     from_events = shown(panel, tmp_path)
     fresh = ResultsPanel()
     qtbot.addWidget(fresh)
     fresh.set_folder(history)
+    fresh.show_runs(["local-bf16"])
+    fresh._select(fresh.shown)
     assert shown(fresh, tmp_path) == from_events
     panel.refresh()  # the same panel re-reading the folder through its cache
     assert shown(panel, tmp_path) == from_events
-    # The per-request data were read once each, when the distributions first asked.
+    # The per-request data of the new points were read once each, when first asked for (the
+    # distributions and other tools' figures of the shown run, the comparison with new-run).
     assert panel.file_cache.parsed == parsed + 3
+    # Every run shown: the new ones as a fresh read shows them.
+    for view in (panel, fresh):
+        view.show_runs([r.name for r in view.runs])
+        view._select(view.shown)
+    assert shown(panel, tmp_path) == shown(fresh, tmp_path)
 
 
 def test_a_point_outside_the_folder_shown_is_left_to_a_refresh(qtbot, tmp_path: Path, sim) -> None:
