@@ -9,6 +9,7 @@ something asks for it (distributions, another tool's definitions, a comparison).
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,15 +41,23 @@ class PointFileCache:
     An unreadable file is remembered too (its error is raised again without reading it), so a
     broken file in a large folder costs no more than a good one. `forget_except(paths)` drops
     entries for files no longer listed, which keeps the cache as large as the folder, not as
-    the session's history."""
+    the session's history.
+
+    Safe to share between threads (the window reads a folder on a thread of its own while a
+    finished point may come in): each call holds the cache's lock, a parse included."""
 
     def __init__(self) -> None:
+        self._lock = threading.RLock()
         # Keyed by the path's text: hashing and comparing Path objects was most of the cost of a
         # refresh over thousands of unchanged files.
         self._entries: dict[str, _Entry] = {}
         self.parsed = 0  # files actually read and parsed: what a test or benchmark counts
 
     def read(self, path: Path) -> list[PointResult]:
+        with self._lock:
+            return self._read(path)
+
+    def _read(self, path: Path) -> list[PointResult]:
         key = os.fspath(path)
         try:
             identity = _identity(key)
@@ -65,13 +74,21 @@ class PointFileCache:
         """The points kept for `path` without looking at the disk (read() when none are kept):
         what a finished point's arrival uses for the files around it, unchanged since the
         folder was last read."""
+        with self._lock:
+            return self._stored(path)
+
+    def _stored(self, path: Path) -> list[PointResult]:
         entry = self._entries.get(os.fspath(path))
-        return self.read(path) if entry is None else _points(entry)
+        return self._read(path) if entry is None else _points(entry)
 
     def add(self, path: Path, points: Sequence[PointResult]) -> bool:
         """Keep `points` as the content of the file at `path` as it is on disk now, without
         reading it (a finished point's event carries them); False when there is no such file.
         The next read() parses it only if it has changed since."""
+        with self._lock:
+            return self._add(path, points)
+
+    def _add(self, path: Path, points: Sequence[PointResult]) -> bool:
         key = os.fspath(path)
         try:
             identity = _identity(key)
@@ -85,6 +102,10 @@ class PointFileCache:
         """`point` with its per-request data: itself when it was read from its file, else
         the file's (read once, then kept). The point as given when the file no longer holds
         one readable result."""
+        with self._lock:
+            return self._detailed(point)
+
+    def _detailed(self, point: PointResult) -> PointResult:
         if point.path is None:
             return point
         key = os.fspath(point.path)
@@ -102,6 +123,10 @@ class PointFileCache:
         return entry.value[0] if len(entry.value) == 1 else point
 
     def forget_except(self, paths: Iterable[Path]) -> None:
+        with self._lock:
+            self._forget_except(paths)
+
+    def _forget_except(self, paths: Iterable[Path]) -> None:
         keep = {os.fspath(p) for p in paths}
         for path in [p for p in self._entries if p not in keep]:
             del self._entries[path]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -79,6 +81,8 @@ class ResultsPanel(QWidget):
     """
 
     runsShown = Signal(list)
+    # A folder read on its own thread: (which refresh, its listing), delivered to this thread.
+    _scanned = Signal(int, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         # Long but flat: the widgets in the order they appear; one layout read top to bottom.
@@ -93,13 +97,19 @@ class ResultsPanel(QWidget):
         self.file_cache = PointFileCache()
         self.listing: FolderListing | None = None  # the folder as last listed
         self._view_stale = False  # shown runs changed while the tab was out of sight
+        # Reading a folder of thousands of files takes seconds: the window's reads run on a
+        # thread of their own; `_generation` names the latest, so an older one is dropped.
+        self._generation = 0
+        self._scanning = False
+        self._pending: list[tuple[str | Path, Mapping[str, Any]]] = []  # points meanwhile
+        self._scanned.connect(self._on_scanned)
         self.folder = QLineEdit()
-        self.folder.returnPressed.connect(self.refresh)
+        self.folder.returnPressed.connect(lambda: self.refresh(background=True))
         self.browse_button = QPushButton()
         self.browse_button.clicked.connect(self._browse)
         self.reload_button = QPushButton()
         self.reload_button.setShortcut("F5")
-        self.reload_button.clicked.connect(self.refresh)
+        self.reload_button.clicked.connect(lambda: self.refresh(background=True))
         self.folder_label = QLabel()
         top = QHBoxLayout()
         top.addWidget(self.folder_label)
@@ -202,7 +212,7 @@ class ResultsPanel(QWidget):
         self._update_buttons()
         # Where the Sweep panel saves by default; an absent folder just means no runs yet.
         self.folder.setText(str(default_results_root()))
-        self.refresh()
+        self.refresh(background=True)
 
     def retranslate(self) -> None:
         """Every fixed string in the UI language; the runs and the selection stay."""
@@ -254,15 +264,22 @@ class ResultsPanel(QWidget):
         self.folder.setText(str(path))
         self.refresh()
 
-    def refresh(self) -> None:
+    def refresh(self, *, background: bool = False) -> None:
         """Read the folder again (files that changed on disk are parsed again, the others come
-        from the cache); keep showing the runs that are still there."""
+        from the cache); keep showing the runs that are still there. `background`: list and
+        parse on a thread of its own, the runs shown when it is done (the window's way)."""
+        self._generation += 1
+        self._scanning = False
+        self._pending.clear()  # a read of the folder lists them
         text = self.folder.text().strip()
         self.listing = None
         self.empty_note = ""
         listing_errors: list[str] = []
         if text:
             root = Path(text).expanduser()
+            if root.is_dir() and background:
+                self._scan_in_background(root)
+                return
             if root.is_dir():
                 self.listing = FolderListing.scan(root)
             elif root == default_results_root():
@@ -278,10 +295,46 @@ class ResultsPanel(QWidget):
             self.runs, self.errors = [], listing_errors
             self._show_runs_found(keep={r.name for r in self.shown})
 
+    def _scan_in_background(self, root: Path) -> None:
+        generation, cache, scanned = self._generation, self.file_cache, self._scanned
+        self._scanning = True
+        self.note.set(lambda: self.tr("Reading {0}…").format(root))
+
+        def scan() -> None:  # on its own thread: nothing of the widget but the signal
+            listing = FolderListing.scan(root)
+            files = listing.files()
+            for file in files:
+                with contextlib.suppress(ResultFileError):  # reported when shown
+                    cache.read(file)
+            cache.forget_except(files)
+            with contextlib.suppress(RuntimeError):  # the panel is gone
+                scanned.emit(generation, listing)
+
+        threading.Thread(target=scan, name="results-scan", daemon=True).start()
+
+    def _on_scanned(self, generation: int, listing: FolderListing) -> None:
+        if generation != self._generation:
+            return  # a later refresh (or folder) took its place
+        self._scanning = False
+        self.listing = listing
+        # Every file was just read into the cache: shown from it without a stat each.
+        self._show_listing(self.file_cache.stored, keep={r.name for r in self.shown})
+        pending, self._pending = self._pending, []
+        for path, summary in pending:  # points that finished while the folder was read
+            self.add_point(path, summary)
+
+    @property
+    def scanning(self) -> bool:
+        """Whether the folder is being read on its own thread (its runs not shown yet)."""
+        return self._scanning
+
     def add_point(self, path: str | Path | None, summary: Mapping[str, Any]) -> bool:
         """A point a sweep has just saved at `path`, its result (less the per-request arrays)
         in `summary`: shown as a re-read of the folder would show it, without reading the
         folder or the file. False when the folder shown would not list it (another folder)."""
+        if self._scanning and path is not None:
+            self._pending.append((path, summary))  # taken in once the folder is read
+            return True
         listing = self.listing
         if path is None or listing is None:
             if path is not None and self.listing is None and self._root_appeared():
@@ -377,7 +430,8 @@ class ResultsPanel(QWidget):
     def _browse(self) -> None:
         path = QFileDialog.getExistingDirectory(self, self.tr("Choose a results folder"))
         if path:
-            self.set_folder(path)
+            self.folder.setText(path)
+            self.refresh(background=True)
 
     # ---- showing ------------------------------------------------------------------------
     def show_runs(self, names: Sequence[str]) -> None:

@@ -8,15 +8,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from app.bench.metrics.definitions import TOOLS
+from app.bench.results.file_cache import PointFileCache
 from app.bench.sweep.contract import PointFinished
 from app.bench.sweep.event_decode import decode
 from app.ui.panels.results.panel import ResultsPanel
+from app.ui.panels.results.runs import FolderListing
 
 VLLM_POINT = {
     "date": "20250601-101500",
@@ -212,3 +215,49 @@ def test_the_first_run_in_a_folder_that_did_not_exist_is_shown(qtbot, tmp_path: 
     assert panel.add_point(event.path, event.summary)
     assert [(r.name, len(r.points)) for r in panel.runs] == [("first", 1)]
     assert panel.errors == []
+
+
+def test_the_window_reads_a_folder_on_a_thread_and_takes_points_finished_meanwhile(
+    qtbot, history: Path, sim, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    panel.folder.setText(str(history))
+    # The read held once the folder is listed, until a point has finished meanwhile (its file
+    # not in the listing); which threads parse files noted.
+    listed, release = threading.Event(), threading.Event()
+    readers: set[int] = set()
+    scan, read = FolderListing.scan.__func__, PointFileCache._read  # type: ignore[attr-defined]
+
+    def held_scan(cls, root):
+        listing = scan(cls, root)
+        listed.set()
+        assert release.wait(60)
+        return listing
+
+    def noted_read(self, path):
+        readers.add(threading.get_ident())
+        return read(self, path)
+
+    monkeypatch.setattr(FolderListing, "scan", classmethod(held_scan))
+    monkeypatch.setattr(PointFileCache, "_read", noted_read)
+    panel.reload_button.click()  # F5, Enter in the folder field, Browse…: the same way
+    assert panel.scanning and "Reading" in panel.message.text()
+    assert listed.wait(30)
+    [event] = sweep_events(sim.base_url, history / "new-run", "fresh", "1")
+    assert panel.add_point(event.path, event.summary)
+    release.set()
+    qtbot.waitUntil(lambda: not panel.scanning, timeout=30_000)
+    assert threading.get_ident() not in readers and readers
+    assert [(r.name, len(r.points)) for r in panel.runs] == [
+        ("local-bf16", 1),
+        ("new-run", 1),
+        ("vllm-old", 1),
+    ]
+    fresh = ResultsPanel()
+    qtbot.addWidget(fresh)
+    fresh.set_folder(history)  # a programmatic call reads at once
+    assert [(r.name, [p.path for p in r.points]) for r in fresh.runs] == [
+        (r.name, [p.path for p in r.points]) for r in panel.runs
+    ]
+    assert panel.errors == fresh.errors and panel.message.text() == fresh.message.text()
