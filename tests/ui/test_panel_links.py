@@ -13,12 +13,8 @@ import pytest
 from PySide6.QtCore import SIGNAL
 
 from app.bench.sweep import event_decode
-from app.profiles import ProfileStore
-from app.secrets import KeyStore
 from app.ui import run_process
-from app.ui.app_setup import settings
-from app.ui.app_setup_sim import SimulatorService
-from app.ui.main_window import AppContext, MainWindow
+from app.ui.main_window import MainWindow
 
 # The RunProcess signal each event kind is emitted on (an `error` event is errorMessage).
 SIGNALS = {
@@ -35,23 +31,14 @@ SIGNALS = {
 }
 
 
-@pytest.fixture
-def window(qtbot, qloop, sim, memory_keyring) -> MainWindow:
-    service = SimulatorService()
-    service.adopt(sim)  # the session's simulator; the window does not stop it
-    win = MainWindow(AppContext(ProfileStore(), KeyStore(), settings(), service))
-    qtbot.addWidget(win)
-    win.show()
-    return win
-
-
 def receivers(obj: object, name: str) -> int:
     return obj.receivers(SIGNAL(f"{name}(PyObject)"))  # type: ignore[attr-defined]
 
 
 def test_a_sweep_and_a_search_reach_the_results_tab_and_the_dock_through_their_events(
-    qtbot, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    qtbot, sim_window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    window = sim_window
     sweep, results, dock = window.sweep, window.results, window.metrics
     root = tmp_path / "results"
     root.mkdir()
@@ -133,8 +120,9 @@ def test_a_sweep_and_a_search_reach_the_results_tab_and_the_dock_through_their_e
 
 
 def test_a_sweep_against_another_endpoint_leaves_the_dock_reading_its_own(
-    qtbot, window: MainWindow, tmp_path: Path, make_sim
+    qtbot, sim_window: MainWindow, make_sim
 ) -> None:
+    window = sim_window
     dock = window.metrics
     qtbot.waitUntil(lambda: dock.scraping, timeout=15_000)
     other = make_sim()

@@ -20,21 +20,7 @@ from app.bench.sweep.contract import PointFinished
 from app.bench.sweep.event_decode import decode
 from app.ui.panels.results.panel import ResultsPanel
 from app.ui.panels.results.runs import FolderListing
-
-VLLM_POINT = {
-    "date": "20250601-101500",
-    "backend": "openai-chat",
-    "model_id": "qwen2.5-7b",
-    "num_prompts": 200,
-    "request_rate": 4.0,
-    "max_concurrency": 16,
-    "duration": 75.76,
-    "completed": 200,
-    "failed": 0,
-    "output_throughput": 558.58,
-    "median_tpot_ms": 23.87,
-    "p99_tpot_ms": 34.38,
-}
+from tests.ui.panels.results.test_panel import VLLM_RATE4
 
 
 def sweep_events(sim_url: str, folder: Path, label: str, conc: str) -> list[PointFinished]:
@@ -126,7 +112,7 @@ def history(tmp_path: Path, sim) -> Path:
     root = tmp_path / "results"
     old = root / "vllm-old"
     old.mkdir(parents=True)
-    (old / "openai-chat-4.0qps-concurrency16-qwen2.5-7b.json").write_text(json.dumps(VLLM_POINT))
+    (old / "openai-chat-4.0qps-concurrency16-qwen2.5-7b.json").write_text(json.dumps(VLLM_RATE4))
     (root / "broken.json").write_text('{"completed": 3, "duration": ')
     sweep_events(sim.base_url, root / "local-bf16", "bf16", "2")
     return root
