@@ -215,9 +215,9 @@ class FolderListing:
         folder = path.parent
         if folder != self.root and self.root not in folder.parents:
             return False
-        if len(folder.relative_to(self.root).parts) > MAX_DEPTH or not is_point_file(path.name):
-            return False
         depth = len(folder.relative_to(self.root).parts)
+        if depth > MAX_DEPTH or not is_point_file(path.name):
+            return False
         chain = [folder, *list(folder.parents)[:depth]]  # the folder up to the root
         if any(f in self.unlisted for f in chain):
             return False  # a listing could not read it: neither can a new one, probably
