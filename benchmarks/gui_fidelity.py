@@ -13,7 +13,13 @@ monotonic time it wrote every chunk. Prints:
   2. experiment B (rate inf, concurrency 1..128, 200 prompts per point): the window's RSS
      after it and the worker's peak RSS (goal < 500 MB), with the stalls during it.
 
+The window's parts run on a temporary config folder (as `--screenshot --demo-sweep` does): a
+sweep form the user saved (a capacity preset, other rates) is neither read nor changed. The
+Server metrics dock is linked as in the window: it reads /metrics itself until the sweep
+starts, then shows the sweep worker's own samples (one reader of the endpoint's /metrics).
+
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/gui_fidelity.py [--skip-b]
+        [--baseline] (about 40 s with --skip-b --baseline)
 """
 
 from __future__ import annotations
@@ -401,6 +407,21 @@ def run_sweep(panel, timeout_s: float, ledger: CpuLedger | None = None) -> float
     return time.monotonic() - t0
 
 
+def count_scrapes(dock) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """Count the dock's own scrapes, those while a run is going apart ('run')."""
+    counts: dict[str, object] = {"run": 0, "idle": 0, "during_run": False}
+    scraper = dock._scraper
+    real = scraper.scrape_now
+
+    async def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        key = "run" if counts["during_run"] else "idle"
+        counts[key] = int(counts[key]) + 1  # type: ignore[call-overload]
+        return await real(*args, **kwargs)
+
+    scraper.scrape_now = counted
+    return counts
+
+
 def wait_until(condition, timeout_s: float) -> None:  # type: ignore[no-untyped-def]
     """Spin the Qt event loop until `condition()` holds (or the timeout passes)."""
     from PySide6.QtCore import QEventLoop, QTimer
@@ -498,6 +519,15 @@ def main() -> None:
     )
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from app.paths import CONFIG_ENV
+
+    # Before any of the window's code reads settings; the worker processes inherit it.
+    with tempfile.TemporaryDirectory(prefix="tpotbench-gui-fidelity-config-") as config:
+        os.environ[CONFIG_ENV] = config
+        measure(args)
+
+
+def measure(args: argparse.Namespace) -> None:
 
     from PySide6.QtWidgets import QApplication
 
@@ -549,10 +579,12 @@ def main() -> None:
         ledger.wrap(dock, "_repaint", "dock data -> charts")
         dock._timer.timeout.disconnect()  # connected to the unwrapped method
         dock._timer.timeout.connect(dock._repaint)
+        dock_scrapes = count_scrapes(dock)
     try:
         panel = SweepPanel(
             lambda: Target("chunk server", url, "chat", "bench"),
-            lambda: RunExtras(flags=("--save-detailed",)),
+            # As the window: the worker reads /metrics for each point's file (with a dock).
+            lambda: RunExtras(server_metrics=page is not None, flags=("--save-detailed",)),
         )
         panel.resize(1400, 850)
         panel.show()
@@ -564,12 +596,18 @@ def main() -> None:
         panel.form.output_len.setValue(args.tokens)
         panel.form.num_prompts.setValue(args.concurrency * args.waves)
         panel.form.label.setText("fid")
-        if dock is not None:  # the window's links: 4 Hz during the run, points marked
+        if dock is not None:  # the window's links (PanelLinks): the run's samples, marks
+            target = Target("chunk server", url, "chat", "bench")
+            panel.runningChanged.connect(
+                lambda running: dock.follow_run(target if running else None)
+            )
             panel.runningChanged.connect(dock.set_running)
             panel.runningChanged.connect(
                 lambda running: dock.mark("sweep", run_start=True) if running else None
             )
+            panel.runningChanged.connect(lambda running: dock_scrapes.update(during_run=running))
             panel.pointStarted.connect(dock.mark)
+            panel.serverMetrics.connect(dock.add_run_sample)
         panel.bench_nice = args.nice
         panel.bench_profile = args.profile
         ledger.name("live ITL scatter", panel.live.itl)
@@ -632,7 +670,8 @@ def main() -> None:
         if dock is not None:
             print(
                 f"  Server metrics dock live: {dock.sample_count()} /metrics samples "
-                f"(failures {dock._scraper.failures if dock._scraper else '?'})"
+                f"(failures {dock._scraper.failures if dock._scraper else '?'}); its own "
+                f"scrapes during the run: {dock_scrapes['run']} (the worker's samples shown)"
             )
             dock.stop()
             dock.close()

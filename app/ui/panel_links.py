@@ -20,7 +20,7 @@ from app.ui import point_status
 from app.ui.panels.probe.panel import ProbePanel
 from app.ui.panels.results.panel import ResultsPanel
 from app.ui.panels.roofline.panel import RooflinePanel
-from app.ui.panels.server_metrics.panel import ServerMetricsPanel
+from app.ui.panels.server_metrics.panel import ServerMetricsPanel, endpoint_key
 from app.ui.panels.sweep.panel import SweepPanel
 from app.ui.retranslate import TextSource
 from app.ui.run_extras import RunExtras
@@ -59,10 +59,14 @@ class PanelLinks(QObject):
         self.live_timer.timeout.connect(self.live_roofline)
 
         sweep.pointFinished.connect(self.on_point_finished)
-        sweep.pointFinished.connect(lambda _summary: results.refresh())
-        # The dock reads /metrics itself, on one clock for the whole sweep; the worker scrapes
-        # too (RunExtras.server_metrics), for the series and summary each point's file keeps.
+        # The Results tab takes a finished point from its event (path and result): reading
+        # the user's whole results folder again after every point stalled the window.
+        sweep.worker.pointFinished.connect(lambda e: results.add_point(e.path, e.summary))
+        # One reader of an endpoint's /metrics: during a sweep the worker's (its samples go
+        # into each point's file, RunExtras.server_metrics) and the dock shows them on its
+        # own timeline; otherwise the dock reads it itself.
         sweep.pointStarted.connect(metrics.mark)
+        sweep.serverMetrics.connect(metrics.add_run_sample)
         metrics.sampled.connect(self.on_server_sample)
         sweep.runningChanged.connect(lambda running: self.on_run_state(running, sweep=True))
         probe.runningChanged.connect(lambda running: self.on_run_state(running, sweep=False))
@@ -92,7 +96,7 @@ class PanelLinks(QObject):
     def watch_metrics(self) -> None:
         """Point the Server metrics dock at the selected endpoint (a new timeline per endpoint)."""
         target = self._current_target()
-        key = (target.base_url, target.api, target.model, bool(target.api_key), target.verify_tls)
+        key = endpoint_key(target)
         if key == self._metrics_key:
             return
         try:
@@ -124,6 +128,8 @@ class PanelLinks(QObject):
                 self.live_timer.start()
             else:
                 self.live_timer.stop()
+            # The sweep was started a moment ago with the endpoint selected now.
+            self.metrics.follow_run(self._current_target() if running else None)
         self.metrics.set_running(self.is_busy() or running)
         if running and sweep:
             self.metrics.mark(lambda: self.tr("sweep"), run_start=True)

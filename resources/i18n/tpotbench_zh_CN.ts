@@ -2315,6 +2315,10 @@ GuideLLM：output_tokens。AIPerf：Output Sequence Length (OSL)。</translation
         <translation>{0} 不是文件夹。</translation>
     </message>
     <message>
+        <source>Reading {0}…</source>
+        <translation>正在读取 {0}…</translation>
+    </message>
+    <message>
         <source>{0}
 written by {1}</source>
         <translation>{0}

@@ -96,3 +96,20 @@ def no_leaked_windows(qapp) -> Iterator[None]:
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     gc.collect()
     assert not leaked, f"test left top-level widgets open: {[type(w).__name__ for w in leaked]}"
+
+
+@pytest.fixture
+def sim_window(qtbot, qloop, sim, memory_keyring):
+    """The main window, shown, on the session's simulator (which the window does not stop)."""
+    from app.profiles import ProfileStore
+    from app.secrets import KeyStore
+    from app.ui.app_setup import settings
+    from app.ui.app_setup_sim import SimulatorService
+    from app.ui.main_window import AppContext, MainWindow
+
+    service = SimulatorService()
+    service.adopt(sim)
+    win = MainWindow(AppContext(ProfileStore(), KeyStore(), settings(), service))
+    qtbot.addWidget(win)
+    win.show()
+    return win

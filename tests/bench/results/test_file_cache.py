@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.bench.results.file_cache import PointFileCache
-from app.bench.results.read import ResultFileError
+from app.bench.results.read import ResultFileError, point_from_dict
 
 POINT = {
     "date": "20250601-101500",
@@ -80,3 +80,34 @@ def test_forget_except_keeps_only_listed_files(tmp_path: Path) -> None:
     assert len(cache) == 1
     cache.read(b)
     assert cache.parsed == 2
+
+
+def test_a_point_added_from_a_summary_stands_for_its_file_until_it_changes(
+    tmp_path: Path,
+) -> None:
+    # A sweep's finished point arrives with its result less the per-request arrays.
+    path = tmp_path / "expA_rate4_conc16.json"
+    _write(path, itls=[[0.02, 0.021]], ttfts=[0.1])
+    cache = PointFileCache()
+    summary = point_from_dict(dict(POINT), path)
+    assert cache.add(path, [summary])
+    assert cache.read(path) == [summary]
+    assert cache.stored(path) == [summary]
+    assert cache.parsed == 0
+    # The per-request data when asked: the file read once, then kept.
+    full = cache.detailed(summary)
+    assert full.raw["itls"] == [[0.02, 0.021]] and "itls" not in summary.raw
+    assert cache.detailed(summary) is full
+    assert cache.read(path) == [full]
+    assert cache.parsed == 1
+    # Changed on disk: parsed again, as any file.
+    _write(path, mean_tpot_ms=30.5)
+    assert cache.read(path)[0].metric("tpot", "mean") == 30.5
+    assert cache.parsed == 2
+
+
+def test_a_summary_of_a_file_already_gone_is_not_kept(tmp_path: Path) -> None:
+    path = tmp_path / "gone.json"
+    cache = PointFileCache()
+    assert not cache.add(path, [point_from_dict(dict(POINT), path)])
+    assert len(cache) == 0

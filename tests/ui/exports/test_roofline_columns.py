@@ -10,12 +10,8 @@ from pathlib import Path
 import pytest
 
 from app.bench.results.write import roofline_block, write_point_json
-from app.profiles import ProfileStore
-from app.secrets import KeyStore
-from app.ui.app_setup import settings
-from app.ui.app_setup_sim import SimulatorService
 from app.ui.exports.tables import TABLE_COLUMNS, cell_text, runs_csv, runs_json
-from app.ui.main_window import AppContext, MainWindow
+from app.ui.main_window import MainWindow
 from app.ui.panels.results.panel import ResultsPanel
 from app.ui.plots.sweep_curves import Series
 
@@ -79,13 +75,8 @@ def test_results_panel_table_and_exports_show_floor_and_mbu(qtbot, tmp_path: Pat
 
 
 @pytest.fixture
-def window(qtbot, qloop, sim, memory_keyring) -> MainWindow:
-    service = SimulatorService()
-    service.adopt(sim)  # the session's simulator; the window does not stop it
-    win = MainWindow(AppContext(ProfileStore(), KeyStore(), settings(), service))
-    qtbot.addWidget(win)
-    win.show()
-    return win
+def window(sim_window: MainWindow) -> MainWindow:
+    return sim_window
 
 
 def _flags(args: list[str]) -> dict[str, str]:

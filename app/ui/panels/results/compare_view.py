@@ -3,7 +3,7 @@ figures with the change, its 95 % interval and a verdict (app.bench.compare)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QColor
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.bench.compare.compare import Comparison, FigureChange, PointChange, compare_points
+from app.bench.results.point_result import PointResult
 from app.ui.panels.results.runs import Run
 from app.ui.retranslate import is_language_change
 
@@ -71,6 +72,9 @@ class CompareView(QWidget):
         super().__init__(parent)
         self.runs: list[Run] = []
         self.comparison: Comparison | None = None
+        # A point with its per-request data (the bootstrap needs them): the Results panel's
+        # cache reads a file that has only been announced by a sweep's event.
+        self.detailed: Callable[[PointResult], PointResult] = lambda point: point
         self.base = QComboBox()
         self.candidate = QComboBox()
         for combo in (self.base, self.candidate):
@@ -162,7 +166,10 @@ class CompareView(QWidget):
             return
         self.setCursor(Qt.CursorShape.WaitCursor)
         try:
-            self.comparison = compare_points(base.points, cand.points)
+            detailed = self.detailed
+            self.comparison = compare_points(
+                [detailed(p) for p in base.points], [detailed(p) for p in cand.points]
+            )
         finally:
             self.unsetCursor()
         self._show()

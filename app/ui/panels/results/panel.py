@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -29,6 +32,8 @@ from PySide6.QtWidgets import (
 
 from app.bench.metrics.definitions import TOOL_NAMES, TOOLS
 from app.bench.results.file_cache import PointFileCache
+from app.bench.results.point_result import PointResult
+from app.bench.results.read import ResultFileError, point_from_dict
 from app.ui.app_setup import settings
 from app.ui.exports.charts import curve_paths, export_curves
 from app.ui.exports.files import (
@@ -48,7 +53,13 @@ from app.ui.exports.tooltips import set_chart_tooltips
 from app.ui.panels.results.compare_view import CompareView
 from app.ui.panels.results.definitions_table import DefinitionsTable
 from app.ui.panels.results.points_table import PointsTable
-from app.ui.panels.results.runs import Run, discover_runs, runs_caption, search_doc
+from app.ui.panels.results.runs import (
+    FolderListing,
+    Run,
+    runs_caption,
+    runs_in,
+    search_doc,
+)
 from app.ui.panels.sweep.layout import WrappedLabel
 from app.ui.plots.capacity import (
     Marks,
@@ -70,6 +81,8 @@ class ResultsPanel(QWidget):
     """
 
     runsShown = Signal(list)
+    # A folder read on its own thread: (which refresh, its listing), delivered to this thread.
+    _scanned = Signal(int, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         # Long but flat: the widgets in the order they appear; one layout read top to bottom.
@@ -82,13 +95,21 @@ class ResultsPanel(QWidget):
         # only the new file, however many the folder holds (it ran on the GUI thread, every
         # file every time).
         self.file_cache = PointFileCache()
+        self.listing: FolderListing | None = None  # the folder as last listed
+        self._view_stale = False  # shown runs changed while the tab was out of sight
+        # Reading a folder of thousands of files takes seconds: the window's reads run on a
+        # thread of their own; `_generation` names the latest, so an older one is dropped.
+        self._generation = 0
+        self._scanning = False
+        self._pending: list[tuple[str | Path, Mapping[str, Any]]] = []  # points meanwhile
+        self._scanned.connect(self._on_scanned)
         self.folder = QLineEdit()
-        self.folder.returnPressed.connect(self.refresh)
+        self.folder.returnPressed.connect(lambda: self.refresh(background=True))
         self.browse_button = QPushButton()
         self.browse_button.clicked.connect(self._browse)
         self.reload_button = QPushButton()
         self.reload_button.setShortcut("F5")
-        self.reload_button.clicked.connect(self.refresh)
+        self.reload_button.clicked.connect(lambda: self.refresh(background=True))
         self.folder_label = QLabel()
         top = QHBoxLayout()
         top.addWidget(self.folder_label)
@@ -144,8 +165,10 @@ class ResultsPanel(QWidget):
         self.table.cellClicked.connect(
             lambda _r, _c: self.chart_tabs.setCurrentWidget(self.distributions)
         )
+        self.table.detailed = lambda point: self.file_cache.detailed(point)
         self.distributions: DistributionsView = DistributionsView()
         self.compare = CompareView()
+        self.compare.detailed = self.table.detailed
         self.chart_tabs: QTabWidget = QTabWidget()
         self.chart_tabs.addTab(self.curves, "")
         self.chart_tabs.addTab(self.distributions, "")
@@ -189,7 +212,7 @@ class ResultsPanel(QWidget):
         self._update_buttons()
         # Where the Sweep panel saves by default; an absent folder just means no runs yet.
         self.folder.setText(str(default_results_root()))
-        self.refresh()
+        self.refresh(background=True)
 
     def retranslate(self) -> None:
         """Every fixed string in the UI language; the runs and the selection stay."""
@@ -229,27 +252,143 @@ class ResultsPanel(QWidget):
             self.retranslate()
         super().changeEvent(event)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        # Points that joined the shown runs while the tab was out of sight: drawn now, once.
+        if self._view_stale:
+            self._view_stale = False
+            self.show_runs([r.name for r in self.shown])
+            self._select(self.shown)
+        super().showEvent(event)
+
     # ---- loading ------------------------------------------------------------------------
     def set_folder(self, path: str | Path) -> None:
         self.folder.setText(str(path))
         self.refresh()
 
-    def refresh(self) -> None:
-        """Re-read the folder; keep showing the runs that are still there."""
+    def refresh(self, *, background: bool = False) -> None:
+        """Read the folder again (files that changed on disk are parsed again, the others come
+        from the cache); keep showing the runs that are still there. `background`: list and
+        parse on a thread of its own, the runs shown when it is done (the window's way)."""
+        self._generation += 1
+        self._scanning = False
+        self._pending.clear()  # a read of the folder lists them
         text = self.folder.text().strip()
-        keep = {r.name for r in self.shown}
-        self.runs, self.errors = [], []
+        self.listing = None
         self.empty_note = ""
+        listing_errors: list[str] = []
         if text:
             root = Path(text).expanduser()
+            if root.is_dir() and background:
+                self._scan_in_background(root)
+                return
             if root.is_dir():
-                self.runs, self.errors = discover_runs(root, self.file_cache)
+                self.listing = FolderListing.scan(root)
             elif root == default_results_root():
                 self.empty_note = lambda: self.tr(
                     "No results yet: a sweep saves its runs in {0}."
                 ).format(root)
             else:
-                self.errors = [self.tr("{0} is not a folder.").format(root)]
+                listing_errors = [self.tr("{0} is not a folder.").format(root)]
+        if self.listing is not None:
+            self._show_listing(self.file_cache.read, keep={r.name for r in self.shown})
+            self.file_cache.forget_except(self.listing.files())
+        else:
+            self.runs, self.errors = [], listing_errors
+            self._show_runs_found(keep={r.name for r in self.shown})
+
+    def _scan_in_background(self, root: Path) -> None:
+        generation, cache, scanned = self._generation, self.file_cache, self._scanned
+        self._scanning = True
+        self.note.set(lambda: self.tr("Reading {0}…").format(root))
+
+        def scan() -> None:  # on its own thread: nothing of the widget but the signal
+            listing = FolderListing.scan(root)
+            files = listing.files()
+            for file in files:
+                with contextlib.suppress(ResultFileError):  # reported when shown
+                    cache.read(file)
+            cache.forget_except(files)
+            with contextlib.suppress(RuntimeError):  # the panel is gone
+                scanned.emit(generation, listing)
+
+        threading.Thread(target=scan, name="results-scan", daemon=True).start()
+
+    def _on_scanned(self, generation: int, listing: FolderListing) -> None:
+        if generation != self._generation:
+            return  # a later refresh (or folder) took its place
+        self._scanning = False
+        self.listing = listing
+        # Every file was just read into the cache: shown from it without a stat each.
+        self._show_listing(self.file_cache.stored, keep={r.name for r in self.shown})
+        pending, self._pending = self._pending, []
+        for path, summary in pending:  # points that finished while the folder was read
+            self.add_point(path, summary)
+
+    @property
+    def scanning(self) -> bool:
+        """Whether the folder is being read on its own thread (its runs not shown yet)."""
+        return self._scanning
+
+    def add_point(self, path: str | Path | None, summary: Mapping[str, Any]) -> bool:
+        """A point a sweep has just saved at `path`, its result (less the per-request arrays)
+        in `summary`: shown as a re-read of the folder would show it, without reading the
+        folder or the file. False when the folder shown would not list it (another folder)."""
+        if self._scanning and path is not None:
+            self._pending.append((path, summary))  # taken in once the folder is read
+            return True
+        listing = self.listing
+        if path is None or listing is None:
+            if path is not None and self.listing is None and self._root_appeared():
+                self.refresh()  # the first run in a folder that did not exist: nothing to scan
+                return True
+            return False
+        file = self._under_root(Path(path), listing.root)
+        if file is None:
+            return False
+        try:
+            points = [point_from_dict(dict(summary), file)]
+        except ResultFileError:
+            points = None  # the file says what is wrong with it when read
+        if points is not None and not self.file_cache.add(file, points):
+            return False  # gone already: a new listing would not find it
+        if not listing.add(file):
+            return False
+        # The shown runs are drawn again only when the point joins one of their folders (the
+        # runs of other folders keep their points, the very objects, so their view stands),
+        # and only on screen: drawing a run's curves and table takes longer than everything
+        # else here, so with the tab out of sight (the Sweep tab, during a sweep) it waits
+        # for the tab to be shown.
+        redraw = any(r.folder == file.parent for r in self.shown)
+        if redraw and not self.isVisible():
+            redraw, self._view_stale = False, True
+        self._show_listing(self.file_cache.stored, keep={r.name for r in self.shown}, redraw=redraw)
+        return True
+
+    def _root_appeared(self) -> bool:
+        text = self.folder.text().strip()
+        return bool(text) and Path(text).expanduser().is_dir()
+
+    @staticmethod
+    def _under_root(path: Path, root: Path) -> Path | None:
+        """`path` spelled from `root` as the listing spells its files, when it is under it."""
+        if root in path.parents:
+            return path
+        try:  # the same folder reached another way (a symlink, a relative path)
+            rel = path.resolve().relative_to(root.resolve())
+        except (OSError, ValueError):
+            return None
+        return root / rel
+
+    def _show_listing(
+        self, read: Callable[[Path], list[PointResult]], *, keep: set[str], redraw: bool = True
+    ) -> None:
+        """The runs of the listing, each file's points from `read`."""
+        assert self.listing is not None
+        runs, errors = runs_in(self.listing, read)
+        self.runs, self.errors = runs, self.listing.errors + errors
+        self._show_runs_found(keep=keep, redraw=redraw)
+
+    def _show_runs_found(self, *, keep: set[str], redraw: bool = True) -> None:
         self.tree.blockSignals(True)
         self.tree.clear()
         for run in self.runs:
@@ -259,7 +398,11 @@ class ResultsPanel(QWidget):
         self.tree.blockSignals(False)
         self._show_messages()
         self.compare.set_runs(self.runs)
-        self.show_runs([r.name for r in self.runs if r.name in keep])
+        names = [r.name for r in self.runs if r.name in keep]
+        if redraw:
+            self.show_runs(names)
+        else:  # the same runs with the same points: nothing to draw again
+            self.shown = [r for r in self.runs if r.name in keep]
         self._select(self.shown)
 
     def _tree_tooltip(self, item: QTreeWidgetItem, run: Run) -> None:
@@ -288,11 +431,13 @@ class ResultsPanel(QWidget):
     def _browse(self) -> None:
         path = QFileDialog.getExistingDirectory(self, self.tr("Choose a results folder"))
         if path:
-            self.set_folder(path)
+            self.folder.setText(path)
+            self.refresh(background=True)
 
     # ---- showing ------------------------------------------------------------------------
     def show_runs(self, names: Sequence[str]) -> None:
         """Open one run or overlay several (by name, as listed)."""
+        self._view_stale = False
         wanted = set(names)
         self.shown = [r for r in self.runs if r.name in wanted]
         series = [r.series() for r in self.shown]
@@ -314,8 +459,9 @@ class ResultsPanel(QWidget):
         if tool == "vllm":
             self.tables.setCurrentWidget(self.table)
         else:
+            detailed = self.file_cache.detailed  # the figures need the per-request data
             points = [
-                (r.name, p)
+                (r.name, detailed(p))
                 for r in self.shown
                 for p in sorted(r.points, key=lambda p: (p.max_concurrency or 0, p.request_rate))
             ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
@@ -45,6 +46,9 @@ class PointsTable(QTableWidget):
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         # Each row's run name and point (None: a point without a file behind it).
         self._row_points: list[tuple[str, PointResult | None]] = []
+        # A point with its per-request data (a point added from a sweep's event has none
+        # until its file is read): the Results panel's cache.
+        self.detailed: Callable[[PointResult], PointResult] = lambda point: point
 
     def retranslate(self) -> None:
         tips = metric_tooltips()
@@ -111,5 +115,6 @@ class PointsTable(QTableWidget):
                     continue
                 conc = "∞" if point.max_concurrency is None else point.max_concurrency
                 rate = "inf" if math.isinf(point.request_rate) else f"{point.request_rate:g}"
-                series.append((f"{run} r={rate} c={conc}", request_samples(point.raw)))
+                samples = request_samples(self.detailed(point).raw)
+                series.append((f"{run} r={rate} c={conc}", samples))
         return series

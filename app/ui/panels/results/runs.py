@@ -7,14 +7,13 @@ import json
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
-from app.bench.results.file_cache import PointFileCache
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import NOT_POINT_FILES, ResultFileError
 from app.roofline.catalog import CatalogError, get_gpu
@@ -140,59 +139,114 @@ def search_doc(folder: Path) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) and "boundary" in doc else None
 
 
+def is_point_file(name: str) -> bool:
+    """Whether a file name in a results folder is a result file (not ours hidden temp files,
+    vLLM's *.pytorch.json side files or a search's summary)."""
+    return (
+        name.endswith(".json")
+        and not name.startswith(".")
+        and not name.endswith(".pytorch.json")
+        and name not in NOT_POINT_FILES
+    )
+
+
 def _listing(folder: Path) -> tuple[list[Path], list[Path]]:
-    """A folder's sub-folders and result files, from one scandir: a refresh lists every file
-    of the user's history after each finished point, and glob + is_file/is_dir cost a system
-    call per file on top."""
+    """A folder's sub-folders and result files, from one scandir: glob + is_file/is_dir cost a
+    system call per file on top."""
     folders: list[str] = []
     files: list[str] = []
     with os.scandir(folder) as entries:
         for e in entries:
             if e.is_dir():
                 folders.append(e.name)
-            elif (
-                e.name.endswith(".json")
-                and not e.name.startswith(".")
-                and not e.name.endswith(".pytorch.json")
-                and e.name not in NOT_POINT_FILES
-                and e.is_file()
-            ):
+            elif is_point_file(e.name) and e.is_file():
                 files.append(e.name)
     return [folder / n for n in sorted(folders)], [folder / n for n in sorted(files)]
 
 
-def discover_runs(root: Path, cache: PointFileCache | None = None) -> tuple[list[Run], list[str]]:
-    """Runs under `root` (its own files and sub-folders), and one message per unreadable file.
-    With a cache, only files that changed since the last call are parsed again."""
-    cache = cache if cache is not None else PointFileCache()
+def _scan_key(root: Path, folder: Path) -> tuple[int, tuple[str, ...]]:
+    """A folder's place in the scan: breadth first, each level by name (what _listing's
+    sorted sub-folders give, level by level)."""
+    parts = folder.relative_to(root).parts
+    return (len(parts), parts)
+
+
+@dataclass
+class FolderListing:
+    """Which result files a results root holds, folder by folder in scan order, as last
+    listed; `add` puts in a file the window knows was written since, without listing again."""
+
+    root: Path
+    folders: dict[Path, list[Path]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    unlisted: set[Path] = field(default_factory=set)  # folders that could not be listed
+
+    @classmethod
+    def scan(cls, root: Path) -> FolderListing:
+        """List `root`, its run folders and one level below (MAX_DEPTH)."""
+        listing = cls(root)
+        level: list[Path] = [root]
+        for depth in range(MAX_DEPTH + 1):
+            below: list[Path] = []
+            for folder in level:
+                try:
+                    sub, files = _listing(folder)
+                except OSError as exc:
+                    listing.unlisted.add(folder)
+                    listing.errors.append(
+                        QCoreApplication.translate("ResultsPanel", "{0}: cannot list ({1})").format(
+                            folder, exc.strerror
+                        )
+                    )
+                    continue
+                listing.folders[folder] = files
+                if depth < MAX_DEPTH:
+                    below += sub
+            level = below
+        return listing
+
+    def files(self) -> list[Path]:
+        return [file for files in self.folders.values() for file in files]
+
+    def add(self, path: Path) -> bool:
+        """Put in a result file written since the listing (True), where a new listing would
+        find it; False when a listing of this root would not list it (another folder, too
+        deep, not a result file's name) or its folder could not be listed."""
+        folder = path.parent
+        if folder != self.root and self.root not in folder.parents:
+            return False
+        depth = len(folder.relative_to(self.root).parts)
+        if depth > MAX_DEPTH or not is_point_file(path.name):
+            return False
+        chain = [folder, *list(folder.parents)[:depth]]  # the folder up to the root
+        if any(f in self.unlisted for f in chain):
+            return False  # a listing could not read it: neither can a new one, probably
+        new = [f for f in chain if f not in self.folders]
+        if new:  # a run folder made since (a sweep's first point): put in scan order
+            for f in new:
+                self.folders[f] = []
+            order = sorted(self.folders, key=lambda f: _scan_key(self.root, f))
+            self.folders = {f: self.folders[f] for f in order}
+        files = self.folders[folder]
+        if path not in files:
+            files.append(path)
+            files.sort(key=lambda p: p.name)
+        return True
+
+
+def runs_in(
+    listing: FolderListing, read: Callable[[Path], list[PointResult]]
+) -> tuple[list[Run], list[str]]:
+    """The runs of a listing (each folder's points grouped by label) and one message per
+    unreadable file; `read` gives a file's points."""
     runs: list[Run] = []
     errors: list[str] = []
-    listed: list[Path] = []
-    # Breadth first to MAX_DEPTH: the root, its run folders, one level below.
-    level: list[Path] = [root]
-    listings: list[tuple[Path, list[Path]]] = []
-    for depth in range(MAX_DEPTH + 1):
-        below: list[Path] = []
-        for folder in level:
-            try:
-                sub, files = _listing(folder)
-            except OSError as exc:
-                errors.append(
-                    QCoreApplication.translate("ResultsPanel", "{0}: cannot list ({1})").format(
-                        folder, exc.strerror
-                    )
-                )
-                continue
-            listings.append((folder, files))
-            if depth < MAX_DEPTH:
-                below += sub
-        level = below
-    for folder, files in listings:
+    root = listing.root
+    for folder, files in listing.folders.items():
         groups: dict[str, list[PointResult]] = {}
         for file in files:
-            listed.append(file)
             try:
-                points = cache.read(file)
+                points = read(file)
             except ResultFileError as exc:
                 errors.append(str(exc))
                 continue
@@ -203,5 +257,4 @@ def discover_runs(root: Path, cache: PointFileCache | None = None) -> tuple[list
             # A run folder with one label is named by the folder; else folder/label.
             name = (rel if len(groups) == 1 else f"{rel}/{key}") if rel else key
             runs.append(Run(name=name, folder=folder, points=points))
-    cache.forget_except(listed)
     return runs, errors

@@ -1,9 +1,11 @@
 """The Server metrics dock: the server's own gauges against time, read from its /metrics.
 
 The dock scrapes the selected endpoint's /metrics itself, whenever it has one: every 2 s while
-idle, 4 times a second while a probe or sweep runs, never while paused. Its samples share one
-clock from the moment it started watching the endpoint, so a sweep is one continuous timeline
-with its point boundaries marked (the worker still scrapes for the result files, as before).
+idle, 4 times a second while a probe runs, never while paused. While a sweep runs against the
+endpoint it watches, the sweep's worker is the one reader of that /metrics (its samples go into
+each point's file) and the dock shows the worker's samples (`follow_run`, `add_run_sample`)
+instead of asking the server too. Its samples share one clock from the moment it started
+watching the endpoint, so a sweep is one continuous timeline with its point boundaries marked.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWi
 
 from app.bench.serverstats.scrape import MetricsScraper
 from app.bench.serverstats.snapshot import MetricsSample
+from app.bench.sweep.contract import ServerMetrics
 from app.ui.panels.server_metrics.charts import COLUMNS, TimelineCharts
 from app.ui.panels.server_metrics.readout import describe, server_label
 from app.ui.plots.server_timeline import (
@@ -34,6 +37,18 @@ from app.ui.plots.server_timeline import (
 )
 from app.ui.retranslate import TextSource, is_language_change
 from app.ui.theme import apply_plot_theme
+
+
+def endpoint_key(target: Any) -> tuple[object, ...]:
+    """What makes two targets the same /metrics to read: its URL, API, model, whether a key
+    goes with it and TLS checking (a Target, or anything with those attributes)."""
+    return (
+        getattr(target, "base_url", ""),
+        getattr(target, "api", ""),
+        getattr(target, "model", ""),
+        bool(getattr(target, "api_key", "")),
+        getattr(target, "verify_tls", True),
+    )
 
 
 def _number(value: Any) -> float:
@@ -67,6 +82,12 @@ class ServerMetricsPanel(QWidget):
         self._scraper: MetricsScraper | None = None
         self._thread: ScrapeThread | None = None
         self._poll = Poll(IDLE_INTERVAL_S, RUN_INTERVAL_S)
+        self._user_paused = False
+        self._watched: tuple[object, ...] | None = None  # the endpoint the own scraper reads
+        self._run_key: tuple[object, ...] | None = None  # the endpoint a sweep runs against
+        # A run's sample times are on its point's clock: the offset onto this dock's clock,
+        # taken at the first sample of each point (None: not yet).
+        self._run_offset_s: float | None = None
         # Stop scraping when the widget goes away; the closure must not hold self.
         threads: list[ScrapeThread] = []
         self._threads = threads
@@ -147,6 +168,7 @@ class ServerMetricsPanel(QWidget):
 
     def mark(self, label: TextSource, *, run_start: bool = False) -> None:
         """A boundary on the timeline now (a sweep point or a run starts)."""
+        self._run_offset_s = None  # a new point: its samples count from its own start
         t = self.now_s()
         if run_start:
             self.charts.run_start_s = t
@@ -163,23 +185,60 @@ class ServerMetricsPanel(QWidget):
         self._poll.running = running
         self._wake()
 
+    # -- a sweep's own samples ---------------------------------------------------------------
+
+    def follow_run(self, target: Any | None) -> None:
+        """A sweep started against `target`, or ended (None). While it runs against the
+        endpoint this dock watches, the dock shows the sweep's samples (add_run_sample) and
+        does not read that /metrics itself; against another endpoint it reads as before."""
+        self._run_key = endpoint_key(target) if target is not None else None
+        self._run_offset_s = None
+        self._update_poll()
+
+    @property
+    def fed_by_run(self) -> bool:
+        """Whether the samples come from a running sweep now (the own scraper waits)."""
+        return self._run_key is not None and self._run_key == self._watched
+
+    def add_run_sample(self, event: ServerMetrics) -> None:
+        """One `server_metrics` event of the followed sweep's worker, put on this dock's
+        clock: its time counts from the point's start, so the first sample of a point fixes
+        the offset and the rest keep their spacing as measured."""
+        if not self.fed_by_run or self._user_paused:
+            return
+        if self._run_offset_s is None:
+            self._run_offset_s = self.now_s() - event.t_s
+        self.add_sample(
+            {
+                "t_s": self._run_offset_s + event.t_s,
+                "kv_cache_usage": event.kv_cache_usage,
+                "running": event.running,
+                "waiting": event.waiting,
+                "preemptions": event.preemptions,
+            }
+        )
+
+    def _update_poll(self) -> None:
+        self._poll.paused = self._user_paused or self.fed_by_run
+        self._wake()
+
     def _wake(self) -> None:
         if self._thread is not None:
             self._thread.call(self._poll.wake.set)
 
     def set_paused(self, paused: bool) -> None:
-        self._poll.paused = paused
+        self._user_paused = paused
         if self.pause_button.isChecked() != paused:
             self.pause_button.setChecked(paused)
-        self._wake()
+        self._update_poll()
         self._show_message()
 
     @property
     def paused(self) -> bool:
-        return self._poll.paused
+        return self._user_paused
 
     def _show_message(self) -> None:
-        if self._poll.paused:
+        if self._user_paused:
             text = self.tr("Paused: /metrics is not being read.")
         elif len(self._buffer):
             text = self._status
@@ -279,8 +338,12 @@ class ServerMetricsPanel(QWidget):
         if self._scraper is not None:
             self.stop()
         self.clear()
+        self._watched = None
         if not getattr(target, "base_url", ""):
+            self._update_poll()
             return
+        self._watched = endpoint_key(target)
+        self._update_poll()  # a sweep against this endpoint feeds the dock from now on
         resolved = resolve_endpoint(target.base_url, api=target.api, model=target.model)
         if interval_s is not None:
             self._poll.idle_s = self._poll.run_s = interval_s
@@ -341,6 +404,7 @@ class ServerMetricsPanel(QWidget):
         """Stop the own scraper; returns a future done once its connection has closed."""
         thread, self._thread = self._thread, None
         self._scraper = None
+        self._watched = None
         return thread.stop() if thread is not None else None
 
     @property

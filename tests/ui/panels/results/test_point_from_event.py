@@ -1,0 +1,249 @@
+"""A finished point joins the Results tab from its `point_finished` event (path and result
+less the per-request arrays), and the tab then shows exactly what a fresh read of the folder
+shows: runs, names, table cells, curves, distributions, other tools' figures, a comparison and
+the exports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.bench.metrics.definitions import TOOLS
+from app.bench.results.file_cache import PointFileCache
+from app.bench.sweep.contract import PointFinished
+from app.bench.sweep.event_decode import decode
+from app.ui.panels.results.panel import ResultsPanel
+from app.ui.panels.results.runs import FolderListing
+from tests.ui.panels.results.test_panel import VLLM_RATE4
+
+
+def sweep_events(sim_url: str, folder: Path, label: str, conc: str) -> list[PointFinished]:
+    """A real `tpotbench sweep --events jsonl` into `folder`; its point_finished events."""
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "app", "sweep", "--base-url", sim_url, "--events", "jsonl"),
+            *("--dataset-name", "random", "--random-input-len", "32", "--random-output-len", "8"),
+            *("--num-prompts", "4", "--max-concurrency", conc, "--label", label),
+            *("--result-dir", str(folder), "--save-detailed", "--server-metrics"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    events = [decode(line) for line in done.stdout.splitlines() if line.strip()]
+    return [e for e in events if isinstance(e, PointFinished)]
+
+
+def shown(panel: ResultsPanel, tmp: Path) -> dict[str, Any]:
+    """Everything the tab shows for the runs it shows (and each point's distributions, each
+    tool's table, a comparison of the first two runs, the three exports)."""
+    tree = [
+        [panel.tree.topLevelItem(i).text(c) for c in range(3)]
+        + [panel.tree.topLevelItem(i).toolTip(0)]
+        for i in range(panel.tree.topLevelItemCount())
+    ]
+    table = panel.table
+    cells = [
+        [
+            (it.text(), it.toolTip(), it.background().color().name(), it.font().italic())
+            if (it := table.item(r, c)) is not None
+            else None
+            for c in range(table.columnCount())
+        ]
+        for r in range(table.rowCount())
+    ]
+    hidden = [table.isColumnHidden(c) for c in range(table.columnCount())]
+    curves = {
+        key: [(item.name(), *(list(a) for a in item.getData())) for item in plot.listDataItems()]
+        for key, plot in panel.curves.plots().items()
+    }
+    distributions = []
+    for row in range(table.rowCount()):
+        table.clearSelection()
+        table.selectRow(row)
+        distributions.append(table.selected_samples())
+    tools = {}
+    for index, tool in enumerate(TOOLS):
+        if tool == "vllm":
+            continue  # vLLM's definitions: the points table above
+        panel.definitions.setCurrentIndex(index)
+        t = panel.tool_table
+        tools[tool] = [
+            [t.item(r, c).text() if t.item(r, c) else None for c in range(t.columnCount())]
+            for r in range(t.rowCount())
+        ]
+    panel.definitions.setCurrentIndex(0)
+    names = [r.name for r in panel.runs]
+    panel.compare.set_runs(panel.runs)
+    panel.compare.pick(names[0], names[1])
+    panel.compare.run_compare()
+    c = panel.compare.table
+    compared = [[c.item(r, k).text() for k in range(c.columnCount())] for r in range(c.rowCount())]
+    exports = {}
+    for suffix in (".csv", ".json", ".md"):
+        exports[suffix] = panel.export_data(tmp / f"export{suffix}").read_text(encoding="utf-8")
+    if exports[".json"]:  # the export's own date line is not the point's
+        exports[".json"] = {k: v for k, v in json.loads(exports[".json"]).items() if k != "date"}
+    return {
+        "shown": [r.name for r in panel.shown],
+        "selected": [i.text(0) for i in panel.tree.selectedItems()],
+        "tree": tree,
+        "message": panel.message.text(),
+        "cells": cells,
+        "hidden": hidden,
+        "curves": curves,
+        "capacity": (panel.capacity_box.isVisibleTo(panel), panel.capacity.text()),
+        "distributions": distributions,
+        "tools": tools,
+        "compare": (panel.compare.method.text(), compared),
+        "exports": exports,
+    }
+
+
+@pytest.fixture
+def history(tmp_path: Path, sim) -> Path:
+    """A results folder with a run of ours, a vLLM run and a broken file."""
+    root = tmp_path / "results"
+    old = root / "vllm-old"
+    old.mkdir(parents=True)
+    (old / "openai-chat-4.0qps-concurrency16-qwen2.5-7b.json").write_text(json.dumps(VLLM_RATE4))
+    (root / "broken.json").write_text('{"completed": 3, "duration": ')
+    sweep_events(sim.base_url, root / "local-bf16", "bf16", "2")
+    return root
+
+
+@pytest.mark.parametrize("on_screen", [True, False], ids=["on-screen", "out-of-sight"])
+def test_a_point_added_from_its_event_shows_as_a_fresh_read_of_the_folder(
+    qtbot, history: Path, sim, tmp_path: Path, on_screen: bool
+) -> None:
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    if on_screen:
+        panel.show()
+    panel.set_folder(history)
+    panel.show_runs([r.name for r in panel.runs])
+    panel._select(panel.shown)
+    assert [r.name for r in panel.shown] == ["local-bf16", "vllm-old"]
+    parsed = panel.file_cache.parsed
+    # A point joins a shown run; a new run folder (made by the sweep) gets two; another label
+    # joins the shown vLLM folder, whose runs are then named folder/label (as a read of the
+    # folder names them) and the one shown under the folder's name is gone.
+    events = sweep_events(sim.base_url, history / "local-bf16", "bf16", "1")
+    events += sweep_events(sim.base_url, history / "new-run", "fresh", "1,2")
+    events += sweep_events(sim.base_url, history / "vllm-old", "other", "1")
+    assert len(events) == 4
+    for event in events:
+        assert panel.add_point(event.path, event.summary)
+    assert panel.file_cache.parsed == parsed  # no file read for the new points
+    assert [(r.name, len(r.points)) for r in panel.runs] == [
+        ("local-bf16", 2),
+        ("new-run", 2),
+        ("vllm-old/qwen2.5-7b", 1),
+        ("vllm-old/other", 1),
+    ]
+    assert [r.name for r in panel.shown] == ["local-bf16"]
+    assert len(panel.errors) == 1  # the broken file, still reported
+    if not on_screen:
+        assert panel.table.rowCount() == 2  # drawn when the tab is next shown, not before
+        panel.show()
+    assert panel.table.rowCount() == 2
+
+    from_events = shown(panel, tmp_path)
+    fresh = ResultsPanel()
+    qtbot.addWidget(fresh)
+    fresh.set_folder(history)
+    fresh.show_runs(["local-bf16"])
+    fresh._select(fresh.shown)
+    assert shown(fresh, tmp_path) == from_events
+    panel.refresh()  # the same panel re-reading the folder through its cache
+    assert shown(panel, tmp_path) == from_events
+    # The per-request data of the new points were read once each, when first asked for (the
+    # distributions and other tools' figures of the shown run, the comparison with new-run).
+    assert panel.file_cache.parsed == parsed + 3
+    # Every run shown: the new ones as a fresh read shows them.
+    for view in (panel, fresh):
+        view.show_runs([r.name for r in view.runs])
+        view._select(view.shown)
+    assert shown(panel, tmp_path) == shown(fresh, tmp_path)
+
+
+def test_a_point_outside_the_folder_shown_is_left_to_a_refresh(qtbot, tmp_path: Path, sim) -> None:
+    shown_root = tmp_path / "shown"
+    shown_root.mkdir()
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    panel.set_folder(shown_root)
+    [event] = sweep_events(sim.base_url, tmp_path / "elsewhere", "x", "1")
+    assert not panel.add_point(event.path, event.summary)
+    assert panel.runs == []
+    # Too deep for a listing of the root, or not a result file's name: not listed either.
+    deep = shown_root / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    copy = deep / Path(str(event.path)).name
+    copy.write_bytes(Path(str(event.path)).read_bytes())
+    assert not panel.add_point(copy, event.summary)
+    assert panel.runs == []
+
+
+def test_the_first_run_in_a_folder_that_did_not_exist_is_shown(qtbot, tmp_path: Path, sim) -> None:
+    root = tmp_path / "not-yet"
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    panel.set_folder(root)
+    assert panel.errors  # "... is not a folder."
+    [event] = sweep_events(sim.base_url, root / "first", "x", "1")
+    assert panel.add_point(event.path, event.summary)
+    assert [(r.name, len(r.points)) for r in panel.runs] == [("first", 1)]
+    assert panel.errors == []
+
+
+def test_the_window_reads_a_folder_on_a_thread_and_takes_points_finished_meanwhile(
+    qtbot, history: Path, sim, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    panel.folder.setText(str(history))
+    # The read held once the folder is listed, until a point has finished meanwhile (its file
+    # not in the listing); which threads parse files noted.
+    listed, release = threading.Event(), threading.Event()
+    readers: set[int] = set()
+    scan, read = FolderListing.scan.__func__, PointFileCache._read  # type: ignore[attr-defined]
+
+    def held_scan(cls, root):
+        listing = scan(cls, root)
+        listed.set()
+        assert release.wait(60)
+        return listing
+
+    def noted_read(self, path):
+        readers.add(threading.get_ident())
+        return read(self, path)
+
+    monkeypatch.setattr(FolderListing, "scan", classmethod(held_scan))
+    monkeypatch.setattr(PointFileCache, "_read", noted_read)
+    panel.reload_button.click()  # F5, Enter in the folder field, Browse…: the same way
+    assert panel.scanning and "Reading" in panel.message.text()
+    assert listed.wait(30)
+    [event] = sweep_events(sim.base_url, history / "new-run", "fresh", "1")
+    assert panel.add_point(event.path, event.summary)
+    release.set()
+    qtbot.waitUntil(lambda: not panel.scanning, timeout=30_000)
+    assert threading.get_ident() not in readers and readers
+    assert [(r.name, len(r.points)) for r in panel.runs] == [
+        ("local-bf16", 1),
+        ("new-run", 1),
+        ("vllm-old", 1),
+    ]
+    fresh = ResultsPanel()
+    qtbot.addWidget(fresh)
+    fresh.set_folder(history)  # a programmatic call reads at once
+    assert [(r.name, [p.path for p in r.points]) for r in fresh.runs] == [
+        (r.name, [p.path for p in r.points]) for r in panel.runs
+    ]
+    assert panel.errors == fresh.errors and panel.message.text() == fresh.message.text()
