@@ -349,11 +349,12 @@ def _str_keys(value: Mapping[Any, Any]) -> dict[str, Any]:
 
 def _plain(value: Any) -> Any:
     """Any value as JSON: containers walked, dataclasses and enums converted; what JSON cannot
-    hold (NaN, a foreign number type) is left for the JSON writer to judge."""
+    hold (NaN, a foreign number type, a key that is not a string) is left for the JSON writer to
+    judge, as it was before untyped data went through the codec (json.dumps writes 1 as "1")."""
     if type(value) in _PLAIN_TYPES:
         return value
     if isinstance(value, Mapping):
-        return {k: _plain(x) for k, x in _str_keys(value).items()}
+        return {k: _plain(x) for k, x in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(x) for x in value]
     if isinstance(value, enum.Enum):
