@@ -254,7 +254,10 @@ EVENT_TYPES = tuple(cls.kind for cls in EVENT_CLASSES)
 
 def encode(event: Event) -> str:
     """The event's line of the stream, newline included."""
-    obj = {"type": event.kind, **to_json_obj(event)}
+    try:
+        obj = {"type": event.kind, **to_json_obj(event)}
+    except SchemaError as exc:  # a value its field cannot hold: say so, keep the writer alive
+        obj = {"type": RunError.kind, "message": f"a {event.kind} event was lost: {exc}"[:300]}
     try:
         return json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n"
     except (ValueError, TypeError):  # a stray NaN or odd type must not kill the writer thread

@@ -329,3 +329,10 @@ def test_decode_refuses_a_bad_line_with_one_clear_error(line: str, message: str)
 def test_decode_refuses_undecodable_bytes_as_not_json() -> None:
     with pytest.raises(EventError, match="not JSON"):
         decode(b"\xff\xfe{")
+
+
+def test_an_event_the_codec_cannot_write_becomes_an_error_line_not_a_dead_writer() -> None:
+    line = encode(PointFinished(0, None, {1: "a key JSON cannot hold as an int"}))  # type: ignore[dict-item]
+    assert decode(line) == RunError(
+        "a point_finished event was lost: an object key must be a string, got 1"
+    )
