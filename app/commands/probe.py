@@ -116,7 +116,7 @@ async def _probe(args: argparse.Namespace, target: dict[str, Any], events: Any) 
     if events is not None:
         point = PointSpec(0, math.inf, 1)
         endpoint = EndpointInfo(resolved.url, resolved.model, resolved.api)
-        events.run_started(RunStarted((point,), 1, endpoint))
+        events.run_started(RunStarted(points=(point,), num_prompts=1, endpoint=endpoint))
         events.point_started(PointStarted.of(point))
         on_chunk = _TokenEvents(events)
     on_text = on_chunk.add_text if on_chunk is not None else None
@@ -278,14 +278,14 @@ def _emit(
     # prompt_tokens stays null: the probe's stream has never carried it
     events.request(
         RequestDone(
-            0,
-            record.ok,
-            report.get("ttft_ms"),
-            report.get("tpot_ms"),
-            report.get("e2el_ms"),
-            record.output_tokens,
-            record.error_kind,
-            None,
+            point=0,
+            ok=record.ok,
+            ttft_ms=report.get("ttft_ms"),
+            tpot_ms=report.get("tpot_ms"),
+            e2el_ms=report.get("e2el_ms"),
+            output_tokens=record.output_tokens,
+            error_kind=record.error_kind,
+            prompt_tokens=None,
         )
     )
     events.point_finished(PointFinished(0, None, _summary(report, resolved)))

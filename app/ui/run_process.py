@@ -22,7 +22,7 @@ from PySide6.QtCore import (
 )
 
 from app.bench.schema.run_config import RunConfig
-from app.bench.sweep.contract import EventError, RunError, RunFinished
+from app.bench.sweep.contract import EVENT_CLASSES, EventError, RunError, RunFinished
 from app.bench.sweep.event_decode import decode
 from app.commands.argv import KEY_ENV, sweep_command
 from app.commands.run_args import config_json
@@ -33,13 +33,25 @@ _FALLBACK_KEY_ENVS = ("OPENAI_API_KEY", "API_KEY")
 MAX_LINE_BYTES = 64 * 1024 * 1024
 
 
+def signal_name(kind: str) -> str:
+    """The RunProcess signal that carries events of `kind`: its camelCase ("point_finished" ->
+    pointFinished), so an event's signal follows from its class (an `error` is errorMessage)."""
+    head, *rest = kind.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+# Every kind but `error`, whose sentence goes out as errorMessage(str).
+_SIGNALS = {cls.kind: signal_name(cls.kind) for cls in EVENT_CLASSES if cls is not RunError}
+
+
 class RunProcess(QObject):
     """Owns one worker process: a `tpotbench sweep`/`search` (start) or a probe (start_probe).
 
     Signals:
         runStarted, pointStarted, tokens, progress, request, pointFinished, serverMetrics,
         runFinished, searchValue, searchFinished: the engine's events, each the typed object
-        of app.bench.sweep.contract (RunStarted, PointStarted, Tokens, ...).
+        of app.bench.sweep.contract (RunStarted, PointStarted, Tokens, ...); one per event
+        class, named after its `kind` (signal_name), which is how _dispatch finds it.
         errorMessage(str): a readable one-line problem (an engine `error` event, a worker that
             could not start or died). The sweep's finished points are already on disk.
         stopped(): the process is gone; emitted exactly once per start().
@@ -182,27 +194,13 @@ class RunProcess(QObject):
             self.bad_lines += 1
             self._stderr_tail.append(raw.decode("utf-8", "replace")[:300])
             return
-        kind = event.kind
         if isinstance(event, RunFinished):
             self._run_finished = True
         if isinstance(event, RunError):
             self._error_reported = True
             self.errorMessage.emit(event.message or "The sweep failed.")
             return
-        signal = {  # unknown types are refused by decode
-            "run_started": self.runStarted,
-            "point_started": self.pointStarted,
-            "tokens": self.tokens,
-            "progress": self.progress,
-            "request": self.request,
-            "point_finished": self.pointFinished,
-            "server_metrics": self.serverMetrics,
-            "run_finished": self.runFinished,
-            "search_value": self.searchValue,
-            "search_finished": self.searchFinished,
-        }.get(kind)
-        if signal is not None:
-            signal.emit(event)
+        getattr(self, _SIGNALS[event.kind]).emit(event)  # unknown types are refused by decode
 
     def _read_stderr(self) -> None:
         proc = self._process

@@ -26,7 +26,9 @@ from app.ui.run_process import RunProcess
 
 SECRET = "sk-test-0123456789-secret"
 # Whole lines as the engine writes them (the window refuses anything less).
-RUN_STARTED = encode(RunStarted((), 1, EndpointInfo("http://h/v1", "m", "chat"))).strip()
+RUN_STARTED = encode(
+    RunStarted(points=(), num_prompts=1, endpoint=EndpointInfo("http://h/v1", "m", "chat"))
+).strip()
 
 
 def _target(key: str = SECRET, **kw: object) -> Target:

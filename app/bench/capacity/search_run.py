@@ -247,7 +247,7 @@ async def run_search(
             f"{path} exists (an earlier search); pass --overwrite to replace it, or choose "
             "another --result-dir"
         )
-    started = RunStarted((), settings.num_prompts, config.endpoint_info)
+    started = RunStarted(points=(), num_prompts=settings.num_prompts, endpoint=config.endpoint_info)
     for obs in observers:
         obs.run_started(started)
     measure = PointMeasure(config, settings, observers, cancel)

@@ -32,26 +32,69 @@ search's whole document); `encode` rounds and trims exactly as the stream has al
 written, so `encode(decode(line)) == line` for every line `encode` writes. `decode` (in
 app.bench.sweep.event_decode) is strict: an unknown type, a missing or unknown field or a value of
 the wrong kind is an EventError naming it, never anything else.
+
+Each field is declared once, on its class below: its key, its place in the line (the field
+order), its rounding and whether it may be left out come from the declaration through the
+schema codec (app.bench.schema.codec), and so do the decode, the observer's method (named after
+`kind`) and the window's signal (app.ui.run_process). The union `Event` is the one list of
+event classes.
 """
 
 from __future__ import annotations
 
 import json
-import math
+import typing
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from app import __version__
 from app.bench.results.per_request import PER_REQUEST_BLOCK_KEYS, VLLM_PER_REQUEST_KEYS
+from app.bench.schema.codec import SchemaError, to_json_obj, wire
 from app.bench.sweep.plan import PointSpec
 from app.jsonfile import finite as _finite  # JSON has no inf/NaN: null in events
 
 SCHEMA = 1
 
 
-class EventError(ValueError):
+class EventError(SchemaError):
     """A line that is not a valid event; the message says what is wrong with it."""
+
+
+def _without(doc: Mapping[str, Any], keys: frozenset[str]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k not in keys}
+
+
+_SUMMARY_DROPS = frozenset(VLLM_PER_REQUEST_KEYS)
+_BLOCK_DROPS = frozenset(PER_REQUEST_BLOCK_KEYS)
+_POINTS = frozenset({"points"})
+
+
+def summary_of(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A point's result without the per-request arrays that would make a line megabytes long
+    (vLLM's and the tpotbench block's: the file has them)."""
+    summary = _without(result, _SUMMARY_DROPS)
+    block = summary.get("tpotbench")
+    if isinstance(block, dict):
+        summary["tpotbench"] = _without(block, _BLOCK_DROPS)
+    return summary
+
+
+def _summary_on_the_wire(result: Mapping[str, Any]) -> Any:
+    return _finite(summary_of(result))
+
+
+def _search_on_the_wire(search: Mapping[str, Any]) -> Any:
+    return _finite(_without(search, _POINTS))
+
+
+def _finite_object(value: Mapping[str, Any]) -> Any:
+    return _finite(dict(value))
+
+
+# Roundings of the stream (the writer's thread does them, not the measuring loop).
+_S = wire(digits=6)  # a time in seconds: microseconds
+_MS = wire(digits=4)  # a time in milliseconds: 0.1 microsecond
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,26 +104,30 @@ class EndpointInfo:
     api: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RunStarted:
     kind: ClassVar[str] = "run_started"
+    schema: int = SCHEMA
+    app_version: str = __version__
     points: tuple[PointSpec, ...]
     num_prompts: int
     endpoint: EndpointInfo
-    schema: int = SCHEMA
-    app_version: str = __version__
 
 
 @dataclass(frozen=True, slots=True)
 class PointStarted:
     kind: ClassVar[str] = "point_started"
     point: int
-    request_rate: float
+    request_rate: float = field(metadata=wire(inf_as_text=True))
     max_concurrency: int | None
 
     @classmethod
     def of(cls, spec: PointSpec) -> PointStarted:
-        return cls(spec.index, spec.request_rate, spec.max_concurrency)
+        return cls(
+            point=spec.index,
+            request_rate=spec.request_rate,
+            max_concurrency=spec.max_concurrency,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,10 +136,12 @@ class Tokens:
 
     kind: ClassVar[str] = "tokens"
     point: int
-    t_s: Sequence[float]
-    itl_ms: Sequence[float]
-    first_token_s: float | None = None  # probe only: the first chunk's time (its TTFT)
-    text: str | None = None  # probe only: the reply's text since the last batch
+    t_s: Sequence[float] = field(metadata=_S)
+    itl_ms: Sequence[float] = field(metadata=_MS)
+    # probe only: the first chunk's time (its TTFT)
+    first_token_s: float | None = field(default=None, metadata=wire(digits=6, omit="none"))
+    # probe only: the reply's text since the last batch
+    text: str | None = field(default=None, metadata=wire(omit="empty"))
 
     @property
     def plain(self) -> bool:
@@ -108,8 +157,8 @@ class Progress:
     failed: int
     total: int
     in_flight: int
-    elapsed_s: float
-    output_tok_s: float
+    elapsed_s: float = field(metadata=wire(digits=3))
+    output_tok_s: float = field(metadata=wire(digits=2))
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,9 +168,9 @@ class RequestDone:
     kind: ClassVar[str] = "request"
     point: int
     ok: bool
-    ttft_ms: float | None
-    tpot_ms: float | None
-    e2el_ms: float | None
+    ttft_ms: float | None = field(metadata=_MS)
+    tpot_ms: float | None = field(metadata=_MS)
+    e2el_ms: float | None = field(metadata=_MS)
     output_tokens: int
     error_kind: str | None
     prompt_tokens: int | None
@@ -135,7 +184,7 @@ class PointFinished:
     kind: ClassVar[str] = "point_finished"
     point: int
     path: str | None
-    summary: dict[str, Any]
+    summary: dict[str, Any] = field(metadata=wire(transform=_summary_on_the_wire))
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +220,7 @@ class SearchValue:
     """A capacity search's load value done (`value` is its entry of search.json)."""
 
     kind: ClassVar[str] = "search_value"
-    value: dict[str, Any]
+    value: dict[str, Any] = field(metadata=wire(transform=_finite_object))
     highest_pass: float | None
     lowest_fail: float | None
 
@@ -182,9 +231,10 @@ class SearchFinished:
 
     kind: ClassVar[str] = "search_finished"
     path: str
-    search: dict[str, Any]
+    search: dict[str, Any] = field(metadata=wire(transform=_search_on_the_wire))
 
 
+# The one list of event kinds: the classes, the names and the decode table come from it.
 Event = (
     RunStarted
     | PointStarted
@@ -198,147 +248,16 @@ Event = (
     | SearchValue
     | SearchFinished
 )
-EVENT_CLASSES: tuple[type[Event], ...] = (
-    RunStarted,
-    PointStarted,
-    Tokens,
-    Progress,
-    RequestDone,
-    PointFinished,
-    ServerMetrics,
-    RunFinished,
-    RunError,
-    SearchValue,
-    SearchFinished,
-)
+EVENT_CLASSES: tuple[type[Event], ...] = typing.get_args(Event)
 EVENT_TYPES = tuple(cls.kind for cls in EVENT_CLASSES)
-
-
-# ---- encode -------------------------------------------------------------------------------
-
-
-def _rate(rate: float) -> float | str:
-    return "inf" if math.isinf(rate) else rate
-
-
-def _ms(value: float | None) -> float | None:
-    return None if value is None else round(value, 4)
-
-
-def _without(doc: Mapping[str, Any], keys: frozenset[str]) -> dict[str, Any]:
-    return {k: v for k, v in doc.items() if k not in keys}
-
-
-_SUMMARY_DROPS = frozenset(VLLM_PER_REQUEST_KEYS)
-_BLOCK_DROPS = frozenset(PER_REQUEST_BLOCK_KEYS)
-
-
-def summary_of(result: Mapping[str, Any]) -> dict[str, Any]:
-    """A point's result without the per-request arrays that would make a line megabytes long
-    (vLLM's and the tpotbench block's: the file has them)."""
-    summary = _without(result, _SUMMARY_DROPS)
-    block = summary.get("tpotbench")
-    if isinstance(block, dict):
-        summary["tpotbench"] = _without(block, _BLOCK_DROPS)
-    return summary
-
-
-# One branch per event kind, in one function on purpose: read top to bottom it is the stream's
-# format, every key in its order (the format users parse).
-def wire_fields(event: Event) -> dict[str, Any]:
-    """The event's JSON object without "type", keys in the stream's order."""
-    if isinstance(event, Tokens):  # rounded here, on the writer's thread, not the measuring loop
-        fields: dict[str, Any] = {
-            "point": event.point,
-            "t_s": [round(t, 6) for t in event.t_s],
-            "itl_ms": [round(v, 4) for v in event.itl_ms],
-        }
-        if event.first_token_s is not None:
-            fields["first_token_s"] = round(event.first_token_s, 6)
-        if event.text:
-            fields["text"] = event.text
-        return fields
-    if isinstance(event, Progress):
-        return {
-            "point": event.point,
-            "completed": event.completed,
-            "failed": event.failed,
-            "total": event.total,
-            "in_flight": event.in_flight,
-            "elapsed_s": round(event.elapsed_s, 3),
-            "output_tok_s": round(event.output_tok_s, 2),
-        }
-    if isinstance(event, RequestDone):
-        return {
-            "point": event.point,
-            "ok": event.ok,
-            "ttft_ms": _ms(event.ttft_ms),
-            "tpot_ms": _ms(event.tpot_ms),
-            "e2el_ms": _ms(event.e2el_ms),
-            "output_tokens": event.output_tokens,
-            "error_kind": event.error_kind,
-            "prompt_tokens": event.prompt_tokens,
-        }
-    if isinstance(event, RunStarted):
-        return {
-            "schema": event.schema,
-            "app_version": event.app_version,
-            "points": [
-                {
-                    "index": p.index,
-                    "request_rate": _rate(p.request_rate),
-                    "max_concurrency": p.max_concurrency,
-                }
-                for p in event.points
-            ],
-            "num_prompts": event.num_prompts,
-            "endpoint": {
-                "url": event.endpoint.url,
-                "model": event.endpoint.model,
-                "api": event.endpoint.api,
-            },
-        }
-    if isinstance(event, PointStarted):
-        return {
-            "point": event.point,
-            "request_rate": _rate(event.request_rate),
-            "max_concurrency": event.max_concurrency,
-        }
-    if isinstance(event, PointFinished):
-        return {
-            "point": event.point,
-            "path": event.path,
-            "summary": _finite(summary_of(event.summary)),
-        }
-    if isinstance(event, ServerMetrics):
-        return {
-            "t_s": event.t_s,
-            "kv_cache_usage": event.kv_cache_usage,
-            "running": event.running,
-            "waiting": event.waiting,
-            "preemptions": event.preemptions,
-        }
-    if isinstance(event, RunFinished):
-        return {"cancelled": event.cancelled, "paths": list(event.paths), "csv": event.csv}
-    if isinstance(event, RunError):
-        return {"message": event.message}
-    if isinstance(event, SearchValue):
-        return {
-            "value": _finite(dict(event.value)),
-            "highest_pass": event.highest_pass,
-            "lowest_fail": event.lowest_fail,
-        }
-    if isinstance(event, SearchFinished):
-        return {"path": event.path, "search": _finite(_without(event.search, _POINTS))}
-    raise TypeError(f"not an event: {event!r:.80}")
-
-
-_POINTS = frozenset({"points"})
 
 
 def encode(event: Event) -> str:
     """The event's line of the stream, newline included."""
-    obj = {"type": event.kind, **wire_fields(event)}
+    try:
+        obj = {"type": event.kind, **to_json_obj(event)}
+    except SchemaError as exc:  # a value its field cannot hold: say so, keep the writer alive
+        obj = {"type": RunError.kind, "message": f"a {event.kind} event was lost: {exc}"[:300]}
     try:
         return json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n"
     except (ValueError, TypeError):  # a stray NaN or odd type must not kill the writer thread

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import os
 import queue
 import sys
@@ -52,7 +53,7 @@ def _coalesce(items: list[Event]) -> list[Event]:
         ):
             if not merging:
                 t_s, itl_ms = list(last.t_s), list(last.itl_ms)
-                out[-1] = Tokens(last.point, t_s, itl_ms)
+                out[-1] = dataclasses.replace(last, t_s=t_s, itl_ms=itl_ms)
                 merging = True
             t_s.extend(event.t_s)
             itl_ms.extend(event.itl_ms)

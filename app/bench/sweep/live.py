@@ -48,27 +48,27 @@ def request_done(point: int, record: RequestRecord) -> RequestDone:
     if not record.ok:
         e2el = (record.end_ns - record.send_ns) / 1e9 if record.end_ns else None
         return RequestDone(
-            point,
-            False,
-            None,
-            None,
-            None if e2el is None else e2el * 1000,
-            record.output_tokens,
-            record.error_kind,
-            prompt_tokens,
+            point=point,
+            ok=False,
+            ttft_ms=None,
+            tpot_ms=None,
+            e2el_ms=None if e2el is None else e2el * 1000,
+            output_tokens=record.output_tokens,
+            error_kind=record.error_kind,
+            prompt_tokens=prompt_tokens,
         )
     ttft, _, e2el, _ = vllm_timings(record)
     n = record.output_tokens
     tpot = request_tpot(ttft, e2el, n)
     return RequestDone(
-        point,
-        True,
-        ttft * 1000,
-        None if tpot is None else tpot * 1000,
-        e2el * 1000,
-        n,
-        None,
-        prompt_tokens,
+        point=point,
+        ok=True,
+        ttft_ms=ttft * 1000,
+        tpot_ms=None if tpot is None else tpot * 1000,
+        e2el_ms=e2el * 1000,
+        output_tokens=n,
+        error_kind=None,
+        prompt_tokens=prompt_tokens,
     )
 
 
@@ -81,11 +81,11 @@ class ScraperThread:
 
         def on_sample(sample: MetricsSample) -> None:  # runs on the scraper's thread
             event = ServerMetrics(
-                sample.t_s,
-                sample.kv_cache_usage,
-                sample.running,
-                sample.waiting,
-                sample.preemptions,
+                t_s=sample.t_s,
+                kv_cache_usage=sample.kv_cache_usage,
+                running=sample.running,
+                waiting=sample.waiting,
+                preemptions=sample.preemptions,
             )
             for obs in sinks:
                 obs.server_metrics(event)

@@ -6,6 +6,8 @@ console are observers; the window gets the same objects back from the worker's s
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from app.bench.sweep.contract import (
     Event,
     PointFinished,
@@ -25,10 +27,26 @@ from app.bench.sweep.contract import (
 class SweepObserver:
     """Subclass and override the events you use; each method not overridden hands its event
     to `on_event`, which does nothing (the stream writer overrides `on_event` and takes them
-    all).
+    all). There is one method per event class, named after its `kind`.
+
+    Threads (what every caller keeps and every observer may rely on):
+      - `server_metrics` is called on the /metrics scraper's own thread (named "metrics",
+        app.bench.sweep.live.ScraperThread), at any moment while a point runs: an override
+        must be thread-safe, quick, and must not touch the measuring loop's objects (use
+        `loop.call_soon_threadsafe` to hand something over).
+      - every other method is called on the thread that runs the measuring event loop, one
+        call at a time and in the order the events happen; an override that blocks delays
+        the measurement.
+      - `on_event` runs on the thread of the method that hands the event to it, so an
+        observer that keeps the default methods and overrides only `on_event` gets calls
+        from both threads.
+    tests/bench/sweep/test_observer_threads.py checks this on real sweeps and searches.
 
     `wants_tokens = False` tells the runner nobody here needs per-chunk arrivals, so a point
     run only for such observers does not collect them."""
+
+    # The methods called on the scraper's thread; all others on the measuring loop's.
+    SCRAPER_THREAD_METHODS: ClassVar[frozenset[str]] = frozenset({"server_metrics"})
 
     wants_tokens: bool = True
 
@@ -54,6 +72,7 @@ class SweepObserver:
         self.on_event(event)
 
     def server_metrics(self, event: ServerMetrics) -> None:
+        """Called on the scraper's thread, not the measuring loop's (see the class)."""
         self.on_event(event)
 
     def run_finished(self, event: RunFinished) -> None:

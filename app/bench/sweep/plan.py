@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from app.bench.schema.codec import wire
 
 
 @dataclass(frozen=True, slots=True)
 class PointSpec:
     index: int
-    request_rate: float
+    request_rate: float = field(metadata=wire(inf_as_text=True))  # "inf" in JSON: no limit
     max_concurrency: int | None
 
 

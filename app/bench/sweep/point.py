@@ -164,13 +164,13 @@ class _Live:
         t_s, itl_ms = self.batch.take()
         tokens = Tokens(self.point, t_s, itl_ms) if t_s else None
         progress = Progress(
-            self.point,
-            state.completed,
-            state.failed,
-            state.total,
-            state.in_flight,
-            elapsed,
-            state.output_tokens / elapsed if elapsed > 0 else 0.0,
+            point=self.point,
+            completed=state.completed,
+            failed=state.failed,
+            total=state.total,
+            in_flight=state.in_flight,
+            elapsed_s=elapsed,
+            output_tok_s=state.output_tokens / elapsed if elapsed > 0 else 0.0,
         )
         for obs in self.observers:
             if tokens is not None:

@@ -67,7 +67,9 @@ async def run_sweep(
     assert config.plan is not None
     targets = list(config.plan.targets)
     ensure_writable_dir(config.result_dir)
-    started = RunStarted(tuple(points), config.num_requests, config.endpoint_info)
+    started = RunStarted(
+        points=tuple(points), num_prompts=config.num_requests, endpoint=config.endpoint_info
+    )
     for obs in observers:
         obs.run_started(started)
     paths: list[Path] = []

@@ -244,8 +244,18 @@ def test_plain_values_and_types_outside_dataclasses() -> None:
     assert to_json_obj({"a": (Api.CHAT, Leaf("n", 1, 0.5))}) == {
         "a": ["chat", {"name": "n", "count": 1, "share": 0.5}]
     }
-    with pytest.raises(SchemaError, match="key must be a string"):
-        to_json_obj({1: 2})
+    assert to_json_obj({1: [2]}) == {1: [2]}  # untyped: left for the JSON writer to judge
+    with pytest.raises(SchemaError, match="key must be a string, got 1"):
+        to_json_obj(_table_with({1: 2.0}))
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    table: dict[str, float]
+
+
+def _table_with(table: dict[Any, float]) -> Table:
+    return Table(table)
 
 
 def test_a_class_the_codec_cannot_handle_is_refused_when_first_used() -> None:

@@ -45,7 +45,9 @@ ENDPOINT = EndpointInfo("http://h/v1/chat/completions", "m", "chat")
 # (an event at full precision, the exact line the stream has always carried for it)
 GOLDEN: list[tuple[Event, str]] = [
     (
-        RunStarted(tuple(plan_points([math.inf, 2.5], [4, None])), 10, ENDPOINT),
+        RunStarted(
+            points=tuple(plan_points([math.inf, 2.5], [4, None])), num_prompts=10, endpoint=ENDPOINT
+        ),
         '{"type":"run_started","schema":1,"app_version":"' + __version__ + '","points":['
         '{"index":0,"request_rate":"inf","max_concurrency":4},'
         '{"index":1,"request_rate":"inf","max_concurrency":null},'
@@ -263,43 +265,58 @@ _DROP = object()
         ('{"point": 0}', "not an event"),
         ('{"type": "surprise"}', "not an event"),
         ('{"type": 7}', "not an event"),
-        (_request(ok=_DROP), "request event: field 'ok' is missing"),
-        (_request(extra=1), "request event: unknown field 'extra'"),
-        (_request(ok=1), "request event: 'ok' must be true or false"),
-        (_request(ttft_ms="fast"), "request event: 'ttft_ms' must be a number or null"),
-        (_request(output_tokens=True), "'output_tokens' must be a whole number"),
-        (_request(output_tokens=2.5), "'output_tokens' must be a whole number"),
-        (_request(point=None), "'point' must be a whole number"),
-        (_request(error_kind=5), "'error_kind' must be a string or null"),
+        (_request(ok=_DROP), "request.ok: missing"),
+        (_request(extra=1), "request.extra: unknown field"),
+        (_request(ok=1), "request.ok: must be true or false, got 1"),
+        (_request(ttft_ms="fast"), "request.ttft_ms: must be a number or null, got 'fast'"),
+        (_request(output_tokens=True), "request.output_tokens: must be a whole number, got True"),
+        (_request(output_tokens=2.5), "request.output_tokens: must be a whole number"),
+        (_request(point=None), "request.point: must be a whole number, got None"),
+        (_request(error_kind=5), "request.error_kind: must be a string or null, got 5"),
         ('{"type":"request","point":0,"ok":true,"ttft_ms":NaN}', "not JSON"),
         ('{"type":"error","message":' + "9" * 5000 + "}", "not JSON"),
         ('{"type":"error","message":' + "[" * 100_000 + "]" * 100_000 + "}", "not JSON"),
         (
             '{"type":"tokens","point":0,"t_s":[0.5],"itl_ms":[]}',
-            "tokens event: t_s has 1 values but itl_ms 0",
+            "tokens: t_s has 1 values but itl_ms 0",
         ),
         (
             '{"type":"tokens","point":0,"t_s":[0.5,"x"],"itl_ms":[1,2]}',
-            "'t_s' must be a list of numbers",
+            "tokens.t_s[1]: must be a number, got 'x'",
         ),
-        ('{"type":"tokens","point":0,"t_s":[true],"itl_ms":[1]}', "must be a list of numbers"),
-        ('{"type":"tokens","point":0,"t_s":[],"itl_ms":[],"text":3}', "'text' must be a string"),
+        (
+            '{"type":"tokens","point":0,"t_s":[true],"itl_ms":[1]}',
+            "tokens.t_s[0]: must be a number",
+        ),
+        (
+            '{"type":"tokens","point":0,"t_s":[],"itl_ms":[],"text":3}',
+            "tokens.text: must be a string",
+        ),
         (
             '{"type":"point_started","point":0,"request_rate":"fast","max_concurrency":1}',
-            "'request_rate' must be a number or \"inf\"",
+            "point_started.request_rate: must be a number or \"inf\", got 'fast'",
         ),
         (
             GOLDEN[0][1].replace('"index":1,', ""),
-            "run_started.points event: field 'index' is missing",
+            "run_started.points[1].index: missing",
         ),
         (
             GOLDEN[0][1].replace('"model":"m",', '"model":"m","key":"k",'),
-            "run_started.endpoint event: unknown field 'key'",
+            "run_started.endpoint.key: unknown field",
         ),
-        (GOLDEN[0][1].replace('"points":[', '"points":[3,'), "'points' must be a list of objects"),
-        ('{"type":"point_finished","point":0,"path":null,"summary":[]}', "must be an object"),
-        ('{"type":"run_finished","cancelled":false,"paths":[1],"csv":null}', "list of strings"),
-        ('{"type":"error"}', "error event: field 'message' is missing"),
+        (
+            GOLDEN[0][1].replace('"points":[', '"points":[3,'),
+            "run_started.points[0]: must be an object, got 3",
+        ),
+        (
+            '{"type":"point_finished","point":0,"path":null,"summary":[]}',
+            "point_finished.summary: must be an object, got []",
+        ),
+        (
+            '{"type":"run_finished","cancelled":false,"paths":[1],"csv":null}',
+            "run_finished.paths[0]: must be a string, got 1",
+        ),
+        ('{"type":"error"}', "error.message: missing"),
     ],
 )
 def test_decode_refuses_a_bad_line_with_one_clear_error(line: str, message: str) -> None:
@@ -312,3 +329,10 @@ def test_decode_refuses_a_bad_line_with_one_clear_error(line: str, message: str)
 def test_decode_refuses_undecodable_bytes_as_not_json() -> None:
     with pytest.raises(EventError, match="not JSON"):
         decode(b"\xff\xfe{")
+
+
+def test_an_event_the_codec_cannot_write_becomes_an_error_line_not_a_dead_writer() -> None:
+    line = encode(PointFinished(0, None, {1: "a key JSON cannot hold as an int"}))  # type: ignore[dict-item]
+    assert decode(line) == RunError(
+        "a point_finished event was lost: an object key must be a string, got 1"
+    )

@@ -48,9 +48,9 @@ def test_writer_emits_the_documented_shapes() -> None:
     writer = EventWriter(out)
     writer.run_started(
         RunStarted(
-            tuple(plan_points([math.inf], [1, None])),
-            10,
-            EndpointInfo("http://h/v1/chat/completions", "m", "chat"),
+            points=tuple(plan_points([math.inf], [1, None])),
+            num_prompts=10,
+            endpoint=EndpointInfo("http://h/v1/chat/completions", "m", "chat"),
         )
     )
     writer.tokens(Tokens(0, [0.1234567891], [19.87654321]))

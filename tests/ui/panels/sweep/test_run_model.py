@@ -78,7 +78,11 @@ def test_labels_name_rate_or_both_and_the_plan_comes_from_the_engine() -> None:
     run.start([1.0, 2.0], [4, 8], search=False)
     assert run.point_started(PointStarted(0, 2.0, None)) == "r=2 c=∞"
     engine_plan = (PointSpec(0, INF, 64),)
-    run.run_started(RunStarted(engine_plan, 10, EndpointInfo("http://h", "m", "chat")))
+    run.run_started(
+        RunStarted(
+            points=engine_plan, num_prompts=10, endpoint=EndpointInfo("http://h", "m", "chat")
+        )
+    )
     assert run.plan == [PointSpec(0, INF, 64)]
     assert point_label({"request_rate": "inf", "max_concurrency": None}) == "r=inf c=∞"
 
