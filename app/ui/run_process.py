@@ -14,6 +14,7 @@ from pathlib import Path
 
 from PySide6.QtCore import (
     QCoreApplication,
+    QMetaMethod,
     QObject,
     QProcess,
     QProcessEnvironment,
@@ -41,6 +42,7 @@ def signal_name(kind: str) -> str:
 
 
 # Every kind but `error`, whose sentence goes out as errorMessage(str).
+_TYPE_PREFIX = b'{"type":"'
 _SIGNALS = {cls.kind: signal_name(cls.kind) for cls in EVENT_CLASSES if cls is not RunError}
 
 
@@ -85,6 +87,7 @@ class RunProcess(QObject):
         self._kill_timer.setSingleShot(True)
         self._kill_timer.timeout.connect(self._escalate)
         self.bad_lines = 0
+        self.unread_lines = 0  # events of a kind nothing is connected to, not decoded
         app = QCoreApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.shutdown)
@@ -125,7 +128,7 @@ class RunProcess(QObject):
         self._buffer = b""
         self._run_finished = self._cancelling = self._error_reported = False
         self._result_dir = result_dir
-        self.bad_lines = 0
+        self.bad_lines = self.unread_lines = 0
         proc = QProcess(self)
         proc.setProcessEnvironment(env)
         proc.readyReadStandardOutput.connect(self._read_stdout)
@@ -188,6 +191,9 @@ class RunProcess(QObject):
     def _dispatch(self, raw: bytes) -> None:
         if not raw.strip():
             return
+        if not self._wanted(raw):
+            self.unread_lines += 1
+            return
         try:
             event = decode(raw)
         except EventError:
@@ -201,6 +207,18 @@ class RunProcess(QObject):
             self.errorMessage.emit(event.message or "The sweep failed.")
             return
         getattr(self, _SIGNALS[event.kind]).emit(event)  # unknown types are refused by decode
+
+    def _wanted(self, raw: bytes) -> bool:
+        """False for an event nobody listens to (a probe has no use for request events):
+        decoding it would be work for nothing. The kind is read from the line's start, where
+        the writer always puts "type"; anything else is decoded, and refused there if bad."""
+        if not raw.startswith(_TYPE_PREFIX):
+            return True
+        kind = raw[len(_TYPE_PREFIX) : raw.find(b'"', len(_TYPE_PREFIX))].decode("ascii", "replace")
+        name = _SIGNALS.get(kind)
+        if name is None or kind == RunFinished.kind:  # run_finished also ends the run here
+            return True
+        return self.isSignalConnected(QMetaMethod.fromSignal(getattr(self, name)))
 
     def _read_stderr(self) -> None:
         proc = self._process

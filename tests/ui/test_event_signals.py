@@ -10,9 +10,9 @@ import pytest
 from PySide6.QtCore import Signal
 
 from app.bench.schema.codec import wire
+from app.bench.schema.run_config import RunConfig
 from app.bench.sweep import event_decode
 from app.bench.sweep.contract import EVENT_CLASSES, Progress, RunError, RunFinished, encode
-from app.commands.argv import SweepSpec
 from app.profiles import Target
 from app.ui.run_process import RunProcess, signal_name
 
@@ -55,6 +55,6 @@ def test_a_field_added_to_an_event_reaches_the_line_the_object_and_the_window(
         profile_name="t", base_url="http://127.0.0.1:9", api="chat", model="m", headers={}
     )
     with qtbot.waitSignal(worker.stopped, timeout=10_000):
-        worker.start(SweepSpec(), target, argv=[sys.executable, "-c", script])
+        worker.start(RunConfig(), target, argv=[sys.executable, "-c", script])
     assert received == [decoded]
     assert worker.bad_lines == 0

@@ -118,3 +118,33 @@ def test_connection_errors_and_the_default_prompt_follow_the_ui_language(qapp) -
         assert is_default_prompt(english) and is_default_prompt(default_prompt())
     finally:
         qapp.removeTranslator(translator)
+
+
+def test_events_nobody_listens_to_are_not_decoded(qtbot, qloop, sim, monkeypatch) -> None:
+    """A probe's worker writes run_started, point_started and request events the probe panel
+    has no use for: they are skipped before decoding; every event decoded reaches a receiver."""
+    from PySide6.QtCore import QMetaMethod
+
+    from app.ui import run_process
+    from app.ui.panels.probe.panel import ProbePanel
+
+    decoded: list[str] = []
+    real_decode = run_process.decode
+
+    def counting_decode(raw: bytes):  # type: ignore[no-untyped-def]
+        event = real_decode(raw)
+        decoded.append(event.kind)
+        return event
+
+    monkeypatch.setattr(run_process, "decode", counting_decode)
+    panel = ProbePanel(lambda: Target("sim", sim.base_url, "chat", "qwen2.5-7b"))
+    qtbot.addWidget(panel)
+    panel.max_tokens.setValue(8)
+    with qtbot.waitSignal(panel.probeFinished, timeout=60_000):
+        panel.start()
+    worker = panel.worker
+    assert worker.unread_lines >= 3  # run_started, point_started, request at the least
+    assert "request" not in decoded and "point_finished" in decoded
+    for kind in set(decoded) - {"run_finished"}:
+        signal = getattr(worker, run_process.signal_name(kind))
+        assert worker.isSignalConnected(QMetaMethod.fromSignal(signal)), kind
