@@ -44,8 +44,11 @@ decoded token, and fewer short replies. The conc-32 P99 is set by short replies 
 prefill stalls (first-wave requests that decode one token per 2,048-token chunk, ~0.5 s,
 while the rest of the wave is prefilled; after the first two waves the P99 is ~35 ms with
 the sim tokenizer, ~29 with chars3): fewer of them, a lower P99 (chars3: 31-38 ms on every
-seed), and the rate-4 run lasts longer (2.0-2.3 req/s). The same model fed the guide's
-workload (sim, bpe-estimate: ~212 tokens a request) holds every band.
+seed), and the rate-4 run lasts longer (2.0-2.3 req/s). Its rate-4 req/s and output tok/s
+bands cannot both hold on any model: their ratio is the output tokens a request, and req/s
+>= 2.244 with tok/s <= 642.4 allows at most 286.3, which chars3 exceeds on seeds 0, 1 and 4
+(286.7, 290.0, 297.4). The same model fed the guide's workload (sim, bpe-estimate: ~212
+tokens a request) holds every band.
 
 The physics the step model lacked: a step that carries a prompt runs its decodes' attention
 unpacked (StepCostModel._mixed_step_seconds). vLLM V1 runs one FlashAttention varlen call
