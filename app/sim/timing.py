@@ -115,7 +115,11 @@ class StepCostModel:
         the packing is off: every (sequence, query head) gets a tile of its own, a decode row
         fills 1 of its ATTENTION_QUERY_TILE rows (the tensor cores compute them all), and each
         of the query heads that share a KV head reads that head's K and V again (7 on
-        Qwen2.5-7B: 28 query heads over 4 KV heads). So each step that admits a prompt costs
+        Qwen2.5-7B: 28 query heads over 4 KV heads). The grid runs the heads one after
+        another, each over the whole batch, so a query head finds its KV head's blocks in L2
+        only while one head's KV of the whole batch fits there (6 MB on an RTX 3090: 32
+        sequences of 350 tokens at 512 B a token and layer); the model takes none from L2,
+        an upper bound at short contexts. So each step that admits a prompt costs
         the running batch its KV read times the query group, or its tiles' FLOPs, whichever
         is longer: more with every running sequence and every token of their contexts, i.e.
         prefill interference that grows with the load. At one stream only the prompt's own
