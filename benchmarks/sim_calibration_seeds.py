@@ -26,27 +26,60 @@ Exit code 1 when a tokenizer's median leaves a band.
 Which moved when a third tokenizer misses bands (issue 22: TTFT P50 at one stream 53.8 vs
 41 ms, conc-32 TPOT P99 29.7 vs 60 ms, knee 1.36): the workload, in three ways. (0) The
 server's state: on one server the later points find the sample in the prefix cache and
-prefill almost nothing. Fully warm, TPOT P99 is the bare decode step, 21.5 ms at 32 and
-40.1 at 64 on every sample and tokenizer (knee 1.85-1.87: batch growth alone), and TTFT at
-one stream 20 ms; conc 1 (30 prompts), 32 and 64 back to back on one engine give, with
-chars3 over seeds 0-4, conc-32 P99 28-32 ms, conc-64 P99 40-64 and knees 1.30-2.25 (the
-sim tokenizer: 1.21-1.48), the issue's pattern. The guide's figures are cold-cache ones
-(its TTFT at one stream is a 41 ms prefill), as benchmarks/sim_calibration.py runs them: a
-fresh simulator per point. (1) TTFT P50 at one stream
-is the prefill of the sample's median prompt; over the 30 prompts of the live benchmark's
-shortcut it is the 15th prompt's length, 21-50 ms across seeds on one tokenizer; over the
-guide's 200 it is 31-39 ms on all three tokenizers and every seed. (2) A coarser client
-tokenizer asks for ~1.4x the output (chars3: ~296 tokens a request against the guide's
-211.6), with fewer short replies. The conc-32 P99 is set by short replies caught by prefill
-stalls (first-wave requests that decode one token per 2,048-token chunk, ~0.5 s, while the
-rest of the wave is prefilled; steady-state P99 is ~35 ms): fewer of them, a lower P99
-(chars3: 31-37 ms on every seed), and the rate-4 run lasts longer (2.2 req/s, 645 tok/s).
-The same model, fed the guide's workload (sim, bpe-estimate: ~212 tokens a request), holds
-every band. The model's steady-state interference is, if anything, weaker than the guide's:
-its rate-4 TTFT P50 is ~63 ms against the guide's 113 and its rate-4 TPOT P99 ~29 against
-34.4, while a uniformly dearer prefill (--set compute_efficiency=0.5: conc-32 P99 62 ms,
-rate-4 TTFT 96 ms) breaks the guide's own TTFT at one stream (58 ms) and conc-32 throughput
-(742 tok/s); the guide's figures do not say what costs more only under load.
+prefill almost nothing. Fully warm (--warm-cache), TPOT P99 is the decode step plus the
+steps that admit a cached prompt, 22.1-23.1 ms at 32 and ~43.4 at 64 on every sample and
+tokenizer (knee 1.90-1.97: batch growth alone), and TTFT at one stream 20 ms; conc 1 (30
+prompts), 32 and 64 back to back on one engine gave (before the mixed-step attention
+below), with chars3 over seeds 0-4, conc-32 P99 28-32 ms, conc-64 P99 40-64 and knees
+1.30-2.25 (the sim tokenizer: 1.21-1.48), the issue's pattern. The guide's figures are
+cold-cache ones (its TTFT at one stream is a 41 ms prefill), as benchmarks/sim_calibration.py
+runs them: a fresh simulator per point. (1) TTFT P50 at one stream is the prefill of the
+sample's median prompt; over 30 prompts (the live benchmark's old shortcut) it is the 15th
+prompt's length, 21-50 ms across seeds on one tokenizer; over the guide's 200 it is 31-39 ms
+on all three tokenizers and every seed. (2) A coarser client tokenizer asks for ~1.4x the
+output (chars3: 260-297 tokens a request against the guide's 211.6) and its length filter
+drops the longest prompts (176-203 prompt tokens a request against 246.6): 0.7 prompt
+tokens to prefill per output token instead of 1.2, so ~40 % less prefill interference per
+decoded token, and fewer short replies. The conc-32 P99 is set by short replies caught by
+prefill stalls (first-wave requests that decode one token per 2,048-token chunk, ~0.5 s,
+while the rest of the wave is prefilled; after the first two waves the P99 is ~35 ms with
+the sim tokenizer, ~29 with chars3): fewer of them, a lower P99 (chars3: 31-38 ms on every
+seed), and the rate-4 run lasts longer (2.0-2.3 req/s). Its rate-4 req/s and output tok/s
+bands cannot both hold on any model: their ratio is the output tokens a request, and req/s
+>= 2.244 with tok/s <= 642.4 allows at most 286.3, which chars3 exceeds on seeds 0, 1 and 4
+(286.7, 290.0, 297.4). The same model fed the guide's workload (sim, bpe-estimate: ~212
+tokens a request) holds every band.
+
+The physics the step model lacked: a step that carries a prompt runs its decodes' attention
+unpacked (StepCostModel._mixed_step_seconds). vLLM V1 runs one FlashAttention varlen call
+over the batch; FA2 packs a KV head's 7 query heads into one tile only when every query is
+one token long, so with a prompt in the batch each query head reads its KV again and fills a
+64-row tile, in a kernel of its own that the prompt's GEMMs do not hide (the old model took
+max(bytes, FLOPs) over the whole step, so the decodes' KV read ran under the prompt's
+compute). It grows with running sequences x context: at 32 x 1,000 tokens a 16-token prompt
+costs the batch 14 ms, at the guide's ~350-token contexts ~5 ms a step that admits a prompt.
+On the guide's workload it moves the medians little (the table: conc-32 P99 +0.9 to +1.3 ms,
+rate-4 TTFT P50 +3 to +4 ms, conc-32 tok/s -1.4 to -1.9 %). It does not lift the coarser
+tokenizer's conc-32 P99 into the band, and no prefill cost can without breaking another
+band: every stall a prompt puts on the running batch is paid by the throughput as by the
+tail (all 32 wait), and the conc-32 throughput has no room: over 200 prompts it is set by
+the sample's longest reply, which runs alone for most of the drain ("longest reply's share":
+1,556 tokens are 31 s of a 53 s run). Dearer prefill everywhere (medians, min-max over seeds
+0-4; the rate-4 TTFT P50 over all 15 samples):
+
+    --set compute_efficiency=  chars3 conc-32 P99   sim conc-32 tok/s   sim TTFT@1   r4 TTFT P50
+    0.8 (default)              33.7 (31.5-37.7)     848 (723-909)       36.8 ms      67 ms
+    0.65                       37.3 (34.0-41.9)     801 (684-856) FAIL  44.4 ms      77 ms
+    0.5                        42.6 (38.1-48.6)     735 (629-788) FAIL  56.7 FAIL    95 ms
+
+So the chars3 P99 band needs prefill ~1.6x dearer, which takes the model's own tokenizer's
+conc-32 throughput to 735 tok/s (band >= 831) and its TTFT at one stream to 56.7 ms (band <=
+53.3). The guide's steady-state figures at rate 4 (TTFT P50 113 ms, TPOT P99 34.4) ask for
+more interference than the model has (69.9 and 31.5 ms with the sim tokenizer), but its mean
+TPOT there (23.91, the model's 23.76) says the GPU's stalls are about right on average: what
+delays a new request there by ~45 ms more without stalling the batch is not in the step
+model (the server's front end, or the guide's real prompt lengths, which the synthetic set
+does not reproduce beyond their mean), and the guide does not say which.
 
 Note on the knee (conc-64 TPOT P99 / conc-32 TPOT P99, the guide's 165 / 60 = 2.75; its band
 asks for >= 2). Both P99s are set by first-wave requests with short replies (above); the
@@ -64,6 +97,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib.util
+import math
 import os
 import statistics
 import sys
@@ -139,9 +173,9 @@ def workload(tokenizer: object, seed: int, n: int) -> list[tuple[int, int, int, 
     return load
 
 
-# The guide runs every point with --num-prompts 200 (its COMMON_ARGS), concurrency 1 too.
-# benchmarks/sim_calibration.py runs 30 there to keep the live run short, but a median over
-# 30 prompts is the 15th prompt's length: 21-50 ms across seeds, while 200 give 34-39 ms.
+# The guide runs every point with --num-prompts 200 (its COMMON_ARGS), concurrency 1 too,
+# as benchmarks/sim_calibration.py does: a median over 30 prompts would be the 15th prompt's
+# length, 21-50 ms across seeds, while 200 give 31-39 ms.
 GUIDE_PROMPTS = 200
 
 # The guide's steady-state tail at rate 4 (no burst of first-wave prompts): printed beside
@@ -155,6 +189,11 @@ GUIDE_ONLY = [
     # throughput and tail figure: then the workload moved, not the simulator.
     ("prompt tokens / request", "prompt_tokens_per_request", 246.6),
     ("output tokens / request", "output_tokens_per_request", 211.6),
+    # How much of the conc-32 run the sample's longest reply spans on its own (its tokens at
+    # the one-stream TPOT over the run's duration): the drain after the last wave, in which
+    # fewer than 32 decode. A reply of 1,556 tokens is 31 s of a 53 s run; the guide does not
+    # give its own, so the throughput band holds what the sample's longest reply leaves.
+    ("conc=32 longest reply's share", "conc32.longest_share", float("nan")),
 ]
 
 
@@ -192,6 +231,9 @@ def figures(
         out[f"{name}.output_throughput"] = run.output_throughput
         out[f"{name}.request_throughput"] = run.request_throughput
     out["knee"] = out["conc64.p99_tpot_ms"] / out["conc32.p99_tpot_ms"]
+    conc32 = runs["conc32"]
+    alone = max(conc32.output_tokens) * out["conc1.median_tpot_ms"] / 1000
+    out["conc32.longest_share"] = alone / conc32.duration_s
     out["prompt_tokens_per_request"] = statistics.fmean(entry[0] for entry in load)
     served = runs["rate4_conc16"].output_tokens
     out["output_tokens_per_request"] = statistics.fmean(served)
@@ -221,9 +263,10 @@ def summary(table: list[tuple[str, int, dict[str, float]]], title: str) -> int:
         )
     for label, key, ref in GUIDE_ONLY:
         values = [row[key] for _, _, row in table]
+        shown = "-" if math.isnan(ref) else f"{ref:.4g}"
         print(
-            f"{label:<32}{ref:>11.4g}{statistics.median(values):>10.4g}{min(values):>9.4g}"
-            f"{max(values):>9.4g}  (guide only, no band)"
+            f"{label:<32}{shown:>11}{statistics.median(values):>10.4g}{min(values):>9.4g}"
+            f"{max(values):>9.4g}  ({'guide only, ' if shown != '-' else ''}no band)"
         )
     return failures
 

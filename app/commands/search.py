@@ -15,6 +15,7 @@ from app.commands import flags
 from app.commands.console import table
 from app.commands.credentials import UsageError
 from app.commands.run_args import SEARCH_NUM_PROMPTS, replaced
+from app.commands.search_text import capacity_lines, load, say
 from app.commands.sweep_flags import add_sweep_arguments
 
 
@@ -88,7 +89,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--lang",
         choices=["en", "zh_CN"],
         default="en",
-        help="language of the why under the table (default en)",
+        help="language of the lines under the table: capacity, why, knees (default en)",
     )
     parser.set_defaults(num_prompts=SEARCH_NUM_PROMPTS)
 
@@ -171,40 +172,38 @@ def format_search_table(doc: dict[str, Any], lang: str = "en") -> str:
         cells.append(f"{sum(r['measuring_s'] for r in point['runs']):.1f}")
         rows.append(cells)
     lines = table(headers, rows)
-    boundary = doc.get("boundary") or {}
-    high, low = boundary.get("highest_pass"), boundary.get("lowest_fail")
-    unit = "streams" if over == "concurrency" else "req/s"
     lines.append("")
-    if high is not None:
-        failed = ", ".join(boundary.get("failed_slos") or [])
-        tail = f"; at {low:g} it fails {failed}" if low else " (the highest load tried)"
-        if not low and doc.get("fill_limit"):
-            tail = f" ({doc.get('stop_reason')})"  # stopped where the prompts run out
-        lines.append(f"Capacity: {high:g} {unit} within every SLO{tail}.")
-    else:
-        lines.append(f"Capacity: no load tried meets every SLO ({doc.get('stop_reason')}).")
-    if not doc.get("monotonic", True):
-        pairs = ", ".join(
-            f"{v['pass']:g} passed above failing {v['fail']:g}" for v in doc["violations"]
-        )
-        lines.append(f"Warning: not monotonic: {pairs}; measure again with --runs 3.")
+    lines += capacity_lines(doc, lang)
     why = doc.get("boundary_why")
     if why:
         full = doc.get("boundary_evidence")
-        where = (
-            f" (from a full run at {full['value']:g} {unit}: {full['num_requests']} requests, "
-            f"{full['measuring_s']:.1f} s)"
-            if full
-            else ""
-        )
-        lines.append(f"Why{where}: {render_why(why, lang)}")
+        text = render_why(why, lang)
+        if full:
+            lines.append(
+                say(
+                    lang,
+                    "why_full",
+                    load=load(over, full["value"], lang),
+                    requests=full["num_requests"],
+                    seconds=full["measuring_s"],
+                    text=text,
+                )
+            )
+        else:
+            lines.append(say(lang, "why", text=text))
     for metric, knee in (doc.get("knee") or {}).items():
         if knee:
             lines.append(
-                f"Knee of {metric.upper()} p99: {knee['load']:g} {unit} "
-                f"({knee['value']:.1f} ms). {render_why(knee['why'], lang)}"
+                say(
+                    lang,
+                    "knee",
+                    metric=metric.upper(),
+                    load=load(over, knee["load"], lang),
+                    value=knee["value"],
+                    text=render_why(knee["why"], lang),
+                )
             )
-    lines.append(f"Measuring time: {doc.get('measuring_s', 0):.1f} s over {len(points)} loads.")
+    lines.append(say(lang, "measuring", seconds=doc.get("measuring_s", 0), loads=len(points)))
     return "\n".join(lines)
 
 

@@ -39,6 +39,11 @@ class StepWork:
 # X
 SAMPLER_BYTES_PER_LOGIT = 30.0
 
+# Query rows of one FlashAttention-2 tile in its split-KV kernel, the one paged KV runs on
+# (kBlockM = 64 for every head size, flash_fwd_launch_template.h): the rows a decode
+# sequence's single query occupies per head when its batch also carries a prompt.
+ATTENTION_QUERY_TILE = 64
+
 
 class StepCostModel:
     """Step duration = max(bytes / effective bandwidth, FLOPs / effective peak) + overhead."""
@@ -97,6 +102,52 @@ class StepCostModel:
         if not eagle:
             self._draft_bytes = self._draft_flops = self._draft_kv_share = 0.0
 
+    def _mixed_step_seconds(self, work: StepWork, decode_kv: float, decode_rows: int) -> float:
+        """The roofline of a step with a query longer than one token (a prompt's chunk, or
+        drafts to verify): its weight GEMMs, then its attention.
+
+        The GEMMs carry every scheduled token (M = decode rows + chunk tokens): a tall M,
+        compute-bound at the large-GEMM rate, with the weight read hidden under it. The
+        attention is another kernel per layer, after the QKV GEMM and before o_proj, so its
+        time adds to theirs. vLLM V1 runs one FlashAttention varlen call over the whole
+        batch (paged KV: FA2's split-KV kernel on Ampere). A decode-only batch (every query
+        one token long) has its query heads packed into the rows of one tile per KV head,
+        and reads each sequence's KV once. A batch with a prompt in it (or drafts to verify:
+        k + 1 queries a sequence) has queries longer than one token, so the packing is off:
+        every (sequence, query head) gets a tile of its own, a decode row fills 1 of its
+        ATTENTION_QUERY_TILE rows (the tensor cores compute them all), and each of the query
+        heads that share a KV head reads that head's K and V again (7 on Qwen2.5-7B: 28
+        query heads over 4 KV heads). The grid runs the heads one after another, each over
+        the whole batch, so a query head finds its KV head's blocks in L2 only while one
+        head's KV of the whole batch fits there (6 MB on an RTX 3090: 32 sequences of 350
+        tokens at 512 B a token and layer); the model takes none from L2, an upper bound at
+        short contexts. So each step that admits a prompt costs the running batch its KV
+        read times the query group, or its tiles' FLOPs, whichever is longer: more with
+        every running sequence and every token of their contexts, i.e. prefill interference
+        that grows with the load. At one stream only the prompt's own attention is left, no
+        longer hidden under the weight read (0.5 ms for 71 tokens after 1,024 cached ones,
+        tens of microseconds for an uncached prompt).
+        """
+        pair = self._attention_pair_flops
+        prefill_pairs = sum(c * k + c * (c + 1) / 2 for c, k in work.prefill_chunks)
+        prefill_linear = (
+            sum(float(prefill_flops(self.model, c, k)) for c, k in work.prefill_chunks)
+            - pair * prefill_pairs
+        )
+        verify = sum(q - 1 for q in work.decode_queries)  # speculative drafts verified
+        linear = (decode_rows * self._param_flops) + prefill_linear
+        gemm_s = max(
+            self._weight_bytes / self._bandwidth,
+            linear / self._flops,
+            decode_rows * self._param_flops / self._decode_flops,
+        )
+        group = self.model.num_attention_heads / self.model.num_kv_heads
+        prefill_kv = sum(c + k for c, k in work.prefill_chunks) + verify
+        attention_bytes = (decode_kv * group + prefill_kv) * self.kv_bytes_per_token
+        attention_flops = pair * (ATTENTION_QUERY_TILE * decode_kv + prefill_pairs)
+        attention_s = max(attention_bytes / self._bandwidth, attention_flops / self._flops)
+        return gemm_s + attention_s + self._overhead_s
+
     def step_seconds(self, work: StepWork) -> float:
         """Wall time of one step; zero for an empty step."""
         batch = len(work.decode_contexts)
@@ -114,18 +165,23 @@ class StepCostModel:
             flops += extra * self._param_flops
             flops += self._attention_pair_flops * (extra * context + q * (q - 1) / 2)
             kv_tokens += extra
-        for chunk, cached in work.prefill_chunks:
-            flops += float(prefill_flops(self.model, chunk, cached))
-            # Attention over the cached prefix reads it; the chunk's own KV is written once.
-            kv_tokens += cached + chunk
-        total_bytes = self._weight_bytes + kv_tokens * self.kv_bytes_per_token
-        # Three ceilings: the bytes, all FLOPs at the large-GEMM rate, and the decode rows'
-        # weight GEMMs at the skinny-GEMM rate (see SimConfig.decode_compute_efficiency).
-        # A step with a prefill chunk has a tall M and is set by the second; a decode-only
-        # step above the ridge (32 sequences on the reference case) by the third.
         decode_rows = sum(work.decode_queries) if work.decode_queries else batch
-        compute_s = max(flops / self._flops, decode_rows * self._param_flops / self._decode_flops)
-        seconds = max(total_bytes / self._bandwidth, compute_s) + self._overhead_s
+        if work.prefill_chunks or any(q > 1 for q in work.decode_queries):
+            # A query longer than one token (a prompt's chunk, or drafts to verify) unpacks
+            # the batch's attention, a kernel the GEMMs do not hide (_mixed_step_seconds).
+            seconds = self._mixed_step_seconds(work, decode_kv, decode_rows)
+        else:
+            total_bytes = self._weight_bytes + kv_tokens * self.kv_bytes_per_token
+            # Three ceilings: the bytes, all FLOPs at the large-GEMM rate, and the decode
+            # rows' weight GEMMs at the skinny-GEMM rate (SimConfig.decode_compute_efficiency):
+            # a decode-only step above the ridge (32 sequences on the reference case) is set
+            # by the third. Its attention reads the KV once per KV head (packed, see
+            # _mixed_step_seconds), memory-bound like the GEMMs under the ridge, so the bytes
+            # add up inside one ceiling.
+            compute_s = max(
+                flops / self._flops, decode_rows * self._param_flops / self._decode_flops
+            )
+            seconds = max(total_bytes / self._bandwidth, compute_s) + self._overhead_s
         tokens = decode_rows
         tokens += sum(chunk for chunk, _ in work.prefill_chunks)
         sequences = batch + len(work.prefill_chunks)

@@ -90,9 +90,12 @@ def test_big_prefill_is_compute_bound() -> None:
 
 
 def test_serial_terms_grow_with_tokens_and_sequences_by_hand() -> None:
-    # Ten decodes over 400 tokens each and one 100-token prompt that completes. The roofline
-    # part is compute-bound: 1.4513e12 FLOPs (decode_step_flops + prefill_flops) at 56.8
-    # TFLOP/s = 25.550 ms against 14.141 GB + 4,100 x 57,344 B at 804.96 GB/s = 17.860 ms.
+    # Ten decodes over 400 tokens each and one 100-token prompt that completes. The GEMMs are
+    # compute-bound: 10 x 14,141,238,272 + the prompt's 1.3062e12 FLOPs (prefill_flops less
+    # its attention) at 56.8 TFLOP/s = 25.486 ms against the weights' 17.568 ms. Then the
+    # attention, with a prompt in the batch: the decodes' 4,000 cached tokens are read once
+    # per query head (x 7) and the prompt's 100 written, 28,100 x 57,344 B at 804.96 GB/s =
+    # 2.002 ms, above its 64-row tiles' 1.048e11 FLOPs (1.845 ms).
     model = StepCostModel(SimConfig())
     work = StepWork(decode_contexts=(400,) * 10, prefill_chunks=((100, 0),), samples=11)
     base = StepCostModel(SimConfig(engine_us_per_seq=0.0))
@@ -100,7 +103,8 @@ def test_serial_terms_grow_with_tokens_and_sequences_by_hand() -> None:
     # 804.96 GB/s = 0.7170 + 0.0623 ms, and 11 sequences x 15 us = 0.165 ms
     serial_bytes = (110 * 5_246_976 + 11 * 4_561_920) / 804.96e9
     assert model.step_seconds(work) - base.step_seconds(work) == pytest.approx(165e-6, abs=1e-9)
-    assert base.step_seconds(work) == pytest.approx(0.025550 + 0.002 + serial_bytes, abs=2e-6)
+    roofline = 0.025486 + 0.002002
+    assert base.step_seconds(work) == pytest.approx(roofline + 0.002 + serial_bytes, abs=2e-6)
 
 
 def test_a_decode_step_above_the_ridge_is_set_by_its_skinny_gemms_by_hand() -> None:
@@ -120,6 +124,29 @@ def test_a_decode_step_above_the_ridge_is_set_by_its_skinny_gemms_by_hand() -> N
     with_chunk = StepWork(decode_contexts=(0,) * 64, prefill_chunks=((1984, 0),))
     alone = StepCostModel(SimConfig(decode_compute_efficiency=1.0))
     assert model.step_seconds(with_chunk) == alone.step_seconds(with_chunk)
+
+
+def test_a_prompt_in_the_batch_costs_the_decodes_their_kv_read_per_query_head_by_hand() -> None:
+    # 32 decodes over 1,000 tokens each, overhead and engine CPU off. Decode-only: 14.141 GB
+    # of weights + 32,000 x 57,344 B of KV at 804.96 GB/s = 19.847 ms (above the skinny
+    # GEMMs' 18.210 ms), + 0.390 ms of activations and sampling. Add a 16-token prompt: the
+    # GEMMs carry 48 rows, still 18.210 ms at the skinny rate; then the attention, unpacked
+    # because a query is longer than one token: 32,000 x 7 + 16 tokens' KV = 12.85 GB at
+    # 804.96 GB/s = 15.959 ms (its 64-row tiles' 8.2e11 FLOPs: 14.474 ms), + 0.500 ms: 34.668
+    # ms. The prompt alone is a 17.68 ms step; in this batch it costs the decodes 14.4 ms,
+    # at 100 tokens of context 1.7 ms: prefill interference that grows with the load.
+    model = StepCostModel(SimConfig(engine_us_per_seq=0.0, step_overhead_ms=0.0))
+
+    def cost(context: int, prompt: bool) -> float:
+        chunks = ((16, 0),) if prompt else ()
+        work = StepWork(decode_contexts=(context,) * 32, prefill_chunks=chunks, samples=32 + prompt)
+        return model.step_seconds(work)
+
+    assert cost(1000, False) == pytest.approx(0.020237, abs=2e-6)
+    assert cost(1000, True) == pytest.approx(0.034668, abs=2e-6)
+    alone = model.step_seconds(StepWork(prefill_chunks=((16, 0),)))
+    assert alone == pytest.approx(0.017679, abs=2e-6)
+    assert cost(100, True) - cost(100, False) == pytest.approx(0.001707, abs=2e-6)
 
 
 class TimedSink(Sink):

@@ -142,15 +142,17 @@ def test_eight_prefixes_two_hundred_requests_hit_rate_by_hand() -> None:
 def test_ttft_drop_is_the_cost_model_prefill_saving() -> None:
     # Cold: 1,095 prompt tokens are 14.533 TFLOP (prefill_flops) at 0.8 x 71 TFLOP/s = 255.86
     # ms, compute-bound, + 2 ms step overhead + the elementwise kernels' 1,095 x 5.247 MB at
-    # 0.86 x 936 GB/s (7.14 ms). Warm: 71 new tokens after 1,024 cached are 0.958 TFLOP
-    # (16.9 ms) but the step streams 14.141 GB of weights plus 1,095 x 57,344 B of KV at
-    # 804.96 GB/s = 17.646 ms, memory-bound, + 2 ms + 71 x 5.247 MB (0.46 ms). Both sample
-    # one sequence (4.56 MB) and spend 15 us of engine CPU. The request reaches the engine
-    # 0.5 ms after it is sent: TTFT 265.5 ms cold, 20.6 ms warm.
+    # 0.86 x 936 GB/s (7.14 ms). Warm: 71 new tokens after 1,024 cached; their GEMMs (0.928
+    # TFLOP, 16.3 ms) hide under the 14.141 GB weight read at 804.96 GB/s (17.568 ms), and
+    # their attention over 71 x 1,024 + 71 x 72 / 2 pairs (30.2 GFLOP: 0.532 ms, above its
+    # 1,095 x 57,344 B of KV, 0.078 ms) is a kernel of its own after them, + 2 ms + 71 x
+    # 5.247 MB (0.46 ms). Both sample one sequence (4.56 MB) and spend 15 us of engine CPU.
+    # The request reaches the engine 0.5 ms after it is sent: TTFT 265.5 ms cold, 21.1 warm.
     run = replay(SimConfig(), workload(2, 1), max_concurrency=1)
     serial = 4_561_920 / 804.96e9 + 15e-6
     cold = 14.533070533632e12 / 56.8e12 + 0.002 + 1095 * 5_246_976 / 804.96e9 + serial
-    warm = (14.141238272e9 + 1095 * 57344) / 804.96e9 + 0.002 + 71 * 5_246_976 / 804.96e9 + serial
+    attention = 401_408 * (71 * 1024 + 71 * 72 / 2) / 56.8e12
+    warm = 14.141238272e9 / 804.96e9 + attention + 0.002 + 71 * 5_246_976 / 804.96e9 + serial
     assert run.ttft_s[0] == pytest.approx(0.0005 + cold, abs=2e-6)
     assert run.ttft_s[1] == pytest.approx(0.0005 + warm, abs=2e-6)
     assert run.ttft_s[0] / run.ttft_s[1] > 12

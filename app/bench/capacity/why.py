@@ -74,11 +74,11 @@ TEMPLATES: dict[str, tuple[str, str]] = {
     "queue": (
         "Requests queue inside the server: {queue_ms:.0f} ms of the {ttft_ms:.0f} ms mean "
         "TTFT was spent waiting for a slot ({waiting:.1f} waiting on average, peak {peak:g}, "
-        "while {running:.0f} ran); the scheduler's limit (--max-num-seqs) or the KV cache "
+        "while {running:.0f} ran); the scheduler's limit ({limit}) or the KV cache "
         "caps the batch.",
         "请求在服务端排队：平均 TTFT {ttft_ms:.0f} ms 中有 {queue_ms:.0f} ms 在等待调度槽位"
         "（平均 {waiting:.1f} 个在等待，峰值 {peak:g}，同时 {running:.0f} 个在运行）；调度器"
-        "上限（--max-num-seqs）或 KV 缓存限制了批大小。",
+        "上限（{limit}）或 KV 缓存限制了批大小。",
     ),
     "bandwidth": (
         "Decode is bandwidth-bound: TPOT p50 {tpot:.1f} ms at batch {batch:.0f} is "
@@ -126,6 +126,18 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "Not enough evidence to say why {failed} fails: {missing}.",
         "证据不足，无法判断 {failed} 失败的原因：{missing}。",
     ),
+}
+
+# The setting that caps the running batch, per server (serverstats' kind, read from the
+# /metrics names): vLLM's --max-num-seqs, SGLang's --max-running-requests, llama.cpp's slots
+# (--parallel), TGI's --max-batch-size; an exporter not recognised gets no flag of another's.
+BATCH_LIMITS: dict[str, tuple[str, str]] = {
+    "vllm": ("--max-num-seqs", "--max-num-seqs"),
+    "vllm-legacy": ("--max-num-seqs", "--max-num-seqs"),
+    "sglang": ("--max-running-requests", "--max-running-requests"),
+    "llamacpp": ("--parallel, its slots", "--parallel，即槽位数"),
+    "tgi": ("--max-batch-size", "--max-batch-size"),
+    "unknown": ("its limit on running requests", "其运行请求数上限"),
 }
 
 # What is missing when the why abstains, or what would make it surer.
@@ -282,6 +294,10 @@ def render(why: Mapping[str, Any] | None, lang: str = "en") -> str:
         sep = _pick(SEPARATOR, lang)
         if key == "abstain":
             params["missing"] = sep.join(_items(why.get("missing"), MISSING, lang))
+        if key == "queue":  # files written before the server's kind was kept are vLLM's
+            server = params.get("server")
+            limits = BATCH_LIMITS.get(server if isinstance(server, str) else "vllm")
+            params["limit"] = _pick(limits or BATCH_LIMITS["unknown"], lang)
         parts = [_pick(TEMPLATES[str(key)], lang).format(**params)]
         if why.get("estimate"):
             parts.append(_pick(FRAMES["estimate"], lang).format(**why["estimate"]))
@@ -539,6 +555,7 @@ def _queue(p: _Point) -> _Candidate | None:
         "waiting": wait_mean or 0.0,
         "peak": wait_peak or 0.0,
         "running": run_mean or 0.0,
+        "server": str(p.server.get("server") or "unknown"),
     }
     if steps is not None:
         params["ttft_growth"], params["service_steps"] = steps["growth"], steps["steps"]

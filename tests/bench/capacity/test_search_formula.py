@@ -192,3 +192,21 @@ def test_cli_no_success_exits_1_with_the_failures(formula: FormulaServer, tmp_pa
     assert "404" in last and "fix:" in last
     assert "lower --start" not in proc.stdout + proc.stderr
     assert "no request succeeded" in proc.stdout  # the table's capacity line says so too
+
+
+def test_cli_search_says_its_capacity_in_chinese(formula: FormulaServer, tmp_path: Path) -> None:
+    # --lang zh_CN: the lines under the table are Chinese like the why among them, the stop
+    # reason too; the table's column names stay (they are the figures' own names).
+    proc = _cli(
+        "--base-url", formula.base_url, "--endpoint", "/v1/chat/completions",
+        "--dataset-name", "random", "--random-input-len", "8", "--random-output-len", "20",
+        "--slo", "tpot:p99:100000", "--num-prompts", "4", "--min-prompts", "4",
+        "--max", "16", "--result-dir", str(tmp_path), "--disable-tqdm", "--lang", "zh_CN",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "容量：4 路并发 满足全部 SLO（直到 4 的每个负载都满足 SLO；--num-prompts 4" in proc.stdout
+    )
+    assert "测量用时：" in proc.stdout
+    for english in ("Capacity:", "Measuring time", "Why", "met the SLOs"):
+        assert english not in proc.stdout, proc.stdout

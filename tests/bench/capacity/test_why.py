@@ -205,3 +205,51 @@ def test_a_long_queue_tail_is_not_called_ttft_outside_the_queue() -> None:
     why = explain(point, ["ttft:p99:800"])
     assert why.key == "queue", why.text
     assert not [p for key, p in why.ruled_out if key == "prefill" and p["seen"] > 300], why.text
+
+
+def _queued_point(server: str) -> dict[str, Any]:
+    """A 4-slot server with 3 requests waiting on average: most of the TTFT is its queue."""
+    point = _issue_point(60)
+    point["tpotbench"]["server_metrics"].update(
+        server=server,
+        waiting={"mean": 3.0, "max": 6.0},
+        running={"mean": 4.0, "max": 4.0},
+        server_queue_ms={"count": 48, "mean": 300.0, "p50": 250.0, "p90": 500.0, "p99": 700.0},
+    )
+    point.update(mean_ttft_ms=380.0, p99_ttft_ms=800.0)
+    return point
+
+
+@pytest.mark.parametrize(
+    ("server", "flag"),
+    [
+        ("vllm", "--max-num-seqs"),
+        ("sglang", "--max-running-requests"),
+        ("llamacpp", "--parallel"),
+        ("tgi", "--max-batch-size"),
+    ],
+)
+def test_the_queue_names_the_batch_limit_of_the_server_it_read(server: str, flag: str) -> None:
+    # The server's kind comes from its /metrics names (serverstats): a llama.cpp server's
+    # slots are --parallel and SGLang's cap is --max-running-requests; neither has
+    # --max-num-seqs, which only a vLLM server is told to change.
+    why = explain(_queued_point(server), ["ttft:p99:500"])
+    assert why.key == "queue", why.text
+    for lang in ("en", "zh_CN"):
+        text = render(why.to_dict(), lang)
+        assert flag in text, (lang, text)
+        if server != "vllm":
+            assert "--max-num-seqs" not in text, (lang, text)
+    assert "槽位" in render(why.to_dict(), "zh_CN")
+
+
+def test_an_unrecognised_exporter_gets_no_other_servers_flag() -> None:
+    why = explain(_queued_point("unknown"), ["ttft:p99:500"])
+    assert why.key == "queue", why.text
+    assert "--" not in why.text.split("caps the batch")[0].split("limit (")[1], why.text
+    assert "its limit on running requests" in why.text
+    assert "其运行请求数上限" in render(why.to_dict(), "zh_CN")
+    # A file written before the kind was kept (no "server" in its params) was a vLLM one.
+    old = why.to_dict(with_text=False)
+    del old["params"]["server"]
+    assert "--max-num-seqs" in render(old, "en")
