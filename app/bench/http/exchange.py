@@ -114,6 +114,7 @@ class Exchange:
         decoder = SSEDecoder(self.max_event)
         feed = decoder.feed
         handle = col.message
+        shaped = col.shaped
         limit = self.max_body
         size = 0
         t = col.rec.send_ns
@@ -132,6 +133,9 @@ class Exchange:
             size += len(data)
             if size > limit:
                 raise oversized("the streamed reply", limit)
+            # one event of the stream's learned shape: no SSE split, no JSON parse
+            if decoder.idle and shaped(data, t):
+                return False
             for payload in feed(data):  # noqa: SIM110 - a loop, not any(): no generator per read
                 if handle(payload, t):
                     return True

@@ -38,7 +38,7 @@ class SSEDecoder:
     raises SSEOversizedError. ``feed`` and ``flush`` raise nothing else.
     """
 
-    __slots__ = ("_head", "_max", "_parts", "_size", "_skip_lf")
+    __slots__ = ("_head", "_max", "_parts", "_size", "_skip_lf", "idle")
 
     def __init__(self, max_event_bytes: int = MAX_EVENT_BYTES) -> None:
         self._parts: list[bytes] = []  # the reads of the incomplete last event
@@ -46,8 +46,19 @@ class SSEDecoder:
         self._skip_lf = False
         self._head: bytes | None = b""  # the stream's first bytes until the BOM check is done
         self._max = max_event_bytes
+        # True while the next read starts a new event: nothing kept from earlier reads (no
+        # partial event, no CR waiting for its LF, the stream's start checked for a BOM). A
+        # read that is then exactly one "data: ..." line and a blank line gives that line's
+        # data and leaves the decoder as it was, which the reader's shortcut relies on.
+        self.idle = False
 
     def feed(self, data: bytes | str) -> list[bytes]:
+        self.idle = False
+        out = self._feed(data)
+        self.idle = self._head is None and not self._parts and not self._skip_lf
+        return out
+
+    def _feed(self, data: bytes | str) -> list[bytes]:
         if isinstance(data, str):
             data = data.encode()
         if self._head is not None:
@@ -112,6 +123,7 @@ class SSEDecoder:
         """Data of a last event the stream ended without a blank line after (may be partial)."""
         block = b"".join(self._parts).strip(b"\n")
         self._parts, self._size = [], 0
+        self.idle = False  # the stream ended: no read follows
         if self._head:
             block, self._head = self._head, None
         if not block:

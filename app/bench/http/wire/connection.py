@@ -44,6 +44,7 @@ _PAUSE_BYTES = 1024 * 1024
 READ_BYTES = 256 * 1024
 
 _perf = time.perf_counter_ns
+_arrival = stamps.arrival_ns
 
 
 class Connection:
@@ -206,15 +207,8 @@ class Connection:
             self._head_size += len(data)
         try:
             self._parser.feed_data(data)
-        except httptools.HttpParserCallbackError as exc:
-            # only a sink raises in a callback (the others do not): its own error, unwrapped
-            self._fail(exc.__context__ or exc)
-            return
-        except httptools.HttpParserUpgrade:
-            self._fail(BadFraming("the server switched protocols on a plain request"))
-            return
-        except httptools.HttpParserError as exc:
-            self._fail(BadFraming(f"{exc} (in the reply's HTTP framing)"))
+        except (httptools.HttpParserError, httptools.HttpParserUpgrade) as exc:
+            self._parse_failed(exc)
             return
         if not self._headers_done and self._head_size > MAX_HEAD_BYTES:
             self._fail(
@@ -225,10 +219,23 @@ class Connection:
             )
             return
         if self._stopped:
-            done = self._sink_done
-            self._sink = None
-            if done is not None and not done.done():
-                done.set_result(None)
+            self._stop()
+
+    def _stop(self) -> None:
+        """The sink asked to stop reading: the pump is done."""
+        done = self._sink_done
+        self._sink = None
+        if done is not None and not done.done():
+            done.set_result(None)
+
+    def _parse_failed(self, exc: Exception) -> None:
+        if isinstance(exc, httptools.HttpParserCallbackError):
+            # only a sink raises in a callback (the others do not): its own error, unwrapped
+            self._fail(exc.__context__ or exc)
+        elif isinstance(exc, httptools.HttpParserUpgrade):
+            self._fail(BadFraming("the server switched protocols on a plain request"))
+        else:
+            self._fail(BadFraming(f"{exc} (in the reply's HTTP framing)"))
 
     def _buf_open(self) -> bool:
         return self._headers_done and not self.complete and self._error is None
@@ -396,11 +403,23 @@ class SocketConnection(Connection):
             self.eof()
             return
         data = bytes(self._view[:size])
-        t = stamps.arrival_ns(ancdata) if ancdata else None
+        t = _arrival(ancdata) if ancdata else None
         if t is None:
             t = _perf()
             self.unstamped += 1
-        self.feed(data, t)
+        if self._sink is None:
+            self.feed(data, t)
+            return
+        # a body being pumped (the measured path, once per token): feed()'s work for it
+        self._t = self._last_ns = t
+        self.reads += 1
+        try:
+            self._parser.feed_data(data)
+        except (httptools.HttpParserError, httptools.HttpParserUpgrade) as exc:
+            self._parse_failed(exc)
+            return
+        if self._stopped:
+            self._stop()
 
     async def write(self, data: bytes, timeout_s: float | None) -> None:
         sock = self.sock

@@ -24,7 +24,7 @@ import socket
 import struct
 import sys
 import time
-from typing import Final, cast
+from typing import Final
 
 KERNEL: Final = "kernel"
 LOOP: Final = "loop"
@@ -67,12 +67,11 @@ def enable(sock: socket.socket) -> bool:
 def arrival_ns(ancdata: list[tuple[int, int, bytes]]) -> int | None:
     """The kernel's receive stamp of a read, on the perf_counter_ns clock, or None."""
     for level, kind, payload in ancdata:
-        if level == _SOL_SOCKET and kind == SO_TIMESTAMPNS and len(payload) >= 16:
-            sec, nsec = cast("tuple[int, int]", _unpack(payload))
-            now = _perf()
+        if kind == SO_TIMESTAMPNS and level == _SOL_SOCKET and len(payload) >= 16:
+            sec, nsec = _unpack(payload)
             # The kernel stamps on the wall clock; only the packet's age is taken from it (a
             # few milliseconds, so a wall-clock step can only matter if it falls inside them).
-            age = _gettime(_realtime) - (sec * 1_000_000_000 + nsec)
+            age: int = _gettime(_realtime) - (sec * 1_000_000_000 + nsec)
             if 0 <= age < _MAX_AGE_NS:
-                return now - age
+                return _perf() - age
     return None
