@@ -68,6 +68,7 @@ class Connection:
         self._until_eof = False  # a body without length or chunking: it ends at EOF
         self._got_reply = False  # any byte of a reply arrived
         self._headers_done = False
+        self._interim = False  # parsing a 1xx interim reply
         self.complete = False  # the reply's last byte arrived
         self._t = 0  # the stamp of the read being parsed
         self._last_ns = 0  # the stamp of the newest read (silence timeout)
@@ -110,6 +111,7 @@ class Connection:
         self._parser = httptools.HttpResponseParser(self)
         self._status, self._reason, self._headers, self._head_size = 0, b"", [], 0
         self._got_reply = self._headers_done = self.complete = self._until_eof = False
+        self._interim = False
         self._stopped = False
         self._error = None
         self._buf, self._buffered = [], 0
@@ -305,8 +307,15 @@ class Connection:
         if size > MAX_HEAD_BYTES:
             self._head_size = size  # feed() fails the request once this read is parsed
             return
+        status = parser.get_status_code()
+        if 100 <= status < 200 and status != 101:
+            # an interim reply (100 Continue, 103 Early Hints): no body, the final reply
+            # follows on the same connection; its head is forgotten, its bytes stay counted
+            self._interim = True
+            self._reason, self._headers = b"", []
+            return
         self._headers_done = True
-        self._status = status = parser.get_status_code()
+        self._status = status
         self.keep_alive = bool(parser.should_keep_alive())
         framed = any(
             name.lower() in (b"content-length", b"transfer-encoding") for name, _ in self._headers
@@ -333,6 +342,9 @@ class Connection:
         self._wake()
 
     def on_message_complete(self) -> None:
+        if self._interim:
+            self._interim = False  # the end of an interim reply: the parser reads on
+            return
         self.complete = True
         self._cancel_timer()
         done = self._sink_done
