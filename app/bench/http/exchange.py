@@ -15,7 +15,7 @@ from app.bench.http.body import (
     inflated,
     oversized,
 )
-from app.bench.http.client import STAMPING_WHY, BenchClient
+from app.bench.http.client import BenchClient
 from app.bench.http.collector import Collector, excerpt
 from app.bench.http.connections import ATTEMPT, Attempt
 from app.bench.http.error_reply import status_failure
@@ -24,7 +24,7 @@ from app.bench.http.record import RequestRecord
 from app.bench.http.sse import SSEDecoder, SSEError
 from app.bench.http.wire.errors import ConnectionLost
 from app.bench.http.wire.stamps import KERNEL, LOOP, WHY
-from app.bench.http.wire.transport import FRESH, WireStream
+from app.bench.http.wire.transport import FRESH, STAMPING_WHY, WireStream
 
 Clock = Callable[[], int]
 
@@ -146,7 +146,7 @@ class Exchange:
                 # the transport's read callback calls take(): no task switch per token
                 self.stamping = stream.stamping
                 if stamped:
-                    self.stamping_why = WHY[stream.stamping]
+                    self.stamping_why = stream.stamping_why
                 else:
                     self.stamping, self.stamping_why = LOOP, "an injected clock, read per read"
                 await stream.pump(take if stamped else lambda data, _t: take(data, clock()))

@@ -59,6 +59,7 @@ class Connection:
         self.reused = False  # this connection carried a reply before the current request
         self.idle_since = 0.0
         self.keep_alive = True
+        self.route = ""  # how it reaches the server when not directly (a proxy's tunnel)
         self._parser: Any = None
         self._head_waiter: asyncio.Future[Head] | None = None
         self._status = 0

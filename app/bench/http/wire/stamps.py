@@ -11,8 +11,10 @@ nothing, and a stream whose reader was descheduled for longer than its inter-tok
 those tokens stamped together, late; shorter stalls (the usual case) leave one packet per
 read and cost nothing.
 
-``loop``: no kernel stamp (another OS, the kernel refused the option, a proxy carries the
-request through httpx's transport): the clock is read when the event loop hands the read over.
+``loop``: no kernel stamp (another OS, the kernel refused the option, a proxy the CONNECT tunnel
+cannot use, https:// or socks, leaves the request to httpx's transport): the clock is read when
+the event loop hands the read over. Through an http:// proxy's tunnel the reads are the
+transport's own, stamped as on a direct connection (proxy.py).
 
 ``tls-record``: TLS; asyncio's SSL transport decrypts, the clock is read as each decrypted
 record is handed over (a TLS record read later than it arrived is stamped late).
