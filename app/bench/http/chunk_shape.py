@@ -118,7 +118,9 @@ def _is_field(payload: bytes, kind: str, chat: bool) -> bool:
 def plain(middle: bytes) -> str | None:
     """The text of a token chunk's middle bytes if they can only be the inside of one JSON
     string as written, else None (the read then takes the full path)."""
-    if not middle or b'"' in middle or b"\\" in middle:
+    # 34 is '"', 92 a backslash: an int, as ``bytes in bytes`` first tries its needle as an
+    # int and pays ~0.4 us for the TypeError
+    if not middle or 34 in middle or 92 in middle:
         return None
     try:
         text = middle.decode()
