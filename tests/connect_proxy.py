@@ -6,47 +6,26 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import threading
+
+from tests.hostile_server import HostileServer
 
 
-class ConnectProxy:
+class ConnectProxy(HostileServer):
+    """The hostile server's thread and loop, answering CONNECT instead."""
+
     def __init__(self, *, password: tuple[str, str] | None = None, refuse: bool = False) -> None:
         self.password = password
         self.refuse = refuse
         self.targets: list[str] = []  # the CONNECT targets it tunnelled
         self.auth: list[str | None] = []  # each request's Proxy-Authorization, decoded
         self.forwarded = 0  # requests that were not CONNECT (a forwarding proxy's kind)
-        self._loop = asyncio.new_event_loop()
-        self._server: asyncio.Server | None = None
-        started = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(started,), daemon=True)
-        self._thread.start()
-        started.wait(10)
-
-    def _run(self, started: threading.Event) -> None:
-        asyncio.set_event_loop(self._loop)
-
-        async def start() -> None:
-            self._server = await asyncio.start_server(self._conn, "127.0.0.1", 0)
-            started.set()
-
-        self._loop.run_until_complete(start())
-        try:
-            self._loop.run_forever()
-        finally:
-            pending = [t for t in asyncio.all_tasks(self._loop) if not t.done()]
-            for task in pending:
-                task.cancel()
-            self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-            self._loop.close()
+        super().__init__()
 
     @property
-    def url(self) -> str:
-        assert self._server is not None
-        port = self._server.sockets[0].getsockname()[1]
+    def proxy_url(self) -> str:
         if self.password:
-            return f"http://{self.password[0]}:{self.password[1]}@127.0.0.1:{port}"
-        return f"http://127.0.0.1:{port}"
+            return f"http://{self.password[0]}:{self.password[1]}@127.0.0.1:{self.port}"
+        return f"http://127.0.0.1:{self.port}"
 
     async def _conn(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -87,24 +66,6 @@ class ConnectProxy:
         finally:
             for w in (writer, up_writer):
                 w.close()
-
-    def close(self) -> None:
-        async def stop() -> None:
-            if self._server is not None:
-                self._server.close()
-            for task in asyncio.all_tasks():
-                if task is not asyncio.current_task():
-                    task.cancel()
-
-        asyncio.run_coroutine_threadsafe(stop(), self._loop).result(10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
-
-    def __enter__(self) -> ConnectProxy:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

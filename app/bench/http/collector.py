@@ -154,11 +154,7 @@ class Collector:
             if piece:
                 if type(piece) is not str:
                     raise TypeError("content")
-                if self.first_output_ns is None:
-                    self.first_output_ns = t
-                self.text_parts.append(piece)
-                if self.on_text is not None:
-                    self.on_text(piece)
+                self._text(piece, t)
             self.chunk_ns.append(t)
             if u:
                 self.cum_tokens.append(u.get("completion_tokens"))
@@ -193,15 +189,19 @@ class Collector:
             self.extra_parts.append(piece)
             self.reasoning_chunks += 1
         else:
-            if self.first_output_ns is None:
-                self.first_output_ns = t
-            self.text_parts.append(piece)
-            if self.on_text is not None:
-                self.on_text(piece)
+            self._text(piece, t)
         self.chunk_ns.append(t)
         if self.on_chunk is not None:
             self.on_chunk(self.rec, t)
         return True
+
+    def _text(self, piece: str, t: int) -> None:
+        """A piece of visible text, stamped ``t``."""
+        if self.first_output_ns is None:
+            self.first_output_ns = t
+        self.text_parts.append(piece)
+        if self.on_text is not None:
+            self.on_text(piece)
 
 
 def excerpt(payload: bytes) -> str:

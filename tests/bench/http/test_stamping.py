@@ -68,17 +68,17 @@ def proxy(monkeypatch) -> Iterator[ConnectProxy]:
 
 
 def test_an_http_proxy_carries_the_stream_in_a_connect_tunnel(hostile, proxy, monkeypatch):
-    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    monkeypatch.setenv("HTTP_PROXY", proxy.proxy_url)
     rec = _one(hostile.url("ok"))
     assert rec.ok, rec.error
     assert proxy.targets == [f"127.0.0.1:{hostile.port}"]  # it did go through the proxy
     # the reads are the transport's own reads of the tunnel: kernel-stamped on Linux
     assert rec.stamping == ("kernel" if sys.platform == "linux" else "loop"), rec.stamping_why
-    assert f"through the proxy's CONNECT tunnel (HTTP_PROXY={proxy.url})" in rec.stamping_why
+    assert f"through the proxy's CONNECT tunnel (HTTP_PROXY={proxy.proxy_url})" in rec.stamping_why
 
 
 def test_an_https_stream_goes_through_the_tunnel_too(tls_server, proxy, monkeypatch) -> None:
-    monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+    monkeypatch.setenv("HTTPS_PROXY", proxy.proxy_url)
     rec = _one(tls_server.url("ok"), verify=False)
     assert rec.ok, rec.error
     assert proxy.targets == [f"127.0.0.1:{tls_server.port}"]
@@ -90,7 +90,7 @@ def test_a_proxy_password_is_sent_and_never_shown(hostile, monkeypatch) -> None:
     monkeypatch.delenv("NO_PROXY", raising=False)
     monkeypatch.delenv("no_proxy", raising=False)
     with ConnectProxy(password=("ann", "s3cret")) as proxy:
-        monkeypatch.setenv("ALL_PROXY", proxy.url)
+        monkeypatch.setenv("ALL_PROXY", proxy.proxy_url)
         rec = _one(hostile.url("ok"))
     assert rec.ok, rec.error
     assert proxy.auth == ["ann:s3cret"]
@@ -102,7 +102,7 @@ def test_a_proxy_that_gives_no_tunnel_is_a_connect_failure(hostile, monkeypatch,
     monkeypatch.delenv("NO_PROXY", raising=False)
     monkeypatch.delenv("no_proxy", raising=False)
     with ConnectProxy(password=("ann", "right"), refuse=refuse) as proxy:
-        monkeypatch.setenv("HTTP_PROXY", proxy.url.replace("right", "wrong-pw"))
+        monkeypatch.setenv("HTTP_PROXY", proxy.proxy_url.replace("right", "wrong-pw"))
         rec = _one(hostile.url("ok"))
     assert rec.error_kind == "connect", rec.error
     assert "refused a tunnel" in rec.error and ("403" if refuse else "407") in rec.error
@@ -110,7 +110,7 @@ def test_a_proxy_that_gives_no_tunnel_is_a_connect_failure(hostile, monkeypatch,
 
 
 def test_no_proxy_bypasses_the_tunnel(hostile, proxy, monkeypatch) -> None:
-    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    monkeypatch.setenv("HTTP_PROXY", proxy.proxy_url)
     monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
     rec = _one(hostile.url("ok"))
     assert rec.ok, rec.error
@@ -199,11 +199,11 @@ def test_the_point_file_says_the_stream_went_through_a_proxy_tunnel(
         *("--max-concurrency", "2", "--result-dir", str(tmp_path), "--disable-tqdm"),
     ]
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "API_KEY")}
-    env["HTTP_PROXY"] = proxy.url
+    env["HTTP_PROXY"] = proxy.proxy_url
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=100, env=env)
     assert done.returncode == 0, done.stderr
     (path,) = tmp_path.glob("*conc2.json")
     (entry,) = json.loads(path.read_text())["tpotbench"]["stamping"]
     assert entry["requests"] == 2
-    assert f"through the proxy's CONNECT tunnel (HTTP_PROXY={proxy.url})" in entry["why"]
+    assert f"through the proxy's CONNECT tunnel (HTTP_PROXY={proxy.proxy_url})" in entry["why"]
     assert len(proxy.targets) >= 1
