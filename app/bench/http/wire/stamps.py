@@ -22,6 +22,7 @@ record is handed over (a TLS record read later than it arrived is stamped late).
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import struct
 import sys
@@ -53,6 +54,54 @@ _unpack = _TIMESPEC.unpack_from
 _perf = time.perf_counter_ns
 _realtime = time.CLOCK_REALTIME
 _gettime = time.clock_gettime_ns
+
+
+# A socket that keeps the kernel's receive stamping switched on for the life of the process.
+_keeper: socket.socket | None = None
+# How long ready() waits for the switch: the kernel flips it on a work queue, a few ms on a
+# busy machine.
+_READY_TRIES = 200
+_READY_PAUSE_S = 0.001
+
+
+async def ready() -> bool:
+    """Switch the kernel's receive stamping on for good, and wait until it is on.
+
+    Linux stamps packets only while some socket on the machine asks for stamps, and when the
+    first one asks it turns stamping on later, from a work queue (net_enable_timestamp): the
+    first packets of a connection opened while no other socket asked carry no stamp, and its
+    reads fall back to the loop's clock. Measured here: the first request of a process, and
+    any after every stamped socket had closed, came back loop-stamped now and then on a busy
+    machine. So one socket of our own keeps asking for as long as the process runs, and the
+    first connection waits (at most ~0.2 s, once) until a datagram to itself comes back
+    stamped. False where stamps are not available or never came."""
+    global _keeper
+    if not AVAILABLE:
+        return False
+    if _keeper is not None:
+        return True
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.bind(("127.0.0.1", 0))
+        probe.setblocking(False)
+        probe.setsockopt(_SOL_SOCKET, SO_TIMESTAMPNS, 1)
+    except OSError:
+        probe.close()
+        return False
+    _keeper = probe
+    address = probe.getsockname()
+    for _ in range(_READY_TRIES):
+        try:
+            probe.sendto(b"s", address)
+            _data, ancdata, _flags, _addr = probe.recvmsg(1, CMSG_SPACE)
+        except (BlockingIOError, InterruptedError):
+            ancdata = []
+        except OSError:
+            return False
+        if arrival_ns(ancdata) is not None:
+            return True
+        await asyncio.sleep(_READY_PAUSE_S)
+    return False
 
 
 def enable(sock: socket.socket) -> bool:

@@ -268,6 +268,7 @@ class WireTransport(httpx.AsyncBaseTransport):
         if sock is None:
             sock = await _open_socket(loop, host, port)
         if self._buffer is None:
+            await stamps.ready()  # once: the kernel's stamping switched on before any reply
             self._buffer = bytearray(READ_BYTES)
         return SocketConnection(loop, sock, None, self._buffer)
 
