@@ -56,6 +56,25 @@ this transport (ours) against floor and aiohttp-loop, --conc 32,64,256, [6.2-6.4
   aiohttp-loop 60.5 / 55.1 / 16.7 (CPU time per token is not stable at that load);
   gapErrP99 ours 0.018 / 1.8 / 135.9 ms, cleanP99 0.018 / 0.019 / 3.2 ms
   ITL 0, --conc 128,256 [6.2-6.6]: 20752 / 31580 tok/s (aiohttp-loop 20074 / 16337)
+with the chunk shape shortcut (no SSE split or JSON parse for a read that is one event of the
+stream's learned shape, app/bench/http/chunk_shape.py) and no 'bytes in bytes' per read,
+--conc 32,64,256 --variants ours,floor,aiohttp-loop, every run (CPU/1k at 32 / 64 / 256;
+ours, floor, aiohttp-loop):
+  [6.1-5.7]  38.0 / 35.3 / 14.6, 51.3 / 43.5 / 14.2, 96.7 / 66.1 / 22.7; gapErrP99 at 64
+             0.141 ms; TTFTexcess at 256 94.8 (floor 64.4) ms
+  [3.6]      33.5 / 28.8 / 22.6, 40.7 / 36.5 / 21.4, 99.8 / 73.1 / 36.2; 0.055 ms; 46.2 (29.4)
+  [3.6-4.4]  41.6 / 26.2 / 17.4, 36.7 / 36.9 / 19.6, 60.5 / 68.9 / 25.1; 0.056 ms; 85.0 (26.9)
+  [4.4-5.1]  37.1 / 30.8 / 21.1, 22.7 / 23.3 / 15.8, 94.4 / 69.3 / 35.9; 0.021 ms; 32.8 (89.1)
+  (before the 'bytes in bytes' change, [5.9-6.9], three runs: 31.3 / 28.1 / 14.2, 40.1 / 29.7 /
+  13.4, 82.9 / 64.9 / 18.7 and 33.4 / 27.9 / 15.5, 45.7 / 45.4 / 14.6, 80.2 / 67.2 / 19.3;
+  at [7.7-5.1] and [7.8-5.7]: 48.3 / 27.2 / 21.6, 24.5 / 19.0 / 13.1, 46.6 / 54.4 / 36.3 and
+  43.3 / 34.1 / 23.2, 53.6 / 43.7 / 18.9, 85.4 / 45.6 / 34.2)
+  Under load every variant's CPU per token at 256 falls as reads carry several events, the
+  vLLM-shaped client's most (it falls 50-300 ms behind): ours is 0.89-1.34x the floor there
+  and half of aiohttp-loop would be below the floor.
+  ITL 0, --conc 128,256 [5.7-7.3]: 44624 / 36138 tok/s (floor 46909 / 34591, aiohttp-loop
+  23440 / 18853: the server was the limit); [4.4]: 66991 / 76282 (floor 56408 / 100107,
+  aiohttp-loop 33181 / 43511)
 """
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +83,8 @@ sys.path.insert(0, str(ROOT))
 VARIANTS = {
     "ours": "send_request, httpx API on TPOT Bench's own transport (app/bench/http/wire: "
     "kernel receive stamps on Linux, httptools, reads handed to the exchange in the read "
-    "callback), the loop run() picks, pool warmed",
+    "callback, a read of the stream's learned chunk shape taken without parsing), the loop "
+    "run() picks, pool warmed",
     "ours-uvloop": "same on uvloop (the transport reads with recvmsg there too: kernel stamps)",
     "ours-nowarm": "same without warming the pool",
     "ours-httpx": "send_request on httpx's own transport (uvloop, warmed)",

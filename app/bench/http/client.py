@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import urllib.request
 from collections.abc import Coroutine
 from typing import Any, Literal, TypeVar
 
 import httpx
 
-from app.bench.http.wire.stamps import LOOP, WHY
 from app.bench.http.wire.transport import WireTransport
 
 Transport = Literal["native", "httpx"]
 T = TypeVar("T")
-# response.extensions key: why the reads were stamped as they were, when the transport says
-STAMPING_WHY = "tpotbench.stamping_why"
 
 # Below uvicorn's (and so vLLM's) 5 s keep-alive timeout, so the client drops an idle
 # connection before the server does and never POSTs into a socket the server just closed.
@@ -45,8 +41,6 @@ class BenchClient(httpx.AsyncClient):
     wire: WireTransport | None = None
     _fresh: httpx.AsyncClient | None = None
     _fresh_kwargs: dict[str, Any] | None = None
-    _proxied: dict[tuple[str, str], str | None] | None = None
-    _via_proxy: httpx.AsyncClient | None = None
 
     def fresh_client(self) -> httpx.AsyncClient:
         """A client whose every request opens a new connection (httpx transport retries)."""
@@ -57,21 +51,10 @@ class BenchClient(httpx.AsyncClient):
             )
         return self._fresh
 
-    def proxy_client(self) -> httpx.AsyncClient:
-        """httpx's own client with its transport and the proxy variables' mounts (httpx
-        reads those only for a client without a transport of its own, as this one has)."""
-        if self._via_proxy is None:
-            kwargs = dict(self._fresh_kwargs or {})
-            self._via_proxy = httpx.AsyncClient(limits=self._limits_given, **kwargs)
-        return self._via_proxy
-
-    _limits_given: httpx.Limits = httpx.Limits()
-
     async def _close_others(self) -> None:
-        others = [c for c in (self._fresh, self._via_proxy) if c is not None]
-        self._fresh = self._via_proxy = None
-        for other in others:
-            await other.aclose()
+        fresh, self._fresh = self._fresh, None
+        if fresh is not None:
+            await fresh.aclose()
 
     async def aclose(self) -> None:
         try:
@@ -91,43 +74,13 @@ class BenchClient(httpx.AsyncClient):
 
         Skips what the measured requests never use (auth flows, redirects, cookie jar,
         event hooks, per-request logging): about 40 us per request, paid by every request
-        of a burst before the last one goes out. A request a proxy environment variable
-        covers goes through httpx's own path (its proxy mounts), and the reply says so.
+        of a burst before the last one goes out. The proxy variables are the transport's
+        (wire/proxy.py): a tunnel through an http:// proxy, httpx's transport for another.
         """
         wire = self.wire
         if wire is None:
             return await self.send(request, stream=True)
-        proxy = self.proxy_for(request.url)
-        if proxy is None:
-            return await wire.handle_async_request(request)
-        response = await self.proxy_client().send(request, stream=True)
-        response.extensions[STAMPING_WHY] = (
-            f"a proxy is configured ({proxy}): httpx's own transport carries the requests; "
-            + WHY[LOOP]
-        )
-        return response
-
-    def proxy_for(self, url: httpx.URL) -> str | None:
-        """The environment variable naming the proxy httpx will use for ``url``, or None."""
-        cache = self._proxied
-        if cache is None:
-            cache = self._proxied = {}
-        key = (url.scheme, url.host)
-        if key not in cache:
-            cache[key] = _env_proxy(url) if self.trust_env else None
-        return cache[key]
-
-
-def _env_proxy(url: httpx.URL) -> str | None:
-    """Which of the proxy variables (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) covers ``url``,
-    NO_PROXY taken into account, as httpx reads them."""
-    proxies = urllib.request.getproxies()
-    name = url.scheme if url.scheme in proxies else "all" if "all" in proxies else None
-    if name is None or not proxies[name]:
-        return None
-    if urllib.request.proxy_bypass(url.host):
-        return None
-    return f"{name.upper()}_PROXY"
+        return await wire.handle_async_request(request)
 
 
 def make_client(
@@ -157,10 +110,9 @@ def make_client(
     # (its slot wait is measured separately), never a failure.
     timeout = httpx.Timeout(connect=connect_timeout_s, read=timeout_s, write=timeout_s, pool=None)
     if transport == "native":
-        wire = WireTransport(verify=verify_tls, limits=limits)
+        wire = WireTransport(verify=verify_tls, limits=limits, trust_env=True)
         client = BenchClient(transport=wire, timeout=timeout, limits=limits, trust_env=True)
         client.wire = wire
-        client._limits_given = limits
     elif transport == "httpx":
         client = BenchClient(
             verify=verify_tls, timeout=timeout, limits=limits, http2=False, trust_env=True

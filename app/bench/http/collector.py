@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from app.bench.http.chunk_shape import REASONING, ChunkShape, plain
 from app.bench.http.error_reply import error_detail, one_line
 from app.bench.http.record import RequestRecord
 from app.bench.http.sse import DONE
@@ -15,6 +16,10 @@ ChunkObserver = Callable[[RequestRecord, int], None]
 _raw_decode = json.JSONDecoder().raw_decode
 
 _MALFORMED = object()
+# A token chunk the shape did not match is learned from (reasoning, then answer text), but a
+# stream whose chunks keep changing shape (an id per chunk) stops after this many tries: each
+# costs one parse more.
+_SHAPE_TRIES = 8
 
 
 class Collector:
@@ -36,6 +41,8 @@ class Collector:
         "on_text",
         "reasoning_chunks",
         "rec",
+        "shape",
+        "shape_tries",
         "text_parts",
         "usage",
     )
@@ -64,6 +71,10 @@ class Collector:
         self.error = ""
         self.done = False
         self.messages = 0
+        # the stream's token chunk shape, once learned: the reader takes matching events with
+        # token() without parsing them (chunk_shape.py)
+        self.shape: ChunkShape | None = None
+        self.shape_tries = 0
 
     def fail(self, kind: str, error: str) -> bool:
         self.kind = kind
@@ -143,14 +154,13 @@ class Collector:
             if piece:
                 if type(piece) is not str:
                     raise TypeError("content")
-                if self.first_output_ns is None:
-                    self.first_output_ns = t
-                self.text_parts.append(piece)
-                if self.on_text is not None:
-                    self.on_text(piece)
+                self._text(piece, t)
             self.chunk_ns.append(t)
             if u:
                 self.cum_tokens.append(u.get("completion_tokens"))
+            elif self.shape_tries < _SHAPE_TRIES:
+                self.shape_tries += 1
+                self.shape = ChunkShape.learn(payload, obj, self.chat) or self.shape
             if self.on_chunk is not None:
                 self.on_chunk(self.rec, t)
         if u:
@@ -160,6 +170,38 @@ class Collector:
                 "stream_error", "the server sent an error in the stream: " + error_detail(payload)
             )
         return False
+
+    def shaped(self, data: bytes, t: int) -> bool:
+        """Take a read that is one SSE event of the stream's learned shape (``self.shape``)
+        the way message() would, without parsing it; False (nothing done) for any other
+        read. The SSE decoder must be between events (SSEDecoder.idle)."""
+        shape = self.shape
+        # slices and ==: cheaper than startswith/endswith's argument parsing
+        if shape is None or data[: shape.skip] != shape.head or data[shape.cut :] != shape.tail:
+            return False
+        piece = plain(data[shape.skip : shape.cut])
+        if piece is None:
+            return False
+        self.messages += 1
+        if self.first_choice_ns is None:
+            self.first_choice_ns = t
+        if shape.kind == REASONING:
+            self.extra_parts.append(piece)
+            self.reasoning_chunks += 1
+        else:
+            self._text(piece, t)
+        self.chunk_ns.append(t)
+        if self.on_chunk is not None:
+            self.on_chunk(self.rec, t)
+        return True
+
+    def _text(self, piece: str, t: int) -> None:
+        """A piece of visible text, stamped ``t``."""
+        if self.first_output_ns is None:
+            self.first_output_ns = t
+        self.text_parts.append(piece)
+        if self.on_text is not None:
+            self.on_text(piece)
 
 
 def excerpt(payload: bytes) -> str:

@@ -15,7 +15,7 @@ from app.bench.http.body import (
     inflated,
     oversized,
 )
-from app.bench.http.client import STAMPING_WHY, BenchClient
+from app.bench.http.client import BenchClient
 from app.bench.http.collector import Collector, excerpt
 from app.bench.http.connections import ATTEMPT, Attempt
 from app.bench.http.error_reply import status_failure
@@ -24,7 +24,7 @@ from app.bench.http.record import RequestRecord
 from app.bench.http.sse import SSEDecoder, SSEError
 from app.bench.http.wire.errors import ConnectionLost
 from app.bench.http.wire.stamps import KERNEL, LOOP, WHY
-from app.bench.http.wire.transport import FRESH, WireStream
+from app.bench.http.wire.transport import FRESH, STAMPING_WHY, WireStream
 
 Clock = Callable[[], int]
 
@@ -114,6 +114,7 @@ class Exchange:
         decoder = SSEDecoder(self.max_event)
         feed = decoder.feed
         handle = col.message
+        shaped = col.shaped
         limit = self.max_body
         size = 0
         t = col.rec.send_ns
@@ -132,6 +133,9 @@ class Exchange:
             size += len(data)
             if size > limit:
                 raise oversized("the streamed reply", limit)
+            # one event of the stream's learned shape: no SSE split, no JSON parse
+            if decoder.idle and shaped(data, t):
+                return False
             for payload in feed(data):  # noqa: SIM110 - a loop, not any(): no generator per read
                 if handle(payload, t):
                     return True
@@ -142,7 +146,7 @@ class Exchange:
                 # the transport's read callback calls take(): no task switch per token
                 self.stamping = stream.stamping
                 if stamped:
-                    self.stamping_why = WHY[stream.stamping]
+                    self.stamping_why = stream.stamping_why
                 else:
                     self.stamping, self.stamping_why = LOOP, "an injected clock, read per read"
                 await stream.pump(take if stamped else lambda data, _t: take(data, clock()))

@@ -3,6 +3,7 @@ stamped when it arrived, not when its reader's turn came."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import select
@@ -20,6 +21,7 @@ from app.bench.http.endpoint import resolve_endpoint
 from app.bench.http.record import RequestRecord
 from app.bench.http.request import RequestSpec
 from app.bench.http.stream import send_request
+from app.bench.http.wire import stamps
 from app.bench.http.wire.stamps import SO_TIMESTAMPNS as _SO_TIMESTAMPNS
 from app.bench.http.wire.stamps import arrival_ns as _arrival_ns
 
@@ -243,3 +245,18 @@ def test_a_kernel_stamp_from_a_wall_clock_step_is_not_used():
     assert _arrival_ns(anc(now + 3_600 * 1_000_000_000)) is None
     assert _arrival_ns(anc(now - 3_600 * 1_000_000_000)) is None
     assert _arrival_ns([]) is None
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="kernel receive stamps are Linux's")
+def test_the_kernels_stamping_is_on_before_the_first_connection_and_stays_on():
+    """Linux turns packet stamping on from a work queue when the first socket asks: the
+    transport's first connection waits until a datagram comes back stamped, and a socket of
+    its own keeps stamping on, so every later socket's first packet is stamped too."""
+    assert asyncio.run(stamps.ready())
+    assert asyncio.run(stamps.ready())  # once per process: the second answer is immediate
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        assert stamps.enable(sock)
+        sock.sendto(b"x", sock.getsockname())
+        _data, ancdata, _flags, _addr = sock.recvmsg(1, stamps.CMSG_SPACE)
+    assert _arrival_ns(ancdata) is not None

@@ -1,6 +1,6 @@
 """How each request's token times were stamped, said on the record and in the point file:
 kernel receive stamps for plain HTTP on Linux, TLS records for https, the loop's clock (and
-why) when a proxy variable sends the request through httpx's own transport."""
+why); through a proxy's CONNECT tunnel the reads are still the transport's own."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ from app.bench.http.endpoint import resolve_endpoint
 from app.bench.http.record import RequestRecord
 from app.bench.http.request import RequestSpec
 from app.bench.http.stream import send_request
+from app.bench.http.wire.transport import WireTransport
+from tests.connect_proxy import ConnectProxy
 from tests.hostile_server import HostileServer
 
 pytestmark = pytest.mark.timeout(120)
@@ -56,16 +58,75 @@ def test_a_plain_http_stream_is_kernel_stamped_on_linux(hostile, no_proxy_env) -
     assert "SO_TIMESTAMPNS" in rec.stamping_why
 
 
-def test_a_proxy_variable_sends_through_httpx_and_says_so(hostile, monkeypatch) -> None:
-    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+@pytest.fixture
+def proxy(monkeypatch) -> Iterator[ConnectProxy]:
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{hostile.port}")
-    before = hostile.proxied
+        monkeypatch.delenv(name.lower(), raising=False)
+    with ConnectProxy() as server:
+        yield server
+
+
+def test_an_http_proxy_carries_the_stream_in_a_connect_tunnel(hostile, proxy, monkeypatch):
+    monkeypatch.setenv("HTTP_PROXY", proxy.proxy_url)
     rec = _one(hostile.url("ok"))
     assert rec.ok, rec.error
-    assert hostile.proxied == before + 1  # it did go through the proxy
-    assert rec.stamping == "loop"
-    assert "HTTP_PROXY" in rec.stamping_why and "proxy" in rec.stamping_why
+    assert proxy.targets == [f"127.0.0.1:{hostile.port}"]  # it did go through the proxy
+    # the reads are the transport's own reads of the tunnel: kernel-stamped on Linux
+    assert rec.stamping == ("kernel" if sys.platform == "linux" else "loop"), rec.stamping_why
+    assert f"through the proxy's CONNECT tunnel (HTTP_PROXY={proxy.proxy_url})" in rec.stamping_why
+
+
+def test_an_https_stream_goes_through_the_tunnel_too(tls_server, proxy, monkeypatch) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", proxy.proxy_url)
+    rec = _one(tls_server.url("ok"), verify=False)
+    assert rec.ok, rec.error
+    assert proxy.targets == [f"127.0.0.1:{tls_server.port}"]
+    assert rec.stamping == "tls-record"
+    assert "CONNECT tunnel (HTTPS_PROXY=" in rec.stamping_why
+
+
+def test_a_proxy_password_is_sent_and_never_shown(hostile, monkeypatch) -> None:
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    with ConnectProxy(password=("ann", "s3cret")) as proxy:
+        monkeypatch.setenv("ALL_PROXY", proxy.proxy_url)
+        rec = _one(hostile.url("ok"))
+    assert rec.ok, rec.error
+    assert proxy.auth == ["ann:s3cret"]
+    assert "ALL_PROXY" in rec.stamping_why and "s3cret" not in rec.stamping_why
+
+
+@pytest.mark.parametrize("refuse", [True, False], ids=["refused", "wrong-password"])
+def test_a_proxy_that_gives_no_tunnel_is_a_connect_failure(hostile, monkeypatch, refuse) -> None:
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    with ConnectProxy(password=("ann", "right"), refuse=refuse) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.proxy_url.replace("right", "wrong-pw"))
+        rec = _one(hostile.url("ok"))
+    assert rec.error_kind == "connect", rec.error
+    assert "refused a tunnel" in rec.error and ("403" if refuse else "407") in rec.error
+    assert "wrong-pw" not in rec.error
+
+
+def test_no_proxy_bypasses_the_tunnel(hostile, proxy, monkeypatch) -> None:
+    monkeypatch.setenv("HTTP_PROXY", proxy.proxy_url)
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
+    rec = _one(hostile.url("ok"))
+    assert rec.ok, rec.error
+    assert proxy.targets == [] and proxy.auth == []
+    assert "proxy" not in rec.stamping_why
+
+
+def test_a_proxy_the_tunnel_cannot_use_is_left_to_httpx(monkeypatch) -> None:
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.setenv("ALL_PROXY", "socks5://127.0.0.1:9")
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    transport = WireTransport()
+    http, https = transport.proxy_for("http", "a.example"), transport.proxy_for("https", "b")
+    assert http is not None and http.tunnels and http.variable == "HTTP_PROXY"
+    assert https is not None and not https.tunnels and https.variable == "ALL_PROXY"
 
 
 def test_no_proxy_keeps_the_own_transport(hostile, monkeypatch) -> None:
@@ -126,3 +187,23 @@ def test_the_point_file_and_console_say_how_tokens_were_stamped(
     assert (entry["kind"], entry["requests"]) == (kind, 3)
     assert entry["why"]
     assert f"Token stamps ({kind}):" in done.stdout
+
+
+def test_the_point_file_says_the_stream_went_through_a_proxy_tunnel(
+    tmp_path: Path, hostile, proxy
+) -> None:
+    cmd = [
+        *(sys.executable, "-m", "app", "sweep", "--base-url", hostile.url("ok"), "--model", "m"),
+        *("--endpoint", "/v1/chat/completions", "--dataset-name", "random"),
+        *("--random-input-len", "8", "--output-len", "4", "--num-prompts", "2"),
+        *("--max-concurrency", "2", "--result-dir", str(tmp_path), "--disable-tqdm"),
+    ]
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "API_KEY")}
+    env["HTTP_PROXY"] = proxy.proxy_url
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=100, env=env)
+    assert done.returncode == 0, done.stderr
+    (path,) = tmp_path.glob("*conc2.json")
+    (entry,) = json.loads(path.read_text())["tpotbench"]["stamping"]
+    assert entry["requests"] == 2
+    assert f"through the proxy's CONNECT tunnel (HTTP_PROXY={proxy.proxy_url})" in entry["why"]
+    assert len(proxy.targets) >= 1

@@ -44,6 +44,7 @@ _PAUSE_BYTES = 1024 * 1024
 READ_BYTES = 256 * 1024
 
 _perf = time.perf_counter_ns
+_arrival = stamps.arrival_ns
 
 
 class Connection:
@@ -58,6 +59,7 @@ class Connection:
         self.reused = False  # this connection carried a reply before the current request
         self.idle_since = 0.0
         self.keep_alive = True
+        self.route = ""  # how it reaches the server when not directly (a proxy's tunnel)
         self._parser: Any = None
         self._head_waiter: asyncio.Future[Head] | None = None
         self._status = 0
@@ -67,6 +69,7 @@ class Connection:
         self._until_eof = False  # a body without length or chunking: it ends at EOF
         self._got_reply = False  # any byte of a reply arrived
         self._headers_done = False
+        self._interim = False  # parsing a 1xx interim reply
         self.complete = False  # the reply's last byte arrived
         self._t = 0  # the stamp of the read being parsed
         self._last_ns = 0  # the stamp of the newest read (silence timeout)
@@ -109,6 +112,7 @@ class Connection:
         self._parser = httptools.HttpResponseParser(self)
         self._status, self._reason, self._headers, self._head_size = 0, b"", [], 0
         self._got_reply = self._headers_done = self.complete = self._until_eof = False
+        self._interim = False
         self._stopped = False
         self._error = None
         self._buf, self._buffered = [], 0
@@ -206,15 +210,8 @@ class Connection:
             self._head_size += len(data)
         try:
             self._parser.feed_data(data)
-        except httptools.HttpParserCallbackError as exc:
-            # only a sink raises in a callback (the others do not): its own error, unwrapped
-            self._fail(exc.__context__ or exc)
-            return
-        except httptools.HttpParserUpgrade:
-            self._fail(BadFraming("the server switched protocols on a plain request"))
-            return
-        except httptools.HttpParserError as exc:
-            self._fail(BadFraming(f"{exc} (in the reply's HTTP framing)"))
+        except (httptools.HttpParserError, httptools.HttpParserUpgrade) as exc:
+            self._parse_failed(exc)
             return
         if not self._headers_done and self._head_size > MAX_HEAD_BYTES:
             self._fail(
@@ -225,10 +222,23 @@ class Connection:
             )
             return
         if self._stopped:
-            done = self._sink_done
-            self._sink = None
-            if done is not None and not done.done():
-                done.set_result(None)
+            self._stop()
+
+    def _stop(self) -> None:
+        """The sink asked to stop reading: the pump is done."""
+        done = self._sink_done
+        self._sink = None
+        if done is not None and not done.done():
+            done.set_result(None)
+
+    def _parse_failed(self, exc: Exception) -> None:
+        if isinstance(exc, httptools.HttpParserCallbackError):
+            # only a sink raises in a callback (the others do not): its own error, unwrapped
+            self._fail(exc.__context__ or exc)
+        elif isinstance(exc, httptools.HttpParserUpgrade):
+            self._fail(BadFraming("the server switched protocols on a plain request"))
+        else:
+            self._fail(BadFraming(f"{exc} (in the reply's HTTP framing)"))
 
     def _buf_open(self) -> bool:
         return self._headers_done and not self.complete and self._error is None
@@ -298,8 +308,15 @@ class Connection:
         if size > MAX_HEAD_BYTES:
             self._head_size = size  # feed() fails the request once this read is parsed
             return
+        status = parser.get_status_code()
+        if 100 <= status < 200 and status != 101:
+            # an interim reply (100 Continue, 103 Early Hints): no body, the final reply
+            # follows on the same connection; its head is forgotten, its bytes stay counted
+            self._interim = True
+            self._reason, self._headers = b"", []
+            return
         self._headers_done = True
-        self._status = status = parser.get_status_code()
+        self._status = status
         self.keep_alive = bool(parser.should_keep_alive())
         framed = any(
             name.lower() in (b"content-length", b"transfer-encoding") for name, _ in self._headers
@@ -326,6 +343,9 @@ class Connection:
         self._wake()
 
     def on_message_complete(self) -> None:
+        if self._interim:
+            self._interim = False  # the end of an interim reply: the parser reads on
+            return
         self.complete = True
         self._cancel_timer()
         done = self._sink_done
@@ -396,11 +416,23 @@ class SocketConnection(Connection):
             self.eof()
             return
         data = bytes(self._view[:size])
-        t = stamps.arrival_ns(ancdata) if ancdata else None
+        t = _arrival(ancdata) if ancdata else None
         if t is None:
             t = _perf()
             self.unstamped += 1
-        self.feed(data, t)
+        if self._sink is None:
+            self.feed(data, t)
+            return
+        # a body being pumped (the measured path, once per token): feed()'s work for it
+        self._t = self._last_ns = t
+        self.reads += 1
+        try:
+            self._parser.feed_data(data)
+        except (httptools.HttpParserError, httptools.HttpParserUpgrade) as exc:
+            self._parse_failed(exc)
+            return
+        if self._stopped:
+            self._stop()
 
     async def write(self, data: bytes, timeout_s: float | None) -> None:
         sock = self.sock

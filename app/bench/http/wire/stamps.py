@@ -11,8 +11,10 @@ nothing, and a stream whose reader was descheduled for longer than its inter-tok
 those tokens stamped together, late; shorter stalls (the usual case) leave one packet per
 read and cost nothing.
 
-``loop``: no kernel stamp (another OS, the kernel refused the option, a proxy carries the
-request through httpx's transport): the clock is read when the event loop hands the read over.
+``loop``: no kernel stamp (another OS, the kernel refused the option, a proxy the CONNECT tunnel
+cannot use, https:// or socks, leaves the request to httpx's transport): the clock is read when
+the event loop hands the read over. Through an http:// proxy's tunnel the reads are the
+transport's own, stamped as on a direct connection (proxy.py).
 
 ``tls-record``: TLS; asyncio's SSL transport decrypts, the clock is read as each decrypted
 record is handed over (a TLS record read later than it arrived is stamped late).
@@ -20,11 +22,12 @@ record is handed over (a TLS record read later than it arrived is stamped late).
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import struct
 import sys
 import time
-from typing import Final, cast
+from typing import Final
 
 KERNEL: Final = "kernel"
 LOOP: Final = "loop"
@@ -53,6 +56,54 @@ _realtime = time.CLOCK_REALTIME
 _gettime = time.clock_gettime_ns
 
 
+# A socket that keeps the kernel's receive stamping switched on for the life of the process.
+_keeper: socket.socket | None = None
+# How long ready() waits for the switch: the kernel flips it on a work queue, a few ms on a
+# busy machine.
+_READY_TRIES = 200
+_READY_PAUSE_S = 0.001
+
+
+async def ready() -> bool:
+    """Switch the kernel's receive stamping on for good, and wait until it is on.
+
+    Linux stamps packets only while some socket on the machine asks for stamps, and when the
+    first one asks it turns stamping on later, from a work queue (net_enable_timestamp): the
+    first packets of a connection opened while no other socket asked carry no stamp, and its
+    reads fall back to the loop's clock. Measured here: the first request of a process, and
+    any after every stamped socket had closed, came back loop-stamped now and then on a busy
+    machine. So one socket of our own keeps asking for as long as the process runs, and the
+    first connection waits (at most ~0.2 s, once) until a datagram to itself comes back
+    stamped. False where stamps are not available or never came."""
+    global _keeper
+    if not AVAILABLE:
+        return False
+    if _keeper is not None:
+        return True
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.bind(("127.0.0.1", 0))
+        probe.setblocking(False)
+        probe.setsockopt(_SOL_SOCKET, SO_TIMESTAMPNS, 1)
+    except OSError:
+        probe.close()
+        return False
+    _keeper = probe
+    address = probe.getsockname()
+    for _ in range(_READY_TRIES):
+        try:
+            probe.sendto(b"s", address)
+            _data, ancdata, _flags, _addr = probe.recvmsg(1, CMSG_SPACE)
+        except (BlockingIOError, InterruptedError):
+            ancdata = []
+        except OSError:
+            return False
+        if arrival_ns(ancdata) is not None:
+            return True
+        await asyncio.sleep(_READY_PAUSE_S)
+    return False
+
+
 def enable(sock: socket.socket) -> bool:
     """Ask the kernel to stamp the reads of ``sock``; False where it cannot."""
     if not AVAILABLE:
@@ -67,12 +118,11 @@ def enable(sock: socket.socket) -> bool:
 def arrival_ns(ancdata: list[tuple[int, int, bytes]]) -> int | None:
     """The kernel's receive stamp of a read, on the perf_counter_ns clock, or None."""
     for level, kind, payload in ancdata:
-        if level == _SOL_SOCKET and kind == SO_TIMESTAMPNS and len(payload) >= 16:
-            sec, nsec = cast("tuple[int, int]", _unpack(payload))
-            now = _perf()
+        if kind == SO_TIMESTAMPNS and level == _SOL_SOCKET and len(payload) >= 16:
+            sec, nsec = _unpack(payload)
             # The kernel stamps on the wall clock; only the packet's age is taken from it (a
             # few milliseconds, so a wall-clock step can only matter if it falls inside them).
-            age = _gettime(_realtime) - (sec * 1_000_000_000 + nsec)
+            age: int = _gettime(_realtime) - (sec * 1_000_000_000 + nsec)
             if 0 <= age < _MAX_AGE_NS:
-                return now - age
+                return _perf() - age
     return None

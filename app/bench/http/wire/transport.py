@@ -34,9 +34,13 @@ from app.bench.http.wire.errors import (
     NameNotFound,
     TlsFailed,
 )
+from app.bench.http.wire.proxy import Proxy, env_proxy, open_tunnel
 
 # request.extensions key: send on a new connection (the retry after a lost kept-alive one)
 FRESH = "tpotbench.fresh_connection"
+# response.extensions key: why the reads were stamped as they were, on a reply that did not
+# come through this transport's own connections (a proxy left to httpx's transport)
+STAMPING_WHY = "tpotbench.stamping_why"
 Origin = tuple[str, str, int]
 
 
@@ -54,6 +58,13 @@ class WireStream(httpx.AsyncByteStream):
     def stamping(self) -> str:
         """How this reply's reads are stamped: a kind of stamps.py."""
         return self._conn.stamping
+
+    @property
+    def stamping_why(self) -> str:
+        """Why: the kind's reason, and the proxy's tunnel the connection goes through."""
+        why = stamps.WHY[self._conn.stamping]
+        route = self._conn.route
+        return f"{why}; {route}" if route else why
 
     @property
     def reads(self) -> int:
@@ -87,8 +98,14 @@ class WireTransport(httpx.AsyncBaseTransport):
         verify: bool = True,
         limits: httpx.Limits | None = None,
         use_add_reader: bool = True,
+        trust_env: bool = True,
     ) -> None:
         self._verify = verify
+        self._limits = limits
+        # the proxy variables, read once per (scheme, host) as httpx reads them (proxy.py)
+        self._trust_env = trust_env
+        self._proxies: dict[tuple[str, str], Proxy | None] = {}
+        self._delegates: dict[str, httpx.AsyncHTTPTransport] = {}
         limits = limits or httpx.Limits()
         self._ssl: ssl.SSLContext | None = None
         self._max_idle = limits.max_keepalive_connections
@@ -105,6 +122,9 @@ class WireTransport(httpx.AsyncBaseTransport):
         if scheme not in ("http", "https"):
             raise BadUrl(f"'{scheme}://' is not a URL this benchmark can send to (http or https)")
         origin = (scheme, url.host, url.port or (443 if scheme == "https" else 80))
+        proxy = self.proxy_for(scheme, url.host)
+        if proxy is not None and not proxy.tunnels:
+            return await self._delegate(proxy, request)
         timeouts = request.extensions.get("timeout") or {}
         slots = self._slots
         if slots is None and self._max is not None:
@@ -116,7 +136,7 @@ class WireTransport(httpx.AsyncBaseTransport):
             if not request.extensions.get(FRESH):
                 conn = self._take_idle(origin)
             if conn is None:
-                conn = await self._connect(origin, timeouts.get("connect"))
+                conn = await self._connect(origin, timeouts.get("connect"), proxy)
             read = timeouts.get("read")
             conn.read_timeout_ns = None if read is None else int(read * 1e9)
             data = await _serialise(request)
@@ -134,6 +154,33 @@ class WireTransport(httpx.AsyncBaseTransport):
             extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason},
             request=request,
         )
+
+    def proxy_for(self, scheme: str, host: str) -> Proxy | None:
+        """The proxy the environment names for requests to ``scheme://host``, or None."""
+        if not self._trust_env:
+            return None
+        key = (scheme, host)
+        if key not in self._proxies:
+            self._proxies[key] = env_proxy(scheme, host)
+        return self._proxies[key]
+
+    async def _delegate(self, proxy: Proxy, request: httpx.Request) -> httpx.Response:
+        """A proxy the tunnel cannot use (https://, socks): httpx's own transport carries the
+        request, and the reply says so."""
+        key = str(proxy.url)
+        transport = self._delegates.get(key)
+        if transport is None:
+            transport = httpx.AsyncHTTPTransport(
+                verify=self._ssl_context(), limits=self._limits or httpx.Limits(), proxy=proxy.url
+            )
+            self._delegates[key] = transport
+        response = await transport.handle_async_request(request)
+        response.extensions[STAMPING_WHY] = (
+            f"a proxy is configured ({proxy.variable}={proxy.shown}) that the transport's own "
+            f"CONNECT tunnel cannot use: httpx's own transport carries the requests; "
+            + stamps.WHY[stamps.LOOP]
+        )
+        return response
 
     def release(self, origin: Origin, conn: Connection) -> None:
         """A reply's reader let go of its connection: back to the pool if it can carry more."""
@@ -161,32 +208,26 @@ class WireTransport(httpx.AsyncBaseTransport):
             return conn
         return None
 
-    async def _connect(self, origin: Origin, timeout_s: float | None) -> Connection:
+    async def _connect(
+        self, origin: Origin, timeout_s: float | None, proxy: Proxy | None = None
+    ) -> Connection:
         scheme, host, port = origin
         loop = asyncio.get_running_loop()
-        what = f"{host}:{port}"
+        what = f"{host}:{port}" if proxy is None else f"{host}:{port} ({proxy.route})"
         try:
             async with asyncio.timeout(timeout_s):
-                if scheme == "https":
-                    context = self._ssl_context()
-                    _, tls = await loop.create_connection(
-                        lambda: ProtocolConnection(loop, None, tls=True),
-                        host,
-                        port,
-                        ssl=context,
-                        server_hostname=host,
-                    )
-                    return tls
-                if not self._use_add_reader:
-                    _, plain = await loop.create_connection(
-                        lambda: ProtocolConnection(loop, None, tls=False), host, port
-                    )
-                    _nodelay(plain.transport)
-                    return plain
-                sock = await _open_socket(loop, host, port)
-                if self._buffer is None:
-                    self._buffer = bytearray(READ_BYTES)
-                return SocketConnection(loop, sock, None, self._buffer)
+                sock: socket.socket | None = None
+                if proxy is not None:
+                    sock = await _open_socket(loop, proxy.url.host, proxy.url.port or 80)
+                    try:
+                        await open_tunnel(loop, sock, proxy, host, port)
+                    except BaseException:
+                        sock.close()
+                        raise
+                conn = await self._connection(loop, scheme, host, port, sock)
+                if proxy is not None:
+                    conn.route = proxy.route
+                return conn
         except TimeoutError:
             raise ConnectTimedOut(f"no connection to {what} within {timeout_s:g} s") from None
         except socket.gaierror as exc:
@@ -195,6 +236,41 @@ class WireTransport(httpx.AsyncBaseTransport):
             raise TlsFailed(f"{what}: {exc}") from exc
         except OSError as exc:
             raise ConnectFailed(f"{what}: {exc}") from exc
+
+    async def _connection(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        scheme: str,
+        host: str,
+        port: int,
+        sock: socket.socket | None,
+    ) -> Connection:
+        """A connection to ``host:port``, on ``sock`` when it is already open (a tunnel)."""
+        if scheme == "https" or not self._use_add_reader:
+            tls = scheme == "https"
+            context = self._ssl_context() if tls else None
+            name = host if tls else None
+
+            def made() -> ProtocolConnection:
+                return ProtocolConnection(loop, None, tls=tls)
+
+            if sock is None:
+                _, conn = await loop.create_connection(
+                    made, host, port, ssl=context, server_hostname=name
+                )
+            else:
+                _, conn = await loop.create_connection(
+                    made, sock=sock, ssl=context, server_hostname=name
+                )
+            if not tls:
+                _nodelay(conn.transport)
+            return conn
+        if sock is None:
+            sock = await _open_socket(loop, host, port)
+        if self._buffer is None:
+            await stamps.ready()  # once: the kernel's stamping switched on before any reply
+            self._buffer = bytearray(READ_BYTES)
+        return SocketConnection(loop, sock, None, self._buffer)
 
     def _ssl_context(self) -> ssl.SSLContext:
         if self._ssl is None:
@@ -206,6 +282,9 @@ class WireTransport(httpx.AsyncBaseTransport):
         for conns in idle.values():
             for conn in conns:
                 conn.close()
+        delegates, self._delegates = self._delegates, {}
+        for transport in delegates.values():
+            await transport.aclose()
 
 
 async def _open_socket(loop: asyncio.AbstractEventLoop, host: str, port: int) -> socket.socket:
