@@ -26,6 +26,7 @@ from typing import Any
 from app.bench.capacity.why import CLIENT_CPU_SHARE, CLIENT_LOOP_LAG_MS
 from app.bench.results.completeness import completeness_of
 from app.bench.results.naming import rate_from_file
+from app.bench.schema.point_blocks import ClientBlock, blocks_of
 
 # A closed-loop point counts as reaching its target when its peak in flight is at least this
 # share of it. vLLM's peak (kept in the file) counts successful requests only and the first
@@ -201,13 +202,11 @@ def _arrivals(doc: Mapping[str, Any], block: Mapping[str, Any]) -> LoadWarning |
     return LoadWarning("arrivals_late", template, p99, limit, "ms", params)
 
 
-def _client(block: Mapping[str, Any]) -> LoadWarning | None:
-    client = block.get("client")
-    if not isinstance(client, Mapping):
+def _client(client: ClientBlock | None) -> LoadWarning | None:
+    if client is None:
         return None
-    cpu = _num(client.get("cpu_share"))
-    lag_block = client.get("loop_lag_ms")
-    lag = _num(lag_block.get("median")) if isinstance(lag_block, Mapping) else None
+    cpu = _num(client.cpu_share)
+    lag = _num(client.loop_lag_ms.median) if client.loop_lag_ms is not None else None
     if cpu is not None and cpu >= CLIENT_CPU_SHARE:
         params = {"cpu": cpu, "limit": CLIENT_CPU_SHARE}
         return LoadWarning("client_saturated", "client_cpu", cpu, CLIENT_CPU_SHARE, "share", params)
@@ -221,7 +220,7 @@ def check_load(doc: Mapping[str, Any]) -> list[LoadWarning]:
     """The warnings of one point's result document (empty: the load happened as planned)."""
     block = doc.get("tpotbench")
     block = block if isinstance(block, Mapping) else {}
-    found = (_concurrency(doc, block), _arrivals(doc, block), _client(block))
+    found = (_concurrency(doc, block), _arrivals(doc, block), _client(blocks_of(doc).client))
     return [w for w in found if w is not None]
 
 

@@ -17,6 +17,7 @@ from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
 from app.bench.results.naming import rate_from_file
 from app.bench.results.write import atomic_write_text
+from app.bench.schema.point_blocks import blocks_of
 from app.ui import point_status
 from app.ui.plots.sweep_curves import Series, concurrency_value, format_number
 
@@ -143,10 +144,9 @@ def point_value(point: Mapping[str, Any], key: str) -> Any:
         if key in REASONING_KEYS and not figures["reasoning_tokens"]:
             value = None
     if value is None and key in ROOFLINE_KEYS:
-        block = point.get("tpotbench")
-        roofline = block.get("roofline") if isinstance(block, Mapping) else None
-        if isinstance(roofline, Mapping):
-            value = roofline.get(ROOFLINE_KEYS[key])
+        roofline = blocks_of(point).roofline
+        if roofline is not None:
+            value = getattr(roofline, ROOFLINE_KEYS[key])
     return value
 
 
