@@ -383,7 +383,7 @@ class PointBlocks:
     slot_wait_ms: Figures | None = None
     ttft_first_content_ms: Figures | None = None
     tokens_per_chunk: TokensPerChunk | None = None
-    output_tokens_source: str | None = None
+    output_tokens_source: dict[str, int] | None = None  # how output tokens were counted
     retried_requests: int | None = None
     stamping: tuple[StampingEntry, ...] = ()
     failures: tuple[FailureGroup, ...] = ()
