@@ -210,15 +210,13 @@ def _client_figures(metrics: PointMetrics) -> dict[str, Any]:
     }
 
 
-def no_success_note(failures: Sequence[dict[str, Any]]) -> str:
+def no_success_note(failures: Sequence[FailureGroup]) -> str:
     """The line a point with no successful request shows instead of latency figures, e.g.
     "no request succeeded: 60 × HTTP 404 not found (fix: The path or model is wrong ...)"."""
     if not failures:
         return "no request succeeded (none finished before the point ended)"
-    parts = [
-        f"{f.get('count')} × {f.get('title') or title_for(str(f.get('kind')))}" for f in failures
-    ]
-    fix = failures[0].get("fix") or fix_for(str(failures[0].get("kind")))
+    parts = [f"{f.count} × {f.title or title_for(f.kind)}" for f in failures]
+    fix = failures[0].fix or fix_for(failures[0].kind)
     return f"no request succeeded: {', '.join(parts)} (fix: {fix})"
 
 
