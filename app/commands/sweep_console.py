@@ -128,7 +128,7 @@ def slo_lines(blocks: PointBlocks) -> list[str]:
         else:
             shown = "-" if value is None else f"{value:.1%}"
             sign = ">= " if check.kind == "good_share" else "<= "
-            bound = "-" if limit is None else sign + f"{limit:.0%}"
+            bound = "-" if limit is None else f"{sign}{limit:.0%}"
         verdict = "pass" if check.passed else "FAIL"
         lines.append(f"{check.slo:<28} {shown:>12} {bound:>14}  {verdict}")
     early = blocks.early_stop

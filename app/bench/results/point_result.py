@@ -114,10 +114,9 @@ class PointResult:
         completeness = self.completeness
         row["partial"] = not completeness.complete  # any fragment: early-stopped too
         # Reasoning, prefix caching, speculative decoding: empty for points that had none.
-        workload = self.tpotbench or {}  # figures of their own modules, read there
-        row.update(reasoning_figures(workload))
-        row.update(cache_figures(workload))
-        row.update(conversation_figures(workload))
+        row.update(reasoning_figures(blocks))
+        row.update(cache_figures(blocks))
+        row.update(conversation_figures(self.tpotbench or {}))
         # Appended last (older columns keep their place): how much of its plan the point ran
         # ("early-stopped after 3 of 48") and where its load did not happen as planned.
         row["completeness"] = completeness.text

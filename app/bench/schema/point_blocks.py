@@ -29,7 +29,7 @@ import functools
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from app.bench.schema.codec import SchemaError, from_json_obj
 
@@ -185,25 +185,46 @@ class SloLimit:
 
 
 @dataclass(frozen=True)
-class SloCheck:
-    """One check of a point's verdict. kind 'stat' carries value_ms/limit_ms; 'good_share'
-    and 'failed_share' carry value/limit (shares)."""
+class StatCheck:
+    """A check of one statistic (e.g. 'tpot:p99:50'): its value (None when no request gave
+    one) against its limit, in ms."""
 
     slo: str
-    kind: str
-    passed: bool
+    kind: Literal["stat"]
     value_ms: float | None = None
     limit_ms: float | None = None
-    value: float | None = None
-    limit: float | None = None
+    passed: bool = False
 
     @property
     def measured(self) -> float | None:
-        return self.value_ms if self.kind == "stat" else self.value
+        return self.value_ms
 
     @property
     def bound(self) -> float | None:
-        return self.limit_ms if self.kind == "stat" else self.limit
+        return self.limit_ms
+
+
+@dataclass(frozen=True)
+class ShareCheck:
+    """A check of a share of the requests: good ones (at least `limit`) or failed ones (at
+    most `limit`)."""
+
+    slo: str
+    kind: Literal["good_share", "failed_share"]
+    value: float | None = None
+    limit: float | None = None
+    passed: bool = False
+
+    @property
+    def measured(self) -> float | None:
+        return self.value
+
+    @property
+    def bound(self) -> float | None:
+        return self.limit
+
+
+SloCheck = StatCheck | ShareCheck
 
 
 @dataclass(frozen=True)
@@ -362,6 +383,68 @@ class TokensPerChunk:
 
 
 @dataclass(frozen=True)
+class ReasoningTokens:
+    """tpotbench.reasoning_tokens: reasoning tokens over the point, per request, and how
+    they were known (requests per source: 'usage', or counted from deltas)."""
+
+    total: int | None = None
+    mean: float | None = None
+    source: dict[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class ClientPrefixCache:
+    """tpotbench.prefix_cache_client: cached prompt tokens as the replies' usage reports."""
+
+    cached_tokens: int | None = None
+    prompt_tokens: int | None = None
+    hit_rate: float | None = None
+
+
+@dataclass(frozen=True)
+class Lateness:
+    """How late sends were against their schedule (ms)."""
+
+    mean_ms: float | None = None
+    median_ms: float | None = None
+    p90_ms: float | None = None
+    p99_ms: float | None = None
+    max_ms: float | None = None
+
+
+@dataclass(frozen=True)
+class ScheduleLateness:
+    """tpotbench.schedule_lateness_ms: send lateness over the point (bytes out less due
+    time), how many sends were over `late_over_ms`, and the same for the hand-over to the
+    HTTP client (`submit`); app.bench.metrics.lateness."""
+
+    count: int | None = None
+    mean_ms: float | None = None
+    median_ms: float | None = None
+    p90_ms: float | None = None
+    p99_ms: float | None = None
+    max_ms: float | None = None
+    late_over_ms: float | None = None
+    late: int | None = None
+    submit: Lateness | None = None
+
+
+@dataclass(frozen=True)
+class TraceBlock:
+    """tpotbench.trace of a replayed trace: which, how fast, and the prefix-cache hit rate its
+    hash ids predict (app.bench.datasets.mooncake.trace_summary)."""
+
+    format: str | None = None
+    path: str | None = None
+    requests: int | None = None
+    span_s: float | None = None
+    speedup: float | None = None
+    replay_span_s: float | None = None
+    block_size: int | None = None
+    predicted_hit_rate: float | None = None
+
+
+@dataclass(frozen=True)
 class PointBlocks:
     """The typed view of a point's `tpotbench` block (see the module docstring for how it is
     read). Only the parts the product reads are here; the per-request arrays stay in the
@@ -383,6 +466,10 @@ class PointBlocks:
     slot_wait_ms: Figures | None = None
     ttft_first_content_ms: Figures | None = None
     tokens_per_chunk: TokensPerChunk | None = None
+    ttfo_ms: Figures | None = None
+    tpot_answer_ms: Figures | None = None
+    reasoning_tokens: ReasoningTokens | None = None
+    prefix_cache_client: ClientPrefixCache | None = None
     output_tokens_source: dict[str, int] | None = None  # how output tokens were counted
     retried_requests: int | None = None
     stamping: tuple[StampingEntry, ...] = ()
@@ -392,6 +479,8 @@ class PointBlocks:
     workers: WorkersBlock | None = None
     client: ClientBlock | None = None
     prefix_cache: PrefixCacheBlock | None = None
+    schedule_lateness_ms: ScheduleLateness | None = None
+    trace: TraceBlock | None = None
     early_stop: EarlyStopBlock | None = None
     slo: SloBlock | None = None
     why: WhyBlock | None = None

@@ -84,3 +84,19 @@ def test_the_event_stream_is_strict() -> None:
 
 def test_a_block_writes_back_in_its_file_order() -> None:
     assert list(to_json_obj(RooflineBlock(**ROOFLINE))) == list(ROOFLINE)
+
+
+def test_slo_checks_read_as_their_kind() -> None:
+    stat = {"slo": "tpot:p99:50", "kind": "stat", "value_ms": None, "limit_ms": 50, "passed": False}
+    share = {"slo": "failed_requests", "kind": "failed_share", "value": 0.0, "limit": 0.01}
+    slo = point_blocks({"slo": {"passed": False, "checks": [stat, {**share, "passed": True}]}}).slo
+    assert slo is not None
+    assert [(c.kind, c.measured, c.bound) for c in slo.checks] == [
+        ("stat", None, 50),
+        ("failed_share", 0.0, 0.01),
+    ]
+    # Written back as the file held them: each kind with its own keys, in their order.
+    assert [to_json_obj(c) for c in slo.checks] == [stat, {**share, "passed": True}]
+    # A share check spelled like a stat check is no check: the block is unreadable.
+    wrong = {**share, "kind": "stat", "passed": True}
+    assert point_blocks({"slo": {"checks": [wrong]}}).slo is None
