@@ -2,14 +2,20 @@
 one codec (app.bench.schema.codec).
 
 A field's name is its JSON key and the fields' order is the keys' order in the file (part of
-the format: keep new fields at the end of their block). Each block is encoded with
-`to_json_obj` where it is made and decoded with `from_json_obj`; nothing else spells its keys.
+the format: keep new fields at the end of their block). Every block is read with
+`from_json_obj`. The roofline, client, prefix-cache, workers, early-stop, stamping and failure
+blocks are also written from their dataclass with `to_json_obj`, so a field added to one of
+them reaches the file and the event stream by itself; the others (server metrics, SLO, why,
+load warnings, lateness, trace, reasoning) are still assembled as dicts by the modules that
+compute them, and their dataclasses must follow those keys.
 
 Strictness, decided here once:
 
 - **The event stream is strict.** Its lines are written and read by the same build within one
   run, so a line that does not decode is a bug, never data: `point_blocks(block, strict=True)`
-  raises `SchemaError` naming the first bad path (`tpotbench.roofline.batch: ...`).
+  raises `SchemaError` naming the first bad path (`tpotbench.roofline.batch: ...`). Only the
+  typed sub-blocks are judged; the block's other keys (per-request arrays, conversations) are
+  the document's own.
 - **Files are tolerant.** A point file may come from an older TPOT Bench, from a newer one, or
   be edited by hand, and one odd part must not hide the rest of a measurement. So a file is
   read sub-block by sub-block: keys this version does not know are ignored (they stay in
