@@ -30,6 +30,7 @@ keeps the document in `raw`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import typing
@@ -133,7 +134,9 @@ class ServerMetricsBlock:
     spec_decode: SpecDecode | None = None
     server_prefill_ms_per_token: float | None = None
     warnings: tuple[str, ...] = ()
-    series: dict[str, list[float | None]] | None = None
+    # Columns of gauge samples (t_s, kv_cache_usage, running, ...), hundreds of numbers a
+    # point: passed through as the file holds them, read only by the report's charts.
+    series: dict[str, Any] | None = None
     vs_client: dict[str, ClientServerGap] | None = None
 
     @property
@@ -495,6 +498,7 @@ class PointBlocks:
 
 EMPTY = PointBlocks()
 NO_ROOFLINE = RooflineBlock()
+_NAMES = tuple(f.name for f in dataclasses.fields(PointBlocks))
 
 
 @functools.cache
@@ -539,25 +543,39 @@ def point_blocks(block: Any, *, strict: bool = False, where: str = "tpotbench") 
         if strict and block is not None:
             raise SchemaError(f"{where}: must be an object, got {type(block).__name__}")
         return EMPTY
+    typed = {k: block[k] for k in _NAMES if block.get(k) is not None}
+    try:  # one pass through the codec's compiled plan: the common case, a block as written
+        return from_json_obj(PointBlocks, typed, where=where)
+    except SchemaError:
+        if strict:
+            raise
+    # A file with an odd part: read it sub-block by sub-block, dropping keys this version does
+    # not know; an unreadable sub-block is absent, as in a file written without it.
     hints = _hints(PointBlocks)
     values: dict[str, Any] = {}
-    for f in dataclasses.fields(PointBlocks):
-        value = block.get(f.name)
-        if value is None:
-            continue
-        tp = hints[f.name]
-        try:
-            values[f.name] = from_json_obj(
-                tp, value if strict else _known_in(tp, value), where=f"{where}.{f.name}"
-            )
-        except SchemaError:
-            if strict:
-                raise
-            # A file's unreadable sub-block is absent, as in a file written without it.
+    for name, value in typed.items():
+        with contextlib.suppress(SchemaError):
+            values[name] = from_json_obj(hints[name], _known_in(hints[name], value))
     return PointBlocks(**values)
+
+
+# The last block read and its view: tables ask for several figures of one point in a row.
+_last: tuple[Mapping[str, Any], tuple[int, ...], PointBlocks] | None = None
 
 
 def blocks_of(document: Mapping[str, Any]) -> PointBlocks:
     """The typed blocks of a point document (a file's, or a point_finished event's summary,
-    which carries the same document), read tolerantly."""
-    return point_blocks(document.get("tpotbench"))
+    which carries the same document), read tolerantly. Asked again for the same block with
+    the same sub-blocks (the same objects), the view read last is reused: a finished point's
+    block is not edited in place."""
+    global _last
+    block = document.get("tpotbench")
+    if not isinstance(block, Mapping):
+        return EMPTY
+    parts = tuple(id(block.get(name)) for name in _NAMES)
+    last = _last
+    if last is not None and last[0] is block and last[1] == parts:
+        return last[2]
+    blocks = point_blocks(block)
+    _last = (block, parts, blocks)
+    return blocks

@@ -100,3 +100,13 @@ def test_slo_checks_read_as_their_kind() -> None:
     # A share check spelled like a stat check is no check: the block is unreadable.
     wrong = {**share, "kind": "stat", "passed": True}
     assert point_blocks({"slo": {"checks": [wrong]}}).slo is None
+
+
+def test_a_document_read_again_is_read_once_until_a_part_changes() -> None:
+    doc = {"tpotbench": {"roofline": dict(ROOFLINE)}}
+    first = blocks_of(doc)
+    assert blocks_of(doc) is first  # a table asking for several figures of one point
+    doc["tpotbench"]["roofline"] = {**ROOFLINE, "batch": 16}
+    assert blocks_of(doc).roofline == RooflineBlock(**{**ROOFLINE, "batch": 16})
+    doc["tpotbench"]["slo"] = {"passed": True}
+    assert blocks_of(doc).slo is not None
