@@ -23,6 +23,7 @@ from app.bench.results.write import (
     no_success_note,
     remove_empty_dirs,
 )
+from app.bench.schema.point_blocks import FailureGroup, blocks_of
 from app.bench.schema.run_config import RunConfig
 from app.bench.selftest.store import ceiling_warning
 from app.bench.sweep.discovery import UnreachableError, fetch_first_model
@@ -128,10 +129,7 @@ async def _main(
         if no_success(found):
             # As `sweep`: nothing succeeded is an error, with what failed and its fix.
             failures = [
-                f
-                for v in found.values
-                for r in v.runs
-                for f in ((r.result or {}).get("tpotbench") or {}).get("failures") or []
+                f for v in found.values for r in v.runs for f in blocks_of(r.result or {}).failures
             ]
             print(
                 f"tpotbench search: no request succeeded at any of {len(found.values)} "
@@ -153,16 +151,16 @@ async def _main(
     return 1 if empty or outcome.write_errors else 0
 
 
-def _merged(failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _merged(failures: list[FailureGroup]) -> list[FailureGroup]:
     """Failure groups of several points as one list: counts added per kind, most first."""
-    by_kind: dict[str, dict[str, Any]] = {}
+    by_kind: dict[str, FailureGroup] = {}
     for failure in failures:
-        kind = str(failure.get("kind"))
-        if kind in by_kind:
-            by_kind[kind]["count"] = (by_kind[kind].get("count") or 0) + (failure.get("count") or 0)
+        if failure.kind in by_kind:
+            known = by_kind[failure.kind]
+            by_kind[failure.kind] = replace(known, count=known.count + failure.count)
         else:
-            by_kind[kind] = dict(failure)
-    return sorted(by_kind.values(), key=lambda f: -(f.get("count") or 0))
+            by_kind[failure.kind] = failure
+    return sorted(by_kind.values(), key=lambda f: -f.count)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,6 +14,8 @@ from app.bench.results.naming import rate_label
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import point_from_dict
 from app.bench.results.write import no_success_note
+from app.bench.schema.codec import to_json_obj
+from app.bench.schema.point_blocks import PointBlocks
 from app.bench.sweep.contract import (
     PointFinished,
     PointStarted,
@@ -64,28 +66,26 @@ def format_summary(result: dict[str, Any] | PointResult) -> str:
         for key in sorted((k for k in stats if k.startswith("p")), key=lambda k: float(k[1:])):
             row(f"P{key[1:]} {short} (ms):", stats[key], "{:<10.2f}")
     block = point.tpotbench or {}
+    blocks = point.blocks
     if not point.completed and block:
-        lines.append(no_success_note(block.get("failures") or []))
+        lines.append(no_success_note(blocks.failures))
     if block:
         lines.append(rule("TPOT Bench extras"))
-        wait = block.get("slot_wait_ms") or {}
-        row("Mean slot wait (ms):", wait.get("mean"), "{:<10.2f}")
-        chunk = block.get("tokens_per_chunk") or {}
-        row("Tokens per chunk (mean):", chunk.get("mean") or 0.0, "{:<10.2f}")
-        retried = block.get("retried_requests")
-        if isinstance(retried, int) and not isinstance(retried, bool):
-            row("Retried on a new connection:", retried)
-        for stamp in block.get("stamping") or []:
-            if isinstance(stamp, dict) and isinstance(stamp.get("requests"), int):
-                row(f"Token stamps ({stamp.get('kind')}):", stamp["requests"])
-                if stamp.get("kind") != "kernel":
-                    lines.append(f"  why: {str(stamp.get('why') or '')[:200]}")
+        row("Mean slot wait (ms):", (blocks.slot_wait_ms or {}).get("mean"), "{:<10.2f}")
+        chunk = blocks.tokens_per_chunk
+        row("Tokens per chunk (mean):", (chunk.mean if chunk else None) or 0.0, "{:<10.2f}")
+        if blocks.retried_requests is not None:
+            row("Retried on a new connection:", blocks.retried_requests)
+        for stamp in blocks.stamping:
+            row(f"Token stamps ({stamp.kind}):", stamp.requests)
+            if stamp.kind != "kernel":
+                lines.append(f"  why: {stamp.why[:200]}")
         for label, value, fmt in workload_rows(block):
             row(label, value, fmt)
-        for failure in block.get("failures") or []:
-            row(f"Failed ({failure['kind']}):", failure["count"])
-            lines.append(f"  e.g. {failure.get('example', '')[:120]}")
-            lines.append(f"  fix: {failure.get('fix', '')}")
+        for failure in blocks.failures:
+            row(f"Failed ({failure.kind}):", failure.count)
+            lines.append(f"  e.g. {failure.example[:120]}")
+            lines.append(f"  fix: {failure.fix}")
         completeness = point.completeness
         if not completeness.complete:
             lines.append(
@@ -93,13 +93,12 @@ def format_summary(result: dict[str, Any] | PointResult) -> str:
             )
         for load_warning in point.load_warnings:
             lines.append(f"Load warning: {load_warning.text}")
-        server = block.get("server_metrics")
-        for warning in (server.get("warnings") or []) if isinstance(server, dict) else []:
+        server = blocks.server_metrics
+        for warning in server.warnings if server is not None else ():
             lines.append(f"server metrics: {warning}")
-        warning = (block.get("prefix_cache") or {}).get("warning")
-        if warning:
-            lines.append(f"Warning: {warning}")
-        lines.extend(slo_lines(block))
+        if blocks.prefix_cache is not None and blocks.prefix_cache.warning:
+            lines.append(f"Warning: {blocks.prefix_cache.warning}")
+        lines.extend(slo_lines(blocks))
     lines.append(rule(char="="))
     return "\n".join(lines)
 
@@ -115,33 +114,31 @@ def _null_stats(raw: dict[str, Any], name: str) -> dict[str, None]:
     return stats
 
 
-def slo_lines(block: dict[str, Any]) -> list[str]:
+def slo_lines(blocks: PointBlocks) -> list[str]:
     """Pass/fail per SLO of a point (empty without SLOs), for the end-of-point block."""
-    slo = block.get("slo")
-    if not isinstance(slo, dict):
+    slo = blocks.slo
+    if slo is None:
         return []
     lines = [rule("SLOs")]
-    for check in slo.get("checks") or []:
-        value = check.get("value_ms", check.get("value"))
-        limit = check.get("limit_ms", check.get("limit"))
-        if check.get("kind") == "stat":
+    for check in slo.checks:
+        value, limit = check.measured, check.bound
+        if check.kind == "stat":
             shown = "-" if value is None else f"{value:.2f} ms"
-            bound = f"<= {limit:g} ms"
+            bound = "-" if limit is None else f"<= {limit:g} ms"
         else:
             shown = "-" if value is None else f"{value:.1%}"
-            bound = (">= " if check.get("kind") == "good_share" else "<= ") + f"{limit:.0%}"
-        verdict = "pass" if check.get("passed") else "FAIL"
-        lines.append(f"{check['slo']:<28} {shown:>12} {bound:>14}  {verdict}")
-    early = block.get("early_stop")
-    if isinstance(early, dict):
-        lines.append(f"Stopped early (already failed): {early.get('reason')}")
-        drain = early.get("server_drain")
-        if isinstance(drain, dict) and drain.get("warning"):
-            lines.append(f"Warning: {drain['warning']}")
-    lines.append("Point: " + ("meets every SLO" if slo.get("passed") else "FAILS"))
-    why = block.get("why")
-    if isinstance(why, dict):
-        lines.append(f"Why: {render_why(why)}")
+            sign = ">= " if check.kind == "good_share" else "<= "
+            bound = "-" if limit is None else f"{sign}{limit:.0%}"
+        verdict = "pass" if check.passed else "FAIL"
+        lines.append(f"{check.slo:<28} {shown:>12} {bound:>14}  {verdict}")
+    early = blocks.early_stop
+    if early is not None:
+        lines.append(f"Stopped early (already failed): {early.reason}")
+        if early.server_drain is not None and early.server_drain.warning:
+            lines.append(f"Warning: {early.server_drain.warning}")
+    lines.append("Point: " + ("meets every SLO" if slo.passed else "FAILS"))
+    if blocks.why is not None:
+        lines.append(f"Why: {render_why(to_json_obj(blocks.why))}")
     return lines
 
 

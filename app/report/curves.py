@@ -7,8 +7,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import Any
 
+from app.bench.schema.point_blocks import NO_ROOFLINE
 from app.report.model import ReportPoint, finite
 from app.report.slo_view import knee_notes, knees, slo_rules
 from app.report.svg import Axis, Line, Rule, color, fmt_tick, line_chart
@@ -123,7 +123,8 @@ def _latency_lines(
         floor = [
             (axis.x[i], f)
             for i in sorted(range(len(points)), key=lambda i: axis.x[i])
-            if (f := finite(points[i].roofline().get("floor_tpot_ms"))) is not None
+            if (roof := points[i].roofline()) is not None
+            and (f := finite(roof.floor_tpot_ms)) is not None
         ]
         if floor:
             lines.append(
@@ -211,19 +212,6 @@ def knee_charts(points: Sequence[ReportPoint], lang: str) -> tuple[list[str], st
     return charts, notes
 
 
-def _context_key(roofline: dict[str, Any]) -> tuple[str, str, str, str, int] | None:
-    try:
-        return (
-            str(roofline["gpu_id"]),
-            str(roofline["model_id"]),
-            str(roofline["fmt"]),
-            str(roofline["kv_dtype"]),
-            int(roofline.get("context", 512)),
-        )
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
 def _measured(
     members: Sequence[ReportPoint],
 ) -> tuple[list[tuple[float, float]], list[str], list[str]]:
@@ -231,15 +219,15 @@ def _measured(
     (name and MBU) and tooltip."""
     measured: list[tuple[float, float]] = []
     labels, tips = [], []
-    for rp in sorted(members, key=lambda r: finite(r.roofline().get("batch")) or 0):
+    for rp in sorted(members, key=lambda r: finite((r.roofline() or NO_ROOFLINE).batch) or 0):
         if rp.off_curve:  # a fragment's batch and TPOT are not the point's load
             continue
-        roof = rp.roofline()
-        batch, tpot = finite(roof.get("batch")), finite(roof.get("tpot_p50_ms"))
+        roof = rp.roofline() or NO_ROOFLINE
+        batch, tpot = finite(roof.batch), finite(roof.tpot_p50_ms)
         if batch is None or tpot is None:
             continue
-        mbu = finite(roof.get("mbu"))
-        floor = finite(roof.get("floor_tpot_ms"))
+        mbu = finite(roof.mbu)
+        floor = finite(roof.floor_tpot_ms)
         measured.append((max(batch, 1.0), tpot))
         mbu_text = f"{mbu:.0%}" if mbu is not None else "–"
         labels.append(f"{rp.short} · {mbu_text}")
@@ -256,7 +244,8 @@ def roofline_charts(points: Sequence[ReportPoint], lang: str) -> list[tuple[str,
     its batch, labelled with its concurrency and MBU."""
     contexts: dict[tuple[str, str, str, str, int], list[ReportPoint]] = {}
     for rp in points:
-        key = _context_key(rp.roofline())
+        roof = rp.roofline()
+        key = roof.ids if roof is not None else None
         if key is not None:
             contexts.setdefault(key, []).append(rp)
     out = []
@@ -317,11 +306,12 @@ SERVER_SERIES = (
 def server_charts(points: Sequence[ReportPoint], lang: str) -> list[str]:
     """One chart per gauge; the points' series laid end to end, a dashed line where each point
     starts (the scrape clock restarts at every point)."""
-    spans: list[tuple[ReportPoint, float, dict[str, Any]]] = []
+    spans: list[tuple[ReportPoint, float, dict[str, list[float | None]]]] = []
     offset = 0.0
     for rp in points:
-        series = rp.server().get("series")
-        if not isinstance(series, dict) or not isinstance(series.get("t_s"), list):
+        server = rp.server()
+        series = server.series if server is not None else None
+        if series is None or "t_s" not in series:
             continue
         times = [finite(t) for t in series["t_s"]]
         last = max([t for t in times if t is not None] + [0.0])

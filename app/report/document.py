@@ -11,10 +11,11 @@ from typing import Any
 from app import __version__
 from app.bench.results.load_warnings import LoadWarning
 from app.bench.results.naming import rate_label
+from app.bench.schema.point_blocks import NO_ROOFLINE
 from app.report.curves import knee_charts, roofline_charts, server_charts
 from app.report.definitions_view import definitions_section
 from app.report.distributions import cdf_charts, point_panels
-from app.report.model import ReportPoint, RunMeta, block, finite, run_meta
+from app.report.model import ReportPoint, RunMeta, finite, run_meta
 from app.report.pareto_view import pareto_section
 from app.report.slo_view import slo_section
 from app.report.svg import a
@@ -198,10 +199,10 @@ def points_table(points: Sequence[ReportPoint], lang: str) -> str:
             _td(status_words, numeric=False, cls=css, title=status_tip),
         ]
         cells += [_td(fmt(get(rp), d)) for _, get, d in _COLUMNS]
-        roof = rp.roofline()
-        mbu = finite(roof.get("mbu"))
+        roof = rp.roofline() or NO_ROOFLINE
+        mbu = finite(roof.mbu)
         cells += [
-            _td(fmt(finite(roof.get("floor_tpot_ms")), 2)),
+            _td(fmt(finite(roof.floor_tpot_ms), 2)),
             _td(f"{mbu:.1%}" if mbu is not None else DASH),
         ]
         attr = f' class="{row_class}"' if row_class else ""
@@ -215,13 +216,11 @@ def points_table(points: Sequence[ReportPoint], lang: str) -> str:
 def failures_list(points: Sequence[ReportPoint], lang: str) -> str:
     items = []
     for rp in points:
-        for group in block(rp.point).get("failures") or []:
-            if not isinstance(group, dict):
-                continue
-            title = group.get("title") or group.get("kind") or "?"
-            fix = group.get("fix") or ""
+        for group in rp.point.blocks.failures:
+            title = group.title or group.kind or "?"
+            fix = group.fix
             items.append(
-                f"<li><b>{a(rp.name)}</b>: {a(group.get('count', '?'))} × {a(title)}"
+                f"<li><b>{a(rp.name)}</b>: {a(group.count)} × {a(title)}"
                 + (f" — {a(fix)}" if fix else "")
                 + "</li>"
             )
@@ -235,15 +234,13 @@ def stamping_list(points: Sequence[ReportPoint], lang: str) -> str:
     with the points' own reason where it is more than the kind's usual one (a proxy)."""
     kinds: dict[str, tuple[int, list[str], set[str]]] = {}
     for rp in points:
-        for entry in block(rp.point).get("stamping") or []:
-            if not isinstance(entry, dict) or not isinstance(entry.get("requests"), int):
-                continue
-            kind = str(entry.get("kind") or "?")
+        for entry in rp.point.blocks.stamping:
+            kind = entry.kind or "?"
             n, names, whys = kinds.get(kind, (0, [], set()))
             names.append(rp.name)
-            if entry.get("why"):
-                whys.add(str(entry["why"]))
-            kinds[kind] = (n + entry["requests"], names, whys)
+            if entry.why:
+                whys.add(entry.why)
+            kinds[kind] = (n + entry.requests, names, whys)
     if not kinds:
         return ""
     items = []
@@ -295,22 +292,22 @@ def roofline_section(points: Sequence[ReportPoint], lang: str) -> str:
     rows = []
     for rp in points:
         roof = rp.roofline()
-        if not roof:
+        if roof is None:
             continue
-        source = roof.get("batch_source")
+        source = roof.batch_source
         source_key = f"src_{source}"
         try:
             source_text = text(lang, source_key)
         except KeyError:
             source_text = str(source or DASH)
-        mbu = finite(roof.get("mbu"))
+        mbu = finite(roof.mbu)
         rows.append(
             "<tr>"
             + _td(rp.name, numeric=False)
-            + _td(fmt(finite(roof.get("batch")), 1))
+            + _td(fmt(finite(roof.batch), 1))
             + _td(source_text, numeric=False)
-            + _td(fmt(finite(roof.get("floor_tpot_ms")), 2))
-            + _td(fmt(finite(roof.get("tpot_p50_ms")), 2))
+            + _td(fmt(finite(roof.floor_tpot_ms), 2))
+            + _td(fmt(finite(roof.tpot_p50_ms), 2))
             + _td(f"{mbu:.1%}" if mbu is not None else DASH)
             + "</tr>"
         )
@@ -332,32 +329,31 @@ def roofline_section(points: Sequence[ReportPoint], lang: str) -> str:
 def server_section(points: Sequence[ReportPoint], lang: str) -> str:
     charts = server_charts(points, lang)
     errors = [
-        text(lang, "server_error", point=rp.name, error=rp.server().get("error"))
+        text(lang, "server_error", point=rp.name, error=s.error)
         for rp in points
-        if rp.server().get("error")
+        if (s := rp.server()) is not None and s.error
     ]
     if not charts and not errors:
         return f'<p class="note">{a(text(lang, "server_none"))}</p>'
     rows = []
     for rp in points:
         s = rp.server()
-        if not s or s.get("error"):
+        if s is None or s.error:
             continue
-
-        def stat(key: str, name: str, s: dict[str, Any] = s) -> float | None:
-            value = s.get(key)
-            return finite(value.get(name)) if isinstance(value, dict) else None
-
-        kv = stat("kv_cache_usage", "max")
+        kv = finite(s.kv_cache_usage.max) if s.kv_cache_usage else None
+        running = finite(s.running.mean) if s.running else None
+        waiting = finite(s.waiting.max) if s.waiting else None
+        ttft = finite(s.server_ttft_ms.mean) if s.server_ttft_ms else None
+        itl = finite(s.server_itl_ms.mean) if s.server_itl_ms else None
         rows.append(
             "<tr>"
             + _td(rp.name, numeric=False)
             + _td(f"{kv:.1%}" if kv is not None else DASH)
-            + _td(fmt(stat("running", "mean"), 2))
-            + _td(fmt(stat("waiting", "max"), 0))
-            + _td(fmt(finite(s.get("preemptions")), 0))
-            + _td(fmt(stat("server_ttft_ms", "mean"), 1))
-            + _td(fmt(stat("server_itl_ms", "mean"), 2))
+            + _td(fmt(running, 2))
+            + _td(fmt(waiting, 0))
+            + _td(fmt(finite(s.preemptions), 0))
+            + _td(fmt(ttft, 1))
+            + _td(fmt(itl, 2))
             + "</tr>"
         )
     head = "".join(

@@ -15,6 +15,7 @@ from app.bench.results.completeness import CANCELLED, COMPLETE, EARLY_STOPPED
 from app.bench.results.naming import rate_label
 from app.bench.results.point_result import PointResult
 from app.bench.results.request_samples import RequestSamples, request_samples
+from app.bench.schema.point_blocks import RooflineBlock, ServerMetricsBlock
 from app.report.text import text
 from app.roofline.catalog import CatalogError, get_gpu
 
@@ -43,15 +44,6 @@ def redact_url(url: str) -> str:
         safe="*",
     )
     return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
-
-
-def block(point: PointResult) -> dict[str, Any]:
-    return point.tpotbench or {}
-
-
-def sub(point: PointResult, key: str) -> dict[str, Any]:
-    value = block(point).get(key)
-    return value if isinstance(value, dict) else {}
 
 
 def finite(value: Any) -> float | None:
@@ -103,11 +95,11 @@ class ReportPoint:
             return None
         return self.point.metric(name, stat)
 
-    def roofline(self) -> dict[str, Any]:
-        return sub(self.point, "roofline")
+    def roofline(self) -> RooflineBlock | None:
+        return self.point.blocks.roofline
 
-    def server(self) -> dict[str, Any]:
-        return sub(self.point, "server_metrics")
+    def server(self) -> ServerMetricsBlock | None:
+        return self.point.blocks.server_metrics
 
 
 def _file_stem(point: PointResult) -> str:
@@ -179,7 +171,7 @@ def _unique(values: Sequence[Any]) -> list[Any]:
 
 
 def _date(point: PointResult) -> str | None:
-    started = block(point).get("started_at")
+    started = point.blocks.started_at
     if isinstance(started, str) and started:
         return started.replace("T", " ").replace("+00:00", " UTC")
     date = point.date
@@ -199,33 +191,26 @@ def _gpu_name(gpu_id: str) -> str:
 
 def run_meta(points: Sequence[ReportPoint]) -> RunMeta:
     ps = [rp.point for rp in points]
-    endpoints = _unique([sub(p, "endpoint").get("url") for p in ps])
-    rooflines = [rp.roofline() for rp in points]
+    endpoints = _unique([e.url for p in ps if (e := p.blocks.endpoint) is not None])
+    rooflines = [r for rp in points if (r := rp.roofline()) is not None]
     dataset_words = []
     for p in ps:
-        ds = sub(p, "dataset")
-        if ds.get("name"):
-            path = ds.get("path")
-            words = str(ds["name"]) + (f" ({Path(str(path)).name})" if path else "")
-            dataset_words.append(words + f", seed {ds.get('seed', 0)}")
+        ds = p.blocks.dataset
+        if ds is not None and ds.name:
+            words = ds.name + (f" ({Path(ds.path).name})" if ds.path else "")
+            dataset_words.append(words + f", seed {ds.seed or 0}")
     dates = sorted(_unique([_date(p) for p in ps]))
     writers = []
     for p in ps:
-        version = block(p).get("app_version")
+        version = p.blocks.app_version
         writers.append(f"TPOT Bench {version}" if version else "vllm bench serve")
     return RunMeta(
         endpoints=[redact_url(str(u)) for u in endpoints],
-        apis=_unique([sub(p, "endpoint").get("api") or p.backend for p in ps]),
+        apis=_unique([(e.api if (e := p.blocks.endpoint) else None) or p.backend for p in ps]),
         models=_unique([p.model_id for p in ps]),
-        gpus=_unique([_gpu_name(str(r["gpu_id"])) for r in rooflines if r.get("gpu_id")]),
-        formats=_unique(
-            [
-                f"{r.get('fmt')} / {r.get('kv_dtype')}"
-                for r in rooflines
-                if r.get("fmt") and r.get("kv_dtype")
-            ]
-        ),
-        servers=_unique([rp.server().get("server") for rp in points]),
+        gpus=_unique([_gpu_name(r.gpu_id) for r in rooflines if r.gpu_id]),
+        formats=_unique([f"{r.fmt} / {r.kv_dtype}" for r in rooflines if r.fmt and r.kv_dtype]),
+        servers=_unique([s.server for rp in points if (s := rp.server()) is not None]),
         writers=_unique(writers),
         dates=[dates[0], dates[-1]] if len(dates) > 1 else dates,
         datasets=_unique(dataset_words),
@@ -233,5 +218,5 @@ def run_meta(points: Sequence[ReportPoint]) -> RunMeta:
         files=[p.path.name for p in ps if p.path is not None],
         vllm_files=sum(1 for p in ps if p.source != "tpotbench"),
         labels=_unique([p.label for p in ps]),
-        run_ids=_unique([r for p in ps if isinstance(r := block(p).get("run_id"), str)]),
+        run_ids=_unique([p.blocks.run_id for p in ps]),
     )

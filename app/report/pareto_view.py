@@ -9,14 +9,8 @@ from html import escape
 from app.report.model import ReportPoint
 from app.report.svg import Axis, Line, color, line_chart
 from app.report.text import text
-from app.roofline.pareto import (
-    ParetoPoint,
-    gpu_count,
-    hardware_frontier,
-    pareto_front,
-    point_from_summary,
-    scenario_of,
-)
+from app.roofline.pareto import ParetoPoint, hardware_frontier, pareto_front, point_from_summary
+from app.roofline.scenario import Scenario
 
 HARDWARE_COLOUR = "#555555"
 
@@ -41,9 +35,14 @@ def _hardware_lines(points: Sequence[ReportPoint], lang: str) -> list[Line]:
     seen: set[tuple[object, ...]] = set()
     for rp in points:
         roof = rp.roofline()
-        scenario, gpus = scenario_of(roof), gpu_count(roof)
-        if scenario is None:
+        ids = roof.ids if roof is not None else None
+        if roof is None or ids is None:
             continue
+        try:
+            scenario = Scenario.from_ids(*ids)
+        except (KeyError, TypeError, ValueError, OSError):
+            continue  # ids this machine's catalogue does not know: a custom GPU or model
+        gpus = roof.gpus
         key = (scenario.gpu.id, scenario.model.id, scenario.fmt.id, scenario.kv.id,
                scenario.context, gpus)  # fmt: skip
         if key in seen:

@@ -10,7 +10,7 @@ from typing import Any
 from app.bench.capacity.knee import Knee, sweep_knees
 from app.bench.capacity.slo import MAX_FAILED_SHARE, Verdict, point_verdict, recorded_slos
 from app.bench.capacity.why import render as render_why
-from app.report.model import ReportPoint, block, finite
+from app.report.model import ReportPoint, finite
 from app.report.svg import Rule, a, fmt_tick
 from app.report.text import text
 
@@ -186,7 +186,8 @@ def _verdict_table(points: Sequence[ReportPoint], verdicts: list[Verdict | None]
                 cells.append(
                     f'<td class="num {"status-ok" if ok else "status-bad"}">{a(shown)}</td>'
                 )
-        goodput = finite((block(rp.point).get("slo") or {}).get("request_goodput"))
+        slo = rp.point.blocks.slo
+        goodput = finite(slo.request_goodput) if slo is not None else None
         if goodput is None:
             goodput = rp.point.request_goodput
         cells.append(
@@ -205,8 +206,8 @@ def _verdict_table(points: Sequence[ReportPoint], verdicts: list[Verdict | None]
 def _goodput_table(points: Sequence[ReportPoint], lang: str) -> str:
     rows = []
     for rp in points:
-        slos = block(rp.point).get("goodput_slos_ms")
-        if not isinstance(slos, dict) or not slos:
+        slos = rp.point.blocks.goodput_slos_ms
+        if not slos:
             continue
         limits = ", ".join(f"{k.upper()} ≤ {v:g} ms" for k, v in slos.items() if finite(v))
         good, tput = rp.point.request_goodput, rp.point.request_throughput
@@ -244,8 +245,8 @@ def slo_rules(points: Sequence[ReportPoint], metric: str, lang: str) -> list[Rul
     if rules:
         return rules
     for rp in points:
-        slos = block(rp.point).get("goodput_slos_ms")
-        limit = finite(slos.get(metric)) if isinstance(slos, dict) else None
+        slos = rp.point.blocks.goodput_slos_ms
+        limit = finite(slos.get(metric)) if slos else None
         if limit is not None:
             label = text(lang, "slo_line", metric=metric.upper(), value=fmt_tick(limit))
             return [Rule("y", limit, label, "#b00020")]

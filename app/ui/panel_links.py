@@ -15,6 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
+from app.bench.schema.point_blocks import blocks_of
 from app.profiles import ProfileStore, Target
 from app.ui import point_status
 from app.ui.panels.probe.panel import ProbePanel
@@ -176,7 +177,6 @@ class PanelLinks(QObject):
     def on_point_finished(self, summary: dict[str, Any]) -> None:
         if point_status.off_the_curve(summary):
             return  # cut short or run at fewer streams: its TPOT is not the figure of its batch
-        extras = summary.get("tpotbench") or {}
         concurrency = summary.get("max_concurrency")
         if concurrency is None:
             # A rate-limited point has no concurrency cap; the measured peak stands in.
@@ -185,7 +185,8 @@ class PanelLinks(QObject):
         p99 = summary.get("p99_tpot_ms")
         if concurrency is None or p50 is None or p99 is None:
             return
-        running = ((extras.get("server_metrics") or {}).get("running") or {}).get("mean")
+        server = blocks_of(summary).server_metrics
+        running = server.running.mean if server is not None and server.running else None
         tok_s = summary.get("output_throughput")
         self.roofline.add_measured_point(
             int(concurrency),

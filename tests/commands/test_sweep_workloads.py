@@ -11,6 +11,7 @@ import pytest
 
 from app.bench.datasets.synthetic import sample_prefix
 from app.bench.results.read import load_result
+from app.bench.schema.point_blocks import point_blocks
 
 
 def _sweep(base_url: str, out: Path, *extra: str) -> tuple[dict, str]:
@@ -23,7 +24,9 @@ def _sweep(base_url: str, out: Path, *extra: str) -> tuple[dict, str]:
     )
     assert proc.returncode == 0, proc.stderr
     (path,) = out.glob("*.json")
-    return load_result(path).raw, proc.stdout
+    raw = load_result(path).raw
+    point_blocks(raw["tpotbench"], strict=True)  # the typed blocks hold everything written
+    return raw, proc.stdout
 
 
 def test_prefix_samples_share_exactly_num_prefixes_prefixes() -> None:

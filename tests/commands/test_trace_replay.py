@@ -13,6 +13,7 @@ import pytest
 
 from app.bench.datasets.mooncake import default_trace_path, load_trace, predicted_hit_tokens
 from app.bench.results.read import load_result
+from app.bench.schema.point_blocks import point_blocks
 from app.cli import main
 from app.commands.credentials import UsageError
 from app.sim.config import SimConfig
@@ -51,6 +52,8 @@ def test_a_replay_hits_the_cache_where_the_trace_says_and_records_every_send(
     assert raw["completed"] == 30 and raw["num_prompts"] == 30
     assert raw["tpotbench"]["dataset"]["name"] == "mooncake"
     block = raw["tpotbench"]
+    blocks = point_blocks(block, strict=True)  # the typed blocks hold everything written
+    assert blocks.trace is not None and blocks.trace.requests == 30
     kv = SimConfig().block_size
     expected = [
         min(hit // kv, (e.input_length - 1) // kv) * kv

@@ -27,6 +27,7 @@ from app.bench.results.point_result import PointResult
 from app.bench.results.read import point_from_dict
 from app.bench.results.sweep_csv import refresh_sweep_csv
 from app.bench.results.write import atomic_write_text
+from app.bench.schema.point_blocks import blocks_of
 from app.bench.sweep.contract import (
     PointFinished,
     RunError,
@@ -126,11 +127,12 @@ class PointMeasure:
             finished = PointFinished(spec.index, str(path), result)
             for obs in self.observers:
                 obs.point_finished(finished)
-        block = (result.get("tpotbench") or {}).get("slo") or {}
+        slo = blocks_of(result).slo
+        block = (result.get("tpotbench") or {}).get("slo") or {}  # checks: as the file holds them
         return RunMeasurement(
             value=value,
             run=run,
-            passed=bool(block.get("passed")),
+            passed=bool(slo and slo.passed),
             checks=list(block.get("checks") or []),
             measuring_s=measuring_s,
             num_requests=num_requests,
@@ -149,8 +151,8 @@ def _run_result(value: ValueOutcome | None) -> dict[str, Any] | None:
 
 def _fragment(run: RunMeasurement) -> bool:
     """A run that cannot be evidence: stopped early, cancelled, or with nothing finished."""
-    block = (run.result or {}).get("tpotbench") or {}
-    return bool(run.early_stop or block.get("early_stop") or block.get("cancelled"))
+    blocks = blocks_of(run.result or {})
+    return bool(run.early_stop or blocks.early_stop or blocks.cancelled)
 
 
 def needs_evidence(outcome: SearchOutcome) -> bool:

@@ -15,9 +15,12 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.bench.metrics.options import GOODPUT_METRICS, parse_goodput
+
+if TYPE_CHECKING:  # results read this module's verdicts: no import at run time
+    from app.bench.results.point_result import PointResult
 
 SLO_METRICS = ("ttft", "tpot", "itl", "e2el")
 PER_REQUEST = ("ttft", "tpot", "e2el")  # ITL is pooled over gaps, not one value per request
@@ -240,16 +243,16 @@ def slo_block(
     }
 
 
-def point_verdict(point: Any, slos: SLOSet | None = None) -> Verdict | None:
+def point_verdict(point: PointResult, slos: SLOSet | None = None) -> Verdict | None:
     """The verdict of a PointResult: computed afresh from its statistics when `slos` is given
     (works for vLLM's own files too), else the one its file recorded (None without one)."""
-    block = (point.tpotbench or {}).get("slo")
-    block = block if isinstance(block, dict) else {}
+    recorded = point.blocks.slo
     if slos is None:
-        if "passed" not in block:
+        if recorded is None or recorded.passed is None:
             return None
-        return Verdict(bool(block["passed"]), tuple(block.get("checks") or ()))
-    good = block.get("good_requests")
+        # The checks as the file holds them: Verdict's checks are its JSON entries.
+        return Verdict(recorded.passed, tuple((point.tpotbench or {})["slo"].get("checks") or ()))
+    good = recorded.good_requests if recorded is not None else None
     if good is None and point.request_goodput is not None and slos.per_request:
         good = round(point.request_goodput * point.duration_s)
     return evaluate(
@@ -261,6 +264,13 @@ def point_verdict(point: Any, slos: SLOSet | None = None) -> Verdict | None:
     )
 
 
-def recorded_slos(point: Any) -> SLOSet:
+def recorded_slos(point: PointResult) -> SLOSet:
     """The SLOs a point file was held to (empty for files written without any)."""
-    return SLOSet.from_dict((point.tpotbench or {}).get("slo"))
+    recorded = point.blocks.slo
+    if recorded is None:
+        return SLOSet()
+    return SLOSet(
+        tuple(SLO(s.metric, s.stat, s.limit_ms) for s in recorded.limits),
+        recorded.per_request_ms,
+        DEFAULT_GOOD_SHARE if recorded.good_share is None else recorded.good_share,
+    )

@@ -26,6 +26,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from app.bench.schema.point_blocks import (
+    ClientBlock,
+    PointBlocks,
+    RooflineBlock,
+    ServerMetricsBlock,
+    Spread,
+    blocks_of,
+)
+
 if TYPE_CHECKING:
     from app.roofline.scenario import Scenario
 
@@ -330,38 +339,32 @@ def _num(value: Any) -> float | None:
     return None
 
 
-def _spread(block: Mapping[str, Any], key: str) -> tuple[float | None, float | None]:
-    item = block.get(key) or {}
-    if not isinstance(item, Mapping):
-        return None, None
-    return _num(item.get("mean")), _num(item.get("max"))
+def _spread(item: Spread | None) -> tuple[float | None, float | None]:
+    return (None, None) if item is None else (_num(item.mean), _num(item.max))
 
 
-def _phase_mean(server: Mapping[str, Any], key: str) -> float | None:
-    item = server.get(f"server_{key}_ms")
-    return _num(item.get("mean")) if isinstance(item, Mapping) else None
+def _phase_mean(server: ServerMetricsBlock, key: str) -> float | None:
+    item = server.phase(key)
+    return _num(item.mean) if item is not None else None
 
 
-def _scenario(roofline: Mapping[str, Any]) -> tuple[Scenario, int]:
-    """The point's roofline scenario and its batch, from a result's roofline block."""
+def _scenario(roofline: RooflineBlock) -> tuple[Scenario, int]:
+    """The point's roofline scenario and its batch, from a result's roofline block (KeyError
+    when the block does not name a GPU, model and formats)."""
     from app.roofline.scenario import Scenario
 
-    scenario = Scenario.from_ids(
-        str(roofline["gpu_id"]),
-        str(roofline["model_id"]),
-        str(roofline["fmt"]),
-        str(roofline["kv_dtype"]),
-        int(roofline.get("context") or 512),
-    )
-    return scenario, max(1, round(float(roofline.get("batch") or 1)))
+    ids = roofline.ids
+    if ids is None:
+        raise KeyError("the roofline block names no GPU and model")
+    return Scenario.from_ids(*ids), max(1, round(float(roofline.batch or 1)))
 
 
-def prefill_roof_ms(roofline: Mapping[str, Any], prompt_tokens: float) -> float | None:
+def prefill_roof_ms(roofline: RooflineBlock | None, prompt_tokens: float) -> float | None:
     """How long a prefill of `prompt_tokens` takes at the roofline (compute roof, or the
     weights' read for a short prompt); None without a GPU and model."""
     from app.roofline.decode_step import prefill_floor
 
-    if not roofline or prompt_tokens <= 0:
+    if roofline is None or prompt_tokens <= 0:
         return None
     with contextlib.suppress(Exception):  # a catalogue that no longer knows the ids
         scenario, _ = _scenario(roofline)
@@ -370,12 +373,12 @@ def prefill_roof_ms(roofline: Mapping[str, Any], prompt_tokens: float) -> float 
     return None
 
 
-def prefill_compute_ms(roofline: Mapping[str, Any], prompt_tokens: float) -> float | None:
+def prefill_compute_ms(roofline: RooflineBlock | None, prompt_tokens: float) -> float | None:
     """The FLOPs of a prefill of `prompt_tokens` at the GPU's peak: what those tokens add to a
     decode step they join (the weights are read for the step anyway)."""
     from app.roofline.decode_step import prefill_floor
 
-    if not roofline or prompt_tokens <= 0:
+    if roofline is None or prompt_tokens <= 0:
         return None
     with contextlib.suppress(Exception):
         scenario, _ = _scenario(roofline)
@@ -384,11 +387,11 @@ def prefill_compute_ms(roofline: Mapping[str, Any], prompt_tokens: float) -> flo
     return None
 
 
-def int4_estimate(roofline: Mapping[str, Any], fmt: str = "awq-int4") -> dict[str, Any] | None:
+def int4_estimate(roofline: RooflineBlock | None, fmt: str = "awq-int4") -> dict[str, Any] | None:
     """The floor at the point's batch with INT4 weights instead (roofline only)."""
     from app.roofline.catalog import get_weight_format
 
-    if not roofline or roofline.get("fmt") == fmt:
+    if roofline is None or roofline.fmt == fmt:
         return None
     with contextlib.suppress(Exception):  # a context the catalogue no longer knows
         scenario, batch = _scenario(roofline)
@@ -404,8 +407,10 @@ def int4_estimate(roofline: Mapping[str, Any], fmt: str = "awq-int4") -> dict[st
     return None
 
 
-def _bound(roofline: Mapping[str, Any]) -> str:
+def _bound(roofline: RooflineBlock | None) -> str:
     """'memory' or 'compute': which roof the floor at the point's batch sits on."""
+    if roofline is None:
+        return "memory"
     with contextlib.suppress(Exception):
         scenario, batch = _scenario(roofline)
         return scenario.floor(batch).bound
@@ -420,21 +425,24 @@ class _Candidate:
     estimate: dict[str, Any] | None = None
 
 
+_NO_SERVER = ServerMetricsBlock()
+
+
 @dataclass
 class _Point:
     """The figures of one result the rules read, each None when the file lacks it."""
 
     result: Mapping[str, Any]
-    block: Mapping[str, Any] = field(init=False)
-    server: Mapping[str, Any] = field(init=False)
-    roofline: Mapping[str, Any] = field(init=False)
+    block: Mapping[str, Any] = field(init=False)  # the per-request arrays, send lateness
+    blocks: PointBlocks = field(init=False)
+    server: ServerMetricsBlock = field(init=False)  # empty without /metrics
+    roofline: RooflineBlock | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.block = self.result.get("tpotbench") or {}
-        server = self.block.get("server_metrics") or {}
-        self.server = server if isinstance(server, Mapping) else {}
-        roofline = self.block.get("roofline") or {}
-        self.roofline = roofline if isinstance(roofline, Mapping) else {}
+        self.blocks = blocks_of(self.result)
+        self.server = self.blocks.server_metrics or _NO_SERVER
+        self.roofline = self.blocks.roofline
 
     def stat(self, metric: str, which: str) -> float | None:
         key = {"p50": "median"}.get(which, which)
@@ -458,15 +466,15 @@ class _Point:
 
     @property
     def samples(self) -> float:
-        return _num(self.server.get("samples")) or 0.0
+        return _num(self.server.samples) or 0.0
 
     @property
     def metrics_ok(self) -> bool:
-        return bool(self.server) and not self.server.get("error")
+        return self.server != _NO_SERVER and not self.server.error
 
     @property
     def gpu_known(self) -> bool:
-        return bool(self.roofline.get("gpu_id") and self.roofline.get("model_id"))
+        return bool(self.roofline and self.roofline.gpu_id and self.roofline.model_id)
 
     @property
     def queue_ms(self) -> float | None:
@@ -475,7 +483,7 @@ class _Point:
         found = _phase_mean(self.server, "queue")
         if found is not None:
             return found
-        wait_mean, _ = _spread(self.server, "waiting")
+        wait_mean, _ = _spread(self.server.waiting)
         rate = _num(self.result.get("request_throughput"))
         if wait_mean is not None and rate:
             return wait_mean / rate * 1e3
@@ -502,9 +510,9 @@ class _Point:
 
 
 def _client(p: _Point) -> _Candidate | None:
-    client = p.block.get("client") or {}
-    cpu = _num(client.get("cpu_share")) or 0.0
-    lag = _num((client.get("loop_lag_ms") or {}).get("median")) or 0.0
+    client = p.blocks.client or ClientBlock()
+    cpu = _num(client.cpu_share) or 0.0
+    lag = _num(client.loop_lag_ms.median if client.loop_lag_ms else None) or 0.0
     late = _num((p.block.get("schedule_lateness_ms") or {}).get("p99")) or 0.0
     hits = (cpu >= CLIENT_CPU_SHARE) + (lag >= CLIENT_LOOP_LAG_MS) + (late >= CLIENT_SEND_LATE_MS)
     if not hits:
@@ -515,8 +523,8 @@ def _client(p: _Point) -> _Candidate | None:
 
 
 def _kv(p: _Point) -> _Candidate | None:
-    _, kv_peak = _spread(p.server, "kv_cache_usage")
-    preemptions = _num(p.server.get("preemptions")) or 0.0
+    _, kv_peak = _spread(p.server.kv_cache_usage)
+    preemptions = _num(p.server.preemptions) or 0.0
     if preemptions > 0 and (kv_peak or 0.0) >= 0.9:
         # Full and evicting: the queue that forms is the KV cache's, not the scheduler's.
         strength = 0.97
@@ -530,8 +538,8 @@ def _kv(p: _Point) -> _Candidate | None:
 
 
 def _queue(p: _Point) -> _Candidate | None:
-    wait_mean, wait_peak = _spread(p.server, "waiting")
-    run_mean, _ = _spread(p.server, "running")
+    wait_mean, wait_peak = _spread(p.server.waiting)
+    run_mean, _ = _spread(p.server.running)
     ttft_mean = p.stat("ttft", "mean")
     queue_ms = p.queue_ms
     share = queue_ms / ttft_mean if queue_ms is not None and ttft_mean else None
@@ -555,7 +563,7 @@ def _queue(p: _Point) -> _Candidate | None:
         "waiting": wait_mean or 0.0,
         "peak": wait_peak or 0.0,
         "running": run_mean or 0.0,
-        "server": str(p.server.get("server") or "unknown"),
+        "server": str(p.server.server or "unknown"),
     }
     if steps is not None:
         params["ttft_growth"], params["service_steps"] = steps["growth"], steps["steps"]
@@ -575,7 +583,8 @@ def _prefill(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candidate |
     # is 300 ms: all-zero waits interpolate to ~297 ms). Without a usable p99 (no histogram,
     # a queue from the waiting gauge; or only a +Inf bucket, a p99 under the mean) the waits'
     # tail is taken to stretch as TTFT's does: the most of the p99 a queue could hold.
-    queue_tail = _num((p.server.get("server_queue_ms") or {}).get("p99"))
+    queue = p.server.phase("queue")
+    queue_tail = _num(queue.p99) if queue is not None else None
     if queue_tail is None or queue_tail < queue_ms:
         queue_tail = queue_ms * (ttft99 / ttft50) if ttft50 > 0 else queue_ms
     elif queue_tail <= QUEUE_FIRST_BUCKET_MS and queue_ms < 0.3 * queue_tail:
@@ -589,7 +598,7 @@ def _prefill(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candidate |
     if roof is None:
         # Unchecked against physics: named only weakly, and only with no queue to explain it.
         return _Candidate("prefill", 0.3, {**params, "roof": 0.0}) if queue_ms < seen else None
-    run_mean, _ = _spread(p.server, "running")
+    run_mean, _ = _spread(p.server.running)
     together = prefill_roof_ms(p.roofline, p.prompt * max(1.0, run_mean or 1.0)) or roof
     step = p.stat("tpot", "p50") or 0.0
     most = together / MIN_PREFILL_EFFICIENCY + step + STEP_SLACK_MS
@@ -611,8 +620,8 @@ def _prefill(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candidate |
 
 def _decode_floor(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candidate | None:
     tpot50 = p.stat("tpot", "p50")
-    floor = _num(p.roofline.get("floor_tpot_ms"))
-    if not tpot50 or not floor:
+    floor = _num(p.roofline.floor_tpot_ms) if p.roofline is not None else None
+    if not tpot50 or not floor or p.roofline is None:
         return None
     ratio = tpot50 / floor
     params = {"tpot": tpot50, "floor": floor, "ratio": ratio}
@@ -625,8 +634,8 @@ def _decode_floor(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candid
     key = "bandwidth" if _bound(p.roofline) == "memory" else "compute"
     params = {
         **params,
-        "batch": _num(p.roofline.get("batch")) or 1.0,
-        "mbu": _num(p.roofline.get("mbu")) or 0.0,
+        "batch": _num(p.roofline.batch) or 1.0,
+        "mbu": _num(p.roofline.mbu) or 0.0,
     }
     estimate = int4_estimate(p.roofline) if key == "bandwidth" else None
     return _Candidate(key, 0.9 if ratio <= 1.3 else 0.7, params, estimate)
@@ -658,12 +667,12 @@ def _abstain(
 def _gate(p: _Point, failed: str, evidence: dict[str, Any]) -> Why | None:
     """An abstention when the point cannot carry a why: a fragment, nothing finished, or
     (with no client cause) too few requests or samples."""
-    stop = p.block.get("early_stop")
+    stop = p.blocks.early_stop
     counts = {"completed": p.completed, "total": p.total}
-    if isinstance(stop, Mapping):
-        reason = str(stop.get("reason") or "an SLO already failed")
+    if stop is not None:
+        reason = stop.reason or "an SLO already failed"
         return _abstain(failed, [("early_stop", {**counts, "reason": reason})], evidence)
-    if p.block.get("cancelled"):
+    if p.blocks.cancelled:
         return _abstain(failed, [("cancelled", counts)], evidence)
     if p.completed <= 0:
         return _abstain(failed, [("no_success", {})], evidence)
@@ -686,7 +695,7 @@ def explain(result: Mapping[str, Any], failed: Sequence[str] | None = None) -> W
         return _named([client], [], [], evidence)
     missing: list[tuple[str, dict[str, Any]]] = []
     if not p.metrics_ok:
-        error = str(p.server.get("error") or "")
+        error = p.server.error or ""
         error = f" ({error})" if error else ""
         return _abstain(failed_text, [("metrics", {"error": error})], evidence)
     if p.completed < MIN_REQUESTS or p.samples < MIN_SAMPLES:
@@ -702,13 +711,13 @@ def explain(result: Mapping[str, Any], failed: Sequence[str] | None = None) -> W
         found += [_decode_floor(p, ruled), _prefill_stall(p, ruled)]
     candidates = sorted((c for c in found if c is not None), key=lambda c: -c.strength)
     if not candidates:
-        _, kv_peak = _spread(p.server, "kv_cache_usage")
+        _, kv_peak = _spread(p.server.kv_cache_usage)
         itl50, itl99 = p.stat("itl", "p50"), p.stat("itl", "p99")
         params = {
             "failed": failed_text,
             "queue_ms": p.queue_ms or 0.0,
             "kv": kv_peak or 0.0,
-            "preemptions": _num(p.server.get("preemptions")) or 0.0,
+            "preemptions": _num(p.server.preemptions) or 0.0,
             "spread": (itl99 / itl50) if itl50 and itl99 else 1.0,
         }
         level = "medium" if p.gpu_known else "low"
@@ -753,19 +762,20 @@ def _named(
 
 def _evidence(p: _Point) -> dict[str, Any]:
     """The figures the rules read, flat, for the file and the report."""
-    kv_mean, kv_peak = _spread(p.server, "kv_cache_usage")
-    wait_mean, wait_peak = _spread(p.server, "waiting")
-    run_mean, run_peak = _spread(p.server, "running")
-    client = p.block.get("client") or {}
+    kv_mean, kv_peak = _spread(p.server.kv_cache_usage)
+    wait_mean, wait_peak = _spread(p.server.waiting)
+    run_mean, run_peak = _spread(p.server.running)
+    client = p.blocks.client or ClientBlock()
+    wait = p.blocks.slot_wait_ms or {}
     out: dict[str, Any] = {
         "completed": p.completed,
         "requests": p.total,
         "duration_s": p.seconds,
         "metrics_samples": p.samples if p.metrics_ok else None,
-        "metrics_window_s": _num(p.server.get("window_s")),
+        "metrics_window_s": _num(p.server.window_s),
         "kv_peak": kv_peak,
         "kv_mean": kv_mean,
-        "preemptions": _num(p.server.get("preemptions")),
+        "preemptions": _num(p.server.preemptions),
         "waiting_mean": wait_mean,
         "waiting_peak": wait_peak,
         "running_mean": run_mean,
@@ -779,11 +789,11 @@ def _evidence(p: _Point) -> dict[str, Any]:
         "itl_p50_ms": p.stat("itl", "p50"),
         "itl_p99_ms": p.stat("itl", "p99"),
         "prompt_tokens": round(p.prompt, 1),
-        "floor_tpot_ms": _num(p.roofline.get("floor_tpot_ms")),
-        "client_cpu_share": _num(client.get("cpu_share")),
-        "client_loop_lag_ms": _num((client.get("loop_lag_ms") or {}).get("median")),
+        "floor_tpot_ms": _num(p.roofline.floor_tpot_ms) if p.roofline is not None else None,
+        "client_cpu_share": _num(client.cpu_share),
+        "client_loop_lag_ms": _num(client.loop_lag_ms.median) if client.loop_lag_ms else None,
         "send_lateness_p99_ms": _num((p.block.get("schedule_lateness_ms") or {}).get("p99")),
-        "client_slot_wait_ms_mean": _num((p.block.get("slot_wait_ms") or {}).get("mean")),
+        "client_slot_wait_ms_mean": _num(wait.get("mean")),
     }
     steps = p.ttft_steps()
     if steps is not None:

@@ -138,13 +138,10 @@ def point_name(key: Key) -> str:
 
 
 def _dataset(point: PointResult) -> str | None:
-    block = point.tpotbench or {}
-    data = block.get("dataset")
-    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+    data = point.blocks.dataset
+    if data is None or data.name is None:
         return None
-    path = data.get("path")
-    name: str = data["name"]
-    return name + (f":{Path(path).name}" if isinstance(path, str) and path else "")
+    return data.name + (f":{Path(data.path).name}" if data.path else "")
 
 
 def _key(point: PointResult) -> Key:
@@ -199,9 +196,7 @@ def _side(point: PointResult, rng: np.random.Generator) -> Side | str:
     rows = request_rows(point.raw)
     if rows is None:
         return "no per-request samples (vllm bench serve without --save-detailed)"
-    limits = (point.tpotbench or {}).get("goodput_slos_ms")
-    limits = limits if isinstance(limits, dict) else None
-    return Side.of(rows, point.duration_s, limits, rng)
+    return Side.of(rows, point.duration_s, point.blocks.goodput_slos_ms, rng)
 
 
 def _compare_bootstrap(

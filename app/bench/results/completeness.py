@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.bench.schema.point_blocks import PointBlocks, blocks_of
+
 COMPLETE = "complete"
 EARLY_STOPPED = "early_stopped"  # a capacity search stopped it once its SLO failure was proven
 CANCELLED = "cancelled"  # the user stopped the sweep while it ran (saved as NAME.partial.json)
@@ -60,10 +62,12 @@ def _count(value: Any) -> int | None:
     return int(value)
 
 
-def completeness_of(doc: Mapping[str, Any], path: str | None = None) -> Completeness:
+def completeness_of(
+    doc: Mapping[str, Any], path: str | None = None, blocks: PointBlocks | None = None
+) -> Completeness:
     """A point's completeness from its result document (ours or vLLM's, or a window summary
     that carries it precomputed as `completeness`); `path` is its file (a *.partial.json was
-    cut short by a cancel)."""
+    cut short by a cancel); `blocks` its typed tpotbench block when the caller has it."""
     given = doc.get("completeness")
     if isinstance(given, Mapping) and given.get("state") in STATES:
         return Completeness(
@@ -72,8 +76,7 @@ def completeness_of(doc: Mapping[str, Any], path: str | None = None) -> Complete
             _count(given.get("planned")),
             given.get("reason") if isinstance(given.get("reason"), str) else None,
         )
-    block = doc.get("tpotbench")
-    block = block if isinstance(block, Mapping) else {}
+    blocks = blocks if blocks is not None else blocks_of(doc)
     planned = _count(doc.get("num_prompts"))
     completed = _count(doc.get("completed")) or 0
     failed = _count(doc.get("failed"))
@@ -81,14 +84,11 @@ def completeness_of(doc: Mapping[str, Any], path: str | None = None) -> Complete
         failed = max(0, (planned or 0) - completed)
     ran = completed + failed
     path = path if path is not None else str(doc.get("path") or "")
-    early = block.get("early_stop")
+    early = blocks.early_stop
     # An early stop that came after the last request finished dropped nothing: a whole point.
-    if isinstance(early, Mapping) and (planned is None or ran < planned):
-        reason = early.get("reason")
-        return Completeness(
-            EARLY_STOPPED, ran, planned, reason if isinstance(reason, str) else None
-        )
-    if block.get("cancelled") is True or path.endswith(".partial.json"):
+    if early is not None and (planned is None or ran < planned):
+        return Completeness(EARLY_STOPPED, ran, planned, early.reason)
+    if blocks.cancelled or path.endswith(".partial.json"):
         return Completeness(CANCELLED, ran, planned)
     if planned is not None and ran < planned:
         return Completeness(PARTIAL, ran, planned)

@@ -26,6 +26,7 @@ from typing import Any
 from app.bench.capacity.why import CLIENT_CPU_SHARE, CLIENT_LOOP_LAG_MS
 from app.bench.results.completeness import completeness_of
 from app.bench.results.naming import rate_from_file
+from app.bench.schema.point_blocks import ClientBlock, PointBlocks, TraceBlock, blocks_of
 
 # A closed-loop point counts as reaching its target when its peak in flight is at least this
 # share of it. vLLM's peak (kept in the file) counts successful requests only and the first
@@ -161,37 +162,35 @@ def _concurrency(doc: Mapping[str, Any], block: Mapping[str, Any]) -> LoadWarnin
     )
 
 
-def _planned_gap_ms(doc: Mapping[str, Any], block: Mapping[str, Any]) -> float | None:
+def _planned_gap_ms(doc: Mapping[str, Any], trace: TraceBlock | None) -> float | None:
     """The mean gap between planned arrivals (ms): the trace's replayed span over its sends,
     else 1 / rate; None for a point without a schedule (rate inf, everything at once)."""
-    trace = block.get("trace")
-    if isinstance(trace, Mapping):
-        span, requests = _num(trace.get("replay_span_s")), _num(trace.get("requests"))
+    if trace is not None:
+        span, requests = _num(trace.replay_span_s), _num(trace.requests)
         if span is not None and requests and requests > 1:
             return span * 1000.0 / (requests - 1)
     rate = _rate(doc.get("request_rate"))
     return 1000.0 / rate if math.isfinite(rate) and rate > 0 else None
 
 
-def _arrivals(doc: Mapping[str, Any], block: Mapping[str, Any]) -> LoadWarning | None:
-    late = block.get("schedule_lateness_ms")
-    gap = _planned_gap_ms(doc, block)
-    if not isinstance(late, Mapping) or gap is None:
+def _arrivals(doc: Mapping[str, Any], blocks: PointBlocks) -> LoadWarning | None:
+    late = blocks.schedule_lateness_ms
+    gap = _planned_gap_ms(doc, blocks.trace)
+    if late is None or gap is None:
         return None
-    p99 = _num(late.get("p99_ms"))
+    p99 = _num(late.p99_ms)
     if p99 is None:
         return None
     limit = max(LATENESS_FLOOR_MS, gap)
     if p99 <= limit:
         return None
     cap = doc.get("max_concurrency")
-    wait = block.get("slot_wait_ms")
-    wait_p99 = _num(wait.get("p99")) if isinstance(wait, Mapping) else None
+    wait_p99 = _num((blocks.slot_wait_ms or {}).get("p99"))
     # The cap held them when waiting for a slot accounts for most of the lateness.
     held = isinstance(cap, int) and wait_p99 is not None and wait_p99 >= 0.5 * p99
     params: dict[str, Any] = {
-        "late": int(_num(late.get("late")) or 0),
-        "count": int(_num(late.get("count")) or 0),
+        "late": int(_num(late.late) or 0),
+        "count": int(_num(late.count) or 0),
         "p99_s": p99 / 1000.0,
         "limit_s": limit / 1000.0,
     }
@@ -201,13 +200,11 @@ def _arrivals(doc: Mapping[str, Any], block: Mapping[str, Any]) -> LoadWarning |
     return LoadWarning("arrivals_late", template, p99, limit, "ms", params)
 
 
-def _client(block: Mapping[str, Any]) -> LoadWarning | None:
-    client = block.get("client")
-    if not isinstance(client, Mapping):
+def _client(client: ClientBlock | None) -> LoadWarning | None:
+    if client is None:
         return None
-    cpu = _num(client.get("cpu_share"))
-    lag_block = client.get("loop_lag_ms")
-    lag = _num(lag_block.get("median")) if isinstance(lag_block, Mapping) else None
+    cpu = _num(client.cpu_share)
+    lag = _num(client.loop_lag_ms.median) if client.loop_lag_ms is not None else None
     if cpu is not None and cpu >= CLIENT_CPU_SHARE:
         params = {"cpu": cpu, "limit": CLIENT_CPU_SHARE}
         return LoadWarning("client_saturated", "client_cpu", cpu, CLIENT_CPU_SHARE, "share", params)
@@ -221,7 +218,8 @@ def check_load(doc: Mapping[str, Any]) -> list[LoadWarning]:
     """The warnings of one point's result document (empty: the load happened as planned)."""
     block = doc.get("tpotbench")
     block = block if isinstance(block, Mapping) else {}
-    found = (_concurrency(doc, block), _arrivals(doc, block), _client(block))
+    blocks = blocks_of(doc)
+    found = (_concurrency(doc, block), _arrivals(doc, blocks), _client(blocks.client))
     return [w for w in found if w is not None]
 
 

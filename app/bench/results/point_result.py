@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from app.bench.metrics.workload import cache_figures, reasoning_figures
 from app.bench.results.completeness import Completeness, completeness_of
 from app.bench.results.load_warnings import LoadWarning, load_warnings_of, off_curve
 from app.bench.results.naming import rate_to_file
+from app.bench.schema.point_blocks import PointBlocks, point_blocks
 
 
 @dataclass
@@ -40,19 +42,20 @@ class PointResult:
     max_output_tokens_per_s: float | None
     max_concurrent_requests: int | None
     stats: dict[str, dict[str, float]] = field(default_factory=dict)
-    tpotbench: dict[str, Any] | None = None
-    raw: dict[str, Any] = field(default_factory=dict)
+    tpotbench: dict[str, Any] | None = None  # the block as the file holds it
+    raw: dict[str, Any] = field(default_factory=dict)  # the whole document: vLLM's own keys
+
+    @cached_property
+    def blocks(self) -> PointBlocks:
+        """The `tpotbench` block typed (app.bench.schema.point_blocks), read tolerantly: a
+        part this version cannot read is None, as in a file without it."""
+        return point_blocks(self.tpotbench)
 
     @property
     def completeness(self) -> Completeness:
         """Whether the point ran all its requests (early-stopped, cancelled, partial)."""
-        view = {
-            "completed": self.completed,
-            "failed": self.failed,
-            "num_prompts": self.num_prompts,
-            "tpotbench": self.tpotbench,
-        }
-        return completeness_of(view, self.path.name if self.path else "")
+        view = {"completed": self.completed, "failed": self.failed, "num_prompts": self.num_prompts}
+        return completeness_of(view, self.path.name if self.path else "", self.blocks)
 
     @property
     def partial(self) -> bool:
@@ -76,11 +79,9 @@ class PointResult:
 
     def summary_row(self) -> dict[str, Any]:
         """One flat row for `tpotbench report`, sweep.csv and the GUI's results table."""
-        wait = (self.tpotbench or {}).get("slot_wait_ms") or {}
-        failures = (self.tpotbench or {}).get("failures") or []
-        roofline = (self.tpotbench or {}).get("roofline")
-        roofline = roofline if isinstance(roofline, dict) else {}
-        block = self.tpotbench or {}
+        blocks = self.blocks
+        wait = blocks.slot_wait_ms or {}
+        roofline = blocks.roofline
         row: dict[str, Any] = {
             "file": self.path.name if self.path else "",
             "source": self.source,
@@ -102,20 +103,20 @@ class PointResult:
         row["max_output_tokens_per_s"] = self.max_output_tokens_per_s
         row["max_concurrent_requests"] = self.max_concurrent_requests
         row["mean_slot_wait_ms"] = wait.get("mean")
-        row["failure_kinds"] = " ".join(f"{f['kind']}:{f['count']}" for f in failures)
+        row["failure_kinds"] = " ".join(f"{f.kind}:{f.count}" for f in blocks.failures)
         # Older files (and vLLM's) have no floor: the columns stay empty rather than guessed.
-        row["roofline_batch"] = _finite_number(roofline.get("batch"))
-        row["floor_tpot_ms"] = _finite_number(roofline.get("floor_tpot_ms"))
-        row["mbu"] = _finite_number(roofline.get("mbu"))
+        row["roofline_batch"] = None if roofline is None else _float(roofline.batch)
+        row["floor_tpot_ms"] = None if roofline is None else _float(roofline.floor_tpot_ms)
+        row["mbu"] = None if roofline is None else _float(roofline.mbu)
         # Last, so columns read by position keep their place: which sweep wrote the point,
         # and whether it was cut short.
-        row["run"] = block.get("run_id") if isinstance(block.get("run_id"), str) else None
+        row["run"] = blocks.run_id
         completeness = self.completeness
         row["partial"] = not completeness.complete  # any fragment: early-stopped too
         # Reasoning, prefix caching, speculative decoding: empty for points that had none.
-        row.update(reasoning_figures(block))
-        row.update(cache_figures(block))
-        row.update(conversation_figures(block))
+        row.update(reasoning_figures(blocks))
+        row.update(cache_figures(blocks))
+        row.update(conversation_figures(self.tpotbench or {}))
         # Appended last (older columns keep their place): how much of its plan the point ran
         # ("early-stopped after 3 of 48") and where its load did not happen as planned.
         row["completeness"] = completeness.text
@@ -123,10 +124,10 @@ class PointResult:
         return row
 
 
-def _finite_number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
+def _float(value: float | None) -> float | None:
+    """A float column (a file's whole number, e.g. a batch of 8, read as 8.0); None for a
+    figure that is not finite."""
+    return None if value is None or not math.isfinite(value) else float(value)
 
 
 SUMMARY_COLUMNS: tuple[str, ...] = tuple(

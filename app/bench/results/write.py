@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any
+from typing import Any, cast
 
 from app import __version__, jsonfile
 from app.bench.http.failures import fix_for, title_for
@@ -20,6 +20,8 @@ from app.bench.metrics.point import PointMetrics, Stats
 from app.bench.results.naming import rate_to_file
 from app.bench.results.per_request import BLOCK_DETAILED_KEYS, VLLM_DETAILED_KEYS
 from app.bench.results.request_block import itl_block, requests_block
+from app.bench.schema.codec import to_json_obj
+from app.bench.schema.point_blocks import FailureGroup, RooflineBlock, StampingEntry
 from app.roofline.scenario import point_fields
 
 SCHEMA_VERSION = 1
@@ -190,31 +192,31 @@ def _client_figures(metrics: PointMetrics) -> dict[str, Any]:
         "retried_requests": metrics.retried,
         # how the chunk times were stamped ("kernel", "loop", "tls-record") and why, per kind
         "stamping": [
-            {"kind": kind, "requests": n, "why": metrics.stamping_why.get(kind, "")}
+            to_json_obj(StampingEntry(kind, n, metrics.stamping_why.get(kind, "")))
             for kind, n in sorted(metrics.stamping.items(), key=lambda item: -item[1])
         ],
         "failures": [
-            {
-                "kind": group.kind,
-                "count": group.count,
-                "title": title_for(group.kind),
-                "fix": fix_for(group.kind),
-                "example": group.example[:500],
-            }
+            to_json_obj(
+                FailureGroup(
+                    group.kind,
+                    group.count,
+                    title_for(group.kind),
+                    fix_for(group.kind),
+                    group.example[:500],
+                )
+            )
             for group in metrics.failures
         ],
     }
 
 
-def no_success_note(failures: Sequence[dict[str, Any]]) -> str:
+def no_success_note(failures: Sequence[FailureGroup]) -> str:
     """The line a point with no successful request shows instead of latency figures, e.g.
     "no request succeeded: 60 × HTTP 404 not found (fix: The path or model is wrong ...)"."""
     if not failures:
         return "no request succeeded (none finished before the point ended)"
-    parts = [
-        f"{f.get('count')} × {f.get('title') or title_for(str(f.get('kind')))}" for f in failures
-    ]
-    fix = failures[0].get("fix") or fix_for(str(failures[0].get("kind")))
+    parts = [f"{f.count} × {f.title or title_for(f.kind)}" for f in failures]
+    fix = failures[0].fix or fix_for(failures[0].kind)
     return f"no request succeeded: {', '.join(parts)} (fix: {fix})"
 
 
@@ -229,20 +231,23 @@ def roofline_block(
     'mean_in_flight' (busy request time / duration, for rate-limited points).
     """
     fields = point_fields(context, batch, tpot_p50_ms)
-    return {
-        "gpu_id": str(context["gpu_id"]),
-        "model_id": str(context["model_id"]),
-        "fmt": str(context["fmt"]),
-        "kv_dtype": str(context["kv_dtype"]),
-        "context": fields["roofline_context"],
-        "tensor_parallel": int(context.get("tensor_parallel") or 1),
-        "batch": round(float(batch), 3),
-        "batch_source": batch_source,
-        "tpot_p50_ms": tpot_p50_ms if tpot_p50_ms and tpot_p50_ms > 0 else None,
-        "floor_tpot_ms": fields["floor_tpot_ms"],
-        "bytes_per_step": fields["bytes_per_step"],
-        "mbu": fields["mbu"],
-    }
+    block = RooflineBlock(
+        gpu_id=str(context["gpu_id"]),
+        model_id=str(context["model_id"]),
+        fmt=str(context["fmt"]),
+        kv_dtype=str(context["kv_dtype"]),
+        context=cast(int, fields["roofline_context"]),
+        tensor_parallel=int(context.get("tensor_parallel") or 1),
+        batch=round(float(batch), 3),
+        batch_source=batch_source,
+        tpot_p50_ms=tpot_p50_ms if tpot_p50_ms and tpot_p50_ms > 0 else None,
+        floor_tpot_ms=cast(float, fields["floor_tpot_ms"]),
+        # As computed (a whole number of bytes stays one in the file)
+        bytes_per_step=cast(float, fields["bytes_per_step"]),
+        mbu=cast("float | None", fields["mbu"]),
+    )
+    encoded: dict[str, Any] = to_json_obj(block)
+    return encoded
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -9,8 +9,8 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
+from app.bench.schema.point_blocks import ServerDrain
 from app.bench.serverstats.scrape import MetricsScraper
 from app.bench.sweep.run_context import RunContext
 
@@ -27,13 +27,9 @@ class Drain:
     waited_s: float
     running: float | None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "idle": self.idle,
-            "waited_s": round(self.waited_s, 3),
-            "running": self.running,
-            "warning": self.warning(),
-        }
+    def block(self) -> ServerDrain:
+        """tpotbench.early_stop.server_drain of the point's file."""
+        return ServerDrain(self.idle, round(self.waited_s, 3), self.running, self.warning())
 
     def warning(self) -> str | None:
         if self.idle:

@@ -22,6 +22,7 @@ from app.bench.http.stream import send_request
 from app.bench.load.arrivals import LoadOutcome, LoadState, run_load, run_warmups
 from app.bench.load.workers.point import run_point_on_workers
 from app.bench.results.write import write_point_json
+from app.bench.schema.point_blocks import EarlyStopBlock, WorkersBlock
 from app.bench.sweep.contract import PointStarted, Progress, Tokens
 from app.bench.sweep.drain import drain_after_early_stop
 from app.bench.sweep.early_stop import EarlyStop
@@ -36,7 +37,7 @@ TICK_S = 0.1
 Send = Callable[..., Awaitable[RequestRecord]]
 # A request of the point: (prompt or messages, prompt tokens, max tokens, request id)
 MakeSpec = Callable[[Any, int, int, str], RequestSpec]
-Load = asyncio.Future[tuple[LoadOutcome, dict[str, Any] | None]]
+Load = asyncio.Future[tuple[LoadOutcome, WorkersBlock | None]]
 
 
 class ResultWriteError(OSError):
@@ -84,8 +85,8 @@ async def run_point(
     if early_stop is not None and stopped_early:
         # The dropped streams may still run on the server: the next point must not meet them.
         drain = await drain_after_early_stop(config, cancel)
-        server_drain = drain.to_dict() if drain is not None else None
-        stop_block = {"reason": early_stop.reason, "server_drain": server_drain}
+        server_drain = drain.block() if drain is not None else None
+        stop_block = EarlyStopBlock(early_stop.reason, server_drain)
     result = point_document(config, point, samples, measured, cache_reset, stop_block)
     path = path or config.path_for(point)
     if measured.outcome.cancelled and not stopped_early:
@@ -320,6 +321,6 @@ async def _unless_cancelled(work: Coroutine[Any, Any, Any], cancel: asyncio.Even
         await asyncio.gather(task, stop, return_exceptions=True)
 
 
-async def _in_process(load: Awaitable[LoadOutcome]) -> tuple[LoadOutcome, dict[str, Any] | None]:
+async def _in_process(load: Awaitable[LoadOutcome]) -> tuple[LoadOutcome, WorkersBlock | None]:
     # The same shape as run_point_on_workers' result: an in-process point has no workers block.
     return await load, None

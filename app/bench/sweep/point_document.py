@@ -19,6 +19,14 @@ from app.bench.metrics.lateness import lateness_summary
 from app.bench.metrics.point import PointMetrics, compute_point_metrics
 from app.bench.results.load_warnings import check_load
 from app.bench.results.write import PointInfo, build_result, roofline_block
+from app.bench.schema.codec import to_json_obj
+from app.bench.schema.point_blocks import (
+    ClientBlock,
+    EarlyStopBlock,
+    LoopLag,
+    PrefixCacheBlock,
+    WorkersBlock,
+)
 from app.bench.selftest.store import point_block, point_streams
 from app.bench.serverstats.scrape import MetricsScraper, result_block
 from app.bench.sweep.plan import PointSpec
@@ -32,7 +40,7 @@ class Measured:
     """What running a point produced, before it is summed up."""
 
     outcome: LoadOutcome
-    workers_block: dict[str, Any] | None  # what the load workers cost, when there were any
+    workers_block: WorkersBlock | None  # what the load workers cost, when there were any
     started_at: datetime
     cpu_share: float  # this process's CPU over the point, in cores
     lags_ms: list[float]  # how late the loop woke for each tick
@@ -47,7 +55,7 @@ def point_document(
     samples: Sequence[SampleRequest],
     measured: Measured,
     cache_reset: str | None,
-    early_stop: dict[str, Any] | None,
+    early_stop: EarlyStopBlock | None,
 ) -> dict[str, Any]:
     """The point's document, its keys in file order (that order is part of the format);
     `early_stop` says why the point was stopped early (None: it was not)."""
@@ -77,12 +85,11 @@ def point_document(
         server_metrics=server_block,
     )
     if measured.workers_block is not None:
-        result["tpotbench"]["workers"] = measured.workers_block
+        result["tpotbench"]["workers"] = to_json_obj(measured.workers_block)
     block = result["tpotbench"]
-    block["client"] = {
-        "cpu_share": round(measured.cpu_share, 4),
-        "loop_lag_ms": _lag_summary(measured.lags_ms),
-    }
+    block["client"] = to_json_obj(
+        ClientBlock(round(measured.cpu_share, 4), _lag_summary(measured.lags_ms))
+    )
     ceiling = point_block(config.client_ceiling, point_streams(point.max_concurrency, num_requests))
     if ceiling is not None:
         block["client_ceiling"] = ceiling
@@ -92,16 +99,14 @@ def point_document(
         history = conversations.annotate(result, outcome, metrics)["history_share"] or 0.0
         if (hit_rate(server_block) or 0.0) <= history + 0.05:
             warning = None
-    block["prefix_cache"] = {
-        "reset": cache_reset,
-        "hit_rate": hit_rate(server_block),
-        "warning": warning,
-    }
+    block["prefix_cache"] = to_json_obj(
+        PrefixCacheBlock(cache_reset, hit_rate(server_block), warning)
+    )
     block["schedule_lateness_ms"] = lateness_summary(outcome.records)
     if config.trace:
         block["trace"] = config.trace
     if early_stop is not None:
-        block["early_stop"] = early_stop
+        block["early_stop"] = to_json_obj(early_stop)
     if config.slos:
         block["slo"] = _slo(config, metrics, stopped_early=early_stop is not None)
         failed = [c["slo"] for c in block["slo"].get("checks") or [] if not c.get("passed")]
@@ -221,12 +226,12 @@ def _longest_context(metrics: PointMetrics) -> int | None:
     return max(lengths, default=None)
 
 
-def _lag_summary(lags_ms: list[float]) -> dict[str, float] | None:
+def _lag_summary(lags_ms: list[float]) -> LoopLag | None:
     if not lags_ms:
         return None
     ordered = sorted(lags_ms)
-    return {
-        "median": round(ordered[len(ordered) // 2], 3),
-        "p99": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], 3),
-        "max": round(ordered[-1], 3),
-    }
+    return LoopLag(
+        median=round(ordered[len(ordered) // 2], 3),
+        p99=round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], 3),
+        max=round(ordered[-1], 3),
+    )

@@ -15,6 +15,7 @@ from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
 from app.bench.results.naming import rate_from_file
 from app.bench.results.write import atomic_write_text
+from app.bench.schema.point_blocks import PointBlocks, blocks_of
 from app.ui import point_status
 from app.ui.plots.sweep_curves import Series, concurrency_value, format_number
 from app.ui.translate_noop import QT_TRANSLATE_NOOP
@@ -128,12 +129,12 @@ def point_value(point: Mapping[str, Any], key: str) -> Any:
             value = conversation_figures(dict(block))[key]
     if key in WORKLOAD_KEYS:
         figures = {k: point.get(k) for k in WORKLOAD_KEYS}  # flat in a file's summary
-        block = point.get("tpotbench")
-        if isinstance(block, Mapping):  # nested in a live sweep's point summary
+        if isinstance(point.get("tpotbench"), Mapping):  # nested in a live sweep's summary
+            blocks = blocks_of(point)
             nested = {
-                **reasoning_figures(dict(block)),
-                **cache_figures(dict(block)),
-                "trace_lateness_p99_ms": _trace_lateness(block),
+                **reasoning_figures(blocks),
+                **cache_figures(blocks),
+                "trace_lateness_p99_ms": _trace_lateness(blocks),
             }
             figures = {k: nested[k] if v is None else v for k, v in figures.items()}
         value = figures[key]
@@ -142,21 +143,19 @@ def point_value(point: Mapping[str, Any], key: str) -> Any:
         if key in REASONING_KEYS and not figures["reasoning_tokens"]:
             value = None
     if value is None and key in ROOFLINE_KEYS:
-        block = point.get("tpotbench")
-        roofline = block.get("roofline") if isinstance(block, Mapping) else None
-        if isinstance(roofline, Mapping):
-            value = roofline.get(ROOFLINE_KEYS[key])
+        roofline = blocks_of(point).roofline
+        if roofline is not None:
+            value = getattr(roofline, ROOFLINE_KEYS[key])
     return value
 
 
-def _trace_lateness(block: Mapping[str, Any]) -> float | None:
+def _trace_lateness(blocks: PointBlocks) -> float | None:
     """P99 send lateness of a trace replay (ms); None for other runs, as in the report (every
     point records lateness, but only a trace's schedule is the workload's own)."""
-    late = block.get("schedule_lateness_ms")
-    if not block.get("trace") or not isinstance(late, Mapping):
+    late = blocks.schedule_lateness_ms
+    if blocks.trace is None or late is None or late.p99_ms is None:
         return None
-    value = late.get("p99_ms")
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    return float(late.p99_ms)
 
 
 def hidden_keys(points: Iterable[Mapping[str, Any]]) -> set[str]:

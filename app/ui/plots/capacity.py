@@ -18,6 +18,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from app.bench.capacity.knee import find_knee
 from app.bench.capacity.why import render as render_why
 from app.bench.results.naming import rate_from_file
+from app.bench.schema.point_blocks import blocks_of
 from app.ui import point_status
 from app.ui.exports.report import ui_language
 from app.ui.plots.sweep_curves import Series, SweepCurves, concurrency_value, sweep_axis
@@ -227,19 +228,18 @@ def _boundary_x(slot: dict[float, int], high: float | None, low: float | None) -
 def slo_cell_colours(summary: Mapping[str, Any]) -> dict[str, tuple[bool, str]]:
     """Table column key -> (passed, tooltip) for the statistics a point's SLOs judge, plus the
     concurrency cell for the point's overall verdict; empty without SLOs."""
-    block = (summary.get("tpotbench") or {}).get("slo")
-    if not isinstance(block, dict):
+    block = blocks_of(summary).slo
+    if block is None:
         return {}
     out: dict[str, tuple[bool, str]] = {}
-    for check in block.get("checks") or []:
-        label = str(check.get("slo") or "")
-        parts = label.split(":")
-        if check.get("kind") != "stat" or len(parts) != 3:
+    for check in block.checks:
+        parts = check.slo.split(":")
+        if check.kind != "stat" or len(parts) != 3:
             continue
         metric, stat, _limit = parts
         key = f"{'median' if stat in ('median', 'p50') else stat}_{metric}_ms"
-        verdict = _tr("pass") if check.get("passed") else _tr("FAIL")
-        out[key] = (bool(check.get("passed")), f"SLO {label}: {verdict}")
-    overall = bool(block.get("passed"))
+        verdict = _tr("pass") if check.passed else _tr("FAIL")
+        out[key] = (check.passed, f"SLO {check.slo}: {verdict}")
+    overall = bool(block.passed)
     out["max_concurrency"] = (overall, _tr("meets every SLO") if overall else _tr("fails an SLO"))
     return out

@@ -16,6 +16,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
 from app.bench.results.naming import rate_from_file
+from app.bench.schema.point_blocks import blocks_of
 from app.roofline.pareto import (
     ParetoPoint,
     gpu_count,
@@ -74,10 +75,9 @@ def metric(point: Mapping[str, Any], key: str) -> float:
 def floor_ms(point: Mapping[str, Any]) -> float:
     """A point's roofline floor: flat in a file's summary, nested in a live sweep's."""
     value = metric(point, "floor_tpot_ms")
-    block = point.get("tpotbench")
-    roofline = block.get("roofline") if isinstance(block, Mapping) else None
-    if math.isnan(value) and isinstance(roofline, Mapping):
-        value = metric(roofline, "floor_tpot_ms")
+    roofline = blocks_of(point).roofline
+    if math.isnan(value) and roofline is not None and roofline.floor_tpot_ms is not None:
+        value = float(roofline.floor_tpot_ms)
     return value
 
 

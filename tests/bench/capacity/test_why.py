@@ -67,11 +67,12 @@ def test_kv_names_its_preemptions(tmp_path: Path) -> None:
     why = named(result)
     assert why.key == "kv" and why.params["preemptions"] > 0, why.text
     # The failing point's own file carries its why and evidence; the console prints it.
+    from app.bench.schema.point_blocks import point_blocks
     from app.commands.sweep_console import slo_lines
 
     assert result["tpotbench"]["why"]["cause"] == "kv"
     assert result["tpotbench"]["why"]["evidence"]["preemptions"] > 0
-    assert slo_lines(result["tpotbench"])[-1].startswith("Why: The KV cache is full")
+    assert slo_lines(point_blocks(result["tpotbench"]))[-1].startswith("Why: The KV cache is full")
 
 
 def test_bandwidth_gives_the_roofline_estimate(tmp_path: Path) -> None:

@@ -15,9 +15,9 @@ from app.bench.capacity.search_run import run_search
 from app.bench.capacity.slo import parse_slos
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
-from app.bench.sweep.config import SweepConfig
 from app.bench.sweep.contract import EVENT_CLASSES, Event
 from app.bench.sweep.observer import SweepObserver
+from app.bench.sweep.run_context import RunContext
 from app.bench.sweep.runner import run_sweep
 
 
@@ -68,7 +68,7 @@ def _assert_contract(log: ThreadLog, caller: threading.Thread) -> None:
     assert all(t is not caller and t.name == "metrics" for t in scraper)
 
 
-def _config(url: str, tmp_path: Path, **overrides: Any) -> SweepConfig:
+def _config(url: str, tmp_path: Path, **overrides: Any) -> RunContext:
     values: dict[str, Any] = dict(
         resolved=resolve_endpoint(url, "/v1/chat/completions", "openai-chat"),
         model="qwen2.5-7b",
@@ -81,7 +81,7 @@ def _config(url: str, tmp_path: Path, **overrides: Any) -> SweepConfig:
         server_metrics=True,
     )
     values.update(overrides)
-    return SweepConfig(**values)
+    return RunContext(**values)
 
 
 def test_a_sweep_keeps_the_thread_contract(sim, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from app.bench.load.workers.local import LocalPool
 from app.bench.load.workers.messages import WorkerJob
 from app.bench.load.workers.plan import split_load
 from app.bench.load.workers.pool import WorkerPool
+from app.bench.schema.point_blocks import WorkersBlock
 
 
 def make_jobs(
@@ -68,7 +69,7 @@ async def run_point_on_workers(
     on_chunks: OnChunks | None,
     on_start: Callable[[int], None],
     offsets: Sequence[float] | None = None,
-) -> tuple[LoadOutcome, dict[str, Any]]:
+) -> tuple[LoadOutcome, WorkersBlock]:
     """Run the point on workers (on `offsets`, a trace's say, else vLLM's arrival process);
     return the merged outcome and the result file's `workers` block (how the load was
     split, what each worker cost, any worker lost)."""
@@ -82,14 +83,14 @@ async def run_point_on_workers(
         on_chunks=on_chunks,
         on_start=on_start,
     )
-    block = {
-        "where": f"ray {config.ray_address}" if config.ray_address else "processes",
-        "requested": config.workers,
-        "used": len(jobs),
-        "max_concurrency": [job.share.max_concurrency for job in jobs],
-        "requests": [len(job.specs) for job in jobs],
-        "cpu_s": [round(out.cpu_s.get(job.worker, 0.0), 3) for job in jobs],
-        "peak_rss_mib": [round(out.max_rss_kib.get(job.worker, 0) / 1024, 1) for job in jobs],
-        "lost": {str(w): reason for w, reason in out.lost.items()},
-    }
+    block = WorkersBlock(
+        where=f"ray {config.ray_address}" if config.ray_address else "processes",
+        requested=config.workers,
+        used=len(jobs),
+        max_concurrency=tuple(job.share.max_concurrency for job in jobs),
+        requests=tuple(len(job.specs) for job in jobs),
+        cpu_s=tuple(round(out.cpu_s.get(job.worker, 0.0), 3) for job in jobs),
+        peak_rss_mib=tuple(round(out.max_rss_kib.get(job.worker, 0) / 1024, 1) for job in jobs),
+        lost={str(w): reason for w, reason in out.lost.items()},
+    )
     return out.load, block

@@ -445,7 +445,7 @@ class ResultsPanel(QWidget):
         # Points cut short (a search's early stop, a cancel) stay in the table; the curves
         # draw them apart and the knees leave them out.
         self.curves.set_series(series)
-        self._show_capacity(series, blocks)
+        self._show_capacity(series)
         by_path = {str(p.path): p for r in self.shown for p in r.points if p.path}
         self.distributions.set_series([])
         self.table.show_points(series, blocks, by_path)
@@ -489,18 +489,14 @@ class ResultsPanel(QWidget):
         }
         self.definitions_note.setText(notes[tool])
 
-    def _show_capacity(self, series: list[Series], blocks: dict[str, dict[str, Any]]) -> None:
+    def _show_capacity(self, series: list[Series]) -> None:
         """One run shown: its knees, SLO lines and, from search.json, boundary and why."""
         self.capacity_box.setVisible(False)
         if len(self.shown) != 1 or not series:
             return
         marks = Marks(knees=sweep_knees(series[0].points, sweep_axis(series)))
-        limits = next((b.get("slo") for b in blocks.values() if b.get("slo")), None) or {}
-        marks.slos = [
-            f"{s['metric']}:{s['stat']}:{s['limit_ms']:g}"
-            for s in limits.get("limits") or []
-            if isinstance(s, dict) and {"metric", "stat", "limit_ms"} <= s.keys()
-        ]
+        slo = next((p.blocks.slo for r in self.shown for p in r.points if p.blocks.slo), None)
+        marks.slos = [f"{s.metric}:{s.stat}:{s.limit_ms:g}" for s in slo.limits] if slo else []
         doc = search_doc(self.shown[0].folder)
         if doc is not None:
             boundary = doc.get("boundary") or {}

@@ -45,8 +45,8 @@ class Run:
         """The GPUs the run's roofline was computed for (names when the catalogue knows them)."""
         names: set[str] = set()
         for p in self.points:
-            roofline = (p.tpotbench or {}).get("roofline")
-            gpu_id = roofline.get("gpu_id") if isinstance(roofline, dict) else None
+            roofline = p.blocks.roofline
+            gpu_id = roofline.gpu_id if roofline is not None else None
             if gpu_id:
                 try:
                     names.add(get_gpu(str(gpu_id)).name)

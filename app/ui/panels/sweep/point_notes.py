@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication
 
 from app.bench.http.failures import fix_for, title_for
+from app.bench.schema.point_blocks import blocks_of
 from app.ui.panels.doctor.messages import translate_template
 
 
@@ -20,10 +21,8 @@ def no_success_message(points: Sequence[dict[str, Any]]) -> str:
         return ""
     counts: dict[str, int] = {}
     for point in empty:
-        block = point.get("tpotbench")
-        for failure in block.get("failures") or [] if isinstance(block, dict) else []:
-            kind = str(failure.get("kind"))
-            counts[kind] = counts.get(kind, 0) + int(failure.get("count") or 0)
+        for failure in blocks_of(point).failures:
+            counts[failure.kind] = counts.get(failure.kind, 0) + failure.count
     ranked = sorted(counts.items(), key=lambda item: -item[1])
     what = ", ".join(f"{n} × {translate_template(title_for(kind))}" for kind, n in ranked)
     fix = translate_template(fix_for(ranked[0][0])) if ranked else ""
@@ -54,11 +53,8 @@ def stamping_message(points: Sequence[dict[str, Any]]) -> str:
     stamps." ("" when no point says)."""
     counts: dict[str, int] = {}
     for point in points:
-        block = point.get("tpotbench")
-        for entry in block.get("stamping") or [] if isinstance(block, dict) else []:
-            if isinstance(entry, dict) and isinstance(entry.get("requests"), int):
-                kind = str(entry.get("kind"))
-                counts[kind] = counts.get(kind, 0) + entry["requests"]
+        for entry in blocks_of(point).stamping:
+            counts[entry.kind] = counts.get(entry.kind, 0) + entry.requests
     if not counts:
         return ""
     ranked = sorted(counts.items(), key=lambda item: -item[1])
