@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from app.bench.results.send_lateness import client_send_lateness_ms
 from app.bench.schema.point_blocks import (
     ClientBlock,
     PointBlocks,
@@ -513,7 +514,7 @@ def _client(p: _Point) -> _Candidate | None:
     client = p.blocks.client or ClientBlock()
     cpu = _num(client.cpu_share) or 0.0
     lag = _num(client.loop_lag_ms.median if client.loop_lag_ms else None) or 0.0
-    late = _num((p.block.get("schedule_lateness_ms") or {}).get("p99")) or 0.0
+    late = client_send_lateness_ms(p.result, p.blocks) or 0.0
     hits = (cpu >= CLIENT_CPU_SHARE) + (lag >= CLIENT_LOOP_LAG_MS) + (late >= CLIENT_SEND_LATE_MS)
     if not hits:
         return None
@@ -792,7 +793,7 @@ def _evidence(p: _Point) -> dict[str, Any]:
         "floor_tpot_ms": _num(p.roofline.floor_tpot_ms) if p.roofline is not None else None,
         "client_cpu_share": _num(client.cpu_share),
         "client_loop_lag_ms": _num(client.loop_lag_ms.median) if client.loop_lag_ms else None,
-        "send_lateness_p99_ms": _num((p.block.get("schedule_lateness_ms") or {}).get("p99")),
+        "send_lateness_p99_ms": client_send_lateness_ms(p.result, p.blocks),
         "client_slot_wait_ms_mean": _num(wait.get("mean")),
     }
     steps = p.ttft_steps()

@@ -26,6 +26,7 @@ from typing import Any
 from app.bench.capacity.why import CLIENT_CPU_SHARE, CLIENT_LOOP_LAG_MS
 from app.bench.results.completeness import completeness_of
 from app.bench.results.naming import rate_from_file
+from app.bench.results.send_lateness import held_by_cap
 from app.bench.schema.point_blocks import ClientBlock, PointBlocks, TraceBlock, blocks_of
 
 # A closed-loop point counts as reaching its target when its peak in flight is at least this
@@ -185,9 +186,7 @@ def _arrivals(doc: Mapping[str, Any], blocks: PointBlocks) -> LoadWarning | None
     if p99 <= limit:
         return None
     cap = doc.get("max_concurrency")
-    wait_p99 = _num((blocks.slot_wait_ms or {}).get("p99"))
-    # The cap held them when waiting for a slot accounts for most of the lateness.
-    held = isinstance(cap, int) and wait_p99 is not None and wait_p99 >= 0.5 * p99
+    held = held_by_cap(doc, blocks, p99)
     params: dict[str, Any] = {
         "late": int(_num(late.late) or 0),
         "count": int(_num(late.count) or 0),

@@ -254,3 +254,24 @@ def test_an_unrecognised_exporter_gets_no_other_servers_flag() -> None:
     old = why.to_dict(with_text=False)
     del old["params"]["server"]
     assert "--max-num-seqs" in render(old, "en")
+
+
+def _late_point(*, cap: int | None, slot_wait_p99_ms: float | None) -> dict[str, Any]:
+    """A Poisson point whose sends went out 400 ms late at p99 (the file's own key names)."""
+    point = _issue_point(40)
+    point.update(request_rate=8.0, max_concurrency=cap)
+    block = point["tpotbench"]
+    block["schedule_lateness_ms"] = {"count": 48, "median_ms": 120.0, "p99_ms": 400.0, "late": 9}
+    if slot_wait_p99_ms is not None:
+        block["slot_wait_ms"] = {"mean": 200.0, "p99": slot_wait_p99_ms}
+    return point
+
+
+def test_late_sends_name_the_client_unless_the_cap_held_them() -> None:
+    # The file writes the lateness's p99 as "p99_ms"; reading "p99" left the why blind to
+    # late sends (always absent from its evidence).
+    late = explain(_late_point(cap=None, slot_wait_p99_ms=None), ["ttft:p99:300"])
+    assert late.key == "client" and late.evidence["send_lateness_p99_ms"] == 400.0, late.text
+    # Waiting for one of 4 slots made the same sends late: that is the cap, not the client.
+    held = explain(_late_point(cap=4, slot_wait_p99_ms=390.0), ["ttft:p99:300"])
+    assert held.key != "client" and held.evidence["send_lateness_p99_ms"] == 0.0, held.text
