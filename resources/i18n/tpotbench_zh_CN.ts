@@ -2405,7 +2405,7 @@ Replace them?</source>
     </message>
     <message>
         <source>decode floor, batch 1…1024</source>
-        <translation>decode 下限，批大小 1…1024</translation>
+        <translation>解码下限，批大小 1…1024</translation>
     </message>
     <message>
         <source>batch 1</source>
@@ -2428,7 +2428,7 @@ Replace them?</source>
     </message>
     <message>
         <source>Roofline</source>
-        <translation>Roofline</translation>
+        <translation>屋顶线图</translation>
     </message>
     <message>
         <source>What-if</source>
@@ -2498,7 +2498,7 @@ context {ctx} tokens; the input embedding is gathered, not read whole</source>
         <translation>下限 = max(字节数 ÷ 带宽, FLOPs ÷ 峰值算力)
 = max({b} ÷ {bw:.0f} GB/s, {f:.1f} GFLOP ÷ {p:.1f} TFLOP/s)
 = max({m}, {c}) → {bound}
-上下文 {ctx} 个 token；输入 embedding 只按行取用，不整表读取</translation>
+上下文 {ctx} 个 token；输入嵌入表只按行取用，不整表读取</translation>
     </message>
     <message>
         <source>Best single stream: &lt;b&gt;{v:.1f} tok/s&lt;/b&gt;</source>
@@ -2530,7 +2530,7 @@ context {ctx} tokens; the input embedding is gathered, not read whole</source>
         <source>ridge = peak ÷ bandwidth = {p:.1f} TFLOP/s ÷ {bw:.0f} GB/s
 batch-1 decode intensity = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/byte</source>
         <translation>脊点 = 峰值算力 ÷ 带宽 = {p:.1f} TFLOP/s ÷ {bw:.0f} GB/s
-批大小 1 的 decode 算术强度 = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/字节</translation>
+批大小 1 的解码算术强度 = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/字节</translation>
     </message>
     <message>
         <source>weights</source>
@@ -2538,7 +2538,7 @@ batch-1 decode intensity = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/byte</source>
     </message>
     <message>
         <source>LM head</source>
-        <translation>LM head</translation>
+        <translation>输出层</translation>
     </message>
     <message>
         <source>KV</source>
@@ -2553,7 +2553,7 @@ batch-1 decode intensity = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/byte</source>
 LM head: {V:,} × {h:,} read whole every step
 KV: batch 1 × {ctx} tokens × {kv:,.0f} B per token</source>
         <translation>权重：{fmt} 格式的 transformer 层（含缩放因子，每个权重 {bpp:.3f} B）
-LM head：{V:,} × {h:,}，每步整表读取
+输出层：{V:,} × {h:,}，每步整表读取
 KV：批大小 1 × {ctx} 个 token × 每 token {kv:,.0f} B</translation>
     </message>
     <message>
@@ -2608,7 +2608,7 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     </message>
     <message>
         <source>Tokens already in each sequence&apos;s KV cache</source>
-        <translation>每个序列的 KV cache 中已有的 token 数</translation>
+        <translation>每个序列的 KV 缓存中已有的 token 数</translation>
     </message>
     <message>
         <source>Load a Hugging Face config.json</source>
@@ -2636,7 +2636,7 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     </message>
     <message>
         <source>KV cache</source>
-        <translation>KV cache</translation>
+        <translation>KV 缓存</translation>
     </message>
     <message>
         <source>Context</source>
