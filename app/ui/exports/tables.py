@@ -16,8 +16,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
 from app.bench.results.naming import rate_from_file
-from app.bench.results.write import atomic_write_text
 from app.ui import point_status
+from app.ui.exports.files import write_export
 from app.ui.plots.sweep_curves import Series, concurrency_value, format_number
 
 EXPORT_SCHEMA = 1
@@ -286,6 +286,4 @@ def runs_markdown(series: Sequence[Series], headers: Sequence[str] | None = None
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
     """Write via a temp file in the same folder and rename, so a crash never leaves half a file
     (created with the process umask, like the result files)."""
-    target = Path(path)
-    atomic_write_text(target, text)
-    return target
+    return write_export(Path(path), text)
