@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.roofline.pareto import HardwarePoint, ParetoPoint, pareto_front
 from app.ui.plots.chart import FLOOR_COLOUR, coloured, log_ticks, set_words, setup_plot
-from app.ui.plots.declutter import Declutter, tip_with_hidden
+from app.ui.plots.declutter import Declutter, name_points, tip_with_hidden
 
 GAP_COLOUR = "#aaaaaa"
 
@@ -148,7 +148,9 @@ class ParetoPlot(pg.PlotWidget):
                 symbolBrush=FLOOR_COLOUR,
                 symbolPen=FLOOR_COLOUR,
                 name=frontier.name if many else None,
+                data=[f"b={p.batch}" for p in frontier.points],
             )
+            name_points(self.items[f"hardware {n}"])  # hovering a batch names it
             for k, p in enumerate(frontier.points):
                 if p.batch in (1, 8, 64) or k == len(frontier.points) - 1:
                     hardware_texts.append(
@@ -187,7 +189,9 @@ class ParetoPlot(pg.PlotWidget):
                 symbolBrush=run.colour,
                 symbolPen=run.colour,
                 name=run.name if many else None,
+                data=[p.label for p in run.points],
             )
+            name_points(self.items[f"points {n}"])  # a label left out is still named here
             slowest = min(x for x, _ in xy)
             for k, p in enumerate(run.points):
                 # Neighbours alternate right and left of their marker (loads past the knee
