@@ -17,6 +17,7 @@ LINE_PX = 2.0  # half a plotted line's width (and a little air) a label keeps cl
 # A label moves at most this many of its heights up or down; farther away it would no longer
 # read as its point's, so it is left out (named on its point and in the tooltip).
 LINE_REACH = 4
+NEAR_REACH = 2  # the same for a label drawn without a leader line
 
 Segment = tuple[float, float, float, float]  # x1, y1, x2, y2 in scene pixels
 
@@ -193,12 +194,14 @@ def _free_offset(
 ) -> QPointF | None:
     """The smallest shift (pixels; up or down first, then to a side) that puts `rect` clear
     of the `taken` rects, the `points` where possible and the `lines`, inside `area` (the
-    preferred place may stick out: it is where the chart put it), at most LINE_REACH heights
-    up or down. None when there is no such place: a label is left out rather than written
-    over a line or another label. `far`: a whole width to either side is tried too (a label
-    drawn with a leader line to its point)."""
+    preferred place may stick out: it is where the chart put it), at most NEAR_REACH heights
+    up or down (LINE_REACH with `far`). None when there is no such place: a label is left
+    out rather than written over a line or another label. `far`: a whole width to either
+    side is tried too (a label drawn with a leader line to its point)."""
     step = max(2.0, rect.height() / 3)
-    reach = int(min(area.height(), LINE_REACH * rect.height()) / step) + 1
+    # Without a leader line a label reads as its point's only close by.
+    heights = LINE_REACH if far else NEAR_REACH
+    reach = int(min(area.height(), heights * rect.height()) / step) + 1
     shifts = [0.0]
     for k in range(1, reach + 1):
         shifts += [-k * step, k * step]

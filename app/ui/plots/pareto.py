@@ -202,7 +202,10 @@ class ParetoPlot(pg.PlotWidget):
         # The loads' labels first (the hardware's give way), clear of every marker.
         loads = [t for t in self.texts if t not in hardware_texts]
         markers = [v for k, v in self.items.items() if k.startswith(("points", "hardware"))]
-        self.declutter.set_labels(loads + hardware_texts, markers)
+        # The faint dotted gaps are not obstacles: a label may cross one (there is one per
+        # load, and avoiding them all pushed labels away from their points).
+        gaps = [self.items["gaps"]] if "gaps" in self.items else []
+        self.declutter.set_labels(loads + hardware_texts, markers, ignore=gaps)
 
     def _label(self, text: str, x: float, y: float, colour: str, left: bool = False) -> pg.TextItem:
         """A point's name beside it, right of it or left of it."""
