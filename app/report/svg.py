@@ -131,6 +131,33 @@ def _auto_ticks(lo: float, hi: float, log: bool, target: int) -> list[tuple[floa
     return list(zip(values, tick_labels(values), strict=True))
 
 
+# Tick labels are 11 px (the report's CSS): a Latin character is at most ~0.6 em wide, a CJK
+# one 1 em (two units); a line of text is ~13 px tall. Estimates on the generous side, so a
+# label kept by the thinning below never touches its neighbour in a real browser.
+TICK_UNIT = 6.8
+TICK_LINE = 14.0
+TICK_GAP = 4.0
+
+
+def tick_width(label: str) -> float:
+    return text_units(label) * TICK_UNIT
+
+
+def readable_ticks(ticks: Sequence[tuple[float, float]], gap: float = TICK_GAP) -> set[int]:
+    """Which of the ticks (centre, extent along the axis) keep their label so that no two
+    labels overlap: from the last one (the unlimited load, the largest value) back, a label is
+    kept when it clears the one kept before it. Dropped ticks keep their grid line."""
+    order = sorted(range(len(ticks)), key=lambda k: ticks[k][0], reverse=True)
+    kept: set[int] = set()
+    edge = math.inf
+    for k in order:
+        centre, extent = ticks[k]
+        if centre + extent / 2 + gap <= edge:
+            kept.add(k)
+            edge = centre - extent / 2
+    return kept
+
+
 @dataclass
 class Line:
     """One series. `labels` (per point, optional) are written beside the markers; `tips` become
@@ -227,26 +254,36 @@ def _grid(
     """Grid lines, tick labels and axis labels."""
     x_lo, x_hi, y_lo, y_hi = box
     out: list[str] = []
-    x_ticks = x.ticks or _auto_ticks(x_lo, x_hi, x.log, 6)
-    for value, text in x_ticks:
-        if not sx.drawable(value) or not x_lo <= value <= x_hi:
-            continue
-        px = sx(value)
+    x_ticks = [
+        (sx(v), text)
+        for v, text in x.ticks or _auto_ticks(x_lo, x_hi, x.log, 6)
+        if sx.drawable(v) and x_lo <= v <= x_hi
+    ]
+    x_named = readable_ticks([(px, tick_width(text)) for px, text in x_ticks])
+    for k, (px, text) in enumerate(x_ticks):
         out.append(
             f'<line class="grid" x1="{px:.1f}" y1="{top}" x2="{px:.1f}" y2="{height - BOTTOM}"/>'
-            f'<text class="tick" x="{px:.1f}" y="{height - BOTTOM + 15}" '
-            f'text-anchor="middle">{a(text)}</text>'
         )
-    y_ticks = y.ticks or _auto_ticks(y_lo, y_hi, y.log, 5)
-    for value, text in y_ticks:
-        if not sy.drawable(value) or not y_lo <= value <= y_hi:
-            continue
-        py = sy(value)
+        if k in x_named:
+            out.append(
+                f'<text class="tick" x="{px:.1f}" y="{height - BOTTOM + 15}" '
+                f'text-anchor="middle">{a(text)}</text>'
+            )
+    y_ticks = [
+        (sy(v), text)
+        for v, text in y.ticks or _auto_ticks(y_lo, y_hi, y.log, 5)
+        if sy.drawable(v) and y_lo <= v <= y_hi
+    ]
+    y_named = readable_ticks([(py, TICK_LINE) for py, _ in y_ticks])
+    for k, (py, text) in enumerate(y_ticks):
         out.append(
             f'<line class="grid" x1="{LEFT}" y1="{py:.1f}" x2="{width - RIGHT}" y2="{py:.1f}"/>'
-            f'<text class="tick" x="{LEFT - 6}" y="{py + 4:.1f}" text-anchor="end">'
-            f"{a(text)}</text>"
         )
+        if k in y_named:
+            out.append(
+                f'<text class="tick" x="{LEFT - 6}" y="{py + 4:.1f}" text-anchor="end">'
+                f"{a(text)}</text>"
+            )
     out.append(
         f'<text class="axis-label" x="{(LEFT + width - RIGHT) / 2:.0f}" y="{height - 8}" '
         f'text-anchor="middle">{a(x.label)}</text>'

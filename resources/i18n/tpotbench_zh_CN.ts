@@ -1532,6 +1532,149 @@ Finished results are already saved. Please include the log file if you report th
     </message>
 </context>
 <context>
+    <name>EngineErrors</name>
+    <message>
+        <source>HTTP {status} from {url}: the server wants an API key and none was sent; enter it in the endpoint&apos;s API key field</source>
+        <translation>{url} 返回 HTTP {status}：服务器需要 API 密钥，但没有发送；请在端点的“API 密钥”栏中填写</translation>
+    </message>
+    <message>
+        <source>HTTP {status} from {url}: the server rejected the API key (a key for another endpoint, mistyped, or expired); check the key, or open the Doctor tab and press Check connection</source>
+        <translation>{url} 返回 HTTP {status}：服务器拒绝了 API 密钥（属于其他端点、输入有误或已过期）；请检查密钥，或打开“诊断”标签页并点击“检查连接”</translation>
+    </message>
+    <message>
+        <source>cannot reach {url}: no complete answer within {limit} (the Request time-out in the Sweep tab&apos;s advanced settings)</source>
+        <translation>无法连接 {url}：{limit} 内没有完整应答（见“扫描”标签页高级设置中的“请求超时”）</translation>
+    </message>
+    <message>
+        <source>cannot reach {url} ({kind}: {detail})</source>
+        <translation>无法连接 {url}（{kind}：{detail}）</translation>
+    </message>
+    <message>
+        <source>{problem}; the sweep stopped after {saved} of {planned} point(s), those are kept</source>
+        <translation>{problem}；扫描在 {planned} 个测试点中完成 {saved} 个后停止，已完成的均已保留</translation>
+    </message>
+    <message>
+        <source>cannot write {path} ({reason}); it lists only the points before this one</source>
+        <translation>无法写入 {path}（{reason}）；其中只列出此前的测试点</translation>
+    </message>
+    <message>
+        <source>cannot write {path} ({reason}); the old one is removed as out of date</source>
+        <translation>无法写入 {path}（{reason}）；旧文件已过期，已删除</translation>
+    </message>
+    <message>
+        <source>cannot write {path}: {reason}</source>
+        <translation>无法写入 {path}：{reason}</translation>
+    </message>
+    <message>
+        <source>cannot write in the results folder {folder} ({reason})</source>
+        <translation>无法写入结果文件夹 {folder}（{reason}）</translation>
+    </message>
+    <message>
+        <source>{folder}: no free file name for {base}</source>
+        <translation>{folder}：没有可用于 {base} 的空闲文件名</translation>
+    </message>
+    <message>
+        <source>cannot start a load worker process: {reason}</source>
+        <translation>无法启动压测工作进程：{reason}</translation>
+    </message>
+    <message>
+        <source>load worker {n} failed to start: {reason}</source>
+        <translation>压测工作进程 {n} 启动失败：{reason}</translation>
+    </message>
+    <message>
+        <source>only {ready} of {count} load workers were ready after {s} s; check the workers&apos; machines can reach the endpoint</source>
+        <translation>{s} 秒后 {count} 个压测工作进程中只有 {ready} 个就绪；请检查工作进程所在机器能否访问端点</translation>
+    </message>
+    <message>
+        <source>The sweep failed.</source>
+        <translation>扫描失败。</translation>
+    </message>
+    <message>
+        <source>cannot connect: {os}</source>
+        <translation>无法建立连接：{os}</translation>
+    </message>
+    <message>
+        <source>host name not found: {os}</source>
+        <translation>找不到主机名：{os}</translation>
+    </message>
+    <message>
+        <source>TLS failed: {os}</source>
+        <translation>TLS 握手失败：{os}</translation>
+    </message>
+    <message>
+        <source>cannot use this URL: {os}</source>
+        <translation>无法使用此 URL：{os}</translation>
+    </message>
+    <message>
+        <source>No space left on device</source>
+        <translation>磁盘空间已满</translation>
+    </message>
+    <message>
+        <source>Read-only file system</source>
+        <translation>只读文件系统</translation>
+    </message>
+    <message>
+        <source>Permission denied</source>
+        <translation>没有权限</translation>
+    </message>
+    <message>
+        <source>Is a directory</source>
+        <translation>是一个文件夹</translation>
+    </message>
+    <message>
+        <source>Not a directory</source>
+        <translation>不是文件夹</translation>
+    </message>
+    <message>
+        <source>File exists</source>
+        <translation>文件已存在</translation>
+    </message>
+    <message>
+        <source>No such file or directory</source>
+        <translation>文件或文件夹不存在</translation>
+    </message>
+    <message>
+        <source>Disk quota exceeded</source>
+        <translation>超出磁盘配额</translation>
+    </message>
+    <message>
+        <source>Input/output error</source>
+        <translation>输入/输出错误</translation>
+    </message>
+    <message>
+        <source>not a regular file (a folder, FIFO or device); name a file</source>
+        <translation>不是普通文件（是文件夹、FIFO 或设备）；请指定一个文件</translation>
+    </message>
+    <message>
+        <source>connect</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>timeout</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>connection refused (nothing listens)</source>
+        <translation>连接被拒绝（该端口无服务监听）</translation>
+    </message>
+    <message>
+        <source>connection reset by the server</source>
+        <translation>连接被服务器重置</translation>
+    </message>
+    <message>
+        <source>no route to the host</source>
+        <translation>无法路由到该主机</translation>
+    </message>
+    <message>
+        <source>network unreachable</source>
+        <translation>网络不可达</translation>
+    </message>
+    <message>
+        <source>connection timed out</source>
+        <translation>连接超时</translation>
+    </message>
+</context>
+<context>
     <name>Exports</name>
     <message>
         <source>CSV (*.csv)</source>
@@ -1552,6 +1695,10 @@ Finished results are already saved. Please include the log file if you report th
     <message>
         <source>SVG (*.svg)</source>
         <translation>SVG (*.svg)</translation>
+    </message>
+    <message>
+        <source>{0} is not a regular file (a folder, FIFO or device): choose a file name.</source>
+        <translation>{0} 不是普通文件（是文件夹、FIFO 或设备）：请另选一个文件名。</translation>
     </message>
 </context>
 <context>
@@ -2409,7 +2556,7 @@ Replace them?</source>
     </message>
     <message>
         <source>decode floor, batch 1…1024</source>
-        <translation>decode 下限，批大小 1…1024</translation>
+        <translation>解码下限，批大小 1…1024</translation>
     </message>
     <message>
         <source>batch 1</source>
@@ -2432,7 +2579,7 @@ Replace them?</source>
     </message>
     <message>
         <source>Roofline</source>
-        <translation>Roofline</translation>
+        <translation>屋顶线图</translation>
     </message>
     <message>
         <source>What-if</source>
@@ -2502,7 +2649,7 @@ context {ctx} tokens; the input embedding is gathered, not read whole</source>
         <translation>下限 = max(字节数 ÷ 带宽, FLOPs ÷ 峰值算力)
 = max({b} ÷ {bw:.0f} GB/s, {f:.1f} GFLOP ÷ {p:.1f} TFLOP/s)
 = max({m}, {c}) → {bound}
-上下文 {ctx} 个 token；输入 embedding 只按行取用，不整表读取</translation>
+上下文 {ctx} 个 token；输入嵌入表只按行取用，不整表读取</translation>
     </message>
     <message>
         <source>Best single stream: &lt;b&gt;{v:.1f} tok/s&lt;/b&gt;</source>
@@ -2534,7 +2681,7 @@ context {ctx} tokens; the input embedding is gathered, not read whole</source>
         <source>ridge = peak ÷ bandwidth = {p:.1f} TFLOP/s ÷ {bw:.0f} GB/s
 batch-1 decode intensity = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/byte</source>
         <translation>脊点 = 峰值算力 ÷ 带宽 = {p:.1f} TFLOP/s ÷ {bw:.0f} GB/s
-批大小 1 的 decode 算术强度 = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/字节</translation>
+批大小 1 的解码算术强度 = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/字节</translation>
     </message>
     <message>
         <source>weights</source>
@@ -2542,7 +2689,7 @@ batch-1 decode intensity = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/byte</source>
     </message>
     <message>
         <source>LM head</source>
-        <translation>LM head</translation>
+        <translation>输出层</translation>
     </message>
     <message>
         <source>KV</source>
@@ -2557,7 +2704,7 @@ batch-1 decode intensity = {f:.1f} GFLOP ÷ {b} = {i:.2f} FLOP/byte</source>
 LM head: {V:,} × {h:,} read whole every step
 KV: batch 1 × {ctx} tokens × {kv:,.0f} B per token</source>
         <translation>权重：{fmt} 格式的 transformer 层（含缩放因子，每个权重 {bpp:.3f} B）
-LM head：{V:,} × {h:,}，每步整表读取
+输出层：{V:,} × {h:,}，每步整表读取
 KV：批大小 1 × {ctx} 个 token × 每 token {kv:,.0f} B</translation>
     </message>
     <message>
@@ -2612,7 +2759,7 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     </message>
     <message>
         <source>Tokens already in each sequence&apos;s KV cache</source>
-        <translation>每个序列的 KV cache 中已有的 token 数</translation>
+        <translation>每个序列的 KV 缓存中已有的 token 数</translation>
     </message>
     <message>
         <source>Load a Hugging Face config.json</source>
@@ -2640,7 +2787,7 @@ MFU = {f:.1f} GFLOP ÷ {ms:.2f} ms ÷ {p:.1f} TFLOP/s = {u:.2f} %</translation>
     </message>
     <message>
         <source>KV cache</source>
-        <translation>KV cache</translation>
+        <translation>KV 缓存</translation>
     </message>
     <message>
         <source>Context</source>

@@ -26,6 +26,7 @@ def _instances() -> dict[str, object]:
         "PlotWidget": plot,
         "PlotItem": item,
         "PlotDataItem": curve,
+        "ScatterPlotItem": curve.scatter,
         "LegendItem": legend,
         "ItemSample": legend.items[0][0],
         "LabelItem": legend.items[0][1],

@@ -83,8 +83,15 @@ class InfiniteLine(GraphicsObject):
     def value(self) -> float: ...
     def setPen(self, *args: object, **kwargs: object) -> None: ...
 
+class ScatterPlotItem(GraphicsObject):
+    opts: dict[str, object]
+    sigHovered: Signal
+    def getViewBox(self) -> ViewBox | None: ...
+
 class PlotDataItem(GraphicsObject):
     opts: dict[str, object]
+    scatter: ScatterPlotItem
+    def __init__(self, *args: object, **kargs: object) -> None: ...
     @property
     def xData(self) -> NDArray[np.float64] | None: ...
     @property
@@ -203,6 +210,7 @@ class _PlotMethods:
 
 class PlotItem(_PlotMethods, GraphicsWidget):
     legend: LegendItem | None
+    items: list[QGraphicsItem]
     def setAxisItems(self, axisItems: dict[str, AxisItem] | None = None) -> None: ...
     def setClipToView(self, clip: bool) -> None: ...
     def setDownsampling(

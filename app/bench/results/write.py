@@ -301,12 +301,23 @@ def atomic_write_text(path: Path, text: str) -> None:
     """Write via a temp file in the same folder + fsync + os.replace: readers and a crash
     see either the old file or the whole new one, never a torn one. A symlink is written
     through; a FIFO, device or folder is refused (NotRegularFile), never replaced."""
+    _atomic_write(path, text, "w")
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """atomic_write_text for bytes (an image): the same temp file, fsync, rename and rules."""
+    _atomic_write(path, data, "wb")
+
+
+def _atomic_write(path: Path, content: str | bytes, mode: str) -> None:
     path = write_target(Path(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _create_temp(path)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        # Text is written as it is (no encoded copy of a large report held beside it).
+        text_args: dict[str, Any] = {"encoding": "utf-8", "newline": ""} if mode == "w" else {}
+        with os.fdopen(fd, mode, **text_args) as handle:
+            handle.write(content)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

@@ -8,11 +8,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QRect, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, QRect, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication
 
+from app.ui.exports.files import write_export
 from app.ui.plots.sweep_curves import Series, SweepCurves
 
 
@@ -26,15 +27,19 @@ def export_plot(plot: Any, path: str | os.PathLike[str]) -> Path:
                 "ResultsPanel", "Choose a .png or .svg file name (got {0})."
             ).format(target.name)
         )
-    target.parent.mkdir(parents=True, exist_ok=True)
+    # Drawn into memory, then written by the project's safe writer (a symlink written
+    # through, a FIFO or device refused), never by Qt straight onto whatever the name is.
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     if suffix == ".png":
-        if not plot.grab().save(str(target), "PNG"):
-            raise OSError(f"could not write {target}")
+        if not plot.grab().save(buffer, "PNG"):
+            raise OSError(f"could not draw {target.name}")
     else:
         # QSvgGenerator rather than pyqtgraph's SVGExporter, whose path rewriting fails on the
         # path data Qt 6.11 writes (ValueError in SVGExporter.correctCoordinates).
         generator = QSvgGenerator()
-        generator.setFileName(str(target))
+        generator.setOutputDevice(buffer)
         generator.setSize(plot.size())
         # At the generator's default 72 dpi against the screen's 96, Qt scaled some items
         # (axes, grid) and not others (curves): the curves sat offset and past the plot box.
@@ -52,6 +57,8 @@ def export_plot(plot: Any, path: str | os.PathLike[str]) -> Path:
             for item in items:
                 item.setExportMode(False)
             painter.end()
+    buffer.close()
+    write_export(target, bytes(data.data()))
     return target
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QSettings
 
+from app.bench.results.write import NotRegularFile, atomic_write_bytes, atomic_write_text
 from app.ui.results_root import default_results_root
 
 FOLDER_KEY = "export/folder"
@@ -55,3 +56,22 @@ def last_folder(settings: QSettings) -> Path:
 def remember_folder(settings: QSettings, target: Path) -> None:
     settings.setValue(FOLDER_KEY, str(target.parent))
     settings.sync()
+
+
+def write_export(path: Path, content: str | bytes) -> Path:
+    """Write an exported file as `tpotbench report` writes its outputs: a temp file renamed
+    into place, a symlink written through (the link stays), a folder, FIFO or device refused
+    (one sentence in the window's language), never replaced by a file."""
+    try:
+        if isinstance(content, str):
+            atomic_write_text(path, content)
+        else:
+            atomic_write_bytes(path, content)
+    except NotRegularFile:
+        raise OSError(
+            QCoreApplication.translate(
+                "Exports",
+                "{0} is not a regular file (a folder, FIFO or device): choose a file name.",
+            ).format(path)
+        ) from None
+    return path

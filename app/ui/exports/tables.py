@@ -14,9 +14,9 @@ from typing import Any
 from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
 from app.bench.results.naming import rate_from_file
-from app.bench.results.write import atomic_write_text
 from app.bench.schema.point_blocks import PointBlocks, blocks_of
 from app.ui import point_status
+from app.ui.exports.files import write_export
 from app.ui.plots.sweep_curves import Series, concurrency_value, format_number
 from app.ui.translate_noop import QT_TRANSLATE_NOOP
 
@@ -284,6 +284,4 @@ def runs_markdown(series: Sequence[Series], headers: Sequence[str] | None = None
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
     """Write via a temp file in the same folder and rename, so a crash never leaves half a file
     (created with the process umask, like the result files)."""
-    target = Path(path)
-    atomic_write_text(target, text)
-    return target
+    return write_export(Path(path), text)

@@ -1,14 +1,25 @@
 """Labels on a chart kept apart in screen space: each nudged up or down to the nearest free
-slot after layout, or hidden (its text kept in a tooltip) when no slot is free."""
+slot after layout (clear of the other labels, the data markers and, where a free place is
+near, the plotted lines), or hidden when no slot is free: its text is then named in the
+chart's tooltip and on its point (hovering the point names it)."""
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable, Sequence
 
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, QTimer
+from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, Qt, QTimer
 
 MARKER_PX = 5.0  # half a marker's width: a label over this square round a point sits on it
+LINE_PX = 2.0  # half a plotted line's width (and a little air) a label keeps clear of
+# A label moves at most this many of its heights up or down; farther away it would no longer
+# read as its point's, so it is left out (named on its point and in the tooltip).
+LINE_REACH = 4
+NEAR_REACH = 2  # the same for a label drawn without a leader line
+
+Segment = tuple[float, float, float, float]  # x1, y1, x2, y2 in scene pixels
 
 
 class Declutter(QObject):
@@ -17,9 +28,15 @@ class Declutter(QObject):
     later one moves. Run again whenever the view's size or range changes, since the labels'
     sizes are in pixels and their places in data coordinates."""
 
-    def __init__(self, plot: pg.PlotItem, on_placed: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self, plot: pg.PlotItem, on_placed: Callable[[], None] | None = None, far: bool = False
+    ) -> None:
         super().__init__(plot)
+        self._far = far  # labels with leader lines may go a whole width aside
+        self._plot = plot
         self._view = plot.getViewBox()
+        self._ignore: list[object] = []  # plotted items that are not obstacles (leader lines)
+        self._placed_for: tuple[float, ...] = ()  # the view the labels were last placed in
         self._labels: list[pg.TextItem] = []
         self._homes: list[QPointF | None] = []  # None: the item finds its own (a line label)
         self._markers: list[pg.PlotDataItem] = []
@@ -38,17 +55,30 @@ class Declutter(QObject):
         return self._timer.isActive()
 
     def set_labels(
-        self, labels: Sequence[pg.TextItem], markers: Sequence[pg.PlotDataItem] = ()
+        self,
+        labels: Sequence[pg.TextItem],
+        markers: Sequence[pg.PlotDataItem] = (),
+        ignore: Sequence[object] = (),
     ) -> None:
         """The labels to keep apart, most important first, and the curves whose markers they
-        should not cover. Their current places are their preferred ones."""
+        should not cover. Their current places are their preferred ones. Every curve drawn
+        with a pen is avoided too, but for those in `ignore`."""
         self._labels = list(labels)
+        self._ignore = list(ignore)
+        self._placed_for = ()  # new labels: placed whatever the view
         self._homes = [
             None if isinstance(label, pg.InfLineLabel) else QPointF(label.pos())
             for label in self._labels
         ]
         self._markers = list(markers)
         self.schedule()
+
+    def home(self, label: pg.TextItem) -> QPointF | None:
+        """Where a label was put before it was moved (its point, for a point's label)."""
+        for item, home in zip(self._labels, self._homes, strict=True):
+            if item is label:
+                return home
+        return None
 
     def schedule(self, *_: object) -> None:
         """Place the labels once the event loop is idle (ranges and layouts settle lazily)."""
@@ -57,14 +87,22 @@ class Declutter(QObject):
     def place(self) -> None:
         """Put each label at its preferred place or the nearest free one above or below it."""
         self._timer.stop()
+        # A range or resize signal with nothing changed (a redraw of the view) places
+        # nothing again: placing moves items, which could signal again, without end.
+        key = self._view_key()
+        if key == self._placed_for:
+            return
         self.hidden = []
         area = self._view.sceneBoundingRect()
         points = self._marker_points()
+        lines = [seg for _item, seg in self._line_segments()]
         taken: list[QRectF] = []
         for label, home in zip(self._labels, self._homes, strict=True):
             if label.scene() is None:
                 continue
             label.setVisible(True)
+            if isinstance(label, pg.InfLineLabel):  # hovering the line names it, shown or not
+                label.parentItem().setToolTip(label.toPlainText())
             if home is None:
                 assert isinstance(label, pg.InfLineLabel)  # only a line's label has no home
                 label.updatePosition()
@@ -72,7 +110,7 @@ class Declutter(QObject):
                 label.setPos(home)
             label.updateTransform(force=True)
             rect = label.sceneBoundingRect()
-            shift = _free_offset(rect, area, taken, points)
+            shift = _free_offset(rect, area, taken, points, lines, self._far)
             if shift is None:
                 label.setVisible(False)
                 self.hidden.append(label.toPlainText())
@@ -83,8 +121,17 @@ class Declutter(QObject):
                 label.setPos(parent.mapFromScene(target))
                 label.updateTransform(force=True)
             taken.append(label.sceneBoundingRect())
+        self._placed_for = self._view_key()
         if self._on_placed is not None:
             self._on_placed()
+
+    def _view_key(self) -> tuple[float, ...]:
+        (x_lo, x_hi), (y_lo, y_hi) = self._view.viewRange()
+        area = self._view.sceneBoundingRect()
+        return tuple(
+            round(float(v), 6)
+            for v in (x_lo, x_hi, y_lo, y_hi, area.x(), area.y(), area.width(), area.height())
+        )
 
     def _marker_points(self) -> list[QPointF]:
         """The data markers' centres in scene coordinates."""
@@ -100,33 +147,143 @@ class Declutter(QObject):
                     out.append(self._view.mapViewToScene(QPointF(float(x), float(y))))
         return out
 
+    def _line_segments(self) -> list[tuple[object, Segment]]:
+        """Every plotted curve drawn with a pen, as scene segments with the item that draws
+        it. Infinite lines (an SLO, the capacity boundary, a knee) are not obstacles: they
+        span the whole chart, and their own labels sit on them."""
+        out: list[tuple[object, Segment]] = []
+        for item in self._plot.items:
+            if item in self._ignore or item.scene() is None or not item.isVisible():
+                continue
+            if isinstance(item, pg.PlotDataItem) and _draws_line(item):
+                xs, ys = item.getData()
+                if xs is None or ys is None or len(xs) < 2:
+                    continue
+                pts = [(float(x), float(y)) for x, y in zip(xs, ys, strict=True)]
+                if isinstance(item.opts.get("connect"), str) and item.opts["connect"] == "pairs":
+                    pairs = [(pts[k], pts[k + 1]) for k in range(0, len(pts) - 1, 2)]
+                else:
+                    pairs = list(itertools.pairwise(pts))
+                out += [(item, seg) for seg in self._scene_segments(pairs)]
+        return out
+
+    def _scene_segments(
+        self, pairs: Sequence[tuple[tuple[float, float], tuple[float, float]]]
+    ) -> list[Segment]:
+        out = []
+        for (x1, y1), (x2, y2) in pairs:
+            if not all(math.isfinite(v) for v in (x1, y1, x2, y2)):
+                continue  # a gap in the curve (connect="finite")
+            a = self._view.mapViewToScene(QPointF(x1, y1))
+            b = self._view.mapViewToScene(QPointF(x2, y2))
+            out.append((a.x(), a.y(), b.x(), b.y()))
+        return out
+
+
+def _draws_line(curve: pg.PlotDataItem) -> bool:
+    pen = curve.opts.get("pen")
+    return pen is not None and pg.mkPen(pen).style() != Qt.PenStyle.NoPen
+
 
 def _free_offset(
-    rect: QRectF, area: QRectF, taken: Sequence[QRectF], points: Sequence[QPointF]
+    rect: QRectF,
+    area: QRectF,
+    taken: Sequence[QRectF],
+    points: Sequence[QPointF],
+    lines: Sequence[Segment] = (),
+    far: bool = False,
 ) -> QPointF | None:
     """The smallest shift (pixels; up or down first, then to a side) that puts `rect` clear
-    of the `taken` rects, and of the `points` if possible, inside `area` (the preferred place
-    may stick out: it is where the chart put it). None when no shift clears the labels."""
+    of the `taken` rects, the `points` where possible and the `lines`, inside `area` (the
+    preferred place may stick out: it is where the chart put it), at most NEAR_REACH heights
+    up or down (LINE_REACH with `far`). None when there is no such place: a label is left
+    out rather than written over a line or another label. `far`: a whole width to either
+    side is tried too (a label drawn with a leader line to its point)."""
     step = max(2.0, rect.height() / 3)
-    reach = int(area.height() / step) + 1
+    # Without a leader line a label reads as its point's only close by.
+    heights = LINE_REACH if far else NEAR_REACH
+    reach = int(min(area.height(), heights * rect.height()) / step) + 1
     shifts = [0.0]
     for k in range(1, reach + 1):
         shifts += [-k * step, k * step]
     # Beside its place too (a line's label to either side of its line), at each height.
     side = rect.width() / 2 + 3
-    fallback: QPointF | None = None
+    sides = (0.0, side, -side, 2 * side, -2 * side) if far else (0.0, side, -side)
+    on_marker: QPointF | None = None  # the nearest place clear of all but the markers
     for dy in shifts:
-        for dx in (0.0, side, -side):
+        for dx in sides:
             moved = rect.translated(dx, dy)
             if (dx or dy) and not _within(moved, area):
                 continue
             if any(moved.intersects(other) for other in taken):
                 continue
+            if any(crosses(moved, seg) for seg in lines):
+                continue
             if not any(_on(moved, p) for p in points):
                 return QPointF(dx, dy)
-            if fallback is None:
-                fallback = QPointF(dx, dy)
-    return fallback
+            if on_marker is None:
+                on_marker = QPointF(dx, dy)
+    return on_marker
+
+
+def crosses(rect: QRectF, seg: Segment, margin: float = LINE_PX) -> bool:
+    """Whether the segment passes through `rect` grown by `margin` (Liang-Barsky clipping)."""
+    x1, y1, x2, y2 = seg
+    left, top = rect.left() - margin, rect.top() - margin
+    right, bottom = rect.right() + margin, rect.bottom() + margin
+    dx, dy = x2 - x1, y2 - y1
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-dx, x1 - left), (dx, right - x1), (-dy, y1 - top), (dy, bottom - y1)):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return False
+    return True
+
+
+def segments_cross(a: Segment, b: Segment) -> bool:
+    """Whether two segments cross (touching at an end does not count)."""
+
+    def side(x1: float, y1: float, x2: float, y2: float, x: float, y: float) -> float:
+        return (x2 - x1) * (y - y1) - (y2 - y1) * (x - x1)
+
+    d1 = side(*b, a[0], a[1])
+    d2 = side(*b, a[2], a[3])
+    d3 = side(*a, b[0], b[1])
+    d4 = side(*a, b[2], b[3])
+    return d1 * d2 < 0 and d3 * d4 < 0
+
+
+def name_points(curve: pg.PlotDataItem) -> None:
+    """Hovering the curve's markers shows their names: the `data=` given with its points (a
+    label the chart had no room for is still named at its point). Every marker under the
+    pointer is named (loads past the knee sit on top of each other), not pyqtgraph's first
+    three."""
+    scatter = curve.scatter
+    scatter.opts["hoverable"] = True
+    scatter.opts["tip"] = None  # the names are set below
+    showing = [False]  # whether the view's tooltip holds this curve's names
+
+    def hovered(_item: object, points: Sequence[object], _event: object) -> None:
+        view = scatter.getViewBox()
+        if view is None:
+            return
+        names = [str(p.data()) for p in points if p.data() is not None]  # type: ignore[attr-defined]
+        if names:
+            view.setToolTip(", ".join(dict.fromkeys(names)))
+            showing[0] = True
+        elif showing[0]:
+            view.setToolTip("")
+            showing[0] = False
+
+    scatter.sigHovered.connect(hovered)
 
 
 def _within(rect: QRectF, area: QRectF) -> bool:

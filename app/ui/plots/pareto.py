@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.roofline.pareto import HardwarePoint, ParetoPoint, pareto_front
 from app.ui.plots.chart import FLOOR_COLOUR, coloured, log_ticks, set_words, setup_plot
-from app.ui.plots.declutter import Declutter, tip_with_hidden
+from app.ui.plots.declutter import Declutter, name_points, tip_with_hidden
 
 GAP_COLOUR = "#aaaaaa"
 
@@ -147,7 +147,9 @@ class ParetoPlot(pg.PlotWidget):
                 symbolBrush=FLOOR_COLOUR,
                 symbolPen=FLOOR_COLOUR,
                 name=frontier.name if many else None,
+                data=[f"b={h.batch}" for h in frontier.points],
             )
+            name_points(self.data_items[f"hardware {n}"])  # hovering a batch names it
             for k, h in enumerate(frontier.points):
                 if h.batch in (1, 8, 64) or k == len(frontier.points) - 1:
                     hardware_texts.append(
@@ -186,7 +188,9 @@ class ParetoPlot(pg.PlotWidget):
                 symbolBrush=run.colour,
                 symbolPen=run.colour,
                 name=run.name if many else None,
+                data=[p.label for p in run.points],
             )
+            name_points(self.data_items[f"points {n}"])  # a label left out is still named here
             slowest = min(x for x, _ in xy)
             for k, p in enumerate(run.points):
                 # Neighbours alternate right and left of their marker (loads past the knee
@@ -197,7 +201,10 @@ class ParetoPlot(pg.PlotWidget):
         # The loads' labels first (the hardware's give way), clear of every marker.
         loads = [t for t in self.texts if t not in hardware_texts]
         markers = [v for k, v in self.data_items.items() if k.startswith(("points", "hardware"))]
-        self.declutter.set_labels(loads + hardware_texts, markers)
+        # The faint dotted gaps are not obstacles: a label may cross one (there is one per
+        # load, and avoiding them all pushed labels away from their points).
+        gaps = [self.data_items["gaps"]] if "gaps" in self.data_items else []
+        self.declutter.set_labels(loads + hardware_texts, markers, ignore=gaps)
 
     def _label(self, text: str, x: float, y: float, colour: str, left: bool = False) -> pg.TextItem:
         """A point's name beside it, right of it or left of it."""

@@ -8,13 +8,21 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QPointF, Qt, QTimer
 
 from app.roofline.scenario import BATCH_GRID, Scenario
 from app.ui.plots.chart import coloured, rename_curve
-from app.ui.plots.declutter import Declutter, tip_with_hidden
+from app.ui.plots.declutter import Declutter, Segment, name_points, segments_cross, tip_with_hidden
 
 COLORS = {"floor": "#0072B2", "line": "#D55E00", "measured": "#009E73", "live": "#CC79A7"}
+LEADER_PX = 12.0  # a label this close to its point reads as its own: no leader line
+
+
+def _move_by(label: pg.TextItem, shift: QPointF) -> None:
+    """Move a label by `shift` scene pixels."""
+    parent = label.parentItem()
+    label.setPos(parent.mapFromScene(parent.mapToScene(label.pos()) + shift))
+    label.updateTransform(force=True)
 
 
 class Measured(NamedTuple):
@@ -88,15 +96,21 @@ class BatchPlot(pg.PlotWidget):
         )
         self.band_curve.setOpacity(0.45)
         self.measured_curve = _dots(item, "o", 9, COLORS["measured"])
+        name_points(self.measured_curve)  # hovering a point names it ("c16: 67%")
         self.live_curve = _dots(item, "d", 11, COLORS["live"], "-")
         self.mbu_texts: list[pg.TextItem] = []
-        # Each label's point and side (for its leader line once the label is placed).
-        self._label_points: list[tuple[Measured, bool, float]] = []
-        # Thin lines from a point to its label when the label had to move up.
-        self.leader_curve = item.plot(
+        # Each label's point (for its leader line once the label is placed).
+        self._label_points: list[Measured] = []
+        # Thin lines from a point to its label when the label had to move away; never two
+        # crossing (see _uncross).
+        self.leader_curve = pg.PlotDataItem(
             [], [], pen=pg.mkPen(COLORS["measured"], width=1), connect="pairs"
         )
+        # Outside the view's bounds: a leader that moved must not move the range, which
+        # lays the labels out again (and moves the leaders).
+        item.addItem(self.leader_curve, ignoreBounds=True)
         self._last: tuple[Scenario, list[Measured], float | None, float] | None = None
+        self._laid_out_for: tuple[float, ...] = ()
         # Label offsets are in pixels: lay them out again when the x range settles or changes.
         self._relayout_timer = QTimer(self)
         self._relayout_timer.setSingleShot(True)
@@ -107,7 +121,7 @@ class BatchPlot(pg.PlotWidget):
         # (a label sent left of its point beside one kept right); then one moves to a free
         # place or is left out, named in the tooltip.
         self._tip = ""
-        self.declutter = Declutter(item, on_placed=self._draw_leaders)
+        self.declutter = Declutter(item, on_placed=self._draw_leaders, far=True)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -160,7 +174,11 @@ class BatchPlot(pg.PlotWidget):
             item.removeItem(text)
         self.mbu_texts = []
         self._label_points = []
-        self.measured_curve.setData([m.batch for m in measured], [m.p50_ms for m in measured])
+        self.measured_curve.setData(
+            [m.batch for m in measured],
+            [m.p50_ms for m in measured],
+            data=[self._label_text(s, m) for m in measured],
+        )
         band_x: list[float] = []
         band_y: list[float] = []
         for m in measured:
@@ -184,13 +202,19 @@ class BatchPlot(pg.PlotWidget):
         self._place_labels(labels, obstacles, line)
         self._draw_leaders()
         item.setYRange(0, top, padding=0)
-        self.declutter.set_labels(self.mbu_texts, [self.measured_curve, self.live_curve])
+        self._laid_out_for = self._view_key()
+        self.declutter.set_labels(
+            self.mbu_texts, [self.measured_curve, self.live_curve], ignore=[self.leader_curve]
+        )
 
     def _place_labels(
         self, labels: list[tuple[Measured, float, str]], obstacles: Sequence[Measured], line: float
     ) -> None:
-        """Add the MBU labels clear of the other points' bands (and the live marker) and of
-        the floor curve."""
+        """Add the MBU labels beside their points (right, or left where the floor curve
+        climbs through that place), stacked clear of each other; the screen pass (Declutter)
+        then moves any that meet another point's band, a marker or a curve. `obstacles` are
+        kept for the signature's sake: the bands are lines the screen pass avoids."""
+        del obstacles
         item = self.getPlotItem()
         vb = item.getViewBox()
         (x_lo, x_hi), width_px = vb.viewRange()[0], max(vb.width(), 100.0)
@@ -200,21 +224,14 @@ class BatchPlot(pg.PlotWidget):
             label = pg.TextItem(text, color=COLORS["measured"], anchor=(0.0, 0.5))
             at = math.log10(max(m.batch, 1e-3))
             x = at + 6 * per_px
-            # Past any other point's p50-p99 band that the label would run across.
             span = (label.boundingRect().width() + 4) * per_px
-            for other in sorted(obstacles, key=lambda o: o.batch):
-                ox = math.log10(max(other.batch, 1e-3))
-                crosses = other.p50_ms - line / 2 <= y <= other.p99_ms + line / 2
-                if other is not m and x - 4 * per_px <= ox <= x + span and crosses:
-                    x = ox + 6 * per_px
             # The floor rises steeply at large batches: a label to the right of a point just
             # above it would run across the curve, so it goes to the left of the point.
             left = len(floor_x) > 1 and float(np.interp(x + span, floor_x, floor_y)) >= (
                 y - line / 2
             )
             if left and at - 6 * per_px - span < x_lo:
-                # No room left of the point (pushed right past the others and the live
-                # marker, then met the curve): it stays right, lifted clear of the curve.
+                # No room left of the point: it stays right, lifted clear of the curve.
                 left = False
                 y = max(y, float(np.interp(x + span, floor_x, floor_y)) + line / 2)
             if left:
@@ -223,27 +240,91 @@ class BatchPlot(pg.PlotWidget):
                 # Still touching (a point just above the floor): lifted clear of it.
                 y = max(y, float(np.interp(at, floor_x, floor_y)) + line / 2)
             label.setPos(x, y)
-            item.addItem(label)
+            item.addItem(label, ignoreBounds=True)  # the range follows the data, not labels
             self.mbu_texts.append(label)
-            self._label_points.append((m, left, at))
+            self._label_points.append(m)
+
+    def _point_px(self, m: Measured) -> QPointF:
+        """A point's marker on screen (scene pixels)."""
+        vb = self.getPlotItem().getViewBox()
+        return vb.mapViewToScene(QPointF(math.log10(max(m.batch, 1e-3)), m.p50_ms))
+
+    def _leader(self, m: Measured, label: pg.TextItem) -> Segment | None:
+        """The leader from a point to its label's near side (scene pixels), or None when the
+        label sits beside its point and needs none."""
+        p = self._point_px(m)
+        rect = label.sceneBoundingRect()
+        x = rect.left() if rect.center().x() >= p.x() else rect.right()
+        y = rect.center().y()
+        gap = math.hypot(x - p.x(), y - p.y())
+        return None if gap <= LEADER_PX else (p.x(), p.y(), x, y)
+
+    def _uncross(self) -> None:
+        """No two leader lines cross: two crossing leaders swap their labels' places (which
+        shortens both: a pair of crossing segments is always longer than the uncrossed
+        pair), or, when the swap does not fit, the label with the longer leader is left out
+        (named on its point and in the tooltip)."""
+        shown = [
+            (m, label)
+            for m, label in zip(self._label_points, self.mbu_texts, strict=True)
+            if label.isVisible() and label.scene() is not None
+        ]
+        for _ in range(len(shown) ** 2 + 1):
+            pair = self._crossing(shown)
+            if pair is None:
+                return
+            (m1, a), (m2, b) = pair
+            ca, cb = a.sceneBoundingRect().center(), b.sceneBoundingRect().center()
+            _move_by(a, cb - ca)
+            _move_by(b, ca - cb)
+            others = [lbl.sceneBoundingRect() for _, lbl in shown if lbl is not a and lbl is not b]
+            fits = not any(
+                lbl.sceneBoundingRect().intersects(r) for lbl in (a, b) for r in others
+            ) and not a.sceneBoundingRect().intersects(b.sceneBoundingRect())
+            if fits and self._crossing([(m1, a), (m2, b)]) is None:
+                continue
+            _move_by(a, ca - cb)
+            _move_by(b, cb - ca)
+            la, lb = self._leader(m1, a), self._leader(m2, b)
+            length = [0.0 if seg is None else math.dist(seg[:2], seg[2:]) for seg in (la, lb)]
+            drop = a if length[0] >= length[1] else b
+            drop.setVisible(False)
+            self.declutter.hidden.append(drop.toPlainText())
+            shown = [(m, lbl) for m, lbl in shown if lbl is not drop]
+
+    def _crossing(
+        self, shown: Sequence[tuple[Measured, pg.TextItem]]
+    ) -> tuple[tuple[Measured, pg.TextItem], tuple[Measured, pg.TextItem]] | None:
+        leaders = [(pair, self._leader(*pair)) for pair in shown]
+        drawn = [(pair, seg) for pair, seg in leaders if seg is not None]
+        for k, (first, s1) in enumerate(drawn):
+            for second, s2 in drawn[k + 1 :]:
+                if segments_cross(s1, s2):
+                    return first, second
+        return None
+
+    def leader_segments(self) -> list[Segment]:
+        """The leader lines as drawn (scene pixels), for whoever checks the layout."""
+        return [
+            seg
+            for m, label in zip(self._label_points, self.mbu_texts, strict=True)
+            if label.isVisible() and (seg := self._leader(m, label)) is not None
+        ]
 
     def _draw_leaders(self) -> None:
-        """A thin line from each point to its label where the label moved away from it; the
-        labels left out for want of room named in the tooltip."""
+        """A thin line from each point to its label where the label moved away from it, none
+        crossing another; the labels left out for want of room named in the tooltip (and on
+        their points)."""
+        self._uncross()
         vb = self.getPlotItem().getViewBox()
-        (x_lo, x_hi), width_px = vb.viewRange()[0], max(vb.width(), 100.0)
-        per_px = (x_hi - x_lo) / width_px  # log10 units per pixel
-        leaders: list[float] = []
-        for (m, left, at), label in zip(self._label_points, self.mbu_texts, strict=True):
-            if not label.isVisible():
-                continue
-            x, y = label.pos().x(), label.pos().y()
-            lifted = not math.isclose(y, m.p50_ms, rel_tol=1e-6, abs_tol=1e-9)
-            if left and lifted:
-                leaders += [m.batch, m.p50_ms, 10 ** (x + per_px), y]
-            elif not left and (lifted or x > at + 7 * per_px):
-                leaders += [m.batch, m.p50_ms, 10 ** (x - per_px), y]
-        self.leader_curve.setData(leaders[0::2], leaders[1::2])
+        xs: list[float] = []
+        ys: list[float] = []
+        for x1, y1, x2, y2 in self.leader_segments():
+            for px, py in ((x1, y1), (x2, y2)):
+                at = vb.mapSceneToView(QPointF(px, py))
+                xs.append(10 ** at.x())
+                ys.append(at.y())
+        self.leader_curve.setData(xs, ys)
         self.setToolTip(tip_with_hidden(self._tip, self.declutter.hidden))
 
     def _floor_points(self) -> tuple[np.ndarray, np.ndarray]:
@@ -271,12 +352,14 @@ class BatchPlot(pg.PlotWidget):
         below = -math.inf
         for m in sorted(measured, key=lambda m: (m.p50_ms, m.batch)):
             y = max(m.p50_ms, below + line)
-            text = self.tr("c{c}: {mbu:.0f}%").format(
-                c=m.concurrency, mbu=s.mbu(m.batch, m.p50_ms) * 100
-            )
-            placed.append((m, y, text))
+            placed.append((m, y, self._label_text(s, m)))
             below = y
         return placed, line
+
+    def _label_text(self, s: Scenario, m: Measured) -> str:
+        return self.tr("c{c}: {mbu:.0f}%").format(
+            c=m.concurrency, mbu=s.mbu(m.batch, m.p50_ms) * 100
+        )
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
@@ -288,8 +371,16 @@ class BatchPlot(pg.PlotWidget):
         if timer is not None:
             timer.start()
 
+    def _view_key(self) -> tuple[float, ...]:
+        """What the labels' pixel layout depends on: the x range and the view's size."""
+        vb = self.getPlotItem().getViewBox()
+        (x_lo, x_hi), _ = vb.viewRange()
+        return (round(x_lo, 9), round(x_hi, 9), round(vb.width(), 1), round(vb.height(), 1))
+
     def _relayout_now(self) -> None:
-        if self._last is not None:
+        # Only when the view really changed: a range signal with the same range (a redraw
+        # elsewhere) laid the labels out again, which emitted it again, without end.
+        if self._last is not None and self._view_key() != self._laid_out_for:
             self.show_measured(*self._last)
 
 

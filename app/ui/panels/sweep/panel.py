@@ -34,8 +34,8 @@ from app.commands.argv import SweepSpec, build_run_config
 from app.commands.copy_command import copied_commands
 from app.profiles import Target
 from app.ui.app_setup import settings
+from app.ui.engine_errors import engine_error
 from app.ui.exports.tooltips import metric_tooltips
-from app.ui.panels.doctor.window_words import window_error
 from app.ui.panels.sweep import status_text
 from app.ui.panels.sweep.capacity_line import CapacityLine
 from app.ui.panels.sweep.charts import SweepCharts
@@ -379,7 +379,7 @@ class SweepPanel(QWidget):
         self.run_model.finish()
         self.last_error = message
         # The worker speaks to a terminal ("run 'tpotbench doctor'"); the window names its own.
-        self._set_status(partial(window_error, message), error=True)
+        self._set_status(partial(engine_error, message), error=True)
 
     def _on_stopped(self) -> None:
         # A run that saved nothing (every request refused with 401, an unreachable server)

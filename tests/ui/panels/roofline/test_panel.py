@@ -147,7 +147,7 @@ def _labels_settled(chart) -> bool:
     """A paint settles the view's ranges (and TextItems place their box relative to the view
     then); a range change lays the labels out again on the next event-loop turn."""
     chart.grab()
-    return not chart._relayout_timer.isActive()
+    return not chart._relayout_timer.isActive() and not chart.declutter.pending
 
 
 def test_labels_of_close_points_do_not_overlap_and_name_the_concurrency(qtbot, panel):
