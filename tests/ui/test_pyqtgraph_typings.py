@@ -108,6 +108,7 @@ def test_the_check_sees_a_member_or_a_parameter_pyqtgraph_lacks(qtbot, tmp_path:
     assert sorted(stub_problems(stub, instances)) == [
         "pg.PlotItem.getViewbox",
         "pg.PlotWidget.getViewbox",
+        "pg.ScatterPlotItem.getViewbox",
         "pg.TextItem.setText(colour=...)",
         "pg.TextItem.setTextSize",
     ]
