@@ -250,27 +250,26 @@ class FolderListing:
         return True
 
 
-def runs_in(
-    listing: FolderListing, read: Callable[[Path], list[PointResult]]
+def folder_runs(
+    listing: FolderListing, folder: Path, read: Callable[[Path], list[PointResult]]
 ) -> tuple[list[Run], list[str]]:
-    """The runs of a listing (each folder's points grouped by label) and one message per
-    unreadable file; `read` gives a file's points."""
+    """A folder's runs (its points grouped by label) and one message per unreadable file;
+    `read` gives a file's points."""
     runs: list[Run] = []
     errors: list[str] = []
     root = listing.root
-    for folder, files in listing.folders.items():
-        groups: dict[str, list[PointResult]] = {}
-        for file in files:
-            try:
-                points = read(file)
-            except ResultFileError as exc:
-                errors.append(str(exc))
-                continue
-            for point in points:
-                groups.setdefault(_group_key(point), []).append(point)
-        rel = folder.relative_to(root).as_posix() if folder != root else ""
-        for key, points in groups.items():
-            # A run folder with one label is named by the folder; else folder/label.
-            name = (rel if len(groups) == 1 else f"{rel}/{key}") if rel else key
-            runs.append(Run(name=name, folder=folder, points=points))
+    groups: dict[str, list[PointResult]] = {}
+    for file in listing.folders[folder]:
+        try:
+            points = read(file)
+        except ResultFileError as exc:
+            errors.append(str(exc))
+            continue
+        for point in points:
+            groups.setdefault(_group_key(point), []).append(point)
+    rel = folder.relative_to(root).as_posix() if folder != root else ""
+    for key, points in groups.items():
+        # A run folder with one label is named by the folder; else folder/label.
+        name = (rel if len(groups) == 1 else f"{rel}/{key}") if rel else key
+        runs.append(Run(name=name, folder=folder, points=points))
     return runs, errors

@@ -5,6 +5,7 @@ the exports."""
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -235,6 +236,7 @@ def test_the_window_reads_a_folder_on_a_thread_and_takes_points_finished_meanwhi
     release.set()
     qtbot.waitUntil(lambda: not panel.scanning, timeout=30_000)
     assert threading.get_ident() not in readers and readers
+    assert gc.isenabled()  # paused while the files were parsed, on again
     assert [(r.name, len(r.points)) for r in panel.runs] == [
         ("local-bf16", 1),
         ("new-run", 1),
