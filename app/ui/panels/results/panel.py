@@ -75,16 +75,21 @@ from app.ui.retranslate import Message, TextSource, is_language_change
 
 _paused_lock = threading.Lock()
 _paused = 0  # folder reads under way with the cyclic garbage collector paused
+_freeze = False  # one of them parsed enough files to put out of the collector's reach
+FREEZE_AT = 500  # files parsed by one read: fewer make collections too short to matter
 
 
 @contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused while a folder is parsed, and what is then
-    alive moved out of its reach (gc.freeze). Parsing thousands of files makes millions of
-    objects: the collections they set off stop every thread, the GUI thread's too (one took
-    210 ms of a 2,000-file open), and each later full collection walked the cache again.
-    Parsed results are JSON values: counting references frees them, no collection needed."""
-    global _paused
+def _collector_paused(parsed: Callable[[], int]) -> Iterator[None]:
+    """Python's cyclic garbage collector paused while a folder is parsed and, when that
+    parsed FREEZE_AT files or more (`parsed` counts them), what is then alive moved out of
+    its reach (gc.freeze). Parsing thousands of files makes millions of objects: the
+    collections they set off stop every thread, the GUI thread's too (one took 210 ms of a
+    2,000-file open), and each later full collection walked the cache again. Parsed results
+    are JSON values: counting references frees them, no collection needed. (Small folders
+    skip the freeze: it keeps any cyclic garbage alive at that moment for good.)"""
+    global _paused, _freeze
+    before = parsed()
     with _paused_lock:
         _paused += 1
         gc.disable()
@@ -93,8 +98,11 @@ def _collector_paused() -> Iterator[None]:
     finally:
         with _paused_lock:
             _paused -= 1
+            _freeze = _freeze or parsed() - before >= FREEZE_AT
             if not _paused:
-                gc.freeze()
+                if _freeze:
+                    gc.freeze()
+                _freeze = False
                 gc.enable()
 
 
@@ -330,7 +338,7 @@ class ResultsPanel(QWidget):
         self.note.set(lambda: self.tr("Reading {0}…").format(root))
 
         def scan() -> None:  # on its own thread: nothing of the widget but the signal
-            with _collector_paused():
+            with _collector_paused(lambda: cache.parsed):
                 listing = FolderListing.scan(root)
                 files = listing.files()
                 for file in files:
