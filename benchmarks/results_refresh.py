@@ -1,21 +1,21 @@
 """How long the Results tab holds the GUI thread with a large history: opening a folder of N
-point files, and a point finishing beside them.
+point files, and points finishing beside them.
 
 Makes a results folder of N point files (default 2,000: 40 runs of 50 points, each a copy of one
 real point measured on the built-in simulator, with its per-request block) and opens it in the
 Results panel as the window does (read on a thread: the GUI thread's stalls meanwhile, timed by
-a 5 ms timer) and as before (everything on the GUI thread: one stall). Then it shows one run,
-adds one point file to it as a sweep does and takes it in three ways, each timed on the GUI
-thread, with the tab out of sight and on screen:
+a 5 ms timer; the longest is the open's longest GUI-thread step) and as before (everything on
+the GUI thread: one stall). Then it shows one run and adds points to it as a sweep does, each
+from its `point_finished` event (ResultsPanel.add_point, no folder read), with the tab out of
+sight and on screen: the GUI thread held per point, from the event until the tab is drawn and
+its labels placed (p50/p99/max over --points points; the run grows by one each time).
+--refresh also times the paths before points came from their events (the folder read again,
+with the file cache and without).
 
-  event   the window's path: the point from its `point_finished` event (path and result),
-          no folder read (ResultsPanel.add_point);
-  refresh the previous path, still the Reload button's: the folder read again, unchanged
-          files from the cache (one stat each);
-  no cache  the same read with the cache emptied first: what every point cost two sessions ago.
+Before/after: run this script from a copy of the older tree (its own app/ is imported).
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/results_refresh.py [--files 2000]
-        [--runs 3] [--detailed]
+        [--runs 2] [--points 20] [--refresh] [--detailed]
 """
 
 from __future__ import annotations
@@ -82,7 +82,12 @@ def make_history(root: Path, seed: Path, files: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=2000)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--points", type=int, default=20, help="points finishing per case")
+    parser.add_argument(
+        "--refresh", action="store_true", help="also time the folder read again, with and "
+        "without the cache (the paths before points came from their events)"
+    )  # fmt: skip
     parser.add_argument("--detailed", action="store_true", help="points with --save-detailed")
     args = parser.parse_args()
 
@@ -116,7 +121,7 @@ def main() -> None:
         stalls.stop()
         print(
             f"open the folder: runs shown after {took:.0f} ms ({panel.file_cache.parsed} files "
-            f"parsed on a thread); GUI thread stall {stalls.line()} (load "
+            f"parsed on a thread); GUI thread stalls {stalls.line()} (load "
             f"{os.getloadavg()[0]:.2f})"
         )
         # The previous way, still what a programmatic set_folder does: all on the GUI thread.
@@ -134,46 +139,68 @@ def main() -> None:
         app.processEvents()
         doc = json.loads(seed.read_text(encoding="utf-8"))
         conc = 100
+
+        def next_point() -> tuple[Path, dict]:
+            """The shown run's next point, as its sweep writes it (then announces it)."""
+            nonlocal conc
+            conc += 1
+            point = {**doc, "label": "run000", "max_concurrency": conc}
+            new = root / "run000" / f"run000_rateinf_conc{conc}.json"
+            new.write_text(json.dumps(point), encoding="utf-8")
+            return new, {**event.summary, "label": "run000", "max_concurrency": conc}
+
         for run in range(1, args.runs + 1):
-            line = []
+            print(f"run {run} (load {os.getloadavg()[0]:.2f}), points finishing beside it:")
             for on_screen in (False, True):
                 panel.setVisible(on_screen)
-                app.processEvents()
-                figures = {}
-                # The event last: out of sight, it leaves the shown run to be drawn when the
-                # tab is shown again, timed after it.
-                for way in ("refresh", "no cache", "event"):
-                    # The shown run's next point, as its sweep writes it (then announces it).
-                    conc += 1
-                    point = {**doc, "label": "run000", "max_concurrency": conc}
-                    new = root / "run000" / f"run000_rateinf_conc{conc}.json"
-                    new.write_text(json.dumps(point), encoding="utf-8")
-                    if way == "no cache":
-                        panel.file_cache = PointFileCache()
+                settle(app, panel)
+                # The window's path: each point from its `point_finished` event, the GUI
+                # thread held from the event until the tab is drawn and its labels placed.
+                held = []
+                for _ in range(args.points):
+                    new, summary = next_point()
                     t0 = time.perf_counter_ns()
-                    if way == "event":
-                        summary = {**event.summary, "label": "run000", "max_concurrency": conc}
-                        assert panel.add_point(new, summary)
-                    else:
-                        panel.refresh()
-                    app.processEvents()
-                    figures[way] = ms_since(t0)
+                    assert panel.add_point(new, summary)
+                    settle(app, panel)
+                    held.append(ms_since(t0))
+                where = "tab on screen showing that run" if on_screen else "tab out of sight"
+                extra = ""
                 if not on_screen:  # the run drawn when the tab comes back: a stall of its own
                     t0 = time.perf_counter_ns()
                     panel.show()
-                    app.processEvents()
-                    shown_ms = ms_since(t0)
-                where = "tab on screen showing that run" if on_screen else "tab out of sight"
-                line.append(
-                    f"  {where}: from its event {figures['event']:.1f} ms; before: "
-                    f"refresh {figures['refresh']:.0f} ms with the cache, "
-                    f"{figures['no cache']:.0f} ms with it emptied"
-                    + ("" if on_screen else f" (showing the tab then {shown_ms:.0f} ms)")
+                    settle(app, panel)
+                    extra = f"; showing the tab then {ms_since(t0):.0f} ms"
+                print(
+                    f"  {where}: {args.points} points from their events, GUI thread held per "
+                    f"point {spread(held)} (run of {len(panel.shown[0].points)} points){extra}"
                 )
-            print(f"run {run} (load {os.getloadavg()[0]:.2f}), a point finished:")
-            print("\n".join(line))
+            if args.refresh:
+                for way in ("refresh", "no cache"):  # the previous paths, for reference
+                    new, _summary = next_point()
+                    if way == "no cache":
+                        panel.file_cache = PointFileCache()
+                    t0 = time.perf_counter_ns()
+                    panel.refresh()
+                    settle(app, panel)
+                    print(f"  before that: {way}, the folder read again: {ms_since(t0):.0f} ms")
         panel.close()
         panel.deleteLater()
+
+
+def settle(app, panel) -> None:
+    """Events processed until the charts' labels are placed (a placement runs once the event
+    loop is idle, after the layout it needs)."""
+    curves = panel.curves
+    declutters = [*curves.declutter.values(), curves.pareto.declutter]
+    app.processEvents()
+    while any(d.pending for d in declutters):
+        app.processEvents()
+
+
+def spread(values: list[float]) -> str:
+    done = sorted(values)
+    p99 = done[min(len(done) - 1, int(0.99 * len(done)))]
+    return f"p50 {done[len(done) // 2]:.0f} ms, p99 {p99:.0f} ms, max {done[-1]:.0f} ms"
 
 
 class StallProbe:
@@ -201,7 +228,10 @@ class StallProbe:
     def line(self) -> str:
         late = sorted(self.late_ms) or [0.0]
         p99 = late[min(len(late) - 1, int(0.99 * len(late)))]
-        return f"p99 {p99:.1f} ms, max {late[-1]:.0f} ms over {len(self.late_ms)} ticks"
+        return (
+            f"p99 {p99:.1f} ms, longest GUI-thread step {late[-1]:.0f} ms over "
+            f"{len(self.late_ms)} ticks"
+        )
 
 
 def ms_since(t0: int) -> float:

@@ -61,6 +61,8 @@ class ParetoPlot(pg.PlotWidget):
         self._runs: list[ParetoRun] = []
         self._hardware: list[HardwareFrontier] = []
         self.texts: list[pg.TextItem] = []
+        self._spare: list[pg.TextItem] = []  # the last drawing's labels, to be used again
+        self._drawn: list[pg.GraphicsObject] = []  # every item, in the order drawn
         # The data items by role ('hardware 0', 'gaps', 'frontier 0', 'points 0'), for tests
         # and for whoever reads the chart back.
         self.data_items: dict[str, pg.PlotDataItem] = {}
@@ -100,11 +102,17 @@ class ParetoPlot(pg.PlotWidget):
         self._runs = [r for r in runs if r.points]
         self._hardware = [h for h in hardware if h.points]
         item = self.getPlotItem()
-        item.clear()
+        # The labels' items stay on the chart and take the next labels' texts: making and adding
+        # some fifty again each time a point joined the run was a third of the time to draw it.
+        self._spare, self.texts = self.texts, []
+        spare = {id(t) for t in self._spare}
+        for old in item.items[:]:
+            if id(old) not in spare:
+                item.removeItem(old)
         if item.legend is not None:
             item.legend.clear()
-        self.texts = []
         self.data_items = {}
+        self._drawn = []
         self._words()
         self._tip = "\n".join(
             [
@@ -150,6 +158,7 @@ class ParetoPlot(pg.PlotWidget):
                 data=[f"b={h.batch}" for h in frontier.points],
             )
             name_points(self.data_items[f"hardware {n}"])  # hovering a batch names it
+            self._drawn.append(self.data_items[f"hardware {n}"])
             for k, h in enumerate(frontier.points):
                 if h.batch in (1, 8, 64) or k == len(frontier.points) - 1:
                     hardware_texts.append(
@@ -171,6 +180,7 @@ class ParetoPlot(pg.PlotWidget):
                 pen=pg.mkPen(GAP_COLOUR, width=1, style=Qt.PenStyle.DotLine),
                 connect="pairs",
             )
+            self._drawn.append(self.data_items["gaps"])
         for n, run in enumerate(self._runs):
             xy = [(p.user_tok_s, p.gpu_tok_s) for p in run.points]
             front = pareto_front(xy)
@@ -179,6 +189,7 @@ class ParetoPlot(pg.PlotWidget):
                 np.array([xy[i][1] for i in front]),
                 pen=pg.mkPen(run.colour, width=2),
             )
+            self._drawn.append(self.data_items[f"frontier {n}"])
             self.data_items[f"points {n}"] = item.plot(
                 [x for x, _ in xy],
                 [y for _, y in xy],
@@ -191,12 +202,20 @@ class ParetoPlot(pg.PlotWidget):
                 data=[p.label for p in run.points],
             )
             name_points(self.data_items[f"points {n}"])  # a label left out is still named here
+            self._drawn.append(self.data_items[f"points {n}"])
             slowest = min(x for x, _ in xy)
             for k, p in enumerate(run.points):
                 # Neighbours alternate right and left of their marker (loads past the knee
                 # bunch up in both directions at once); the leftmost never goes off the chart.
                 left = k % 2 == 1 and p.user_tok_s > slowest
                 self._label(p.label, p.user_tok_s, y_of(p.gpu_tok_s), run.colour, left=left)
+        for gone in self._spare:  # labels no longer needed
+            item.removeItem(gone)
+        self._spare = []
+        # Each item stacked in the order drawn (a kept label would otherwise stay under the
+        # curves drawn after it, where a chart drawn afresh has it over them).
+        for z, shown in enumerate(self._drawn):
+            shown.setZValue(z)
         item.enableAutoRange()
         # The loads' labels first (the hardware's give way), clear of every marker.
         loads = [t for t in self.texts if t not in hardware_texts]
@@ -208,10 +227,20 @@ class ParetoPlot(pg.PlotWidget):
 
     def _label(self, text: str, x: float, y: float, colour: str, left: bool = False) -> pg.TextItem:
         """A point's name beside it, right of it or left of it."""
-        label = pg.TextItem(text, color=colour, anchor=(1.0 if left else 0.0, 0.5))
-        label.setPos(x, y)
-        self.getPlotItem().addItem(label)
+        anchor = (1.0 if left else 0.0, 0.5)
+        if self._spare:  # a label's item from the last drawing, still on the chart
+            label = self._spare.pop()
+            label.setColor(colour)
+            label.setText(text)
+            label.setAnchor(anchor)
+            label.setVisible(True)
+            label.setPos(x, y)
+        else:
+            label = pg.TextItem(text, color=colour, anchor=anchor)
+            label.setPos(x, y)
+            self.getPlotItem().addItem(label)
         self.texts.append(label)
+        self._drawn.append(label)
         return label
 
     def _name_hidden(self) -> None:

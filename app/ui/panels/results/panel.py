@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +57,8 @@ from app.ui.panels.results.points_table import PointsTable
 from app.ui.panels.results.runs import (
     FolderListing,
     Run,
+    folder_runs,
     runs_caption,
-    runs_in,
     search_doc,
 )
 from app.ui.panels.sweep.layout import WrappedLabel
@@ -71,6 +72,38 @@ from app.ui.plots.distributions import DistributionsView
 from app.ui.plots.sweep_curves import Series, SweepCurves, sweep_axis
 from app.ui.results_root import default_results_root
 from app.ui.retranslate import Message, TextSource, is_language_change
+
+_paused_lock = threading.Lock()
+_paused = 0  # folder reads under way with the cyclic garbage collector paused
+_freeze = False  # one of them parsed enough files to put out of the collector's reach
+FREEZE_AT = 500  # files parsed by one read: fewer make collections too short to matter
+
+
+@contextlib.contextmanager
+def _collector_paused(parsed: Callable[[], int]) -> Iterator[None]:
+    """Python's cyclic garbage collector paused while a folder is parsed and, when that
+    parsed FREEZE_AT files or more (`parsed` counts them), what is then alive moved out of
+    its reach (gc.freeze). Parsing thousands of files makes millions of objects: the
+    collections they set off stop every thread, the GUI thread's too (one took 210 ms of a
+    2,000-file open), and each later full collection walked the cache again. Parsed results
+    are JSON values: counting references frees them, no collection needed. (Small folders
+    skip the freeze: it keeps any cyclic garbage alive at that moment for good.)"""
+    global _paused, _freeze
+    before = parsed()
+    with _paused_lock:
+        _paused += 1
+        gc.disable()
+    try:
+        yield
+    finally:
+        with _paused_lock:
+            _paused -= 1
+            _freeze = _freeze or parsed() - before >= FREEZE_AT
+            if not _paused:
+                if _freeze:
+                    gc.freeze()
+                _freeze = False
+                gc.enable()
 
 
 class ResultsPanel(QWidget):
@@ -96,6 +129,9 @@ class ResultsPanel(QWidget):
         # file every time).
         self.file_cache = PointFileCache()
         self.listing: FolderListing | None = None  # the folder as last listed
+        # Each listed folder's runs and unreadable files: a point joining one folder groups
+        # that folder again, not the whole history.
+        self._by_folder: dict[Path, tuple[list[Run], list[str]]] = {}
         self._view_stale = False  # shown runs changed while the tab was out of sight
         # Reading a folder of thousands of files takes seconds: the window's reads run on a
         # thread of their own; `_generation` names the latest, so an older one is dropped.
@@ -302,12 +338,13 @@ class ResultsPanel(QWidget):
         self.note.set(lambda: self.tr("Reading {0}…").format(root))
 
         def scan() -> None:  # on its own thread: nothing of the widget but the signal
-            listing = FolderListing.scan(root)
-            files = listing.files()
-            for file in files:
-                with contextlib.suppress(ResultFileError):  # reported when shown
-                    cache.read(file)
-            cache.forget_except(files)
+            with _collector_paused(lambda: cache.parsed):
+                listing = FolderListing.scan(root)
+                files = listing.files()
+                for file in files:
+                    with contextlib.suppress(ResultFileError):  # reported when shown
+                        cache.read(file)
+                cache.forget_except(files)
             with contextlib.suppress(RuntimeError):  # the panel is gone
                 scanned.emit(generation, listing)
 
@@ -361,7 +398,12 @@ class ResultsPanel(QWidget):
         redraw = any(r.folder == file.parent for r in self.shown)
         if redraw and not self.isVisible():
             redraw, self._view_stale = False, True
-        self._show_listing(self.file_cache.stored, keep={r.name for r in self.shown}, redraw=redraw)
+        self._show_listing(
+            self.file_cache.stored,
+            keep={r.name for r in self.shown},
+            redraw=redraw,
+            changed=file.parent,
+        )
         return True
 
     def _root_appeared(self) -> bool:
@@ -380,12 +422,28 @@ class ResultsPanel(QWidget):
         return root / rel
 
     def _show_listing(
-        self, read: Callable[[Path], list[PointResult]], *, keep: set[str], redraw: bool = True
+        self,
+        read: Callable[[Path], list[PointResult]],
+        *,
+        keep: set[str],
+        redraw: bool = True,
+        changed: Path | None = None,
     ) -> None:
-        """The runs of the listing, each file's points from `read`."""
-        assert self.listing is not None
-        runs, errors = runs_in(self.listing, read)
-        self.runs, self.errors = runs, self.listing.errors + errors
+        """The runs of the listing, each file's points from `read`; only the `changed`
+        folder's (and new folders') grouped again when given, the others' runs kept."""
+        listing = self.listing
+        assert listing is not None
+        if changed is None:
+            self._by_folder = {}
+        else:
+            self._by_folder.pop(changed, None)
+        by_folder = {
+            f: self._by_folder.get(f) or folder_runs(listing, f, read) for f in listing.folders
+        }
+        self._by_folder = by_folder
+        runs = [run for found, _errors in by_folder.values() for run in found]
+        errors = [e for _found, problems in by_folder.values() for e in problems]
+        self.runs, self.errors = runs, listing.errors + errors
         self._show_runs_found(keep=keep, redraw=redraw)
 
     def _show_runs_found(self, *, keep: set[str], redraw: bool = True) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
@@ -19,10 +19,12 @@ from PySide6.QtWidgets import (
 from app.bench.results.point_result import PointResult
 from app.bench.results.request_samples import RequestSamples, request_samples
 from app.ui import point_status
-from app.ui.exports.tables import TABLE_COLUMNS, cell_text, hidden_keys
+from app.ui.exports.tables import OPTIONAL_KEYS, TABLE_COLUMNS, cell_text, hidden_keys
 from app.ui.exports.tooltips import metric_tooltips
 from app.ui.plots.capacity import FAIL_BG, PASS_BG, slo_cell_colours
 from app.ui.plots.sweep_curves import Series
+
+OPTIONAL_SET = frozenset(OPTIONAL_KEYS)
 
 
 class PointsTable(QTableWidget):
@@ -46,11 +48,16 @@ class PointsTable(QTableWidget):
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         # Each row's run name and point (None: a point without a file behind it).
         self._row_points: list[tuple[str, PointResult | None]] = []
+        # Each row's run name and point summary (the very object), and the optional columns
+        # it has a value for: what a new point's rows are matched against.
+        self._row_keys: list[tuple[str, Mapping[str, Any]]] = []
+        self._row_present: list[frozenset[str]] = []
         # A point with its per-request data (a point added from a sweep's event has none
         # until its file is read): the Results panel's cache.
         self.detailed: Callable[[PointResult], PointResult] = lambda point: point
 
     def retranslate(self) -> None:
+        self._row_keys = []  # the rows' tooltips are in the old language: built again
         tips = metric_tooltips()
         run = self.horizontalHeaderItem(0)
         assert run is not None  # every column has a header item (setHorizontalHeaderLabels)
@@ -73,36 +80,66 @@ class PointsTable(QTableWidget):
         by_path: dict[str, PointResult],
     ) -> None:
         """One row per point of each series; `blocks` are the points' tpotbench blocks by file
-        path (SLO verdicts colour the cells), `by_path` their results (for distributions)."""
-        self.setRowCount(0)
-        self._row_points = []
-        for s in series:
-            for point in s.points:
-                self._row_points.append((s.name, by_path.get(str(point.get("path") or ""))))
-                row = self.rowCount()
-                self.insertRow(row)
-                name = QTableWidgetItem(s.name)
-                name.setToolTip(s.name)
-                self.setItem(row, 0, name)
-                colours = slo_cell_colours({"tpotbench": blocks.get(str(point.get("path")))})
-                # Cut short (italics) or run at another load than planned: said on hover.
-                fragment = point_status.is_fragment(point)
-                status_tip = point_status.status_tooltip(point)
-                for col, (key, _h, dec) in enumerate(TABLE_COLUMNS, start=1):
-                    item = QTableWidgetItem(cell_text(point, key, dec))
-                    item.setTextAlignment(
-                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-                    )
-                    point_status.mark_cell(item, key, fragment, status_tip)
-                    if key in colours:
-                        passed, tip = colours[key]
-                        item.setBackground(QColor(PASS_BG if passed else FAIL_BG))
-                        item.setForeground(QColor("#1b1b1b"))
-                        item.setToolTip(tip)
-                    self.setItem(row, col, item)
-        hidden = hidden_keys(p for s in series for p in s.points)
+        path (SLO verdicts colour the cells), `by_path` their results (for distributions).
+
+        Rows already shown for the very same point objects (a run's summaries are built once
+        per point) are kept and only the new points' rows are made: a point joining a shown run
+        costs one row, not the whole table again. Anything else (a point gone or moved, a
+        language change) builds the table again."""
+        rows = [(s.name, point) for s in series for point in s.points]
+        kept = self._kept_rows(rows)
+        self.clearSelection()  # as a table built again has none
+        if kept is None:
+            self.setRowCount(0)
+            self._row_points, self._row_keys, self._row_present = [], [], []
+            kept = [False] * len(rows)
+        for row, ((name, point), old) in enumerate(zip(rows, kept, strict=True)):
+            if old:
+                continue
+            result = by_path.get(str(point.get("path") or ""))
+            self.insertRow(row)
+            self._fill_row(row, name, point, blocks)
+            self._row_points.insert(row, (name, result))
+            self._row_keys.insert(row, (name, point))
+            self._row_present.insert(row, OPTIONAL_SET - hidden_keys([point]))
+        hidden = OPTIONAL_SET.difference(*self._row_present)
         for col, (key, _h, _dec) in enumerate(TABLE_COLUMNS, start=1):
             self.setColumnHidden(col, key in hidden)
+
+    def _kept_rows(self, rows: list[tuple[str, Mapping[str, Any]]]) -> list[bool] | None:
+        """Which of `rows` the table shows already, in the same order (the shown rows must all
+        be among them); None when the table is to be built again."""
+        if len(self._row_keys) != self.rowCount():
+            return None  # forgotten (a language change)
+        kept, old = [], iter(self._row_keys)
+        current = next(old, None)
+        for name, point in rows:
+            same = current is not None and current[0] == name and current[1] is point
+            kept.append(same)
+            if same:
+                current = next(old, None)
+        return kept if current is None else None
+
+    def _fill_row(
+        self, row: int, name: str, point: Mapping[str, Any], blocks: dict[str, dict[str, Any]]
+    ) -> None:
+        run = QTableWidgetItem(name)
+        run.setToolTip(name)
+        self.setItem(row, 0, run)
+        colours = slo_cell_colours({"tpotbench": blocks.get(str(point.get("path")))})
+        # Cut short (italics) or run at another load than planned: said on hover.
+        fragment = point_status.is_fragment(point)
+        status_tip = point_status.status_tooltip(point)
+        for col, (key, _h, dec) in enumerate(TABLE_COLUMNS, start=1):
+            item = QTableWidgetItem(cell_text(point, key, dec))
+            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            point_status.mark_cell(item, key, fragment, status_tip)
+            if key in colours:
+                passed, tip = colours[key]
+                item.setBackground(QColor(PASS_BG if passed else FAIL_BG))
+                item.setForeground(QColor("#1b1b1b"))
+                item.setToolTip(tip)
+            self.setItem(row, col, item)
 
     def selected_samples(self) -> list[tuple[str, RequestSamples]]:
         """The selected points' per-request samples, labelled by run, rate and concurrency."""

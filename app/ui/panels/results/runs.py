@@ -7,6 +7,7 @@ import json
 import math
 import os
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,8 +73,23 @@ class Run:
         return Series(self.name, [summary_of(p) for p in ordered])
 
 
+# Each point's summary, built once per point object (the file cache keeps a file's points, the
+# very objects, until the file changes): the shown run is drawn again at every point that joins
+# it, and building every summary again took a third of that.
+_summaries: dict[int, dict[str, Any]] = {}
+
+
 def summary_of(point: PointResult) -> dict[str, Any]:
-    """A flat summary with vLLM's keys, whatever wrote the file (rate as a float, inf allowed)."""
+    """A flat summary with vLLM's keys, whatever wrote the file (rate as a float, inf allowed).
+    The same dict for the same point object: read it, never change it."""
+    summary = _summaries.get(id(point))
+    if summary is None:
+        summary = _summaries[id(point)] = _summary(point)
+        weakref.finalize(point, _summaries.pop, id(point), None)
+    return summary
+
+
+def _summary(point: PointResult) -> dict[str, Any]:
     summary = {k: v for k, v in point.raw.items() if not isinstance(v, list | dict)}
     summary.update(
         request_rate=point.request_rate,
@@ -234,27 +250,26 @@ class FolderListing:
         return True
 
 
-def runs_in(
-    listing: FolderListing, read: Callable[[Path], list[PointResult]]
+def folder_runs(
+    listing: FolderListing, folder: Path, read: Callable[[Path], list[PointResult]]
 ) -> tuple[list[Run], list[str]]:
-    """The runs of a listing (each folder's points grouped by label) and one message per
-    unreadable file; `read` gives a file's points."""
+    """A folder's runs (its points grouped by label) and one message per unreadable file;
+    `read` gives a file's points."""
     runs: list[Run] = []
     errors: list[str] = []
     root = listing.root
-    for folder, files in listing.folders.items():
-        groups: dict[str, list[PointResult]] = {}
-        for file in files:
-            try:
-                points = read(file)
-            except ResultFileError as exc:
-                errors.append(str(exc))
-                continue
-            for point in points:
-                groups.setdefault(_group_key(point), []).append(point)
-        rel = folder.relative_to(root).as_posix() if folder != root else ""
-        for key, points in groups.items():
-            # A run folder with one label is named by the folder; else folder/label.
-            name = (rel if len(groups) == 1 else f"{rel}/{key}") if rel else key
-            runs.append(Run(name=name, folder=folder, points=points))
+    groups: dict[str, list[PointResult]] = {}
+    for file in listing.folders[folder]:
+        try:
+            points = read(file)
+        except ResultFileError as exc:
+            errors.append(str(exc))
+            continue
+        for point in points:
+            groups.setdefault(_group_key(point), []).append(point)
+    rel = folder.relative_to(root).as_posix() if folder != root else ""
+    for key, points in groups.items():
+        # A run folder with one label is named by the folder; else folder/label.
+        name = (rel if len(groups) == 1 else f"{rel}/{key}") if rel else key
+        runs.append(Run(name=name, folder=folder, points=points))
     return runs, errors

@@ -5,6 +5,7 @@ the exports."""
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -235,6 +236,7 @@ def test_the_window_reads_a_folder_on_a_thread_and_takes_points_finished_meanwhi
     release.set()
     qtbot.waitUntil(lambda: not panel.scanning, timeout=30_000)
     assert threading.get_ident() not in readers and readers
+    assert gc.isenabled()  # paused while the files were parsed, on again
     assert [(r.name, len(r.points)) for r in panel.runs] == [
         ("local-bf16", 1),
         ("new-run", 1),
@@ -247,3 +249,96 @@ def test_the_window_reads_a_folder_on_a_thread_and_takes_points_finished_meanwhi
         (r.name, [p.path for p in r.points]) for r in panel.runs
     ]
     assert panel.errors == fresh.errors and panel.message.text() == fresh.message.text()
+
+
+def charts(panel: ResultsPanel, qtbot) -> tuple[dict[str, Any], list[float]]:
+    """What the shown run's charts draw once their labels are placed: each chart's data
+    items (data, stacking, visibility) and every label (text, colour, anchor, shown or left
+    out, stacking), the Pareto chart's in the order drawn; and, apart, each label's place
+    on screen as a fraction of its chart's plot area (pyqtgraph's axes keep the widest tick
+    text they ever showed, so a panel that drew smaller runs before has a plot area a few
+    pixels narrower: places in pixels differ by that even between two full redraws)."""
+    curves = panel.curves
+    declutters = [*curves.declutter.values(), curves.pareto.declutter]
+    qtbot.waitUntil(lambda: not any(d.pending for d in declutters))
+    places: list[float] = []
+
+    def label(t, plot) -> tuple[Any, ...]:
+        area = plot.getPlotItem().getViewBox().sceneBoundingRect()
+        rect = t.sceneBoundingRect()
+        places.append((rect.center().x() - area.x()) / area.width())
+        places.append((rect.center().y() - area.y()) / area.height())
+        return (t.toPlainText(), t.color.name(), tuple(t.anchor), t.isVisible(), t.zValue())
+
+    out: dict[str, Any] = {}
+    for key, plot in curves.charts().items():
+        out[key] = [
+            (item.name(), item.zValue(), item.isVisible(), *(list(a) for a in item.getData()))
+            for item in plot.listDataItems()
+        ]
+        declutter = curves.pareto.declutter if key == "pareto" else curves.declutter[plot]
+        out[key + " marks"] = [label(t, plot) for t in declutter._labels] + [declutter.hidden]
+    out["pareto labels"] = [label(t, curves.pareto) for t in curves.pareto.texts]
+    # What sits over what: the chart's items in Qt's stacking order.
+    roles = {id(v): k for k, v in curves.pareto.data_items.items()}
+    stacked = curves.pareto.getPlotItem().getViewBox().childGroup.childItems()
+    out["pareto stacking"] = [
+        roles.get(id(i)) or (i.toPlainText() if hasattr(i, "toPlainText") else type(i).__name__)
+        for i in stacked
+    ]
+    return out, places
+
+
+def read_afresh(qtbot, root: Path, run: str) -> ResultsPanel:
+    """A new panel, on screen as the window shows it, that read `root` and shows `run`."""
+    fresh = ResultsPanel()
+    qtbot.addWidget(fresh)
+    fresh.resize(1400, 900)
+    fresh.show()
+    qtbot.waitExposed(fresh)
+    fresh.set_folder(root)
+    fresh.show_runs([run])
+    fresh._select(fresh.shown)
+    return fresh
+
+
+def cells(panel: ResultsPanel) -> list[list[str]]:
+    t = panel.table
+    return [[t.item(r, c).text() for c in range(t.columnCount())] for r in range(t.rowCount())]
+
+
+def test_points_joining_the_shown_run_draw_its_charts_as_a_fresh_read_does(
+    qtbot, history: Path, sim
+) -> None:
+    """The charts are updated in place at each point (label items kept, table rows kept):
+    after several points, one before the run's first load, what they draw and where their
+    labels sit equal a panel that read the folder afresh."""
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1400, 900)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.set_folder(history)
+    panel.show_runs(["local-bf16"])
+    panel._select(panel.shown)
+    charts(panel, qtbot)
+    events = sweep_events(sim.base_url, history / "local-bf16", "bf16", "1,3,4")
+    assert len(events) == 3
+    # Last load first, as a capacity search may visit them: each joins between or before the
+    # rows and labels already drawn.
+    # The table after each: a fresh read's rows (the folder holds all three files already)
+    # of the loads joined so far, in its order.
+    every = cells(read_afresh(qtbot, history, "local-bf16"))
+    joined = {"2"}
+    for event in reversed(events):
+        assert panel.add_point(event.path, event.summary)
+        charts(panel, qtbot)  # each drawn and placed in turn, as during a sweep
+        joined.add(str(event.summary["max_concurrency"]))
+        assert cells(panel) == [row for row in every if row[2] in joined]
+    assert len(panel.curves.pareto.texts) == 4 and panel.table.rowCount() == 4
+    fresh = read_afresh(qtbot, history, "local-bf16")
+    drawn, places = charts(panel, qtbot)
+    fresh_drawn, fresh_places = charts(fresh, qtbot)
+    assert drawn == fresh_drawn
+    assert places == pytest.approx(fresh_places, abs=0.02)
+    assert shown(panel, tmp_path := history.parent) == shown(fresh, tmp_path)
