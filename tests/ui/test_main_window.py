@@ -333,3 +333,14 @@ def test_an_empty_probe_chart_says_so_instead_of_showing_a_0_to_1_s_axis(
     assert "Run a probe" in chart.empty_text.toPlainText()
     run_probe(qtbot, window, 16)
     assert not chart.is_empty() and bottom.style["showValues"]
+
+
+def test_no_chart_offers_pyqtgraphs_own_export(window: MainWindow) -> None:
+    # pyqtgraph's right-click "Export..." wrote files straight to any path (a FIFO, a device),
+    # past the checks of the window's exports; every chart of the window goes without it.
+    import pyqtgraph as pg
+
+    charts = window.findChildren(pg.PlotWidget)
+    assert len(charts) >= 15  # probe, live, sweep curves, results, roofline dock, /metrics
+    offered = [type(c).__name__ for c in charts if c.scene().contextMenu]
+    assert offered == []

@@ -25,6 +25,7 @@ def _instances() -> dict[str, object]:
     return {
         "PlotWidget": plot,
         "PlotItem": item,
+        "GraphicsScene": plot.scene(),
         "PlotDataItem": curve,
         "ScatterPlotItem": curve.scatter,
         "LegendItem": legend,

@@ -10,10 +10,11 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from PySide6.QtCore import QPointF, QRectF, Signal
-from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtGui import QAction, QBrush, QColor, QPen
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsObject,
+    QGraphicsScene,
     QGraphicsTextItem,
     QGraphicsView,
     QGraphicsWidget,
@@ -219,6 +220,9 @@ class PlotItem(_PlotMethods, GraphicsWidget):
     def showAxis(self, axis: _Side, show: bool = True) -> None: ...
     def hideAxis(self, axis: _Side) -> None: ...
 
+class GraphicsScene(QGraphicsScene):
+    contextMenu: list[QAction]
+
 class PlotWidget(_PlotMethods, QGraphicsView):
     def __init__(
         self,
@@ -228,4 +232,5 @@ class PlotWidget(_PlotMethods, QGraphicsView):
         **kargs: object,
     ) -> None: ...
     def getPlotItem(self) -> PlotItem: ...
+    def scene(self) -> GraphicsScene: ...
     def setBackground(self, background: object) -> None: ...

@@ -50,6 +50,14 @@ def setup_plot(
     item.setDownsampling(auto=True, mode="peak")
     item.addLegend(offset=(10, 10), labelTextSize="8pt")
     plot.setMinimumSize(120, 100)
+    no_direct_export(plot)
+
+
+def no_direct_export(plot: pg.PlotWidget) -> None:
+    """Take pyqtgraph's own "Export..." off the chart's right-click menu: it writes files
+    straight to any path (a FIFO, a device, over a symlink's target), past the checks of the
+    window's exports (File > Export, app/ui/exports), which are the one way out for a chart."""
+    plot.scene().contextMenu = []
 
 
 def set_words(

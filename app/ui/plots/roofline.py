@@ -11,7 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, QTimer
 
 from app.roofline.scenario import BATCH_GRID, Scenario
-from app.ui.plots.chart import coloured, rename_curve
+from app.ui.plots.chart import coloured, no_direct_export, rename_curve
 from app.ui.plots.declutter import Declutter, Segment, name_points, segments_cross, tip_with_hidden
 
 COLORS = {"floor": "#0072B2", "line": "#D55E00", "measured": "#009E73", "live": "#CC79A7"}
@@ -61,6 +61,7 @@ class BatchPlot(pg.PlotWidget):
 
     def __init__(self) -> None:
         super().__init__()
+        no_direct_export(self)
         # The legend is the title's coloured words: a legend box sat over the measured points
         # and, in a narrow dock, ran past the chart's right edge.
         item = _axes(self, False, legend=False)
@@ -389,6 +390,7 @@ class RoofPlot(pg.PlotWidget):
 
     def __init__(self) -> None:
         super().__init__()
+        no_direct_export(self)
         item = _axes(self, True)
         self.roof_curve = item.plot([], [], pen=pg.mkPen(COLORS["floor"], width=2), name="-")
         self.decode_curve = _dots(item, "o", 6, "#777777", "-")

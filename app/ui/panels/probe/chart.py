@@ -7,6 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
+from app.ui.plots.chart import no_direct_export
 from app.ui.theme import accent
 
 X_START, Y_START = 1.0, 50.0  # seconds, ms: the empty chart's range
@@ -15,6 +16,7 @@ X_START, Y_START = 1.0, 50.0  # seconds, ms: the empty chart's range
 class ProbeChart(pg.PlotWidget):
     def __init__(self) -> None:
         super().__init__()
+        no_direct_export(self)
         self.setObjectName("probeChart")
         self.setMinimumHeight(160)
         item = self.getPlotItem()
