@@ -283,9 +283,8 @@ def open_everything(
     current = json.loads(stdout) if code == 0 else {}
     if code != 0:
         fail(f"load_results raised: {_last_line(stderr)}")
-    for name in opened:
-        if name not in current:
-            fail(f"load_results skipped {Path(name).name}", [name])
+    elif skipped := [name for name in opened if name not in current]:
+        fail(f"load_results skipped {', '.join(Path(n).name for n in skipped)}", skipped)
 
     panel_root = folders[0].parent
     code, stdout, stderr = _run(ROOT, ["-c", PANEL, str(panel_root)])
