@@ -2,9 +2,10 @@
 
 benchmarks/old_files.py runs the earlier releases themselves (it needs git history); these are
 what it found them to write, so that the suite can check the readers without history: each
-earlier release's `tpotbench` block is this tree's less the blocks added after it. No key was
-renamed and no block changed its kind between those releases (the script compared them three
-levels deep); only blocks and fields were added.
+earlier release's `tpotbench` block is this tree's less the blocks added after it. No key of a
+point file was renamed and no block changed its kind between those releases (the script
+compared them three levels deep); only blocks and fields were added. A search.json did change:
+its why's parameters and evidence had other names (old_search).
 """
 
 from __future__ import annotations
@@ -104,3 +105,51 @@ def write_old_runs(points: list[Path], root: Path) -> dict[str, Path]:
             (folder / path.name).write_text(json.dumps(document), encoding="utf-8")
         folders[release] = folder
     return folders
+
+
+# The why of a search's boundary as releases before c24f75f wrote it (f6c280a's, from
+# benchmarks/old_files.py): no confidence, runner-up, ruled-out causes, missing evidence or
+# Chinese text; its evidence the template's parameters under older names (ttft_p99, not
+# ttft_p99_ms; prompt, not prompt_tokens). This tree's templates take other parameters, so
+# only the stored English can be shown.
+OLD_BOUNDARY_WHY = {
+    "cause": "prefill",
+    "text": "TTFT is spent in prefill: p99 379 ms for 39-token prompts (median 76 ms) with no "
+    "queue in the server; shorter prompts or prefix caching lower it.",
+    "params": {"ttft_p99": 379.3243818499999, "ttft_p50": 75.967937, "prompt": 39.0},
+    "evidence": {"ttft_p99": 379.3243818499999, "ttft_p50": 75.967937, "prompt": 39.0},
+    "estimate": None,
+}
+# Fields of a search document and of its knees' whys added after f6c280a.
+_SEARCH_ADDED = ("boundary_evidence", "fill_limit")
+_WHY_ADDED = ("confidence", "missing", "ruled_out", "runner_up", "text_zh")
+
+
+def old_search(document: dict[str, Any]) -> dict[str, Any]:
+    """A search.json of this tree as f6c280a, 269907c and bbeb08e wrote it (the three agree)."""
+    old = copy.deepcopy(document)
+    for name in _SEARCH_ADDED:
+        old.pop(name, None)
+    old["boundary_why"] = copy.deepcopy(OLD_BOUNDARY_WHY)
+    for knee in (old.get("knee") or {}).values():
+        why = knee.get("why") if isinstance(knee, dict) else None
+        if isinstance(why, dict):
+            for name in _WHY_ADDED:
+                why.pop(name, None)
+    return old
+
+
+def rich_search(base_url: str, folder: Path) -> Path:
+    """A real capacity search of this tree whose TTFT limit is crossed: growth, bisection,
+    a boundary with its why; returns its search.json."""
+    cmd = [
+        sys.executable, "-m", "app", "search", "--base-url", base_url,
+        "--dataset-name", "random", "--random-input-len", "32", "--random-output-len", "8",
+        "--slo", "ttft:p99:35", "--max", "8", "--min-prompts", "4", "--prompts-per-unit", "1",
+        "--num-prompts", "8", "--save-detailed", "--scrape-metrics", "--gpu", "rtx3090",
+        "--label", "se", "--result-dir", str(folder), "--disable-tqdm",
+    ]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "API_KEY")}
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env, check=False)
+    assert (folder / "search.json").is_file(), proc.stderr
+    return folder / "search.json"

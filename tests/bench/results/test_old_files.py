@@ -12,7 +12,15 @@ from pathlib import Path
 import pytest
 
 from app.bench.results.read import load_results, result_files
-from tests.bench.results.old_shapes import LACKS, rich_points, write_old_runs
+from tests.bench.results.old_shapes import (
+    LACKS,
+    OLD_BOUNDARY_WHY,
+    old_document,
+    old_search,
+    rich_points,
+    rich_search,
+    write_old_runs,
+)
 
 # Columns whose figures come only from a block an older release did not write: empty for it.
 # (The load warning of a concurrency the prompts could not fill comes from the counts every
@@ -96,3 +104,30 @@ def test_older_shapes_open_in_the_report(
     assert {n: r["p99_ttft_ms"] for n, r in rows.items()} == {
         n: r["p99_ttft_ms"] for n, r in expected.items()
     }
+
+
+@pytest.mark.parametrize("release", list(LACKS))
+def test_an_older_search_opens_in_the_report_with_its_stored_why(
+    sim, tmp_path: Path, release: str
+) -> None:
+    searched = rich_search(sim.base_url, tmp_path / "written")
+    folder = tmp_path / release
+    folder.mkdir()
+    for path in result_files(searched.parent):
+        document = old_document(json.loads(path.read_text(encoding="utf-8")), release)
+        (folder / path.name).write_text(json.dumps(document), encoding="utf-8")
+    old = old_search(json.loads(searched.read_text(encoding="utf-8")))
+    (folder / "search.json").write_text(json.dumps(old), encoding="utf-8")
+    html_out = tmp_path / "r.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "app", "report", str(folder), "--html", str(html_out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip() == f"report: {html_out}"
+    # The old why's parameters fit none of this tree's templates: its stored English is shown.
+    assert OLD_BOUNDARY_WHY["text"] in proc.stdout
+    assert str(OLD_BOUNDARY_WHY["text"]).replace("'", "&#x27;") in html_out.read_text("utf-8")
