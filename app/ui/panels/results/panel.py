@@ -76,6 +76,7 @@ from app.ui.retranslate import Message, TextSource, is_language_change
 _paused_lock = threading.Lock()
 _paused = 0  # folder reads under way with the cyclic garbage collector paused
 _freeze = False  # one of them parsed enough files to put out of the collector's reach
+_was_enabled = True  # automatic collection before the first of them paused it
 FREEZE_AT = 500  # files parsed by one read: fewer make collections too short to matter
 
 
@@ -88,9 +89,11 @@ def _collector_paused(parsed: Callable[[], int]) -> Iterator[None]:
     2,000-file open), and each later full collection walked the cache again. Parsed results
     are JSON values: counting references frees them, no collection needed. (Small folders
     skip the freeze: it keeps any cyclic garbage alive at that moment for good.)"""
-    global _paused, _freeze
+    global _paused, _freeze, _was_enabled
     before = parsed()
     with _paused_lock:
+        if not _paused:
+            _was_enabled = gc.isenabled()
         _paused += 1
         gc.disable()
     try:
@@ -103,7 +106,11 @@ def _collector_paused(parsed: Callable[[], int]) -> Iterator[None]:
                 if _freeze:
                     gc.freeze()
                 _freeze = False
-                gc.enable()
+                # Back as it was: the window keeps automatic collection off for good (its
+                # GuiThreadCollector collects on the GUI thread only, app_setup.py); turning it
+                # on here let any thread collect, and finalise Qt wrappers there.
+                if _was_enabled:
+                    gc.enable()
 
 
 class ResultsPanel(QWidget):

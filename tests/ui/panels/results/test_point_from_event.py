@@ -228,6 +228,7 @@ def test_the_window_reads_a_folder_on_a_thread_and_takes_points_finished_meanwhi
 
     monkeypatch.setattr(FolderListing, "scan", classmethod(held_scan))
     monkeypatch.setattr(PointFileCache, "_read", noted_read)
+    was_enabled = gc.isenabled()
     panel.reload_button.click()  # F5, Enter in the folder field, Browse…: the same way
     assert panel.scanning and "Reading" in panel.message.text()
     assert listed.wait(30)
@@ -236,7 +237,7 @@ def test_the_window_reads_a_folder_on_a_thread_and_takes_points_finished_meanwhi
     release.set()
     qtbot.waitUntil(lambda: not panel.scanning, timeout=30_000)
     assert threading.get_ident() not in readers and readers
-    assert gc.isenabled()  # paused while the files were parsed, on again
+    assert gc.isenabled() is was_enabled  # paused while the files were parsed, then as it was
     assert [(r.name, len(r.points)) for r in panel.runs] == [
         ("local-bf16", 1),
         ("new-run", 1),
@@ -342,3 +343,22 @@ def test_points_joining_the_shown_run_draw_its_charts_as_a_fresh_read_does(
     assert drawn == fresh_drawn
     assert places == pytest.approx(fresh_places, abs=0.02)
     assert shown(panel, tmp_path := history.parent) == shown(fresh, tmp_path)
+
+
+def test_a_folder_read_leaves_the_windows_collector_off() -> None:
+    # The window turns automatic collection off for good (app_setup.GuiThreadCollector: only
+    # the GUI thread collects); a folder read that turned it back on let any thread collect.
+    from app.ui.panels.results.panel import _collector_paused
+
+    was_enabled = gc.isenabled()  # the session's: off once a window test installed the collector
+    try:
+        gc.disable()
+        with _collector_paused(lambda: 0):
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+        gc.enable()
+        with _collector_paused(lambda: 0):
+            assert not gc.isenabled()
+        assert gc.isenabled()
+    finally:
+        (gc.enable if was_enabled else gc.disable)()
