@@ -36,6 +36,14 @@ def fmt_tick(value: float) -> str:
     return f"{value:.2g}"
 
 
+def exact_tick(value: float) -> str:
+    """fmt_tick for a value the user chose (a rate, a concurrency): the short form when it is
+    exact, else every digit it needs (0.0125, not 0.013)."""
+    label = fmt_tick(value)
+    shown = float(label[:-1]) * 1000 if label.endswith("k") else float(label)
+    return label if shown == value and "e" not in label else f"{value:.12g}"
+
+
 def tick_labels(values: Sequence[float]) -> list[str]:
     """Labels for a run of ticks with the fewest decimals that keep them apart (19.55, 19.6,
     19.65 rather than 19.6 three times)."""
