@@ -66,7 +66,6 @@ class HostileServer:
     ) -> None:
         self.drip_interval_s = drip_interval_s
         self._tls = tls
-        self.proxied = 0  # requests that came in a proxy's absolute form (http://host/path)
         self.idle_close_s = 0.3
         self.requests = 0
         self.dropped = 0  # connections dropped with a request unanswered
@@ -141,7 +140,6 @@ class HostileServer:
                 lines = head.decode("latin-1").split("\r\n")
                 method, path, _ = lines[0].split(" ", 2)
                 if path.startswith("http://"):  # a proxy's request: the origin's path is ours
-                    self.proxied += 1
                     path = "/" + path.split("/", 3)[3]
                 headers = {}
                 for line in lines[1:]:

@@ -15,7 +15,7 @@ from app.commands import flags
 from app.commands.console import table
 from app.commands.credentials import UsageError
 from app.commands.run_args import SEARCH_NUM_PROMPTS, replaced
-from app.commands.search_text import capacity_lines, load, say
+from app.commands.search_text import capacity_lines, load, progress_line, say
 from app.commands.sweep_flags import add_sweep_arguments
 
 
@@ -89,7 +89,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--lang",
         choices=["en", "zh_CN"],
         default="en",
-        help="language of the lines under the table: capacity, why, knees (default en)",
+        help="language of the progress lines and of the lines under the table (default en)",
     )
     parser.set_defaults(num_prompts=SEARCH_NUM_PROMPTS)
 
@@ -217,15 +217,8 @@ class SearchConsole(SweepObserver):
         self.lang = lang
 
     def search_value(self, event: SearchValue) -> None:
-        value, high, low = event.value, event.highest_pass, event.lowest_fail
-        early = [r["early_stop"] for r in value["runs"] if r.get("early_stop")]
-        note = f" (stopped early: {early[0]})" if early else ""
-        failed = f" failed {', '.join(value['failed'])}" if value["failed"] else ""
-        span = f"{'-' if high is None else high} .. {'-' if low is None else low}"
-        print(
-            f"search: {value['value']:g} -> {value['decision']}{failed}{note}; boundary {span}",
-            file=sys.stderr,
-        )
+        line = progress_line(event.value, event.highest_pass, event.lowest_fail, self.lang)
+        print(line, file=sys.stderr)
 
     def search_finished(self, event: SearchFinished) -> None:
         print(format_search_table(event.search, self.lang), file=self.out, flush=True)

@@ -54,6 +54,16 @@ LINES: dict[str, tuple[str, str]] = {
         "测量用时：{seconds:.1f} 秒，共 {loads} 个负载。",
     ),
     "separator": ("; ", "；"),
+    # The line per load value on stderr while the search runs.
+    "progress": (
+        "search: {value} -> {decision}{failed}{note}; boundary {span}",
+        "搜索：{value} → {decision}{failed}{note}；边界 {span}",
+    ),
+    "pass": ("pass", "通过"),
+    "fail": ("fail", "未通过"),
+    "marginal": ("marginal", "临界"),
+    "progress_failed": (" failed {slos}", "：{slos}"),
+    "progress_early": (" (stopped early: {reason})", "（提前停止：{reason}）"),
 }
 
 _NUMBER = r"(\S+?)"
@@ -147,3 +157,23 @@ def capacity_lines(doc: Mapping[str, Any], lang: str) -> list[str]:
         )
         lines.append(say(lang, "not_monotonic", pairs=pairs))
     return lines
+
+
+def progress_line(
+    value: Mapping[str, Any], high: float | None, low: float | None, lang: str
+) -> str:
+    """The line a search prints on stderr when a load value is decided (its entry of
+    search.json, and the boundary so far)."""
+    early = [r["early_stop"] for r in value["runs"] if r.get("early_stop")]
+    decision = str(value["decision"])
+    return say(
+        lang,
+        "progress",
+        value=f"{value['value']:g}",
+        decision=say(lang, decision) if decision in ("pass", "fail", "marginal") else decision,
+        failed=say(lang, "progress_failed", slos=", ".join(value["failed"]))
+        if value["failed"]
+        else "",
+        note=say(lang, "progress_early", reason=early[0]) if early else "",
+        span=" .. ".join("-" if v is None else f"{v:g}" for v in (high, low)),
+    )

@@ -11,7 +11,7 @@ from html import escape
 from app.bench.schema.point_blocks import NO_ROOFLINE
 from app.report.model import ReportPoint, finite
 from app.report.slo_view import knee_notes, knees, slo_rules
-from app.report.svg import Axis, Line, Rule, color, fmt_tick, line_chart
+from app.report.svg import Axis, Line, Rule, color, exact_tick, line_chart
 from app.report.text import text
 from app.roofline.catalog import CatalogError
 from app.roofline.scenario import BATCH_GRID, Scenario
@@ -46,7 +46,7 @@ def load_axis(points: Sequence[ReportPoint], lang: str) -> LoadAxis:
     xs = [v if math.isfinite(v) else unlimited for v in raw]
     word = text(lang, "inf" if kind == "rate" else "none_conc")
     ticks = sorted(
-        {(x, fmt_tick(x) if math.isfinite(r) else word) for x, r in zip(xs, raw, strict=True)}
+        {(x, exact_tick(x) if math.isfinite(r) else word) for x, r in zip(xs, raw, strict=True)}
     )
     positive = all(x > 0 for x in xs)
     log = positive and len(set(xs)) > 1 and max(xs) / min(xs) >= 8
@@ -73,7 +73,7 @@ def _groups(points: Sequence[ReportPoint], kind: str, lang: str) -> list[tuple[s
                 words.append(text(lang, "w_conc", value="none" if other is None else other))
             else:
                 rate = float(other) if isinstance(other, int | float) else math.inf
-                value = fmt_tick(rate) if math.isfinite(rate) else "inf"
+                value = exact_tick(rate) if math.isfinite(rate) else "inf"
                 words.append(text(lang, "w_rate", value=value))
         out.append((" ".join(words), idx))
     return out

@@ -36,6 +36,14 @@ def fmt_tick(value: float) -> str:
     return f"{value:.2g}"
 
 
+def exact_tick(value: float) -> str:
+    """fmt_tick for a value the user chose (a rate, a concurrency): the short form when it is
+    exact, else every digit it needs (0.0125, not 0.013)."""
+    label = fmt_tick(value)
+    shown = float(label[:-1]) * 1000 if label.endswith("k") else float(label)
+    return label if shown == value and "e" not in label else f"{value:.12g}"
+
+
 def tick_labels(values: Sequence[float]) -> list[str]:
     """Labels for a run of ticks with the fewest decimals that keep them apart (19.55, 19.6,
     19.65 rather than 19.6 three times)."""
@@ -122,6 +130,31 @@ def domain(values: Sequence[float], log: bool, include_zero: bool = False) -> tu
         return lo - pad if not include_zero else lo, hi + pad
     pad = (hi - lo) * 0.06
     return (lo if include_zero and lo == 0 else lo - pad), hi + pad
+
+
+# A marker's radius plus half its outline and a pixel: how far its centre keeps from the edges.
+_MARKER_ROOM = 5.5
+
+
+def _room_for_markers(
+    lo: float, hi: float, values: Sequence[float], log: bool, pixels: float, free: tuple[bool, bool]
+) -> tuple[float, float]:
+    """[lo, hi] widened on its free sides so a marker drawn at any of `values` lies wholly
+    inside the plot box (the padding of domain() is a share of the span: on a log axis over
+    decades, less than a marker's radius)."""
+
+    def t(v: float) -> float:
+        return math.log10(v) if log else v
+
+    vs = [t(v) for v in values if math.isfinite(v) and (v > 0 or not log)]
+    if not vs or pixels <= 2 * _MARKER_ROOM or (log and (lo <= 0 or hi <= 0)):
+        return lo, hi
+    a, b = t(lo), t(hi)
+    for _ in range(4):  # widening the span widens the room a pixel needs: a few rounds settle
+        need = (b - a) * _MARKER_ROOM / pixels
+        a = min(a, min(vs) - need) if free[0] else a
+        b = max(b, max(vs) + need) if free[1] else b
+    return (10.0**a, 10.0**b) if log else (a, b)
 
 
 def _auto_ticks(lo: float, hi: float, log: bool, target: int) -> list[tuple[float, str]]:
@@ -385,6 +418,13 @@ def line_chart(
     y_lo, y_hi = domain(ys, y.log, include_zero=y.include_zero)
     x_lo, x_hi = x.lo if x.lo is not None else x_lo, x.hi if x.hi is not None else x_hi
     y_lo, y_hi = y.lo if y.lo is not None else y_lo, y.hi if y.hi is not None else y_hi
+    dots = [p for line in lines if line.markers for p in line.points]
+    x_lo, x_hi = _room_for_markers(
+        x_lo, x_hi, [p[0] for p in dots], x.log, width - LEFT - RIGHT, (x.lo is None, x.hi is None)
+    )
+    y_lo, y_hi = _room_for_markers(
+        y_lo, y_hi, [p[1] for p in dots], y.log, height - top - BOTTOM, (y.lo is None, y.hi is None)
+    )
     sx = Scale(x_lo, x_hi, LEFT, width - RIGHT, x.log)
     sy = Scale(y_lo, y_hi, height - BOTTOM, top, y.log)
     out = [

@@ -327,3 +327,33 @@ def test_an_early_stopped_point_is_marked_off_the_curves_and_off_the_knee(tmp_pa
         assert knees and all(where in t for t in knees), knees
         assert ("only 32 prompts for 64 streams" in html) == (lang == "en")
         assert ("64 路并发只有 32 个请求" in html) == (lang == "zh_CN")
+
+
+def test_markers_of_a_load_never_reached_stay_inside_the_plot_box(tmp_path: Path) -> None:
+    from tests.point_docs import point_doc, write_curve
+
+    folder = tmp_path / "unreached"
+    write_curve(folder)
+    # 200 prompts for 1000 streams, TPOT far above the rest: a log y axis whose top is this
+    # open marker, and a log x axis whose right end is it too.
+    write_point_json(folder / "run_rateinf_conc1000.json", point_doc(1000, 900.0, planned=200))
+    page = tmp_path / "report.html"
+    write_html(folder, page)
+    dom = Dom(dump_dom(page, tmp_path / "profile"))
+    chart, plot = "", (0.0, 0.0, 0.0, 0.0)
+    markers: dict[str, int] = {}
+    for tag, attrs in dom.elements:
+        if tag == "svg":
+            chart = attrs.get("id", "")
+        elif tag == "rect" and attrs.get("class") == "plot-bg":
+            x, y = float(attrs["x"]), float(attrs["y"])
+            plot = (x, y, x + float(attrs["width"]), y + float(attrs["height"]))
+        elif tag == "circle" and "marker" in attrs.get("class", "") and chart.startswith("knee"):
+            cx, cy, r = float(attrs["cx"]), float(attrs["cy"]), float(attrs["r"])
+            r += float(attrs.get("stroke-width", "0")) / 2
+            inside = (
+                plot[0] <= cx - r and cx + r <= plot[2] and plot[1] <= cy - r <= cy + r <= plot[3]
+            )
+            assert inside, (chart, attrs, plot)
+            markers[chart] = markers.get(chart, 0) + 1
+    assert set(markers) == {"knee-tpot", "knee-ttft", "knee-throughput"}, markers

@@ -112,3 +112,18 @@ def test_no_two_tick_labels_overlap_in_chromium(tmp_path: Path, sweep: str, lang
     assert collisions == {}
     for svg, boxes in charts:  # thinning keeps enough labels to read the axis
         assert len(boxes) >= 4, (svg, boxes)
+
+
+def test_load_ticks_and_legend_name_the_rates_as_chosen(tmp_path: Path) -> None:
+    rates = [0.0125, 0.015, 0.0175, 0.02, 0.0225, 0.025, 0.0275, 0.03]
+    points = [_point(r, 16, 15 + k, "long") for k, r in enumerate(rates)]
+    html = write_html(_write(tmp_path / "rates", points), tmp_path / "rates.html")
+    chart = html.split('id="knee-tpot"', 1)[1].split("</svg>", 1)[0]
+    x_ticks = re.findall(r'<text class="tick"[^>]*text-anchor="middle">([^<]*)<', chart)
+    assert "0.0125" in x_ticks and set(x_ticks) <= {f"{r:g}" for r in rates}, x_ticks
+    # Concurrency on the axis, one curve per rate: the legend names each rate as given.
+    points = [_point(r, c, 10 + c, "long") for r in (0.0125, 0.0175) for c in (8, 16)]
+    html = write_html(_write(tmp_path / "concs", points), tmp_path / "concs.html")
+    legend = re.findall(r'class="legend-text">([^<]*)<', html)
+    assert any("0.0125" in t for t in legend) and any("0.0175" in t for t in legend), legend
+    assert "0.013" not in html and "0.018" not in html

@@ -397,7 +397,9 @@ class RoofPlot(pg.PlotWidget):
         self.batch1_text = pg.TextItem(color="#777777", anchor=(-0.15, 0.0))
         item.addItem(self.batch1_text)
         self.ridge_point = _dots(item, "s", 10, COLORS["line"])
-        self.ridge_text = pg.TextItem(color=COLORS["line"], anchor=(0.0, 1.2))
+        # Below-right of the ridge, under the flat roof: above it the label left the plot (the
+        # roof is the top of the data).
+        self.ridge_text = pg.TextItem(color=COLORS["line"], anchor=(-0.05, -0.35))
         item.addItem(self.ridge_text)
         self.roof_measured = _dots(item, "o", 9, COLORS["measured"], "-")
         self.retranslate()

@@ -92,3 +92,27 @@ def test_the_english_lines_are_as_before() -> None:
 def test_an_unknown_stop_reason_is_quoted_as_it_is() -> None:
     assert reason("a reason from a newer version", "zh_CN") == "a reason from a newer version"
     assert all(zh and en for en, zh in LINES.values())
+
+
+def test_the_progress_line_per_load_is_said_in_the_consoles_language(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import io
+
+    from app.bench.sweep.contract import SearchValue
+    from app.commands.search import SearchConsole
+
+    value = {"value": 8.0, "decision": "fail", "failed": ["ttft:p99:500"],
+             "runs": [{"early_stop": "ttft:p99:500: 3 of 48 over"}]}  # fmt: skip
+    for lang, line in (
+        ("en", "search: 8 -> fail failed ttft:p99:500 (stopped early: ttft:p99:500: 3 of 48 "
+               "over); boundary 4 .. -"),
+        ("zh_CN", "搜索：8 → 未通过：ttft:p99:500（提前停止：ttft:p99:500: 3 of 48 over）；"
+                  "边界 4 .. -"),
+    ):  # fmt: skip
+        SearchConsole(io.StringIO(), lang).search_value(SearchValue(value, 4.0, None))
+        assert capsys.readouterr().err.strip() == line
+    for decision, zh in (("pass", "通过"), ("marginal", "临界")):
+        passed = {"value": 2.0, "decision": decision, "failed": [], "runs": [{}]}
+        SearchConsole(io.StringIO(), "zh_CN").search_value(SearchValue(passed, 2.0, 5.0))
+        assert capsys.readouterr().err.strip() == f"搜索：2 → {zh}；边界 2 .. 5"

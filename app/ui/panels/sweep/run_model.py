@@ -16,7 +16,9 @@ from app.bench.sweep.contract import PointFinished, PointStarted, Progress, RunS
 from app.bench.sweep.plan import PointSpec, plan_points
 
 # Before a point's first progress event: nothing done yet.
-NO_PROGRESS = Progress(-1, 0, 0, 0, 0, 0.0, 0.0)
+NO_PROGRESS = Progress(
+    point=-1, completed=0, failed=0, total=0, in_flight=0, elapsed_s=0.0, output_tok_s=0.0
+)
 
 
 def as_rate(value: Any) -> float:

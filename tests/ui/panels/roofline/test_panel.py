@@ -312,3 +312,21 @@ def test_the_add_gpu_message_is_shown_whole(panel, qtbot):
 
     qtbot.waitUntil(whole)
     dialog.close()
+
+
+def test_the_ridge_label_is_inside_the_roofline_plot(qtbot, panel):
+    panel.resize(420, 760)
+    panel.show()
+    qtbot.waitExposed(panel)
+    plot = panel.roof_plot
+    panel.tabs.setCurrentWidget(plot)
+    qtbot.waitUntil(plot.isVisible)
+    vb = plot.getPlotItem().getViewBox()
+
+    def inside() -> bool:
+        box = vb.sceneBoundingRect()
+        return box.contains(plot.ridge_text.sceneBoundingRect())
+
+    assert "ridge" in plot.ridge_text.toPlainText()
+    qtbot.waitUntil(lambda: vb.sceneBoundingRect().height() > 100)
+    assert inside(), (plot.ridge_text.sceneBoundingRect(), vb.sceneBoundingRect())
