@@ -24,13 +24,21 @@ def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
+_SCALES = ((1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T"))
+
+
 def fmt_tick(value: float) -> str:
     """Three significant figures at most, no trailing zeros: 0.05, 1.5, 250, 12k."""
     if value == 0:
         return "0"
     magnitude = abs(value)
     if magnitude >= 10_000:
-        return f"{value / 1000:.3g}k"
+        # The first scale whose three figures need no exponent: 999,999 is "1M", not "1e+03k".
+        for scale, suffix in _SCALES:
+            text = f"{value / scale:.3g}"
+            if "e" not in text:
+                return text + suffix
+        return f"{value:.3g}"
     if magnitude >= 1:
         return f"{value:.4g}" if magnitude >= 1000 else f"{value:.3g}"
     return f"{value:.2g}"
@@ -40,7 +48,8 @@ def exact_tick(value: float) -> str:
     """fmt_tick for a value the user chose (a rate, a concurrency): the short form when it is
     exact, else every digit it needs (0.0125, not 0.013)."""
     label = fmt_tick(value)
-    shown = float(label[:-1]) * 1000 if label.endswith("k") else float(label)
+    scale = dict((suffix, size) for size, suffix in _SCALES).get(label[-1:], 1.0)
+    shown = float(label[:-1]) * scale if scale != 1.0 else float(label)
     return label if shown == value and "e" not in label else f"{value:.12g}"
 
 

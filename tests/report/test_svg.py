@@ -6,7 +6,16 @@ import itertools
 
 from app.report.histogram import cdf_points, histogram_bins, histogram_counts
 from app.report.model import redact_url
-from app.report.svg import Axis, Line, line_chart, nice_ticks, text_units, tick_labels
+from app.report.svg import (
+    Axis,
+    Line,
+    exact_tick,
+    fmt_tick,
+    line_chart,
+    nice_ticks,
+    text_units,
+    tick_labels,
+)
 
 
 def test_linear_ticks_are_round_steps_inside_the_range() -> None:
@@ -80,3 +89,9 @@ def test_a_long_legend_wraps_and_the_chart_grows_instead_of_overflowing() -> Non
         for p in [p.split("translate(")[1]]
     ]
     assert max(xs) < 640 - 16 - 100  # every entry starts inside the frame
+
+
+def test_large_ticks_take_the_next_scale_not_an_exponent() -> None:
+    # 1e6 / 1000 printed with three figures was "1e+03k".
+    assert [fmt_tick(v) for v in (12_345, 1e6, 999_999, 2.5e9)] == ["12.3k", "1M", "1M", "2.5G"]
+    assert exact_tick(1e6) == "1M" and exact_tick(12_345) == "12345" and exact_tick(12_000) == "12k"
