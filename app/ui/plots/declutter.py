@@ -209,6 +209,16 @@ def _free_offset(
     # Beside its place too (a line's label to either side of its line), at each height.
     side = rect.width() / 2 + 3
     sides = (0.0, side, -side, 2 * side, -2 * side) if far else (0.0, side, -side)
+    # Only what lies near the label can be in the way of one of its places: the rest is left
+    # out before trying them (a chart of a long run has hundreds of labels, markers and line
+    # pieces; each place tried against all of them made the placement grow with the run).
+    # The band holds every place tried, with a pixel of slack, so the answer is the same.
+    band = rect.adjusted(-max(sides) - 1, -shifts[-1] - 1, max(sides) + 1, shifts[-1] + 1)
+    taken = [other for other in taken if band.intersects(other)]
+    lines = [seg for seg in lines if _near(seg, band, LINE_PX + 1)]
+    lo_x, hi_x = band.left() - MARKER_PX, band.right() + MARKER_PX
+    lo_y, hi_y = band.top() - MARKER_PX, band.bottom() + MARKER_PX
+    points = [p for p in points if lo_x <= p.x() <= hi_x and lo_y <= p.y() <= hi_y]
     on_marker: QPointF | None = None  # the nearest place clear of all but the markers
     for dy in shifts:
         for dx in sides:
@@ -224,6 +234,18 @@ def _free_offset(
             if on_marker is None:
                 on_marker = QPointF(dx, dy)
     return on_marker
+
+
+def _near(seg: Segment, rect: QRectF, margin: float) -> bool:
+    """Whether the segment's bounding box meets `rect` grown by `margin` (a quick test that
+    never says no to a segment `crosses` would find)."""
+    x1, y1, x2, y2 = seg
+    return (
+        min(x1, x2) <= rect.right() + margin
+        and max(x1, x2) >= rect.left() - margin
+        and min(y1, y2) <= rect.bottom() + margin
+        and max(y1, y2) >= rect.top() - margin
+    )
 
 
 def crosses(rect: QRectF, seg: Segment, margin: float = LINE_PX) -> bool:
