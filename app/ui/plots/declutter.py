@@ -133,9 +133,10 @@ class Declutter(QObject):
             for v in (x_lo, x_hi, y_lo, y_hi, area.x(), area.y(), area.width(), area.height())
         )
 
-    def _marker_points(self) -> list[QPointF]:
-        """The data markers' centres in scene coordinates."""
-        out: list[QPointF] = []
+    def _marker_points(self) -> list[tuple[float, float]]:
+        """The data markers' centres in scene coordinates (plain numbers: every place tried
+        for every label is tested against them)."""
+        out: list[tuple[float, float]] = []
         for curve in self._markers:
             if curve.scene() is None or not curve.isVisible() or curve.opts["symbol"] is None:
                 continue
@@ -144,7 +145,8 @@ class Declutter(QObject):
                 continue
             for x, y in zip(xs, ys, strict=True):
                 if x == x and y == y:  # not NaN
-                    out.append(self._view.mapViewToScene(QPointF(float(x), float(y))))
+                    at = self._view.mapViewToScene(QPointF(float(x), float(y)))
+                    out.append((at.x(), at.y()))
         return out
 
     def _line_segments(self) -> list[tuple[object, Segment]]:
@@ -189,7 +191,7 @@ def _free_offset(
     rect: QRectF,
     area: QRectF,
     taken: Sequence[QRectF],
-    points: Sequence[QPointF],
+    points: Sequence[tuple[float, float]],
     lines: Sequence[Segment] = (),
     far: bool = False,
 ) -> QPointF | None:
@@ -218,7 +220,7 @@ def _free_offset(
     lines = [seg for seg in lines if _near(seg, band, LINE_PX + 1)]
     lo_x, hi_x = band.left() - MARKER_PX, band.right() + MARKER_PX
     lo_y, hi_y = band.top() - MARKER_PX, band.bottom() + MARKER_PX
-    points = [p for p in points if lo_x <= p.x() <= hi_x and lo_y <= p.y() <= hi_y]
+    points = [(x, y) for x, y in points if lo_x <= x <= hi_x and lo_y <= y <= hi_y]
     on_marker: QPointF | None = None  # the nearest place clear of all but the markers
     for dy in shifts:
         for dx in sides:
@@ -229,7 +231,7 @@ def _free_offset(
                 continue
             if any(crosses(moved, seg) for seg in lines):
                 continue
-            if not any(_on(moved, p) for p in points):
+            if not _on_any(moved, points):
                 return QPointF(dx, dy)
             if on_marker is None:
                 on_marker = QPointF(dx, dy)
@@ -313,9 +315,11 @@ def _within(rect: QRectF, area: QRectF) -> bool:
     return area.adjusted(-0.5, -0.5, 0.5, 0.5).contains(rect)
 
 
-def _on(rect: QRectF, point: QPointF) -> bool:
-    """Whether a marker drawn at `point` shows under `rect`."""
-    return rect.adjusted(-MARKER_PX, -MARKER_PX, MARKER_PX, MARKER_PX).contains(point)
+def _on_any(rect: QRectF, points: Sequence[tuple[float, float]]) -> bool:
+    """Whether a marker drawn at any of `points` (scene x, y) shows under `rect`."""
+    left, right = rect.left() - MARKER_PX, rect.right() + MARKER_PX
+    top, bottom = rect.top() - MARKER_PX, rect.bottom() + MARKER_PX
+    return any(left <= x <= right and top <= y <= bottom for x, y in points)
 
 
 def tip_with_hidden(tip: str, hidden: Sequence[str]) -> str:
