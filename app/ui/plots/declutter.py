@@ -133,9 +133,10 @@ class Declutter(QObject):
             for v in (x_lo, x_hi, y_lo, y_hi, area.x(), area.y(), area.width(), area.height())
         )
 
-    def _marker_points(self) -> list[QPointF]:
-        """The data markers' centres in scene coordinates."""
-        out: list[QPointF] = []
+    def _marker_points(self) -> list[tuple[float, float]]:
+        """The data markers' centres in scene coordinates (plain numbers: every place tried
+        for every label is tested against them)."""
+        out: list[tuple[float, float]] = []
         for curve in self._markers:
             if curve.scene() is None or not curve.isVisible() or curve.opts["symbol"] is None:
                 continue
@@ -144,7 +145,8 @@ class Declutter(QObject):
                 continue
             for x, y in zip(xs, ys, strict=True):
                 if x == x and y == y:  # not NaN
-                    out.append(self._view.mapViewToScene(QPointF(float(x), float(y))))
+                    at = self._view.mapViewToScene(QPointF(float(x), float(y)))
+                    out.append((at.x(), at.y()))
         return out
 
     def _line_segments(self) -> list[tuple[object, Segment]]:
@@ -189,7 +191,7 @@ def _free_offset(
     rect: QRectF,
     area: QRectF,
     taken: Sequence[QRectF],
-    points: Sequence[QPointF],
+    points: Sequence[tuple[float, float]],
     lines: Sequence[Segment] = (),
     far: bool = False,
 ) -> QPointF | None:
@@ -209,6 +211,16 @@ def _free_offset(
     # Beside its place too (a line's label to either side of its line), at each height.
     side = rect.width() / 2 + 3
     sides = (0.0, side, -side, 2 * side, -2 * side) if far else (0.0, side, -side)
+    # Only what lies near the label can be in the way of one of its places: the rest is left
+    # out before trying them (a chart of a long run has hundreds of labels, markers and line
+    # pieces; each place tried against all of them made the placement grow with the run).
+    # The band holds every place tried, with a pixel of slack, so the answer is the same.
+    band = rect.adjusted(-max(sides) - 1, -shifts[-1] - 1, max(sides) + 1, shifts[-1] + 1)
+    taken = [other for other in taken if band.intersects(other)]
+    lines = [seg for seg in lines if _near(seg, band, LINE_PX + 1)]
+    lo_x, hi_x = band.left() - MARKER_PX, band.right() + MARKER_PX
+    lo_y, hi_y = band.top() - MARKER_PX, band.bottom() + MARKER_PX
+    points = [(x, y) for x, y in points if lo_x <= x <= hi_x and lo_y <= y <= hi_y]
     on_marker: QPointF | None = None  # the nearest place clear of all but the markers
     for dy in shifts:
         for dx in sides:
@@ -219,11 +231,23 @@ def _free_offset(
                 continue
             if any(crosses(moved, seg) for seg in lines):
                 continue
-            if not any(_on(moved, p) for p in points):
+            if not _on_any(moved, points):
                 return QPointF(dx, dy)
             if on_marker is None:
                 on_marker = QPointF(dx, dy)
     return on_marker
+
+
+def _near(seg: Segment, rect: QRectF, margin: float) -> bool:
+    """Whether the segment's bounding box meets `rect` grown by `margin` (a quick test that
+    never says no to a segment `crosses` would find)."""
+    x1, y1, x2, y2 = seg
+    return (
+        min(x1, x2) <= rect.right() + margin
+        and max(x1, x2) >= rect.left() - margin
+        and min(y1, y2) <= rect.bottom() + margin
+        and max(y1, y2) >= rect.top() - margin
+    )
 
 
 def crosses(rect: QRectF, seg: Segment, margin: float = LINE_PX) -> bool:
@@ -291,9 +315,11 @@ def _within(rect: QRectF, area: QRectF) -> bool:
     return area.adjusted(-0.5, -0.5, 0.5, 0.5).contains(rect)
 
 
-def _on(rect: QRectF, point: QPointF) -> bool:
-    """Whether a marker drawn at `point` shows under `rect`."""
-    return rect.adjusted(-MARKER_PX, -MARKER_PX, MARKER_PX, MARKER_PX).contains(point)
+def _on_any(rect: QRectF, points: Sequence[tuple[float, float]]) -> bool:
+    """Whether a marker drawn at any of `points` (scene x, y) shows under `rect`."""
+    left, right = rect.left() - MARKER_PX, rect.right() + MARKER_PX
+    top, bottom = rect.top() - MARKER_PX, rect.bottom() + MARKER_PX
+    return any(left <= x <= right and top <= y <= bottom for x, y in points)
 
 
 def tip_with_hidden(tip: str, hidden: Sequence[str]) -> str:

@@ -62,6 +62,7 @@ class ParetoPlot(pg.PlotWidget):
         self._hardware: list[HardwareFrontier] = []
         self.texts: list[pg.TextItem] = []
         self._spare: list[pg.TextItem] = []  # the last drawing's labels, to be used again
+        self._spare_texts: list[str] = []  # their texts
         self._drawn: list[pg.GraphicsObject] = []  # every item, in the order drawn
         # The data items by role ('hardware 0', 'gaps', 'frontier 0', 'points 0'), for tests
         # and for whoever reads the chart back.
@@ -105,6 +106,7 @@ class ParetoPlot(pg.PlotWidget):
         # The labels' items stay on the chart and take the next labels' texts: making and adding
         # some fifty again each time a point joined the run was a third of the time to draw it.
         self._spare, self.texts = self.texts, []
+        self._spare_texts = [t.toPlainText() for t in self._spare]
         spare = {id(t) for t in self._spare}
         for old in item.items[:]:
             if id(old) not in spare:
@@ -211,7 +213,7 @@ class ParetoPlot(pg.PlotWidget):
                 self._label(p.label, p.user_tok_s, y_of(p.gpu_tok_s), run.colour, left=left)
         for gone in self._spare:  # labels no longer needed
             item.removeItem(gone)
-        self._spare = []
+        self._spare, self._spare_texts = [], []
         # Each item stacked in the order drawn (a kept label would otherwise stay under the
         # curves drawn after it, where a chart drawn afresh has it over them).
         for z, shown in enumerate(self._drawn):
@@ -229,9 +231,13 @@ class ParetoPlot(pg.PlotWidget):
         """A point's name beside it, right of it or left of it."""
         anchor = (1.0 if left else 0.0, 0.5)
         if self._spare:  # a label's item from the last drawing, still on the chart
-            label = self._spare.pop()
+            # The one that wrote the same text, if any: laying the text out again took most
+            # of the labels' time each time a point joined the run.
+            k = self._spare_texts.index(text) if text in self._spare_texts else -1
+            label, had = self._spare.pop(k), self._spare_texts.pop(k)
             label.setColor(colour)
-            label.setText(text)
+            if had != text:
+                label.setText(text)
             label.setAnchor(anchor)
             label.setVisible(True)
             label.setPos(x, y)

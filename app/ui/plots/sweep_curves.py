@@ -235,6 +235,10 @@ class SweepCurves(QWidget):
             item = plot.getPlotItem()
             item.enableAutoRange(axis="y")
             item.setXRange(-0.5, max(0, len(values) - 1) + 0.5, padding=0)
+            # The range the new curves need, now rather than while the chart is painted
+            # (pyqtgraph's way): set then, it changed the axes and had the chart painted
+            # twice per point that joined the run.
+            item.getViewBox().updateAutoRange()
 
     def _draw_pareto(self, key: str, to_value: Callable[[Any], float]) -> None:
         """Each run's loads on the Pareto chart, named by their load, beside the hardware's."""

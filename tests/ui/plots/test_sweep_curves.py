@@ -48,3 +48,33 @@ def test_empty_curves_say_so_in_words(qtbot) -> None:
         text = curves._empty_text[plot]
         assert text.isVisible() and text.toPlainText().startswith("No points yet")
         assert text in plot.getPlotItem().items
+
+
+def test_a_point_joining_a_shown_chart_sets_its_range_before_the_chart_is_painted(qtbot) -> None:
+    """The value axis takes the new point's range as the curves are drawn, not while the
+    chart is painted (pyqtgraph's way): there it changed the axes during the paint and had
+    each chart painted twice per point that joined the run."""
+    from app.ui.plots.sweep_curves import Series
+
+    curves = SweepCurves()
+    qtbot.addWidget(curves)
+    curves.resize(900, 300)
+    curves.show()
+    qtbot.waitExposed(curves)
+
+    def point(conc: int, tpot: float) -> dict[str, object]:
+        return {"max_concurrency": conc, "request_rate": "inf", "median_tpot_ms": tpot,
+                "p99_tpot_ms": tpot * 1.5, "p99_ttft_ms": 10 * tpot,
+                "output_throughput": 100.0 * conc}  # fmt: skip
+
+    run = [point(1, 10.0), point(2, 12.0)]
+    curves.set_series([Series("run", run)])
+    qtbot.wait(1)
+    curves.set_series([Series("run", [*run, point(4, 300.0)])])  # no event processed since
+    for plot in curves.plots().values():
+        view = plot.getPlotItem().getViewBox()
+        before = view.viewRange()
+        assert before[1][1] >= max(y for item in plot.getPlotItem().listDataItems()
+                                   for y in item.getData()[1])  # fmt: skip
+        qtbot.wait(1)
+        assert view.viewRange() == before  # painting it changed nothing
