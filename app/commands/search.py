@@ -8,6 +8,7 @@ from typing import Any
 
 from app.bench.capacity.search import SearchSettings
 from app.bench.capacity.why import render as render_why
+from app.bench.schema.codec import to_json_obj
 from app.bench.schema.run_config import RunConfig
 from app.bench.sweep.contract import SearchFinished, SearchValue
 from app.bench.sweep.observer import SweepObserver
@@ -218,17 +219,18 @@ class SearchConsole(SweepObserver):
 
     def search_value(self, event: SearchValue) -> None:
         value, high, low = event.value, event.highest_pass, event.lowest_fail
-        early = [r["early_stop"] for r in value["runs"] if r.get("early_stop")]
+        early = [r.early_stop for r in value.runs if r.early_stop]
         note = f" (stopped early: {early[0]})" if early else ""
-        failed = f" failed {', '.join(value['failed'])}" if value["failed"] else ""
+        failed = f" failed {', '.join(value.failed)}" if value.failed else ""
         span = f"{'-' if high is None else high} .. {'-' if low is None else low}"
         print(
-            f"search: {value['value']:g} -> {value['decision']}{failed}{note}; boundary {span}",
+            f"search: {value.value:g} -> {value.decision}{failed}{note}; boundary {span}",
             file=sys.stderr,
         )
 
     def search_finished(self, event: SearchFinished) -> None:
-        print(format_search_table(event.search, self.lang), file=self.out, flush=True)
+        doc = to_json_obj(event.search)
+        print(format_search_table(doc, self.lang), file=self.out, flush=True)
         print(f"saved {event.path}", file=sys.stderr)
 
 

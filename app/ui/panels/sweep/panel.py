@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.bench.results.write import remove_empty_dirs
+from app.bench.schema.codec import to_json_obj
 from app.bench.selftest.store import load_ceiling, mode_of, point_streams
 from app.bench.sweep.contract import (
     PointFinished,
@@ -395,13 +396,13 @@ class SweepPanel(QWidget):
     def _on_search_value(self, event: SearchValue) -> None:
         self.run_model.search_value(event.highest_pass, event.lowest_fail)
         self.charts.mark_boundary(event.highest_pass, event.lowest_fail)
-        self.capacity.search_value(dict(event.value), event.highest_pass, event.lowest_fail)
+        self.capacity.search_value(event.value, event.highest_pass, event.lowest_fail)
 
     def _on_search_finished(self, event: SearchFinished) -> None:
-        doc = dict(event.search)
+        doc = to_json_obj(event.search)
         self.search_doc = doc
-        boundary = doc.get("boundary") or {}
-        self.charts.mark_boundary(boundary.get("highest_pass"), boundary.get("lowest_fail"))
+        boundary = event.search.boundary
+        self.charts.mark_boundary(boundary.highest_pass, boundary.lowest_fail)
         # The boundary and its why in the panel; the knees (drawn on the curves) as a tooltip.
         self.capacity.search_finished(doc)
         self.tabs.setCurrentWidget(self.curves)
