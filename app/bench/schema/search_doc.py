@@ -136,7 +136,7 @@ class SearchPoint:
 class SearchBoundary:
     highest_pass: float | None
     lowest_fail: float | None
-    interval: tuple[float | None, float | None]
+    interval: tuple[float | None, float | None] = (None, None)
     failed_slos: tuple[str, ...] = ()
 
 
@@ -180,9 +180,9 @@ class SearchDoc:
     one as a `search_value`)."""
 
     tpotbench_search: int = SEARCH_SCHEMA
-    endpoint: SearchEndpoint
+    endpoint: SearchEndpoint | None = None  # always written; None only in a hand-made file
     slos: dict[str, Any] | None = None
-    fixed: SearchFixed
+    fixed: SearchFixed | None = None
     over: str = "concurrency"
     settings: SearchSettings = field(default_factory=SearchSettings)
     boundary: SearchBoundary

@@ -4,11 +4,10 @@ search runs, then the boundary, the failing SLO and the why (the knees in the to
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from PySide6.QtCore import Qt
 
-from app.bench.schema.search_doc import SearchPoint
+from app.bench.schema.search_doc import SearchDoc, SearchPoint
 from app.ui.panels.sweep.layout import WrappedLabel
 from app.ui.plots.capacity import capacity_text, load_text
 
@@ -50,7 +49,7 @@ class CapacityLine(WrappedLabel):
         self._source = text
         self.refresh()
 
-    def search_finished(self, doc: dict[str, Any]) -> None:
+    def search_finished(self, doc: SearchDoc) -> None:
         self._source = lambda: (capacity_text(doc, knees=False), capacity_text(doc))
         self.refresh()
 

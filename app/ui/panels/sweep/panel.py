@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.bench.results.write import remove_empty_dirs
-from app.bench.schema.codec import to_json_obj
+from app.bench.schema.search_doc import SearchDoc
 from app.bench.selftest.store import load_ceiling, mode_of, point_streams
 from app.bench.sweep.contract import (
     PointFinished,
@@ -91,7 +91,7 @@ class SweepPanel(QWidget):
         self.run_dir: Path | None = None
         self.last_error = ""
         self._ticks = 0
-        self.search_doc: dict[str, Any] | None = None  # the last capacity search's summary
+        self.search_doc: SearchDoc | None = None  # the last capacity search's summary
         self._build_ui()
         # The form's values come back after a restart (the app's settings unless given).
         self.form_state = FormState(self.form, store if store is not None else settings())
@@ -399,10 +399,8 @@ class SweepPanel(QWidget):
         self.capacity.search_value(event.value, event.highest_pass, event.lowest_fail)
 
     def _on_search_finished(self, event: SearchFinished) -> None:
-        doc = to_json_obj(event.search)
-        self.search_doc = doc
-        boundary = event.search.boundary
-        self.charts.mark_boundary(boundary.highest_pass, boundary.lowest_fail)
+        doc = self.search_doc = event.search
+        self.charts.mark_boundary(doc.boundary.highest_pass, doc.boundary.lowest_fail)
         # The boundary and its why in the panel; the knees (drawn on the curves) as a tooltip.
         self.capacity.search_finished(doc)
         self.tabs.setCurrentWidget(self.curves)
