@@ -90,7 +90,7 @@ class ValueOutcome:
                     run=r.run,
                     passed=r.passed,
                     num_requests=r.num_requests,
-                    measuring_s=r.measuring_s,
+                    measuring_s=round(r.measuring_s, 3),
                     early_stop=r.early_stop,
                     path=r.path,
                     checks=tuple(r.checks),

@@ -200,7 +200,7 @@ def analysis(outcome: SearchOutcome, evidence: RunMeasurement | None = None) -> 
             boundary_evidence = BoundaryEvidence(
                 value=evidence.value,
                 num_requests=evidence.num_requests,
-                measuring_s=evidence.measuring_s,
+                measuring_s=round(evidence.measuring_s, 3),
                 path=evidence.path,
                 passed=evidence.passed,
             )
@@ -255,7 +255,7 @@ def search_document(
         cancelled=outcome.cancelled,
         monotonic=not outcome.violations,
         violations=tuple(outcome.violations),
-        measuring_s=outcome.measuring_s,
+        measuring_s=round(outcome.measuring_s, 3),
         points=tuple(v.entry() for v in outcome.values),
         boundary_why=found.boundary_why,
         boundary_evidence=found.boundary_evidence,

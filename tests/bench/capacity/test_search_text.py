@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from app.bench.schema.search_doc import SearchDoc, read_search_doc
 from app.commands.search import format_search_table
 from app.commands.search_text import LINES, reason
 
@@ -16,7 +17,7 @@ WHY = {"cause": "queue", "confidence": "high", "runner_up": None, "evidence": {}
     "server": "llamacpp"}}  # fmt: skip
 
 
-def _doc(**changes: Any) -> dict[str, Any]:
+def _doc(**changes: Any) -> SearchDoc:
     doc: dict[str, Any] = {
         "over": "concurrency",
         "points": [],
@@ -28,7 +29,7 @@ def _doc(**changes: Any) -> dict[str, Any]:
         "measuring_s": 61.0,
     }
     doc.update(changes)
-    return doc
+    return read_search_doc(doc)  # a hand-made file: read tolerantly
 
 
 ENDINGS = {
