@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from app.bench.capacity.search import SearchSettings
-from app.bench.capacity.search_run import SEARCH_FILE, run_search
+from app.bench.capacity.search_run import SEARCH_FILE, run_search, search_json
 from app.bench.capacity.slo import parse_slos
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.read import load_results
-from app.bench.schema.search_doc import SearchBoundary
+from app.bench.schema.search_doc import SearchBoundary, read_search_doc
 from app.bench.sweep.run_context import RunContext
 from tests.formula_server import FormulaServer, capacity, tpot_ms
 
@@ -59,6 +59,9 @@ def test_finds_the_exact_boundary(formula: FormulaServer, tmp_path: Path) -> Non
     assert doc.monotonic is True
     # Every point's own file is beside search.json, and report skips search.json.
     assert path == tmp_path / SEARCH_FILE and json.loads(path.read_text())["boundary"]
+    # The real file reads back into the same document and writes out byte for byte.
+    assert read_search_doc(json.loads(path.read_text())) == doc
+    assert search_json(doc) == path.read_text()
     points = load_results([tmp_path])
     # 7 was stopped early in the search, so it is measured once more to the end: the why
     # reads that whole point (here: no /metrics, so it says so), never the fragment.
