@@ -129,9 +129,9 @@ def real(output_len: int, port: int) -> None:
             def search_value(self, event: SearchValue) -> None:
                 v = event.value
                 print(
-                    f"  search {v['value']:g}: {v['decision']} "
-                    f"{sum(r['measuring_s'] for r in v['runs']):.1f} s "
-                    f"{[r['early_stop'] for r in v['runs'] if r['early_stop']]}",
+                    f"  search {v.value:g}: {v.decision} "
+                    f"{sum(r.measuring_s for r in v.runs):.1f} s "
+                    f"{[r.early_stop for r in v.runs if r.early_stop]}",
                     flush=True,
                 )
 
@@ -158,7 +158,7 @@ def real(output_len: int, port: int) -> None:
         f"[real, output len {output_len}] measuring time: search {out.measuring_s:.0f} s, "
         f"grid {grid_s:.0f} s, ratio {out.measuring_s / grid_s:.2f}"
     )
-    why = doc.get("boundary_why") or {}
+    why = doc.boundary_why or {}
     print(f"[real] why at the boundary: {why.get('text')}")
 
 

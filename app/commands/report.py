@@ -151,6 +151,7 @@ def knee_lines(points: list[PointResult]) -> list[str]:
 
 def _search_summaries(paths: list[str]) -> list[str]:
     from app.bench.capacity.search_run import SEARCH_FILE
+    from app.bench.schema.search_doc import read_search_doc
     from app.commands.search import format_search_table
 
     out = []
@@ -159,7 +160,7 @@ def _search_summaries(paths: list[str]) -> list[str]:
         path = path / SEARCH_FILE if path.is_dir() else path
         if path.name == SEARCH_FILE and path.is_file():
             try:
-                doc = json.loads(path.read_text(encoding="utf-8"))
+                doc = read_search_doc(json.loads(path.read_text(encoding="utf-8")))
                 out.append(f"search {path}:\n" + format_search_table(doc))
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 out.append(f"search {path}: unreadable ({exc})")

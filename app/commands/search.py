@@ -9,6 +9,7 @@ from typing import Any
 from app.bench.capacity.search import SearchSettings
 from app.bench.capacity.why import render as render_why
 from app.bench.schema.run_config import RunConfig
+from app.bench.schema.search_doc import SearchDoc
 from app.bench.sweep.contract import SearchFinished, SearchValue
 from app.bench.sweep.observer import SweepObserver
 from app.commands import flags
@@ -136,62 +137,61 @@ def _cell(value: Any, fmt: str) -> str:
 
 
 # Whole on purpose: the table's columns, its rows and the lines under it, in printed order.
-def format_search_table(doc: dict[str, Any], lang: str = "en") -> str:
+def format_search_table(doc: SearchDoc, lang: str = "en") -> str:
     """The console table of a search document: one row per load value, then the boundary,
     the failing SLOs, the why and the knee."""
-    points = doc.get("points") or []
     labels: list[str] = []
-    for point in points:
-        for label in point.get("figures") or {}:
+    for point in doc.points:
+        for label in point.figures:
             if label not in labels and label != "failed_requests":
                 labels.append(label)
-    over = doc.get("over", "concurrency")
+    over = doc.over
     headers = [over, "phase", "runs", "requests", *labels, "decision", "time s"]
     rows = []
-    for point in points:
-        cells = [f"{point['value']:g}", point["phase"], str(len(point["runs"]))]
-        cells.append(str(sum(r["num_requests"] for r in point["runs"])))
+    for point in doc.points:
+        cells = [f"{point.value:g}", point.phase, str(len(point.runs))]
+        cells.append(str(sum(r.num_requests for r in point.runs)))
         for label in labels:
-            fig = (point.get("figures") or {}).get(label)
+            fig = point.figures.get(label)
             if fig is None:
                 cells.append("-")
                 continue
             share = label.startswith("goodput")
-            mean = f"{fig['mean']:.1%}" if share else f"{fig['mean']:.1f}"
-            if fig["n"] > 1:
-                low, high = fig["ci95"]
+            mean = f"{fig.mean:.1%}" if share else f"{fig.mean:.1f}"
+            if fig.n > 1:
+                low, high = fig.ci95
                 half = (high - low) / 2
                 mean += f" ±{half:.1%}" if share else f" ±{half:.1f}"
-                if fig.get("cv") is not None:
-                    mean += f" cv {fig['cv']:.0%}"
+                if fig.cv is not None:
+                    mean += f" cv {fig.cv:.0%}"
             cells.append(mean)
-        decision = point["decision"]
-        if any(r.get("early_stop") for r in point["runs"]):
+        decision = point.decision
+        if any(r.early_stop for r in point.runs):
             decision += " (early stop)"
         cells.append(decision)
-        cells.append(f"{sum(r['measuring_s'] for r in point['runs']):.1f}")
+        cells.append(f"{sum(r.measuring_s for r in point.runs):.1f}")
         rows.append(cells)
     lines = table(headers, rows)
     lines.append("")
     lines += capacity_lines(doc, lang)
-    why = doc.get("boundary_why")
+    why = doc.boundary_why
     if why:
-        full = doc.get("boundary_evidence")
+        full = doc.boundary_evidence
         text = render_why(why, lang)
         if full:
             lines.append(
                 say(
                     lang,
                     "why_full",
-                    load=load(over, full["value"], lang),
-                    requests=full["num_requests"],
-                    seconds=full["measuring_s"],
+                    load=load(over, full.value, lang),
+                    requests=full.num_requests,
+                    seconds=full.measuring_s,
                     text=text,
                 )
             )
         else:
             lines.append(say(lang, "why", text=text))
-    for metric, knee in (doc.get("knee") or {}).items():
+    for metric, knee in doc.knee.items():
         if knee:
             lines.append(
                 say(
@@ -203,7 +203,7 @@ def format_search_table(doc: dict[str, Any], lang: str = "en") -> str:
                     text=render_why(knee["why"], lang),
                 )
             )
-    lines.append(say(lang, "measuring", seconds=doc.get("measuring_s", 0), loads=len(points)))
+    lines.append(say(lang, "measuring", seconds=doc.measuring_s, loads=len(doc.points)))
     return "\n".join(lines)
 
 

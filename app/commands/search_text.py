@@ -9,8 +9,10 @@ and quote any other as it is.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
+
+from app.bench.schema.search_doc import SearchDoc, SearchPoint
 
 # key: (English, 简体中文); placeholders are str.format names.
 LINES: dict[str, tuple[str, str]] = {
@@ -127,16 +129,15 @@ def load(over: str, value: float, lang: str) -> str:
 
 
 # One branch per way a search ends, as search.json records it.
-def capacity_lines(doc: Mapping[str, Any], lang: str) -> list[str]:
+def capacity_lines(doc: SearchDoc, lang: str) -> list[str]:
     """The boundary line and the monotonicity warning of a search document."""
-    over = str(doc.get("over") or "concurrency")
-    boundary = doc.get("boundary") or {}
-    high, low = boundary.get("highest_pass"), boundary.get("lowest_fail")
-    stop = reason(str(doc.get("stop_reason")), lang)
+    over = doc.over
+    high, low = doc.boundary.highest_pass, doc.boundary.lowest_fail
+    stop = reason(doc.stop_reason, lang)
     if high is None:
         lines = [say(lang, "capacity_none", reason=stop)]
     elif low:
-        failed = ", ".join(boundary.get("failed_slos") or [])
+        failed = ", ".join(doc.boundary.failed_slos)
         lines = [
             say(
                 lang,
@@ -146,34 +147,30 @@ def capacity_lines(doc: Mapping[str, Any], lang: str) -> list[str]:
                 failed=failed,
             )
         ]
-    elif doc.get("fill_limit"):  # stopped where the prompts run out
+    elif doc.fill_limit:  # stopped where the prompts run out
         lines = [say(lang, "capacity_why", high=load(over, high, lang), reason=stop)]
     else:
         lines = [say(lang, "capacity_top", high=load(over, high, lang))]
-    if not doc.get("monotonic", True):
+    if not doc.monotonic:
         pairs = say(lang, "separator").join(
-            say(lang, "violation", passed=f"{v['pass']:g}", failed=f"{v['fail']:g}")
-            for v in doc.get("violations") or []
+            say(lang, "violation", passed=f"{v.passed_at:g}", failed=f"{v.fail:g}")
+            for v in doc.violations
         )
         lines.append(say(lang, "not_monotonic", pairs=pairs))
     return lines
 
 
-def progress_line(
-    value: Mapping[str, Any], high: float | None, low: float | None, lang: str
-) -> str:
+def progress_line(value: SearchPoint, high: float | None, low: float | None, lang: str) -> str:
     """The line a search prints on stderr when a load value is decided (its entry of
     search.json, and the boundary so far)."""
-    early = [r["early_stop"] for r in value["runs"] if r.get("early_stop")]
-    decision = str(value["decision"])
+    early = [r.early_stop for r in value.runs if r.early_stop]
+    decision = str(value.decision)
     return say(
         lang,
         "progress",
-        value=f"{value['value']:g}",
+        value=f"{value.value:g}",
         decision=say(lang, decision) if decision in ("pass", "fail", "marginal") else decision,
-        failed=say(lang, "progress_failed", slos=", ".join(value["failed"]))
-        if value["failed"]
-        else "",
+        failed=say(lang, "progress_failed", slos=", ".join(value.failed)) if value.failed else "",
         note=say(lang, "progress_early", reason=early[0]) if early else "",
         span=" .. ".join("-" if v is None else f"{v:g}" for v in (high, low)),
     )

@@ -6,17 +6,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from app.bench.capacity.search_run import SEARCH_FILE
 from app.bench.results.point_result import PointResult
 from app.bench.results.write import atomic_write_text
+from app.bench.schema.codec import SchemaError
+from app.bench.schema.search_doc import SearchDoc, read_search_doc
 from app.jsonfile import JSONProblem, loads
 from app.report.document import render
 from app.report.model import report_points
 from app.report.text import LANGUAGES
 
-Search = tuple[str, dict[str, Any]]  # (file name, the search.json document)
+Search = tuple[str, SearchDoc]  # (file name, the search.json document)
 
 
 def find_searches(paths: Iterable[str | Path]) -> tuple[list[Search], list[str]]:
@@ -34,9 +35,9 @@ def find_searches(paths: Iterable[str | Path]) -> tuple[list[Search], list[str]]
         except (OSError, UnicodeDecodeError, JSONProblem) as exc:
             problems.append(f"{path}: {exc}")
             continue
-        if isinstance(doc, dict) and "boundary" in doc:
-            found.append((str(path.parent.name + "/" + path.name), doc))
-        else:
+        try:
+            found.append((str(path.parent.name + "/" + path.name), read_search_doc(doc)))
+        except SchemaError:
             problems.append(f"{path}: not a tpotbench search summary")
     return found, problems
 

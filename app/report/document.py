@@ -6,12 +6,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 from app import __version__
 from app.bench.results.load_warnings import LoadWarning
 from app.bench.results.naming import rate_label
 from app.bench.schema.point_blocks import NO_ROOFLINE
+from app.bench.schema.search_doc import SearchDoc
 from app.report.curves import knee_charts, roofline_charts, server_charts
 from app.report.definitions_view import definitions_section
 from app.report.distributions import cdf_charts, point_panels
@@ -382,7 +382,7 @@ def _sections(
     points: Sequence[ReportPoint],
     meta: RunMeta,
     lang: str,
-    searches: Sequence[tuple[str, dict[str, Any]]],
+    searches: Sequence[tuple[str, SearchDoc]],
     definitions: Sequence[str] = (),
 ) -> str:
     """The document's sections in order, each with its heading."""
@@ -428,7 +428,7 @@ def render(
     points: Sequence[ReportPoint],
     lang: str = "en",
     now: datetime | None = None,
-    searches: Sequence[tuple[str, dict[str, Any]]] = (),
+    searches: Sequence[tuple[str, SearchDoc]] = (),
     definitions: Sequence[str] = (),
 ) -> str:
     """The whole document for `points` in `lang` ('en' or 'zh_CN'), with the summaries of any

@@ -10,6 +10,7 @@ from typing import Any
 from app.bench.capacity.knee import Knee, sweep_knees
 from app.bench.capacity.slo import MAX_FAILED_SHARE, Verdict, point_verdict, recorded_slos
 from app.bench.capacity.why import render as render_why
+from app.bench.schema.search_doc import SearchDoc
 from app.report.model import ReportPoint, finite
 from app.report.svg import Rule, a, fmt_tick
 from app.report.text import text
@@ -86,13 +87,12 @@ def _load(rp: ReportPoint) -> tuple[float, float]:
     return (math.inf if conc is None else float(conc), rp.point.request_rate)
 
 
-def search_summary(doc: dict[str, Any], name: str, lang: str) -> str:
+def search_summary(doc: SearchDoc, name: str, lang: str) -> str:
     """A capacity search's boundary and its why, as `tpotbench search` wrote them."""
-    found = doc.get("boundary")
-    boundary: dict[str, Any] = found if isinstance(found, dict) else {}
-    word = "w_conc" if doc.get("over", "concurrency") == "concurrency" else "w_rate"
-    high, low = finite(boundary.get("highest_pass")), finite(boundary.get("lowest_fail"))
-    failed = ", ".join(str(s) for s in boundary.get("failed_slos") or [])
+    boundary = doc.boundary
+    word = "w_conc" if doc.over == "concurrency" else "w_rate"
+    high, low = finite(boundary.highest_pass), finite(boundary.lowest_fail)
+    failed = ", ".join(boundary.failed_slos)
     if high is not None:
         line = text(
             lang,
@@ -102,19 +102,18 @@ def search_summary(doc: dict[str, Any], name: str, lang: str) -> str:
             failed=failed or DASH,
         )
     else:
-        line = text(lang, "search_none", reason=str(doc.get("stop_reason") or DASH))
+        line = text(lang, "search_none", reason=doc.stop_reason or DASH)
     parts = [f"<h3>{a(text(lang, 'search_title', file=name))}</h3>", f"<p>{a(line)}</p>"]
-    settings = doc.get("settings")
-    prompts = settings.get("num_prompts") if isinstance(settings, dict) else None
-    if doc.get("fill_limit") and low is None and prompts:
+    prompts = doc.settings.num_prompts
+    if doc.fill_limit and low is None and prompts:
         parts.append(f'<p class="note">{a(text(lang, "search_fill", prompts=prompts))}</p>')
-    why = doc.get("boundary_why")
-    sentence = render_why(why, lang) if isinstance(why, dict) else ""
+    why = doc.boundary_why
+    sentence = render_why(why, lang) if why else ""
     if sentence:
         parts.append(f'<p class="note why">{a(text(lang, "why", text=sentence))}</p>')
-    full = doc.get("boundary_evidence")
-    if isinstance(full, dict) and finite(full.get("value")) is not None:
-        value = fmt_tick(float(full["value"]))
+    full = doc.boundary_evidence
+    if full is not None and finite(full.value) is not None:
+        value = fmt_tick(float(full.value))
         parts.append(
             '<p class="note">'
             + a(
@@ -122,8 +121,8 @@ def search_summary(doc: dict[str, Any], name: str, lang: str) -> str:
                     lang,
                     "why_evidence",
                     value=text(lang, word, value=value),
-                    requests=full.get("num_requests"),
-                    seconds=float(full.get("measuring_s") or 0.0),
+                    requests=full.num_requests,
+                    seconds=float(full.measuring_s),
                 )
             )
             + "</p>"
@@ -132,7 +131,7 @@ def search_summary(doc: dict[str, Any], name: str, lang: str) -> str:
 
 
 def slo_section(
-    points: Sequence[ReportPoint], lang: str, searches: Sequence[tuple[str, dict[str, Any]]] = ()
+    points: Sequence[ReportPoint], lang: str, searches: Sequence[tuple[str, SearchDoc]] = ()
 ) -> str:
     """Verdicts per point when the files recorded SLOs; else vLLM-style goodput shares."""
     verdicts = [point_verdict(rp.point) for rp in points]

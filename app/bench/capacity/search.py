@@ -20,76 +20,20 @@ sweep point (app.bench.capacity.search_run), tests use the virtual-time replay e
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.bench.capacity.repeats import Repeated
-
-OVER = ("concurrency", "rate")
-
-
-@dataclass(frozen=True)
-class SearchSettings:
-    over: str = "concurrency"
-    start: float = 1.0
-    maximum: float = 256.0
-    growth: float = 2.0
-    resolution: float = 1.0
-    relative_resolution: bool = False  # resolution as a fraction of the highest pass
-    runs: int = 1
-    num_prompts: int = 200  # the most requests a point sends (experiment B's count)
-    min_prompts: int = 64
-    prompts_per_unit: float = 8.0  # requests per unit of load (rounds of the batch); 0 = fixed
-    early_stop: bool = True
-    check_above: bool = True
-
-    def validate(self) -> None:
-        """ValueError with a one-line message for an impossible setting."""
-        if self.over not in OVER:
-            raise ValueError(f"--over must be concurrency or rate, not {self.over!r}")
-        if not self.start > 0 or not self.maximum >= self.start:
-            raise ValueError("--start must be > 0 and no more than --max")
-        if self.over == "concurrency" and (self.start != int(self.start) or self.maximum < 1):
-            raise ValueError("--start and --max are whole numbers for --over concurrency")
-        if not self.growth > 1:
-            raise ValueError("--growth must be greater than 1")
-        if not self.resolution > 0:
-            raise ValueError("--resolution must be greater than 0")
-        if self.runs < 1:
-            raise ValueError("--runs must be at least 1")
-        if self.num_prompts < 1 or self.min_prompts < 1 or self.prompts_per_unit < 0:
-            raise ValueError("--num-prompts and --min-prompts must be >= 1")
-
-    def requests_for(self, value: float) -> int:
-        """Requests at one load value: `prompts_per_unit` per unit of load (so every point
-        runs about as many batch rounds, or seconds of arrivals), within the min and the cap."""
-        if self.prompts_per_unit <= 0:
-            return self.num_prompts
-        wanted = math.ceil(self.prompts_per_unit * value)
-        return max(1, min(self.num_prompts, max(self.min_prompts, wanted)))
-
-    def fill_limit(self) -> float | None:
-        """The most streams a concurrency search's points can hold in flight: a point sends
-        `requests_for(value)` requests, and fewer requests than streams never load the server
-        with that many (None for a rate search, or when every value up to --max fills)."""
-        if self.over != "concurrency":
-            return None
-        top = int(self.maximum)
-        for value in range(top, int(self.start) - 1, -1):
-            if self.requests_for(value) >= value:
-                return None if value == top else float(value)
-        return float(self.start)
-
-    def width(self, low: float) -> float:
-        return self.resolution * low if self.relative_resolution else self.resolution
-
-    def norm(self, value: float) -> float:
-        return float(round(value)) if self.over == "concurrency" else round(value, 6)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+from app.bench.schema.search_doc import OVER as OVER
+from app.bench.schema.search_doc import (
+    SearchBoundary,
+    SearchFigure,
+    SearchPoint,
+    SearchRun,
+    Violation,
+)
+from app.bench.schema.search_doc import SearchSettings as SearchSettings
 
 
 @dataclass
@@ -131,26 +75,29 @@ class ValueOutcome:
     def passed(self) -> bool:
         return self.decision == "pass"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "value": self.value,
-            "phase": self.phase,
-            "decision": self.decision,
-            "failed": self.failed,
-            "figures": {k: v.to_dict() for k, v in self.figures.items()},
-            "runs": [
-                {
-                    "run": r.run,
-                    "passed": r.passed,
-                    "num_requests": r.num_requests,
-                    "measuring_s": round(r.measuring_s, 3),
-                    "early_stop": r.early_stop,
-                    "path": r.path,
-                    "checks": r.checks,
-                }
+    def entry(self) -> SearchPoint:
+        """Its entry of search.json (and of the search_value event)."""
+        return SearchPoint(
+            value=self.value,
+            phase=self.phase,
+            decision=self.decision,
+            failed=tuple(self.failed),
+            figures={
+                k: SearchFigure(v.n, v.mean, (v.low, v.high), v.cv) for k, v in self.figures.items()
+            },
+            runs=tuple(
+                SearchRun(
+                    run=r.run,
+                    passed=r.passed,
+                    num_requests=r.num_requests,
+                    measuring_s=round(r.measuring_s, 3),
+                    early_stop=r.early_stop,
+                    path=r.path,
+                    checks=tuple(r.checks),
+                )
                 for r in self.runs
-            ],
-        }
+            ),
+        )
 
 
 def decide(runs: list[RunMeasurement]) -> tuple[str, list[str], dict[str, Repeated]]:
@@ -214,35 +161,24 @@ class SearchOutcome:
         return found[-1] if found else None
 
     @property
-    def violations(self) -> list[dict[str, float]]:
+    def violations(self) -> list[Violation]:
         """Passes measured above a fail: the monotonic assumption broken (noise or a server
-        that recovers); each as {'fail': lower value, 'pass': higher value}."""
+        that recovers); each as the lower failing value and the higher passing one."""
         out = []
         for bad in self.values:
             for good in self.values:
                 if not bad.passed and good.passed and good.value > bad.value:
-                    out.append({"fail": bad.value, "pass": good.value})
+                    out.append(Violation(bad.value, good.value))
         return out
 
-    def to_dict(self) -> dict[str, Any]:
+    def boundary(self) -> SearchBoundary:
         fail = self.at(self.lowest_fail)
-        return {
-            "over": self.settings.over,
-            "settings": self.settings.to_dict(),
-            "boundary": {
-                "highest_pass": self.highest_pass,
-                "lowest_fail": self.lowest_fail,
-                "interval": [self.highest_pass, self.lowest_fail],
-                "failed_slos": fail.failed if fail else [],
-            },
-            "stop_reason": self.stop_reason,
-            "fill_limit": self.fill_limited,
-            "cancelled": self.cancelled,
-            "monotonic": not self.violations,
-            "violations": self.violations,
-            "measuring_s": round(self.measuring_s, 3),
-            "points": [v.to_dict() for v in self.values],
-        }
+        return SearchBoundary(
+            highest_pass=self.highest_pass,
+            lowest_fail=self.lowest_fail,
+            interval=(self.highest_pass, self.lowest_fail),
+            failed_slos=tuple(fail.failed) if fail else (),
+        )
 
 
 def no_success(outcome: SearchOutcome) -> bool:

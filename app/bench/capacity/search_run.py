@@ -10,6 +10,7 @@ import json
 import math
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,14 @@ from app.bench.results.point_result import PointResult
 from app.bench.results.read import point_from_dict
 from app.bench.results.sweep_csv import refresh_sweep_csv
 from app.bench.results.write import atomic_write_text
+from app.bench.schema.codec import to_json_obj
 from app.bench.schema.point_blocks import blocks_of
+from app.bench.schema.search_doc import (
+    BoundaryEvidence,
+    SearchDoc,
+    SearchEndpoint,
+    SearchFixed,
+)
 from app.bench.sweep.contract import (
     PointFinished,
     RunError,
@@ -168,29 +176,40 @@ def needs_evidence(outcome: SearchOutcome) -> bool:
     return why.key == "abstain" and any(key == "short" for key, _ in why.missing)
 
 
-def analysis(outcome: SearchOutcome, evidence: RunMeasurement | None = None) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """The why at the boundary, the run it was read from, and the knees."""
+
+    boundary_why: dict[str, Any] | None = None
+    boundary_evidence: BoundaryEvidence | None = None
+    knee: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+
+
+def analysis(outcome: SearchOutcome, evidence: RunMeasurement | None = None) -> Analysis:
     """The why at the boundary (the lowest failing value, from its full evidence run when
     the search measured one) and the knee of the search's own full points, with the why
     there. An early-stopped fragment is never the why's evidence."""
-    out: dict[str, Any] = {"boundary_why": None, "boundary_evidence": None, "knee": {}}
+    boundary_why: dict[str, Any] | None = None
+    boundary_evidence: BoundaryEvidence | None = None
+    knees: dict[str, dict[str, Any] | None] = {}
     fail = outcome.at(outcome.lowest_fail)
     if fail is not None:
         runs = [r for r in fail.runs if r.result is not None and not _fragment(r)]
         if evidence is not None and evidence.result is not None:
             runs = [evidence]
-            out["boundary_evidence"] = {
-                "value": evidence.value,
-                "num_requests": evidence.num_requests,
-                "measuring_s": round(evidence.measuring_s, 3),
-                "path": evidence.path,
-                "passed": evidence.passed,
-            }
+            boundary_evidence = BoundaryEvidence(
+                value=evidence.value,
+                num_requests=evidence.num_requests,
+                measuring_s=round(evidence.measuring_s, 3),
+                path=evidence.path,
+                passed=evidence.passed,
+            )
         if runs:
-            out["boundary_why"] = explain(runs[-1].result or {}, fail.failed).to_dict()
+            boundary_why = explain(runs[-1].result or {}, fail.failed).to_dict()
         else:  # every run at the boundary a fragment: the why says so instead of guessing
             last = next((r for r in reversed(fail.runs) if r.result is not None), None)
             if last is not None:
-                out["boundary_why"] = explain(last.result or {}, fail.failed).to_dict()
+                boundary_why = explain(last.result or {}, fail.failed).to_dict()
     full = [v for v in outcome.values if not any(_fragment(r) for r in v.runs)]
     # Nor a load that did not happen (fewer prompts than streams, a saturated client).
     full = [v for v in full if on_the_curve(_run_result(v) or {})]
@@ -205,32 +224,48 @@ def analysis(outcome: SearchOutcome, evidence: RunMeasurement | None = None) -> 
                 owners.append(v)
         knee = find_knee(loads, values)
         if knee is None:
-            out["knee"][metric] = None
+            knees[metric] = None
             continue
         owner = owners[knee.index]
         why = explain(_run_result(owner) or {}, [f"{metric}:p99"])
-        out["knee"][metric] = {**knee.to_dict(), "why": why.to_dict()}
-    return out
+        knees[metric] = {**knee.to_dict(), "why": why.to_dict()}
+    return Analysis(boundary_why, boundary_evidence, knees)
 
 
 def search_document(
     config: RunContext,
     outcome: SearchOutcome,
-    endpoint: dict[str, Any],
+    endpoint: SearchEndpoint,
     evidence: RunMeasurement | None = None,
-) -> dict[str, Any]:
-    doc = {
-        "tpotbench_search": 1,
-        "endpoint": endpoint,
-        "slos": config.slos.to_dict() if config.slos else None,
-        "fixed": {
-            "request_rate": None if math.isinf(config.rates[0]) else config.rates[0],
-            "max_concurrency": config.concurrencies[0],
-        },
-        **outcome.to_dict(),
-    }
-    doc.update(analysis(outcome, evidence))
-    return doc
+) -> SearchDoc:
+    """search.json of the search so far (`evidence`: the boundary's full run, if any)."""
+    found = analysis(outcome, evidence)
+    return SearchDoc(
+        endpoint=endpoint,
+        slos=config.slos.to_dict() if config.slos else None,
+        fixed=SearchFixed(
+            request_rate=None if math.isinf(config.rates[0]) else config.rates[0],
+            max_concurrency=config.concurrencies[0],
+        ),
+        over=outcome.settings.over,
+        settings=outcome.settings,
+        boundary=outcome.boundary(),
+        stop_reason=outcome.stop_reason,
+        fill_limit=outcome.fill_limited,
+        cancelled=outcome.cancelled,
+        monotonic=not outcome.violations,
+        violations=tuple(outcome.violations),
+        measuring_s=round(outcome.measuring_s, 3),
+        points=tuple(v.entry() for v in outcome.values),
+        boundary_why=found.boundary_why,
+        boundary_evidence=found.boundary_evidence,
+        knee=found.knee,
+    )
+
+
+def search_json(doc: SearchDoc) -> str:
+    """search.json's text."""
+    return json.dumps(to_json_obj(doc), indent=2) + "\n"
 
 
 async def run_search(
@@ -238,11 +273,11 @@ async def run_search(
     settings: SearchSettings,
     observers: Sequence[SweepObserver],
     cancel: asyncio.Event | None = None,
-) -> tuple[SearchOutcome, Path, dict[str, Any]]:
+) -> tuple[SearchOutcome, Path, SearchDoc]:
     """Search, saving search.json after every value; observers get the search's own events
     (search_value, search_finished) besides each point's."""
     cancel = cancel or asyncio.Event()
-    endpoint = {"url": config.resolved.url, "model": config.model, "api": config.resolved.api}
+    endpoint = SearchEndpoint(config.resolved.url, config.model, config.resolved.api)
     path = config.result_dir / SEARCH_FILE
     if path.exists() and not config.overwrite:
         raise ResultExistsError(
@@ -255,8 +290,9 @@ async def run_search(
     measure = PointMeasure(config, settings, observers, cancel)
 
     def on_value(value: ValueOutcome, outcome: SearchOutcome) -> None:
-        atomic_write_text(path, json.dumps(search_document(config, outcome, endpoint), indent=2))
-        event = SearchValue(value.to_dict(), outcome.highest_pass, outcome.lowest_fail)
+        doc = search_document(config, outcome, endpoint)
+        atomic_write_text(path, json.dumps(to_json_obj(doc), indent=2))
+        event = SearchValue(value.entry(), outcome.highest_pass, outcome.lowest_fail)
         for obs in observers:
             obs.search_value(event)
 
@@ -274,7 +310,7 @@ async def run_search(
     doc = search_document(config, outcome, endpoint, evidence)
     with contextlib.suppress(OSError):
         config.result_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(doc, indent=2) + "\n")
+    atomic_write_text(path, search_json(doc))
     finished = SearchFinished(str(path), doc)
     for obs in observers:
         obs.search_finished(finished)

@@ -15,7 +15,7 @@ enums (by value), nested dataclasses, `list[X]`, `tuple[X, ...]`, fixed tuples, 
 (read back as a list), `dict[str, X]` / `Mapping[str, X]`, and `Any` (passed through as plain
 JSON). Per-field options go in `dataclasses.field(metadata=wire(...))`: a wire name, rounding
 digits for every float the field holds, ±inf written as the string "inf"/"-inf", leaving the key
-out when the value is None or empty, and a transform applied before writing (e.g. dropping
+out when the value is None or empty, and a transform that writes the field itself (e.g. dropping
 arrays a line must not carry). Fields with `init=False` are not on the wire.
 
 Reading is strict: an unknown key, a missing required key or a value of the wrong kind is a
@@ -86,8 +86,9 @@ def wire(
     written rounded to this many decimals. inf_as_text: ±inf written as "inf"/"-inf" (JSON has
     no infinity) and read back. omit="none": the key is left out when the value is None;
     omit="empty": also when it is an empty string, list or object (the field needs a default,
-    which reading gives back). transform: applied to the value before it is written (reading
-    does not undo it).
+    which reading gives back). transform: gives the field's JSON form in place of the codec's
+    writing (e.g. a document without its arrays, through `to_json_obj`); reading does not undo
+    it.
     """
     return {_OPTIONS_KEY: FieldOptions(name, digits, inf_as_text, omit, transform)}
 
@@ -224,15 +225,15 @@ def _compile_writer(
 ) -> Callable[[Any], dict[str, Any]]:
     """One function per class that builds its JSON object, generated from the fields (as
     dataclasses generates __init__): it costs what a hand-written dict builder costs."""
-    namespace: dict[str, Any] = {"_is_empty": _is_empty}
+    namespace: dict[str, Any] = {"_is_empty": _is_empty, "_transformed": _transformed}
     literal: list[str] = []  # the leading fields that are always written: one dict display
     statements: list[str] = []
     for i, (step, spelled) in enumerate(zip(writes, inline, strict=True)):
         value = f"o.{step.attr}" if step.omit is None else "v"
-        if step.transform is not None:
+        if step.transform is not None:  # it gives the field's JSON form itself
             namespace[f"_t{i}"] = step.transform
-            value = f"_t{i}({value})"
-        if spelled is not None:
+            expr = f"_transformed(_t{i}({value}))"
+        elif spelled is not None:
             expr = spelled.format(value)
         elif step.write is not None:
             namespace[f"_w{i}"] = step.write
@@ -365,6 +366,13 @@ def _plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _write_object(value, _plan(type(value)))
     return value
+
+
+def _transformed(value: Any) -> Any:
+    """What a field's transform gave, as JSON: an object's keys must be strings."""
+    if isinstance(value, Mapping):
+        return {k: _plain(x) for k, x in _str_keys(value).items()}
+    return _plain(value)
 
 
 def _is_empty(value: Any) -> bool:

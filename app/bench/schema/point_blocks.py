@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from app.bench.schema.codec import SchemaError, from_json_obj
+from app.bench.schema.codec import SchemaError, field_options, from_json_obj
 
 # Free-form by design: a why's template parameters and evidence, a block of figures whose keys
 # are the run's chosen percentiles. Named so that a reader sees which fields are open.
@@ -506,23 +506,23 @@ def _hints(cls: type[Any]) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
-def _known(cls: type[Any], value: Any) -> Any:
+def known_keys(cls: type[Any], value: Any) -> Any:
     """`value` with the keys `cls` does not know dropped, at every level of dataclasses (a
     newer writer's extra key is not an error in a file)."""
     if not isinstance(value, Mapping) or not dataclasses.is_dataclass(cls):
         return value
     hints = _hints(cls)
     return {
-        f.name: _known_in(hints[f.name], value[f.name])
+        key: _known_in(hints[f.name], value[key])
         for f in dataclasses.fields(cls)
-        if f.name in value
+        if (key := field_options(f).name or f.name) in value
     }
 
 
 def _known_in(tp: Any, value: Any) -> Any:
-    """`_known` through Optional, tuples, lists and dicts of dataclasses."""
+    """`known_keys` through Optional, tuples, lists and dicts of dataclasses."""
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        return _known(tp, value)
+        return known_keys(tp, value)
     args = typing.get_args(tp)
     origin = typing.get_origin(tp)
     if origin in (tuple, list) and isinstance(value, list) and args:

@@ -51,6 +51,7 @@ from typing import Any, ClassVar
 from app import __version__
 from app.bench.results.per_request import PER_REQUEST_BLOCK_KEYS, VLLM_PER_REQUEST_KEYS
 from app.bench.schema.codec import SchemaError, to_json_obj, wire
+from app.bench.schema.search_doc import SearchDoc, SearchPoint
 from app.bench.sweep.plan import PointSpec
 from app.jsonfile import finite as _finite  # JSON has no inf/NaN: null in events
 
@@ -84,12 +85,12 @@ def _summary_on_the_wire(result: Mapping[str, Any]) -> Any:
     return _finite(summary_of(result))
 
 
-def _search_on_the_wire(search: Mapping[str, Any]) -> Any:
-    return _finite(_without(search, _POINTS))
+def _search_on_the_wire(search: SearchDoc) -> Any:
+    return _finite(_without(to_json_obj(search), _POINTS))
 
 
-def _finite_object(value: Mapping[str, Any]) -> Any:
-    return _finite(dict(value))
+def _point_on_the_wire(value: SearchPoint) -> Any:
+    return _finite(to_json_obj(value))
 
 
 # Roundings of the stream (the writer's thread does them, not the measuring loop).
@@ -220,18 +221,19 @@ class SearchValue:
     """A capacity search's load value done (`value` is its entry of search.json)."""
 
     kind: ClassVar[str] = "search_value"
-    value: dict[str, Any] = field(metadata=wire(transform=_finite_object))
+    value: SearchPoint = field(metadata=wire(transform=_point_on_the_wire))
     highest_pass: float | None
     lowest_fail: float | None
 
 
 @dataclass(frozen=True, slots=True)
 class SearchFinished:
-    """`search` is the search document; the stream carries it without its points."""
+    """`search` is the search document; the stream carries it without its points (read back
+    with none)."""
 
     kind: ClassVar[str] = "search_finished"
     path: str
-    search: dict[str, Any] = field(metadata=wire(transform=_search_on_the_wire))
+    search: SearchDoc = field(metadata=wire(transform=_search_on_the_wire))
 
 
 # The one list of event kinds: the classes, the names and the decode table come from it.

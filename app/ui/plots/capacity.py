@@ -19,6 +19,7 @@ from app.bench.capacity.knee import find_knee
 from app.bench.capacity.why import render as render_why
 from app.bench.results.naming import rate_from_file
 from app.bench.schema.point_blocks import blocks_of
+from app.bench.schema.search_doc import SearchDoc
 from app.ui import point_status
 from app.ui.exports.report import ui_language
 from app.ui.plots.sweep_curves import Series, SweepCurves, concurrency_value, sweep_axis
@@ -69,15 +70,14 @@ def load_text(over: str, value: float) -> str:
     return _tr(key).format(f"{value:g}")
 
 
-def capacity_text(doc: Mapping[str, Any], knees: bool = True) -> str:
+def capacity_text(doc: SearchDoc, knees: bool = True) -> str:
     """Boundary, failing SLOs, the why and (with `knees`) the knees of a search document, one
     per line."""
-    over = str(doc.get("over") or "concurrency")
-    boundary = doc.get("boundary") or {}
-    high, low = boundary.get("highest_pass"), boundary.get("lowest_fail")
+    over = doc.over
+    high, low = doc.boundary.highest_pass, doc.boundary.lowest_fail
     lines = []
     if high is not None and low is not None:
-        failed = ", ".join(boundary.get("failed_slos") or [])
+        failed = ", ".join(doc.boundary.failed_slos)
         lines.append(
             _tr("Capacity: {0} within every SLO; at {1} it fails {2}.").format(
                 load_text(over, high), load_text(over, low), failed
@@ -89,8 +89,8 @@ def capacity_text(doc: Mapping[str, Any], knees: bool = True) -> str:
                 load_text(over, high)
             )
         )
-        prompts = (doc.get("settings") or {}).get("num_prompts")
-        if doc.get("fill_limit") and prompts:
+        prompts = doc.settings.num_prompts
+        if doc.fill_limit and prompts:
             lines.append(
                 _tr(
                     "{0} prompts cannot hold more streams in flight, so no higher load was "
@@ -99,24 +99,24 @@ def capacity_text(doc: Mapping[str, Any], knees: bool = True) -> str:
             )
     else:
         lines.append(_tr("Capacity: no load tried meets every SLO."))
-    for passed in sorted({v["pass"] for v in doc.get("violations") or []}):
+    for passed in sorted({v.passed_at for v in doc.violations}):
         lines.append(
             _tr("Not monotonic: {0} passed above a failing load; run again.").format(
                 load_text(over, passed)
             )
         )
-    why = why_text(doc.get("boundary_why"))
-    full = doc.get("boundary_evidence")
-    if why and isinstance(full, Mapping) and isinstance(full.get("value"), int | float):
+    why = why_text(doc.boundary_why)
+    full = doc.boundary_evidence
+    if why and full is not None:
         # The boundary's search point was a fragment: the why comes from its full re-run.
         lines.append(
             _tr("Why (from a full run at {0}, {1} requests): {2}").format(
-                load_text(over, full["value"]), full.get("num_requests"), why
+                load_text(over, full.value), full.num_requests, why
             )
         )
     elif why:
         lines.append(_tr("Why: {0}").format(why))
-    for metric, knee in (doc.get("knee") or {}).items() if knees else ():
+    for metric, knee in doc.knee.items() if knees else ():
         if knee:
             lines.append(
                 _tr("Knee of {0}: {1}. {2}").format(

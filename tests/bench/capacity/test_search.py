@@ -11,6 +11,7 @@ import pytest
 from app.bench.capacity.search import RunMeasurement, SearchSettings, decide, search
 from app.bench.capacity.slo import SLOSet, evaluate, parse_slos
 from app.bench.datasets.sharegpt import default_sharegpt_path, sample_sharegpt
+from app.bench.schema.search_doc import Violation
 from app.sim.config import SimConfig
 from app.sim.replay import percentile, replay
 from app.sim.textgen import count_chat_tokens, count_tokens, request_seed
@@ -99,9 +100,8 @@ def test_a_pass_above_a_fail_is_reported() -> None:
     out = asyncio.run(
         search(SearchSettings(), formula_measure(lambda c: 60 if c == 32 else 40, log))
     )
-    assert out.violations == [{"fail": 32.0, "pass": 64.0}]
+    assert out.violations == [Violation(32.0, 64.0)]
     assert out.highest_pass == 31 and "not monotonic" in out.stop_reason
-    assert out.to_dict()["monotonic"] is False
 
 
 def test_start_fails_and_max_passes() -> None:
@@ -122,7 +122,7 @@ def test_growth_stops_where_the_prompts_cannot_fill_the_streams() -> None:
     assert [v.value for v in out.values] == [1, 2, 4, 8, 16]
     assert out.highest_pass == 16 and out.lowest_fail is None and out.fill_limited == 16
     assert "--num-prompts 16 cannot fill more streams" in out.stop_reason
-    assert out.to_dict()["fill_limit"] == 16
+    assert out.fill_limited == 16
     # A fail above the cap is never checked with an unfillable load either.
     out = asyncio.run(search(settings, formula_measure(lambda c: 99 if c >= 12 else 1, [])))
     assert max(v.value for v in out.values) <= 16 and out.highest_pass == 11

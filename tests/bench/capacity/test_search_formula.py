@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from app.bench.capacity.search import SearchSettings
-from app.bench.capacity.search_run import SEARCH_FILE, run_search
+from app.bench.capacity.search_run import SEARCH_FILE, run_search, search_json
 from app.bench.capacity.slo import parse_slos
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.read import load_results
+from app.bench.schema.search_doc import SearchBoundary, read_search_doc
 from app.bench.sweep.run_context import RunContext
 from tests.formula_server import FormulaServer, capacity, tpot_ms
 
@@ -53,23 +54,21 @@ def test_finds_the_exact_boundary(formula: FormulaServer, tmp_path: Path) -> Non
     config = config_for(formula, tmp_path, limit, settings.num_prompts)
     outcome, path, doc = asyncio.run(run_search(config, settings, []))
     assert (outcome.highest_pass, outcome.lowest_fail) == (6, 7)
-    assert doc["boundary"] == {
-        "highest_pass": 6,
-        "lowest_fail": 7,
-        "interval": [6, 7],
-        "failed_slos": [f"tpot:p99:{limit:g}"],
-    }
-    assert [p["value"] for p in doc["points"]] == [1, 2, 4, 8, 6, 7, 14]
-    assert doc["monotonic"] is True
+    assert doc.boundary == SearchBoundary(6, 7, (6, 7), (f"tpot:p99:{limit:g}",))
+    assert [p.value for p in doc.points] == [1, 2, 4, 8, 6, 7, 14]
+    assert doc.monotonic is True
     # Every point's own file is beside search.json, and report skips search.json.
     assert path == tmp_path / SEARCH_FILE and json.loads(path.read_text())["boundary"]
+    # The real file reads back into the same document and writes out byte for byte.
+    assert read_search_doc(json.loads(path.read_text())) == doc
+    assert search_json(doc) == path.read_text()
     points = load_results([tmp_path])
     # 7 was stopped early in the search, so it is measured once more to the end: the why
     # reads that whole point (here: no /metrics, so it says so), never the fragment.
     assert sorted(p.max_concurrency for p in points) == [1, 2, 4, 6, 7, 7, 8, 14]
-    assert doc["boundary_evidence"]["value"] == 7
-    assert doc["boundary_why"]["cause"] == "abstain"
-    assert "/metrics" in doc["boundary_why"]["text"]
+    assert doc.boundary_evidence is not None and doc.boundary_evidence.value == 7
+    assert doc.boundary_why is not None and doc.boundary_why["cause"] == "abstain"
+    assert "/metrics" in doc.boundary_why["text"]
     by_conc = {p.max_concurrency: p for p in points}
     assert by_conc[6].tpotbench["slo"]["passed"] is True
     assert by_conc[7].tpotbench["slo"]["passed"] is False

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from app.bench.schema.search_doc import SearchDoc, read_search_doc
 from app.commands.search import format_search_table
 from app.commands.search_text import LINES, reason
 
@@ -16,7 +17,7 @@ WHY = {"cause": "queue", "confidence": "high", "runner_up": None, "evidence": {}
     "server": "llamacpp"}}  # fmt: skip
 
 
-def _doc(**changes: Any) -> dict[str, Any]:
+def _doc(**changes: Any) -> SearchDoc:
     doc: dict[str, Any] = {
         "over": "concurrency",
         "points": [],
@@ -28,7 +29,7 @@ def _doc(**changes: Any) -> dict[str, Any]:
         "measuring_s": 61.0,
     }
     doc.update(changes)
-    return doc
+    return read_search_doc(doc)  # a hand-made file: read tolerantly
 
 
 ENDINGS = {
@@ -99,11 +100,15 @@ def test_the_progress_line_per_load_is_said_in_the_consoles_language(
 ) -> None:
     import io
 
+    from app.bench.schema.search_doc import SearchPoint, SearchRun
     from app.bench.sweep.contract import SearchValue
     from app.commands.search import SearchConsole
 
-    value = {"value": 8.0, "decision": "fail", "failed": ["ttft:p99:500"],
-             "runs": [{"early_stop": "ttft:p99:500: 3 of 48 over"}]}  # fmt: skip
+    def point(value: float, decision: str, failed: tuple[str, ...], early: str | None) -> Any:
+        run = SearchRun(1, passed=not failed, num_requests=48, measuring_s=1.0, early_stop=early)
+        return SearchPoint(value, "grow", decision, failed, {}, (run,))
+
+    value = point(8.0, "fail", ("ttft:p99:500",), "ttft:p99:500: 3 of 48 over")
     for lang, line in (
         ("en", "search: 8 -> fail failed ttft:p99:500 (stopped early: ttft:p99:500: 3 of 48 "
                "over); boundary 4 .. -"),
@@ -113,6 +118,6 @@ def test_the_progress_line_per_load_is_said_in_the_consoles_language(
         SearchConsole(io.StringIO(), lang).search_value(SearchValue(value, 4.0, None))
         assert capsys.readouterr().err.strip() == line
     for decision, zh in (("pass", "通过"), ("marginal", "临界")):
-        passed = {"value": 2.0, "decision": decision, "failed": [], "runs": [{}]}
+        passed = point(2.0, decision, (), None)
         SearchConsole(io.StringIO(), "zh_CN").search_value(SearchValue(passed, 2.0, 5.0))
         assert capsys.readouterr().err.strip() == f"搜索：2 → {zh}；边界 2 .. 5"

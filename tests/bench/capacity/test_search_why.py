@@ -42,9 +42,11 @@ def test_the_boundary_why_is_read_from_a_full_run(tmp_path: Path) -> None:
     assert (outcome.highest_pass, outcome.lowest_fail) == (2, 3)
     boundary = outcome.at(3)
     assert boundary is not None and boundary.runs[0].early_stop  # a fragment in the search
-    full = doc["boundary_evidence"]
-    assert full["value"] == 3 and full["num_requests"] == 16 and full["passed"] is False
-    why = doc["boundary_why"]
+    full = doc.boundary_evidence
+    assert full is not None
+    assert full.value == 3 and full.num_requests == 16 and full.passed is False
+    why = doc.boundary_why
+    assert why is not None
     assert why["cause"] == "queue" and why["confidence"] in ("high", "medium"), why["text"]
     assert why["evidence"]["completed"] == 16  # the whole point, not the fragment
     # The full run's file is beside the fragment's; the fragment stays marked as such.
@@ -52,7 +54,7 @@ def test_the_boundary_why_is_read_from_a_full_run(tmp_path: Path) -> None:
     stops = sorted(bool(p.tpotbench.get("early_stop")) for p in at_three)
     assert stops == [False, True]
     # Knees come from whole points only.
-    for knee in (doc.get("knee") or {}).values():
+    for knee in doc.knee.values():
         assert knee is None or knee["load"] in {v.value for v in outcome.values if not any(
             r.early_stop for r in v.runs)}  # fmt: skip
 

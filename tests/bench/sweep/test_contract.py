@@ -17,6 +17,16 @@ from hypothesis import strategies as st
 
 from app import __version__
 from app.bench.results.per_request import REQUEST_ENTRY_KEYS
+from app.bench.schema.search_doc import (
+    SearchBoundary,
+    SearchDoc,
+    SearchEndpoint,
+    SearchFigure,
+    SearchFixed,
+    SearchPoint,
+    SearchRun,
+    SearchSettings,
+)
 from app.bench.sweep.contract import (
     EVENT_CLASSES,
     EVENT_TYPES,
@@ -43,6 +53,32 @@ from app.bench.sweep.plan import PointSpec, plan_points
 ENDPOINT = EndpointInfo("http://h/v1/chat/completions", "m", "chat")
 
 # (an event at full precision, the exact line the stream has always carried for it)
+
+# A search's load value (an infinite figure in a check: null on the stream) and its document
+# (the stream leaves the points out: each went as a search_value).
+_POINT = SearchPoint(
+    4.0,
+    "grow",
+    "pass",
+    (),
+    {"tpot:p99:50": SearchFigure(1, 12.5, (12.5, 12.5), None)},
+    (
+        SearchRun(
+            1, True, 32, 1.23456, None, "c4.json", ({"slo": "tpot:p99:50", "value_ms": math.inf},)
+        ),
+    ),
+)
+_DOC = SearchDoc(
+    endpoint=SearchEndpoint("http://h/v1", "m", "completions"),
+    fixed=SearchFixed(None, None),
+    settings=SearchSettings(maximum=8),
+    boundary=SearchBoundary(4.0, None, (4.0, None)),
+    stop_reason="every load up to --max 8 met the SLOs",
+    measuring_s=2.34567,
+    points=(_POINT,),
+    knee={"tpot": None},
+)
+
 GOLDEN: list[tuple[Event, str]] = [
     (
         RunStarted(
@@ -114,17 +150,26 @@ GOLDEN: list[tuple[Event, str]] = [
     ),
     (RunError("boom"), '{"type":"error","message":"boom"}'),
     (
-        SearchValue({"value": 4, "decision": "pass", "runs": [], "x": math.inf}, 4.0, None),
-        '{"type":"search_value","value":{"value":4,"decision":"pass","runs":[],"x":null},'
+        SearchValue(_POINT, 4.0, None),
+        '{"type":"search_value","value":{"value":4.0,"phase":"grow","decision":"pass",'
+        '"failed":[],"figures":{"tpot:p99:50":{"n":1,"mean":12.5,"ci95":[12.5,12.5],"cv":null}},'
+        '"runs":[{"run":1,"passed":true,"num_requests":32,"measuring_s":1.235,"early_stop":null,'
+        '"path":"c4.json","checks":[{"slo":"tpot:p99:50","value_ms":null}]}]},'
         '"highest_pass":4.0,"lowest_fail":null}',
     ),
     (
-        SearchFinished(
-            "/r/search.json",
-            {"tpotbench_search": 1, "points": [1, 2], "boundary": {"highest_pass": 4}},
-        ),
+        SearchFinished("/r/search.json", _DOC),
         '{"type":"search_finished","path":"/r/search.json","search":{"tpotbench_search":1,'
-        '"boundary":{"highest_pass":4}}}',
+        '"endpoint":{"url":"http://h/v1","model":"m","api":"completions"},"slos":null,'
+        '"fixed":{"request_rate":null,"max_concurrency":null},"over":"concurrency",'
+        '"settings":{"over":"concurrency","start":1.0,"maximum":8,"growth":2.0,'
+        '"resolution":1.0,"relative_resolution":false,"runs":1,"num_prompts":200,'
+        '"min_prompts":64,"prompts_per_unit":8.0,"early_stop":true,"check_above":true},'
+        '"boundary":{"highest_pass":4.0,"lowest_fail":null,"interval":[4.0,null],'
+        '"failed_slos":[]},"stop_reason":"every load up to --max 8 met the SLOs",'
+        '"fill_limit":null,"cancelled":false,"monotonic":true,"violations":[],'
+        '"measuring_s":2.346,"boundary_why":null,"boundary_evidence":null,'
+        '"knee":{"tpot":null}}}',
     ),
 ]
 
@@ -317,6 +362,14 @@ _DROP = object()
             "run_finished.paths[0]: must be a string, got 1",
         ),
         ('{"type":"error"}', "error.message: missing"),
+        (
+            GOLDEN[-2][1].replace('"phase":"grow",', ""),
+            "search_value.value.phase: missing",
+        ),
+        (
+            GOLDEN[-1][1].replace('"monotonic":true', '"monotonic":"yes"'),
+            "search_finished.search.monotonic: must be true or false, got 'yes'",
+        ),
     ],
 )
 def test_decode_refuses_a_bad_line_with_one_clear_error(line: str, message: str) -> None:

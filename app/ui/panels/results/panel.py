@@ -564,9 +564,8 @@ class ResultsPanel(QWidget):
         marks.slos = [f"{s.metric}:{s.stat}:{s.limit_ms:g}" for s in slo.limits] if slo else []
         doc = search_doc(self.shown[0].folder)
         if doc is not None:
-            boundary = doc.get("boundary") or {}
-            marks.highest_pass = boundary.get("highest_pass")
-            marks.lowest_fail = boundary.get("lowest_fail")
+            marks.highest_pass = doc.boundary.highest_pass
+            marks.lowest_fail = doc.boundary.lowest_fail
             self.capacity.setText(capacity_text(doc, knees=False))
             self.capacity.setToolTip(capacity_text(doc))
             self.capacity_box.setVisible(True)

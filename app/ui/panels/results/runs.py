@@ -17,6 +17,7 @@ from PySide6.QtCore import QCoreApplication
 
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import NOT_POINT_FILES, ResultFileError
+from app.bench.schema.search_doc import SearchDoc, read_search_doc
 from app.roofline.catalog import CatalogError, get_gpu
 from app.ui.exports.tables import OPTIONAL_KEYS, ROOFLINE_KEYS, point_value
 from app.ui.plots.sweep_curves import Series
@@ -146,13 +147,13 @@ def _group_key(point: PointResult) -> str:
     return point.model_id or stem or "?"
 
 
-def search_doc(folder: Path) -> dict[str, Any] | None:
-    """The capacity search summary a run folder holds (search.json), if readable."""
+def search_doc(folder: Path) -> SearchDoc | None:
+    """The capacity search summary a run folder holds (search.json), if readable (a file
+    that is not a search, SchemaError included, is no search)."""
     try:
-        doc = json.loads((folder / "search.json").read_text(encoding="utf-8"))
+        return read_search_doc(json.loads((folder / "search.json").read_text(encoding="utf-8")))
     except (OSError, ValueError):
         return None
-    return doc if isinstance(doc, dict) and "boundary" in doc else None
 
 
 def is_point_file(name: str) -> bool:

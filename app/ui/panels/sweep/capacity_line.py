@@ -4,10 +4,10 @@ search runs, then the boundary, the failing SLO and the why (the knees in the to
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from PySide6.QtCore import Qt
 
+from app.bench.schema.search_doc import SearchDoc, SearchPoint
 from app.ui.panels.sweep.layout import WrappedLabel
 from app.ui.plots.capacity import capacity_text, load_text
 
@@ -25,7 +25,7 @@ class CapacityLine(WrappedLabel):
         self._source = None
         self.setVisible(False)
 
-    def search_value(self, value: dict[str, Any], low: Any, high: Any) -> None:
+    def search_value(self, value: SearchPoint, low: float | None, high: float | None) -> None:
         """One search point's verdict; low/high: the capacity bracket so far (None: open)."""
 
         def text() -> tuple[str, str]:
@@ -33,11 +33,11 @@ class CapacityLine(WrappedLabel):
                 "pass": self.tr("meets every SLO"),
                 "fail": self.tr("fails"),
                 "marginal": self.tr("is marginal"),
-            }.get(str(value.get("decision")), str(value.get("decision")))
+            }.get(value.decision, value.decision)
             line = self.tr("Search: {0}: {1}").format(
-                load_text("concurrency", float(value.get("value") or 0)), verdict
+                load_text("concurrency", float(value.value)), verdict
             )
-            failed = ", ".join(value.get("failed") or [])
+            failed = ", ".join(value.failed)
             if failed:
                 line += f" ({failed})"
             if low is not None and high is not None:
@@ -49,7 +49,7 @@ class CapacityLine(WrappedLabel):
         self._source = text
         self.refresh()
 
-    def search_finished(self, doc: dict[str, Any]) -> None:
+    def search_finished(self, doc: SearchDoc) -> None:
         self._source = lambda: (capacity_text(doc, knees=False), capacity_text(doc))
         self.refresh()
 

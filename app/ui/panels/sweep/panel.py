@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.bench.results.write import remove_empty_dirs
+from app.bench.schema.search_doc import SearchDoc
 from app.bench.selftest.store import load_ceiling, mode_of, point_streams
 from app.bench.sweep.contract import (
     PointFinished,
@@ -90,7 +91,7 @@ class SweepPanel(QWidget):
         self.run_dir: Path | None = None
         self.last_error = ""
         self._ticks = 0
-        self.search_doc: dict[str, Any] | None = None  # the last capacity search's summary
+        self.search_doc: SearchDoc | None = None  # the last capacity search's summary
         self._build_ui()
         # The form's values come back after a restart (the app's settings unless given).
         self.form_state = FormState(self.form, store if store is not None else settings())
@@ -395,13 +396,11 @@ class SweepPanel(QWidget):
     def _on_search_value(self, event: SearchValue) -> None:
         self.run_model.search_value(event.highest_pass, event.lowest_fail)
         self.charts.mark_boundary(event.highest_pass, event.lowest_fail)
-        self.capacity.search_value(dict(event.value), event.highest_pass, event.lowest_fail)
+        self.capacity.search_value(event.value, event.highest_pass, event.lowest_fail)
 
     def _on_search_finished(self, event: SearchFinished) -> None:
-        doc = dict(event.search)
-        self.search_doc = doc
-        boundary = doc.get("boundary") or {}
-        self.charts.mark_boundary(boundary.get("highest_pass"), boundary.get("lowest_fail"))
+        doc = self.search_doc = event.search
+        self.charts.mark_boundary(doc.boundary.highest_pass, doc.boundary.lowest_fail)
         # The boundary and its why in the panel; the knees (drawn on the curves) as a tooltip.
         self.capacity.search_finished(doc)
         self.tabs.setCurrentWidget(self.curves)

@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
 from app.bench.capacity import why as engine_why
+from app.bench.schema.search_doc import read_search_doc
 from app.bench.sweep.contract import SearchValue
 from app.commands.argv import SweepSpec, build_run_config
 from app.profiles import Target
@@ -55,7 +56,7 @@ def test_the_window_says_the_engines_why_in_its_language() -> None:
         "boundary_why": why.to_dict(),
         "boundary_evidence": {"value": 3, "num_requests": 16, "measuring_s": 4.3},
     }
-    line = capacity_text(doc).splitlines()[1]
+    line = capacity_text(read_search_doc(doc)).splitlines()[1]
     assert line.startswith("Why (from a full run at 3 streams, 16 requests): Requests queue")
 
 
@@ -65,7 +66,7 @@ def test_a_pass_above_fails_is_named_once() -> None:
         "boundary": {"highest_pass": 11, "lowest_fail": 12, "failed_slos": ["tpot:p99:40"]},
         "violations": [{"fail": 12, "pass": 24}, {"fail": 16, "pass": 24}],
     }
-    lines = capacity_text(doc).splitlines()
+    lines = capacity_text(read_search_doc(doc)).splitlines()
     assert lines[0] == "Capacity: 11 streams within every SLO; at 12 streams it fails tpot:p99:40."
     assert lines[1:] == ["Not monotonic: 24 streams passed above a failing load; run again."]
 
@@ -77,7 +78,7 @@ def test_a_search_stopped_where_its_prompts_run_out_says_so() -> None:
         "boundary": {"highest_pass": 16, "lowest_fail": None, "failed_slos": []},
         "fill_limit": 16,
     }
-    lines = capacity_text(doc).splitlines()
+    lines = capacity_text(read_search_doc(doc)).splitlines()
     assert lines[0] == "Capacity: 16 streams or more (every load tried met every SLO)."
     assert lines[1].startswith("16 prompts cannot hold more streams in flight")
     assert "Prompts per point" in lines[1]
@@ -150,7 +151,7 @@ def test_live_search_against_the_simulator(qtbot, sim, tmp_path: Path) -> None:
     assert not panel.capacity.isHidden() and "Search:" in panel.capacity.text()
     qtbot.waitUntil(lambda: not panel.is_running(), timeout=120_000)
     assert panel.search_doc is not None, panel.last_error
-    boundary = panel.search_doc["boundary"]
+    boundary = panel.search_doc.boundary
     assert panel.capacity.text().startswith("Capacity:")
     assert panel.tabs.currentWidget() is panel.curves  # the answer is on the curves
     assert panel.run_dir is not None and (panel.run_dir / "search.json").exists()
@@ -160,7 +161,7 @@ def test_live_search_against_the_simulator(qtbot, sim, tmp_path: Path) -> None:
         assert "× kernel receive stamps." in panel.status.text()
     # Every row is judged: the TPOT P99 cell and the concurrency cell coloured pass or fail.
     rows = panel.table.rowCount()
-    assert rows == len(panel.search_doc.get("points") or values)
+    assert rows == len(panel.search_doc.points or values)
     colours = {
         panel.table.item(r, COL["p99_tpot_ms"]).background().color().name() for r in range(rows)
     }
@@ -168,7 +169,7 @@ def test_live_search_against_the_simulator(qtbot, sim, tmp_path: Path) -> None:
     panel._repaint()
     tpot_lines = _lines(panel.curves.tpot)
     assert any(line.angle == 0 and math.isclose(line.value(), 26.0) for line in tpot_lines)
-    if boundary["highest_pass"] is not None and boundary["lowest_fail"] is not None:
+    if boundary.highest_pass is not None and boundary.lowest_fail is not None:
         assert any(line.angle == 90 for line in _lines(panel.curves.throughput))
 
 
@@ -212,7 +213,7 @@ def test_results_panel_shows_a_saved_search(qtbot, tmp_path: Path) -> None:
     panel.set_folder(tmp_path)
     assert not panel.errors  # search.json is not taken for a broken point file
     panel.show_runs(["capacity-1"])
-    assert panel.capacity.text() == capacity_text(search, knees=False)
+    assert panel.capacity.text() == capacity_text(read_search_doc(search), knees=False)
     assert "Decode steps are stalled by prefill" in panel.capacity.text()
     # However small the panel, the whole why shows: the label is never cut to fewer lines.
     panel.resize(640, 420)

@@ -1,0 +1,78 @@
+"""A deterministic capacity search for the search document's tests: a formula measure (no
+server, no clock) that gives every branch of search.json something to write: repeated runs
+with intervals, a marginal value, an early stop, a pass above a fail, points with results
+(knees and whys) and a boundary evidence run."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from app.bench.capacity.search import RunMeasurement, SearchOutcome, SearchSettings, search
+from app.bench.capacity.search_run import search_document, search_json
+from app.bench.capacity.slo import parse_slos
+from app.bench.http.endpoint import resolve_endpoint
+from app.bench.schema.search_doc import SearchEndpoint
+from app.bench.sweep.run_context import RunContext
+
+SLOS = parse_slos(["tpot:p99:50", "ttft:p99:2000"])
+SETTINGS = SearchSettings(start=1, maximum=64, growth=2, runs=2, num_prompts=64, min_prompts=8)
+ENDPOINT = SearchEndpoint("http://127.0.0.1:9/v1/completions", "m", "completions")
+
+
+def _tpot(value: float, run: int) -> float:
+    if value == 50:  # a pass above the boundary: the monotonic check reports it
+        return 20.0
+    return 10.0 + value * 1.37 + (0.9 if run == 2 else 0.0) + (value % 3) * 0.71
+
+
+def _result(value: float, n: int, tpot: float) -> dict[str, Any]:
+    return {
+        "completed": n,
+        "failed": 0,
+        "num_prompts": n,
+        "max_concurrency": int(value),
+        "p99_tpot_ms": tpot,
+        "p99_ttft_ms": 100.0 + value * 3.3,
+        "mean_tpot_ms": tpot * 0.8,
+    }
+
+
+async def _measure(value: float, run: int, n: int) -> RunMeasurement:
+    tpot = _tpot(value, run)
+    checks = [
+        {"slo": "tpot:p99:50", "kind": "stat", "value_ms": tpot, "limit_ms": 50.0,
+         "passed": tpot <= 50},
+        {"slo": "ttft:p99:2000", "kind": "stat", "value_ms": 100.0 + value * 3.3,
+         "limit_ms": 2000.0, "passed": True},
+    ]  # fmt: skip
+    stop = "tpot:p99:50 proven" if value == 32 else None
+    return RunMeasurement(
+        value, run, tpot <= 50, checks, 0.1234567 * value + run / 7, n, stop,
+        f"c{int(value)}_run{run}.json", _result(value, n, tpot),
+    )  # fmt: skip
+
+
+def case() -> tuple[RunContext, SearchOutcome, RunMeasurement]:
+    """The context, the finished search and an evidence run at its lowest fail."""
+    config = RunContext(
+        resolved=resolve_endpoint(ENDPOINT.url, "/v1/completions", "completions", None),
+        model="m",
+        backend="openai",
+        samples=[],
+        rates=[float("inf")],
+        concurrencies=[None],
+        result_dir=Path("."),
+        slos=SLOS,
+    )
+    outcome = asyncio.run(search(SETTINGS, _measure))
+    assert outcome.lowest_fail is not None
+    evidence = asyncio.run(_measure(outcome.lowest_fail, 1, 32))
+    return config, outcome, evidence
+
+
+def document_text() -> str:
+    """search.json of the case, as run_search writes it."""
+    config, outcome, evidence = case()
+    return search_json(search_document(config, outcome, ENDPOINT, evidence))
