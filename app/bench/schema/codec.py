@@ -44,6 +44,7 @@ core: a faster (compiled) codec would not be visible, a second kind of data type
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import math
@@ -597,7 +598,7 @@ def _reader(tp: Any, opts: FieldOptions, nullable: bool = False) -> Reader:
         with_null = nullable or len(members) < len(_args(tp))
         if len(members) == 1:
             return _reader(members[0], opts, with_null)
-        return _union_reader([_reader(m, opts) for m in members], with_null)
+        return _union_reader([_reader(m, opts) for m in members], with_null, _tag(members))
     if origin in (list, tuple, Sequence):
         return _sequence_reader(tp, origin, opts, nullable)
     if origin in (dict, Mapping):
@@ -638,10 +639,53 @@ def _literal_reader(allowed: tuple[Any, ...], nullable: bool) -> Reader:
     return read
 
 
-def _union_reader(members: list[Reader], nullable: bool) -> Reader:
+def _tag(members: list[Any]) -> tuple[str, dict[Any, int]] | None:
+    """For a union of dataclasses told apart by one required Literal field (e.g. `kind`):
+    its key, and which member each of its values names. None when there is no such field."""
+    if not all(isinstance(m, type) and dataclasses.is_dataclass(m) for m in members):
+        return None
+    tags: list[dict[str, tuple[Any, ...]]] = []
+    for m in members:
+        hints = typing.get_type_hints(m)
+        tags.append(
+            {
+                field_options(f).name or f.name: _args(hints[f.name])
+                for f in dataclasses.fields(m)
+                if f.init
+                and typing.get_origin(hints[f.name]) is Literal
+                and f.default is dataclasses.MISSING
+                and f.default_factory is dataclasses.MISSING
+            }
+        )
+    for key in tags[0]:
+        if all(key in t for t in tags):
+            which: dict[Any, int] = {}
+            for i, t in enumerate(tags):
+                for value in t[key]:
+                    if (type(value), value) in which:  # a value two members share
+                        return None
+                    which[(type(value), value)] = i
+            return key, which
+    return None
+
+
+def _union_reader(
+    members: list[Reader], nullable: bool, tag: tuple[str, dict[Any, int]] | None = None
+) -> Reader:
+    key, which = tag if tag is not None else ("", {})
+
     def read(v: Any) -> Any:
         if v is None and nullable:
             return None
+        if tag is not None and type(v) is dict:
+            # The member the tag names is the only one that can read `v` (the others' tag
+            # fields refuse its value): read it first; if it fails, the loop below gives the
+            # same error as trying every member in order.
+            t = v.get(key)
+            i = which.get((type(t), t)) if type(t) in _PLAIN_TYPES else None
+            if i is not None:
+                with contextlib.suppress(_Bad):
+                    return members[i](v)
         first: _Bad | None = None
         for member in members:
             try:
@@ -694,7 +738,14 @@ def _sequence_reader(tp: Any, origin: Any, opts: FieldOptions, nullable: bool) -
             return None
         if type(v) is not list:
             raise _wrong(what, v)
-        return make(_read_items(v, [item] * len(v)))
+        out: list[Any] = []
+        try:
+            for x in v:
+                out.append(item(x))
+        except _Bad as bad:
+            bad.path.append(f"[{len(out)}]")  # the item that failed is the next one
+            raise
+        return out if make is list else make(out)
 
     return read
 

@@ -359,3 +359,31 @@ def test_generated_readers_build_what_the_constructor_builds() -> None:
         from_json_obj(Tree, {"name": "r", "children": [{"name": "a", "leaf": {"count": 1.5}}]})
     with pytest.raises(SchemaError, match=r"^leaf\.extra: unknown field"):
         from_json_obj(Tree, {"name": "r", "leaf": {"extra": 1}})
+
+
+@dataclass(frozen=True)
+class StatLimit:
+    kind: Literal["stat"]
+    ms: float
+
+
+@dataclass(frozen=True)
+class ShareLimit:
+    kind: Literal["good", "failed"]
+    share: float
+
+
+@dataclass(frozen=True)
+class Limits:
+    checks: tuple[StatLimit | ShareLimit, ...] = ()
+
+
+def test_a_union_told_apart_by_a_tag_reads_each_member_and_errs_as_in_order() -> None:
+    obj = {"checks": [{"kind": "failed", "share": 0.01}, {"kind": "stat", "ms": 50}]}
+    assert from_json_obj(Limits, obj) == Limits((ShareLimit("failed", 0.01), StatLimit("stat", 50)))
+    # A broken member: the error is the first member's, as when every member is tried in turn.
+    bad = {"checks": [{"kind": "stat", "ms": 1}, {"kind": "good", "share": "x"}]}
+    with pytest.raises(SchemaError, match=r"^checks\[1\]\.kind: must be one of 'stat', got 'good'"):
+        from_json_obj(Limits, bad)
+    with pytest.raises(SchemaError, match=r"^checks\[0\]\.kind: must be one of 'stat', got 'bad'"):
+        from_json_obj(Limits, {"checks": [{"kind": "bad", "share": 1}]})
