@@ -16,6 +16,7 @@ from app.bench.datasets.mooncake import (
 from app.bench.datasets.prompts import SampleRequest, VocabTokenizer
 from app.bench.datasets.sampling import DatasetOptions
 from app.bench.load.schedule import ArrivalPlan, trace_plan
+from app.bench.schema.codec import to_json_obj
 from app.bench.schema.run_config import RunConfig
 from app.commands import flags
 from app.commands.credentials import UsageError
@@ -113,4 +114,5 @@ def trace_load(
     speedup = config.dataset.trace_speedup or 1.0
     plan = trace_plan([e.timestamp_ms for e in entries], speedup)
     check_replay_length(plan.span_s, speedup, len(entries))
-    return TraceLoad(samples, plan, trace_summary(path, entries, plan.speedup or 1.0, plan.span_s))
+    summary = trace_summary(path, entries, plan.speedup or 1.0, plan.span_s)
+    return TraceLoad(samples, plan, to_json_obj(summary))

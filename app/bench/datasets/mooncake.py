@@ -26,6 +26,7 @@ from app.bench.datasets.prompts import (
     read_text,
 )
 from app.bench.datasets.synthetic import FILLER_WORDS, allowed_ids
+from app.bench.schema.point_blocks import TraceBlock
 from app.paths import resources_dir
 
 BLOCK_SIZE = 512  # tokens per hash id in the Mooncake traces
@@ -225,17 +226,17 @@ def predicted_hit_rate(entries: Sequence[TraceEntry], block_size: int = BLOCK_SI
 
 def trace_summary(
     path: Path, entries: Sequence[TraceEntry], speedup: float, replay_span_s: float
-) -> dict[str, Any]:
+) -> TraceBlock:
     """The `trace` block of a replayed point's result: which trace, how fast, and the
     prefix-cache hit rate its hash ids predict (to set beside the measured ones)."""
     span_s = (entries[-1].timestamp_ms - entries[0].timestamp_ms) / 1000.0 if entries else 0.0
-    return {
-        "format": "mooncake",
-        "path": str(path),
-        "requests": len(entries),
-        "span_s": round(span_s, 3),
-        "speedup": speedup,
-        "replay_span_s": round(replay_span_s, 3),
-        "block_size": BLOCK_SIZE,
-        "predicted_hit_rate": round(predicted_hit_rate(entries), 4),
-    }
+    return TraceBlock(
+        format="mooncake",
+        path=str(path),
+        requests=len(entries),
+        span_s=round(span_s, 3),
+        speedup=speedup,
+        replay_span_s=round(replay_span_s, 3),
+        block_size=BLOCK_SIZE,
+        predicted_hit_rate=round(predicted_hit_rate(entries), 4),
+    )

@@ -27,7 +27,14 @@ from app.bench.capacity.why import CLIENT_CPU_SHARE, CLIENT_LOOP_LAG_MS
 from app.bench.results.completeness import completeness_of
 from app.bench.results.naming import rate_from_file
 from app.bench.results.send_lateness import held_by_cap
-from app.bench.schema.point_blocks import ClientBlock, PointBlocks, TraceBlock, blocks_of
+from app.bench.schema.codec import to_json_obj
+from app.bench.schema.point_blocks import (
+    ClientBlock,
+    LoadWarningBlock,
+    PointBlocks,
+    TraceBlock,
+    blocks_of,
+)
 
 # A closed-loop point counts as reaching its target when its peak in flight is at least this
 # share of it. vLLM's peak (kept in the file) counts successful requests only and the first
@@ -92,15 +99,12 @@ class LoadWarning:
         return TEMPLATES[self.template].format(**self.params)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "template": self.template,
-            "value": self.value,
-            "limit": self.limit,
-            "unit": self.unit,
-            "params": self.params,
-            "text": self.text,
-        }
+        """The warning as the point file's tpotbench.load_warnings holds it."""
+        block = LoadWarningBlock(
+            self.kind, self.template, self.value, self.limit, self.unit, self.params, self.text
+        )
+        written: dict[str, Any] = to_json_obj(block)
+        return written
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LoadWarning | None:

@@ -21,7 +21,14 @@ from app.bench.results.naming import rate_to_file
 from app.bench.results.per_request import BLOCK_DETAILED_KEYS, VLLM_DETAILED_KEYS
 from app.bench.results.request_block import itl_block, requests_block
 from app.bench.schema.codec import to_json_obj
-from app.bench.schema.point_blocks import FailureGroup, RooflineBlock, StampingEntry
+from app.bench.schema.point_blocks import (
+    ClientPrefixCache,
+    FailureGroup,
+    ReasoningTokens,
+    RooflineBlock,
+    StampingEntry,
+    TokensPerChunk,
+)
 from app.roofline.scenario import point_fields
 
 SCHEMA_VERSION = 1
@@ -160,31 +167,37 @@ def _client_figures(metrics: PointMetrics) -> dict[str, Any]:
     return {
         "slot_wait_ms": _stats_dict(metrics.stats["client_queue_time"], known),
         "ttft_first_content_ms": _stats_dict(metrics.stats["ttft_first_content"], known),
-        "tokens_per_chunk": {
-            "mean": metrics.tokens_per_chunk_mean,
-            "max": metrics.tokens_per_chunk_max,
-            "multi_token_share": metrics.multi_token_chunk_share,
-        },
+        "tokens_per_chunk": to_json_obj(
+            TokensPerChunk(
+                metrics.tokens_per_chunk_mean,
+                metrics.tokens_per_chunk_max,
+                metrics.multi_token_chunk_share,
+            )
+        ),
         # TTFO and the answer phase's TPOT: null when no reply had visible answer text
         "ttfo_ms": _stats_dict(metrics.stats["ttfo"], answered),
         "tpot_answer_ms": _stats_dict(metrics.stats["tpot_answer"], answered),
         "reasoning_tokens": (
             None
             if metrics.reasoning_tokens_total is None
-            else {
-                "total": metrics.reasoning_tokens_total,
-                "mean": metrics.reasoning_tokens_total / max(metrics.completed, 1),
-                "source": metrics.reasoning_tokens_source,
-            }
+            else to_json_obj(
+                ReasoningTokens(
+                    metrics.reasoning_tokens_total,
+                    metrics.reasoning_tokens_total / max(metrics.completed, 1),
+                    metrics.reasoning_tokens_source,
+                )
+            )
         ),
         "prefix_cache_client": (
             None
             if metrics.cached_tokens_total is None
-            else {
-                "cached_tokens": metrics.cached_tokens_total,
-                "prompt_tokens": metrics.prompt_tokens_with_cache_info,
-                "hit_rate": metrics.client_prefix_hit_rate,
-            }
+            else to_json_obj(
+                ClientPrefixCache(
+                    metrics.cached_tokens_total,
+                    metrics.prompt_tokens_with_cache_info,
+                    metrics.client_prefix_hit_rate,
+                )
+            )
         ),
         "peak_output_tokens_per_s_weighted": metrics.peak_output_tokens_per_s_weighted,
         "output_tokens_source": metrics.output_tokens_source,

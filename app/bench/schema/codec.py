@@ -28,9 +28,11 @@ dependency for the desktop bundle and would change the types the rest of the cod
 (Structs, not dataclasses) in every module at once, while the per-field rounding and the
 "inf" spelling the stream has always had would still need code of ours around it. The cost of
 staying in pure Python is small: each class's writer is generated once from its fields (as
-dataclasses generates __init__; roundings spelled inline), and its reader is a plan of small
-functions built once (no per-value type inspection). benchmarks/event_codec.py, the whole
-line (encode: event -> JSON text; decode: text -> event), thread CPU time, best of 7, three
+dataclasses generates __init__; roundings spelled inline), and so is its reader (scalar fields
+checked inline, nested objects read by their class's own reader, a plain dataclass filled
+without its __init__; no type inspected while reading: a point file's ~33 nested blocks,
+benchmarks/block_decode.py). benchmarks/event_codec.py, the whole line (encode: event -> JSON
+text; decode: text -> event), thread CPU time, best of 7, three
 before/after pairs run alternately on 2 cores at load 4.4-6.0: the runs spread by up to 1.7x
 between pairs, and within a pair the codec is within that noise of the hand-written code. In
 the quietest pair (before -> after, us per event): encode tokens x20 31.9 -> 33.8, tokens x400
@@ -42,6 +44,7 @@ core: a faster (compiled) codec would not be visible, a second kind of data type
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import math
@@ -158,17 +161,23 @@ class _ReadStep:
 @dataclasses.dataclass(frozen=True, slots=True)
 class _Plan:
     write: Callable[[Any], dict[str, Any]]
+    read: Callable[[Any], Any]  # raises _Bad
     reads: tuple[_ReadStep, ...]
     by_key: dict[str, _ReadStep]
 
 
 _PLANS: dict[type[Any], _Plan] = {}
+_BUILDING: set[type[Any]] = set()  # classes whose plan is being built (a class inside itself)
 
 
 def _plan(cls: type[Any]) -> _Plan:
     plan = _PLANS.get(cls)
     if plan is None:
-        plan = _PLANS[cls] = _build_plan(cls)
+        _BUILDING.add(cls)
+        try:
+            plan = _PLANS[cls] = _build_plan(cls)
+        finally:
+            _BUILDING.discard(cls)
     return plan
 
 
@@ -198,7 +207,142 @@ def _build_plan(cls: type[Any]) -> _Plan:
     if len(set(keys)) != len(keys):
         raise TypeError(f"{cls.__qualname__}: two fields share one wire name")
     write = _compile_writer(cls, writes, inline)
-    return _Plan(write, tuple(reads), {s.key: s for s in reads})
+    by_key = {s.key: s for s in reads}
+    fast = [_fast_kinds(hints[s.attr], field_options(f)) for s, f in _init_fields(cls, reads)]
+    defaults = [_default_of(f) for _, f in _init_fields(cls, reads)]
+    read = _compile_reader(cls, reads, fast, defaults, by_key)
+    return _Plan(write, read, tuple(reads), by_key)
+
+
+def _init_fields(
+    cls: type[Any], reads: list[_ReadStep]
+) -> list[tuple[_ReadStep, dataclasses.Field[Any]]]:
+    by_name = {f.name: f for f in dataclasses.fields(cls)}
+    return [(s, by_name[s.attr]) for s in reads]
+
+
+def _default_of(f: dataclasses.Field[Any]) -> tuple[str, Any]:
+    """How a field left out of the object gets its value: ('value', v), ('factory', make) or
+    ('missing', None) for a required field."""
+    if f.default is not dataclasses.MISSING:
+        return ("value", f.default)
+    if f.default_factory is not dataclasses.MISSING:
+        return ("factory", f.default_factory)
+    return ("missing", None)
+
+
+def _fast_kinds(tp: Any, opts: FieldOptions) -> tuple[type, ...] | None:
+    """The exact JSON types a field of type `tp` takes as they are (checked inline by the
+    generated reader; anything else goes to the field's reader, which converts or refuses it):
+    a plain scalar, or one such scalar or null."""
+    nullable = False
+    if _is_union(tp):
+        members = [a for a in _args(tp) if a is not type(None)]
+        if len(members) != 1:
+            return None
+        nullable, tp = len(members) < len(_args(tp)), members[0]
+    kinds: tuple[type, ...]
+    if tp is float:
+        kinds = _NUMBER_TYPES
+    elif tp in (int, str, bool):
+        kinds = (tp,)
+    else:
+        return None
+    return (*kinds, type(None)) if nullable else kinds
+
+
+def _compile_reader(
+    cls: type[Any],
+    reads: list[_ReadStep],
+    fast: list[tuple[type, ...] | None],
+    defaults: list[tuple[str, Any]],
+    by_key: dict[str, _ReadStep],
+) -> Callable[[Any], Any]:
+    """One function per class that reads its JSON object strictly, generated from the fields
+    (as the writer): scalar fields are checked inline, nested objects call their class's own
+    reader, and no type is inspected while reading. The same checks, in the same order, as
+    reading field by field: the first bad or missing field in declaration order, then an
+    unknown key, then the class's own checks."""
+    namespace: dict[str, Any] = {
+        "_cls": cls,
+        "_M": _MISSING,
+        "_Bad": _Bad,
+        "_wrong": _wrong,
+        "_at": _at,
+        "_by_key": by_key,
+    }
+    lines = [
+        "def read(obj):",
+        "    if type(obj) is not dict:",
+        "        raise _wrong('an object', obj)",
+        "    found = 0",
+    ]
+    for i, (step, kinds, (how, default)) in enumerate(zip(reads, fast, defaults, strict=True)):
+        key = repr(step.key)
+        namespace[f"_r{i}"] = step.read
+        if kinds is not None:
+            namespace[f"_k{i}"] = frozenset(kinds)
+            expr = f"v if type(v) in _k{i} else _r{i}(v)"
+        else:
+            expr = f"_r{i}(v)"
+        lines += [f"    v = obj.get({key}, _M)", "    if v is _M:"]
+        if how == "value":
+            namespace[f"_d{i}"] = default
+            lines.append(f"        a{i} = _d{i}")
+        elif how == "factory":
+            namespace[f"_d{i}"] = default
+            lines.append(f"        a{i} = _d{i}()")
+        else:
+            lines.append(f"        raise _at(_Bad('missing'), {'.' + step.key!r})")
+        lines += [
+            "    else:",
+            "        found += 1",
+            "        try:",
+            f"            a{i} = {expr}",
+            "        except _Bad as bad:",
+            f"            bad.path.append({'.' + step.key!r})",
+            "            raise",
+        ]
+    lines += [
+        "    if found != len(obj):",
+        "        unknown = next(k for k in obj if k not in _by_key)",
+        "        raise _at(_Bad('unknown field'), '.' + unknown)",
+    ]
+    if _plain_init(cls, len(reads)):
+        # What the generated __init__ would do, without its object.__setattr__ per field (a
+        # frozen class's): most of the cost of reading a small block.
+        namespace["_new"] = object.__new__
+        values = ", ".join(f"{step.attr!r}: a{i}" for i, step in enumerate(reads))
+        lines += ["    o = _new(_cls)", f"    o.__dict__.update({{{values}}})", "    return o"]
+    else:
+        args = ", ".join(f"{step.attr}=a{i}" for i, step in enumerate(reads))
+        lines += [
+            "    try:",
+            f"        return _cls({args})",
+            "    except (TypeError, ValueError) as exc:  # the class's own checks (__post_init__)",
+            "        raise _Bad(f'not valid: {str(exc)[:120]}') from None",
+        ]
+    exec(compile("\n".join(lines), f"<codec reader of {cls.__qualname__}>", "exec"), namespace)
+    read: Callable[[Any], Any] = namespace["read"]
+    return read
+
+
+def _plain_init(cls: type[Any], n_read: int) -> bool:
+    """Whether `cls.__init__` only stores its arguments: generated by dataclasses (not the
+    class's own), no __post_init__ checks, no slots, every field an argument."""
+    init = getattr(cls.__init__, "__code__", None)
+    return (
+        init is not None
+        and init.co_filename == "<string>"  # where dataclasses compiles the __init__ it makes
+        and not hasattr(cls, "__post_init__")
+        and not hasattr(cls, "__slots__")
+        and len(dataclasses.fields(cls)) == n_read
+        and getattr(cls, "__dataclass_params__", None) is not None
+        and cls.__dataclass_params__.init
+    )
+
+
+_MISSING = object()
 
 
 def _inline_float(tp: Any, opts: FieldOptions) -> str | None:
@@ -450,7 +594,9 @@ def _reader(tp: Any, opts: FieldOptions, nullable: bool = False) -> Reader:
         return _enum_reader(tp, nullable)
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         cls = tp
-        read_obj: Reader = lambda v: _read_object(cls, _plan(cls), v)  # noqa: E731
+        # A class inside itself: its reader exists once its plan does.
+        late: Reader = lambda v: _plan(cls).read(v)  # noqa: E731
+        read_obj = late if cls in _BUILDING else _plan(cls).read
         return _nullable(read_obj) if nullable else read_obj
     origin = typing.get_origin(tp)
     if origin is Literal:
@@ -460,7 +606,7 @@ def _reader(tp: Any, opts: FieldOptions, nullable: bool = False) -> Reader:
         with_null = nullable or len(members) < len(_args(tp))
         if len(members) == 1:
             return _reader(members[0], opts, with_null)
-        return _union_reader([_reader(m, opts) for m in members], with_null)
+        return _union_reader([_reader(m, opts) for m in members], with_null, _tag(members))
     if origin in (list, tuple, Sequence):
         return _sequence_reader(tp, origin, opts, nullable)
     if origin in (dict, Mapping):
@@ -501,10 +647,53 @@ def _literal_reader(allowed: tuple[Any, ...], nullable: bool) -> Reader:
     return read
 
 
-def _union_reader(members: list[Reader], nullable: bool) -> Reader:
+def _tag(members: list[Any]) -> tuple[str, dict[Any, int]] | None:
+    """For a union of dataclasses told apart by one required Literal field (e.g. `kind`):
+    its key, and which member each of its values names. None when there is no such field."""
+    if not all(isinstance(m, type) and dataclasses.is_dataclass(m) for m in members):
+        return None
+    tags: list[dict[str, tuple[Any, ...]]] = []
+    for m in members:
+        hints = typing.get_type_hints(m)
+        tags.append(
+            {
+                field_options(f).name or f.name: _args(hints[f.name])
+                for f in dataclasses.fields(m)
+                if f.init
+                and typing.get_origin(hints[f.name]) is Literal
+                and f.default is dataclasses.MISSING
+                and f.default_factory is dataclasses.MISSING
+            }
+        )
+    for key in tags[0]:
+        if all(key in t for t in tags):
+            which: dict[Any, int] = {}
+            for i, t in enumerate(tags):
+                for value in t[key]:
+                    if (type(value), value) in which:  # a value two members share
+                        return None
+                    which[(type(value), value)] = i
+            return key, which
+    return None
+
+
+def _union_reader(
+    members: list[Reader], nullable: bool, tag: tuple[str, dict[Any, int]] | None = None
+) -> Reader:
+    key, which = tag if tag is not None else ("", {})
+
     def read(v: Any) -> Any:
         if v is None and nullable:
             return None
+        if tag is not None and type(v) is dict:
+            # The member the tag names is the only one that can read `v` (the others' tag
+            # fields refuse its value): read it first; if it fails, the loop below gives the
+            # same error as trying every member in order.
+            t = v.get(key)
+            i = which.get((type(t), t)) if type(t) in _PLAIN_TYPES else None
+            if i is not None:
+                with contextlib.suppress(_Bad):
+                    return members[i](v)
         first: _Bad | None = None
         for member in members:
             try:
@@ -557,7 +746,14 @@ def _sequence_reader(tp: Any, origin: Any, opts: FieldOptions, nullable: bool) -
             return None
         if type(v) is not list:
             raise _wrong(what, v)
-        return make(_read_items(v, [item] * len(v)))
+        out: list[Any] = []
+        try:
+            for x in v:
+                out.append(item(x))
+        except _Bad as bad:
+            bad.path.append(f"[{len(out)}]")  # the item that failed is the next one
+            raise
+        return out if make is list else make(out)
 
     return read
 
@@ -596,37 +792,25 @@ def _mapping_reader(value: Reader, value_tp: Any, nullable: bool) -> Reader:
     return read
 
 
-def _read_object(cls: type[T], plan: _Plan, obj: Any) -> T:
-    if type(obj) is not dict:
-        raise _wrong("an object", obj)
-    kwargs: dict[str, Any] = {}
-    found = 0
-    for step in plan.reads:
-        if step.key in obj:
-            found += 1
-            try:
-                kwargs[step.attr] = step.read(obj[step.key])
-            except _Bad as bad:
-                bad.path.append(f".{step.key}")
-                raise
-        elif step.required:
-            raise _at(_Bad("missing"), f".{step.key}")
-    if found != len(obj):
-        unknown = next(k for k in obj if k not in plan.by_key)
-        raise _at(_Bad("unknown field"), f".{unknown}")
-    try:
-        return cls(**kwargs)
-    except (TypeError, ValueError) as exc:  # the class's own checks (__post_init__)
-        raise _Bad(f"not valid: {str(exc)[:120]}") from None
+_TYPE_READERS: dict[Any, Reader] = {}  # from_json_obj's readers of types that are not classes
 
 
 def from_json_obj(cls: type[T], obj: object, *, where: str = "") -> T:
     """`obj` (parsed JSON) read strictly into `cls`; SchemaError names the field's path,
     prefixed by `where`."""
     try:
-        if dataclasses.is_dataclass(cls):
-            return _read_object(cls, _plan(cls), obj)
-        read = _reader(cls, _NO_OPTIONS)
+        plan = _PLANS.get(cls)
+        if plan is not None:  # the common case first: a dataclass already seen
+            read = plan.read
+        elif dataclasses.is_dataclass(cls):
+            read = _plan(cls).read
+        else:
+            found = _TYPE_READERS.get(cls)
+            read = (
+                found
+                if found is not None
+                else _TYPE_READERS.setdefault(cls, _reader(cls, _NO_OPTIONS))
+            )
         value: T = read(obj)
         return value
     except _Bad as bad:

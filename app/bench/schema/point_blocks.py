@@ -3,11 +3,12 @@ one codec (app.bench.schema.codec).
 
 A field's name is its JSON key and the fields' order is the keys' order in the file (part of
 the format: keep new fields at the end of their block). Every block is read with
-`from_json_obj`. The roofline, client, prefix-cache, workers, early-stop, stamping and failure
-blocks are also written from their dataclass with `to_json_obj`, so a field added to one of
-them reaches the file and the event stream by itself; the others (server metrics, SLO, why,
-load warnings, lateness, trace, reasoning) are still assembled as dicts by the modules that
-compute them, and their dataclasses must follow those keys.
+`from_json_obj`. The roofline, client, prefix-cache, workers, early-stop, stamping, failure,
+schedule-lateness, trace, load-warning, tokens-per-chunk, reasoning-tokens and client
+prefix-cache blocks are also written from their dataclass with `to_json_obj`, so a field added
+to one of them reaches the file and the event stream by itself; the others (server metrics,
+SLO, why) are still assembled as dicts by the modules that compute them, and their
+dataclasses must follow those keys.
 
 Strictness, decided here once:
 

@@ -102,7 +102,7 @@ def point_document(
     block["prefix_cache"] = to_json_obj(
         PrefixCacheBlock(cache_reset, hit_rate(server_block), warning)
     )
-    block["schedule_lateness_ms"] = lateness_summary(outcome.records)
+    block["schedule_lateness_ms"] = to_json_obj(lateness_summary(outcome.records))
     if config.trace:
         block["trace"] = config.trace
     if early_stop is not None:

@@ -92,10 +92,10 @@ def test_replay_sends_each_request_on_its_schedule_and_records_the_lateness() ->
     assert late == pytest.approx([3.0] * 5, abs=1e-3)
     summary = lateness_summary(outcome.records)
     assert summary is not None
-    assert summary["count"] == 5 and summary["max_ms"] == pytest.approx(3.0, abs=1e-3)
-    assert summary["late"] == 0
+    assert summary.count == 5 and summary.max_ms == pytest.approx(3.0, abs=1e-3)
+    assert summary.late == 0
     # handed to the HTTP client exactly on time: the 3 ms are the client's own
-    assert summary["submit"]["max_ms"] == pytest.approx(0.0, abs=1e-3)
+    assert summary.submit is not None and summary.submit.max_ms == pytest.approx(0.0, abs=1e-3)
 
 
 def test_a_concurrency_cap_makes_sends_late_and_the_lateness_says_how_late() -> None:
@@ -107,8 +107,10 @@ def test_a_concurrency_cap_makes_sends_late_and_the_lateness_says_how_late() -> 
     waits = [r.slot_wait_ns / MS for r in outcome.records]
     assert waits == pytest.approx(late, abs=1e-3)  # here all of it is the wait for a slot
     summary = lateness_summary(outcome.records)
-    assert summary is not None and summary["late"] == 4 and summary["max_ms"] == pytest.approx(137)
-    assert summary["submit"]["max_ms"] == pytest.approx(134)  # the slot wait, before the HTTP
+    assert summary is not None and summary.late == 4 and summary.max_ms == pytest.approx(137)
+    assert summary.submit is not None and summary.submit.max_ms == pytest.approx(
+        134
+    )  # the slot wait, before the HTTP
 
 
 def test_a_late_wakeup_counts_as_lateness_though_no_slot_was_waited_for() -> None:

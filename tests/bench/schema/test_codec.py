@@ -296,3 +296,94 @@ def test_a_left_out_key_in_the_middle_keeps_the_order_and_a_transform_runs_first
     assert list(obj) == ["first", "doc", "last"]
     assert from_json_obj(Middle, obj) == Middle(1, None, {"a": 2}, 2.3)
     assert from_json_obj(Middle, {"first": 1}) == Middle(1)
+
+
+@dataclass(frozen=True)
+class PlainLeaf:  # no slots, no __post_init__: read without calling its __init__
+    count: int | None = None
+    tags: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Checked:
+    low: float
+    high: float
+
+    def __post_init__(self) -> None:
+        if self.low > self.high:
+            raise ValueError("low above high")
+
+
+@dataclass(frozen=True)
+class Tree:
+    name: str
+    leaf: PlainLeaf | None = None
+    children: tuple[Tree, ...] = ()
+    checked: Checked | None = None
+
+
+def test_generated_readers_build_what_the_constructor_builds() -> None:
+    obj = {
+        "name": "root",
+        "leaf": {"count": 3},
+        "children": [{"name": "a", "leaf": {"tags": ["x"]}}, {"name": "b"}],
+        "checked": {"low": 1, "high": 2.5},
+    }
+    tree = from_json_obj(Tree, obj)
+    expected = Tree(
+        "root",
+        PlainLeaf(3),
+        (Tree("a", PlainLeaf(None, ["x"])), Tree("b")),
+        Checked(1, 2.5),
+    )
+    assert tree == expected and hash(tree.checked) == hash(expected.checked)
+    assert to_json_obj(tree) == {**obj, "leaf": {"count": 3, "tags": []}} | {
+        "children": [
+            {"name": "a", "leaf": {"count": None, "tags": ["x"]}, "children": [], "checked": None},
+            {"name": "b", "leaf": None, "children": [], "checked": None},
+        ]
+    }
+    # A left-out field with a default factory gets a new value each read, as the constructor.
+    first, second = from_json_obj(PlainLeaf, {}), from_json_obj(PlainLeaf, {})
+    assert first.tags == [] and first.tags is not second.tags
+    with pytest.raises(AttributeError):
+        first.count = 1  # type: ignore[misc]  # still frozen
+    # The class's own checks still run, and a nested failure names its path.
+    with pytest.raises(SchemaError, match=r"^tree\.children\[0\]\.checked: not valid: low above"):
+        from_json_obj(
+            Tree,
+            {"name": "r", "children": [{"name": "a", "checked": {"low": 3, "high": 2}}]},
+            where="tree",
+        )
+    with pytest.raises(SchemaError, match=r"^children\[0\]\.leaf\.count: must be a whole"):
+        from_json_obj(Tree, {"name": "r", "children": [{"name": "a", "leaf": {"count": 1.5}}]})
+    with pytest.raises(SchemaError, match=r"^leaf\.extra: unknown field"):
+        from_json_obj(Tree, {"name": "r", "leaf": {"extra": 1}})
+
+
+@dataclass(frozen=True)
+class StatLimit:
+    kind: Literal["stat"]
+    ms: float
+
+
+@dataclass(frozen=True)
+class ShareLimit:
+    kind: Literal["good", "failed"]
+    share: float
+
+
+@dataclass(frozen=True)
+class Limits:
+    checks: tuple[StatLimit | ShareLimit, ...] = ()
+
+
+def test_a_union_told_apart_by_a_tag_reads_each_member_and_errs_as_in_order() -> None:
+    obj = {"checks": [{"kind": "failed", "share": 0.01}, {"kind": "stat", "ms": 50}]}
+    assert from_json_obj(Limits, obj) == Limits((ShareLimit("failed", 0.01), StatLimit("stat", 50)))
+    # A broken member: the error is the first member's, as when every member is tried in turn.
+    bad = {"checks": [{"kind": "stat", "ms": 1}, {"kind": "good", "share": "x"}]}
+    with pytest.raises(SchemaError, match=r"^checks\[1\]\.kind: must be one of 'stat', got 'good'"):
+        from_json_obj(Limits, bad)
+    with pytest.raises(SchemaError, match=r"^checks\[0\]\.kind: must be one of 'stat', got 'bad'"):
+        from_json_obj(Limits, {"checks": [{"kind": "bad", "share": 1}]})
