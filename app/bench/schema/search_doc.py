@@ -87,9 +87,6 @@ class SearchSettings:
     def norm(self, value: float) -> float:
         return float(round(value)) if self.over == "concurrency" else round(value, 6)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
 
 @dataclass(frozen=True, slots=True)
 class SearchFigure:
