@@ -9,15 +9,16 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from app.bench.metrics.point import PointMetrics, Stats
+from app.bench.schema.point_blocks import ConversationsBlock, Figures, PointBlocks, ThinkTime
 
 RATE_MEANING = "sessions started per second"
 
 
-def _stats(values_s: list[float], percentiles: Iterable[float]) -> dict[str, float] | None:
+def _stats(values_s: list[float], percentiles: Iterable[float]) -> Figures | None:
     if not values_s:
         return None
     stats = Stats.of_seconds(values_s, percentiles)
-    out = {"mean": stats.mean, "median": stats.median, "std": stats.std}
+    out: Figures = {"mean": stats.mean, "median": stats.median, "std": stats.std}
     out.update({f"p{word}": value for word, value in stats.percentiles.items()})
     return out
 
@@ -39,7 +40,7 @@ def conversation_block(
     turns_planned: int,
     think_time_s: tuple[float, float],
     percentiles: Iterable[float],
-) -> dict[str, Any]:
+) -> ConversationsBlock:
     """`tpotbench.conversations` for a point whose records carry `session` and `turn`, in the
     order `compute_point_metrics` saw them (its per-request arrays line up with them)."""
     percentiles = tuple(percentiles)
@@ -69,24 +70,24 @@ def conversation_block(
         cached.append(metrics.cached_lens[i])
         prompts.append(metrics.input_lens[i])
     ok_turns = sum(turns_ok.values())
-    return {
-        "sessions": sessions,
-        "turns_planned": turns_planned,
-        "turns_completed": ok_turns,
-        "sessions_with_failure": len(failed_sessions),
-        "mean_turns_completed": ok_turns / sessions if sessions else None,
-        "think_time_s": {"mean": think_time_s[0], "stddev": think_time_s[1]},
-        "request_rate_means": RATE_MEANING,
-        "first_turns": len(first),
-        "later_turns": len(later),
-        "ttft_first_turn_ms": _stats(first, percentiles),
-        "ttft_later_turns_ms": _stats(later, percentiles),
-        "prefix_cache_hit_rate_first_turn": _hit_rate(*groups[False], any_info),
-        "prefix_cache_hit_rate_later_turns": _hit_rate(*groups[True], any_info),
+    return ConversationsBlock(
+        sessions=sessions,
+        turns_planned=turns_planned,
+        turns_completed=ok_turns,
+        sessions_with_failure=len(failed_sessions),
+        mean_turns_completed=ok_turns / sessions if sessions else None,
+        think_time_s=ThinkTime(think_time_s[0], think_time_s[1]),
+        request_rate_means=RATE_MEANING,
+        first_turns=len(first),
+        later_turns=len(later),
+        ttft_first_turn_ms=_stats(first, percentiles),
+        ttft_later_turns_ms=_stats(later, percentiles),
+        prefix_cache_hit_rate_first_turn=_hit_rate(*groups[False], any_info),
+        prefix_cache_hit_rate_later_turns=_hit_rate(*groups[True], any_info),
         # The share of prompt tokens that were resent history: about what a prefix cache can
         # serve (less the last partial KV block per turn), so hits up to it are not stale.
-        "history_share": resent / prompt_total if prompt_total else None,
-    }
+        history_share=resent / prompt_total if prompt_total else None,
+    )
 
 
 def add_session_columns(requests_block: dict[str, list[Any]], records: Sequence[Any]) -> None:
@@ -95,38 +96,37 @@ def add_session_columns(requests_block: dict[str, list[Any]], records: Sequence[
     requests_block["turn"] = [getattr(r, "turn", None) for r in records]
 
 
-def conversation_figures(block: dict[str, Any]) -> dict[str, float | None]:
-    """Mean TTFT of first and of later turns (ms) from a point's `tpotbench` block; None for a
-    point that was not a conversation run (or had no such turn)."""
-    conv = block.get("conversations")
-    conv = conv if isinstance(conv, dict) else {}
+def conversation_figures(blocks: PointBlocks) -> dict[str, float | None]:
+    """Mean TTFT of first and of later turns (ms) of a point; None for a point that was not a
+    conversation run (or had no such turn)."""
+    conv = blocks.conversations
 
-    def mean(key: str) -> float | None:
-        stats = conv.get(key)
-        value = stats.get("mean") if isinstance(stats, dict) else None
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return None
-        return float(value)
+    def mean(stats: dict[str, float | None] | None) -> float | None:
+        value = (stats or {}).get("mean")
+        return None if value is None else float(value)
 
     return {
-        "ttft_first_turn_ms": mean("ttft_first_turn_ms"),
-        "ttft_later_turns_ms": mean("ttft_later_turns_ms"),
+        "ttft_first_turn_ms": mean(conv.ttft_first_turn_ms if conv else None),
+        "ttft_later_turns_ms": mean(conv.ttft_later_turns_ms if conv else None),
     }
 
 
-def conversation_rows(block: dict[str, Any]) -> list[tuple[str, Any, str]]:
+def conversation_rows(blocks: PointBlocks) -> list[tuple[str, Any, str]]:
     """Console summary rows of a conversation point (label, value, format); none otherwise."""
-    conv = block.get("conversations")
-    if not isinstance(conv, dict):
+    conv = blocks.conversations
+    if conv is None:
         return []
-    figures = conversation_figures(block)
-    sessions = f"{conv.get('sessions')} ({conv.get('turns_completed')} turns)"
+    figures = conversation_figures(blocks)
+    sessions = f"{conv.sessions} ({conv.turns_completed} turns)"
     rows: list[tuple[str, Any, str]] = [("Sessions:", sessions, "{:<10}")]
-    for turns, key in (("first", "first_turn"), ("later", "later_turns")):
+    groups = (
+        ("first", "first_turn", conv.prefix_cache_hit_rate_first_turn),
+        ("later", "later_turns", conv.prefix_cache_hit_rate_later_turns),
+    )
+    for turns, key, rate in groups:
         mean = figures[f"ttft_{key}_ms"]
         if mean is not None:
             rows.append((f"Mean TTFT, {turns} turns (ms):", mean, "{:<10.2f}"))
-        rate = conv.get(f"prefix_cache_hit_rate_{key}")
-        if isinstance(rate, int | float) and not isinstance(rate, bool):
+        if rate is not None:
             rows.append((f"Prompt cached, {turns} turns:", f"{rate:.1%}", "{:<10}"))
     return rows

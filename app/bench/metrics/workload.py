@@ -88,5 +88,5 @@ def workload_rows(block: dict[str, Any]) -> list[Row]:
         rows.append(("Spec. decode acceptance rate:", f"{cache['acceptance_rate']:.1%}", "{:<10}"))
     if cache["acceptance_length"] is not None:
         rows.append(("Mean acceptance length:", cache["acceptance_length"], "{:<10.2f}"))
-    rows += conversation_rows(block)
+    rows += conversation_rows(blocks)
     return rows

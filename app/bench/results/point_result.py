@@ -116,7 +116,7 @@ class PointResult:
         # Reasoning, prefix caching, speculative decoding: empty for points that had none.
         row.update(reasoning_figures(blocks))
         row.update(cache_figures(blocks))
-        row.update(conversation_figures(self.tpotbench or {}))
+        row.update(conversation_figures(blocks))
         # Appended last (older columns keep their place): how much of its plan the point ran
         # ("early-stopped after 3 of 48") and where its load did not happen as planned.
         row["completeness"] = completeness.text

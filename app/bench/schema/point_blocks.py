@@ -4,11 +4,11 @@ one codec (app.bench.schema.codec).
 A field's name is its JSON key and the fields' order is the keys' order in the file (part of
 the format: keep new fields at the end of their block). Every block is read with
 `from_json_obj`. The roofline, client, prefix-cache, workers, early-stop, stamping, failure,
-schedule-lateness, trace, load-warning, tokens-per-chunk, reasoning-tokens and client
-prefix-cache blocks are also written from their dataclass with `to_json_obj`, so a field added
-to one of them reaches the file and the event stream by itself; the others (server metrics,
-SLO, why) are still assembled as dicts by the modules that compute them, and their
-dataclasses must follow those keys.
+schedule-lateness, trace, load-warning, tokens-per-chunk, reasoning-tokens, client
+prefix-cache, conversations and client-ceiling blocks are also written from their dataclass
+with `to_json_obj`, so a field added to one of them reaches the file and the event stream
+by itself; the others (server metrics, SLO, why) are still assembled as dicts by the modules
+that compute them, and their dataclasses must follow those keys.
 
 Strictness, decided here once:
 
@@ -455,6 +455,49 @@ class TraceBlock:
 
 
 @dataclass(frozen=True)
+class ThinkTime:
+    """The pause between a session's turns (s): its mean and standard deviation."""
+
+    mean: float | None = None
+    stddev: float | None = None
+
+
+@dataclass(frozen=True)
+class ConversationsBlock:
+    """tpotbench.conversations of a multi-turn point: sessions and turns, TTFT of first turns
+    against later ones, the prompt share served from the cache in each group, and the share
+    of prompt tokens that was resent history (app.bench.metrics.conversations)."""
+
+    sessions: int | None = None
+    turns_planned: int | None = None
+    turns_completed: int | None = None
+    sessions_with_failure: int | None = None
+    mean_turns_completed: float | None = None
+    think_time_s: ThinkTime | None = None
+    request_rate_means: str | None = None
+    first_turns: int | None = None
+    later_turns: int | None = None
+    ttft_first_turn_ms: Figures | None = None
+    ttft_later_turns_ms: Figures | None = None
+    prefix_cache_hit_rate_first_turn: float | None = None
+    prefix_cache_hit_rate_later_turns: float | None = None
+    history_share: float | None = None
+
+
+@dataclass(frozen=True)
+class ClientCeilingBlock:
+    """tpotbench.client_ceiling: the point's streams against this machine's client ceiling
+    as `tpotbench selftest` measured it (app.bench.selftest.store)."""
+
+    streams: int | None = None
+    ceiling: int | None = None
+    ceiling_at_least: bool = False
+    ratio: float | None = None
+    workers: int | None = None
+    measured: str | None = None
+
+
+@dataclass(frozen=True)
 class PointBlocks:
     """The typed view of a point's `tpotbench` block (see the module docstring for how it is
     read). Only the parts the product reads are here; the per-request arrays stay in the
@@ -495,6 +538,8 @@ class PointBlocks:
     slo: SloBlock | None = None
     why: WhyBlock | None = None
     load_warnings: tuple[LoadWarningBlock, ...] | None = None
+    conversations: ConversationsBlock | None = None
+    client_ceiling: ClientCeilingBlock | None = None
 
 
 EMPTY = PointBlocks()

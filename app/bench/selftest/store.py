@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from app.bench.results.write import atomic_write_text
+from app.bench.schema.point_blocks import ClientCeilingBlock
 from app.bench.selftest.decide import Ceiling
 from app.paths import config_dir
 
@@ -139,15 +140,15 @@ def ceiling_warning(
     )
 
 
-def point_block(saved: SavedCeiling | None, streams: int) -> dict[str, Any] | None:
+def point_block(saved: SavedCeiling | None, streams: int) -> ClientCeilingBlock | None:
     """tpotbench.client_ceiling of a point: its streams, the ceiling and their ratio."""
     if saved is None:
         return None
-    return {
-        "streams": streams,
-        "ceiling": saved.streams,
-        "ceiling_at_least": saved.at_least,
-        "ratio": round(streams / saved.streams, 3) if saved.streams else None,
-        "workers": saved.workers,
-        "measured": saved.date,
-    }
+    return ClientCeilingBlock(
+        streams=streams,
+        ceiling=saved.streams,
+        ceiling_at_least=saved.at_least,
+        ratio=round(streams / saved.streams, 3) if saved.streams else None,
+        workers=saved.workers,
+        measured=saved.date,
+    )

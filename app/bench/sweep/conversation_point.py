@@ -16,6 +16,8 @@ from app.bench.load.arrivals import LoadOutcome, LoadState, SendFn
 from app.bench.load.sessions import ThinkTime, run_sessions, total_turns
 from app.bench.metrics.conversations import add_session_columns, conversation_block
 from app.bench.metrics.point import PointMetrics
+from app.bench.schema.codec import to_json_obj
+from app.bench.schema.point_blocks import ConversationsBlock
 
 
 @dataclass
@@ -66,7 +68,7 @@ class ConversationLoad:
 
     def annotate(
         self, result: dict[str, Any], outcome: LoadOutcome, metrics: PointMetrics
-    ) -> dict[str, Any]:
+    ) -> ConversationsBlock:
         """Add `tpotbench.conversations` and each request's session and turn to a result;
         returns the conversations block."""
         block = result["tpotbench"]
@@ -78,7 +80,7 @@ class ConversationLoad:
             think_time_s=(self.think_time.mean_s, self.think_time.stddev_s),
             percentiles=_percentiles(result),
         )
-        block["conversations"] = conv
+        block["conversations"] = to_json_obj(conv)
         add_session_columns(block["requests"], outcome.records)
         return conv
 

@@ -92,11 +92,11 @@ def point_document(
     )
     ceiling = point_block(config.client_ceiling, point_streams(point.max_concurrency, num_requests))
     if ceiling is not None:
-        block["client_ceiling"] = ceiling
+        block["client_ceiling"] = to_json_obj(ceiling)
     warning = stale_cache_warning(server_block, cache_reset, expected_share(samples, config.trace))
     if conversations is not None:
         # A later turn resends its history: hits up to that share are the workload's own.
-        history = conversations.annotate(result, outcome, metrics)["history_share"] or 0.0
+        history = conversations.annotate(result, outcome, metrics).history_share or 0.0
         if (hit_rate(server_block) or 0.0) <= history + 0.05:
             warning = None
     block["prefix_cache"] = to_json_obj(

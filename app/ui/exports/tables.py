@@ -124,9 +124,7 @@ def point_value(point: Mapping[str, Any], key: str) -> Any:
         return "; ".join(w.text for w in point_status.load_warnings(point))
     value = point.get(key)
     if value is None and key in CONVERSATION_KEYS:
-        block = point.get("tpotbench")
-        if isinstance(block, Mapping):
-            value = conversation_figures(dict(block))[key]
+        value = conversation_figures(blocks_of(point))[key]
     if key in WORKLOAD_KEYS:
         figures = {k: point.get(k) for k in WORKLOAD_KEYS}  # flat in a file's summary
         if isinstance(point.get("tpotbench"), Mapping):  # nested in a live sweep's summary

@@ -12,6 +12,8 @@ from app.bench.metrics.conversations import (
     conversation_figures,
 )
 from app.bench.metrics.point import compute_point_metrics
+from app.bench.schema.codec import to_json_obj
+from app.bench.schema.point_blocks import EMPTY, point_blocks
 from tests.bench.load.session_runs import make_conversations, run_sessions_on
 
 
@@ -21,13 +23,15 @@ def test_first_and_later_turn_figures_and_per_request_columns(make_sim) -> None:
         run_sessions_on(server.base_url, make_conversations(3, 3), max_concurrency=3)
     )
     metrics = compute_point_metrics(outcome.records, outcome.duration_s)
-    block = conversation_block(
-        outcome.records,
-        metrics,
-        sessions=3,
-        turns_planned=9,
-        think_time_s=(0.0, 0.0),
-        percentiles=(50, 99),
+    block = to_json_obj(
+        typed := conversation_block(
+            outcome.records,
+            metrics,
+            sessions=3,
+            turns_planned=9,
+            think_time_s=(0.0, 0.0),
+            percentiles=(50, 99),
+        )
     )
     first = [r.ttft_s for r in outcome.records if r.turn == 0]
     later = [r.ttft_s for r in outcome.records if r.turn]
@@ -48,6 +52,7 @@ def test_first_and_later_turn_figures_and_per_request_columns(make_sim) -> None:
     add_session_columns(requests, outcome.records)
     assert requests["turn"] == [r.turn for r in outcome.records]
     assert sorted(requests["session"]) == [0, 0, 0, 1, 1, 1, 2, 2, 2]
-    figures = conversation_figures({"conversations": block})
+    figures = conversation_figures(point_blocks({"conversations": block}))
     assert figures["ttft_first_turn_ms"] == block["ttft_first_turn_ms"]["mean"]
-    assert conversation_figures({}) == {"ttft_first_turn_ms": None, "ttft_later_turns_ms": None}
+    assert point_blocks({"conversations": block}).conversations == typed
+    assert conversation_figures(EMPTY) == {"ttft_first_turn_ms": None, "ttft_later_turns_ms": None}

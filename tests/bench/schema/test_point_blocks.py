@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from app.bench.metrics.conversations import conversation_figures, conversation_rows
 from app.bench.schema.codec import SchemaError, to_json_obj
 from app.bench.schema.point_blocks import (
     EMPTY,
@@ -110,3 +113,53 @@ def test_a_document_read_again_is_read_once_until_a_part_changes() -> None:
     assert blocks_of(doc).roofline == RooflineBlock(**{**ROOFLINE, "batch": 16})
     doc["tpotbench"]["slo"] = {"passed": True}
     assert blocks_of(doc).slo is not None
+
+
+# As a multi-turn sweep on the simulator wrote it (tpotbench sweep --multi-turn, 6 sessions).
+CONVERSATIONS = {
+    "sessions": 6,
+    "turns_planned": 18,
+    "turns_completed": 18,
+    "sessions_with_failure": 0,
+    "mean_turns_completed": 3.0,
+    "think_time_s": {"mean": 0.0, "stddev": 0.0},
+    "request_rate_means": "sessions started per second",
+    "first_turns": 6,
+    "later_turns": 12,
+    "ttft_first_turn_ms": {"mean": 88.5, "median": 92.2, "std": 30.4, "p50": 92.2, "p99": 130.1},
+    "ttft_later_turns_ms": {"mean": 39.7, "median": 39.6, "std": 6.5, "p50": 39.6, "p99": 54.3},
+    "prefix_cache_hit_rate_first_turn": 0.0,
+    "prefix_cache_hit_rate_later_turns": 0.8946684005201561,
+    "history_share": 0.7523398128149748,
+}
+CEILING = {
+    "streams": 256,
+    "ceiling": 128,
+    "ceiling_at_least": True,
+    "ratio": 2.0,
+    "workers": 0,
+    "measured": "2026-12-01T10:00:00+00:00",
+}
+
+
+def test_conversation_and_ceiling_blocks_read_typed_and_write_back_the_same() -> None:
+    blocks = point_blocks({"conversations": CONVERSATIONS, "client_ceiling": CEILING})
+    assert blocks.conversations is not None and blocks.client_ceiling is not None
+    assert blocks.conversations.think_time_s is not None
+    assert blocks.conversations.think_time_s.stddev == 0.0
+    assert blocks.conversations.ttft_later_turns_ms == CONVERSATIONS["ttft_later_turns_ms"]
+    assert blocks.client_ceiling.ceiling_at_least is True
+    assert json.dumps(to_json_obj(blocks.conversations)) == json.dumps(CONVERSATIONS)
+    assert json.dumps(to_json_obj(blocks.client_ceiling)) == json.dumps(CEILING)
+
+
+def test_conversation_figures_read_the_typed_block() -> None:
+    blocks = point_blocks({"conversations": CONVERSATIONS})
+    assert conversation_figures(blocks) == {"ttft_first_turn_ms": 88.5, "ttft_later_turns_ms": 39.7}
+    rows = conversation_rows(blocks)
+    assert rows[0] == ("Sessions:", "6 (18 turns)", "{:<10}")
+    assert ("Prompt cached, later turns:", "89.5%", "{:<10}") in rows
+    # A file whose conversations block is of the wrong kind: no rows, no figures, no error.
+    odd = point_blocks({"conversations": "six"})
+    assert conversation_rows(odd) == []
+    assert conversation_figures(odd) == {"ttft_first_turn_ms": None, "ttft_later_turns_ms": None}

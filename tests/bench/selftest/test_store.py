@@ -6,6 +6,8 @@ import json
 import socket
 from pathlib import Path
 
+from app.bench.schema.codec import to_json_obj
+from app.bench.schema.point_blocks import point_blocks
 from app.bench.selftest.decide import Ceiling, Limits
 from app.bench.selftest.store import (
     SavedCeiling,
@@ -44,9 +46,15 @@ def test_warning_names_the_streams_and_the_ceiling() -> None:
     assert "ceiling of 16 streams in one process (tpotbench selftest, 2026-12-02)" in text
     assert point_streams(None, 200) == 200 and point_streams(64, 10) == 10
     block = point_block(saved, 32)
-    assert block is not None and (block["streams"], block["ceiling"], block["ratio"]) == (
-        32,
-        16,
-        2.0,
-    )
+    assert block is not None and (block.streams, block.ceiling, block.ratio) == (32, 16, 2.0)
+    # the file's block, as a point writes it and reads it back
+    assert to_json_obj(block) == {
+        "streams": 32,
+        "ceiling": 16,
+        "ceiling_at_least": False,
+        "ratio": 2.0,
+        "workers": 0,
+        "measured": saved.date,
+    }
+    assert point_blocks({"client_ceiling": to_json_obj(block)}).client_ceiling == block
     assert point_block(None, 32) is None
