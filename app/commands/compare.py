@@ -18,6 +18,8 @@ from app.bench.compare.render import (
     summary_line,
     unmatched_lines,
 )
+from app.bench.schema.codec import to_json_obj
+from app.bench.schema.compare_doc import FailOnCheck
 from app.commands import console, flags
 
 # Exit codes: 0 fine, 1 a --fail-on regression, 2 bad usage, 3 a --fail-on figure that could
@@ -110,11 +112,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"report: {args.html}", file=sys.stderr)
     checks = check(comparison, thresholds)
     if args.json:
-        doc = comparison.to_dict()
-        doc["fail_on"] = [
-            {"spec": c.threshold.text, "point": c.point, "status": c.status} for c in checks
-        ]
-        print(json.dumps(doc, indent=2))
+        fail_on = [FailOnCheck(c.threshold.text, c.point, c.status) for c in checks]
+        print(json.dumps(to_json_obj(comparison.to_doc(fail_on)), indent=2))
     elif args.markdown:
         print(markdown(comparison), end="")
     else:

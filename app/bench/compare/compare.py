@@ -9,11 +9,9 @@ interval at 1 − 0.05/k for k figures with an interval), so an A/A compare flag
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -32,6 +30,13 @@ from app.bench.results.naming import rate_label
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import load_results_skipping
 from app.bench.results.request_rows import request_rows
+from app.bench.schema.compare_doc import (
+    CompareDoc,
+    CompareFigure,
+    ComparePoint,
+    FailOnCheck,
+    OnlyOneSide,
+)
 
 FAMILY_ALPHA = 0.05
 # A change smaller than this share of the base is "no significant change" even when its
@@ -62,19 +67,19 @@ class FigureChange:
             return None
         return self.delta / abs(self.base)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "figure": self.figure.key,
-            "unit": self.figure.unit,
-            "lower_is_better": self.figure.lower_is_better,
-            "base": self.base,
-            "candidate": self.cand,
-            "delta": self.delta,
-            "delta_relative": self.relative,
-            "interval": None if self.low is None else [self.low, self.high],
-            "verdict": self.verdict,
-            "why_unknown": self.why_unknown,
-        }
+    def to_doc(self) -> CompareFigure:
+        return CompareFigure(
+            figure=self.figure.key,
+            unit=self.figure.unit,
+            lower_is_better=self.figure.lower_is_better,
+            base=self.base,
+            candidate=self.cand,
+            delta=self.delta,
+            delta_relative=self.relative,
+            interval=None if self.low is None else (self.low, self.high),
+            verdict=self.verdict,
+            why_unknown=self.why_unknown,
+        )
 
 
 @dataclass
@@ -92,21 +97,21 @@ class PointChange:
     def name(self) -> str:
         return point_name(self.key)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_doc(self) -> ComparePoint:
         rate, conc, dataset = self.key
-        return {
-            "point": self.name,
-            "request_rate": "inf" if math.isinf(rate) else rate,
-            "max_concurrency": conc,
-            "dataset": dataset,
-            "base_files": self.base_files,
-            "candidate_files": self.cand_files,
-            "method": self.method,
-            "interval_level_each": self.level_each,
-            "resamples": self.resamples,
-            "notes": self.notes,
-            "figures": [f.to_dict() for f in self.figures],
-        }
+        return ComparePoint(
+            point=self.name,
+            request_rate=rate,
+            max_concurrency=conc,
+            dataset=dataset,
+            base_files=tuple(self.base_files),
+            candidate_files=tuple(self.cand_files),
+            method=self.method,
+            interval_level_each=self.level_each,
+            resamples=self.resamples,
+            notes=tuple(self.notes),
+            figures=tuple(f.to_doc() for f in self.figures),
+        )
 
 
 @dataclass
@@ -118,17 +123,19 @@ class Comparison:
     problems: list[str]
     seed: int
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "confidence": 1 - FAMILY_ALPHA,
-            "interval_scope": "all figures of one point together (Bonferroni)",
-            "seed": self.seed,
-            "min_effect": self.min_effect,
-            "points": [p.to_dict() for p in self.points],
-            "only_in_base": [{"point": n, "files": f} for n, f in self.only_base],
-            "only_in_candidate": [{"point": n, "files": f} for n, f in self.only_cand],
-            "skipped": self.problems,
-        }
+    def to_doc(self, fail_on: Sequence[FailOnCheck] = ()) -> CompareDoc:
+        """The comparison as `tpotbench compare --json` prints it, with its --fail-on checks."""
+        return CompareDoc(
+            confidence=1 - FAMILY_ALPHA,
+            interval_scope="all figures of one point together (Bonferroni)",
+            seed=self.seed,
+            min_effect=self.min_effect,
+            points=tuple(p.to_doc() for p in self.points),
+            only_in_base=tuple(OnlyOneSide(n, tuple(f)) for n, f in self.only_base),
+            only_in_candidate=tuple(OnlyOneSide(n, tuple(f)) for n, f in self.only_cand),
+            skipped=tuple(self.problems),
+            fail_on=tuple(fail_on),
+        )
 
 
 def point_name(key: Key) -> str:

@@ -4,10 +4,14 @@ files without samples say "unknown", repeats use the runs' spread."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from app.bench.compare.compare import compare_points
 from app.bench.results.read import point_from_dict
+from app.bench.schema.codec import to_json_obj
+from app.bench.schema.compare_doc import FailOnCheck
 from tests.bench.compare.synthetic import point_doc
 
 
@@ -112,3 +116,44 @@ def test_repeated_runs_give_a_t_interval_over_the_runs() -> None:
     assert tpot.delta is not None and abs(tpot.delta - 5.0667) < 1e-3
     # Welch: var 0.04/3 + 0.0433/3, dof ~4, t(0.05/1 two-sided) = 2.776
     assert tpot.low is not None and abs(tpot.low - (5.0667 - 2.776 * (0.0833 / 3) ** 0.5)) < 0.02
+
+
+def test_the_json_document_keeps_its_keys_order_and_the_inf_rate() -> None:
+    rng = np.random.default_rng(11)
+    base = [_point(point_doc(rng, conc=8), "b8.json"), _point(point_doc(rng, rate=4.0), "b4.json")]
+    cand = [_point(point_doc(rng, conc=8), "c8.json")]
+    comparison = compare_points(base, cand)
+    check = FailOnCheck("tpot:p99:+5%", "rate inf, conc 8, random", "ok")
+    doc = json.loads(json.dumps(to_json_obj(comparison.to_doc([check]))))
+    assert list(doc) == [
+        "confidence",
+        "interval_scope",
+        "seed",
+        "min_effect",
+        "points",
+        "only_in_base",
+        "only_in_candidate",
+        "skipped",
+        "fail_on",
+    ]
+    (point,) = doc["points"]
+    assert point["request_rate"] == "inf" and point["max_concurrency"] == 8
+    assert point["base_files"] == ["b8.json"] and point["candidate_files"] == ["c8.json"]
+    tpot = next(f for f in point["figures"] if f["figure"] == "tpot:mean")
+    assert list(tpot) == [
+        "figure",
+        "unit",
+        "lower_is_better",
+        "base",
+        "candidate",
+        "delta",
+        "delta_relative",
+        "interval",
+        "verdict",
+        "why_unknown",
+    ]
+    assert isinstance(tpot["interval"], list) and len(tpot["interval"]) == 2
+    assert doc["only_in_base"] == [{"point": "rate 4, conc 16, random", "files": ["b4.json"]}]
+    assert doc["fail_on"] == [
+        {"spec": "tpot:p99:+5%", "point": "rate inf, conc 8, random", "status": "ok"}
+    ]
