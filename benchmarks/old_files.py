@@ -46,7 +46,9 @@ sys.path.insert(0, str(ROOT))
 # Earlier releases, newest first, with the search flags each needs. Picked from
 # `git log --first-parent main -- app/bench/results/write.py app/bench/sweep/point_document.py`
 # for the file shapes they wrote:
-#   66298f8  the previous session's landing: completeness, load_warnings, stamping, why,
+#   13336c6  the eighth session's landing: typed blocks written through the schema codec,
+#            the server kind in the why's params, send lateness read by the why.
+#   66298f8  the seventh session's landing: completeness, load_warnings, stamping, why,
 #            client_ceiling, pareto in the tpotbench block.
 #   f6c280a  after the package split (results/write.py, sweep/point_document.py), before
 #            completeness, load_warnings, stamping and the why.
@@ -56,6 +58,7 @@ sys.path.insert(0, str(ROOT))
 #            figures. Its early stop crashes on its own request events (fixed in 269907c), so
 #            its search runs with --no-early-stop.
 RELEASES: list[tuple[str, list[str]]] = [
+    ("13336c6", []),
     ("66298f8", []),
     ("f6c280a", []),
     ("269907c", []),
