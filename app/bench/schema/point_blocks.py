@@ -350,7 +350,7 @@ class WhyEstimate:
     batch with other weights (`fmt`, as the sentence names them), and the gain."""
 
     fmt: str
-    batch: float  # written as the whole number it is
+    batch: float  # a whole number, written as the int it is
     floor: float
     new_floor: float
     gain: float
@@ -359,8 +359,9 @@ class WhyEstimate:
 @dataclass(frozen=True)
 class WhyBlock:
     """tpotbench.why (and a search's boundary/knee why): the cause named with its figures,
-    confidence and runner-up, or 'abstain' with what is missing (app.bench.capacity.why, which
-    builds it and renders its sentence). The cause, the runner-up and the confidence are open
+    confidence and runner-up; 'unknown' (evidence read, nothing fits); or 'abstain' with what is
+    missing (app.bench.capacity.why builds it and renders its sentence; `missing` on a named
+    cause is what would make it surer). The cause, the runner-up and the confidence are open
     strings, not Literals: a file from a newer version naming a cause this one does not know
     still reads, and shows its stored `text`. `params` fill the sentence's template; `evidence`
     is the flat list of figures the rules read."""

@@ -221,7 +221,7 @@ def read_search_doc(obj: object, *, where: str = "search.json") -> SearchDoc:
         )
 
 
-def _readable_conclusions(obj: Mapping[str, Any]) -> dict[str, Any]:
+def _readable_conclusions(obj: Mapping[str, object]) -> dict[str, object]:
     """`obj` with a why or a knee that does not decode left out: one odd conclusion (a file
     edited by hand, a newer writer's) must not hide the search's measurements."""
     out = dict(obj)
