@@ -12,13 +12,10 @@ window decodes them."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.bench.schema.test_field_reaches import _run, _tree_with_field
+
 ANCHOR = "    text_zh: str | None = None\n"
 ADDED = '    field_added_in_test: str = "reached"\n'
 
@@ -48,26 +45,8 @@ print(json.dumps({
 """
 
 
-def _tree_with_field(tmp_path: Path) -> Path:
-    tree = tmp_path / "tree"
-    shutil.copytree(ROOT / "app", tree / "app", ignore=shutil.ignore_patterns("__pycache__"))
-    (tree / "resources").symlink_to(ROOT / "resources")
-    module = tree / "app" / "bench" / "schema" / "point_blocks.py"
-    text = module.read_text(encoding="utf-8")
-    assert text.count(ANCHOR) == 1
-    module.write_text(text.replace(ANCHOR, ANCHOR + ADDED), encoding="utf-8")
-    return tree
-
-
-def _run(tree: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    return subprocess.run(
-        [sys.executable, *args], cwd=tree, env=env, capture_output=True, text=True, timeout=120
-    )
-
-
 def test_a_field_added_to_the_why_reaches_files_events_and_views(sim, tmp_path: Path) -> None:
-    tree = _tree_with_field(tmp_path)
+    tree = _tree_with_field(tmp_path, ANCHOR, ADDED)
     common = ("--base-url", sim.base_url, "--model", "qwen2.5-7b", "--output-len", "4")
     common += ("--slo", "tpot:p99:0.001", "--events", "jsonl", "--disable-tqdm")
     sweep_dir, search_dir = tmp_path / "sweep", tmp_path / "search"
