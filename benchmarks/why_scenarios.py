@@ -2,17 +2,21 @@
 one point per scenario and variant, the cause named against the true one, as a table.
 
     PYTHONPATH=. python benchmarks/why_scenarios.py [--only slots,kv_full] [--early-stop]
+        [--save-results DIR]
 
 Each variant runs one point against its own server (the simulator in a child process, or the
 purpose-built one); about 5-15 s each on an idle core. Variants: the scenario as built, on a
 faster GPU (the simulator's --gpu and the roofline's together), and without /metrics (the why
 must abstain). `--early-stop` also runs each point under early stop (the fragment's why must
-abstain).
+abstain). `--save-results` keeps each point's result document and its why, as written, in DIR
+(one JSON file per row): recorded inputs for checking that another version of the why reads
+them the same.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
@@ -22,6 +26,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.bench.capacity.why import explain
+from app.bench.schema.codec import to_json_obj
 from tests.why_scenarios import SCENARIOS, Scenario, measure
 
 EVIDENCE_KEYS = (
@@ -56,6 +61,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma list of scenario names")
     parser.add_argument("--early-stop", action="store_true")
+    parser.add_argument("--save-results", type=Path, metavar="DIR")
     args = parser.parse_args()
     names = args.only.split(",") if args.only else list(SCENARIOS)
     rows = []
@@ -69,12 +75,17 @@ def main() -> int:
                 seconds = (time.perf_counter_ns() - started) / 1e9
             failed = (result["tpotbench"].get("slo") or {}).get("failed") or [scenario.slo]
             why = explain(result, failed)
-            ok = "ok" if why.key == truth else "WRONG"
+            ok = "ok" if why.cause == truth else "WRONG"
             rows.append(
-                (name, label, truth, why.key, why.confidence, why.runner_up or "-", ok,
+                (name, label, truth, why.cause, why.confidence, why.runner_up or "-", ok,
                  f"{seconds:.1f}", _evidence(why.evidence))
             )  # fmt: skip
             print(" | ".join(rows[-1]), file=sys.stderr, flush=True)
+            if args.save_results is not None:
+                args.save_results.mkdir(parents=True, exist_ok=True)
+                row = {"name": name, "variant": label, "failed": failed, "result": result}
+                target = args.save_results / f"{len(rows):02d}_{name}.json"
+                target.write_text(json.dumps({**row, "why": to_json_obj(why)}), encoding="utf-8")
     headers = ("scenario", "variant", "true cause", "named", "confidence", "runner-up", "", "s")
     print("| " + " | ".join((*headers, "evidence")) + " |")
     print("|" + "---|" * (len(headers) + 1))

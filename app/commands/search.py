@@ -175,7 +175,7 @@ def format_search_table(doc: SearchDoc, lang: str = "en") -> str:
     lines.append("")
     lines += capacity_lines(doc, lang)
     why = doc.boundary_why
-    if why:
+    if why is not None:
         full = doc.boundary_evidence
         text = render_why(why, lang)
         if full:
@@ -192,15 +192,15 @@ def format_search_table(doc: SearchDoc, lang: str = "en") -> str:
         else:
             lines.append(say(lang, "why", text=text))
     for metric, knee in doc.knee.items():
-        if knee:
+        if knee is not None:
             lines.append(
                 say(
                     lang,
                     "knee",
                     metric=metric.upper(),
-                    load=load(over, knee["load"], lang),
-                    value=knee["value"],
-                    text=render_why(knee["why"], lang),
+                    load=load(over, knee.load, lang),
+                    value=knee.value,
+                    text=render_why(knee.why, lang),
                 )
             )
     lines.append(say(lang, "measuring", seconds=doc.measuring_s, loads=len(doc.points)))

@@ -14,7 +14,6 @@ from app.bench.results.naming import rate_label
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import point_from_dict
 from app.bench.results.write import no_success_note
-from app.bench.schema.codec import to_json_obj
 from app.bench.schema.point_blocks import PointBlocks
 from app.bench.sweep.contract import (
     PointFinished,
@@ -138,7 +137,7 @@ def slo_lines(blocks: PointBlocks) -> list[str]:
             lines.append(f"Warning: {early.server_drain.warning}")
     lines.append("Point: " + ("meets every SLO" if slo.passed else "FAILS"))
     if blocks.why is not None:
-        lines.append(f"Why: {render_why(to_json_obj(blocks.why))}")
+        lines.append(f"Why: {render_why(blocks.why)}")
     return lines
 
 

@@ -107,8 +107,7 @@ def search_summary(doc: SearchDoc, name: str, lang: str) -> str:
     prompts = doc.settings.num_prompts
     if doc.fill_limit and low is None and prompts:
         parts.append(f'<p class="note">{a(text(lang, "search_fill", prompts=prompts))}</p>')
-    why = doc.boundary_why
-    sentence = render_why(why, lang) if why else ""
+    sentence = render_why(doc.boundary_why, lang)
     if sentence:
         parts.append(f'<p class="note why">{a(text(lang, "why", text=sentence))}</p>')
     full = doc.boundary_evidence

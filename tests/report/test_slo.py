@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.bench.capacity.why import Why
+from app.bench.capacity.why import why_block
+from app.bench.schema.codec import to_json_obj
 from tests.report.browser import Dom, dump_dom
 from tests.report.test_html import tpotbench, write_html
 
@@ -103,9 +104,9 @@ def test_capacity_search_summary_and_a_broken_one(tmp_path: Path) -> None:
     # A file from an older version keeps its own (English) sentence, escaped.
     assert "原因：Requests <wait> in the server's queue." in text
     # Today's why is said in the report's language, with its confidence and the full run.
-    why = Why("queue", {"queue_ms": 900.0, "ttft_ms": 1000.0, "waiting": 3.0, "peak": 9.0,
-                        "running": 2.0}, {}, confidence="high")  # fmt: skip
-    doc["boundary_why"] = why.to_dict()
+    why = why_block("queue", {"queue_ms": 900.0, "ttft_ms": 1000.0, "waiting": 3.0, "peak": 9.0,
+                              "running": 2.0}, {}, confidence="high")  # fmt: skip
+    doc["boundary_why"] = to_json_obj(why)
     doc["boundary_evidence"] = {"value": 32, "num_requests": 64, "measuring_s": 9.5}
     (folder / "search.json").write_text(json.dumps(doc), encoding="utf-8")
     for lang, sentence, full in (

@@ -23,10 +23,8 @@ class Knee:
     index: int  # into the points as given
     load: float
     value: float
-    difference: float  # x_n - y_n at the knee, 0..1: how sharp the bend is
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"load": self.load, "value": self.value, "sharpness": round(self.difference, 4)}
+    difference: float  # x_n - y_n at the knee, 0..1: how sharp the bend is (search.json's
+    # `sharpness`, app.bench.schema.search_doc.SearchKnee)
 
 
 def find_knee(

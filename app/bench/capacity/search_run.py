@@ -29,12 +29,13 @@ from app.bench.results.read import point_from_dict
 from app.bench.results.sweep_csv import refresh_sweep_csv
 from app.bench.results.write import atomic_write_text
 from app.bench.schema.codec import to_json_obj
-from app.bench.schema.point_blocks import blocks_of
+from app.bench.schema.point_blocks import WhyBlock, blocks_of
 from app.bench.schema.search_doc import (
     BoundaryEvidence,
     SearchDoc,
     SearchEndpoint,
     SearchFixed,
+    SearchKnee,
 )
 from app.bench.sweep.contract import (
     PointFinished,
@@ -173,25 +174,25 @@ def needs_evidence(outcome: SearchOutcome) -> bool:
     if not whole:
         return True
     why = explain(whole[-1].result or {}, fail.failed)
-    return why.key == "abstain" and any(key == "short" for key, _ in why.missing)
+    return why.cause == "abstain" and any(item.key == "short" for item in why.missing)
 
 
 @dataclass(frozen=True, slots=True)
 class Analysis:
     """The why at the boundary, the run it was read from, and the knees."""
 
-    boundary_why: dict[str, Any] | None = None
+    boundary_why: WhyBlock | None = None
     boundary_evidence: BoundaryEvidence | None = None
-    knee: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    knee: dict[str, SearchKnee | None] = field(default_factory=dict)
 
 
 def analysis(outcome: SearchOutcome, evidence: RunMeasurement | None = None) -> Analysis:
     """The why at the boundary (the lowest failing value, from its full evidence run when
     the search measured one) and the knee of the search's own full points, with the why
     there. An early-stopped fragment is never the why's evidence."""
-    boundary_why: dict[str, Any] | None = None
+    boundary_why: WhyBlock | None = None
     boundary_evidence: BoundaryEvidence | None = None
-    knees: dict[str, dict[str, Any] | None] = {}
+    knees: dict[str, SearchKnee | None] = {}
     fail = outcome.at(outcome.lowest_fail)
     if fail is not None:
         runs = [r for r in fail.runs if r.result is not None and not _fragment(r)]
@@ -205,11 +206,11 @@ def analysis(outcome: SearchOutcome, evidence: RunMeasurement | None = None) -> 
                 passed=evidence.passed,
             )
         if runs:
-            boundary_why = explain(runs[-1].result or {}, fail.failed).to_dict()
+            boundary_why = explain(runs[-1].result or {}, fail.failed)
         else:  # every run at the boundary a fragment: the why says so instead of guessing
             last = next((r for r in reversed(fail.runs) if r.result is not None), None)
             if last is not None:
-                boundary_why = explain(last.result or {}, fail.failed).to_dict()
+                boundary_why = explain(last.result or {}, fail.failed)
     full = [v for v in outcome.values if not any(_fragment(r) for r in v.runs)]
     # Nor a load that did not happen (fewer prompts than streams, a saturated client).
     full = [v for v in full if on_the_curve(_run_result(v) or {})]
@@ -228,7 +229,7 @@ def analysis(outcome: SearchOutcome, evidence: RunMeasurement | None = None) -> 
             continue
         owner = owners[knee.index]
         why = explain(_run_result(owner) or {}, [f"{metric}:p99"])
-        knees[metric] = {**knee.to_dict(), "why": why.to_dict()}
+        knees[metric] = SearchKnee(knee.load, knee.value, round(knee.difference, 4), why)
     return Analysis(boundary_why, boundary_evidence, knees)
 
 

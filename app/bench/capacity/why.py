@@ -14,8 +14,10 @@ stall larger than the prompts' prefill can make). With thin evidence the why abs
 says what is missing: a point stopped early or cancelled is a fragment (never evidence), a
 point without /metrics or too short to sample says so.
 
-Each result has a key and parameters; the sentence is rendered in English or Chinese from
-them (`render`), so the console, the window and the report say the same thing.
+Each result is a `WhyBlock` (app.bench.schema.point_blocks: the one declaration of what a
+point file, search.json and the event stream hold, written with the codec): a cause and its
+template parameters; the sentence is rendered in English or Chinese from them (`render`), so
+the console, the window and the report say the same thing.
 """
 
 from __future__ import annotations
@@ -24,15 +26,19 @@ import contextlib
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from app.bench.results.send_lateness import client_send_lateness_ms
 from app.bench.schema.point_blocks import (
     ClientBlock,
+    Params,
     PointBlocks,
     RooflineBlock,
     ServerMetricsBlock,
     Spread,
+    WhyBlock,
+    WhyEstimate,
+    WhyItem,
     blocks_of,
 )
 
@@ -245,89 +251,65 @@ def _pick(pair: tuple[str, str], lang: str) -> str:
     return pair[1] if lang == "zh_CN" else pair[0]
 
 
-@dataclass(frozen=True)
-class Why:
-    """One point's why. `key` is a cause, 'unknown' (evidence read, nothing fits) or
-    'abstain' (too little evidence: `missing` says what)."""
-
-    key: str
-    params: dict[str, Any]
-    evidence: dict[str, Any]
-    estimate: dict[str, Any] | None = None
-    confidence: str = "medium"  # 'high' | 'medium' | 'low' | 'none'
-    runner_up: str | None = None
-    missing: tuple[tuple[str, dict[str, Any]], ...] = ()
-    ruled_out: tuple[tuple[str, dict[str, Any]], ...] = ()
-
-    @property
-    def text(self) -> str:
-        return self.render("en")
-
-    def render(self, lang: str = "en") -> str:
-        return render(self.to_dict(with_text=False), lang)
-
-    def to_dict(self, with_text: bool = True) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "cause": self.key,
-            "confidence": self.confidence,
-            "runner_up": self.runner_up,
-            "params": self.params,
-            "evidence": self.evidence,
-            "estimate": self.estimate,
-            "missing": [{"key": k, "params": p} for k, p in self.missing],
-            "ruled_out": [{"key": k, "params": p} for k, p in self.ruled_out],
-        }
-        if with_text:
-            out["text"] = render(out, "en")
-            out["text_zh"] = render(out, "zh_CN")
-        return out
+def why_block(
+    cause: str,
+    params: Params,
+    evidence: Params,
+    estimate: WhyEstimate | None = None,
+    confidence: str = "medium",
+    runner_up: str | None = None,
+    missing: Sequence[WhyItem] = (),
+    ruled_out: Sequence[WhyItem] = (),
+) -> WhyBlock:
+    """A why with its sentence in English and Chinese (`text`, `text_zh`: what a reader of
+    another version, or a tool that does not render, shows)."""
+    why = WhyBlock(
+        cause, confidence, runner_up, params, evidence, estimate, tuple(missing), tuple(ruled_out)
+    )
+    return replace(why, text=render(why, "en"), text_zh=render(why, "zh_CN"))
 
 
-def _items(rows: Any, table: Mapping[str, tuple[str, str]], lang: str) -> list[str]:
-    out = []
-    for row in rows or []:
-        if isinstance(row, Mapping) and row.get("key") in table:
-            out.append(_pick(table[row["key"]], lang).format(**(row.get("params") or {})))
-    return out
+def _items(rows: Sequence[WhyItem], table: Mapping[str, tuple[str, str]], lang: str) -> list[str]:
+    return [_pick(table[row.key], lang).format(**row.params) for row in rows if row.key in table]
 
 
-def render(why: Mapping[str, Any] | None, lang: str = "en") -> str:
-    """The sentence of a why (a `Why.to_dict()`, as result and search files hold it) in
-    'en' or 'zh_CN'; a file from another version falls back to its stored English."""
-    if not why:
+def render(why: WhyBlock | None, lang: str = "en") -> str:
+    """The sentence of a why (as result and search files hold it) in 'en' or 'zh_CN'; a file
+    from another version falls back to its stored English."""
+    if why is None:
         return ""
-    key = why.get("cause")
+    key = why.cause
     try:
         if key not in TEMPLATES:
             raise KeyError(key)
-        params = dict(why.get("params") or {})
+        params = dict(why.params)
         sep = _pick(SEPARATOR, lang)
         if key == "abstain":
-            params["missing"] = sep.join(_items(why.get("missing"), MISSING, lang))
+            params["missing"] = sep.join(_items(why.missing, MISSING, lang))
         if key == "queue":  # files written before the server's kind was kept are vLLM's
             server = params.get("server")
             limits = BATCH_LIMITS.get(server if isinstance(server, str) else "vllm")
             params["limit"] = _pick(limits or BATCH_LIMITS["unknown"], lang)
-        parts = [_pick(TEMPLATES[str(key)], lang).format(**params)]
-        if why.get("estimate"):
-            parts.append(_pick(FRAMES["estimate"], lang).format(**why["estimate"]))
-        level = why.get("confidence")
+        parts = [_pick(TEMPLATES[key], lang).format(**params)]
+        if why.estimate is not None:
+            parts.append(_pick(FRAMES["estimate"], lang).format(**vars(why.estimate)))
+        level = why.confidence
         if key != "abstain" and level in LEVELS:
             parts.append(_pick(FRAMES["confidence"], lang).format(level=_pick(LEVELS[level], lang)))
-        runner = why.get("runner_up")
-        if runner in CAUSE_NAMES:
+        runner = why.runner_up
+        if runner is not None and runner in CAUSE_NAMES:
             parts.append(
                 _pick(FRAMES["runner_up"], lang).format(name=_pick(CAUSE_NAMES[runner], lang))
             )
-        ruled = _items(why.get("ruled_out"), RULED_OUT, lang)
+        ruled = _items(why.ruled_out, RULED_OUT, lang)
         if ruled:
             parts.append(_pick(FRAMES["ruled_out"], lang).format(items=sep.join(ruled)))
         if key != "abstain":
-            surer = _items(why.get("missing"), MISSING, lang)
+            surer = _items(why.missing, MISSING, lang)
             if surer:
                 parts.append(_pick(FRAMES["surer"], lang).format(items=sep.join(surer)))
     except (KeyError, ValueError, TypeError, IndexError):
-        return str(why.get("text") or "")
+        return why.text or ""
     return (" " if lang != "zh_CN" else "").join(parts)
 
 
@@ -388,7 +370,7 @@ def prefill_compute_ms(roofline: RooflineBlock | None, prompt_tokens: float) -> 
     return None
 
 
-def int4_estimate(roofline: RooflineBlock | None, fmt: str = "awq-int4") -> dict[str, Any] | None:
+def int4_estimate(roofline: RooflineBlock | None, fmt: str = "awq-int4") -> WhyEstimate | None:
     """The floor at the point's batch with INT4 weights instead (roofline only)."""
     from app.roofline.catalog import get_weight_format
 
@@ -398,13 +380,7 @@ def int4_estimate(roofline: RooflineBlock | None, fmt: str = "awq-int4") -> dict
         scenario, batch = _scenario(roofline)
         floor = scenario.floor(batch).seconds * 1e3
         new = replace(scenario, fmt=get_weight_format(fmt)).floor(batch).seconds * 1e3
-        return {
-            "fmt": "INT4 (AWQ)",
-            "batch": batch,
-            "floor": floor,
-            "new_floor": new,
-            "gain": floor / new,
-        }
+        return WhyEstimate("INT4 (AWQ)", batch, floor, new, floor / new)
     return None
 
 
@@ -422,8 +398,15 @@ def _bound(roofline: RooflineBlock | None) -> str:
 class _Candidate:
     key: str
     strength: float  # 0..1: how squarely the evidence names it
-    params: dict[str, Any]
-    estimate: dict[str, Any] | None = None
+    params: Params
+    estimate: WhyEstimate | None = None
+
+
+class _Steps(NamedTuple):
+    """The client's view of a queue (`_Point.ttft_steps`)."""
+
+    growth: float  # median TTFT over the lowest
+    steps: float  # that gap in service times
 
 
 _NO_SERVER = ServerMetricsBlock()
@@ -490,7 +473,7 @@ class _Point:
             return wait_mean / rate * 1e3
         return None
 
-    def ttft_steps(self) -> dict[str, float] | None:
+    def ttft_steps(self) -> _Steps | None:
         """The client's view of a queue: the median TTFT over the lowest (the first wave
         meets free slots) and how many service times (a request's decode) that gap is."""
         requests = self.block.get("requests") or {}
@@ -507,7 +490,7 @@ class _Point:
         service = statistics.median(e - t for t, e in pairs)
         if lowest <= 0 or service <= 0:
             return None
-        return {"growth": median / lowest, "steps": (median - lowest) / service}
+        return _Steps(median / lowest, (median - lowest) / service)
 
 
 def _client(p: _Point) -> _Candidate | None:
@@ -554,11 +537,11 @@ def _queue(p: _Point) -> _Candidate | None:
             strength = 0.75
         if (wait_mean or 0.0) >= QUEUE_MEAN:
             strength = max(strength, 0.6) + 0.1
-        if strength and steps is not None and steps["steps"] >= 0.5 and steps["growth"] >= 2:
+        if strength and steps is not None and steps.steps >= 0.5 and steps.growth >= 2:
             strength += 0.1  # the client sees the waves too: TTFT steps up by service times
     if not strength:
         return None
-    params = {
+    params: Params = {
         "queue_ms": queue_ms or 0.0,
         "ttft_ms": ttft_mean or 0.0,
         "waiting": wait_mean or 0.0,
@@ -567,11 +550,11 @@ def _queue(p: _Point) -> _Candidate | None:
         "server": str(p.server.server or "unknown"),
     }
     if steps is not None:
-        params["ttft_growth"], params["service_steps"] = steps["growth"], steps["steps"]
+        params["ttft_growth"], params["service_steps"] = steps.growth, steps.steps
     return _Candidate("queue", min(0.95, strength), params)
 
 
-def _prefill(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candidate | None:
+def _prefill(p: _Point, ruled: list[WhyItem]) -> _Candidate | None:
     """TTFT spent in prefill, if the prompts are long enough for it: the time outside the
     server's queue must fit what a prefill of those prompts (batched with the running ones,
     at the slowest real efficiency, plus a decode step) can take at the compute roof."""
@@ -604,7 +587,7 @@ def _prefill(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candidate |
     step = p.stat("tpot", "p50") or 0.0
     most = together / MIN_PREFILL_EFFICIENCY + step + STEP_SLACK_MS
     if seen > most:
-        ruled.append(("prefill", {"prompt": p.prompt, "roof": roof, "seen": seen}))
+        ruled.append(WhyItem("prefill", {"prompt": p.prompt, "roof": roof, "seen": seen}))
         return None
     prefill_ms = _phase_mean(p.server, "prefill")
     mean = p.stat("ttft", "mean") or ttft50
@@ -619,18 +602,18 @@ def _prefill(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candidate |
     return _Candidate("prefill", strength, {**params, "roof": roof})
 
 
-def _decode_floor(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candidate | None:
+def _decode_floor(p: _Point, ruled: list[WhyItem]) -> _Candidate | None:
     tpot50 = p.stat("tpot", "p50")
     floor = _num(p.roofline.floor_tpot_ms) if p.roofline is not None else None
     if not tpot50 or not floor or p.roofline is None:
         return None
     ratio = tpot50 / floor
-    params = {"tpot": tpot50, "floor": floor, "ratio": ratio}
+    params: Params = {"tpot": tpot50, "floor": floor, "ratio": ratio}
     if ratio < BELOW_FLOOR:
-        ruled.append(("below_floor", params))
+        ruled.append(WhyItem("below_floor", params))
         return None
     if ratio > NEAR_FLOOR:
-        ruled.append(("decode_floor", params))
+        ruled.append(WhyItem("decode_floor", params))
         return None
     key = "bandwidth" if _bound(p.roofline) == "memory" else "compute"
     params = {
@@ -642,7 +625,7 @@ def _decode_floor(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candid
     return _Candidate(key, 0.9 if ratio <= 1.3 else 0.7, params, estimate)
 
 
-def _prefill_stall(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candidate | None:
+def _prefill_stall(p: _Point, ruled: list[WhyItem]) -> _Candidate | None:
     itl50, itl99 = p.stat("itl", "p50"), p.stat("itl", "p99")
     if not itl50 or not itl99 or itl99 < ITL_SPIKE * itl50:
         return None
@@ -654,33 +637,31 @@ def _prefill_stall(p: _Point, ruled: list[tuple[str, dict[str, Any]]]) -> _Candi
     # p99 spike comes from one or two prompts, at the slowest real efficiency.
     excess = itl99 - itl50
     if excess > 2 * roof / MIN_PREFILL_EFFICIENCY:
-        ruled.append(("chunked_prefill", {"prompt": p.prompt, "roof": roof, "seen": excess}))
+        ruled.append(WhyItem("chunked_prefill", {"prompt": p.prompt, "roof": roof, "seen": excess}))
         return None
     return _Candidate("chunked_prefill", 0.8, {**params, "roof": roof})
 
 
-def _abstain(
-    failed: str, missing: list[tuple[str, dict[str, Any]]], evidence: dict[str, Any]
-) -> Why:
-    return Why("abstain", {"failed": failed}, evidence, confidence="none", missing=tuple(missing))
+def _abstain(failed: str, missing: WhyItem, evidence: Params) -> WhyBlock:
+    return why_block("abstain", {"failed": failed}, evidence, confidence="none", missing=[missing])
 
 
-def _gate(p: _Point, failed: str, evidence: dict[str, Any]) -> Why | None:
+def _gate(p: _Point, failed: str, evidence: Params) -> WhyBlock | None:
     """An abstention when the point cannot carry a why: a fragment, nothing finished, or
     (with no client cause) too few requests or samples."""
     stop = p.blocks.early_stop
-    counts = {"completed": p.completed, "total": p.total}
+    counts: Params = {"completed": p.completed, "total": p.total}
     if stop is not None:
         reason = stop.reason or "an SLO already failed"
-        return _abstain(failed, [("early_stop", {**counts, "reason": reason})], evidence)
+        return _abstain(failed, WhyItem("early_stop", {**counts, "reason": reason}), evidence)
     if p.blocks.cancelled:
-        return _abstain(failed, [("cancelled", counts)], evidence)
+        return _abstain(failed, WhyItem("cancelled", counts), evidence)
     if p.completed <= 0:
-        return _abstain(failed, [("no_success", {})], evidence)
+        return _abstain(failed, WhyItem("no_success"), evidence)
     return None
 
 
-def explain(result: Mapping[str, Any], failed: Sequence[str] | None = None) -> Why:
+def explain(result: Mapping[str, Any], failed: Sequence[str] | None = None) -> WhyBlock:
     """The cause of a point's latency, from its result dict. `failed` names the SLO checks it
     failed ('tpot:p99:50' ...) and decides which causes can apply (a server queue delays the
     first token, not the decoding of running requests); without it TPOT then TTFT."""
@@ -694,17 +675,17 @@ def explain(result: Mapping[str, Any], failed: Sequence[str] | None = None) -> W
     client = _client(p)  # its numbers are then at risk, so nothing else can be trusted
     if client is not None:
         return _named([client], [], [], evidence)
-    missing: list[tuple[str, dict[str, Any]]] = []
+    missing: list[WhyItem] = []
     if not p.metrics_ok:
         error = p.server.error or ""
         error = f" ({error})" if error else ""
-        return _abstain(failed_text, [("metrics", {"error": error})], evidence)
+        return _abstain(failed_text, WhyItem("metrics", {"error": error}), evidence)
     if p.completed < MIN_REQUESTS or p.samples < MIN_SAMPLES:
         short = {"seconds": p.seconds, "completed": p.completed, "samples": p.samples}
-        return _abstain(failed_text, [("short", short)], evidence)
+        return _abstain(failed_text, WhyItem("short", short), evidence)
     if not p.gpu_known:
-        missing.append(("gpu", {}))
-    ruled: list[tuple[str, dict[str, Any]]] = []
+        missing.append(WhyItem("gpu"))
+    ruled: list[WhyItem] = []
     found: list[_Candidate | None] = [_kv(p)]
     if metrics & {"ttft", "e2el"}:
         found += [_queue(p), _prefill(p, ruled)]
@@ -722,7 +703,7 @@ def explain(result: Mapping[str, Any], failed: Sequence[str] | None = None) -> W
             "spread": (itl99 / itl50) if itl50 and itl99 else 1.0,
         }
         level = "medium" if p.gpu_known else "low"
-        return Why("unknown", params, evidence, None, level, None, tuple(missing), tuple(ruled))
+        return why_block("unknown", params, evidence, None, level, None, missing, ruled)
     return _named(candidates, ruled, missing, evidence, thin=_thin(p))
 
 
@@ -732,11 +713,11 @@ def _thin(p: _Point) -> bool:
 
 def _named(
     candidates: list[_Candidate],
-    ruled: list[tuple[str, dict[str, Any]]],
-    missing: list[tuple[str, dict[str, Any]]],
-    evidence: dict[str, Any],
+    ruled: list[WhyItem],
+    missing: list[WhyItem],
+    evidence: Params,
     thin: bool = False,
-) -> Why:
+) -> WhyBlock:
     best = candidates[0]
     runner = next(
         (
@@ -749,26 +730,26 @@ def _named(
     level = "high" if best.strength >= 0.8 else "medium" if best.strength >= 0.55 else "low"
     if runner is not None or thin or missing:
         level = {"high": "medium", "medium": "low"}.get(level, level)
-    return Why(
+    return why_block(
         best.key,
         best.params,
         {**evidence, **{f"{best.key}.{k}": v for k, v in best.params.items()}},
         best.estimate,
         level,
         runner.key if runner is not None else None,
-        tuple(missing),
-        tuple(ruled),
+        missing,
+        ruled,
     )
 
 
-def _evidence(p: _Point) -> dict[str, Any]:
+def _evidence(p: _Point) -> Params:
     """The figures the rules read, flat, for the file and the report."""
     kv_mean, kv_peak = _spread(p.server.kv_cache_usage)
     wait_mean, wait_peak = _spread(p.server.waiting)
     run_mean, run_peak = _spread(p.server.running)
     client = p.blocks.client or ClientBlock()
     wait = p.blocks.slot_wait_ms or {}
-    out: dict[str, Any] = {
+    out: Params = {
         "completed": p.completed,
         "requests": p.total,
         "duration_s": p.seconds,
@@ -798,5 +779,5 @@ def _evidence(p: _Point) -> dict[str, Any]:
     }
     steps = p.ttft_steps()
     if steps is not None:
-        out["ttft_growth"], out["ttft_service_steps"] = steps["growth"], steps["steps"]
+        out["ttft_growth"], out["ttft_service_steps"] = steps.growth, steps.steps
     return {k: v for k, v in out.items() if v is not None}

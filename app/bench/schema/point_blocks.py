@@ -345,16 +345,33 @@ class WhyItem:
 
 
 @dataclass(frozen=True)
+class WhyEstimate:
+    """The roofline's what-if beside a bandwidth-bound why: the decode floor at the point's
+    batch with other weights (`fmt`, as the sentence names them), and the gain."""
+
+    fmt: str
+    batch: float  # a whole number, written as the int it is
+    floor: float
+    new_floor: float
+    gain: float
+
+
+@dataclass(frozen=True)
 class WhyBlock:
     """tpotbench.why (and a search's boundary/knee why): the cause named with its figures,
-    confidence and runner-up, or 'abstain' with what is missing (app.bench.capacity.why)."""
+    confidence and runner-up; 'unknown' (evidence read, nothing fits); or 'abstain' with what is
+    missing (app.bench.capacity.why builds it and renders its sentence; `missing` on a named
+    cause is what would make it surer). The cause, the runner-up and the confidence are open
+    strings, not Literals: a file from a newer version naming a cause this one does not know
+    still reads, and shows its stored `text`. `params` fill the sentence's template; `evidence`
+    is the flat list of figures the rules read."""
 
     cause: str
     confidence: str = "none"
     runner_up: str | None = None
     params: Params = dataclasses.field(default_factory=dict)
     evidence: Params = dataclasses.field(default_factory=dict)
-    estimate: Params | None = None
+    estimate: WhyEstimate | None = None
     missing: tuple[WhyItem, ...] = ()
     ruled_out: tuple[WhyItem, ...] = ()
     text: str | None = None

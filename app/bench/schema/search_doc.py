@@ -4,12 +4,14 @@ through the one codec (app.bench.schema.codec).
 The fields' order is the keys' order in the file (part of the format: keep new fields at the
 end of their class). `SearchDoc` is the whole file; `SearchPoint` one load value's entry (the
 `search_value` event carries one, `search_finished` the document without its points). The
-checks of a run, the SLOs, the whys and the knees are still assembled as dicts by the modules
-that compute them (app.bench.capacity.slo / why / knee) and travel here as plain JSON.
+checks of a run and the SLOs are still assembled as dicts by the module that computes them
+(app.bench.capacity.slo) and travel here as plain JSON; the whys are `WhyBlock`s, as in a point
+file (app.bench.capacity.why).
 
 Strictness as for a point file's blocks (app.bench.schema.point_blocks): the event stream is
 strict; a file is read tolerantly by `read_search_doc` (keys this version does not know are
-dropped, a missing key takes its default), and one that still does not fit is not a search.
+dropped, a missing key takes its default; a why or a knee that does not decode is absent, as
+a point file's why is), and one that still does not fit is not a search.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.bench.schema.codec import SchemaError, from_json_obj, wire
-from app.bench.schema.point_blocks import known_keys
+from app.bench.schema.point_blocks import WhyBlock, known_keys
 
 SEARCH_SCHEMA = 1
 _ROUND_S = wire(digits=3)  # a point's measuring time in the file: milliseconds
@@ -171,6 +173,17 @@ class BoundaryEvidence:
     passed: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class SearchKnee:
+    """The knee of one p99 curve over the search's full points (app.bench.capacity.knee), and
+    the why read from the point there."""
+
+    load: float
+    value: float
+    sharpness: float | None = field(default=None, metadata=wire(digits=4))  # the bend, 0..1
+    why: WhyBlock | None = None
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SearchDoc:
     """search.json. `points` is empty in a `search_finished` event (the stream has sent each
@@ -190,9 +203,9 @@ class SearchDoc:
     violations: tuple[Violation, ...] = ()
     measuring_s: float = field(default=0.0, metadata=_ROUND_S)
     points: tuple[SearchPoint, ...] = ()
-    boundary_why: dict[str, Any] | None = None
+    boundary_why: WhyBlock | None = None
     boundary_evidence: BoundaryEvidence | None = None
-    knee: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    knee: dict[str, SearchKnee | None] = field(default_factory=dict)  # 'tpot' / 'ttft'
 
 
 def read_search_doc(obj: object, *, where: str = "search.json") -> SearchDoc:
@@ -203,4 +216,27 @@ def read_search_doc(obj: object, *, where: str = "search.json") -> SearchDoc:
     try:
         return from_json_obj(SearchDoc, obj, where=where)
     except SchemaError:
-        return from_json_obj(SearchDoc, known_keys(SearchDoc, obj), where=where)
+        return from_json_obj(
+            SearchDoc, _readable_conclusions(known_keys(SearchDoc, obj)), where=where
+        )
+
+
+def _readable_conclusions(obj: Mapping[str, object]) -> dict[str, object]:
+    """`obj` with a why or a knee that does not decode left out: one odd conclusion (a file
+    edited by hand, a newer writer's) must not hide the search's measurements."""
+    out = dict(obj)
+    if "boundary_why" in out and not _decodes(WhyBlock, out["boundary_why"]):
+        out["boundary_why"] = None
+    knees = out.get("knee")
+    if isinstance(knees, Mapping):
+        out["knee"] = {k: v if _decodes(SearchKnee, v) else None for k, v in knees.items()}
+    elif "knee" in out:
+        del out["knee"]
+    return out
+
+
+def _decodes(cls: type[Any], value: object) -> bool:
+    try:
+        return value is None or bool(from_json_obj(cls, value))
+    except SchemaError:
+        return False

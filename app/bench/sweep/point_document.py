@@ -112,7 +112,7 @@ def point_document(
         failed = [c["slo"] for c in block["slo"].get("checks") or [] if not c.get("passed")]
         if not block["slo"].get("passed"):
             # Why it failed, with the evidence read (a fragment's why abstains and says so).
-            block["why"] = explain(result, failed or None).to_dict()
+            block["why"] = to_json_obj(explain(result, failed or None))
     # Whether the load happened as planned (the target reached, sends on schedule, the client
     # not saturated): typed entries, empty when it did.
     block["load_warnings"] = [w.to_dict() for w in check_load(result)]

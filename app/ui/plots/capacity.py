@@ -18,7 +18,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from app.bench.capacity.knee import find_knee
 from app.bench.capacity.why import render as render_why
 from app.bench.results.naming import rate_from_file
-from app.bench.schema.point_blocks import blocks_of
+from app.bench.schema.point_blocks import WhyBlock, blocks_of
 from app.bench.schema.search_doc import SearchDoc
 from app.ui import point_status
 from app.ui.exports.report import ui_language
@@ -60,9 +60,9 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("Why", text)
 
 
-def why_text(why: Mapping[str, Any] | None) -> str:
+def why_text(why: WhyBlock | None) -> str:
     """The why sentence of a search document, in the window's language."""
-    return render_why(why, ui_language()) if why else ""
+    return render_why(why, ui_language())
 
 
 def load_text(over: str, value: float) -> str:
@@ -117,10 +117,10 @@ def capacity_text(doc: SearchDoc, knees: bool = True) -> str:
     elif why:
         lines.append(_tr("Why: {0}").format(why))
     for metric, knee in doc.knee.items() if knees else ():
-        if knee:
+        if knee is not None:
             lines.append(
                 _tr("Knee of {0}: {1}. {2}").format(
-                    f"{metric.upper()} P99", load_text(over, knee["load"]), why_text(knee["why"])
+                    f"{metric.upper()} P99", load_text(over, knee.load), why_text(knee.why)
                 )
             )
     return "\n".join(lines)

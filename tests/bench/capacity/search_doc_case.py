@@ -6,6 +6,8 @@ with intervals, a marginal value, an early stop, a pass above a fail, points wit
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +29,18 @@ def _tpot(value: float, run: int) -> float:
     return 10.0 + value * 1.37 + (0.9 if run == 2 else 0.0) + (value % 3) * 0.71
 
 
-def _result(value: float, n: int, tpot: float) -> dict[str, Any]:
+@functools.cache
+def _recorded() -> list[dict[str, Any]]:
+    """Result documents of the scenario servers (why_golden.json): their blocks give the
+    whys real causes (a queue, the KV cache, bandwidth with its estimate, ruled-out prefill)."""
+    text = Path(__file__).with_name("why_golden.json").read_text(encoding="utf-8")
+    return [case["result"] for case in json.loads(text)["cases"] if "tpotbench" in case["result"]]
+
+
+def _result(value: float, n: int, tpot: float, recorded: bool = False) -> dict[str, Any]:
+    base = _recorded()[int(value) % len(_recorded())] if recorded else {}
     return {
+        **base,
         "completed": n,
         "failed": 0,
         "num_prompts": n,
@@ -39,7 +51,7 @@ def _result(value: float, n: int, tpot: float) -> dict[str, Any]:
     }
 
 
-async def _measure(value: float, run: int, n: int) -> RunMeasurement:
+async def _measure(value: float, run: int, n: int, recorded: bool = False) -> RunMeasurement:
     tpot = _tpot(value, run)
     checks = [
         {"slo": "tpot:p99:50", "kind": "stat", "value_ms": tpot, "limit_ms": 50.0,
@@ -50,12 +62,13 @@ async def _measure(value: float, run: int, n: int) -> RunMeasurement:
     stop = "tpot:p99:50 proven" if value == 32 else None
     return RunMeasurement(
         value, run, tpot <= 50, checks, 0.1234567 * value + run / 7, n, stop,
-        f"c{int(value)}_run{run}.json", _result(value, n, tpot),
+        f"c{int(value)}_run{run}.json", _result(value, n, tpot, recorded),
     )  # fmt: skip
 
 
-def case() -> tuple[RunContext, SearchOutcome, RunMeasurement]:
-    """The context, the finished search and an evidence run at its lowest fail."""
+def case(recorded: bool = False) -> tuple[RunContext, SearchOutcome, RunMeasurement]:
+    """The context, the finished search and an evidence run at its lowest fail (`recorded`:
+    each run's result built on a scenario server's recorded one, for whys that name causes)."""
     config = RunContext(
         resolved=resolve_endpoint(ENDPOINT.url, "/v1/completions", "completions", None),
         model="m",
@@ -66,13 +79,14 @@ def case() -> tuple[RunContext, SearchOutcome, RunMeasurement]:
         result_dir=Path("."),
         slos=SLOS,
     )
-    outcome = asyncio.run(search(SETTINGS, _measure))
+    measure = functools.partial(_measure, recorded=recorded)
+    outcome = asyncio.run(search(SETTINGS, measure))
     assert outcome.lowest_fail is not None
-    evidence = asyncio.run(_measure(outcome.lowest_fail, 1, 32))
+    evidence = asyncio.run(measure(outcome.lowest_fail, 1, 32))
     return config, outcome, evidence
 
 
-def document_text() -> str:
+def document_text(recorded: bool = False) -> str:
     """search.json of the case, as run_search writes it."""
-    config, outcome, evidence = case()
+    config, outcome, evidence = case(recorded)
     return search_json(search_document(config, outcome, ENDPOINT, evidence))

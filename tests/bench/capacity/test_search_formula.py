@@ -67,8 +67,8 @@ def test_finds_the_exact_boundary(formula: FormulaServer, tmp_path: Path) -> Non
     # reads that whole point (here: no /metrics, so it says so), never the fragment.
     assert sorted(p.max_concurrency for p in points) == [1, 2, 4, 6, 7, 7, 8, 14]
     assert doc.boundary_evidence is not None and doc.boundary_evidence.value == 7
-    assert doc.boundary_why is not None and doc.boundary_why["cause"] == "abstain"
-    assert "/metrics" in doc.boundary_why["text"]
+    assert doc.boundary_why is not None and doc.boundary_why.cause == "abstain"
+    assert "/metrics" in (doc.boundary_why.text or "")
     by_conc = {p.max_concurrency: p for p in points}
     assert by_conc[6].tpotbench["slo"]["passed"] is True
     assert by_conc[7].tpotbench["slo"]["passed"] is False

@@ -47,15 +47,15 @@ def test_the_boundary_why_is_read_from_a_full_run(tmp_path: Path) -> None:
     assert full.value == 3 and full.num_requests == 16 and full.passed is False
     why = doc.boundary_why
     assert why is not None
-    assert why["cause"] == "queue" and why["confidence"] in ("high", "medium"), why["text"]
-    assert why["evidence"]["completed"] == 16  # the whole point, not the fragment
+    assert why.cause == "queue" and why.confidence in ("high", "medium"), why.text
+    assert why.evidence["completed"] == 16  # the whole point, not the fragment
     # The full run's file is beside the fragment's; the fragment stays marked as such.
     at_three = [p for p in load_results([tmp_path]) if p.max_concurrency == 3]
     stops = sorted(bool(p.tpotbench.get("early_stop")) for p in at_three)
     assert stops == [False, True]
     # Knees come from whole points only.
     for knee in doc.knee.values():
-        assert knee is None or knee["load"] in {v.value for v in outcome.values if not any(
+        assert knee is None or knee.load in {v.value for v in outcome.values if not any(
             r.early_stop for r in v.runs)}  # fmt: skip
 
 

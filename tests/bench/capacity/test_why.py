@@ -6,12 +6,14 @@ out."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from app.bench.capacity.why import RULED_OUT, Why, explain, render
+from app.bench.capacity.why import RULED_OUT, explain, render, why_block
+from app.bench.schema.point_blocks import WhyItem
 from tests.why_scenarios import SCENARIOS, measure
 
 CAUSED_BY = {"prefill_stalls": "chunked_prefill"}
@@ -21,7 +23,7 @@ def named(result: dict[str, Any], failed: list[str] | None = None) -> Any:
     block = result["tpotbench"]["slo"]
     why = explain(result, failed or block["failed"])
     # Never a cause the roofline ruled out in the same breath.
-    assert why.key not in {key for key, _ in why.ruled_out}, why.text
+    assert why.cause not in {item.key for item in why.ruled_out}, why.text
     return why
 
 
@@ -48,10 +50,10 @@ def test_the_cause_as_built(name: str, changes: dict[str, Any], tmp_path: Path) 
     result = measure(scenario, tmp_path)
     assert result["tpotbench"]["slo"]["passed"] is False  # each is built to fail its SLO
     why = named(result)
-    assert why.key == scenario.cause, why.text
+    assert why.cause == scenario.cause, why.text
     assert why.confidence in ("high", "medium"), why.text
     assert why.evidence["metrics_samples"] >= 10  # the gauges sampled through the point
-    assert render(why.to_dict(), "zh_CN") != why.text  # said in Chinese too
+    assert render(why, "zh_CN") != why.text  # said in Chinese too
 
 
 def test_a_queue_is_read_from_the_servers_own_queue_time(tmp_path: Path) -> None:
@@ -65,7 +67,7 @@ def test_a_queue_is_read_from_the_servers_own_queue_time(tmp_path: Path) -> None
 def test_kv_names_its_preemptions(tmp_path: Path) -> None:
     result = measure(SCENARIOS["kv_full"], tmp_path)
     why = named(result)
-    assert why.key == "kv" and why.params["preemptions"] > 0, why.text
+    assert why.cause == "kv" and why.params["preemptions"] > 0, why.text
     # The failing point's own file carries its why and evidence; the console prints it.
     from app.bench.schema.point_blocks import point_blocks
     from app.commands.sweep_console import slo_lines
@@ -77,15 +79,15 @@ def test_kv_names_its_preemptions(tmp_path: Path) -> None:
 
 def test_bandwidth_gives_the_roofline_estimate(tmp_path: Path) -> None:
     why = named(measure(SCENARIOS["bandwidth"], tmp_path))
-    assert why.key == "bandwidth" and 1.0 <= why.params["ratio"] <= 1.6, why.text
-    assert why.estimate is not None and why.estimate["new_floor"] < why.estimate["floor"] / 2
+    assert why.cause == "bandwidth" and 1.0 <= why.params["ratio"] <= 1.6, why.text
+    assert why.estimate is not None and why.estimate.new_floor < why.estimate.floor / 2
     assert "Estimate from the roofline, not a measurement" in why.text
 
 
 def test_nothing_explains_it_and_prefill_is_ruled_out(tmp_path: Path) -> None:
     why = named(measure(SCENARIOS["unexplained"], tmp_path))
-    assert why.key == "unknown", why.text
-    assert "prefill" in {key for key, _ in why.ruled_out}, why.text
+    assert why.cause == "unknown", why.text
+    assert "prefill" in {item.key for item in why.ruled_out}, why.text
     assert "Ruled out by the roofline: prefill" in why.text
 
 
@@ -94,22 +96,22 @@ def test_a_saturated_client(tmp_path: Path) -> None:
     # A stalled loop reads buffered chunks in bursts, so the client's own TPOT figures can
     # land anywhere: the verdict is not asserted, the cause is.
     why = explain(result, [SCENARIOS["client"].slo])
-    assert why.key == "client", why.text
+    assert why.cause == "client", why.text
     assert why.params["lag"] >= 20 or why.params["cpu"] >= 0.9
 
 
 def test_abstains_without_metrics(tmp_path: Path) -> None:
     result = measure(SCENARIOS["slots"], tmp_path, metrics=False)
     why = named(result)
-    assert why.key == "abstain" and why.confidence == "none", why.text
-    assert [key for key, _ in why.missing] == ["metrics"]
-    assert "--scrape-metrics" in why.text and "/metrics" in render(why.to_dict(), "zh_CN")
+    assert why.cause == "abstain" and why.confidence == "none", why.text
+    assert [item.key for item in why.missing] == ["metrics"]
+    assert "--scrape-metrics" in why.text and "/metrics" in render(why, "zh_CN")
 
 
 def test_abstains_on_a_short_point(tmp_path: Path) -> None:
     result = measure(SCENARIOS["slots"].at(requests=4, concurrency=4), tmp_path)
     why = explain(result, ["ttft:p99:1"])
-    assert why.key == "abstain" and [key for key, _ in why.missing] == ["short"], why.text
+    assert why.cause == "abstain" and [item.key for item in why.missing] == ["short"], why.text
     assert "finished requests" in why.text
 
 
@@ -123,13 +125,13 @@ def test_abstains_on_an_early_stopped_fragment(tmp_path: Path) -> None:
     assert server["bracket_s"][0] <= 0.0 <= result["duration"] <= server["bracket_s"][1]
     assert server["server_queue_ms"]["count"] >= 1
     why = explain(result, block["slo"]["failed"])
-    assert why.key == "abstain" and [key for key, _ in why.missing] == ["early_stop"], why.text
+    assert why.cause == "abstain" and [item.key for item in why.missing] == ["early_stop"], why.text
     assert f"after {result['completed']} of 32 requests" in why.text
 
 
 def test_without_the_roofline_the_cause_is_less_sure(tmp_path: Path) -> None:
     why = named(measure(SCENARIOS["prefill_stalls"], tmp_path, gpu=False))
-    assert why.key == "chunked_prefill" and why.confidence == "low", why.text
+    assert why.cause == "chunked_prefill" and why.confidence == "low", why.text
     assert "--gpu" in why.text
 
 
@@ -168,10 +170,10 @@ def _issue_point(samples: int) -> dict[str, Any]:
 
 def test_a_32_token_prefill_never_explains_383_ms() -> None:
     two = explain(_issue_point(2), ["ttft:p99:300"])  # sampled twice: abstain
-    assert two.key == "abstain" and "2 /metrics samples" in two.text, two.text
+    assert two.cause == "abstain" and "2 /metrics samples" in two.text, two.text
     seen = explain(_issue_point(40), ["ttft:p99:300"])
-    assert seen.key == "unknown", seen.text
-    (key, params), *_ = seen.ruled_out
+    assert seen.cause == "unknown", seen.text
+    key, params = seen.ruled_out[0].key, seen.ruled_out[0].params
     assert key == "prefill" and params["roof"] < 30 and params["seen"] > 300
 
 
@@ -179,9 +181,9 @@ def test_every_ruled_out_sentence_renders() -> None:
     params = {"prompt": 32.0, "roof": 2.0, "seen": 380.0, "tpot": 40.0, "floor": 15.0}
     params["ratio"] = 40.0 / 15.0
     for key in RULED_OUT:
-        why = Why("abstain", {"failed": "ttft:p99:300"}, {}, ruled_out=((key, params),))
-        assert "Ruled out by the roofline" in why.render("en"), key
-        assert "屋顶线排除" in why.render("zh_CN"), key
+        why = why_block("abstain", {"failed": "ttft:p99:300"}, {}, ruled_out=[WhyItem(key, params)])
+        assert "Ruled out by the roofline" in render(why, "en"), key
+        assert "屋顶线排除" in render(why, "zh_CN"), key
 
 
 def test_a_long_queue_tail_is_not_called_ttft_outside_the_queue() -> None:
@@ -204,8 +206,8 @@ def test_a_long_queue_tail_is_not_called_ttft_outside_the_queue() -> None:
         server_prefill_ms={"count": 48, "mean": 80.7, "p50": 150.0, "p90": 270.0, "p99": 297.0},
     )
     why = explain(point, ["ttft:p99:800"])
-    assert why.key == "queue", why.text
-    assert not [p for key, p in why.ruled_out if key == "prefill" and p["seen"] > 300], why.text
+    assert why.cause == "queue", why.text
+    assert not [r for r in why.ruled_out if r.key == "prefill" and r.params["seen"] > 300], why.text
 
 
 def _queued_point(server: str) -> dict[str, Any]:
@@ -235,24 +237,24 @@ def test_the_queue_names_the_batch_limit_of_the_server_it_read(server: str, flag
     # slots are --parallel and SGLang's cap is --max-running-requests; neither has
     # --max-num-seqs, which only a vLLM server is told to change.
     why = explain(_queued_point(server), ["ttft:p99:500"])
-    assert why.key == "queue", why.text
+    assert why.cause == "queue", why.text
     for lang in ("en", "zh_CN"):
-        text = render(why.to_dict(), lang)
+        text = render(why, lang)
         assert flag in text, (lang, text)
         if server != "vllm":
             assert "--max-num-seqs" not in text, (lang, text)
-    assert "槽位" in render(why.to_dict(), "zh_CN")
+    assert "槽位" in render(why, "zh_CN")
 
 
 def test_an_unrecognised_exporter_gets_no_other_servers_flag() -> None:
     why = explain(_queued_point("unknown"), ["ttft:p99:500"])
-    assert why.key == "queue", why.text
+    assert why.cause == "queue", why.text
     assert "--" not in why.text.split("caps the batch")[0].split("limit (")[1], why.text
     assert "its limit on running requests" in why.text
-    assert "其运行请求数上限" in render(why.to_dict(), "zh_CN")
+    assert "其运行请求数上限" in render(why, "zh_CN")
     # A file written before the kind was kept (no "server" in its params) was a vLLM one.
-    old = why.to_dict(with_text=False)
-    del old["params"]["server"]
+    params = {k: v for k, v in why.params.items() if k != "server"}
+    old = replace(why, params=params, text=None, text_zh=None)
     assert "--max-num-seqs" in render(old, "en")
 
 
@@ -271,7 +273,7 @@ def test_late_sends_name_the_client_unless_the_cap_held_them() -> None:
     # The file writes the lateness's p99 as "p99_ms"; reading "p99" left the why blind to
     # late sends (always absent from its evidence).
     late = explain(_late_point(cap=None, slot_wait_p99_ms=None), ["ttft:p99:300"])
-    assert late.key == "client" and late.evidence["send_lateness_p99_ms"] == 400.0, late.text
+    assert late.cause == "client" and late.evidence["send_lateness_p99_ms"] == 400.0, late.text
     # Waiting for one of 4 slots made the same sends late: that is the cap, not the client.
     held = explain(_late_point(cap=4, slot_wait_p99_ms=390.0), ["ttft:p99:300"])
-    assert held.key != "client" and held.evidence["send_lateness_p99_ms"] == 0.0, held.text
+    assert held.cause != "client" and held.evidence["send_lateness_p99_ms"] == 0.0, held.text

@@ -43,14 +43,15 @@ print(json.dumps({
 """
 
 
-def _tree_with_field(tmp_path: Path) -> Path:
+def _tree_with_field(tmp_path: Path, anchor: str = ANCHOR, added: str = ADDED) -> Path:
+    """A copy of the app with `added` (a field) after `anchor` in point_blocks.py."""
     tree = tmp_path / "tree"
     shutil.copytree(ROOT / "app", tree / "app", ignore=shutil.ignore_patterns("__pycache__"))
     (tree / "resources").symlink_to(ROOT / "resources")
     module = tree / "app" / "bench" / "schema" / "point_blocks.py"
     text = module.read_text(encoding="utf-8")
-    assert text.count(ANCHOR) == 1
-    module.write_text(text.replace(ANCHOR, ANCHOR + ADDED), encoding="utf-8")
+    assert text.count(anchor) == 1
+    module.write_text(text.replace(anchor, anchor + added), encoding="utf-8")
     return tree
 
 

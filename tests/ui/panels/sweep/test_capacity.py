@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
 from app.bench.capacity import why as engine_why
+from app.bench.schema.codec import to_json_obj
 from app.bench.schema.search_doc import read_search_doc
 from app.bench.sweep.contract import SearchValue
 from app.commands.argv import SweepSpec, build_run_config
@@ -39,21 +40,21 @@ def test_the_window_says_the_engines_why_in_its_language() -> None:
     from PySide6.QtCore import QLocale
 
     params = {"queue_ms": 900.0, "ttft_ms": 1000.0, "waiting": 3.0, "peak": 9.0, "running": 2.0}
-    why = engine_why.Why("queue", params, {}, confidence="high", runner_up="kv")
-    assert why_text(why.to_dict()) == why.text
-    assert "Runner-up: the KV cache." in why_text(why.to_dict())
+    why = engine_why.why_block("queue", params, {}, confidence="high", runner_up="kv")
+    assert why_text(why) == why.text
+    assert "Runner-up: the KV cache." in why_text(why)
     QLocale.setDefault(QLocale("zh_CN"))
     try:
-        chinese = why_text(why.to_dict())
+        chinese = why_text(why)
     finally:
         QLocale.setDefault(QLocale("en_US"))
-    assert chinese == why.render("zh_CN")
+    assert chinese == engine_why.render(why, "zh_CN") == why.text_zh
     assert "请求在服务端排队" in chinese and "置信度：高" in chinese
     # A why read from the boundary's full re-run says so.
     doc = {
         "over": "concurrency",
         "boundary": {"highest_pass": 2, "lowest_fail": 3, "failed_slos": ["ttft:p99:300"]},
-        "boundary_why": why.to_dict(),
+        "boundary_why": to_json_obj(why),
         "boundary_evidence": {"value": 3, "num_requests": 16, "measuring_s": 4.3},
     }
     line = capacity_text(read_search_doc(doc)).splitlines()[1]
@@ -200,11 +201,13 @@ def test_results_panel_shows_a_saved_search(qtbot, tmp_path: Path) -> None:
     search = {
         "over": "concurrency",
         "boundary": {"highest_pass": 2, "lowest_fail": 4, "failed_slos": ["tpot:p99:50"]},
-        "boundary_why": engine_why.Why(
-            "chunked_prefill",
-            {"itl_p99": 160.0, "itl_p50": 20.0, "ratio": 8.0, "prompt": 1500.0, "roof": 90.0},
-            {},
-        ).to_dict(),
+        "boundary_why": to_json_obj(
+            engine_why.why_block(
+                "chunked_prefill",
+                {"itl_p99": 160.0, "itl_p50": 20.0, "ratio": 8.0, "prompt": 1500.0, "roof": 90.0},
+                {},
+            )
+        ),
         "knee": {},
     }
     (run / "search.json").write_text(json.dumps(search))
