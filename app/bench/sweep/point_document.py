@@ -25,10 +25,11 @@ from app.bench.schema.point_blocks import (
     EarlyStopBlock,
     LoopLag,
     PrefixCacheBlock,
+    ServerMetricsBlock,
     WorkersBlock,
 )
 from app.bench.selftest.store import point_block, point_streams
-from app.bench.serverstats.scrape import MetricsScraper, result_block
+from app.bench.serverstats.scrape import MetricsScraper, result_block, scrape_error
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.prefix_cache import expected_share, hit_rate, stale_cache_warning
 from app.bench.sweep.roofline_point import roofline_batch
@@ -82,7 +83,7 @@ def point_document(
         not_sent=outcome.not_sent,
         started_at=measured.started_at,
         roofline=_roofline(config, point, outcome, num_requests, metrics, server_block),
-        server_metrics=server_block,
+        server_metrics=None if server_block is None else to_json_obj(server_block),
     )
     if measured.workers_block is not None:
         result["tpotbench"]["workers"] = to_json_obj(measured.workers_block)
@@ -146,7 +147,9 @@ def _point_info(
     )
 
 
-def _server_block(scraper: MetricsScraper | None, metrics: PointMetrics) -> dict[str, Any] | None:
+def _server_block(
+    scraper: MetricsScraper | None, metrics: PointMetrics
+) -> ServerMetricsBlock | None:
     """The server's /metrics over the point. Whatever the page held, the point is saved: a
     summary that fails is recorded as an error in its block."""
     if scraper is None:
@@ -162,11 +165,9 @@ def _server_block(scraper: MetricsScraper | None, metrics: PointMetrics) -> dict
             ),
         )
     except Exception as exc:
-        return {
-            "schema": 1,
-            "metrics_url": scraper.metrics_url,
-            "error": f"summary failed: {type(exc).__name__}: {exc}"[:300],
-        }
+        return scrape_error(
+            scraper.metrics_url, f"summary failed: {type(exc).__name__}: {exc}"[:300]
+        )
 
 
 def _roofline(
@@ -175,7 +176,7 @@ def _roofline(
     outcome: LoadOutcome,
     num_requests: int,
     metrics: PointMetrics,
-    server_block: dict[str, Any] | None,
+    server_block: ServerMetricsBlock | None,
 ) -> dict[str, Any] | None:
     """The run's roofline context with the floor at the point's batch and its TPOT p50's MBU."""
     if not config.roofline:

@@ -11,6 +11,7 @@ import pytest
 
 from app.bench.datasets.synthetic import sample_prefix
 from app.bench.results.read import load_result
+from app.bench.schema.point_blocks import ServerMetricsBlock
 from app.bench.serverstats.parse import parse_metrics
 from app.bench.serverstats.summary import summarize
 from app.bench.sweep.prefix_cache import (
@@ -30,7 +31,7 @@ vllm:kv_cache_usage_perc{{model_name="m"}} 0.1
 """
 
 
-def window(q0: int, h0: int, q1: int, h1: int) -> dict:
+def window(q0: int, h0: int, q1: int, h1: int) -> ServerMetricsBlock:
     first = parse_metrics(PAGE.format(queries=q0, hits=h0))
     last = parse_metrics(PAGE.format(queries=q1, hits=h1))
     return summarize([(0.0, first), (5.0, last)], [])
