@@ -5,10 +5,10 @@ A field's name is its JSON key and the fields' order is the keys' order in the f
 the format: keep new fields at the end of their block). Every block is read with
 `from_json_obj`. The roofline, client, prefix-cache, workers, early-stop, stamping, failure,
 schedule-lateness, trace, load-warning, tokens-per-chunk, reasoning-tokens, client
-prefix-cache and server-metrics blocks are also written from their dataclass with
+prefix-cache, server-metrics and SLO blocks are also written from their dataclass with
 `to_json_obj`, so a field added to one of them reaches the file and the event stream by itself;
-the others (SLO, why) are still assembled as dicts by the modules that compute them, and their
-dataclasses must follow those keys.
+the why is still assembled as a dict by the module that computes it, and its dataclass must
+follow those keys.
 
 Strictness, decided here once:
 
@@ -200,11 +200,25 @@ class RooflineBlock:
 
 @dataclass(frozen=True)
 class SloLimit:
-    """One statistic limit: `stat` of `metric` at most `limit_ms`."""
+    """One statistic limit: `stat` of `metric` at most `limit_ms`; stat is 'mean', 'median'
+    or 'pNN' (app.bench.capacity.slo.parse_slo)."""
 
     metric: str
     stat: str
     limit_ms: float
+
+    @property
+    def label(self) -> str:
+        return f"{self.metric}:{self.stat}:{self.limit_ms:g}"
+
+    @property
+    def quantile(self) -> float | None:
+        """The percentile (0..100) the statistic is, None for the mean."""
+        if self.stat == "mean":
+            return None
+        if self.stat == "median":
+            return 50.0
+        return float(self.stat[1:])
 
 
 @dataclass(frozen=True)
@@ -251,12 +265,21 @@ SloCheck = StatCheck | ShareCheck
 
 
 @dataclass(frozen=True)
-class SloBlock:
-    """tpotbench.slo: what the point was held to, its verdict per check, and goodput."""
+class SloTargets:
+    """What a run is held to (app.bench.capacity.slo.SLOSet.targets): statistic limits,
+    per-request limits, and the share of requests that must meet those (None without them).
+    A search's `slos`; the head of every point's SLO block."""
 
     limits: tuple[SloLimit, ...] = ()
     per_request_ms: dict[str, float] | None = None
     good_share: float | None = None
+
+
+@dataclass(frozen=True)
+class SloBlock(SloTargets):
+    """tpotbench.slo: what the point was held to, its verdict per check, and goodput
+    (app.bench.capacity.slo.slo_block)."""
+
     passed: bool | None = None
     checks: tuple[SloCheck, ...] = ()
     failed: tuple[str, ...] = ()

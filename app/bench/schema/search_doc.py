@@ -3,9 +3,10 @@ through the one codec (app.bench.schema.codec).
 
 The fields' order is the keys' order in the file (part of the format: keep new fields at the
 end of their class). `SearchDoc` is the whole file; `SearchPoint` one load value's entry (the
-`search_value` event carries one, `search_finished` the document without its points). The
-checks of a run, the SLOs, the whys and the knees are still assembled as dicts by the modules
-that compute them (app.bench.capacity.slo / why / knee) and travel here as plain JSON.
+`search_value` event carries one, `search_finished` the document without its points). A run's
+checks and the SLOs are the point file's SLO types (app.bench.schema.point_blocks); the whys
+and the knees are still assembled as dicts by the modules that compute them
+(app.bench.capacity.why / knee) and travel here as plain JSON.
 
 Strictness as for a point file's blocks (app.bench.schema.point_blocks): the event stream is
 strict; a file is read tolerantly by `read_search_doc` (keys this version does not know are
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.bench.schema.codec import SchemaError, from_json_obj, wire
-from app.bench.schema.point_blocks import known_keys
+from app.bench.schema.point_blocks import SloCheck, SloTargets, known_keys
 
 SEARCH_SCHEMA = 1
 _ROUND_S = wire(digits=3)  # a point's measuring time in the file: milliseconds
@@ -109,7 +110,7 @@ class SearchRun:
     measuring_s: float = field(metadata=_ROUND_S)
     early_stop: str | None = None
     path: str | None = None
-    checks: tuple[dict[str, Any], ...] = ()
+    checks: tuple[SloCheck, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +179,7 @@ class SearchDoc:
 
     tpotbench_search: int = SEARCH_SCHEMA
     endpoint: SearchEndpoint | None = None  # always written; None only in a hand-made file
-    slos: dict[str, Any] | None = None
+    slos: SloTargets | None = None
     fixed: SearchFixed | None = None
     over: str = "concurrency"
     settings: SearchSettings = field(default_factory=SearchSettings)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +26,7 @@ from app.bench.schema.point_blocks import (
     LoopLag,
     PrefixCacheBlock,
     ServerMetricsBlock,
+    SloBlock,
     WorkersBlock,
 )
 from app.bench.selftest.store import point_block, point_streams
@@ -109,9 +110,10 @@ def point_document(
     if early_stop is not None:
         block["early_stop"] = to_json_obj(early_stop)
     if config.slos:
-        block["slo"] = _slo(config, metrics, stopped_early=early_stop is not None)
-        failed = [c["slo"] for c in block["slo"].get("checks") or [] if not c.get("passed")]
-        if not block["slo"].get("passed"):
+        slo = _slo(config, metrics, stopped_early=early_stop is not None)
+        block["slo"] = to_json_obj(slo)
+        failed = [c.slo for c in slo.checks if not c.passed]
+        if not slo.passed:
             # Why it failed, with the evidence read (a fragment's why abstains and says so).
             block["why"] = explain(result, failed or None).to_dict()
     # Whether the load happened as planned (the target reached, sends on schedule, the client
@@ -192,7 +194,7 @@ def _roofline(
     return roofline
 
 
-def _slo(config: RunContext, metrics: PointMetrics, *, stopped_early: bool) -> dict[str, Any]:
+def _slo(config: RunContext, metrics: PointMetrics, *, stopped_early: bool) -> SloBlock:
     assert config.slos is not None
     stats = {
         k: {
@@ -211,7 +213,7 @@ def _slo(config: RunContext, metrics: PointMetrics, *, stopped_early: bool) -> d
         duration_s=metrics.duration_s,
     )
     if stopped_early:  # an early stop is a proven failure even if the finished part passed
-        block["passed"] = False
+        block = replace(block, passed=False)
     return block
 
 
