@@ -105,8 +105,8 @@ def point_document(
         PrefixCacheBlock(cache_reset, hit_rate(server_block), warning)
     )
     block["schedule_lateness_ms"] = to_json_obj(lateness_summary(outcome.records))
-    if config.trace:
-        block["trace"] = config.trace
+    if config.trace is not None:
+        block["trace"] = to_json_obj(config.trace)
     if early_stop is not None:
         block["early_stop"] = to_json_obj(early_stop)
     if config.slos:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import bisect
 import ipaddress
 from collections.abc import Sequence
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -21,7 +20,7 @@ import httpx
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.auth import auth_headers, redact
 from app.bench.http.endpoint import ResolvedEndpoint
-from app.bench.schema.point_blocks import ServerMetricsBlock
+from app.bench.schema.point_blocks import ServerMetricsBlock, TraceBlock
 
 # A dataset of distinct prompts shares little more than a chat template; above this share of
 # prompt tokens served from the cache, the cache was most likely warmed by an earlier point.
@@ -138,11 +137,11 @@ def prompts_share(samples: Sequence[SampleRequest]) -> float:
     return shared / total if total else 0.0
 
 
-def expected_share(samples: Sequence[SampleRequest], trace: dict[str, Any] | None) -> float:
+def expected_share(samples: Sequence[SampleRequest], trace: TraceBlock | None) -> float:
     """What the point's own prompts let the cache serve: the larger of their shared text and
     a trace's predicted hit rate (from its hash ids)."""
-    predicted = (trace or {}).get("predicted_hit_rate")
-    from_trace = float(predicted) if isinstance(predicted, int | float) else 0.0
+    predicted = trace.predicted_hit_rate if trace is not None else None
+    from_trace = predicted if predicted is not None else 0.0
     return max(from_trace, prompts_share(samples))
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from app.bench.datasets.synthetic import sample_prefix
 from app.bench.results.read import load_result
-from app.bench.schema.point_blocks import ServerMetricsBlock
+from app.bench.schema.point_blocks import ServerMetricsBlock, TraceBlock
 from app.bench.serverstats.parse import parse_metrics
 from app.bench.serverstats.summary import summarize
 from app.bench.sweep.prefix_cache import (
@@ -70,7 +70,7 @@ def test_the_prompts_own_share_is_measured_from_their_text() -> None:
     assert prompts_share(distinct) < 0.02
     assert prompts_share([]) == 0.0
     # a trace's prediction counts when it is larger than what the text shows
-    assert expected_share(distinct, {"predicted_hit_rate": 0.4}) == 0.4
+    assert expected_share(distinct, TraceBlock(predicted_hit_rate=0.4)) == 0.4
 
 
 def _prefix_sweep(base_url: str, out: Path, *extra: str) -> list[dict]:
