@@ -250,7 +250,9 @@ class MetricsScraper:
             self._on_sample(sample)
         return snap
 
-    def series(self, t0_s: float | None = None, t1_s: float | None = None) -> dict[str, list[Any]]:
+    def series(
+        self, t0_s: float | None = None, t1_s: float | None = None
+    ) -> dict[str, list[float | None]]:
         return series_to_dict(s for s in self._samples if _inside(s.t_s, t0_s, t1_s))
 
     def summary(

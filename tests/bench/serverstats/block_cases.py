@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 from app.bench.serverstats.scrape import MetricsScraper, result_block
 from app.bench.sweep import point_document
+from tests.bench.serverstats.page_server import Pages, serving
 from tests.bench.serverstats.test_parse import LLAMACPP_PAGE, SGLANG_PAGE, TGI_PAGE
 
 PAGES = Path(__file__).with_name("pages")
@@ -25,35 +23,6 @@ GOLDEN = Path(__file__).with_name("block_golden.json")
 
 def sim_page(name: str) -> str:
     return (PAGES / f"sim_{name}.txt").read_text(encoding="utf-8")
-
-
-@contextmanager
-def serving(pages: list[str]) -> Iterator[str]:
-    """A /metrics URL answering with the next of `pages` on each GET (the last repeats)."""
-    hits = [0]
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = pages[min(hits[0], len(pages) - 1)].encode()
-            hits[0] += 1
-            self.send_response(200)
-            self.send_header("Content-Type", "text/plain; version=0.0.4")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/metrics"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
 
 
 def scraped(pages: list[str], url: str | None = None) -> MetricsScraper:
@@ -70,8 +39,8 @@ def scraped(pages: list[str], url: str | None = None) -> MetricsScraper:
 
     if url is not None:
         return asyncio.run(scrape(url))
-    with serving(pages) as target:
-        return asyncio.run(scrape(target))
+    with serving(Pages(pages)) as base:
+        return asyncio.run(scrape(base + "/metrics"))
 
 
 class _FailingSummary(MetricsScraper):
@@ -80,8 +49,8 @@ class _FailingSummary(MetricsScraper):
 
 
 def _summary_failed() -> Any:
-    with serving([sim_page("before")]) as url:
-        scraper = _FailingSummary(url, interval_s=3600)
+    with serving(Pages([sim_page("before")])) as base:
+        scraper = _FailingSummary(base + "/metrics", interval_s=3600)
 
         async def scrape() -> None:
             await scraper.start(timer=False)

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -21,6 +19,7 @@ from app.bench.serverstats.snapshot import (
 )
 from app.bench.serverstats.summary import summarize
 from app.sim.embedded import RunningSim
+from tests.bench.serverstats.page_server import Pages, serving
 
 LBL = 'engine="0",model_name="qwen2.5-7b"'
 
@@ -219,48 +218,14 @@ def test_series_round_trip() -> None:
     }
 
 
-class _Pages:
-    """Serves the next page of a fixed list on each GET /metrics (the last one repeats)."""
-
-    def __init__(self, pages: list[str]) -> None:
-        self.pages = pages
-        self.hits = 0
-        self.auth: list[str | None] = []
-
-
 @pytest.fixture
-def page_server() -> Iterator[tuple[str, _Pages]]:
-    state = _Pages([])
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            if self.path != "/metrics":
-                self.send_error(404)
-                return
-            state.auth.append(self.headers.get("Authorization"))
-            body = state.pages[min(state.hits, len(state.pages) - 1)].encode()
-            state.hits += 1
-            self.send_response(200)
-            self.send_header("Content-Type", "text/plain; version=0.0.4")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+def page_server() -> Iterator[tuple[str, Pages]]:
+    state = Pages([])
+    with serving(state) as url:
+        yield url, state
 
 
-def test_scraper_series_and_window_summary(page_server: tuple[str, _Pages]) -> None:
+def test_scraper_series_and_window_summary(page_server: tuple[str, Pages]) -> None:
     url, state = page_server
     state.pages = [
         vllm_v1_page(running=2, waiting=0, kv=0.10, preempt=7, ttft=TTFT_A, ttft_sum=0.64),
@@ -571,7 +536,7 @@ def test_llamacpp_prompt_seconds_give_prefill_time_per_token() -> None:
     assert summary["server_prefill_ms_per_token"] == 0.5
 
 
-def test_finish_ends_the_window_on_a_whole_page(page_server: tuple[str, _Pages]) -> None:
+def test_finish_ends_the_window_on_a_whole_page(page_server: tuple[str, Pages]) -> None:
     """The ticks parse the gauges only; finish() stops them before its whole-page scrape, so
     the window's last scrape has the histograms and the deltas cover the point."""
     url, state = page_server
