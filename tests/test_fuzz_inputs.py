@@ -23,6 +23,7 @@ from app.bench.metrics.point import compute_point_metrics
 from app.bench.results.read import ResultFileError, point_from_dict, read_points
 from app.bench.results.sweep_csv import sweep_csv_text
 from app.bench.results.write import PointInfo, build_result
+from app.bench.schema.codec import to_json_obj
 from app.bench.serverstats.parse import MetricsParseError, parse_metrics
 from app.bench.serverstats.snapshot import MetricsSample
 from app.bench.serverstats.summary import summarize
@@ -148,7 +149,9 @@ def test_metrics_parser_and_summary_raise_only_parse_errors(
         MetricsSample(float(i), s.kv_cache_usage, s.running, s.waiting, None)
         for i, s in enumerate(snaps)
     ]
-    summary = summarize([(0.0, snaps[0]), (1.0, snaps[1])], samples, context_len=context)
+    summary = to_json_obj(
+        summarize([(0.0, snaps[0]), (1.0, snaps[1])], samples, context_len=context)
+    )
     json.dumps(summary, allow_nan=False)  # a result file stays standard JSON
 
 

@@ -14,7 +14,7 @@ from app.bench.results.naming import rate_label
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import point_from_dict
 from app.bench.results.write import no_success_note
-from app.bench.schema.point_blocks import PointBlocks
+from app.bench.schema.point_blocks import PointBlocks, TraceBlock
 from app.bench.sweep.contract import (
     PointFinished,
     PointStarted,
@@ -151,7 +151,7 @@ class ConsoleReporter(SweepObserver):
         self.bar = bar and sys.stderr.isatty()
         self.out = summary_stream
         self.burstiness = 1.0
-        self.trace: dict[str, Any] | None = None
+        self.trace: TraceBlock | None = None
         self.warned: list[tuple[str, list[str]]] = []  # (point, its load warnings' sentences)
 
     def run_started(self, event: RunStarted) -> None:
@@ -164,10 +164,10 @@ class ConsoleReporter(SweepObserver):
     def point_started(self, event: PointStarted) -> None:
         process = "Poisson process" if self.burstiness == 1.0 else "Gamma distribution"
         arrivals = f"Burstiness factor: {self.burstiness} ({process})"
-        if self.trace:
+        if self.trace is not None:
             arrivals = (
-                f"Arrivals: the trace's timestamps at {self.trace['speedup']:g}x (the replay "
-                f"sends over {duration_words(float(self.trace.get('replay_span_s') or 0))})"
+                f"Arrivals: the trace's timestamps at {self.trace.speedup or 1.0:g}x (the replay "
+                f"sends over {duration_words(self.trace.replay_span_s or 0.0)})"
             )
         # vLLM's own preamble lines, so a log reads the same as theirs
         print(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from typing import Any
 
 from app.bench.datasets.mooncake import (
     default_trace_path,
@@ -16,7 +15,7 @@ from app.bench.datasets.mooncake import (
 from app.bench.datasets.prompts import SampleRequest, VocabTokenizer
 from app.bench.datasets.sampling import DatasetOptions
 from app.bench.load.schedule import ArrivalPlan, trace_plan
-from app.bench.schema.codec import to_json_obj
+from app.bench.schema.point_blocks import TraceBlock
 from app.bench.schema.run_config import RunConfig
 from app.commands import flags
 from app.commands.credentials import UsageError
@@ -90,7 +89,7 @@ def check_replay_length(span_s: float, speedup: float, requests: int) -> None:
 class TraceLoad:
     samples: list[SampleRequest]
     plan: ArrivalPlan
-    block: dict[str, Any]
+    block: TraceBlock
 
     @property
     def rate(self) -> float:
@@ -115,4 +114,4 @@ def trace_load(
     plan = trace_plan([e.timestamp_ms for e in entries], speedup)
     check_replay_length(plan.span_s, speedup, len(entries))
     summary = trace_summary(path, entries, plan.speedup or 1.0, plan.span_s)
-    return TraceLoad(samples, plan, to_json_obj(summary))
+    return TraceLoad(samples, plan, summary)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 from app.bench.capacity.knee import Knee, sweep_knees
 from app.bench.capacity.slo import MAX_FAILED_SHARE, Verdict, point_verdict, recorded_slos
 from app.bench.capacity.why import render as render_why
+from app.bench.schema.point_blocks import SloCheck
 from app.bench.schema.search_doc import SearchDoc
 from app.report.model import ReportPoint, finite
 from app.report.svg import Rule, a, fmt_tick
@@ -22,28 +22,25 @@ def _ms(value: float) -> str:
     return f"{value:,.1f}" if value < 100 else f"{value:,.0f}"
 
 
-def check_title(check: dict[str, Any], lang: str) -> str:
+def check_title(check: SloCheck, lang: str) -> str:
     """'tpot:p99:40' -> 'TPOT p99 ≤ 40 ms'; the goodput and failed-request checks in words."""
-    label = str(check.get("slo", ""))
-    kind = check.get("kind")
-    if kind == "failed_share":
-        return f"{text(lang, 'chk_failed')} ≤ {finite(check.get('limit')) or 0:.0%}"
-    if kind == "good_share":
-        return f"{text(lang, 'chk_good')} ≥ {finite(check.get('limit')) or 0:.0%}"
+    label = check.slo
+    if check.kind == "failed_share":
+        return f"{text(lang, 'chk_failed')} ≤ {finite(check.bound) or 0:.0%}"
+    if check.kind == "good_share":
+        return f"{text(lang, 'chk_good')} ≥ {finite(check.bound) or 0:.0%}"
     parts = label.split(":")
     if len(parts) == 3:
         return f"{parts[0].upper()} {parts[1]} ≤ {parts[2]} ms"
     return label
 
 
-def check_cell(check: dict[str, Any]) -> tuple[str, bool]:
-    kind = check.get("kind")
-    passed = bool(check.get("passed"))
-    if kind == "stat":
-        value = finite(check.get("value_ms"))
+def check_cell(check: SloCheck) -> tuple[str, bool]:
+    passed = check.passed
+    value = finite(check.measured)
+    if check.kind == "stat":
         shown = _ms(value) if value is not None else DASH
     else:
-        value = finite(check.get("value"))
         shown = f"{value:.1%}" if value is not None else DASH
     return f"{shown} {'✓' if passed else '✗'}", passed
 
@@ -67,7 +64,7 @@ def boundary_text(points: Sequence[ReportPoint], verdicts: list[Verdict | None],
         lines.append(text(lang, "boundary_high_only", high=_where(passes[-1])))
     else:
         low_rp, low_v = fails[0]
-        failed = ", ".join(check_title(c, lang) for c in low_v.checks if not c.get("passed"))
+        failed = ", ".join(check_title(c, lang) for c in low_v.checks if not c.passed)
         lines.append(
             text(lang, "boundary_line", high=_where(passes[-1]), low=_where(low_rp), failed=failed)
         )

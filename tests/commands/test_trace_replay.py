@@ -4,6 +4,7 @@ and the flags a trace contradicts refused with one line, exit 2."""
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -30,6 +31,12 @@ def _head(tmp_path: Path, lines: int) -> Path:
     path = tmp_path / "head.jsonl"
     path.write_text("".join(text[:lines]), encoding="utf-8")
     return path
+
+
+TRACE_GOLDEN = (
+    '{"format": "mooncake", "path": "TRACE", "requests": 30, "span_s": 11.032, "speedup": 20.0, '
+    '"replay_span_s": 0.552, "block_size": 512, "predicted_hit_rate": 0.5462}'
+)
 
 
 def test_a_replay_hits_the_cache_where_the_trace_says_and_records_every_send(
@@ -61,6 +68,9 @@ def test_a_replay_hits_the_cache_where_the_trace_says_and_records_every_send(
     ]
     assert [c or 0 for c in block["cached_lens"]] == expected
     assert raw["input_lens"] == [e.input_length for e in entries]
+    # The trace block as the dict-built code wrote it for this trace (its path aside).
+    assert json.dumps({**block["trace"], "path": "TRACE"}) == TRACE_GOLDEN
+    assert block["trace"]["path"] == str(trace)
     span = (entries[-1].timestamp_ms - entries[0].timestamp_ms) / 1000
     assert block["trace"]["requests"] == 30 and block["trace"]["speedup"] == 20
     assert block["trace"]["replay_span_s"] == pytest.approx(span / 20, abs=1e-3)

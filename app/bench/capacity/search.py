@@ -20,11 +20,12 @@ sweep point (app.bench.capacity.search_run), tests use the virtual-time replay e
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.bench.capacity.repeats import Repeated
+from app.bench.schema.point_blocks import SloCheck
 from app.bench.schema.search_doc import OVER as OVER
 from app.bench.schema.search_doc import (
     SearchBoundary,
@@ -43,7 +44,7 @@ class RunMeasurement:
     value: float
     run: int
     passed: bool
-    checks: list[dict[str, Any]]
+    checks: Sequence[SloCheck]
     measuring_s: float
     num_requests: int
     early_stop: str | None = None
@@ -54,9 +55,9 @@ class RunMeasurement:
         """check label -> measured figure (ms for statistics, a share for the others)."""
         out = {}
         for check in self.checks:
-            value = check.get("value_ms", check.get("value"))
-            if isinstance(value, int | float):
-                out[check["slo"]] = float(value)
+            value = check.measured
+            if value is not None:
+                out[check.slo] = float(value)
         return out
 
 
@@ -106,10 +107,8 @@ def decide(runs: list[RunMeasurement]) -> tuple[str, list[str], dict[str, Repeat
     limits: dict[str, tuple[float, bool]] = {}  # label -> (limit, higher is better)
     for run in runs:
         for check in run.checks:
-            if "limit_ms" in check:
-                limits[check["slo"]] = (float(check["limit_ms"]), False)
-            elif "limit" in check:
-                limits[check["slo"]] = (float(check["limit"]), check["kind"] == "good_share")
+            if check.bound is not None:
+                limits[check.slo] = (float(check.bound), check.kind == "good_share")
     for label in limits:
         values = [r.figures()[label] for r in runs if label in r.figures()]
         if values:
@@ -138,7 +137,7 @@ def decide(runs: list[RunMeasurement]) -> tuple[str, list[str], dict[str, Repeat
 
 
 def _failed(run: RunMeasurement) -> list[str]:
-    return [c["slo"] for c in run.checks if not c.get("passed")]
+    return [c.slo for c in run.checks if not c.passed]
 
 
 @dataclass

@@ -137,12 +137,11 @@ class PointMeasure:
             for obs in self.observers:
                 obs.point_finished(finished)
         slo = blocks_of(result).slo
-        block = (result.get("tpotbench") or {}).get("slo") or {}  # checks: as the file holds them
         return RunMeasurement(
             value=value,
             run=run,
             passed=bool(slo and slo.passed),
-            checks=list(block.get("checks") or []),
+            checks=slo.checks if slo is not None else (),
             measuring_s=measuring_s,
             num_requests=num_requests,
             early_stop=early.reason if early is not None and path is not None else None,
@@ -243,7 +242,7 @@ def search_document(
     found = analysis(outcome, evidence)
     return SearchDoc(
         endpoint=endpoint,
-        slos=config.slos.to_dict() if config.slos else None,
+        slos=config.slos.targets() if config.slos else None,
         fixed=SearchFixed(
             request_rate=None if math.isinf(config.rates[0]) else config.rates[0],
             max_concurrency=config.concurrencies[0],

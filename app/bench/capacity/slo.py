@@ -13,11 +13,19 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from app.bench.metrics.options import GOODPUT_METRICS, parse_goodput
+from app.bench.schema.point_blocks import (
+    ShareCheck,
+    SloBlock,
+    SloCheck,
+    SloLimit,
+    SloTargets,
+    StatCheck,
+)
 
 if TYPE_CHECKING:  # results read this module's verdicts: no import at run time
     from app.bench.results.point_result import PointResult
@@ -29,29 +37,9 @@ MAX_FAILED_SHARE = 0.01
 _STAT = re.compile(r"^(mean|median|p(\d+(?:\.\d+)?))$")
 
 
-@dataclass(frozen=True)
-class SLO:
-    """One limit: `stat` of `metric` at most `limit_ms`. stat is 'mean', 'median' or 'p99'."""
-
-    metric: str
-    stat: str
-    limit_ms: float
-
-    @property
-    def label(self) -> str:
-        return f"{self.metric}:{self.stat}:{self.limit_ms:g}"
-
-    @property
-    def quantile(self) -> float | None:
-        """The percentile (0..100) the statistic is, None for the mean."""
-        if self.stat == "mean":
-            return None
-        if self.stat == "median":
-            return 50.0
-        return float(self.stat[1:])
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "stat": self.stat, "limit_ms": self.limit_ms}
+# One limit: `stat` of `metric` at most `limit_ms` (stat 'mean', 'median' or 'p99'); declared
+# once, as the point file and search.json hold it.
+SLO = SloLimit
 
 
 @dataclass(frozen=True)
@@ -76,29 +64,23 @@ class SLOSet:
                 out[slo.metric] = min(out.get(slo.metric, math.inf), slo.limit_ms)
         return out
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "limits": [s.to_dict() for s in self.limits],
-            "per_request_ms": self.per_request,
-            "good_share": self.good_share if self.per_request else None,
-        }
+    def targets(self) -> SloTargets:
+        """As a point file and search.json record them (the share only with per-request
+        limits)."""
+        return SloTargets(
+            self.limits, self.per_request, self.good_share if self.per_request else None
+        )
 
     @classmethod
-    def from_dict(cls, data: Any) -> SLOSet:
-        if not isinstance(data, dict):
+    def of(cls, targets: SloTargets | None) -> SLOSet:
+        """The SLOs a file recorded (empty for None)."""
+        if targets is None:
             return cls()
-        limits = []
-        for item in data.get("limits") or []:
-            try:
-                limits.append(SLO(str(item["metric"]), str(item["stat"]), float(item["limit_ms"])))
-            except (KeyError, TypeError, ValueError):
-                continue
-        per = data.get("per_request_ms")
-        share = data.get("good_share")
+        share = targets.good_share
         return cls(
-            tuple(limits),
-            {str(k): float(v) for k, v in per.items()} if isinstance(per, dict) else None,
-            float(share) if isinstance(share, int | float) else DEFAULT_GOOD_SHARE,
+            tuple(targets.limits),
+            targets.per_request_ms,
+            DEFAULT_GOOD_SHARE if share is None else share,
         )
 
 
@@ -144,7 +126,7 @@ def parse_slos(
     return SLOSet(limits, per_request or None, good_share)
 
 
-def stat_value(stats: dict[str, Any], slo: SLO) -> float | None:
+def stat_value(stats: Mapping[str, float | None], slo: SLO) -> float | None:
     """The statistic an SLO reads from a {'mean':..,'median':..,'p99':..} dict (ms)."""
     value = stats.get(slo.stat)
     if value is None and slo.stat == "p50":
@@ -159,19 +141,16 @@ class Verdict:
     """How one point did: pass/fail per check (`checks` in order) and overall."""
 
     passed: bool
-    checks: tuple[dict[str, Any], ...]
+    checks: tuple[SloCheck, ...]
 
     @property
     def failed_labels(self) -> list[str]:
-        return [c["slo"] for c in self.checks if not c["passed"]]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"passed": self.passed, "checks": list(self.checks), "failed": self.failed_labels}
+        return [c.slo for c in self.checks if not c.passed]
 
 
 def evaluate(
     slos: SLOSet,
-    stats: dict[str, dict[str, Any]],
+    stats: Mapping[str, Mapping[str, float | None]],
     *,
     completed: int,
     failed: int,
@@ -182,65 +161,48 @@ def evaluate(
     A statistic that is missing (no request produced it) fails its SLO: nothing was shown
     to meet it. `good_requests` is the count meeting every per-request limit.
     """
-    checks: list[dict[str, Any]] = []
+    checks: list[SloCheck] = []
     total = completed + failed
     for slo in slos.limits:
         value = stat_value(stats.get(slo.metric) or {}, slo) if completed else None
         ok = value is not None and value <= slo.limit_ms
-        checks.append(
-            {
-                "slo": slo.label,
-                "kind": "stat",
-                "value_ms": value,
-                "limit_ms": slo.limit_ms,
-                "passed": ok,
-            }
-        )
+        checks.append(StatCheck(slo.label, "stat", value, slo.limit_ms, ok))
     if slos.per_request:
         share = (good_requests or 0) / total if total else 0.0
         label = "goodput:" + ",".join(f"{k}<={v:g}" for k, v in slos.per_request.items())
-        checks.append(
-            {
-                "slo": label,
-                "kind": "good_share",
-                "value": share,
-                "limit": slos.good_share,
-                "passed": total > 0 and share >= slos.good_share,
-            }
-        )
+        ok = total > 0 and share >= slos.good_share
+        checks.append(ShareCheck(label, "good_share", share, slos.good_share, ok))
     failed_share = failed / total if total else 1.0
-    checks.append(
-        {
-            "slo": "failed_requests",
-            "kind": "failed_share",
-            "value": failed_share,
-            "limit": MAX_FAILED_SHARE,
-            "passed": total > 0 and failed_share <= MAX_FAILED_SHARE,
-        }
-    )
-    return Verdict(all(c["passed"] for c in checks), tuple(checks))
+    ok = total > 0 and failed_share <= MAX_FAILED_SHARE
+    checks.append(ShareCheck("failed_requests", "failed_share", failed_share, MAX_FAILED_SHARE, ok))
+    return Verdict(all(c.passed for c in checks), tuple(checks))
 
 
 def slo_block(
     slos: SLOSet,
-    stats: dict[str, dict[str, Any]],
+    stats: Mapping[str, Mapping[str, float | None]],
     *,
     completed: int,
     failed: int,
     goodput: float | None,
     duration_s: float,
-) -> dict[str, Any]:
+) -> SloBlock:
     """tpotbench.slo of a point file: the SLOs, the verdict per SLO, goodput (req/s, counted
     with `goodput_limits`) and how many requests met every per-request limit."""
     good = round(goodput * duration_s) if goodput is not None and duration_s > 0 else None
     verdict = evaluate(slos, stats, completed=completed, failed=failed, good_requests=good)
-    return {
-        **slos.to_dict(),
-        **verdict.to_dict(),
-        "goodput_limits_ms": slos.goodput_limits() or None,
-        "request_goodput": goodput,
-        "good_requests": good,
-    }
+    targets = slos.targets()
+    return SloBlock(
+        limits=targets.limits,
+        per_request_ms=targets.per_request_ms,
+        good_share=targets.good_share,
+        passed=verdict.passed,
+        checks=verdict.checks,
+        failed=tuple(verdict.failed_labels),
+        goodput_limits_ms=slos.goodput_limits() or None,
+        request_goodput=goodput,
+        good_requests=good,
+    )
 
 
 def point_verdict(point: PointResult, slos: SLOSet | None = None) -> Verdict | None:
@@ -250,8 +212,7 @@ def point_verdict(point: PointResult, slos: SLOSet | None = None) -> Verdict | N
     if slos is None:
         if recorded is None or recorded.passed is None:
             return None
-        # The checks as the file holds them: Verdict's checks are its JSON entries.
-        return Verdict(recorded.passed, tuple((point.tpotbench or {})["slo"].get("checks") or ()))
+        return Verdict(recorded.passed, recorded.checks)
     good = recorded.good_requests if recorded is not None else None
     if good is None and point.request_goodput is not None and slos.per_request:
         good = round(point.request_goodput * point.duration_s)
@@ -266,11 +227,4 @@ def point_verdict(point: PointResult, slos: SLOSet | None = None) -> Verdict | N
 
 def recorded_slos(point: PointResult) -> SLOSet:
     """The SLOs a point file was held to (empty for files written without any)."""
-    recorded = point.blocks.slo
-    if recorded is None:
-        return SLOSet()
-    return SLOSet(
-        tuple(SLO(s.metric, s.stat, s.limit_ms) for s in recorded.limits),
-        recorded.per_request_ms,
-        DEFAULT_GOOD_SHARE if recorded.good_share is None else recorded.good_share,
-    )
+    return SLOSet.of(point.blocks.slo)

@@ -73,6 +73,7 @@ class FieldOptions:
     inf_as_text: bool = False
     omit: Literal["none", "empty"] | None = None
     transform: Callable[[Any], Any] | None = None
+    present_with: str | None = None
 
 
 def wire(
@@ -82,6 +83,7 @@ def wire(
     inf_as_text: bool = False,
     omit: Literal["none", "empty"] | None = None,
     transform: Callable[[Any], Any] | None = None,
+    present_with: str | None = None,
 ) -> dict[str, FieldOptions]:
     """The metadata for `dataclasses.field(metadata=...)`.
 
@@ -91,9 +93,11 @@ def wire(
     omit="empty": also when it is an empty string, list or object (the field needs a default,
     which reading gives back). transform: gives the field's JSON form in place of the codec's
     writing (e.g. a document without its arrays, through `to_json_obj`); reading does not undo
-    it.
+    it. present_with: the key is written only when the field of that name is not None (keys
+    written as a group, null or not, when the group's leading figure is there; the field
+    needs a default).
     """
-    return {_OPTIONS_KEY: FieldOptions(name, digits, inf_as_text, omit, transform)}
+    return {_OPTIONS_KEY: FieldOptions(name, digits, inf_as_text, omit, transform, present_with)}
 
 
 def field_options(f: dataclasses.Field[Any]) -> FieldOptions:
@@ -148,6 +152,7 @@ class _WriteStep:
     write: Writer | None  # None: the value is already JSON (str, int, bool, None)
     omit: Literal["none", "empty"] | None
     transform: Writer | None
+    present_with: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -197,10 +202,14 @@ def _build_plan(cls: type[Any]) -> _Plan:
         has_default = (
             f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
         )
-        if opts.omit is not None and not has_default:
+        if (opts.omit is not None or opts.present_with is not None) and not has_default:
             raise TypeError(f"{cls.__qualname__}.{f.name}: omit= needs a default to read back")
+        if opts.present_with is not None and opts.present_with not in hints:
+            raise TypeError(f"{cls.__qualname__}.{f.name}: present_with names no field")
         key = opts.name or f.name
-        writes.append(_WriteStep(f.name, key, _writer(tp, opts), opts.omit, opts.transform))
+        writes.append(
+            _WriteStep(f.name, key, _writer(tp, opts), opts.omit, opts.transform, opts.present_with)
+        )
         reads.append(_ReadStep(f.name, key, _reader(tp, opts), not has_default))
         inline.append(_inline_float(tp, opts))
     keys = [s.key for s in reads]
@@ -373,7 +382,8 @@ def _compile_writer(
     literal: list[str] = []  # the leading fields that are always written: one dict display
     statements: list[str] = []
     for i, (step, spelled) in enumerate(zip(writes, inline, strict=True)):
-        value = f"o.{step.attr}" if step.omit is None else "v"
+        optional = step.omit is not None or step.present_with is not None
+        value = f"o.{step.attr}" if not optional else "v"
         if step.transform is not None:  # it gives the field's JSON form itself
             namespace[f"_t{i}"] = step.transform
             expr = f"_transformed(_t{i}({value}))"
@@ -385,12 +395,15 @@ def _compile_writer(
         else:
             expr = value
         key = repr(step.key)
-        if step.omit is None and not statements:
+        if not optional and not statements:
             literal.append(f"{key}: {expr}")
-        elif step.omit is None:
+        elif not optional:
             statements.append(f"    out[{key}] = {expr}")
         else:
-            test = "v is not None" if step.omit == "none" else "not _is_empty(v)"
+            tests = [f"o.{step.present_with} is not None"] if step.present_with else []
+            if step.omit is not None:
+                tests.append("v is not None" if step.omit == "none" else "not _is_empty(v)")
+            test = " and ".join(tests)
             statements += [
                 f"    v = o.{step.attr}",
                 f"    if {test}:",

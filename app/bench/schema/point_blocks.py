@@ -5,10 +5,9 @@ A field's name is its JSON key and the fields' order is the keys' order in the f
 the format: keep new fields at the end of their block). Every block is read with
 `from_json_obj`. The roofline, client, prefix-cache, workers, early-stop, stamping, failure,
 schedule-lateness, trace, load-warning, tokens-per-chunk, reasoning-tokens, client
-prefix-cache, conversations and client-ceiling blocks are also written from their dataclass
-with `to_json_obj`, so a field added to one of them reaches the file and the event stream
-by itself; the others (server metrics, SLO, why) are still assembled as dicts by the modules
-that compute them, and their dataclasses must follow those keys.
+prefix-cache, conversations, client-ceiling, server-metrics, SLO and why blocks are all
+written from their dataclass with `to_json_obj`, so a field added to one of them reaches the
+file and the event stream by itself.
 
 Strictness, decided here once:
 
@@ -36,10 +35,10 @@ import dataclasses
 import functools
 import typing
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from app.bench.schema.codec import SchemaError, field_options, from_json_obj
+from app.bench.schema.codec import SchemaError, field_options, from_json_obj, wire
 
 # Free-form by design: a why's template parameters and evidence, a block of figures whose keys
 # are the run's chosen percentiles. Named so that a reader sees which fields are open.
@@ -72,7 +71,7 @@ class KvConcurrency:
 
     context_len: int | None = None
     sequences: int | None = None
-    ratio: float | None = None
+    ratio: float | None = field(default=None, metadata=wire(digits=2))
 
 
 @dataclass(frozen=True)
@@ -91,54 +90,67 @@ class SpecDecode:
     drafts: float | None = None
     draft_tokens: float | None = None
     accepted_tokens: float | None = None
-    acceptance_rate: float | None = None
-    mean_acceptance_length: float | None = None
+    acceptance_rate: float | None = field(default=None, metadata=wire(digits=4))
+    mean_acceptance_length: float | None = field(default=None, metadata=wire(digits=3))
 
 
 @dataclass(frozen=True)
 class ClientServerGap:
     """A latency's client mean beside the server's, and the gap between them (ms)."""
 
-    client_mean: float | None = None
+    client_mean: float | None = field(default=None, metadata=wire(digits=3))
     server_mean: float | None = None
-    gap: float | None = None
+    gap: float | None = field(default=None, metadata=wire(digits=3))
+
+
+_OPTIONAL = wire(omit="none")  # written only when there is a value
+_WITH_SAMPLES = wire(present_with="samples")  # written (null or not) once anything was scraped
+_WITH_CAPACITY = wire(present_with="kv_capacity_tokens")  # written with the KV pool's size
+_SECONDS = wire(digits=3, omit="none")
 
 
 @dataclass(frozen=True)
 class ServerMetricsBlock:
     """tpotbench.server_metrics: the server's /metrics over the point (schema 1); `error` alone
-    (with the URL) when no scrape succeeded or the summary failed."""
+    (with the URL) when no scrape succeeded or the summary failed.
 
-    schema: int | None = None
-    metrics_url: str | None = None
-    error: str | None = None
-    samples: int | None = None
-    kv_cache_usage: Spread | None = None
-    running: Spread | None = None
-    waiting: Spread | None = None
-    server: str | None = None
-    window_s: float | None = None
-    bracket_s: tuple[float, ...] | None = None
-    preemptions: float | None = None
-    kv_capacity_tokens: int | None = None
-    num_gpu_blocks: int | None = None
-    block_size: int | None = None
-    max_concurrency: KvConcurrency | None = None
-    server_ttft_ms: HistogramFigures | None = None
-    server_itl_ms: HistogramFigures | None = None
-    server_e2el_ms: HistogramFigures | None = None
-    server_queue_ms: HistogramFigures | None = None
-    server_prefill_ms: HistogramFigures | None = None
-    server_decode_ms: HistogramFigures | None = None
-    server_inference_ms: HistogramFigures | None = None
-    prefix_cache: ServerPrefixCache | None = None
-    spec_decode: SpecDecode | None = None
-    server_prefill_ms_per_token: float | None = None
-    warnings: tuple[str, ...] = ()
+    Built by app.bench.serverstats (summary.summarize, scrape.result_block) and written with
+    `to_json_obj`: a key the server's page gave no figure for is left out, except the gauges'
+    spreads (null when the server has no such gauge) and the KV pool's block figures (null for
+    a server that states its pool in tokens)."""
+
+    schema: int | None = field(default=None, metadata=_OPTIONAL)
+    metrics_url: str | None = field(default=None, metadata=_OPTIONAL)
+    error: str | None = field(default=None, metadata=_OPTIONAL)
+    samples: int | None = field(default=None, metadata=_OPTIONAL)
+    kv_cache_usage: Spread | None = field(default=None, metadata=_WITH_SAMPLES)
+    running: Spread | None = field(default=None, metadata=_WITH_SAMPLES)
+    waiting: Spread | None = field(default=None, metadata=_WITH_SAMPLES)
+    server: str | None = field(default=None, metadata=_OPTIONAL)
+    window_s: float | None = field(default=None, metadata=_SECONDS)
+    bracket_s: tuple[float, ...] | None = field(default=None, metadata=_SECONDS)
+    preemptions: float | None = field(default=None, metadata=_OPTIONAL)
+    kv_capacity_tokens: int | None = field(default=None, metadata=_OPTIONAL)
+    num_gpu_blocks: int | None = field(default=None, metadata=_WITH_CAPACITY)
+    block_size: int | None = field(default=None, metadata=_WITH_CAPACITY)
+    max_concurrency: KvConcurrency | None = field(default=None, metadata=_OPTIONAL)
+    server_ttft_ms: HistogramFigures | None = field(default=None, metadata=_OPTIONAL)
+    server_itl_ms: HistogramFigures | None = field(default=None, metadata=_OPTIONAL)
+    server_e2el_ms: HistogramFigures | None = field(default=None, metadata=_OPTIONAL)
+    server_queue_ms: HistogramFigures | None = field(default=None, metadata=_OPTIONAL)
+    server_prefill_ms: HistogramFigures | None = field(default=None, metadata=_OPTIONAL)
+    server_decode_ms: HistogramFigures | None = field(default=None, metadata=_OPTIONAL)
+    server_inference_ms: HistogramFigures | None = field(default=None, metadata=_OPTIONAL)
+    prefix_cache: ServerPrefixCache | None = field(default=None, metadata=_OPTIONAL)
+    spec_decode: SpecDecode | None = field(default=None, metadata=_OPTIONAL)
+    server_prefill_ms_per_token: float | None = field(
+        default=None, metadata=wire(digits=4, omit="none")
+    )
+    warnings: tuple[str, ...] = field(default=(), metadata=wire(omit="empty"))
     # Columns of gauge samples (t_s, kv_cache_usage, running, ...), hundreds of numbers a
     # point: passed through as the file holds them, read only by the report's charts.
-    series: dict[str, Any] | None = None
-    vs_client: dict[str, ClientServerGap] | None = None
+    series: dict[str, Any] | None = field(default=None, metadata=_OPTIONAL)
+    vs_client: dict[str, ClientServerGap] | None = field(default=None, metadata=_OPTIONAL)
 
     @property
     def usable(self) -> bool:
@@ -187,11 +199,25 @@ class RooflineBlock:
 
 @dataclass(frozen=True)
 class SloLimit:
-    """One statistic limit: `stat` of `metric` at most `limit_ms`."""
+    """One statistic limit: `stat` of `metric` at most `limit_ms`; stat is 'mean', 'median'
+    or 'pNN' (app.bench.capacity.slo.parse_slo)."""
 
     metric: str
     stat: str
     limit_ms: float
+
+    @property
+    def label(self) -> str:
+        return f"{self.metric}:{self.stat}:{self.limit_ms:g}"
+
+    @property
+    def quantile(self) -> float | None:
+        """The percentile (0..100) the statistic is, None for the mean."""
+        if self.stat == "mean":
+            return None
+        if self.stat == "median":
+            return 50.0
+        return float(self.stat[1:])
 
 
 @dataclass(frozen=True)
@@ -238,12 +264,21 @@ SloCheck = StatCheck | ShareCheck
 
 
 @dataclass(frozen=True)
-class SloBlock:
-    """tpotbench.slo: what the point was held to, its verdict per check, and goodput."""
+class SloTargets:
+    """What a run is held to (app.bench.capacity.slo.SLOSet.targets): statistic limits,
+    per-request limits, and the share of requests that must meet those (None without them).
+    A search's `slos`; the head of every point's SLO block."""
 
     limits: tuple[SloLimit, ...] = ()
     per_request_ms: dict[str, float] | None = None
     good_share: float | None = None
+
+
+@dataclass(frozen=True)
+class SloBlock(SloTargets):
+    """tpotbench.slo: what the point was held to, its verdict per check, and goodput
+    (app.bench.capacity.slo.slo_block)."""
+
     passed: bool | None = None
     checks: tuple[SloCheck, ...] = ()
     failed: tuple[str, ...] = ()

@@ -3,10 +3,9 @@ through the one codec (app.bench.schema.codec).
 
 The fields' order is the keys' order in the file (part of the format: keep new fields at the
 end of their class). `SearchDoc` is the whole file; `SearchPoint` one load value's entry (the
-`search_value` event carries one, `search_finished` the document without its points). The
-checks of a run and the SLOs are still assembled as dicts by the module that computes them
-(app.bench.capacity.slo) and travel here as plain JSON; the whys are `WhyBlock`s, as in a point
-file (app.bench.capacity.why).
+`search_value` event carries one, `search_finished` the document without its points). A run's
+checks and the SLOs are the point file's SLO types, the whys `WhyBlock`s, as in a point file
+(app.bench.schema.point_blocks).
 
 Strictness as for a point file's blocks (app.bench.schema.point_blocks): the event stream is
 strict; a file is read tolerantly by `read_search_doc` (keys this version does not know are
@@ -22,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.bench.schema.codec import SchemaError, from_json_obj, wire
-from app.bench.schema.point_blocks import WhyBlock, known_keys
+from app.bench.schema.point_blocks import SloCheck, SloTargets, WhyBlock, known_keys
 
 SEARCH_SCHEMA = 1
 _ROUND_S = wire(digits=3)  # a point's measuring time in the file: milliseconds
@@ -111,7 +110,7 @@ class SearchRun:
     measuring_s: float = field(metadata=_ROUND_S)
     early_stop: str | None = None
     path: str | None = None
-    checks: tuple[dict[str, Any], ...] = ()
+    checks: tuple[SloCheck, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +190,7 @@ class SearchDoc:
 
     tpotbench_search: int = SEARCH_SCHEMA
     endpoint: SearchEndpoint | None = None  # always written; None only in a hand-made file
-    slos: dict[str, Any] | None = None
+    slos: SloTargets | None = None
     fixed: SearchFixed | None = None
     over: str = "concurrency"
     settings: SearchSettings = field(default_factory=SearchSettings)

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -16,6 +16,7 @@ from app.bench.http.body import MAX_METRICS_BODY_BYTES, get_small
 from app.bench.http.client import make_client
 from app.bench.http.endpoint import ResolvedEndpoint
 from app.bench.http.failures import classify_exception
+from app.bench.schema.point_blocks import ClientServerGap, ServerMetricsBlock
 from app.bench.serverstats.parse import MetricsParseError, gauges_only, parse_metrics
 from app.bench.serverstats.snapshot import MetricsSample, MetricsSnapshot, series_to_dict
 from app.bench.serverstats.summary import summarize
@@ -249,12 +250,14 @@ class MetricsScraper:
             self._on_sample(sample)
         return snap
 
-    def series(self, t0_s: float | None = None, t1_s: float | None = None) -> dict[str, list[Any]]:
+    def series(
+        self, t0_s: float | None = None, t1_s: float | None = None
+    ) -> dict[str, list[float | None]]:
         return series_to_dict(s for s in self._samples if _inside(s.t_s, t0_s, t1_s))
 
     def summary(
         self, t0_s: float | None = None, t1_s: float | None = None, context_len: int | None = None
-    ) -> dict[str, Any]:
+    ) -> ServerMetricsBlock:
         """Summary of [t0_s, t1_s]; histogram deltas run from the last scrape at or before t0_s."""
         scrapes = list(self._scrapes)
         if self._first is not None and (not scrapes or scrapes[0][1] is not self._first[1]):
@@ -269,32 +272,39 @@ class MetricsScraper:
 
 
 def result_block(
-    scraper: MetricsScraper, context_len: int | None = None, client: dict[str, Any] | None = None
-) -> dict[str, Any]:
+    scraper: MetricsScraper,
+    context_len: int | None = None,
+    client: Mapping[str, float | None] | None = None,
+) -> ServerMetricsBlock:
     """What a point's result file stores under tpotbench.server_metrics (schema 1).
 
     `client` is the point's vLLM-style summary: with it, server TTFT/ITL means are set beside
     the client's, and the gap (network + client overhead + queueing outside the engine) is given.
     """
-    block: dict[str, Any] = {"schema": 1, "metrics_url": scraper.metrics_url}
     if not scraper.available:
-        block["error"] = scraper.last_error or "no successful scrape"
-        return block
-    block.update(scraper.summary(context_len=context_len))
-    block["series"] = scraper.series()
+        return scrape_error(scraper.metrics_url, scraper.last_error or "no successful scrape")
+    block = scraper.summary(context_len=context_len)
+    gaps: dict[str, ClientServerGap] | None = None
     if client:
         gaps = {}
         for key in ("ttft", "itl", "e2el"):
-            server = (block.get(f"server_{key}_ms") or {}).get("mean")
+            phase = block.phase(key)
+            server = phase.mean if phase is not None else None
             mine = client.get(f"mean_{key}_ms")
             if isinstance(server, int | float) and isinstance(mine, int | float):
-                gaps[f"{key}_ms"] = {
-                    "client_mean": round(mine, 3),
-                    "server_mean": server,
-                    "gap": round(mine - server, 3),
-                }
-        block["vs_client"] = gaps
-    return block
+                gaps[f"{key}_ms"] = ClientServerGap(mine, server, mine - server)
+    return replace(
+        block,
+        schema=1,
+        metrics_url=scraper.metrics_url,
+        series=scraper.series(),
+        vs_client=gaps,
+    )
+
+
+def scrape_error(metrics_url: str, error: str) -> ServerMetricsBlock:
+    """The block of a point whose /metrics gave no summary: the URL and what went wrong."""
+    return ServerMetricsBlock(schema=1, metrics_url=metrics_url, error=error)
 
 
 def _inside(t: float, t0: float | None, t1: float | None) -> bool:

@@ -6,6 +6,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
+from app.bench.schema.point_blocks import HistogramFigures
+
 
 @dataclass(frozen=True)
 class Histogram:
@@ -43,17 +45,18 @@ class Histogram:
             lower, below = (le if not math.isinf(le) else lower), cumulative
         return lower
 
-    def stats_ms(self) -> dict[str, float | int | None]:
+    def stats_ms(self) -> HistogramFigures:
+        # Rounded here, not on the wire: the client/server gap is taken from the stored mean.
         def ms(v: float | None) -> float | None:
             return None if v is None else round(v * 1000.0, 3)
 
-        return {
-            "count": int(self.count),
-            "mean": ms(self.mean()),
-            "p50": ms(self.quantile(0.50)),
-            "p90": ms(self.quantile(0.90)),
-            "p99": ms(self.quantile(0.99)),
-        }
+        return HistogramFigures(
+            int(self.count),
+            ms(self.mean()),
+            ms(self.quantile(0.50)),
+            ms(self.quantile(0.90)),
+            ms(self.quantile(0.99)),
+        )
 
 
 @dataclass(frozen=True)

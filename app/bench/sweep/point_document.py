@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -25,10 +25,12 @@ from app.bench.schema.point_blocks import (
     EarlyStopBlock,
     LoopLag,
     PrefixCacheBlock,
+    ServerMetricsBlock,
+    SloBlock,
     WorkersBlock,
 )
 from app.bench.selftest.store import point_block, point_streams
-from app.bench.serverstats.scrape import MetricsScraper, result_block
+from app.bench.serverstats.scrape import MetricsScraper, result_block, scrape_error
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.prefix_cache import expected_share, hit_rate, stale_cache_warning
 from app.bench.sweep.roofline_point import roofline_batch
@@ -82,7 +84,7 @@ def point_document(
         not_sent=outcome.not_sent,
         started_at=measured.started_at,
         roofline=_roofline(config, point, outcome, num_requests, metrics, server_block),
-        server_metrics=server_block,
+        server_metrics=None if server_block is None else to_json_obj(server_block),
     )
     if measured.workers_block is not None:
         result["tpotbench"]["workers"] = to_json_obj(measured.workers_block)
@@ -103,14 +105,15 @@ def point_document(
         PrefixCacheBlock(cache_reset, hit_rate(server_block), warning)
     )
     block["schedule_lateness_ms"] = to_json_obj(lateness_summary(outcome.records))
-    if config.trace:
-        block["trace"] = config.trace
+    if config.trace is not None:
+        block["trace"] = to_json_obj(config.trace)
     if early_stop is not None:
         block["early_stop"] = to_json_obj(early_stop)
     if config.slos:
-        block["slo"] = _slo(config, metrics, stopped_early=early_stop is not None)
-        failed = [c["slo"] for c in block["slo"].get("checks") or [] if not c.get("passed")]
-        if not block["slo"].get("passed"):
+        slo = _slo(config, metrics, stopped_early=early_stop is not None)
+        block["slo"] = to_json_obj(slo)
+        failed = [c.slo for c in slo.checks if not c.passed]
+        if not slo.passed:
             # Why it failed, with the evidence read (a fragment's why abstains and says so).
             block["why"] = to_json_obj(explain(result, failed or None))
     # Whether the load happened as planned (the target reached, sends on schedule, the client
@@ -146,7 +149,9 @@ def _point_info(
     )
 
 
-def _server_block(scraper: MetricsScraper | None, metrics: PointMetrics) -> dict[str, Any] | None:
+def _server_block(
+    scraper: MetricsScraper | None, metrics: PointMetrics
+) -> ServerMetricsBlock | None:
     """The server's /metrics over the point. Whatever the page held, the point is saved: a
     summary that fails is recorded as an error in its block."""
     if scraper is None:
@@ -162,11 +167,9 @@ def _server_block(scraper: MetricsScraper | None, metrics: PointMetrics) -> dict
             ),
         )
     except Exception as exc:
-        return {
-            "schema": 1,
-            "metrics_url": scraper.metrics_url,
-            "error": f"summary failed: {type(exc).__name__}: {exc}"[:300],
-        }
+        return scrape_error(
+            scraper.metrics_url, f"summary failed: {type(exc).__name__}: {exc}"[:300]
+        )
 
 
 def _roofline(
@@ -175,7 +178,7 @@ def _roofline(
     outcome: LoadOutcome,
     num_requests: int,
     metrics: PointMetrics,
-    server_block: dict[str, Any] | None,
+    server_block: ServerMetricsBlock | None,
 ) -> dict[str, Any] | None:
     """The run's roofline context with the floor at the point's batch and its TPOT p50's MBU."""
     if not config.roofline:
@@ -191,7 +194,7 @@ def _roofline(
     return roofline
 
 
-def _slo(config: RunContext, metrics: PointMetrics, *, stopped_early: bool) -> dict[str, Any]:
+def _slo(config: RunContext, metrics: PointMetrics, *, stopped_early: bool) -> SloBlock:
     assert config.slos is not None
     stats = {
         k: {
@@ -210,7 +213,7 @@ def _slo(config: RunContext, metrics: PointMetrics, *, stopped_early: bool) -> d
         duration_s=metrics.duration_s,
     )
     if stopped_early:  # an early stop is a proven failure even if the finished part passed
-        block["passed"] = False
+        block = replace(block, passed=False)
     return block
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import bisect
 import ipaddress
 from collections.abc import Sequence
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -21,6 +20,7 @@ import httpx
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.auth import auth_headers, redact
 from app.bench.http.endpoint import ResolvedEndpoint
+from app.bench.schema.point_blocks import ServerMetricsBlock, TraceBlock
 
 # A dataset of distinct prompts shares little more than a chat template; above this share of
 # prompt tokens served from the cache, the cache was most likely warmed by an earlier point.
@@ -91,15 +91,14 @@ class PrefixCacheReset:
         return f"failed: HTTP {response.status_code}"
 
 
-def hit_rate(server_metrics: dict[str, Any] | None) -> float | None:
+def hit_rate(server_metrics: ServerMetricsBlock | None) -> float | None:
     """The share of prompt tokens the server's prefix cache served over the point."""
-    block = (server_metrics or {}).get("prefix_cache")
-    rate = block.get("hit_rate") if isinstance(block, dict) else None
-    return float(rate) if isinstance(rate, int | float) else None
+    block = server_metrics.prefix_cache if server_metrics is not None else None
+    return block.hit_rate if block is not None else None
 
 
 def stale_cache_warning(
-    server_metrics: dict[str, Any] | None, reset: str | None, expected: float | None = None
+    server_metrics: ServerMetricsBlock | None, reset: str | None, expected: float | None = None
 ) -> str | None:
     """A one-line warning when the point's prompt tokens were largely served from the prefix
     cache (a cache warmed by an earlier run inflates throughput), else None. `expected`:
@@ -138,11 +137,11 @@ def prompts_share(samples: Sequence[SampleRequest]) -> float:
     return shared / total if total else 0.0
 
 
-def expected_share(samples: Sequence[SampleRequest], trace: dict[str, Any] | None) -> float:
+def expected_share(samples: Sequence[SampleRequest], trace: TraceBlock | None) -> float:
     """What the point's own prompts let the cache serve: the larger of their shared text and
     a trace's predicted hit rate (from its hash ids)."""
-    predicted = (trace or {}).get("predicted_hit_rate")
-    from_trace = float(predicted) if isinstance(predicted, int | float) else 0.0
+    predicted = trace.predicted_hit_rate if trace is not None else None
+    from_trace = predicted if predicted is not None else 0.0
     return max(from_trace, prompts_share(samples))
 
 

@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from app.bench.load.arrivals import LoadOutcome
+from app.bench.schema.point_blocks import ServerMetricsBlock
 from app.bench.sweep.plan import PointSpec
 from app.roofline.scenario import Scenario
 
@@ -43,14 +44,14 @@ def check_roofline(context: dict[str, Any]) -> dict[str, Any]:
 
 
 def roofline_batch(
-    point: PointSpec, outcome: LoadOutcome, num_prompts: int, server: dict[str, Any] | None
+    point: PointSpec, outcome: LoadOutcome, num_prompts: int, server: ServerMetricsBlock | None
 ) -> tuple[float, str] | None:
     """The decode batch a point ran at, and where that figure comes from: the server's mean
     running-requests gauge when scraped; else the concurrency limit of an unlimited-rate point
     (the slots stay full); else the time-averaged number of requests in flight (Little's law:
     summed request time / duration). None when nothing finished."""
-    running = ((server or {}).get("running") or {}).get("mean")
-    if isinstance(running, int | float) and not isinstance(running, bool) and running > 0:
+    running = server.running.mean if server is not None and server.running else None
+    if running is not None and running > 0:
         return float(running), "server_running"
     if point.max_concurrency is not None and math.isinf(point.request_rate):
         return float(min(point.max_concurrency, num_prompts)), "concurrency"

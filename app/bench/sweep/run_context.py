@@ -19,6 +19,7 @@ from app.bench.load.schedule import ArrivalPlan
 from app.bench.metrics.options import DEFAULT_PERCENTILES
 from app.bench.results.naming import point_filename
 from app.bench.results.point_result import PointResult
+from app.bench.schema.point_blocks import TraceBlock
 from app.bench.selftest.store import SavedCeiling
 from app.bench.sweep.contract import EndpointInfo
 from app.bench.sweep.conversation_point import ConversationLoad
@@ -107,7 +108,7 @@ class RunContext:
     # A trace replay: every point sends on the trace's own clock (its offsets, in sample
     # order) instead of vLLM's arrival process, and records `trace` in its tpotbench block.
     arrival_plan: ArrivalPlan | None = None
-    trace: dict[str, Any] | None = None
+    trace: TraceBlock | None = None
     # Holds state across points (a server without the route is asked once): made here, once.
     _resetter: PrefixCacheReset | None = field(default=None, init=False, repr=False, compare=False)
 

@@ -15,6 +15,7 @@ from app.bench.capacity.search import RunMeasurement, SearchOutcome, SearchSetti
 from app.bench.capacity.search_run import search_document, search_json
 from app.bench.capacity.slo import parse_slos
 from app.bench.http.endpoint import resolve_endpoint
+from app.bench.schema.point_blocks import StatCheck
 from app.bench.schema.search_doc import SearchEndpoint
 from app.bench.sweep.run_context import RunContext
 
@@ -54,10 +55,8 @@ def _result(value: float, n: int, tpot: float, recorded: bool = False) -> dict[s
 async def _measure(value: float, run: int, n: int, recorded: bool = False) -> RunMeasurement:
     tpot = _tpot(value, run)
     checks = [
-        {"slo": "tpot:p99:50", "kind": "stat", "value_ms": tpot, "limit_ms": 50.0,
-         "passed": tpot <= 50},
-        {"slo": "ttft:p99:2000", "kind": "stat", "value_ms": 100.0 + value * 3.3,
-         "limit_ms": 2000.0, "passed": True},
+        StatCheck("tpot:p99:50", "stat", tpot, 50.0, tpot <= 50),
+        StatCheck("ttft:p99:2000", "stat", 100.0 + value * 3.3, 2000.0, True),
     ]  # fmt: skip
     stop = "tpot:p99:50 proven" if value == 32 else None
     return RunMeasurement(

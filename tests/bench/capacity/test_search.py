@@ -11,6 +11,7 @@ import pytest
 from app.bench.capacity.search import RunMeasurement, SearchSettings, decide, search
 from app.bench.capacity.slo import SLOSet, evaluate, parse_slos
 from app.bench.datasets.sharegpt import default_sharegpt_path, sample_sharegpt
+from app.bench.schema.point_blocks import StatCheck
 from app.bench.schema.search_doc import Violation
 from app.sim.config import SimConfig
 from app.sim.replay import percentile, replay
@@ -58,8 +59,7 @@ def formula_measure(
 ) -> Callable:
     async def measure(value: float, run: int, n: int) -> RunMeasurement:
         figure = tpot(value) if run == 1 else tpot(value) * (1 + 0.02 * (run - 2))
-        check = {"slo": "tpot:p99:50", "kind": "stat", "value_ms": figure, "limit_ms": limit,
-                 "passed": figure <= limit}  # fmt: skip
+        check = StatCheck("tpot:p99:50", "stat", figure, limit, figure <= limit)  # fmt: skip
         log.append(value)
         return RunMeasurement(value, run, figure <= limit, [check], 1.0, n)
 
@@ -144,8 +144,7 @@ def test_runs_use_the_interval() -> None:
     # Three runs at 48.5, 49.5, 50.5 ms: mean 49.5 meets 50 but the 95 % interval reaches
     # past it: marginal, which counts as a fail.
     def run(value: float, figure: float, passed: bool) -> RunMeasurement:
-        check = {"slo": "tpot:p99:50", "kind": "stat", "value_ms": figure, "limit_ms": 50.0,
-                 "passed": passed}  # fmt: skip
+        check = StatCheck("tpot:p99:50", "stat", figure, 50.0, passed)  # fmt: skip
         return RunMeasurement(value, 1, passed, [check], 1.0, 10)
 
     decision, failed, figures = decide(

@@ -13,6 +13,7 @@ from app.bench.capacity.slo import parse_slos
 from app.bench.datasets.synthetic import sample_random
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.read import load_results
+from app.bench.schema.point_blocks import StatCheck
 from app.bench.sweep.roofline_point import check_roofline
 from app.bench.sweep.run_context import RunContext
 from tests.why_scenarios import MODEL, SCENARIOS, serve
@@ -60,8 +61,7 @@ def test_the_boundary_why_is_read_from_a_full_run(tmp_path: Path) -> None:
 
 
 def _always_fails(value: float, run: int, n: int) -> RunMeasurement:
-    check = {"slo": "ttft:p99:100", "kind": "stat", "value_ms": 500.0, "limit_ms": 100.0,
-             "passed": False}  # fmt: skip
+    check = StatCheck("ttft:p99:100", "stat", 500.0, 100.0, False)  # fmt: skip
     return RunMeasurement(value, run, False, [check], 1.0, n, result={"completed": n})
 
 

@@ -46,7 +46,7 @@ print(json.dumps({
 
 
 def test_a_field_added_to_the_why_reaches_files_events_and_views(sim, tmp_path: Path) -> None:
-    tree = _tree_with_field(tmp_path, ANCHOR, ADDED)
+    tree = _tree_with_field(tmp_path, [ANCHOR], ADDED)
     common = ("--base-url", sim.base_url, "--model", "qwen2.5-7b", "--output-len", "4")
     common += ("--slo", "tpot:p99:0.001", "--events", "jsonl", "--disable-tqdm")
     sweep_dir, search_dir = tmp_path / "sweep", tmp_path / "search"

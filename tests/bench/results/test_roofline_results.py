@@ -18,6 +18,7 @@ from app.bench.results.point_result import SUMMARY_COLUMNS
 from app.bench.results.read import load_result, load_results
 from app.bench.results.sweep_csv import sweep_csv_text
 from app.bench.results.write import roofline_block, write_point_json
+from app.bench.schema.point_blocks import ServerMetricsBlock, Spread
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.roofline_point import check_roofline, roofline_batch
 from app.commands.report import format_table
@@ -79,12 +80,12 @@ def _outcome(*spans_ms: tuple[int, int]) -> LoadOutcome:
 def test_batch_comes_from_server_then_concurrency_then_little() -> None:
     spans = _outcome((0, 1000), (500, 2000))  # 1.0 s + 1.5 s busy over 2.0 s
     limited = PointSpec(0, math.inf, 4)
-    assert roofline_batch(limited, spans, 100, {"running": {"mean": 7.6, "max": 9}}) == (
+    assert roofline_batch(limited, spans, 100, ServerMetricsBlock(running=Spread(7.6, 9))) == (
         7.6,
         "server_running",
     )
     assert roofline_batch(limited, spans, 100, None) == (4.0, "concurrency")
-    assert roofline_batch(limited, spans, 100, {"running": None}) == (4.0, "concurrency")
+    assert roofline_batch(limited, spans, 100, ServerMetricsBlock()) == (4.0, "concurrency")
     assert roofline_batch(PointSpec(0, math.inf, 16), spans, 8, None) == (8.0, "concurrency")
     # A fixed rate (or no limit): the time-averaged number in flight, 2.5 s / 2.0 s.
     assert roofline_batch(PointSpec(0, 2.0, 4), spans, 100, None) == (1.25, "mean_in_flight")

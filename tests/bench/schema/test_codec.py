@@ -387,3 +387,32 @@ def test_a_union_told_apart_by_a_tag_reads_each_member_and_errs_as_in_order() ->
         from_json_obj(Limits, bad)
     with pytest.raises(SchemaError, match=r"^checks\[0\]\.kind: must be one of 'stat', got 'bad'"):
         from_json_obj(Limits, {"checks": [{"kind": "bad", "share": 1}]})
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A group of keys written together once the leading one is there, null or not."""
+
+    tokens: int | None = field(default=None, metadata=wire(omit="none"))
+    blocks: int | None = field(default=None, metadata=wire(present_with="tokens"))
+    size: int | None = field(default=None, metadata=wire(present_with="tokens", omit="none"))
+    after: str = "x"
+
+
+def test_a_key_present_with_another_is_written_null_beside_it_and_left_out_without_it() -> None:
+    assert to_json_obj(Pool(100, None, 16)) == {
+        "tokens": 100,
+        "blocks": None,
+        "size": 16,
+        "after": "x",
+    }
+    assert to_json_obj(Pool(100, None, None)) == {"tokens": 100, "blocks": None, "after": "x"}
+    assert to_json_obj(Pool(None, 5, 16)) == {"after": "x"}
+    assert from_json_obj(Pool, {"tokens": 100, "blocks": None}) == Pool(100)
+
+    @dataclass
+    class Unknown:
+        blocks: int | None = field(default=None, metadata=wire(present_with="tokenz"))
+
+    with pytest.raises(TypeError, match="present_with names no field"):
+        to_json_obj(Unknown())

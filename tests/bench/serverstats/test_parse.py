@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from app.bench.schema.codec import to_json_obj
 from app.bench.serverstats.parse import MetricsParseError, detect_server, parse_metrics
 from app.bench.serverstats.scrape import MetricsScraper, result_block
 from app.bench.serverstats.snapshot import (
@@ -20,6 +19,7 @@ from app.bench.serverstats.snapshot import (
 )
 from app.bench.serverstats.summary import summarize
 from app.sim.embedded import RunningSim
+from tests.bench.serverstats.page_server import Pages, serving
 
 LBL = 'engine="0",model_name="qwen2.5-7b"'
 
@@ -97,13 +97,13 @@ def test_histogram_delta_mean_and_percentiles_between_two_scrapes() -> None:
     b = parse_metrics(vllm_v1_page(ttft=TTFT_B, ttft_sum=1.36)).ttft
     assert a is not None and b is not None
     stats = b.minus(a).stats_ms()
-    assert stats["count"] == 10
-    assert stats["mean"] == pytest.approx(72.0)
-    assert stats["p50"] == pytest.approx(70.0)  # rank 5: 3rd of 6 in (60, 80] ms
-    assert stats["p90"] == pytest.approx(90.0)
-    assert stats["p99"] == pytest.approx(99.0)
+    assert stats.count == 10
+    assert stats.mean == pytest.approx(72.0)
+    assert stats.p50 == pytest.approx(70.0)  # rank 5: 3rd of 6 in (60, 80] ms
+    assert stats.p90 == pytest.approx(90.0)
+    assert stats.p99 == pytest.approx(99.0)
     # A quantile in the +Inf bucket is only known to exceed the last finite bound (250 ms).
-    assert a.stats_ms()["p99"] == pytest.approx(250.0)
+    assert a.stats_ms().p99 == pytest.approx(250.0)
 
 
 def test_vllm_legacy_names_and_data_parallel_engines() -> None:
@@ -218,48 +218,14 @@ def test_series_round_trip() -> None:
     }
 
 
-class _Pages:
-    """Serves the next page of a fixed list on each GET /metrics (the last one repeats)."""
-
-    def __init__(self, pages: list[str]) -> None:
-        self.pages = pages
-        self.hits = 0
-        self.auth: list[str | None] = []
-
-
 @pytest.fixture
-def page_server() -> Iterator[tuple[str, _Pages]]:
-    state = _Pages([])
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            if self.path != "/metrics":
-                self.send_error(404)
-                return
-            state.auth.append(self.headers.get("Authorization"))
-            body = state.pages[min(state.hits, len(state.pages) - 1)].encode()
-            state.hits += 1
-            self.send_response(200)
-            self.send_header("Content-Type", "text/plain; version=0.0.4")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+def page_server() -> Iterator[tuple[str, Pages]]:
+    state = Pages([])
+    with serving(state) as url:
+        yield url, state
 
 
-def test_scraper_series_and_window_summary(page_server: tuple[str, _Pages]) -> None:
+def test_scraper_series_and_window_summary(page_server: tuple[str, Pages]) -> None:
     url, state = page_server
     state.pages = [
         vllm_v1_page(running=2, waiting=0, kv=0.10, preempt=7, ttft=TTFT_A, ttft_sum=0.64),
@@ -292,7 +258,7 @@ def test_scraper_series_and_window_summary(page_server: tuple[str, _Pages]) -> N
     assert [s.t_s for s in seen] == [1.0, 2.0, 3.0]
     assert state.auth[0] == "Bearer sk-test-1234"
     assert "sk-test" not in repr(scraper)
-    summary = scraper.summary(context_len=4096)
+    summary = to_json_obj(scraper.summary(context_len=4096))
     assert summary["samples"] == 3
     assert summary["server"] == "vllm"
     assert summary["preemptions"] == 3.0
@@ -304,13 +270,13 @@ def test_scraper_series_and_window_summary(page_server: tuple[str, _Pages]) -> N
     assert summary["server_ttft_ms"]["count"] == 10
     assert summary["server_ttft_ms"]["mean"] == pytest.approx(72.0)
     # The window [2, 3] starts at the second scrape: no new TTFT observations after it.
-    late = scraper.summary(2.0, 3.0)
+    late = to_json_obj(scraper.summary(2.0, 3.0))
     assert late["samples"] == 2 and late["preemptions"] == 1.0
     assert late["server_ttft_ms"]["count"] == 0 and late["server_ttft_ms"]["mean"] is None
     assert scraper.series(2.5)["running"] == [16.0]
     scraper.set_origin(10**9)  # the load started one second after the scraper
     assert [s.t_s for s in scraper.samples] == [0.0, 1.0, 2.0]
-    assert scraper.summary(1.0)["preemptions"] == 1.0
+    assert to_json_obj(scraper.summary(1.0))["preemptions"] == 1.0
 
 
 def test_scraper_survives_an_unreachable_server() -> None:
@@ -323,12 +289,12 @@ def test_scraper_survives_an_unreachable_server() -> None:
     scraper = asyncio.run(scenario())
     assert scraper.samples == [] and scraper.failures >= 1
     assert scraper.last_error is not None and scraper.last_error.startswith("cannot connect: ")
-    assert result_block(scraper) == {
+    assert to_json_obj(result_block(scraper)) == {
         "schema": 1,
         "metrics_url": "http://127.0.0.1:9/metrics",
         "error": scraper.last_error,
     }
-    assert scraper.summary() == {
+    assert to_json_obj(scraper.summary()) == {
         "samples": 0,
         "kv_cache_usage": None,
         "running": None,
@@ -381,7 +347,7 @@ def test_live_scrape_of_the_simulator_follows_the_load(
     peak = max(v for v in series["kv_cache_usage"] if v is not None)
     assert lo <= peak <= hi
     assert series["preemptions"][-1] == 0
-    summary = scraper.summary()
+    summary = to_json_obj(scraper.summary())
     assert summary["running"]["max"] == n
     # Say what the summary had if the TTFT delta is ever missing again (it was, under a CPU hog:
     # the simulator stamped first tokens before arrival, see test_engine).
@@ -392,7 +358,9 @@ def test_live_scrape_of_the_simulator_follows_the_load(
     assert summary["kv_capacity_tokens"] == 84_896
     # The block a result file stores: JSON-clean, the series round-trips, server vs client.
     client_mean = sum(e2el_ms) / n
-    block = json.loads(json.dumps(result_block(scraper, 4096, {"mean_e2el_ms": client_mean})))
+    block = json.loads(
+        json.dumps(to_json_obj(result_block(scraper, 4096, {"mean_e2el_ms": client_mean})))
+    )
     assert block["schema"] == 1 and block["server"] == "vllm"
     assert block["max_concurrency"] == {"context_len": 4096, "sequences": 20, "ratio": 20.73}
     assert block["series"] == series_to_dict(scraper.samples)
@@ -453,7 +421,7 @@ def test_histograms_that_cannot_be_compared_are_left_out_with_a_warning() -> Non
     before = parse_metrics(vllm_v1_page(ttft={"0.04": 0, "0.06": 1}))  # no +Inf bucket yet
     after = parse_metrics(vllm_v1_page(ttft=TTFT_B, preempt=2))  # +Inf appears; counter reset
     sample = MetricsSample(0.0, 0.45, 12.0, 3.0, 0.0)
-    summary = summarize([(0.0, before), (1.0, after)], [sample], context_len=100)
+    summary = to_json_obj(summarize([(0.0, before), (1.0, after)], [sample], context_len=100))
     assert "server_ttft_ms" not in summary and "preemptions" not in summary
     assert any("TTFT histogram: buckets or count changed" in w for w in summary["warnings"])
     assert any("preemptions: the counter went down" in w for w in summary["warnings"])
@@ -478,7 +446,7 @@ def _counters_page(queries: int, hits: int, drafts: int, proposed: int, accepted
 def test_prefix_cache_and_spec_decode_from_counter_deltas() -> None:
     first = parse_metrics(_counters_page(1000, 0, 40, 120, 90))
     last = parse_metrics(_counters_page(3000, 1536, 140, 420, 300))
-    summary = summarize([(0.0, first), (5.0, last)], [])
+    summary = to_json_obj(summarize([(0.0, first), (5.0, last)], []))
     # 1,536 of 2,000 prompt tokens looked up were cached; 210 of 300 drafted tokens accepted
     # over 100 drafts: each draft step gave 2.1 accepted tokens plus the target's own.
     assert summary["prefix_cache"] == {"queries": 2000, "hits": 1536, "hit_rate": 0.768}
@@ -490,7 +458,7 @@ def test_prefix_cache_and_spec_decode_from_counter_deltas() -> None:
         "mean_acceptance_length": 3.1,
     }
     restarted = parse_metrics(_counters_page(10, 0, 40, 120, 90))
-    summary = summarize([(0.0, first), (5.0, restarted)], [])
+    summary = to_json_obj(summarize([(0.0, first), (5.0, restarted)], []))
     assert "prefix_cache" not in summary
     assert "prefix_cache_queries: the counter went down" in " ".join(summary["warnings"])
 
@@ -513,7 +481,7 @@ def test_server_hit_rate_equals_the_cached_tokens_the_replies_report(
                 reply = await client.post(sim.root_url + "/v1/completions", json=body)
                 replies.append(reply.json())
             await scraper.scrape_now()
-        return scraper.summary(), replies
+        return to_json_obj(scraper.summary()), replies
 
     summary, replies = asyncio.run(scenario())
     usage = [r["usage"] for r in replies]
@@ -548,7 +516,7 @@ def test_phase_histograms_of_vllm_and_sglang_give_the_points_queue_time() -> Non
         gauge = gauge or "sglang:num_queue_reqs 0\n"
         first = parse_metrics(_phase_page(name, (4.0, 10), gauge))
         last = parse_metrics(_phase_page(name, (8.0, 20), gauge))
-        summary = summarize([(0.0, first), (2.0, last)], [])
+        summary = to_json_obj(summarize([(0.0, first), (2.0, last)], []))
         # Ten waits of 0.4 s between the two scrapes: exact from the sums and counts.
         assert summary["server_queue_ms"]["count"] == 10
         assert summary["server_queue_ms"]["mean"] == 400.0
@@ -562,13 +530,13 @@ def test_llamacpp_prompt_seconds_give_prefill_time_per_token() -> None:
             f"llamacpp:prompt_seconds_total {seconds}\nllamacpp:prompt_tokens_total {tokens}\n"
         )
 
-    summary = summarize(
-        [(0.0, parse_metrics(page(1.0, 100))), (3.0, parse_metrics(page(3.0, 4100)))], []
+    summary = to_json_obj(
+        summarize([(0.0, parse_metrics(page(1.0, 100))), (3.0, parse_metrics(page(3.0, 4100)))], [])
     )
     assert summary["server_prefill_ms_per_token"] == 0.5
 
 
-def test_finish_ends_the_window_on_a_whole_page(page_server: tuple[str, _Pages]) -> None:
+def test_finish_ends_the_window_on_a_whole_page(page_server: tuple[str, Pages]) -> None:
     """The ticks parse the gauges only; finish() stops them before its whole-page scrape, so
     the window's last scrape has the histograms and the deltas cover the point."""
     url, state = page_server
@@ -605,6 +573,6 @@ def test_finish_ends_the_window_on_a_whole_page(page_server: tuple[str, _Pages])
 
     scraper = asyncio.run(scenario())
     assert scraper.latest is not None and scraper.latest.ttft is not None
-    summary = scraper.summary()
+    summary = to_json_obj(scraper.summary())
     assert summary["server_ttft_ms"]["count"] == 10 and summary["samples"] == len(received)
     assert summary["samples"] >= 21  # the baseline, 19 or more ticks, the closing whole page

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from app import __version__
 from app.bench.results.per_request import REQUEST_ENTRY_KEYS
+from app.bench.schema.point_blocks import StatCheck
 from app.bench.schema.search_doc import (
     SearchBoundary,
     SearchDoc,
@@ -64,7 +65,13 @@ _POINT = SearchPoint(
     {"tpot:p99:50": SearchFigure(1, 12.5, (12.5, 12.5), None)},
     (
         SearchRun(
-            1, True, 32, 1.23456, None, "c4.json", ({"slo": "tpot:p99:50", "value_ms": math.inf},)
+            1,
+            True,
+            32,
+            1.23456,
+            None,
+            "c4.json",
+            (StatCheck("tpot:p99:50", "stat", math.inf, 50.0, False),),
         ),
     ),
 )
@@ -154,7 +161,8 @@ GOLDEN: list[tuple[Event, str]] = [
         '{"type":"search_value","value":{"value":4.0,"phase":"grow","decision":"pass",'
         '"failed":[],"figures":{"tpot:p99:50":{"n":1,"mean":12.5,"ci95":[12.5,12.5],"cv":null}},'
         '"runs":[{"run":1,"passed":true,"num_requests":32,"measuring_s":1.235,"early_stop":null,'
-        '"path":"c4.json","checks":[{"slo":"tpot:p99:50","value_ms":null}]}]},'
+        '"path":"c4.json","checks":[{"slo":"tpot:p99:50","kind":"stat","value_ms":null,'
+        '"limit_ms":50.0,"passed":false}]}]},'
         '"highest_pass":4.0,"lowest_fail":null}',
     ),
     (

@@ -13,6 +13,7 @@ from app.bench.datasets.conversations import Conversation, Turn
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.load.schedule import trace_plan
+from app.bench.schema.point_blocks import TraceBlock
 from app.bench.sweep.contract import (
     Event,
     PointFinished,
@@ -90,7 +91,7 @@ def test_a_conversation_point_reports_each_turn_as_a_typed_request(sim, tmp_path
 
 def test_a_trace_replay_reports_each_request_as_a_typed_request(sim, tmp_path: Path) -> None:
     plan = trace_plan([0.0, 40.0, 80.0], speedup=4.0)
-    config = _config(sim.base_url, tmp_path, arrival_plan=plan, trace={"speedup": 4.0})
+    config = _config(sim.base_url, tmp_path, arrival_plan=plan, trace=TraceBlock(speedup=4.0))
     recorder, decoded = _run(config)
     done = _check_typed(recorder, decoded, requests=3)
     assert all(r.prompt_tokens is not None for r in done)

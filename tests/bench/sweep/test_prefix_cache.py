@@ -11,6 +11,7 @@ import pytest
 
 from app.bench.datasets.synthetic import sample_prefix
 from app.bench.results.read import load_result
+from app.bench.schema.point_blocks import ServerMetricsBlock, TraceBlock
 from app.bench.serverstats.parse import parse_metrics
 from app.bench.serverstats.summary import summarize
 from app.bench.sweep.prefix_cache import (
@@ -30,7 +31,7 @@ vllm:kv_cache_usage_perc{{model_name="m"}} 0.1
 """
 
 
-def window(q0: int, h0: int, q1: int, h1: int) -> dict:
+def window(q0: int, h0: int, q1: int, h1: int) -> ServerMetricsBlock:
     first = parse_metrics(PAGE.format(queries=q0, hits=h0))
     last = parse_metrics(PAGE.format(queries=q1, hits=h1))
     return summarize([(0.0, first), (5.0, last)], [])
@@ -69,7 +70,7 @@ def test_the_prompts_own_share_is_measured_from_their_text() -> None:
     assert prompts_share(distinct) < 0.02
     assert prompts_share([]) == 0.0
     # a trace's prediction counts when it is larger than what the text shows
-    assert expected_share(distinct, {"predicted_hit_rate": 0.4}) == 0.4
+    assert expected_share(distinct, TraceBlock(predicted_hit_rate=0.4)) == 0.4
 
 
 def _prefix_sweep(base_url: str, out: Path, *extra: str) -> list[dict]:
