@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -361,4 +362,45 @@ def test_a_folder_read_leaves_the_windows_collector_off() -> None:
             assert not gc.isenabled()
         assert gc.isenabled()
     finally:
+        (gc.enable if was_enabled else gc.disable)()
+
+
+class _Cycle:
+    """Garbage that only the cyclic collector frees (it refers to itself)."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_garbage_made_before_a_large_folder_read_is_freed_after_it(
+    qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read of FREEZE_AT files or more freezes what is alive at its end (gc.freeze): cyclic
+    garbage made before the read must not be alive then, or it is never freed."""
+    from app.ui.panels.results import panel as panel_module
+
+    run = tmp_path / "results" / "vllm-old"
+    run.mkdir(parents=True)
+    for rate in (1, 2, 4):
+        name = f"openai-chat-{rate}.0qps-concurrency16-qwen2.5-7b.json"
+        (run / name).write_text(json.dumps({**VLLM_RATE4, "request_rate": rate}))
+    monkeypatch.setattr(panel_module, "FREEZE_AT", 2)
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    panel.folder.setText(str(tmp_path / "results"))
+    was_enabled = gc.isenabled()
+    gc.disable()  # no collection but the ones the read makes (the test's own thread waits)
+    try:
+        garbage = _Cycle()
+        alive = weakref.ref(garbage)
+        del garbage
+        panel.reload_button.click()
+        [reader] = [t for t in threading.enumerate() if t.name == "results-scan"]
+        reader.join(60)  # the read froze what was alive at its end
+        qtbot.waitUntil(lambda: not panel.scanning, timeout=30_000)
+        assert [(r.name, len(r.points)) for r in panel.runs] == [("vllm-old", 3)]
+        gc.collect()
+        assert alive() is None, "garbage made before the read was frozen for good"
+    finally:
+        gc.unfreeze()  # what this test froze goes back to the collector
         (gc.enable if was_enabled else gc.disable)()
