@@ -136,6 +136,8 @@ class Declutter(QObject):
                 label.setPos(parent.mapFromScene(target))
                 label.updateTransform(force=True)
             taken.append(label.sceneBoundingRect())
+            if point is not None:  # the labels placed after it keep off its leader too
+                lines.append(leader_to(point, taken[-1]))
         self._placed_for = self._view_key()
         if self._on_placed is not None:
             self._on_placed()
@@ -149,7 +151,12 @@ class Declutter(QObject):
                 at = self._view.mapViewToScene(own)
                 lines = [seg for _item, seg in self._line_segments()]
                 rect = label.sceneBoundingRect()
-                return _leader_fits((at.x(), at.y()), rect, self._marker_points(), lines)
+                taken = [
+                    other.sceneBoundingRect()
+                    for other in self._labels
+                    if other is not label and other.isVisible() and other.scene() is not None
+                ]
+                return _leader_fits((at.x(), at.y()), rect, self._marker_points(), lines, taken)
         return True
 
     def _view_key(self) -> tuple[float, ...]:
@@ -263,6 +270,7 @@ def _free_offset(
     if point is not None:
         band = band.united(QRectF(point[0] - 1, point[1] - 1, 2, 2))
     taken = [other for other in taken if band.intersects(other)]
+    every_point = points  # a marker anywhere may be nearer a place than the label's own point
     lines = [seg for seg in lines if _near(seg, band, LINE_PX + 1)]
     lo_x, hi_x = band.left() - MARKER_PX, band.right() + MARKER_PX
     lo_y, hi_y = band.top() - MARKER_PX, band.bottom() + MARKER_PX
@@ -279,7 +287,7 @@ def _free_offset(
             continue
         if any(crosses(moved, seg) for seg in lines):
             continue
-        if point is not None and not _leader_fits(point, moved, points, lines):
+        if point is not None and not _leader_fits(point, moved, every_point, lines, taken):
             continue
         if not _on_any(moved, points):
             return QPointF(dx, dy)
@@ -306,9 +314,11 @@ def _leader_fits(
     rect: QRectF,
     points: Sequence[tuple[float, float]],
     lines: Sequence[Segment],
+    taken: Sequence[QRectF] = (),
 ) -> bool:
-    """Whether a label at `rect` may be joined to its `point` by a leader: at most
-    LEADER_REACH of its heights long, over no other marker (`points`) and across no line
+    """Whether a label at `rect` reads as its `point`'s, joined to it by a leader: at most
+    LEADER_REACH of its heights long, over no other marker (`points`), across no line and
+    through no other label (`taken`), and no other marker nearer its end than its own point
     (the point's own marker and those drawn on top of it, and the lines that start at it,
     its own bar, excepted)."""
     if _leader_length(point, rect) > LEADER_REACH * rect.height():
@@ -319,7 +329,16 @@ def _leader_fits(
     def own(x: float, y: float, within: float = 1.0) -> bool:
         return abs(x - px) <= within and abs(y - py) <= within
 
-    if any(not own(x, y, MARKER_PX) and _distance(seg, x, y) <= MARKER_PX for x, y in points):
+    others = [(x, y) for x, y in points if not own(x, y, MARKER_PX)]
+    if any(_distance(seg, x, y) <= MARKER_PX for x, y in others):
+        return False
+    # Where its leader meets it, a label nearer another point than its own reads as that
+    # one's ("c4" beside the c16 marker).
+    _, _, ex, ey = seg
+    mine = math.hypot(ex - px, ey - py)
+    if any(math.hypot(ex - x, ey - y) <= mine for x, y in others):
+        return False
+    if any(crosses(other, seg, 0.0) for other in taken):
         return False
     return not any(
         segments_cross(seg, line)

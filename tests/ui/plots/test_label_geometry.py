@@ -6,6 +6,7 @@ had no room for is named on its point: hovering the marker shows it."""
 from __future__ import annotations
 
 import math
+import re
 
 import pyqtgraph as pg
 import pytest
@@ -82,11 +83,35 @@ DOCK_CASES = {
     # c16 marker, its leader running back across c16's bar.
     "demo_late": ((1, 19.61, 20.11, 1.0), (4, 19.72, 22.26, 3.6), (16, 20.28, 32.88, 9.5),
                   (32, 30.99, 40.31, 16.0)),
+    # Another demo sweep (1280 x 720, Chinese): "c4: 77%" went beside the c16 marker, whose
+    # bar is short, and c16's label above c4's.
+    "demo_short_bar": ((1, 19.61, 19.79, 1.0), (4, 19.81, 22.63, 3.6), (16, 20.95, 21.01, 9.0),
+                       (32, 31.14, 41.41, 16.0)),
 }  # fmt: skip
+DOCK_SIZES = [(420, 640), (360, 480), (375, 800), (340, 680)]  # the last two: the window's
+
+
+@pytest.fixture
+def chinese(qapp):
+    """The window's Chinese (wider labels: "c4：77%")."""
+    from app.ui.app_setup_i18n import Translations
+
+    translations = Translations(qapp)
+    assert translations.install("zh_CN")
+    yield
+    translations.install("en")
 
 
 @pytest.mark.parametrize("case", list(DOCK_CASES))
-@pytest.mark.parametrize("size", [(420, 640), (360, 480), (375, 800)])
+@pytest.mark.parametrize("size", DOCK_SIZES)
+def test_dock_labels_in_chinese_sit_beside_their_own_points(qtbot, chinese, case, size) -> None:
+    panel, plot = _dock(qtbot, DOCK_CASES[case], size)
+    assert all("：" in t.toPlainText() for t in panel._mbu_texts)  # "c4：77%"
+    _labels_beside_their_points(panel, plot)
+
+
+@pytest.mark.parametrize("case", list(DOCK_CASES))
+@pytest.mark.parametrize("size", DOCK_SIZES)
 def test_dock_leaders_never_cross_and_labels_keep_off_the_lines(qtbot, case, size) -> None:
     panel, plot = _dock(qtbot, DOCK_CASES[case], size)
     item = plot.getPlotItem()
@@ -108,8 +133,9 @@ def test_dock_leaders_never_cross_and_labels_keep_off_the_lines(qtbot, case, siz
 
 def _labels_beside_their_points(panel, plot) -> None:
     """Each label shown sits beside its own point: its leader (from the point to the label's
-    near side) at most LEADER_REACH of its heights long, over no other point's marker and
-    across no other point's bar (but those of a point drawn on top of its own)."""
+    near side) at most LEADER_REACH of its heights long, over no other point's marker, across
+    no other point's bar (but those of a point drawn on top of its own) and through no other
+    label, and no other point nearer its end than its own."""
     vb = plot.getPlotItem().getViewBox()
 
     def px(x: float, y: float) -> tuple[float, float]:
@@ -120,7 +146,7 @@ def _labels_beside_their_points(panel, plot) -> None:
         m.concurrency: (*px(m.batch, m.p50_ms), *px(m.batch, m.p99_ms)) for m in panel._measured
     }
     for m in panel._measured:
-        [label] = [t for t in panel._mbu_texts if t.toPlainText().startswith(f"c{m.concurrency}:")]
+        [label] = [t for t in panel._mbu_texts if _names(t, m.concurrency)]
         if not label.isVisible():
             continue
         rect = label.sceneBoundingRect()
@@ -132,6 +158,18 @@ def _labels_beside_their_points(panel, plot) -> None:
                 continue  # its own, or drawn on top of it (no leader can leave it clear)
             assert not segments_cross(leader, bar), (name, "crosses the bar of", other)
             assert _distance_to(leader, bar[:2]) > MARKER_PX, (name, "over the marker of", other)
+            # Its leader's end nearer its own point than any other: beside another marker it
+            # reads as that one's.
+            end = leader[2:]
+            assert math.dist(end, bar[:2]) > math.dist(end, leader[:2]), (name, "beside", other)
+        for other in panel._mbu_texts:
+            if other is not label and other.isVisible():
+                assert not crosses(other.sceneBoundingRect(), leader, 0.0), (name, "through", other)
+
+
+def _names(label, concurrency: int) -> bool:
+    """Whether a dock label names that concurrency ("c4: 77%", in Chinese "c4：77%")."""
+    return re.match(rf"c{concurrency}[:：]", label.toPlainText()) is not None
 
 
 def _distance_to(seg: Segment, at: tuple[float, float]) -> float:
