@@ -5,6 +5,7 @@ the exports."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import subprocess
@@ -385,6 +386,18 @@ def test_garbage_made_before_a_large_folder_read_is_freed_after_it(
         name = f"openai-chat-{rate}.0qps-concurrency16-qwen2.5-7b.json"
         (run / name).write_text(json.dumps({**VLLM_RATE4, "request_rate": rate}))
     monkeypatch.setattr(panel_module, "FREEZE_AT", 2)
+    # The read's end (after its freeze) noted: this thread waits for it without running the
+    # event loop (where the window's collector would collect).
+    read_done = threading.Event()
+    paused = panel_module._collector_paused
+
+    @contextlib.contextmanager
+    def noted(parsed):
+        with paused(parsed):
+            yield
+        read_done.set()
+
+    monkeypatch.setattr(panel_module, "_collector_paused", noted)
     panel = ResultsPanel()
     qtbot.addWidget(panel)
     panel.folder.setText(str(tmp_path / "results"))
@@ -395,8 +408,7 @@ def test_garbage_made_before_a_large_folder_read_is_freed_after_it(
         alive = weakref.ref(garbage)
         del garbage
         panel.reload_button.click()
-        [reader] = [t for t in threading.enumerate() if t.name == "results-scan"]
-        reader.join(60)  # the read froze what was alive at its end
+        assert read_done.wait(60)  # the read froze what was alive at its end
         qtbot.waitUntil(lambda: not panel.scanning, timeout=30_000)
         assert [(r.name, len(r.points)) for r in panel.runs] == [("vllm-old", 3)]
         gc.collect()
