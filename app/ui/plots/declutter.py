@@ -72,9 +72,10 @@ class Declutter(QObject):
 
         `points` (optional, one per label, view coordinates; None for a label without one):
         the point each label names, joined to it by a leader line. Such a label goes to the
-        free place nearest its point, beside it on either side, where the leader from the
-        point (`leader_to`) is short (LEADER_REACH of its heights) and passes over no other
-        marker and across no plotted line; with no such place it is left out (hidden)."""
+        free place nearest its point, beside it on either side, where it reads as that
+        point's (`_leader_fits`: the leader from the point, `leader_to`, short and over no
+        other marker, across no plotted line or earlier leader, through no other label, and
+        no other marker nearer its end); with no such place it is left out (hidden)."""
         self._labels = list(labels)
         self._points = list(points) + [None] * (len(self._labels) - len(points))
         self._ignore = list(ignore)
@@ -143,9 +144,9 @@ class Declutter(QObject):
             self._on_placed()
 
     def fits_leader(self, label: pg.TextItem) -> bool:
-        """Whether `label`, where it is now, may be joined to its point (set_labels' `points`)
-        by a leader: near enough and passing over no other marker and across no plotted line.
-        True for a label without a point."""
+        """Whether `label`, where it is now, reads as its point's (set_labels' `points`), as
+        `_leader_fits` judges it against the markers, lines and other labels shown. True for
+        a label without a point."""
         for item, own in zip(self._labels, self._points, strict=True):
             if item is label and own is not None:
                 at = self._view.mapViewToScene(own)
