@@ -9,7 +9,14 @@ from html import escape
 from app.report.model import ReportPoint
 from app.report.svg import Axis, Line, color, line_chart
 from app.report.text import text
-from app.roofline.pareto import ParetoPoint, hardware_frontier, pareto_front, point_from_summary
+from app.roofline.pareto import (
+    ParetoPoint,
+    hardware_frontier,
+    names_together,
+    pareto_front,
+    point_from_summary,
+    same_place,
+)
 from app.roofline.scenario import Scenario
 
 HARDWARE_COLOUR = "#555555"
@@ -91,6 +98,14 @@ def pareto_chart(found: Sequence[tuple[ReportPoint, ParetoPoint]], lang: str) ->
             )
     xy = [(p.user_tok_s, p.gpu_tok_s) for _, p in found]
     front = pareto_front(xy)
+    # Points at the same place share one label naming them all (two were written over each
+    # other); each marker keeps its own tooltip.
+    labels = [""] * len(found)
+    for group in same_place(xy):
+        names = [found[i][0].short for i in group]
+        labels[group[0]] = names_together(
+            names, text(lang, "pareto_times"), text(lang, "pareto_names_sep")
+        )
     lines.append(
         Line(
             text(lang, "pareto_front"),
@@ -106,7 +121,7 @@ def pareto_chart(found: Sequence[tuple[ReportPoint, ParetoPoint]], lang: str) ->
             xy,
             color(0),
             connect=False,
-            labels=[rp.short for rp, _ in found],
+            labels=labels,
             tips=[_tip(rp, p, lang) for rp, p in found],
             alternate_labels=True,
         )

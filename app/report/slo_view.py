@@ -12,7 +12,7 @@ from app.bench.capacity.why import render as render_why
 from app.bench.schema.point_blocks import SloCheck
 from app.bench.schema.search_doc import SearchDoc
 from app.report.model import ReportPoint, finite
-from app.report.svg import Rule, a, fmt_tick
+from app.report.svg import Rule, a, exact_tick, fmt_tick
 from app.report.text import text
 
 DASH = "–"
@@ -94,8 +94,9 @@ def search_summary(doc: SearchDoc, name: str, lang: str) -> str:
         line = text(
             lang,
             "search_line",
-            high=text(lang, word, value=fmt_tick(high)),
-            low=text(lang, word, value=fmt_tick(low)) if low is not None else DASH,
+            # Loads the search chose: every digit they need (0.0125, not the ticks' 0.013).
+            high=text(lang, word, value=exact_tick(high)),
+            low=text(lang, word, value=exact_tick(low)) if low is not None else DASH,
             failed=failed or DASH,
         )
     else:
@@ -109,7 +110,7 @@ def search_summary(doc: SearchDoc, name: str, lang: str) -> str:
         parts.append(f'<p class="note why">{a(text(lang, "why", text=sentence))}</p>')
     full = doc.boundary_evidence
     if full is not None and finite(full.value) is not None:
-        value = fmt_tick(float(full.value))
+        value = exact_tick(float(full.value))
         parts.append(
             '<p class="note">'
             + a(

@@ -219,6 +219,9 @@ _TEXT: dict[str, tuple[str, str]] = {
     "y_gpu": ("output tok/s per GPU", "每 GPU 输出 tok/s"),
     "pareto_measured": ("measured (one point per load)", "实测（每个负载一个点）"),
     "pareto_front": ("measured frontier", "实测前沿"),
+    # One label for the points at one place: "conc 1 ×2", "a conc 1, b conc 1".
+    "pareto_times": ("{name} ×{n}", "{name} ×{n}"),
+    "pareto_names_sep": (", ", "、"),
     "pareto_hw": (
         "hardware frontier — {gpu} ×{n}, {fmt}",
         "硬件前沿 — {gpu} ×{n}，{fmt}",

@@ -117,6 +117,26 @@ def pareto_front(points: Sequence[tuple[float, float]]) -> list[int]:
     return sorted(front, key=lambda i: points[i][0])
 
 
+def same_place(points: Sequence[tuple[float, float]]) -> list[list[int]]:
+    """The indices of `points` grouped by place: points at exactly the same (x, y) in one
+    group (a load measured twice with the same figures, two runs of one file), each group in
+    the order given, the groups in the order of their first point."""
+    groups: dict[tuple[float, float], list[int]] = {}
+    for i, xy in enumerate(points):
+        groups.setdefault((float(xy[0]), float(xy[1])), []).append(i)
+    return list(groups.values())
+
+
+def names_together(names: Sequence[str], times: str = "{name} ×{n}", sep: str = ", ") -> str:
+    """One label for the points at one place: each distinct name once, in order, with how
+    many points bear it when more than one ("conc 1 ×2"; "a conc 1, b conc 1"). `times` and
+    `sep` are the language's ("{name}" and "{n}" in `times`)."""
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    return sep.join(name if n == 1 else times.format(name=name, n=n) for name, n in counts.items())
+
+
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None

@@ -2138,6 +2138,15 @@ Finished results are already saved. Please include the log file if you report th
         <source>One point per load: x = 1000 / TPOT P50 (a user&apos;s decode rate, TTFT excluded), y = output tokens/s ÷ GPUs (tensor parallel). The dashed curve is what the roofline allows: at batch b, 1 / floor(b) per user and b / floor(b) per GPU; a dotted line joins each load to the hardware at its batch.</source>
         <translation>每个负载一个点：x = 1000 / TPOT P50（单个用户的解码速率，不含 TTFT），y = 输出 tokens/s ÷ GPU 数（张量并行）。虚线是屋顶线允许的上限：批大小为 b 时，每用户 1 / floor(b)，每 GPU b / floor(b)；点线把每个负载连到同一批大小下的硬件上限。</translation>
     </message>
+    <message>
+        <source>{name} ×{n}</source>
+        <translation>{name} ×{n}</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <comment>between the names of points at the same place</comment>
+        <translation>、</translation>
+    </message>
 </context>
 <context>
     <name>PointStatus</name>

@@ -3,6 +3,8 @@ context on two GPUs, written by `tpotbench report --html`, opened in headless Ch
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -95,3 +97,46 @@ def test_a_fragment_or_a_load_never_reached_is_not_on_the_pareto_chart(tmp_path:
     write_point_json(tmp_path / "run_rateinf_conc64.json", point_doc(64, 12.0, planned=8))
     found = pareto_points(report_points(load_results([tmp_path])))
     assert sorted(rp.point.max_concurrency for rp, _ in found) == [1, 2, 4, 8, 16]
+
+
+# The Pareto chart's point labels as rendered boxes, written into the page.
+MEASURE_LABELS = """
+<script>
+const svg = document.getElementById('pareto');
+const boxes = [...svg.querySelectorAll('text.point-label')].map(t => {
+  const r = t.getBoundingClientRect();
+  return [t.textContent, r.left, r.top, r.right, r.bottom];
+});
+const out = document.createElement('pre');
+out.id = 'label-boxes';
+out.textContent = JSON.stringify(boxes);
+document.body.appendChild(out);
+</script>
+"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_points_at_the_same_place_share_one_pareto_label(tmp_path: Path, lang: str) -> None:
+    """Two runs that measured the same figures: their points sit on each other, and so did
+    their labels; now one label names them all."""
+    from tests.report.test_ticks import _point, _write, overlaps
+
+    points = [_point(None, c, 18.0 + c, run) for run in ("a", "b") for c in (1, 8)]
+    points.append(_point(None, 8, 26.0, "b"))  # run b measured conc 8 twice, alike
+    folder = _write(tmp_path / "twice", points)
+    page = tmp_path / "report.html"
+    done = tpotbench("report", str(folder), "--html", str(page), "--lang", lang)
+    assert done.returncode == 0, done.stderr
+    html = page.read_text(encoding="utf-8")
+    page.write_text(html.replace("</body>", MEASURE_LABELS + "</body>"), encoding="utf-8")
+    dom = dump_dom(page, tmp_path / "profile")
+    found = re.search(r'<pre id="label-boxes">(.*?)</pre>', dom, re.S)
+    assert found, "the measuring script did not run"
+    boxes = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    assert overlaps(boxes) == [], boxes
+    sep, conc = ("、", "并发") if lang == "zh_CN" else (", ", "conc")
+    names = sorted(b[0] for b in boxes if not b[0].startswith("b="))  # not the hardware's
+    assert names == [
+        f"a {conc} 1{sep}b {conc} 1",
+        f"a {conc} 8{sep}b {conc} 8{sep}b {conc} 8 (p04)",  # a file's name tells the twins apart
+    ], names

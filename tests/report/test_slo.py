@@ -143,3 +143,34 @@ def test_a_search_stopped_where_its_prompts_run_out(tmp_path: Path) -> None:
     ):
         html = write_html(folder, tmp_path / f"fill-{lang}.html", "--lang", lang)
         assert sentence in " ".join(Dom(html).text)
+
+
+def test_a_search_over_rate_names_its_loads_exactly(tmp_path: Path) -> None:
+    """The loads a search chose are written with every digit they need (0.0125, not the
+    chart ticks' two figures, 0.013), in English and Chinese."""
+    folder = tmp_path / "search"
+    folder.mkdir()
+    for rate, tpot in ((0.0125, 22.0), (0.0375, 47.0)):
+        point = {**_point(1, tpot, 500.0), "request_rate": rate, "max_concurrency": None}
+        (folder / f"s_rate{rate}_concnone.json").write_text(json.dumps(point), encoding="utf-8")
+    doc = {
+        "tpotbench_search": 1,
+        "over": "rate",
+        "boundary": {"highest_pass": 0.0125, "lowest_fail": 0.0375, "failed_slos": ["tpot:p99:40"]},
+        "boundary_evidence": {"value": 0.0375, "num_requests": 64, "measuring_s": 9.5},
+        "boundary_why": Why(
+            "queue",
+            {"queue_ms": 900.0, "ttft_ms": 1000.0, "waiting": 3.0, "peak": 9.0, "running": 2.0},
+            {},
+            confidence="high",
+        ).to_dict(),
+    }
+    (folder / "search.json").write_text(json.dumps(doc), encoding="utf-8")
+    for lang, line, full in (
+        ("en", "Capacity: rate 0.0125 within every SLO; rate 0.0375 fails", "at rate 0.0375"),
+        ("zh_CN", "速率 0.0125", "在 速率 0.0375 处的一次完整测量"),
+    ):
+        html = write_html(folder, tmp_path / f"rate-{lang}.html", "--lang", lang)
+        text = " ".join(Dom(html).text)
+        assert line in text and full in text, text
+        assert "0.013" not in text and "0.037 " not in text, text

@@ -133,3 +133,13 @@ def test_point_from_a_result_file_with_its_roofline_block() -> None:
     # A vLLM file has no roofline block: the point, without the hardware beside it.
     bare = point_from_summary("vllm", {"median_tpot_ms": 25.0, "output_throughput": 100.0})
     assert bare is not None and bare.hardware is None and bare.user_tok_s == 40.0
+
+
+def test_points_at_one_place_are_grouped_and_named_together() -> None:
+    from app.roofline.pareto import names_together, same_place
+
+    xy = [(50.0, 48.0), (45.0, 170.0), (50.0, 48.0), (40.0, 470.0), (40.0, 470.0)]
+    assert same_place(xy) == [[0, 2], [1], [3, 4]]
+    assert names_together(["conc 1", "conc 1"]) == "conc 1 ×2"
+    assert names_together(["a conc 1", "b conc 1", "a conc 1"], sep="、") == "a conc 1 ×2、b conc 1"
+    assert names_together(["conc 4"]) == "conc 4"

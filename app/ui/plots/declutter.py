@@ -18,6 +18,10 @@ LINE_PX = 2.0  # half a plotted line's width (and a little air) a label keeps cl
 # read as its point's, so it is left out (named on its point and in the tooltip).
 LINE_REACH = 4
 NEAR_REACH = 2  # the same for a label drawn without a leader line
+# A label with a point of its own (set_labels' `points`) sits at most this many of its heights
+# from that point, beside it on either side; farther, its leader would read as another's.
+LEADER_REACH = 3
+GAP_PX = 6.0  # a label put beside its point: this far from the point's centre
 
 Segment = tuple[float, float, float, float]  # x1, y1, x2, y2 in scene pixels
 
@@ -40,6 +44,7 @@ class Declutter(QObject):
         self._labels: list[pg.TextItem] = []
         self._homes: list[QPointF | None] = []  # None: the item finds its own (a line label)
         self._markers: list[pg.PlotDataItem] = []
+        self._points: list[QPointF | None] = []  # each label's own point (view coordinates)
         self._on_placed = on_placed
         self.hidden: list[str] = []  # texts of the labels with no free slot, in order
         self._timer = QTimer(self)
@@ -59,11 +64,20 @@ class Declutter(QObject):
         labels: Sequence[pg.TextItem],
         markers: Sequence[pg.PlotDataItem] = (),
         ignore: Sequence[object] = (),
+        points: Sequence[QPointF | None] = (),
     ) -> None:
         """The labels to keep apart, most important first, and the curves whose markers they
         should not cover. Their current places are their preferred ones. Every curve drawn
-        with a pen is avoided too, but for those in `ignore`."""
+        with a pen is avoided too, but for those in `ignore`.
+
+        `points` (optional, one per label, view coordinates; None for a label without one):
+        the point each label names, joined to it by a leader line. Such a label goes to the
+        free place nearest its point, beside it on either side, where it reads as that
+        point's (`_leader_fits`: the leader from the point, `leader_to`, short and over no
+        other marker, across no plotted line or earlier leader, through no other label, and
+        no other marker nearer its end); with no such place it is left out (hidden)."""
         self._labels = list(labels)
+        self._points = list(points) + [None] * (len(self._labels) - len(points))
         self._ignore = list(ignore)
         self._placed_for = ()  # new labels: placed whatever the view
         self._homes = [
@@ -97,7 +111,7 @@ class Declutter(QObject):
         points = self._marker_points()
         lines = [seg for _item, seg in self._line_segments()]
         taken: list[QRectF] = []
-        for label, home in zip(self._labels, self._homes, strict=True):
+        for label, home, own in zip(self._labels, self._homes, self._points, strict=True):
             if label.scene() is None:
                 continue
             label.setVisible(True)
@@ -110,7 +124,9 @@ class Declutter(QObject):
                 label.setPos(home)
             label.updateTransform(force=True)
             rect = label.sceneBoundingRect()
-            shift = _free_offset(rect, area, taken, points, lines, self._far)
+            at = None if own is None else self._view.mapViewToScene(own)
+            point = None if at is None else (at.x(), at.y())
+            shift = _free_offset(rect, area, taken, points, lines, self._far, point)
             if shift is None:
                 label.setVisible(False)
                 self.hidden.append(label.toPlainText())
@@ -121,9 +137,28 @@ class Declutter(QObject):
                 label.setPos(parent.mapFromScene(target))
                 label.updateTransform(force=True)
             taken.append(label.sceneBoundingRect())
+            if point is not None:  # the labels placed after it keep off its leader too
+                lines.append(leader_to(point, taken[-1]))
         self._placed_for = self._view_key()
         if self._on_placed is not None:
             self._on_placed()
+
+    def fits_leader(self, label: pg.TextItem) -> bool:
+        """Whether `label`, where it is now, reads as its point's (set_labels' `points`), as
+        `_leader_fits` judges it against the markers, lines and other labels shown. True for
+        a label without a point."""
+        for item, own in zip(self._labels, self._points, strict=True):
+            if item is label and own is not None:
+                at = self._view.mapViewToScene(own)
+                lines = [seg for _item, seg in self._line_segments()]
+                rect = label.sceneBoundingRect()
+                taken = [
+                    other.sceneBoundingRect()
+                    for other in self._labels
+                    if other is not label and other.isVisible() and other.scene() is not None
+                ]
+                return _leader_fits((at.x(), at.y()), rect, self._marker_points(), lines, taken)
+        return True
 
     def _view_key(self) -> tuple[float, ...]:
         (x_lo, x_hi), (y_lo, y_hi) = self._view.viewRange()
@@ -194,13 +229,18 @@ def _free_offset(
     points: Sequence[tuple[float, float]],
     lines: Sequence[Segment] = (),
     far: bool = False,
+    point: tuple[float, float] | None = None,
 ) -> QPointF | None:
     """The smallest shift (pixels; up or down first, then to a side) that puts `rect` clear
     of the `taken` rects, the `points` where possible and the `lines`, inside `area` (the
     preferred place may stick out: it is where the chart put it), at most NEAR_REACH heights
     up or down (LINE_REACH with `far`). None when there is no such place: a label is left
     out rather than written over a line or another label. `far`: a whole width to either
-    side is tried too (a label drawn with a leader line to its point)."""
+    side is tried too (a label drawn with a leader line to its point).
+
+    `point` (scene pixels): the label's own point. Its places beside the point on either
+    side, level with it and above and below, are tried too; of the free places the one
+    nearest the point is taken, and only where its leader fits (`_leader_fits`)."""
     step = max(2.0, rect.height() / 3)
     # Without a leader line a label reads as its point's only close by.
     heights = LINE_REACH if far else NEAR_REACH
@@ -210,32 +250,111 @@ def _free_offset(
         shifts += [-k * step, k * step]
     # Beside its place too (a line's label to either side of its line), at each height.
     side = rect.width() / 2 + 3
-    sides = (0.0, side, -side, 2 * side, -2 * side) if far else (0.0, side, -side)
+    sides: tuple[float, ...] = (
+        (0.0, side, -side, 2 * side, -2 * side) if far else (0.0, side, -side)
+    )
+    if point is not None:
+        # Beside its point on either side, at the point's height and up to LEADER_REACH
+        # heights above and below it, wherever the chart first put the label.
+        px, py = point
+        sides += (px + GAP_PX - rect.left(), px - GAP_PX - rect.right())
+        level = py - rect.center().y()
+        near = int(LEADER_REACH * rect.height() / step) + 1
+        shifts += [level + k * step for k in range(-near, near + 1)]
     # Only what lies near the label can be in the way of one of its places: the rest is left
     # out before trying them (a chart of a long run has hundreds of labels, markers and line
     # pieces; each place tried against all of them made the placement grow with the run).
-    # The band holds every place tried, with a pixel of slack, so the answer is the same.
-    band = rect.adjusted(-max(sides) - 1, -shifts[-1] - 1, max(sides) + 1, shifts[-1] + 1)
+    # The band holds every place tried (and the leaders to them), with a pixel of slack, so
+    # the answer is the same.
+    lo_dy, hi_dy = min(shifts), max(shifts)
+    band = rect.adjusted(min(sides) - 1, lo_dy - 1, max(sides) + 1, hi_dy + 1)
+    if point is not None:
+        band = band.united(QRectF(point[0] - 1, point[1] - 1, 2, 2))
     taken = [other for other in taken if band.intersects(other)]
+    every_point = points  # a marker anywhere may be nearer a place than the label's own point
     lines = [seg for seg in lines if _near(seg, band, LINE_PX + 1)]
     lo_x, hi_x = band.left() - MARKER_PX, band.right() + MARKER_PX
     lo_y, hi_y = band.top() - MARKER_PX, band.bottom() + MARKER_PX
     points = [(x, y) for x, y in points if lo_x <= x <= hi_x and lo_y <= y <= hi_y]
+    places = [(dx, dy) for dy in shifts for dx in sides]
+    if point is not None:  # nearest its point first (a stable sort: ties as before)
+        places.sort(key=lambda d: _leader_length(point, rect.translated(*d)))
     on_marker: QPointF | None = None  # the nearest place clear of all but the markers
-    for dy in shifts:
-        for dx in sides:
-            moved = rect.translated(dx, dy)
-            if (dx or dy) and not _within(moved, area):
-                continue
-            if any(moved.intersects(other) for other in taken):
-                continue
-            if any(crosses(moved, seg) for seg in lines):
-                continue
-            if not _on_any(moved, points):
-                return QPointF(dx, dy)
-            if on_marker is None:
-                on_marker = QPointF(dx, dy)
+    for dx, dy in places:
+        moved = rect.translated(dx, dy)
+        if (dx or dy) and not _within(moved, area):
+            continue
+        if any(moved.intersects(other) for other in taken):
+            continue
+        if any(crosses(moved, seg) for seg in lines):
+            continue
+        if point is not None and not _leader_fits(point, moved, every_point, lines, taken):
+            continue
+        if not _on_any(moved, points):
+            return QPointF(dx, dy)
+        if on_marker is None:
+            on_marker = QPointF(dx, dy)
     return on_marker
+
+
+def leader_to(point: tuple[float, float], rect: QRectF) -> Segment:
+    """The leader line from a point to its label (scene pixels): to the middle of the
+    label's near side, its left edge when the label lies to the right of the point."""
+    px, py = point
+    x = rect.left() if rect.center().x() >= px else rect.right()
+    return (px, py, x, rect.center().y())
+
+
+def _leader_length(point: tuple[float, float], rect: QRectF) -> float:
+    x1, y1, x2, y2 = leader_to(point, rect)
+    return math.hypot(x2 - x1, y2 - y1)
+
+
+def _leader_fits(
+    point: tuple[float, float],
+    rect: QRectF,
+    points: Sequence[tuple[float, float]],
+    lines: Sequence[Segment],
+    taken: Sequence[QRectF] = (),
+) -> bool:
+    """Whether a label at `rect` reads as its `point`'s, joined to it by a leader: at most
+    LEADER_REACH of its heights long, over no other marker (`points`), across no line and
+    through no other label (`taken`), and no other marker nearer its end than its own point
+    (the point's own marker and those drawn on top of it, and the lines that start at it,
+    its own bar, excepted)."""
+    if _leader_length(point, rect) > LEADER_REACH * rect.height():
+        return False
+    seg = leader_to(point, rect)
+    px, py = point
+
+    def own(x: float, y: float, within: float = 1.0) -> bool:
+        return abs(x - px) <= within and abs(y - py) <= within
+
+    others = [(x, y) for x, y in points if not own(x, y, MARKER_PX)]
+    if any(_distance(seg, x, y) <= MARKER_PX for x, y in others):
+        return False
+    # Where its leader meets it, a label nearer another point than its own reads as that
+    # one's ("c4" beside the c16 marker).
+    _, _, ex, ey = seg
+    mine = math.hypot(ex - px, ey - py)
+    if any(math.hypot(ex - x, ey - y) <= mine for x, y in others):
+        return False
+    if any(crosses(other, seg, 0.0) for other in taken):
+        return False
+    return not any(
+        segments_cross(seg, line)
+        for line in lines
+        if not own(line[0], line[1]) and not own(line[2], line[3])
+    )
+
+
+def _distance(seg: Segment, x: float, y: float) -> float:
+    """The distance from (x, y) to the segment."""
+    x1, y1, x2, y2 = seg
+    dx, dy = x2 - x1, y2 - y1
+    span = dx * dx + dy * dy
+    t = 0.0 if span == 0 else max(0.0, min(1.0, ((x - x1) * dx + (y - y1) * dy) / span))
+    return math.hypot(x - (x1 + t * dx), y - (y1 + t * dy))
 
 
 def _near(seg: Segment, rect: QRectF, margin: float) -> bool:

@@ -14,7 +14,13 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QWidget
 
-from app.roofline.pareto import HardwarePoint, ParetoPoint, pareto_front
+from app.roofline.pareto import (
+    HardwarePoint,
+    ParetoPoint,
+    names_together,
+    pareto_front,
+    same_place,
+)
 from app.ui.plots.chart import FLOOR_COLOUR, coloured, log_ticks, set_words, setup_plot
 from app.ui.plots.declutter import Declutter, name_points, tip_with_hidden
 
@@ -206,11 +212,17 @@ class ParetoPlot(pg.PlotWidget):
             name_points(self.data_items[f"points {n}"])  # a label left out is still named here
             self._drawn.append(self.data_items[f"points {n}"])
             slowest = min(x for x, _ in xy)
-            for k, p in enumerate(run.points):
+            # Points at the same place (a load measured twice alike) share one label naming
+            # them all: two labels there were written over each other.
+            times = self.tr("{name} ×{n}")
+            sep = self.tr(", ", "between the names of points at the same place")
+            for k, group in enumerate(same_place(xy)):
+                p = run.points[group[0]]
+                name = names_together([run.points[i].label for i in group], times, sep)
                 # Neighbours alternate right and left of their marker (loads past the knee
                 # bunch up in both directions at once); the leftmost never goes off the chart.
                 left = k % 2 == 1 and p.user_tok_s > slowest
-                self._label(p.label, p.user_tok_s, y_of(p.gpu_tok_s), run.colour, left=left)
+                self._label(name, p.user_tok_s, y_of(p.gpu_tok_s), run.colour, left=left)
         for gone in self._spare:  # labels no longer needed
             item.removeItem(gone)
         self._spare, self._spare_texts = [], []

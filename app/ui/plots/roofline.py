@@ -12,7 +12,14 @@ from PySide6.QtCore import QPointF, Qt, QTimer
 
 from app.roofline.scenario import BATCH_GRID, Scenario
 from app.ui.plots.chart import coloured, no_direct_export, rename_curve
-from app.ui.plots.declutter import Declutter, Segment, name_points, segments_cross, tip_with_hidden
+from app.ui.plots.declutter import (
+    Declutter,
+    Segment,
+    leader_to,
+    name_points,
+    segments_cross,
+    tip_with_hidden,
+)
 
 COLORS = {"floor": "#0072B2", "line": "#D55E00", "measured": "#009E73", "live": "#CC79A7"}
 LEADER_PX = 12.0  # a label this close to its point reads as its own: no leader line
@@ -204,8 +211,14 @@ class BatchPlot(pg.PlotWidget):
         self._draw_leaders()
         item.setYRange(0, top, padding=0)
         self._laid_out_for = self._view_key()
+        # Each label beside its own point (either side), its leader short and clear of the
+        # other points' markers and bars; with no such place it is left out, named on its
+        # point. (A label stacked far above it read as another point's: "c4" at c16's bar.)
         self.declutter.set_labels(
-            self.mbu_texts, [self.measured_curve, self.live_curve], ignore=[self.leader_curve]
+            self.mbu_texts,
+            [self.measured_curve, self.live_curve],
+            ignore=[self.leader_curve],
+            points=[QPointF(math.log10(max(m.batch, 1e-3)), m.p50_ms) for m in self._label_points],
         )
 
     def _place_labels(
@@ -254,11 +267,8 @@ class BatchPlot(pg.PlotWidget):
         """The leader from a point to its label's near side (scene pixels), or None when the
         label sits beside its point and needs none."""
         p = self._point_px(m)
-        rect = label.sceneBoundingRect()
-        x = rect.left() if rect.center().x() >= p.x() else rect.right()
-        y = rect.center().y()
-        gap = math.hypot(x - p.x(), y - p.y())
-        return None if gap <= LEADER_PX else (p.x(), p.y(), x, y)
+        seg = leader_to((p.x(), p.y()), label.sceneBoundingRect())
+        return None if math.dist(seg[:2], seg[2:]) <= LEADER_PX else seg
 
     def _uncross(self) -> None:
         """No two leader lines cross: two crossing leaders swap their labels' places (which
@@ -282,6 +292,8 @@ class BatchPlot(pg.PlotWidget):
             fits = not any(
                 lbl.sceneBoundingRect().intersects(r) for lbl in (a, b) for r in others
             ) and not a.sceneBoundingRect().intersects(b.sceneBoundingRect())
+            # Swapped, each leader must still be short and clear of the other points.
+            fits = fits and self.declutter.fits_leader(a) and self.declutter.fits_leader(b)
             if fits and self._crossing([(m1, a), (m2, b)]) is None:
                 continue
             _move_by(a, ca - cb)

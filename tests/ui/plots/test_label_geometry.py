@@ -6,6 +6,7 @@ had no room for is named on its point: hovering the marker shows it."""
 from __future__ import annotations
 
 import math
+import re
 
 import pyqtgraph as pg
 import pytest
@@ -14,7 +15,14 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
 from app.ui.plots.capacity import Marks, draw_marks
-from app.ui.plots.declutter import Segment, crosses, segments_cross
+from app.ui.plots.declutter import (
+    LEADER_REACH,
+    MARKER_PX,
+    Segment,
+    crosses,
+    leader_to,
+    segments_cross,
+)
 from app.ui.plots.sweep_curves import Series, SweepCurves
 
 
@@ -71,11 +79,39 @@ DOCK_CASES = {
              (32, 30.87, 41.4, 17.0)),
     "big_batches": ((8, 16.0, 18.0, 8), (32, 19.0, 24.0, 32), (64, 24.0, 33.0, 64),
                     (128, 38.0, 52.0, 128), (256, 70.0, 90.0, 165)),
+    # The demo sweep of the final screenshots (1400 x 900, Chinese): "c4: 77%" sat beside the
+    # c16 marker, its leader running back across c16's bar.
+    "demo_late": ((1, 19.61, 20.11, 1.0), (4, 19.72, 22.26, 3.6), (16, 20.28, 32.88, 9.5),
+                  (32, 30.99, 40.31, 16.0)),
+    # Another demo sweep (1280 x 720, Chinese): "c4: 77%" went beside the c16 marker, whose
+    # bar is short, and c16's label above c4's.
+    "demo_short_bar": ((1, 19.61, 19.79, 1.0), (4, 19.81, 22.63, 3.6), (16, 20.95, 21.01, 9.0),
+                       (32, 31.14, 41.41, 16.0)),
 }  # fmt: skip
+DOCK_SIZES = [(420, 640), (360, 480), (375, 800), (340, 680)]  # the last two: the window's
+
+
+@pytest.fixture
+def chinese(qapp):
+    """The window's Chinese (wider labels: "c4：77%")."""
+    from app.ui.app_setup_i18n import Translations
+
+    translations = Translations(qapp)
+    assert translations.install("zh_CN")
+    yield
+    translations.install("en")
 
 
 @pytest.mark.parametrize("case", list(DOCK_CASES))
-@pytest.mark.parametrize("size", [(420, 640), (360, 480)])
+@pytest.mark.parametrize("size", DOCK_SIZES)
+def test_dock_labels_in_chinese_sit_beside_their_own_points(qtbot, chinese, case, size) -> None:
+    panel, plot = _dock(qtbot, DOCK_CASES[case], size)
+    assert all("：" in t.toPlainText() for t in panel._mbu_texts)  # "c4：77%"
+    _labels_beside_their_points(panel, plot)
+
+
+@pytest.mark.parametrize("case", list(DOCK_CASES))
+@pytest.mark.parametrize("size", DOCK_SIZES)
 def test_dock_leaders_never_cross_and_labels_keep_off_the_lines(qtbot, case, size) -> None:
     panel, plot = _dock(qtbot, DOCK_CASES[case], size)
     item = plot.getPlotItem()
@@ -92,6 +128,55 @@ def test_dock_leaders_never_cross_and_labels_keep_off_the_lines(qtbot, case, siz
     for t in labels:
         assert t.toPlainText() in names
     assert len(shown) >= len(labels) // 2
+    _labels_beside_their_points(panel, plot)
+
+
+def _labels_beside_their_points(panel, plot) -> None:
+    """Each label shown sits beside its own point: its leader (from the point to the label's
+    near side) at most LEADER_REACH of its heights long, over no other point's marker, across
+    no other point's bar (but those of a point drawn on top of its own) and through no other
+    label, and no other point nearer its end than its own."""
+    vb = plot.getPlotItem().getViewBox()
+
+    def px(x: float, y: float) -> tuple[float, float]:
+        at = vb.mapViewToScene(QPointF(math.log10(x), y))
+        return at.x(), at.y()
+
+    bars = {
+        m.concurrency: (*px(m.batch, m.p50_ms), *px(m.batch, m.p99_ms)) for m in panel._measured
+    }
+    for m in panel._measured:
+        [label] = [t for t in panel._mbu_texts if _names(t, m.concurrency)]
+        if not label.isVisible():
+            continue
+        rect = label.sceneBoundingRect()
+        leader = leader_to(bars[m.concurrency][:2], rect)
+        name = label.toPlainText()
+        assert math.dist(leader[:2], leader[2:]) <= LEADER_REACH * rect.height(), name
+        for other, bar in bars.items():
+            if other == m.concurrency or math.dist(bar[:2], leader[:2]) <= MARKER_PX:
+                continue  # its own, or drawn on top of it (no leader can leave it clear)
+            assert not segments_cross(leader, bar), (name, "crosses the bar of", other)
+            assert _distance_to(leader, bar[:2]) > MARKER_PX, (name, "over the marker of", other)
+            # Its leader's end nearer its own point than any other: beside another marker it
+            # reads as that one's.
+            end = leader[2:]
+            assert math.dist(end, bar[:2]) > math.dist(end, leader[:2]), (name, "beside", other)
+        for other in panel._mbu_texts:
+            if other is not label and other.isVisible():
+                assert not crosses(other.sceneBoundingRect(), leader, 0.0), (name, "through", other)
+
+
+def _names(label, concurrency: int) -> bool:
+    """Whether a dock label names that concurrency ("c4: 77%", in Chinese "c4：77%")."""
+    return re.match(rf"c{concurrency}[:：]", label.toPlainText()) is not None
+
+
+def _distance_to(seg: Segment, at: tuple[float, float]) -> float:
+    (x1, y1, x2, y2), (x, y) = seg, at
+    span = (x2 - x1) ** 2 + (y2 - y1) ** 2
+    t = max(0.0, min(1.0, ((x - x1) * (x2 - x1) + (y - y1) * (y2 - y1)) / (span or 1.0)))
+    return math.dist((x, y), (x1 + t * (x2 - x1), y1 + t * (y2 - y1)))
 
 
 def _hover(plot: pg.PlotWidget, scene_pos: QPointF) -> bool:

@@ -89,3 +89,50 @@ def test_roofline_dock_pareto_follows_the_gpu_count(qtbot) -> None:
     # A point without a throughput (a probe) has no place on it.
     panel.add_measured_point(1, 19.7, 20.0)
     assert _curves(panel.pareto_plot)["points 0"][0] == [50.0]
+
+
+def test_points_at_the_same_place_share_one_label(qtbot) -> None:
+    """A load measured twice with the same figures (and two points at one place) get one
+    label naming them all; two runs' points at one place keep their own labels, apart."""
+    from app.roofline.pareto import ParetoPoint
+    from app.ui.plots.pareto import ParetoPlot, ParetoRun
+
+    plot = ParetoPlot()
+    qtbot.addWidget(plot)
+    plot.resize(500, 380)
+    plot.show()
+    qtbot.waitExposed(plot)
+
+    def points() -> list[ParetoPoint]:
+        return [ParetoPoint("conc 1", 50.0, 48.0), ParetoPoint("conc 4", 45.0, 170.0),
+                ParetoPoint("conc 1", 50.0, 48.0), ParetoPoint("conc 16", 40.0, 470.0),
+                ParetoPoint("conc 32", 40.0, 470.0)]  # fmt: skip
+
+    plot.show_runs([ParetoRun("run", "#0072B2", points())], [])
+    qtbot.waitUntil(lambda: not plot.declutter.pending)
+    texts = [t.toPlainText() for t in plot.texts]
+    assert texts == ["conc 1 ×2", "conc 4", "conc 16, conc 32"]
+    assert _overlapping(plot.texts) == []
+    for t in plot.texts:  # on the chart, or (no room) named in its tooltip
+        assert t.isVisible() or t.toPlainText() in plot.toolTip()
+    # Hovering a marker still names every point under the pointer (name_points).
+    assert list(plot.data_items["points 0"].scatter.data["data"]) == [p.label for p in points()]
+    plot.show_runs([ParetoRun("a", "#0072B2", points()), ParetoRun("b", "#D55E00", points())], [])
+    qtbot.waitUntil(lambda: not plot.declutter.pending)
+    assert _overlapping(plot.texts) == []
+    shown = [t.toPlainText() for t in plot.texts if t.isVisible()]
+    named = shown + plot.declutter.hidden
+    assert sorted(named) == sorted(2 * ["conc 1 ×2", "conc 4", "conc 16, conc 32"])
+
+
+def _overlapping(labels) -> list[tuple[str, str]]:
+    """Pairs of shown labels written over each other (more than half a pixel both ways: labels
+    stacked one height apart share an edge)."""
+    shown = [t for t in labels if t.isVisible()]
+    out = []
+    for k, a in enumerate(shown):
+        for b in shown[k + 1 :]:
+            common = a.sceneBoundingRect().intersected(b.sceneBoundingRect())
+            if common.width() > 0.5 and common.height() > 0.5:
+                out.append((a.toPlainText(), b.toPlainText()))
+    return out

@@ -88,7 +88,8 @@ def _collector_paused(parsed: Callable[[], int]) -> Iterator[None]:
     collections they set off stop every thread, the GUI thread's too (one took 210 ms of a
     2,000-file open), and each later full collection walked the cache again. Parsed results
     are JSON values: counting references frees them, no collection needed. (Small folders
-    skip the freeze: it keeps any cyclic garbage alive at that moment for good.)"""
+    skip the freeze: it keeps any cyclic garbage alive at that moment for good. The window
+    collects before a read for that reason: ResultsPanel._scan_in_background.)"""
     global _paused, _freeze, _was_enabled
     before = parsed()
     with _paused_lock:
@@ -343,6 +344,11 @@ class ResultsPanel(QWidget):
         generation, cache, scanned = self._generation, self.file_cache, self._scanned
         self._scanning = True
         self.note.set(lambda: self.tr("Reading {0}…").format(root))
+        # A read of FREEZE_AT files or more freezes what is alive at its end, and frozen
+        # cyclic garbage is never freed: what is garbage now is collected first, here on the
+        # GUI thread (the one thread that collects: app_setup.GuiThreadCollector), before the
+        # files parsed exist. (An earlier read's cache, frozen, is not walked again.)
+        gc.collect()
 
         def scan() -> None:  # on its own thread: nothing of the widget but the signal
             with _collector_paused(lambda: cache.parsed):

@@ -86,7 +86,8 @@ class ServerMetricsPanel(QWidget):
         self._watched: tuple[object, ...] | None = None  # the endpoint the own scraper reads
         self._run_key: tuple[object, ...] | None = None  # the endpoint a sweep runs against
         # A run's sample times are on its point's clock: the offset onto this dock's clock,
-        # taken at the first sample of each point (None: not yet).
+        # the dock's time when the point started (its point_started event, `mark`); None
+        # before any point of the followed run started.
         self._run_offset_s: float | None = None
         # Stop scraping when the widget goes away; the closure must not hold self.
         threads: list[ScrapeThread] = []
@@ -168,8 +169,10 @@ class ServerMetricsPanel(QWidget):
 
     def mark(self, label: TextSource, *, run_start: bool = False) -> None:
         """A boundary on the timeline now (a sweep point or a run starts)."""
-        self._run_offset_s = None  # a new point: its samples count from its own start
         t = self.now_s()
+        # A new point: its samples count from its own start, which is now. (Taken from its
+        # first sample instead, a sample that came late moved the whole point's series.)
+        self._run_offset_s = t
         if run_start:
             self.charts.run_start_s = t
         self.charts.mark(t, label)
@@ -202,15 +205,18 @@ class ServerMetricsPanel(QWidget):
 
     def add_run_sample(self, event: ServerMetrics) -> None:
         """One `server_metrics` event of the followed sweep's worker, put on this dock's
-        clock: its time counts from the point's start, so the first sample of a point fixes
-        the offset and the rest keep their spacing as measured."""
+        clock: its time counts from the point's start, so it is drawn that long after the
+        point's mark, however late it arrives; the samples keep their spacing as measured.
+        (Before any point's mark, the first sample fixes the offset.) Never ahead of the
+        dock's clock: the dock's own samples after the run must still come later."""
         if not self.fed_by_run or self._user_paused:
             return
+        now = self.now_s()
         if self._run_offset_s is None:
-            self._run_offset_s = self.now_s() - event.t_s
+            self._run_offset_s = now - event.t_s
         self.add_sample(
             {
-                "t_s": self._run_offset_s + event.t_s,
+                "t_s": min(self._run_offset_s + event.t_s, now),
                 "kv_cache_usage": event.kv_cache_usage,
                 "running": event.running,
                 "waiting": event.waiting,

@@ -5,11 +5,13 @@ the exports."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import subprocess
 import sys
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -361,4 +363,56 @@ def test_a_folder_read_leaves_the_windows_collector_off() -> None:
             assert not gc.isenabled()
         assert gc.isenabled()
     finally:
+        (gc.enable if was_enabled else gc.disable)()
+
+
+class _Cycle:
+    """Garbage that only the cyclic collector frees (it refers to itself)."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_garbage_made_before_a_large_folder_read_is_freed_after_it(
+    qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read of FREEZE_AT files or more freezes what is alive at its end (gc.freeze): cyclic
+    garbage made before the read must not be alive then, or it is never freed."""
+    from app.ui.panels.results import panel as panel_module
+
+    run = tmp_path / "results" / "vllm-old"
+    run.mkdir(parents=True)
+    for rate in (1, 2, 4):
+        name = f"openai-chat-{rate}.0qps-concurrency16-qwen2.5-7b.json"
+        (run / name).write_text(json.dumps({**VLLM_RATE4, "request_rate": rate}))
+    monkeypatch.setattr(panel_module, "FREEZE_AT", 2)
+    # The read's end (after its freeze) noted: this thread waits for it without running the
+    # event loop (where the window's collector would collect).
+    read_done = threading.Event()
+    paused = panel_module._collector_paused
+
+    @contextlib.contextmanager
+    def noted(parsed):
+        with paused(parsed):
+            yield
+        read_done.set()
+
+    monkeypatch.setattr(panel_module, "_collector_paused", noted)
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    panel.folder.setText(str(tmp_path / "results"))
+    was_enabled = gc.isenabled()
+    gc.disable()  # no collection but the ones the read makes (the test's own thread waits)
+    try:
+        garbage = _Cycle()
+        alive = weakref.ref(garbage)
+        del garbage
+        panel.reload_button.click()
+        assert read_done.wait(60)  # the read froze what was alive at its end
+        qtbot.waitUntil(lambda: not panel.scanning, timeout=30_000)
+        assert [(r.name, len(r.points)) for r in panel.runs] == [("vllm-old", 3)]
+        gc.collect()
+        assert alive() is None, "garbage made before the read was frozen for good"
+    finally:
+        gc.unfreeze()  # what this test froze goes back to the collector
         (gc.enable if was_enabled else gc.disable)()

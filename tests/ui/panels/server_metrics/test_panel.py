@@ -5,14 +5,17 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import socket
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import numpy as np
+import pytest
 from PySide6.QtCore import QCoreApplication, QEvent
 from pytestqt.qtbot import QtBot
 
+from app.bench.sweep.contract import ServerMetrics
 from app.profiles import Target
 from app.sim.embedded import RunningSim
 from app.ui.panels.server_metrics.panel import ServerMetricsPanel
@@ -277,3 +280,40 @@ def test_a_long_session_hands_the_curves_only_what_is_in_view(qtbot: QtBot) -> N
     seen = whole_x >= left
     assert x[-int(seen.sum()) :] == whole_x[seen].tolist()
     assert y[-int(seen.sum()) :] == whole_y[seen].tolist()
+
+
+def test_a_run_sample_is_placed_from_its_points_start_however_late_it_arrives(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sweep's samples carry seconds since their point's start: each is drawn that long
+    after the point's mark, not from whenever the point's first sample happened to arrive."""
+    with socket.socket() as s:  # a port nothing listens on: the own scraper finds nothing
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    target = Target("none", f"http://127.0.0.1:{port}", "chat", "qwen2.5-7b")
+    panel = make_panel(qtbot)
+    panel.start(target)
+    panel.follow_run(target)
+    assert panel.fed_by_run
+    clock = [10.0]
+    monkeypatch.setattr(panel, "now_s", lambda: clock[0])
+
+    def sample(t_s: float, running: float) -> ServerMetrics:
+        return ServerMetrics(
+            t_s=t_s, kv_cache_usage=0.1, running=running, waiting=0.0, preemptions=0.0
+        )
+
+    panel.mark("c=1")  # the point starts at 10 s on the dock's clock
+    clock[0] = 13.0  # its first sample arrives 3 s late (the window was busy)
+    panel.add_run_sample(sample(0.5, 1))
+    clock[0] = 13.1
+    panel.add_run_sample(sample(1.0, 1))
+    clock[0] = 20.0
+    panel.mark("c=4")
+    clock[0] = 20.3
+    panel.add_run_sample(sample(0.2, 4))
+    # A sample stamped ahead of the dock's clock is drawn now, not in the future (the dock's
+    # own samples after the run must come later on the same timeline).
+    panel.add_run_sample(sample(0.9, 4))
+    assert [round(float(t), 6) for t in panel.data()[:, 0]] == [10.5, 11.0, 20.2, 20.3]
+    assert [t for t, _label in panel.marks()] == [10.0, 20.0]
