@@ -158,12 +158,14 @@ def test_a_search_over_rate_names_its_loads_exactly(tmp_path: Path) -> None:
         "over": "rate",
         "boundary": {"highest_pass": 0.0125, "lowest_fail": 0.0375, "failed_slos": ["tpot:p99:40"]},
         "boundary_evidence": {"value": 0.0375, "num_requests": 64, "measuring_s": 9.5},
-        "boundary_why": Why(
-            "queue",
-            {"queue_ms": 900.0, "ttft_ms": 1000.0, "waiting": 3.0, "peak": 9.0, "running": 2.0},
-            {},
-            confidence="high",
-        ).to_dict(),
+        "boundary_why": to_json_obj(
+            why_block(
+                "queue",
+                {"queue_ms": 900.0, "ttft_ms": 1000.0, "waiting": 3.0, "peak": 9.0, "running": 2.0},
+                {},
+                confidence="high",
+            )
+        ),
     }
     (folder / "search.json").write_text(json.dumps(doc), encoding="utf-8")
     for lang, line, full in (
