@@ -193,7 +193,9 @@ def settle(app, panel) -> None:
     curves = panel.curves
     declutters = [*curves.declutter.values(), curves.pareto.declutter]
     app.processEvents()
-    while any(d.pending for d in declutters):
+    # Points joining the shown run are drawn on the next turn of the event loop (a burst in
+    # one drawing); an older tree draws them at once and has no such flag.
+    while getattr(panel, "drawing_due", False) or any(d.pending for d in declutters):
         app.processEvents()
 
 

@@ -10,7 +10,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from PySide6.QtCore import QPointF, QRectF, Signal
-from PySide6.QtGui import QAction, QBrush, QColor, QPen
+from PySide6.QtGui import QAction, QBrush, QColor, QPen, QTransform
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsObject,
@@ -179,6 +179,8 @@ class ViewBox(GraphicsWidget):
     def enableAutoRange(self, axis: object = None, enable: bool | float = True) -> None: ...
     def disableAutoRange(self, axis: object = None) -> None: ...
     def updateAutoRange(self) -> None: ...
+    def updateMatrix(self, changed: object = None) -> None: ...
+    def childTransform(self) -> QTransform: ...
 
 class _PlotMethods:
     # What PlotItem defines and PlotWidget forwards to it (PlotWidget.__getattr__).

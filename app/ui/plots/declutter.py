@@ -5,10 +5,9 @@ chart's tooltip and on its point (hovering the point names it)."""
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Callable, Sequence
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, Qt, QTimer
 
@@ -95,7 +94,7 @@ class Declutter(QObject):
         self.hidden = []
         area = self._view.sceneBoundingRect()
         points = self._marker_points()
-        lines = [seg for _item, seg in self._line_segments()]
+        lines = self._line_segments()
         taken: list[QRectF] = []
         for label, home in zip(self._labels, self._homes, strict=True):
             if label.scene() is None:
@@ -133,27 +132,40 @@ class Declutter(QObject):
             for v in (x_lo, x_hi, y_lo, y_hi, area.x(), area.y(), area.width(), area.height())
         )
 
-    def _marker_points(self) -> list[tuple[float, float]]:
-        """The data markers' centres in scene coordinates (plain numbers: every place tried
-        for every label is tested against them)."""
-        out: list[tuple[float, float]] = []
+    def _to_scene(self, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """View coordinates to scene coordinates, all at once (mapViewToScene's two affine
+        maps, in its order: a call per point was most of a placement's time)."""
+        self._view.updateMatrix()
+        for t in (self._view.childTransform(), self._view.sceneTransform()):
+            xs, ys = t.m11() * xs + t.m21() * ys + t.dx(), t.m12() * xs + t.m22() * ys + t.dy()
+        return xs, ys
+
+    def _marker_points(self) -> np.ndarray:
+        """The data markers' centres in scene coordinates, one row (x, y) each."""
+        xs: list[np.ndarray] = []
+        ys: list[np.ndarray] = []
         for curve in self._markers:
             if curve.scene() is None or not curve.isVisible() or curve.opts["symbol"] is None:
                 continue
-            xs, ys = curve.getData()
-            if xs is None or ys is None:
+            x, y = curve.getData()
+            if x is None or y is None:
                 continue
-            for x, y in zip(xs, ys, strict=True):
-                if x == x and y == y:  # not NaN
-                    at = self._view.mapViewToScene(QPointF(float(x), float(y)))
-                    out.append((at.x(), at.y()))
-        return out
+            x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+            real = ~(np.isnan(x) | np.isnan(y))
+            xs.append(x[real])
+            ys.append(y[real])
+        if not xs:
+            return np.empty((0, 2))
+        sx, sy = self._to_scene(np.concatenate(xs), np.concatenate(ys))
+        centres: np.ndarray = np.column_stack((sx, sy))
+        return centres
 
-    def _line_segments(self) -> list[tuple[object, Segment]]:
-        """Every plotted curve drawn with a pen, as scene segments with the item that draws
-        it. Infinite lines (an SLO, the capacity boundary, a knee) are not obstacles: they
+    def _line_segments(self) -> np.ndarray:
+        """Every plotted curve drawn with a pen, as scene segments (x1, y1, x2, y2), one a
+        row. Infinite lines (an SLO, the capacity boundary, a knee) are not obstacles: they
         span the whole chart, and their own labels sit on them."""
-        out: list[tuple[object, Segment]] = []
+        starts: list[np.ndarray] = []
+        ends: list[np.ndarray] = []
         for item in self._plot.items:
             if item in self._ignore or item.scene() is None or not item.isVisible():
                 continue
@@ -161,25 +173,23 @@ class Declutter(QObject):
                 xs, ys = item.getData()
                 if xs is None or ys is None or len(xs) < 2:
                     continue
-                pts = [(float(x), float(y)) for x, y in zip(xs, ys, strict=True)]
+                pts = np.column_stack((np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)))
                 if isinstance(item.opts.get("connect"), str) and item.opts["connect"] == "pairs":
-                    pairs = [(pts[k], pts[k + 1]) for k in range(0, len(pts) - 1, 2)]
+                    pairs = len(pts) // 2 * 2
+                    starts.append(pts[0:pairs:2])
+                    ends.append(pts[1:pairs:2])
                 else:
-                    pairs = list(itertools.pairwise(pts))
-                out += [(item, seg) for seg in self._scene_segments(pairs)]
-        return out
-
-    def _scene_segments(
-        self, pairs: Sequence[tuple[tuple[float, float], tuple[float, float]]]
-    ) -> list[Segment]:
-        out = []
-        for (x1, y1), (x2, y2) in pairs:
-            if not all(math.isfinite(v) for v in (x1, y1, x2, y2)):
-                continue  # a gap in the curve (connect="finite")
-            a = self._view.mapViewToScene(QPointF(x1, y1))
-            b = self._view.mapViewToScene(QPointF(x2, y2))
-            out.append((a.x(), a.y(), b.x(), b.y()))
-        return out
+                    starts.append(pts[:-1])
+                    ends.append(pts[1:])
+        if not starts:
+            return np.empty((0, 4))
+        a, b = np.concatenate(starts), np.concatenate(ends)
+        finite = np.isfinite(a).all(axis=1) & np.isfinite(b).all(axis=1)  # connect="finite"
+        a, b = a[finite], b[finite]
+        ax, ay = self._to_scene(a[:, 0], a[:, 1])
+        bx, by = self._to_scene(b[:, 0], b[:, 1])
+        segments: np.ndarray = np.column_stack((ax, ay, bx, by))
+        return segments
 
 
 def _draws_line(curve: pg.PlotDataItem) -> bool:
@@ -191,8 +201,8 @@ def _free_offset(
     rect: QRectF,
     area: QRectF,
     taken: Sequence[QRectF],
-    points: Sequence[tuple[float, float]],
-    lines: Sequence[Segment] = (),
+    points: np.ndarray,
+    lines: np.ndarray,
     far: bool = False,
 ) -> QPointF | None:
     """The smallest shift (pixels; up or down first, then to a side) that puts `rect` clear
@@ -217,10 +227,12 @@ def _free_offset(
     # The band holds every place tried, with a pixel of slack, so the answer is the same.
     band = rect.adjusted(-max(sides) - 1, -shifts[-1] - 1, max(sides) + 1, shifts[-1] + 1)
     taken = [other for other in taken if band.intersects(other)]
-    lines = [seg for seg in lines if _near(seg, band, LINE_PX + 1)]
+    near_lines = [_segment(row) for row in lines[_near(lines, band, LINE_PX + 1)]]
     lo_x, hi_x = band.left() - MARKER_PX, band.right() + MARKER_PX
     lo_y, hi_y = band.top() - MARKER_PX, band.bottom() + MARKER_PX
-    points = [(x, y) for x, y in points if lo_x <= x <= hi_x and lo_y <= y <= hi_y]
+    xs, ys = points[:, 0], points[:, 1]
+    inside = (lo_x <= xs) & (xs <= hi_x) & (lo_y <= ys) & (ys <= hi_y)
+    near_points = [(float(x), float(y)) for x, y in points[inside]]
     on_marker: QPointF | None = None  # the nearest place clear of all but the markers
     for dy in shifts:
         for dx in sides:
@@ -229,25 +241,30 @@ def _free_offset(
                 continue
             if any(moved.intersects(other) for other in taken):
                 continue
-            if any(crosses(moved, seg) for seg in lines):
+            if any(crosses(moved, seg) for seg in near_lines):
                 continue
-            if not _on_any(moved, points):
+            if not _on_any(moved, near_points):
                 return QPointF(dx, dy)
             if on_marker is None:
                 on_marker = QPointF(dx, dy)
     return on_marker
 
 
-def _near(seg: Segment, rect: QRectF, margin: float) -> bool:
-    """Whether the segment's bounding box meets `rect` grown by `margin` (a quick test that
-    never says no to a segment `crosses` would find)."""
-    x1, y1, x2, y2 = seg
-    return (
-        min(x1, x2) <= rect.right() + margin
-        and max(x1, x2) >= rect.left() - margin
-        and min(y1, y2) <= rect.bottom() + margin
-        and max(y1, y2) >= rect.top() - margin
+def _near(segments: np.ndarray, rect: QRectF, margin: float) -> np.ndarray:
+    """Which segments (rows x1, y1, x2, y2) have a bounding box meeting `rect` grown by
+    `margin` (a quick test that never says no to a segment `crosses` would find)."""
+    x1, y1, x2, y2 = segments[:, 0], segments[:, 1], segments[:, 2], segments[:, 3]
+    near: np.ndarray = (
+        (np.minimum(x1, x2) <= rect.right() + margin)
+        & (np.maximum(x1, x2) >= rect.left() - margin)
+        & (np.minimum(y1, y2) <= rect.bottom() + margin)
+        & (np.maximum(y1, y2) >= rect.top() - margin)
     )
+    return near
+
+
+def _segment(row: np.ndarray) -> Segment:
+    return (float(row[0]), float(row[1]), float(row[2]), float(row[3]))
 
 
 def crosses(rect: QRectF, seg: Segment, margin: float = LINE_PX) -> bool:
