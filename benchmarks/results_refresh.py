@@ -66,16 +66,31 @@ def one_point(folder: Path, detailed: bool) -> tuple[Path, PointFinished]:
     return path, event
 
 
-def make_history(root: Path, seed: Path, files: int) -> None:
+def at_load(doc: dict, conc: int, same: bool) -> dict:
+    """The seed point as if measured at `conc` streams: throughput rising to a plateau, TPOT
+    and TTFT rising with the batch, so the curves and the Pareto chart spread out as a real
+    run's do (`same`: the seed's figures at every load, as this script did before)."""
+    out = {**doc, "max_concurrency": conc}
+    if same:
+        return out
+    grow, slow = min(conc, 48) ** 0.8, 1 + conc / 48
+    for key, value in doc.items():
+        if isinstance(value, int | float) and key.endswith("_throughput"):
+            out[key] = value * grow
+        elif isinstance(value, int | float) and key.endswith(("_tpot_ms", "_ttft_ms")):
+            out[key] = value * slow
+    return out
+
+
+def make_history(root: Path, seed: Path, files: int, same: bool) -> None:
     doc = json.loads(seed.read_text(encoding="utf-8"))
     per_run = 50
     for i in range(files):
         run = root / f"run{i // per_run:03d}"
         run.mkdir(exist_ok=True)
-        doc["label"] = run.name
-        doc["max_concurrency"] = 1 + i % per_run
+        point = at_load({**doc, "label": run.name}, 1 + i % per_run, same)
         (run / f"{run.name}_rateinf_conc{1 + i % per_run}.json").write_text(
-            json.dumps(doc), encoding="utf-8"
+            json.dumps(point), encoding="utf-8"
         )
 
 
@@ -89,6 +104,10 @@ def main() -> None:
         "without the cache (the paths before points came from their events)"
     )  # fmt: skip
     parser.add_argument("--detailed", action="store_true", help="points with --save-detailed")
+    parser.add_argument(
+        "--same", action="store_true", help="every point a copy of the seed's figures (all "
+        "loads at one place on the Pareto chart: the shape of this script's earlier figures)"
+    )  # fmt: skip
     args = parser.parse_args()
 
     from PySide6.QtCore import QEventLoop
@@ -101,7 +120,7 @@ def main() -> None:
         seed, event = one_point(Path(tmp) / "seed", args.detailed)
         root = Path(tmp) / "results"
         root.mkdir()
-        make_history(root, seed, args.files)
+        make_history(root, seed, args.files, args.same)
         size = sum(p.stat().st_size for p in root.rglob("*.json"))
         print(f"{args.files} point files, {size / 1e6:.1f} MB, load {os.getloadavg()[0]:.2f}")
         panel = ResultsPanel()
@@ -144,10 +163,10 @@ def main() -> None:
             """The shown run's next point, as its sweep writes it (then announces it)."""
             nonlocal conc
             conc += 1
-            point = {**doc, "label": "run000", "max_concurrency": conc}
+            point = at_load({**doc, "label": "run000"}, conc, args.same)
             new = root / "run000" / f"run000_rateinf_conc{conc}.json"
             new.write_text(json.dumps(point), encoding="utf-8")
-            return new, {**event.summary, "label": "run000", "max_concurrency": conc}
+            return new, at_load({**event.summary, "label": "run000"}, conc, args.same)
 
         for run in range(1, args.runs + 1):
             print(f"run {run} (load {os.getloadavg()[0]:.2f}), points finishing beside it:")

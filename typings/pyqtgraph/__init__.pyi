@@ -38,6 +38,8 @@ class GraphicsWidget(QGraphicsWidget):
 
 class TextItem(GraphicsObject):
     textItem: QGraphicsTextItem
+    anchor: QPointF
+    color: QColor
     def __init__(
         self,
         text: str = "",

@@ -6,6 +6,7 @@ chart's tooltip and on its point (hovering the point names it)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
@@ -40,6 +41,13 @@ class Declutter(QObject):
         self._homes: list[QPointF | None] = []  # None: the item finds its own (a line label)
         self._markers: list[pg.PlotDataItem] = []
         self._on_placed = on_placed
+        # The last placement: each label's inputs and outcome (by the label's id), their
+        # order, the view, the markers and line pieces it avoided (see place).
+        self._memo: dict[int, _Placed] = {}
+        self._memo_order: list[int] = []
+        self._memo_key: tuple[float, ...] = ()
+        self._memo_points: np.ndarray = np.empty((0, 2))
+        self._memo_lines: np.ndarray = np.empty((0, 4))
         self.hidden: list[str] = []  # texts of the labels with no free slot, in order
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -84,7 +92,13 @@ class Declutter(QObject):
         self._timer.start()
 
     def place(self) -> None:
-        """Put each label at its preferred place or the nearest free one above or below it."""
+        """Put each label at its preferred place or the nearest free one above or below it.
+
+        In the view of the last placement, a label whose text, anchor and place are as they
+        were, with nothing that can be in its way changed (markers, lines, the labels placed
+        before it), goes where it went then without being tried again: a point joining a run
+        changes a few labels of the chart, and trying all of them again made each point cost
+        more the longer the run. The answer is the same as placing them all afresh."""
         self._timer.stop()
         # A range or resize signal with nothing changed (a redraw of the view) places
         # nothing again: placing moves items, which could signal again, without end.
@@ -95,13 +109,52 @@ class Declutter(QObject):
         area = self._view.sceneBoundingRect()
         points = self._marker_points()
         lines = self._line_segments()
+        exact = self._exact_key()
+        labels = [(label, home) for label, home in zip(self._labels, self._homes, strict=True)
+                  if label.scene() is not None]  # fmt: skip
+        memo = self._memo if exact == self._memo_key else {}
+        order = [id(label) for label, _home in labels]
+        if [i for i in self._memo_order if i in set(order)] != [i for i in order if i in memo]:
+            memo = {}  # labels placed in another order: each one's predecessors changed
+        # What changed since the last placement: markers and line pieces that came or went,
+        # the places of labels that moved, came or went.
+        changed_points = _changes(self._memo_points, points) if memo else points
+        changed_lines = _changes(self._memo_lines, lines) if memo else lines
+        changed: list[QRectF] = [m.final for i, m in memo.items()
+                                 if i not in set(order) and m.final is not None]  # fmt: skip
         taken: list[QRectF] = []
-        for label, home in zip(self._labels, self._homes, strict=True):
-            if label.scene() is None:
+        placed: dict[int, _Placed] = {}
+        for label, home in labels:
+            text = label.toPlainText()
+            was = memo.get(id(label))
+            sig = (
+                (text, label.anchor.x(), label.anchor.y(), home.x(), home.y())
+                if home is not None
+                else None
+            )
+            if (
+                was is not None
+                and sig is not None
+                and was.sig == sig
+                and not any(was.reach.intersects(r) for r in changed)
+                and not _any_near(was.reach, changed_points, changed_lines)
+            ):
+                placed[id(label)] = was
+                if was.final is None:
+                    if label.isVisible():
+                        label.setVisible(False)
+                    self.hidden.append(text)
+                    continue
+                if not label.isVisible():
+                    label.setVisible(True)
+                if label.pos() != was.pos:  # put back at home by its chart since
+                    label.setPos(was.pos)
+                    label.updateTransform(force=True)
+                taken.append(was.final)
                 continue
             label.setVisible(True)
             if isinstance(label, pg.InfLineLabel):  # hovering the line names it, shown or not
-                label.parentItem().setToolTip(label.toPlainText())
+                label.parentItem().setToolTip(text)
             if home is None:
                 assert isinstance(label, pg.InfLineLabel)  # only a line's label has no home
                 label.updatePosition()
@@ -110,19 +163,33 @@ class Declutter(QObject):
             label.updateTransform(force=True)
             rect = label.sceneBoundingRect()
             shift = _free_offset(rect, area, taken, points, lines, self._far)
+            final: QRectF | None = None
             if shift is None:
                 label.setVisible(False)
-                self.hidden.append(label.toPlainText())
-                continue
-            if not shift.isNull():
-                parent = label.parentItem()
-                target = parent.mapToScene(label.pos()) + shift
-                label.setPos(parent.mapFromScene(target))
-                label.updateTransform(force=True)
-            taken.append(label.sceneBoundingRect())
+                self.hidden.append(text)
+            else:
+                if not shift.isNull():
+                    parent = label.parentItem()
+                    target = parent.mapToScene(label.pos()) + shift
+                    label.setPos(parent.mapFromScene(target))
+                    label.updateTransform(force=True)
+                final = label.sceneBoundingRect()
+                taken.append(final)
+            before = was.final if was is not None else None
+            if before != final:
+                changed += [r for r in (before, final) if r is not None]
+            placed[id(label)] = _Placed(sig, _reach(rect, area, self._far), final, label.pos())
+        self._memo, self._memo_order, self._memo_key = placed, order, exact
+        self._memo_points, self._memo_lines = points, lines
         self._placed_for = self._view_key()
         if self._on_placed is not None:
             self._on_placed()
+
+    def _exact_key(self) -> tuple[float, ...]:
+        """The view's range and place on screen, as they are (the scene map follows)."""
+        (x_lo, x_hi), (y_lo, y_hi) = self._view.viewRange()
+        area = self._view.sceneBoundingRect()
+        return (x_lo, x_hi, y_lo, y_hi, area.x(), area.y(), area.width(), area.height())
 
     def _view_key(self) -> tuple[float, ...]:
         (x_lo, x_hi), (y_lo, y_hi) = self._view.viewRange()
@@ -192,6 +259,57 @@ class Declutter(QObject):
         return segments
 
 
+@dataclass
+class _Placed:
+    """A label's placement: what it was placed from (text, anchor, home; None for a line's
+    label, placed afresh each time), everything that could be in the way of one of its
+    places (`reach`), its box where it went (None: left out) and its place there."""
+
+    sig: tuple[object, ...] | None
+    reach: QRectF
+    final: QRectF | None
+    pos: QPointF
+
+
+def _reach(rect: QRectF, area: QRectF, far: bool) -> QRectF:
+    """Everything that can be in the way of a place tried for a label at `rect`: its band
+    (_free_offset's) grown by a marker's half width and a line's."""
+    step, reach, sides = _tries(rect, area, far)
+    grow = max(MARKER_PX, LINE_PX + 1) + 1
+    top = reach * step + grow
+    return rect.adjusted(-max(sides) - grow, -top, max(sides) + grow, top)
+
+
+def _tries(rect: QRectF, area: QRectF, far: bool) -> tuple[float, int, tuple[float, ...]]:
+    """The step up or down a label moves by, how many steps, and its shifts to either side."""
+    step = max(2.0, rect.height() / 3)
+    # Without a leader line a label reads as its point's only close by.
+    heights = LINE_REACH if far else NEAR_REACH
+    reach = int(min(area.height(), heights * rect.height()) / step) + 1
+    # Beside its place too (a line's label to either side of its line), at each height.
+    side = rect.width() / 2 + 3
+    sides = (0.0, side, -side, 2 * side, -2 * side) if far else (0.0, side, -side)
+    return step, reach, sides
+
+
+def _changes(before: np.ndarray, now: np.ndarray) -> np.ndarray:
+    """The rows in one of `before` and `now` and not in the other."""
+    old = set(map(tuple, before.tolist()))
+    new = set(map(tuple, now.tolist()))
+    rows = list(old ^ new)
+    return np.array(rows, dtype=float).reshape(-1, now.shape[1])
+
+
+def _any_near(rect: QRectF, points: np.ndarray, lines: np.ndarray) -> bool:
+    """Whether any of `points` lies in `rect` or any of `lines` comes near it."""
+    if len(points):
+        xs, ys = points[:, 0], points[:, 1]
+        inside = (rect.left() <= xs) & (xs <= rect.right())
+        if (inside & (rect.top() <= ys) & (ys <= rect.bottom())).any():
+            return True
+    return bool(len(lines) and _near(lines, rect, 0.0).any())
+
+
 def _draws_line(curve: pg.PlotDataItem) -> bool:
     pen = curve.opts.get("pen")
     return pen is not None and pg.mkPen(pen).style() != Qt.PenStyle.NoPen
@@ -211,16 +329,10 @@ def _free_offset(
     up or down (LINE_REACH with `far`). None when there is no such place: a label is left
     out rather than written over a line or another label. `far`: a whole width to either
     side is tried too (a label drawn with a leader line to its point)."""
-    step = max(2.0, rect.height() / 3)
-    # Without a leader line a label reads as its point's only close by.
-    heights = LINE_REACH if far else NEAR_REACH
-    reach = int(min(area.height(), heights * rect.height()) / step) + 1
+    step, reach, sides = _tries(rect, area, far)
     shifts = [0.0]
     for k in range(1, reach + 1):
         shifts += [-k * step, k * step]
-    # Beside its place too (a line's label to either side of its line), at each height.
-    side = rect.width() / 2 + 3
-    sides = (0.0, side, -side, 2 * side, -2 * side) if far else (0.0, side, -side)
     # Only what lies near the label can be in the way of one of its places: the rest is left
     # out before trying them (a chart of a long run has hundreds of labels, markers and line
     # pieces; each place tried against all of them made the placement grow with the run).
@@ -231,22 +343,41 @@ def _free_offset(
     lo_x, hi_x = band.left() - MARKER_PX, band.right() + MARKER_PX
     lo_y, hi_y = band.top() - MARKER_PX, band.bottom() + MARKER_PX
     xs, ys = points[:, 0], points[:, 1]
-    inside = (lo_x <= xs) & (xs <= hi_x) & (lo_y <= ys) & (ys <= hi_y)
-    near_points = [(float(x), float(y)) for x, y in points[inside]]
+    near_points = points[(lo_x <= xs) & (xs <= hi_x) & (lo_y <= ys) & (ys <= hi_y)]
+    # Every place in the order tried, its edges as QRectF.translated gives them; what can be
+    # told of all at once is (inside the area, clear of the taken rects, on a marker).
+    dx = np.array([x for _y in shifts for x in sides])
+    dy = np.array([y for y in shifts for _x in sides])
+    left, top = rect.x() + dx, rect.y() + dy
+    right, bottom = left + rect.width(), top + rect.height()
+    lo = area.adjusted(-0.5, -0.5, 0.5, 0.5)  # _within's half a pixel of slack
+    ok = (left >= lo.left()) & (right <= lo.right()) & (top >= lo.top()) & (bottom <= lo.bottom())
+    ok |= (dx == 0) & (dy == 0)  # the preferred place may stick out
+    for other in taken:  # QRectF.intersects: an overlap of some area
+        ok &= ~(
+            (left < other.right())
+            & (other.left() < right)
+            & (top < other.bottom())
+            & (other.top() < bottom)
+        )
+    px, py = near_points[:, 0], near_points[:, 1]
+    on = np.asarray(
+        (
+            (left[:, None] - MARKER_PX <= px)
+            & (px <= right[:, None] + MARKER_PX)
+            & (top[:, None] - MARKER_PX <= py)
+            & (py <= bottom[:, None] + MARKER_PX)
+        ).any(axis=1)
+    )
     on_marker: QPointF | None = None  # the nearest place clear of all but the markers
-    for dy in shifts:
-        for dx in sides:
-            moved = rect.translated(dx, dy)
-            if (dx or dy) and not _within(moved, area):
-                continue
-            if any(moved.intersects(other) for other in taken):
-                continue
-            if any(crosses(moved, seg) for seg in near_lines):
-                continue
-            if not _on_any(moved, near_points):
-                return QPointF(dx, dy)
-            if on_marker is None:
-                on_marker = QPointF(dx, dy)
+    for i in np.flatnonzero(ok).tolist():
+        moved = rect.translated(float(dx[i]), float(dy[i]))
+        if any(crosses(moved, seg) for seg in near_lines):
+            continue
+        if not on[i]:
+            return QPointF(float(dx[i]), float(dy[i]))
+        if on_marker is None:
+            on_marker = QPointF(float(dx[i]), float(dy[i]))
     return on_marker
 
 
@@ -325,18 +456,6 @@ def name_points(curve: pg.PlotDataItem) -> None:
             showing[0] = False
 
     scatter.sigHovered.connect(hovered)
-
-
-def _within(rect: QRectF, area: QRectF) -> bool:
-    """Whether `rect` lies inside `area` (half a pixel of slack for rounding)."""
-    return area.adjusted(-0.5, -0.5, 0.5, 0.5).contains(rect)
-
-
-def _on_any(rect: QRectF, points: Sequence[tuple[float, float]]) -> bool:
-    """Whether a marker drawn at any of `points` (scene x, y) shows under `rect`."""
-    left, right = rect.left() - MARKER_PX, rect.right() + MARKER_PX
-    top, bottom = rect.top() - MARKER_PX, rect.bottom() + MARKER_PX
-    return any(left <= x <= right and top <= y <= bottom for x, y in points)
 
 
 def tip_with_hidden(tip: str, hidden: Sequence[str]) -> str:

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
+from PySide6.QtGui import QFontMetricsF
+from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QWidget
 
 from app.bench.results.naming import rate_from_file
 from app.bench.schema.point_blocks import blocks_of
@@ -131,6 +132,23 @@ def sweep_axis(series: Iterable[Series]) -> str:
     return "rate" if len(concs) <= 1 and len(rates) > 1 else "concurrency"
 
 
+NICE_STRIDES = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000)
+
+
+def spaced_labels(
+    labels: Sequence[str], width: float, advance: Callable[[str], float], gap: float
+) -> list[str]:
+    """The labels of evenly spaced slots across `width` pixels, every k-th kept and the others
+    blank, k the smallest of NICE_STRIDES that keeps the widest (`advance` measures a text)
+    `gap` pixels clear of the next kept one."""
+    if not labels or width <= 0:
+        return list(labels)
+    per_slot = width / len(labels)
+    widest = max(advance(text) for text in labels)
+    stride = next((k for k in NICE_STRIDES if k * per_slot >= widest + gap), len(labels))
+    return [text if i % stride == 0 else "" for i, text in enumerate(labels)]
+
+
 def metric(point: Mapping[str, Any], key: str) -> float:
     value = point.get(key)
     try:
@@ -199,6 +217,11 @@ class SweepCurves(QWidget):
         layout.addWidget(self.pareto, 2, 1)
         for chart in (self.throughput, self.tpot, self.ttft, self.pareto):
             cache_axes(chart)
+        for plot in (self.throughput, self.tpot, self.ttft):
+            # A point per load, all of them in view: nothing to clip or thin out, and doing
+            # so had each curve made again whenever the load axis gained a slot.
+            plot.getPlotItem().setClipToView(False)
+            plot.getPlotItem().setDownsampling(ds=1, auto=False)
         self.axis = "concurrency"
         self._series: list[Series] = []
         self.caption = ""  # a second title line (exports name the run, model, GPU, date)
@@ -208,6 +231,7 @@ class SweepCurves(QWidget):
         self.drawn: dict[pg.PlotWidget, list[Drawn]] = {}
         self._ticks: dict[pg.PlotWidget, list[list[tuple[int, str]]]] = {}
         self._values_shown: dict[pg.PlotWidget, bool] = {}
+        self._load_labels: list[str] = []  # the load axis's numbers, one per slot
         # The SLO, capacity and knee lines on each chart (capacity.draw_marks).
         self.mark_items: dict[pg.PlotWidget, list[pg.GraphicsObject]] = {}
         # An empty chart says so in words (its axes carry no numbers until there is data).
@@ -221,6 +245,7 @@ class SweepCurves(QWidget):
         for plot in self.plots().values():
             placed = partial(self._name_hidden, plot)
             self.declutter[plot] = Declutter(plot.getPlotItem(), on_placed=placed)
+            plot.getPlotItem().getViewBox().sigResized.connect(partial(self._set_load_ticks, plot))
         self.set_series([])
 
     def _name_hidden(self, plot: pg.PlotWidget) -> None:
@@ -289,7 +314,7 @@ class SweepCurves(QWidget):
         to_value = rate_from_file if self.axis == "rate" else concurrency_value
         values = sorted({to_value(p.get(key)) for s in self._series for p in s.points})
         slot = {v: i for i, v in enumerate(values)}
-        ticks = [[(i, format_number(v)) for v, i in slot.items()]]
+        self._load_labels = [format_number(v) for v in values]
         many = len(self._series) > 1
         self._has_floor = any(math.isfinite(floor_ms(p)) for s in self._series for p in s.points)
         self._words(many)
@@ -298,9 +323,7 @@ class SweepCurves(QWidget):
                 plot.getPlotItem().removeItem(mark)
             self.declutter[plot].set_labels([])
             item = plot.getPlotItem()
-            if ticks != self._ticks.get(plot):  # new ticks repaint the axis and its grid
-                self._ticks[plot] = ticks
-                item.getAxis("bottom").setTicks(ticks)
+            self._set_load_ticks(plot)
             # No points yet: no numbers on the value axis rather than pyqtgraph's 0-1.
             if self._values_shown.get(plot) is not bool(values):
                 self._values_shown[plot] = bool(values)
@@ -322,6 +345,30 @@ class SweepCurves(QWidget):
             # (pyqtgraph's way): set then, it changed the axes and had the chart painted
             # twice per point that joined the run.
             item.getViewBox().updateAutoRange()
+
+    def settle(self) -> None:
+        """The charts' layout, ranges and labels brought up to date now, before they are
+        painted: left to the event loop, the labels were placed after a first paint, the
+        Pareto chart's range set while it was painted, and each chart painted twice."""
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        self.pareto.getPlotItem().getViewBox().updateAutoRange()
+        for declutter in [*self.declutter.values(), self.pareto.declutter]:
+            if declutter.pending:
+                declutter.place()
+
+    def _set_load_ticks(self, plot: pg.PlotWidget, *_: object) -> None:
+        """A tick and grid line at every load, numbered as far apart as their widest number
+        needs on the chart as wide as it is now (again when it is resized): past ~40 loads
+        the numbers of every load ran into each other."""
+        axis = plot.getPlotItem().getAxis("bottom")
+        metrics = QFontMetricsF(QApplication.font())  # pyqtgraph's, no tickFont being set
+        width = plot.getPlotItem().getViewBox().width()
+        gap = metrics.horizontalAdvance("  ")
+        labels = spaced_labels(self._load_labels, width, metrics.horizontalAdvance, gap)
+        ticks = [list(enumerate(labels))]
+        if ticks != self._ticks.get(plot):  # new ticks repaint the axis and its grid
+            self._ticks[plot] = ticks
+            axis.setTicks(ticks)
 
     def _put(self, plot: pg.PlotWidget, wanted: list[tuple[Look, Data, Data]]) -> None:
         """The chart's data items as `wanted`, in that order: the drawn ones given new data

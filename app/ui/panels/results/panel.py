@@ -436,6 +436,7 @@ class ResultsPanel(QWidget):
     def _draw_joined(self) -> None:
         self.show_runs([r.name for r in self.shown])
         self._select(self.shown)
+        self.curves.settle()
 
     def _root_appeared(self) -> bool:
         text = self.folder.text().strip()
