@@ -139,6 +139,9 @@ def test_a_point_added_from_its_event_shows_as_a_fresh_read_of_the_folder(
     events += sweep_events(sim.base_url, history / "new-run", "fresh", "1,2")
     events += sweep_events(sim.base_url, history / "vllm-old", "other", "1")
     assert len(events) == 4
+    drawings = []
+    set_series = panel.curves.set_series
+    panel.curves.set_series = lambda series: (drawings.append(series), set_series(series))
     for event in events:
         assert panel.add_point(event.path, event.summary)
     assert panel.file_cache.parsed == parsed  # no file read for the new points
@@ -162,6 +165,7 @@ def test_a_point_added_from_its_event_shows_as_a_fresh_read_of_the_folder(
         panel.show()
     qtbot.waitUntil(lambda: not panel.drawing_due)
     assert table_runs() == ["local-bf16", "local-bf16"]
+    assert len(drawings) == 1  # one drawing for the burst of four points
 
     from_events = shown(panel, tmp_path)
     fresh = ResultsPanel()
