@@ -1,21 +1,30 @@
 """How long the Results tab holds the GUI thread with a large history: opening a folder of N
 point files, and points finishing beside them.
 
-Makes a results folder of N point files (default 2,000: 40 runs of 50 points, each a copy of one
-real point measured on the built-in simulator, with its per-request block) and opens it in the
-Results panel as the window does (read on a thread: the GUI thread's stalls meanwhile, timed by
-a 5 ms timer; the longest is the open's longest GUI-thread step) and as before (everything on
-the GUI thread: one stall). Then it shows one run and adds points to it as a sweep does, each
-from its `point_finished` event (ResultsPanel.add_point, no folder read), with the tab out of
-sight and on screen: the GUI thread held per point, from the event until the tab is drawn and
-its labels placed (p50/p99/max over --points points; the run grows by one each time).
---refresh also times the paths before points came from their events (the folder read again,
-with the file cache and without).
+Makes a results folder of N point files (default 2,000: 40 runs of 50 points, each one real
+point measured on the built-in simulator, with its per-request block, its throughput and
+latencies shaped by its load as a real run's are (--same: the very same figures at every load,
+as this script's figures before 2026-12 were measured: every load then sits at one place on the
+Pareto chart)) and opens it in the Results panel as the window does (read on a thread: the GUI
+thread's stalls meanwhile, timed by a 5 ms timer; the longest is the open's longest GUI-thread
+step) and as before (everything on the GUI thread: one stall). Then it shows one run and adds
+points to it as a sweep does, each from its `point_finished` event (ResultsPanel.add_point, no
+folder read), with the tab out of sight and on screen: the GUI thread held per point, from the
+event until the tab is drawn (a point is drawn on the event loop's next turn, a burst of them
+in one drawing) and its labels placed (p50/p99/max over --points points; the run grows by one
+each time). --refresh also times the paths before points came from their events (the folder
+read again, with the file cache and without).
 
-Before/after: run this script from a copy of the older tree (its own app/ is imported).
+Before/after: run this very script inside a copy of the older tree (it imports the app/ beside
+it), e.g. for main before the on-screen work (13336c6):
+
+    git archive 13336c6 | tar -x -C /tmp/before
+    cp benchmarks/results_refresh.py /tmp/before/benchmarks/
+    cd /tmp/before && QT_QPA_PLATFORM=offscreen PYTHONPATH=$PWD \
+        python benchmarks/results_refresh.py --files 2000 --points 20
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/results_refresh.py [--files 2000]
-        [--runs 2] [--points 20] [--refresh] [--detailed]
+        [--runs 2] [--points 20] [--same] [--refresh] [--detailed]
 """
 
 from __future__ import annotations

@@ -339,45 +339,29 @@ def _free_offset(
     # The band holds every place tried, with a pixel of slack, so the answer is the same.
     band = rect.adjusted(-max(sides) - 1, -shifts[-1] - 1, max(sides) + 1, shifts[-1] + 1)
     taken = [other for other in taken if band.intersects(other)]
-    near_lines = [_segment(row) for row in lines[_near(lines, band, LINE_PX + 1)]]
+    near_lines = [_segment(row) for row in lines[_near(lines, band, LINE_PX + 1)].tolist()]
     lo_x, hi_x = band.left() - MARKER_PX, band.right() + MARKER_PX
     lo_y, hi_y = band.top() - MARKER_PX, band.bottom() + MARKER_PX
     xs, ys = points[:, 0], points[:, 1]
-    near_points = points[(lo_x <= xs) & (xs <= hi_x) & (lo_y <= ys) & (ys <= hi_y)]
-    # Every place in the order tried, its edges as QRectF.translated gives them; what can be
-    # told of all at once is (inside the area, clear of the taken rects, on a marker).
-    dx = np.array([x for _y in shifts for x in sides])
-    dy = np.array([y for y in shifts for _x in sides])
-    left, top = rect.x() + dx, rect.y() + dy
-    right, bottom = left + rect.width(), top + rect.height()
-    lo = area.adjusted(-0.5, -0.5, 0.5, 0.5)  # _within's half a pixel of slack
-    ok = (left >= lo.left()) & (right <= lo.right()) & (top >= lo.top()) & (bottom <= lo.bottom())
-    ok |= (dx == 0) & (dy == 0)  # the preferred place may stick out
-    for other in taken:  # QRectF.intersects: an overlap of some area
-        ok &= ~(
-            (left < other.right())
-            & (other.left() < right)
-            & (top < other.bottom())
-            & (other.top() < bottom)
-        )
-    px, py = near_points[:, 0], near_points[:, 1]
-    on = np.asarray(
-        (
-            (left[:, None] - MARKER_PX <= px)
-            & (px <= right[:, None] + MARKER_PX)
-            & (top[:, None] - MARKER_PX <= py)
-            & (py <= bottom[:, None] + MARKER_PX)
-        ).any(axis=1)
-    )
+    inside = (lo_x <= xs) & (xs <= hi_x) & (lo_y <= ys) & (ys <= hi_y)
+    near_points: list[list[float]] = points[inside].tolist()
+    inner = area.adjusted(-0.5, -0.5, 0.5, 0.5)  # half a pixel of slack for rounding
     on_marker: QPointF | None = None  # the nearest place clear of all but the markers
-    for i in np.flatnonzero(ok).tolist():
-        moved = rect.translated(float(dx[i]), float(dy[i]))
-        if any(crosses(moved, seg) for seg in near_lines):
-            continue
-        if not on[i]:
-            return QPointF(float(dx[i]), float(dy[i]))
-        if on_marker is None:
-            on_marker = QPointF(float(dx[i]), float(dy[i]))
+    for dy in shifts:
+        for dx in sides:
+            moved = rect.translated(dx, dy)
+            if (dx or dy) and not inner.contains(moved):
+                continue
+            if any(moved.intersects(other) for other in taken):
+                continue
+            if any(crosses(moved, seg) for seg in near_lines):
+                continue
+            left, right = moved.left() - MARKER_PX, moved.right() + MARKER_PX
+            top, bottom = moved.top() - MARKER_PX, moved.bottom() + MARKER_PX
+            if not any(left <= x <= right and top <= y <= bottom for x, y in near_points):
+                return QPointF(dx, dy)
+            if on_marker is None:
+                on_marker = QPointF(dx, dy)
     return on_marker
 
 
@@ -394,8 +378,8 @@ def _near(segments: np.ndarray, rect: QRectF, margin: float) -> np.ndarray:
     return near
 
 
-def _segment(row: np.ndarray) -> Segment:
-    return (float(row[0]), float(row[1]), float(row[2]), float(row[3]))
+def _segment(row: list[float]) -> Segment:
+    return (row[0], row[1], row[2], row[3])
 
 
 def crosses(rect: QRectF, seg: Segment, margin: float = LINE_PX) -> bool:
