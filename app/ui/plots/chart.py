@@ -55,13 +55,17 @@ def setup_plot(
     no_direct_export(plot)
 
 
-def cache_axes(plot: pg.PlotWidget) -> None:
+def cache_axes(plot: pg.PlotWidget, cached: bool = True) -> None:
     """The chart's axes (their ticks, numbers and grid lines) painted once into a pixmap and
     that pixmap shown until they change: a chart whose curves change under unchanged axes
     (a point joining a run on the knee curves) repainted every grid line and number (a
-    third of its paint, ~4 ms a chart here). The same pixels (compared)."""
+    third of its paint, ~4 ms a chart here). The same pixels (compared). `cached=False` for
+    an export: an SVG draws its axes as lines and text, not as a picture of them."""
+    mode = (
+        QGraphicsItem.CacheMode.DeviceCoordinateCache if cached else QGraphicsItem.CacheMode.NoCache
+    )
     for name in ("left", "bottom"):
-        plot.getPlotItem().getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        plot.getPlotItem().getAxis(name).setCacheMode(mode)
 
 
 def no_direct_export(plot: pg.PlotWidget) -> None:
