@@ -1,21 +1,30 @@
 """How long the Results tab holds the GUI thread with a large history: opening a folder of N
 point files, and points finishing beside them.
 
-Makes a results folder of N point files (default 2,000: 40 runs of 50 points, each a copy of one
-real point measured on the built-in simulator, with its per-request block) and opens it in the
-Results panel as the window does (read on a thread: the GUI thread's stalls meanwhile, timed by
-a 5 ms timer; the longest is the open's longest GUI-thread step) and as before (everything on
-the GUI thread: one stall). Then it shows one run and adds points to it as a sweep does, each
-from its `point_finished` event (ResultsPanel.add_point, no folder read), with the tab out of
-sight and on screen: the GUI thread held per point, from the event until the tab is drawn and
-its labels placed (p50/p99/max over --points points; the run grows by one each time).
---refresh also times the paths before points came from their events (the folder read again,
-with the file cache and without).
+Makes a results folder of N point files (default 2,000: 40 runs of 50 points, each one real
+point measured on the built-in simulator, with its per-request block, its throughput and
+latencies shaped by its load as a real run's are (--same: the very same figures at every load,
+as this script's figures before 2026-12 were measured: every load then sits at one place on the
+Pareto chart)) and opens it in the Results panel as the window does (read on a thread: the GUI
+thread's stalls meanwhile, timed by a 5 ms timer; the longest is the open's longest GUI-thread
+step) and as before (everything on the GUI thread: one stall). Then it shows one run and adds
+points to it as a sweep does, each from its `point_finished` event (ResultsPanel.add_point, no
+folder read), with the tab out of sight and on screen: the GUI thread held per point, from the
+event until the tab is drawn (a point is drawn on the event loop's next turn, a burst of them
+in one drawing) and its labels placed (p50/p99/max over --points points; the run grows by one
+each time). --refresh also times the paths before points came from their events (the folder
+read again, with the file cache and without).
 
-Before/after: run this script from a copy of the older tree (its own app/ is imported).
+Before/after: run this very script inside a copy of the older tree (it imports the app/ beside
+it), e.g. for main before the on-screen work (13336c6):
+
+    git archive 13336c6 | tar -x -C /tmp/before
+    cp benchmarks/results_refresh.py /tmp/before/benchmarks/
+    cd /tmp/before && QT_QPA_PLATFORM=offscreen PYTHONPATH=$PWD \
+        python benchmarks/results_refresh.py --files 2000 --points 20
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/results_refresh.py [--files 2000]
-        [--runs 2] [--points 20] [--refresh] [--detailed]
+        [--runs 2] [--points 20] [--same] [--refresh] [--detailed]
 """
 
 from __future__ import annotations
@@ -66,16 +75,31 @@ def one_point(folder: Path, detailed: bool) -> tuple[Path, PointFinished]:
     return path, event
 
 
-def make_history(root: Path, seed: Path, files: int) -> None:
+def at_load(doc: dict, conc: int, same: bool) -> dict:
+    """The seed point as if measured at `conc` streams: throughput rising to a plateau, TPOT
+    and TTFT rising with the batch, so the curves and the Pareto chart spread out as a real
+    run's do (`same`: the seed's figures at every load, as this script did before)."""
+    out = {**doc, "max_concurrency": conc}
+    if same:
+        return out
+    grow, slow = min(conc, 48) ** 0.8, 1 + conc / 48
+    for key, value in doc.items():
+        if isinstance(value, int | float) and key.endswith("_throughput"):
+            out[key] = value * grow
+        elif isinstance(value, int | float) and key.endswith(("_tpot_ms", "_ttft_ms")):
+            out[key] = value * slow
+    return out
+
+
+def make_history(root: Path, seed: Path, files: int, same: bool) -> None:
     doc = json.loads(seed.read_text(encoding="utf-8"))
     per_run = 50
     for i in range(files):
         run = root / f"run{i // per_run:03d}"
         run.mkdir(exist_ok=True)
-        doc["label"] = run.name
-        doc["max_concurrency"] = 1 + i % per_run
+        point = at_load({**doc, "label": run.name}, 1 + i % per_run, same)
         (run / f"{run.name}_rateinf_conc{1 + i % per_run}.json").write_text(
-            json.dumps(doc), encoding="utf-8"
+            json.dumps(point), encoding="utf-8"
         )
 
 
@@ -89,6 +113,10 @@ def main() -> None:
         "without the cache (the paths before points came from their events)"
     )  # fmt: skip
     parser.add_argument("--detailed", action="store_true", help="points with --save-detailed")
+    parser.add_argument(
+        "--same", action="store_true", help="every point a copy of the seed's figures (all "
+        "loads at one place on the Pareto chart: the shape of this script's earlier figures)"
+    )  # fmt: skip
     args = parser.parse_args()
 
     from PySide6.QtCore import QEventLoop
@@ -101,7 +129,7 @@ def main() -> None:
         seed, event = one_point(Path(tmp) / "seed", args.detailed)
         root = Path(tmp) / "results"
         root.mkdir()
-        make_history(root, seed, args.files)
+        make_history(root, seed, args.files, args.same)
         size = sum(p.stat().st_size for p in root.rglob("*.json"))
         print(f"{args.files} point files, {size / 1e6:.1f} MB, load {os.getloadavg()[0]:.2f}")
         panel = ResultsPanel()
@@ -144,10 +172,10 @@ def main() -> None:
             """The shown run's next point, as its sweep writes it (then announces it)."""
             nonlocal conc
             conc += 1
-            point = {**doc, "label": "run000", "max_concurrency": conc}
+            point = at_load({**doc, "label": "run000"}, conc, args.same)
             new = root / "run000" / f"run000_rateinf_conc{conc}.json"
             new.write_text(json.dumps(point), encoding="utf-8")
-            return new, {**event.summary, "label": "run000", "max_concurrency": conc}
+            return new, at_load({**event.summary, "label": "run000"}, conc, args.same)
 
         for run in range(1, args.runs + 1):
             print(f"run {run} (load {os.getloadavg()[0]:.2f}), points finishing beside it:")
@@ -193,7 +221,9 @@ def settle(app, panel) -> None:
     curves = panel.curves
     declutters = [*curves.declutter.values(), curves.pareto.declutter]
     app.processEvents()
-    while any(d.pending for d in declutters):
+    # Points joining the shown run are drawn on the next turn of the event loop (a burst in
+    # one drawing); an older tree draws them at once and has no such flag.
+    while getattr(panel, "drawing_due", False) or any(d.pending for d in declutters):
         app.processEvents()
 
 

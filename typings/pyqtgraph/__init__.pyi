@@ -10,7 +10,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from PySide6.QtCore import QPointF, QRectF, Signal
-from PySide6.QtGui import QAction, QBrush, QColor, QPen
+from PySide6.QtGui import QAction, QBrush, QColor, QPen, QTransform
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsObject,
@@ -38,6 +38,8 @@ class GraphicsWidget(QGraphicsWidget):
 
 class TextItem(GraphicsObject):
     textItem: QGraphicsTextItem
+    anchor: QPointF
+    color: QColor
     def __init__(
         self,
         text: str = "",
@@ -179,6 +181,8 @@ class ViewBox(GraphicsWidget):
     def enableAutoRange(self, axis: object = None, enable: bool | float = True) -> None: ...
     def disableAutoRange(self, axis: object = None) -> None: ...
     def updateAutoRange(self) -> None: ...
+    def updateMatrix(self, changed: object = None) -> None: ...
+    def childTransform(self) -> QTransform: ...
 
 class _PlotMethods:
     # What PlotItem defines and PlotWidget forwards to it (PlotWidget.__getattr__).

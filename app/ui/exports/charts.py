@@ -14,6 +14,7 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication
 
 from app.ui.exports.files import write_export
+from app.ui.plots.chart import cache_axes
 from app.ui.plots.sweep_curves import Series, SweepCurves
 
 
@@ -88,6 +89,8 @@ def export_curves(
             ).format(base.name)
         )
     curves = SweepCurves()
+    for plot in curves.charts().values():
+        cache_axes(plot, cached=False)  # an SVG's axes as lines and text, not a pixmap
     curves.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
     try:
         layout = curves.layout()

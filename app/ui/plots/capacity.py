@@ -183,6 +183,7 @@ def draw_marks(curves: SweepCurves, series: Sequence[Series], marks: Marks) -> N
             labelOpts={"position": 0.05, "color": SLO_COLOUR, "anchors": [(0, 1), (0, 1)]},
         )
         plot.addItem(line, ignoreBounds=True)
+        curves.mark_items.setdefault(plot, []).append(line)
         labels[plot].append(line.label)
     x = _boundary_x(slot, marks.highest_pass, marks.lowest_fail)
     if x is not None and marks.highest_pass is not None:
@@ -196,6 +197,7 @@ def draw_marks(curves: SweepCurves, series: Sequence[Series], marks: Marks) -> N
                 labelOpts={"position": 0.08, "color": BOUNDARY_COLOUR},
             )
             plot.addItem(boundary, ignoreBounds=True)
+            curves.mark_items.setdefault(plot, []).append(boundary)
             labels[plot].append(boundary.label)
     for metric, load in marks.knees.items():
         plot = plots.get(metric)
@@ -209,6 +211,7 @@ def draw_marks(curves: SweepCurves, series: Sequence[Series], marks: Marks) -> N
             labelOpts={"position": 0.75, "color": KNEE_COLOUR},
         )
         plot.addItem(knee, ignoreBounds=True)
+        curves.mark_items.setdefault(plot, []).append(knee)
         labels[plot].append(knee.label)
     for plot, texts in labels.items():
         curves.declutter[plot].set_labels(texts, plot.getPlotItem().listDataItems())

@@ -4,8 +4,10 @@ and axis limits that move in coarse steps."""
 from __future__ import annotations
 
 import math
+import weakref
 
 import pyqtgraph as pg
+from PySide6.QtWidgets import QGraphicsItem
 
 # Colours that stay readable on light and dark backgrounds (Okabe-Ito, colour-blind safe).
 PALETTE: tuple[str, ...] = (
@@ -53,6 +55,19 @@ def setup_plot(
     no_direct_export(plot)
 
 
+def cache_axes(plot: pg.PlotWidget, cached: bool = True) -> None:
+    """The chart's axes (their ticks, numbers and grid lines) painted once into a pixmap and
+    that pixmap shown until they change: a chart whose curves change under unchanged axes
+    (a point joining a run on the knee curves) repainted every grid line and number (a
+    third of its paint, ~4 ms a chart here). The same pixels (compared). `cached=False` for
+    an export: an SVG draws its axes as lines and text, not as a picture of them."""
+    mode = (
+        QGraphicsItem.CacheMode.DeviceCoordinateCache if cached else QGraphicsItem.CacheMode.NoCache
+    )
+    for name in ("left", "bottom"):
+        plot.getPlotItem().getAxis(name).setCacheMode(mode)
+
+
 def no_direct_export(plot: pg.PlotWidget) -> None:
     """Take pyqtgraph's own "Export..." off the chart's right-click menu: it writes files
     straight to any path (a FIFO, a device, over a symlink's target), past the checks of the
@@ -63,11 +78,21 @@ def no_direct_export(plot: pg.PlotWidget) -> None:
 def set_words(
     plot: pg.PlotWidget, title: str, y_label: str, x_label: str, title_size: str = "10pt"
 ) -> None:
-    """A chart's title and axis labels (again after a language change)."""
+    """A chart's title and axis labels (again after a language change). The same words
+    again change nothing: setting them lays the chart out again (its title and axes), which
+    a chart redrawn for a point that joined its run has no need of."""
+    words = (title, y_label, x_label, title_size)
+    if _words.get(plot) == words:
+        return
+    _words[plot] = words
     item = plot.getPlotItem()
     item.setTitle(title, size=title_size)
     item.setLabel("left", y_label)
     item.setLabel("bottom", x_label)
+
+
+_words: weakref.WeakKeyDictionary[pg.PlotWidget, tuple[str, str, str, str]]
+_words = weakref.WeakKeyDictionary()  # each chart's words as last set
 
 
 def rename_curve(item: pg.PlotItem, curve: pg.PlotDataItem, name: str) -> None:

@@ -5,10 +5,11 @@ chart's tooltip and on its point (hovering the point names it)."""
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, Qt, QTimer
 
@@ -46,6 +47,13 @@ class Declutter(QObject):
         self._markers: list[pg.PlotDataItem] = []
         self._points: list[QPointF | None] = []  # each label's own point (view coordinates)
         self._on_placed = on_placed
+        # The last placement: each label's inputs and outcome (by the label's id), their
+        # order, the view, the markers and line pieces it avoided (see place).
+        self._memo: dict[int, _Placed] = {}
+        self._memo_order: list[int] = []
+        self._memo_key: tuple[float, ...] = ()
+        self._memo_points: np.ndarray = np.empty((0, 2))
+        self._memo_lines: np.ndarray = np.empty((0, 4))
         self.hidden: list[str] = []  # texts of the labels with no free slot, in order
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -99,7 +107,13 @@ class Declutter(QObject):
         self._timer.start()
 
     def place(self) -> None:
-        """Put each label at its preferred place or the nearest free one above or below it."""
+        """Put each label at its preferred place or the nearest free one above or below it.
+
+        In the view of the last placement, a label whose text, anchor and place are as they
+        were, with nothing that can be in its way changed (markers, lines, the labels placed
+        before it), goes where it went then without being tried again: a point joining a run
+        changes a few labels of the chart, and trying all of them again made each point cost
+        more the longer the run. The answer is the same as placing them all afresh."""
         self._timer.stop()
         # A range or resize signal with nothing changed (a redraw of the view) places
         # nothing again: placing moves items, which could signal again, without end.
@@ -109,14 +123,57 @@ class Declutter(QObject):
         self.hidden = []
         area = self._view.sceneBoundingRect()
         points = self._marker_points()
-        lines = [seg for _item, seg in self._line_segments()]
+        lines = self._line_segments()
+        exact = self._exact_key()
+        labels = [(label, home, own)
+                  for label, home, own in zip(self._labels, self._homes, self._points, strict=True)
+                  if label.scene() is not None]  # fmt: skip
+        # Labels with points of their own lay leaders the later ones keep off: placed afresh.
+        fresh = any(own is not None for _label, _home, own in labels)
+        memo = self._memo if exact == self._memo_key and not fresh else {}
+        order = [id(label) for label, _home, _own in labels]
+        if [i for i in self._memo_order if i in set(order)] != [i for i in order if i in memo]:
+            memo = {}  # labels placed in another order: each one's predecessors changed
+        # What changed since the last placement: markers and line pieces that came or went,
+        # the places of labels that moved, came or went.
+        changed_points = _changes(self._memo_points, points) if memo else points
+        changed_lines = _changes(self._memo_lines, lines) if memo else lines
+        changed: list[QRectF] = [m.final for i, m in memo.items()
+                                 if i not in set(order) and m.final is not None]  # fmt: skip
         taken: list[QRectF] = []
-        for label, home, own in zip(self._labels, self._homes, self._points, strict=True):
-            if label.scene() is None:
+        placed: dict[int, _Placed] = {}
+        leaders: list[Segment] = []  # from each placed label with a point to that point
+        for label, home, own in labels:
+            text = label.toPlainText()
+            was = memo.get(id(label))
+            sig = (
+                (text, label.anchor.x(), label.anchor.y(), home.x(), home.y())
+                if home is not None
+                else None
+            )
+            if (
+                was is not None
+                and sig is not None
+                and was.sig == sig
+                and not any(was.reach.intersects(r) for r in changed)
+                and not _any_near(was.reach, changed_points, changed_lines)
+            ):
+                placed[id(label)] = was
+                if was.final is None:
+                    if label.isVisible():
+                        label.setVisible(False)
+                    self.hidden.append(text)
+                    continue
+                if not label.isVisible():
+                    label.setVisible(True)
+                if label.pos() != was.pos:  # put back at home by its chart since
+                    label.setPos(was.pos)
+                    label.updateTransform(force=True)
+                taken.append(was.final)
                 continue
             label.setVisible(True)
             if isinstance(label, pg.InfLineLabel):  # hovering the line names it, shown or not
-                label.parentItem().setToolTip(label.toPlainText())
+                label.parentItem().setToolTip(text)
             if home is None:
                 assert isinstance(label, pg.InfLineLabel)  # only a line's label has no home
                 label.updatePosition()
@@ -126,19 +183,28 @@ class Declutter(QObject):
             rect = label.sceneBoundingRect()
             at = None if own is None else self._view.mapViewToScene(own)
             point = None if at is None else (at.x(), at.y())
-            shift = _free_offset(rect, area, taken, points, lines, self._far, point)
+            avoid = np.vstack((lines, np.array(leaders))) if leaders else lines
+            shift = _free_offset(rect, area, taken, points, avoid, self._far, point)
+            final: QRectF | None = None
             if shift is None:
                 label.setVisible(False)
-                self.hidden.append(label.toPlainText())
-                continue
-            if not shift.isNull():
-                parent = label.parentItem()
-                target = parent.mapToScene(label.pos()) + shift
-                label.setPos(parent.mapFromScene(target))
-                label.updateTransform(force=True)
-            taken.append(label.sceneBoundingRect())
-            if point is not None:  # the labels placed after it keep off its leader too
-                lines.append(leader_to(point, taken[-1]))
+                self.hidden.append(text)
+            else:
+                if not shift.isNull():
+                    parent = label.parentItem()
+                    target = parent.mapToScene(label.pos()) + shift
+                    label.setPos(parent.mapFromScene(target))
+                    label.updateTransform(force=True)
+                final = label.sceneBoundingRect()
+                taken.append(final)
+                if point is not None:  # the labels placed after it keep off its leader too
+                    leaders.append(leader_to(point, final))
+            before = was.final if was is not None else None
+            if before != final:
+                changed += [r for r in (before, final) if r is not None]
+            placed[id(label)] = _Placed(sig, _reach(rect, area, self._far), final, label.pos())
+        self._memo, self._memo_order, self._memo_key = placed, order, exact
+        self._memo_points, self._memo_lines = points, lines
         self._placed_for = self._view_key()
         if self._on_placed is not None:
             self._on_placed()
@@ -150,15 +216,22 @@ class Declutter(QObject):
         for item, own in zip(self._labels, self._points, strict=True):
             if item is label and own is not None:
                 at = self._view.mapViewToScene(own)
-                lines = [seg for _item, seg in self._line_segments()]
+                lines = [_segment(row) for row in self._line_segments().tolist()]
+                markers = [(x, y) for x, y in self._marker_points().tolist()]
                 rect = label.sceneBoundingRect()
                 taken = [
                     other.sceneBoundingRect()
                     for other in self._labels
                     if other is not label and other.isVisible() and other.scene() is not None
                 ]
-                return _leader_fits((at.x(), at.y()), rect, self._marker_points(), lines, taken)
+                return _leader_fits((at.x(), at.y()), rect, markers, lines, taken)
         return True
+
+    def _exact_key(self) -> tuple[float, ...]:
+        """The view's range and place on screen, as they are (the scene map follows)."""
+        (x_lo, x_hi), (y_lo, y_hi) = self._view.viewRange()
+        area = self._view.sceneBoundingRect()
+        return (x_lo, x_hi, y_lo, y_hi, area.x(), area.y(), area.width(), area.height())
 
     def _view_key(self) -> tuple[float, ...]:
         (x_lo, x_hi), (y_lo, y_hi) = self._view.viewRange()
@@ -168,27 +241,40 @@ class Declutter(QObject):
             for v in (x_lo, x_hi, y_lo, y_hi, area.x(), area.y(), area.width(), area.height())
         )
 
-    def _marker_points(self) -> list[tuple[float, float]]:
-        """The data markers' centres in scene coordinates (plain numbers: every place tried
-        for every label is tested against them)."""
-        out: list[tuple[float, float]] = []
+    def _to_scene(self, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """View coordinates to scene coordinates, all at once (mapViewToScene's two affine
+        maps, in its order: a call per point was most of a placement's time)."""
+        self._view.updateMatrix()
+        for t in (self._view.childTransform(), self._view.sceneTransform()):
+            xs, ys = t.m11() * xs + t.m21() * ys + t.dx(), t.m12() * xs + t.m22() * ys + t.dy()
+        return xs, ys
+
+    def _marker_points(self) -> np.ndarray:
+        """The data markers' centres in scene coordinates, one row (x, y) each."""
+        xs: list[np.ndarray] = []
+        ys: list[np.ndarray] = []
         for curve in self._markers:
             if curve.scene() is None or not curve.isVisible() or curve.opts["symbol"] is None:
                 continue
-            xs, ys = curve.getData()
-            if xs is None or ys is None:
+            x, y = curve.getData()
+            if x is None or y is None:
                 continue
-            for x, y in zip(xs, ys, strict=True):
-                if x == x and y == y:  # not NaN
-                    at = self._view.mapViewToScene(QPointF(float(x), float(y)))
-                    out.append((at.x(), at.y()))
-        return out
+            x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+            real = ~(np.isnan(x) | np.isnan(y))
+            xs.append(x[real])
+            ys.append(y[real])
+        if not xs:
+            return np.empty((0, 2))
+        sx, sy = self._to_scene(np.concatenate(xs), np.concatenate(ys))
+        centres: np.ndarray = np.column_stack((sx, sy))
+        return centres
 
-    def _line_segments(self) -> list[tuple[object, Segment]]:
-        """Every plotted curve drawn with a pen, as scene segments with the item that draws
-        it. Infinite lines (an SLO, the capacity boundary, a knee) are not obstacles: they
+    def _line_segments(self) -> np.ndarray:
+        """Every plotted curve drawn with a pen, as scene segments (x1, y1, x2, y2), one a
+        row. Infinite lines (an SLO, the capacity boundary, a knee) are not obstacles: they
         span the whole chart, and their own labels sit on them."""
-        out: list[tuple[object, Segment]] = []
+        starts: list[np.ndarray] = []
+        ends: list[np.ndarray] = []
         for item in self._plot.items:
             if item in self._ignore or item.scene() is None or not item.isVisible():
                 continue
@@ -196,25 +282,74 @@ class Declutter(QObject):
                 xs, ys = item.getData()
                 if xs is None or ys is None or len(xs) < 2:
                     continue
-                pts = [(float(x), float(y)) for x, y in zip(xs, ys, strict=True)]
+                pts = np.column_stack((np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)))
                 if isinstance(item.opts.get("connect"), str) and item.opts["connect"] == "pairs":
-                    pairs = [(pts[k], pts[k + 1]) for k in range(0, len(pts) - 1, 2)]
+                    pairs = len(pts) // 2 * 2
+                    starts.append(pts[0:pairs:2])
+                    ends.append(pts[1:pairs:2])
                 else:
-                    pairs = list(itertools.pairwise(pts))
-                out += [(item, seg) for seg in self._scene_segments(pairs)]
-        return out
+                    starts.append(pts[:-1])
+                    ends.append(pts[1:])
+        if not starts:
+            return np.empty((0, 4))
+        a, b = np.concatenate(starts), np.concatenate(ends)
+        finite = np.isfinite(a).all(axis=1) & np.isfinite(b).all(axis=1)  # connect="finite"
+        a, b = a[finite], b[finite]
+        ax, ay = self._to_scene(a[:, 0], a[:, 1])
+        bx, by = self._to_scene(b[:, 0], b[:, 1])
+        segments: np.ndarray = np.column_stack((ax, ay, bx, by))
+        return segments
 
-    def _scene_segments(
-        self, pairs: Sequence[tuple[tuple[float, float], tuple[float, float]]]
-    ) -> list[Segment]:
-        out = []
-        for (x1, y1), (x2, y2) in pairs:
-            if not all(math.isfinite(v) for v in (x1, y1, x2, y2)):
-                continue  # a gap in the curve (connect="finite")
-            a = self._view.mapViewToScene(QPointF(x1, y1))
-            b = self._view.mapViewToScene(QPointF(x2, y2))
-            out.append((a.x(), a.y(), b.x(), b.y()))
-        return out
+
+@dataclass
+class _Placed:
+    """A label's placement: what it was placed from (text, anchor, home; None for a line's
+    label, placed afresh each time), everything that could be in the way of one of its
+    places (`reach`), its box where it went (None: left out) and its place there."""
+
+    sig: tuple[object, ...] | None
+    reach: QRectF
+    final: QRectF | None
+    pos: QPointF
+
+
+def _reach(rect: QRectF, area: QRectF, far: bool) -> QRectF:
+    """Everything that can be in the way of a place tried for a label at `rect`: its band
+    (_free_offset's) grown by a marker's half width and a line's."""
+    step, reach, sides = _tries(rect, area, far)
+    grow = max(MARKER_PX, LINE_PX + 1) + 1
+    top = reach * step + grow
+    return rect.adjusted(-max(sides) - grow, -top, max(sides) + grow, top)
+
+
+def _tries(rect: QRectF, area: QRectF, far: bool) -> tuple[float, int, tuple[float, ...]]:
+    """The step up or down a label moves by, how many steps, and its shifts to either side."""
+    step = max(2.0, rect.height() / 3)
+    # Without a leader line a label reads as its point's only close by.
+    heights = LINE_REACH if far else NEAR_REACH
+    reach = int(min(area.height(), heights * rect.height()) / step) + 1
+    # Beside its place too (a line's label to either side of its line), at each height.
+    side = rect.width() / 2 + 3
+    sides = (0.0, side, -side, 2 * side, -2 * side) if far else (0.0, side, -side)
+    return step, reach, sides
+
+
+def _changes(before: np.ndarray, now: np.ndarray) -> np.ndarray:
+    """The rows in one of `before` and `now` and not in the other."""
+    old = set(map(tuple, before.tolist()))
+    new = set(map(tuple, now.tolist()))
+    rows = list(old ^ new)
+    return np.array(rows, dtype=float).reshape(-1, now.shape[1])
+
+
+def _any_near(rect: QRectF, points: np.ndarray, lines: np.ndarray) -> bool:
+    """Whether any of `points` lies in `rect` or any of `lines` comes near it."""
+    if len(points):
+        xs, ys = points[:, 0], points[:, 1]
+        inside = (rect.left() <= xs) & (xs <= rect.right())
+        if (inside & (rect.top() <= ys) & (ys <= rect.bottom())).any():
+            return True
+    return bool(len(lines) and _near(lines, rect, 0.0).any())
 
 
 def _draws_line(curve: pg.PlotDataItem) -> bool:
@@ -226,8 +361,8 @@ def _free_offset(
     rect: QRectF,
     area: QRectF,
     taken: Sequence[QRectF],
-    points: Sequence[tuple[float, float]],
-    lines: Sequence[Segment] = (),
+    points: np.ndarray,
+    lines: np.ndarray,
     far: bool = False,
     point: tuple[float, float] | None = None,
 ) -> QPointF | None:
@@ -241,18 +376,10 @@ def _free_offset(
     `point` (scene pixels): the label's own point. Its places beside the point on either
     side, level with it and above and below, are tried too; of the free places the one
     nearest the point is taken, and only where its leader fits (`_leader_fits`)."""
-    step = max(2.0, rect.height() / 3)
-    # Without a leader line a label reads as its point's only close by.
-    heights = LINE_REACH if far else NEAR_REACH
-    reach = int(min(area.height(), heights * rect.height()) / step) + 1
+    step, reach, sides = _tries(rect, area, far)
     shifts = [0.0]
     for k in range(1, reach + 1):
         shifts += [-k * step, k * step]
-    # Beside its place too (a line's label to either side of its line), at each height.
-    side = rect.width() / 2 + 3
-    sides: tuple[float, ...] = (
-        (0.0, side, -side, 2 * side, -2 * side) if far else (0.0, side, -side)
-    )
     if point is not None:
         # Beside its point on either side, at the point's height and up to LEADER_REACH
         # heights above and below it, wherever the chart first put the label.
@@ -266,31 +393,36 @@ def _free_offset(
     # pieces; each place tried against all of them made the placement grow with the run).
     # The band holds every place tried (and the leaders to them), with a pixel of slack, so
     # the answer is the same.
-    lo_dy, hi_dy = min(shifts), max(shifts)
-    band = rect.adjusted(min(sides) - 1, lo_dy - 1, max(sides) + 1, hi_dy + 1)
+    band = rect.adjusted(min(sides) - 1, min(shifts) - 1, max(sides) + 1, max(shifts) + 1)
     if point is not None:
         band = band.united(QRectF(point[0] - 1, point[1] - 1, 2, 2))
     taken = [other for other in taken if band.intersects(other)]
-    every_point = points  # a marker anywhere may be nearer a place than the label's own point
-    lines = [seg for seg in lines if _near(seg, band, LINE_PX + 1)]
+    near_lines = [_segment(row) for row in lines[_near(lines, band, LINE_PX + 1)].tolist()]
     lo_x, hi_x = band.left() - MARKER_PX, band.right() + MARKER_PX
     lo_y, hi_y = band.top() - MARKER_PX, band.bottom() + MARKER_PX
-    points = [(x, y) for x, y in points if lo_x <= x <= hi_x and lo_y <= y <= hi_y]
+    xs, ys = points[:, 0], points[:, 1]
+    inside = (lo_x <= xs) & (xs <= hi_x) & (lo_y <= ys) & (ys <= hi_y)
+    near_points: list[list[float]] = points[inside].tolist()
+    inner = area.adjusted(-0.5, -0.5, 0.5, 0.5)  # half a pixel of slack for rounding
     places = [(dx, dy) for dy in shifts for dx in sides]
+    every_point: list[tuple[float, float]] = []  # a marker anywhere may be nearer a place
     if point is not None:  # nearest its point first (a stable sort: ties as before)
         places.sort(key=lambda d: _leader_length(point, rect.translated(*d)))
+        every_point = [(x, y) for x, y in points.tolist()]
     on_marker: QPointF | None = None  # the nearest place clear of all but the markers
     for dx, dy in places:
         moved = rect.translated(dx, dy)
-        if (dx or dy) and not _within(moved, area):
+        if (dx or dy) and not inner.contains(moved):
             continue
         if any(moved.intersects(other) for other in taken):
             continue
-        if any(crosses(moved, seg) for seg in lines):
+        if any(crosses(moved, seg) for seg in near_lines):
             continue
-        if point is not None and not _leader_fits(point, moved, every_point, lines, taken):
+        if point is not None and not _leader_fits(point, moved, every_point, near_lines, taken):
             continue
-        if not _on_any(moved, points):
+        left, right = moved.left() - MARKER_PX, moved.right() + MARKER_PX
+        top, bottom = moved.top() - MARKER_PX, moved.bottom() + MARKER_PX
+        if not any(left <= x <= right and top <= y <= bottom for x, y in near_points):
             return QPointF(dx, dy)
         if on_marker is None:
             on_marker = QPointF(dx, dy)
@@ -357,16 +489,21 @@ def _distance(seg: Segment, x: float, y: float) -> float:
     return math.hypot(x - (x1 + t * dx), y - (y1 + t * dy))
 
 
-def _near(seg: Segment, rect: QRectF, margin: float) -> bool:
-    """Whether the segment's bounding box meets `rect` grown by `margin` (a quick test that
-    never says no to a segment `crosses` would find)."""
-    x1, y1, x2, y2 = seg
-    return (
-        min(x1, x2) <= rect.right() + margin
-        and max(x1, x2) >= rect.left() - margin
-        and min(y1, y2) <= rect.bottom() + margin
-        and max(y1, y2) >= rect.top() - margin
+def _near(segments: np.ndarray, rect: QRectF, margin: float) -> np.ndarray:
+    """Which segments (rows x1, y1, x2, y2) have a bounding box meeting `rect` grown by
+    `margin` (a quick test that never says no to a segment `crosses` would find)."""
+    x1, y1, x2, y2 = segments[:, 0], segments[:, 1], segments[:, 2], segments[:, 3]
+    near: np.ndarray = (
+        (np.minimum(x1, x2) <= rect.right() + margin)
+        & (np.maximum(x1, x2) >= rect.left() - margin)
+        & (np.minimum(y1, y2) <= rect.bottom() + margin)
+        & (np.maximum(y1, y2) >= rect.top() - margin)
     )
+    return near
+
+
+def _segment(row: list[float]) -> Segment:
+    return (row[0], row[1], row[2], row[3])
 
 
 def crosses(rect: QRectF, seg: Segment, margin: float = LINE_PX) -> bool:
@@ -427,18 +564,6 @@ def name_points(curve: pg.PlotDataItem) -> None:
             showing[0] = False
 
     scatter.sigHovered.connect(hovered)
-
-
-def _within(rect: QRectF, area: QRectF) -> bool:
-    """Whether `rect` lies inside `area` (half a pixel of slack for rounding)."""
-    return area.adjusted(-0.5, -0.5, 0.5, 0.5).contains(rect)
-
-
-def _on_any(rect: QRectF, points: Sequence[tuple[float, float]]) -> bool:
-    """Whether a marker drawn at any of `points` (scene x, y) shows under `rect`."""
-    left, right = rect.left() - MARKER_PX, rect.right() + MARKER_PX
-    top, bottom = rect.top() - MARKER_PX, rect.bottom() + MARKER_PX
-    return any(left <= x <= right and top <= y <= bottom for x, y in points)
 
 
 def tip_with_hidden(tip: str, hidden: Sequence[str]) -> str:

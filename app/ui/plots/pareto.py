@@ -8,9 +8,11 @@ import html
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
+from numpy.typing import ArrayLike
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QWidget
 
@@ -70,6 +72,9 @@ class ParetoPlot(pg.PlotWidget):
         self._spare: list[pg.TextItem] = []  # the last drawing's labels, to be used again
         self._spare_texts: list[str] = []  # their texts
         self._drawn: list[pg.GraphicsObject] = []  # every item, in the order drawn
+        self._spare_items: dict[str, pg.PlotDataItem] = {}  # the last drawing's data items
+        self._looks: dict[str, dict[str, Any]] = {}  # how each role's item was made
+        self._left_axis: tuple[bool, list[list[tuple[float, str]]] | None] | None = None
         # The data items by role ('hardware 0', 'gaps', 'frontier 0', 'points 0'), for tests
         # and for whoever reads the chart back.
         self.data_items: dict[str, pg.PlotDataItem] = {}
@@ -113,13 +118,14 @@ class ParetoPlot(pg.PlotWidget):
         # some fifty again each time a point joined the run was a third of the time to draw it.
         self._spare, self.texts = self.texts, []
         self._spare_texts = [t.toPlainText() for t in self._spare]
-        spare = {id(t) for t in self._spare}
+        # So are the data items, given their new data when they look the same (see _plot).
+        self._spare_items, self.data_items = self.data_items, {}
+        spare = {id(t) for t in [*self._spare, *self._spare_items.values()]}
         for old in item.items[:]:
             if id(old) not in spare:
                 item.removeItem(old)
         if item.legend is not None:
             item.legend.clear()
-        self.data_items = {}
         self._drawn = []
         self._words()
         self._tip = "\n".join(
@@ -143,18 +149,21 @@ class ParetoPlot(pg.PlotWidget):
         # Throughput spans decades between batch 1 and a full batch: log when it does.
         log_y = bool(positive) and max(positive) / min(positive) > 20
         item.setLogMode(x=False, y=log_y)
-        item.getAxis("left").setStyle(showValues=bool(positive))
+        ticks = None
         if log_y:
             lo, hi = math.floor(math.log10(min(positive))), math.ceil(math.log10(max(positive)))
-            item.getAxis("left").setTicks(log_ticks(lo, hi))
-        else:
-            item.getAxis("left").setTicks(None)
+            ticks = log_ticks(lo, hi)
+        if self._left_axis != (bool(positive), ticks):  # else the axis's picture is kept
+            self._left_axis = (bool(positive), ticks)
+            item.getAxis("left").setStyle(showValues=bool(positive))
+            item.getAxis("left").setTicks(ticks)
 
         def y_of(value: float) -> float:
             return math.log10(value) if log_y else value
 
         for n, frontier in enumerate(self._hardware):
-            self.data_items[f"hardware {n}"] = item.plot(
+            self.data_items[f"hardware {n}"] = self._plot(
+                f"hardware {n}",
                 [p.user_tok_s for p in frontier.points],
                 [p.gpu_tok_s for p in frontier.points],
                 pen=pg.mkPen(FLOOR_COLOUR, width=2, style=Qt.PenStyle.DashLine),
@@ -182,7 +191,8 @@ class ParetoPlot(pg.PlotWidget):
                     gaps_x += [p.user_tok_s, p.hardware.user_tok_s]
                     gaps_y += [p.gpu_tok_s, p.hardware.gpu_tok_s]
         if gaps_x:
-            self.data_items["gaps"] = item.plot(
+            self.data_items["gaps"] = self._plot(
+                "gaps",
                 gaps_x,
                 gaps_y,
                 pen=pg.mkPen(GAP_COLOUR, width=1, style=Qt.PenStyle.DotLine),
@@ -192,13 +202,15 @@ class ParetoPlot(pg.PlotWidget):
         for n, run in enumerate(self._runs):
             xy = [(p.user_tok_s, p.gpu_tok_s) for p in run.points]
             front = pareto_front(xy)
-            self.data_items[f"frontier {n}"] = item.plot(
+            self.data_items[f"frontier {n}"] = self._plot(
+                f"frontier {n}",
                 np.array([xy[i][0] for i in front]),
                 np.array([xy[i][1] for i in front]),
                 pen=pg.mkPen(run.colour, width=2),
             )
             self._drawn.append(self.data_items[f"frontier {n}"])
-            self.data_items[f"points {n}"] = item.plot(
+            self.data_items[f"points {n}"] = self._plot(
+                f"points {n}",
                 [x for x, _ in xy],
                 [y for _, y in xy],
                 pen=None,
@@ -223,9 +235,9 @@ class ParetoPlot(pg.PlotWidget):
                 # bunch up in both directions at once); the leftmost never goes off the chart.
                 left = k % 2 == 1 and p.user_tok_s > slowest
                 self._label(name, p.user_tok_s, y_of(p.gpu_tok_s), run.colour, left=left)
-        for gone in self._spare:  # labels no longer needed
+        for gone in [*self._spare, *self._spare_items.values()]:  # no longer needed
             item.removeItem(gone)
-        self._spare, self._spare_texts = [], []
+        self._spare, self._spare_texts, self._spare_items = [], [], {}
         # Each item stacked in the order drawn (a kept label would otherwise stay under the
         # curves drawn after it, where a chart drawn afresh has it over them).
         for z, shown in enumerate(self._drawn):
@@ -239,6 +251,20 @@ class ParetoPlot(pg.PlotWidget):
         gaps = [self.data_items["gaps"]] if "gaps" in self.data_items else []
         self.declutter.set_labels(loads + hardware_texts, markers, ignore=gaps)
 
+    def _plot(self, role: str, x: ArrayLike, y: ArrayLike, **options: Any) -> pg.PlotDataItem:
+        """The data item of `role` drawn: the last drawing's given the new data when it looks
+        the same and names nothing in a legend (a point joining the run made every item again,
+        most of the time the chart took to draw it), else a new one."""
+        was = self._spare_items.pop(role, None)
+        look = {k: v for k, v in options.items() if k != "data"}
+        if was is not None and was.opts.get("name") is None and self._looks.get(role) == look:
+            was.setData(x, y, **({"data": options["data"]} if "data" in options else {}))
+            return was
+        if was is not None:
+            self.getPlotItem().removeItem(was)
+        self._looks[role] = look
+        return self.getPlotItem().plot(x, y, **options)
+
     def _label(self, text: str, x: float, y: float, colour: str, left: bool = False) -> pg.TextItem:
         """A point's name beside it, right of it or left of it."""
         anchor = (1.0 if left else 0.0, 0.5)
@@ -247,10 +273,12 @@ class ParetoPlot(pg.PlotWidget):
             # of the labels' time each time a point joined the run.
             k = self._spare_texts.index(text) if text in self._spare_texts else -1
             label, had = self._spare.pop(k), self._spare_texts.pop(k)
-            label.setColor(colour)
+            if label.color != pg.mkColor(colour):
+                label.setColor(colour)
             if had != text:
                 label.setText(text)
-            label.setAnchor(anchor)
+            if (label.anchor.x(), label.anchor.y()) != anchor:
+                label.setAnchor(anchor)
             label.setVisible(True)
             label.setPos(x, y)
         else:

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
+from PySide6.QtGui import QFontMetricsF
+from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QWidget
 
 from app.bench.results.naming import rate_from_file
 from app.bench.schema.point_blocks import blocks_of
@@ -26,7 +27,14 @@ from app.roofline.pareto import (
     summary_roofline,
 )
 from app.ui import point_status
-from app.ui.plots.chart import FLOOR_COLOUR, PALETTE, coloured, make_plot, set_words
+from app.ui.plots.chart import (
+    FLOOR_COLOUR,
+    PALETTE,
+    cache_axes,
+    coloured,
+    make_plot,
+    set_words,
+)
 from app.ui.plots.declutter import Declutter, tip_with_hidden
 from app.ui.plots.pareto import HardwareFrontier, ParetoPlot, ParetoRun, hardware_name
 from app.ui.retranslate import is_language_change
@@ -43,6 +51,66 @@ def format_number(value: float) -> str:
     if math.isinf(value):
         return "inf"
     return f"{value:g}"
+
+
+@dataclass(frozen=True)
+class Look:
+    """How one of the curves' data items is drawn: everything but its data (two drawings
+    with the same looks in the same order differ only in data, set in place)."""
+
+    kind: str  # "line" (a metric's curve), "floor" (the roofline's), "apart" (open markers)
+    colour: str
+    dashed: bool = False  # a line: P99 (dashed, triangles); apart: a red ring, not a marker
+    many: bool = False  # a floor: several runs (in the run's colour)
+
+    def options(self) -> dict[str, Any]:
+        """pyqtgraph's plot() options for it."""
+        if self.kind == "line":
+            style = Qt.PenStyle.DashLine if self.dashed else Qt.PenStyle.SolidLine
+            return {
+                "pen": pg.mkPen(self.colour, width=2, style=style),
+                "symbol": "t" if self.dashed else "o",
+                "symbolSize": 7,
+                "symbolBrush": self.colour,
+                "symbolPen": self.colour,
+                "name": None,
+                "connect": "finite",
+            }
+        if self.kind == "floor":
+            colour = self.colour if self.many else FLOOR_COLOUR
+            return {
+                "pen": pg.mkPen(colour, width=1.5, style=Qt.PenStyle.DotLine),
+                "name": None,
+                "connect": "finite",
+            }
+        ring = self.dashed
+        return {
+            "pen": None,
+            "symbol": "o",
+            "symbolSize": 14 if ring else 9,
+            "symbolBrush": None if ring else pg.mkBrush("#ffffff"),
+            "symbolPen": pg.mkPen(point_status.WARN_FG if ring else self.colour, width=2),
+        }
+
+
+@dataclass
+class Drawn:
+    """A data item on a chart, how it looks and the data it was given."""
+
+    look: Look
+    item: pg.PlotDataItem
+    x: Data
+    y: Data
+
+
+Data = Sequence[float] | np.ndarray
+Specs = dict[pg.PlotWidget, list[tuple[Look, Data, Data]]]
+
+
+def same_data(a: Data, b: Data) -> bool:
+    return len(a) == len(b) and bool(
+        np.array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float), equal_nan=True)
+    )
 
 
 @dataclass
@@ -62,6 +130,23 @@ def sweep_axis(series: Iterable[Series]) -> str:
             concs.add(concurrency_value(p.get("max_concurrency")))
             rates.add(rate_from_file(p.get("request_rate")))
     return "rate" if len(concs) <= 1 and len(rates) > 1 else "concurrency"
+
+
+NICE_STRIDES = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000)
+
+
+def spaced_labels(
+    labels: Sequence[str], width: float, advance: Callable[[str], float], gap: float
+) -> list[str]:
+    """The labels of evenly spaced slots across `width` pixels, every k-th kept and the others
+    blank, k the smallest of NICE_STRIDES that keeps the widest (`advance` measures a text)
+    `gap` pixels clear of the next kept one."""
+    if not labels or width <= 0:
+        return list(labels)
+    per_slot = width / len(labels)
+    widest = max(advance(text) for text in labels)
+    stride = next((k for k in NICE_STRIDES if k * per_slot >= widest + gap), len(labels))
+    return [text if i % stride == 0 else "" for i, text in enumerate(labels)]
 
 
 def metric(point: Mapping[str, Any], key: str) -> float:
@@ -130,10 +215,25 @@ class SweepCurves(QWidget):
         layout.addWidget(self.tpot, 1, 1)
         layout.addWidget(self.ttft, 2, 0)
         layout.addWidget(self.pareto, 2, 1)
+        for chart in (self.throughput, self.tpot, self.ttft, self.pareto):
+            cache_axes(chart)
+        for plot in (self.throughput, self.tpot, self.ttft):
+            # A point per load, all of them in view: nothing to clip or thin out, and doing
+            # so had each curve made again whenever the load axis gained a slot.
+            plot.getPlotItem().setClipToView(False)
+            plot.getPlotItem().setDownsampling(ds=1, auto=False)
         self.axis = "concurrency"
         self._series: list[Series] = []
         self.caption = ""  # a second title line (exports name the run, model, GPU, date)
         self._has_floor = False
+        # What each chart draws (kept between drawings, see set_series), its bottom axis's
+        # ticks and whether its value axis shows numbers.
+        self.drawn: dict[pg.PlotWidget, list[Drawn]] = {}
+        self._ticks: dict[pg.PlotWidget, list[list[tuple[int, str]]]] = {}
+        self._values_shown: dict[pg.PlotWidget, bool] = {}
+        self._load_labels: list[str] = []  # the load axis's numbers, one per slot
+        # The SLO, capacity and knee lines on each chart (capacity.draw_marks).
+        self.mark_items: dict[pg.PlotWidget, list[pg.GraphicsObject]] = {}
         # An empty chart says so in words (its axes carry no numbers until there is data).
         self._empty_text: dict[pg.PlotWidget, pg.TextItem] = {}
         for plot in self.plots().values():
@@ -145,6 +245,7 @@ class SweepCurves(QWidget):
         for plot in self.plots().values():
             placed = partial(self._name_hidden, plot)
             self.declutter[plot] = Declutter(plot.getPlotItem(), on_placed=placed)
+            plot.getPlotItem().getViewBox().sigResized.connect(partial(self._set_load_ticks, plot))
         self.set_series([])
 
     def _name_hidden(self, plot: pg.PlotWidget) -> None:
@@ -203,42 +304,89 @@ class SweepCurves(QWidget):
         return dict(zip(self.CHART_KEYS, (*self.plots().values(), self.pareto), strict=True))
 
     def set_series(self, series: Sequence[Series]) -> None:
+        """Draw the runs. The charts' items are kept and given their new data in place when
+        they still look the same (a point joining a run adds no item: making and adding the
+        items again, the axes' ticks and words too, was most of the time to draw it); anything
+        else is drawn again. Either way the charts show what a first drawing shows."""
         self._series = [s for s in series if s.points]
-        for plot in self.plots().values():
-            plot.getPlotItem().clear()
-            self.declutter[plot].set_labels([])
-            plot.getPlotItem().addItem(self._empty_text[plot], ignoreBounds=True)
-            legend = plot.getPlotItem().legend
-            if legend is not None:
-                legend.clear()
         self.axis = sweep_axis(self._series)
         key = "request_rate" if self.axis == "rate" else "max_concurrency"
         to_value = rate_from_file if self.axis == "rate" else concurrency_value
         values = sorted({to_value(p.get(key)) for s in self._series for p in s.points})
         slot = {v: i for i, v in enumerate(values)}
-        ticks = [[(i, format_number(v)) for v, i in slot.items()]]
+        self._load_labels = [format_number(v) for v in values]
         many = len(self._series) > 1
         self._has_floor = any(math.isfinite(floor_ms(p)) for s in self._series for p in s.points)
         self._words(many)
         for plot in self.plots().values():
+            for mark in self.mark_items.pop(plot, []):  # the marks are drawn after (draw_marks)
+                plot.getPlotItem().removeItem(mark)
+            self.declutter[plot].set_labels([])
             item = plot.getPlotItem()
-            item.getAxis("bottom").setTicks(ticks)
+            self._set_load_ticks(plot)
             # No points yet: no numbers on the value axis rather than pyqtgraph's 0-1.
-            item.getAxis("left").setStyle(showValues=bool(values))
-            if not values:
-                item.setYRange(0, 1, padding=0)
-                self._empty_text[plot].setPos(0.0, 0.5)
+            if self._values_shown.get(plot) is not bool(values):
+                self._values_shown[plot] = bool(values)
+                item.getAxis("left").setStyle(showValues=bool(values))
+        specs: Specs = {plot: [] for plot in self.plots().values()}
         for n, s in enumerate(self._series):
-            self._draw(PALETTE[n % len(PALETTE)], s, slot, key, to_value, many)
+            self._draw(specs, PALETTE[n % len(PALETTE)], s, slot, key, to_value, many)
+        for plot, wanted in specs.items():
+            self._put(plot, wanted)
         self._draw_pareto(key, to_value)
         for plot in self.plots().values():
             item = plot.getPlotItem()
+            if not values:
+                item.setYRange(0, 1, padding=0)
+                self._empty_text[plot].setPos(0.0, 0.5)
             item.enableAutoRange(axis="y")
             item.setXRange(-0.5, max(0, len(values) - 1) + 0.5, padding=0)
             # The range the new curves need, now rather than while the chart is painted
             # (pyqtgraph's way): set then, it changed the axes and had the chart painted
             # twice per point that joined the run.
             item.getViewBox().updateAutoRange()
+
+    def settle(self) -> None:
+        """The charts' layout, ranges and labels brought up to date now, before they are
+        painted: left to the event loop, the labels were placed after a first paint, the
+        Pareto chart's range set while it was painted, and each chart painted twice."""
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        self.pareto.getPlotItem().getViewBox().updateAutoRange()
+        for declutter in [*self.declutter.values(), self.pareto.declutter]:
+            if declutter.pending:
+                declutter.place()
+
+    def _set_load_ticks(self, plot: pg.PlotWidget, *_: object) -> None:
+        """A tick and grid line at every load, numbered as far apart as their widest number
+        needs on the chart as wide as it is now (again when it is resized): past ~40 loads
+        the numbers of every load ran into each other."""
+        axis = plot.getPlotItem().getAxis("bottom")
+        metrics = QFontMetricsF(QApplication.font())  # pyqtgraph's, no tickFont being set
+        width = plot.getPlotItem().getViewBox().width()
+        gap = metrics.horizontalAdvance("  ")
+        labels = spaced_labels(self._load_labels, width, metrics.horizontalAdvance, gap)
+        ticks = [list(enumerate(labels))]
+        if ticks != self._ticks.get(plot):  # new ticks repaint the axis and its grid
+            self._ticks[plot] = ticks
+            axis.setTicks(ticks)
+
+    def _put(self, plot: pg.PlotWidget, wanted: list[tuple[Look, Data, Data]]) -> None:
+        """The chart's data items as `wanted`, in that order: the drawn ones given new data
+        when every one looks the same, else all drawn again."""
+        drawn = self.drawn.get(plot, [])
+        if [d.look for d in drawn] == [look for look, _x, _y in wanted]:
+            for d, (_look, x, y) in zip(drawn, wanted, strict=True):
+                if not (same_data(d.x, x) and same_data(d.y, y)):
+                    d.item.setData(x, y)
+                    d.x, d.y = x, y
+            return
+        item = plot.getPlotItem()
+        for d in drawn:
+            item.removeItem(d.item)
+        if item.legend is not None:
+            item.legend.clear()
+        self.drawn[plot] = [Drawn(look, plot.plot(x, y, **look.options()), x, y)
+                            for look, x, y in wanted]  # fmt: skip
 
     def _draw_pareto(self, key: str, to_value: Callable[[Any], float]) -> None:
         """Each run's loads on the Pareto chart, named by their load, beside the hardware's."""
@@ -259,6 +407,7 @@ class SweepCurves(QWidget):
 
     def _draw(
         self,
+        specs: Specs,
         colour: str,
         s: Series,
         slot: dict[float, int],
@@ -267,7 +416,7 @@ class SweepCurves(QWidget):
         many: bool,
     ) -> None:
         """One run's curves (throughput, TPOT P50/P99 and its floor, TTFT P99) at its points'
-        slots on the shared load axis."""
+        slots on the shared load axis, added to each chart's `specs`."""
         everything = sorted(s.points, key=lambda p: to_value(p.get(key)))
         # Points that do not measure the load they name (cut short, or run at fewer streams)
         # are drawn apart, open markers off the line; any point whose load did not happen as
@@ -279,48 +428,27 @@ class SweepCurves(QWidget):
 
         # One run: P99 gets its own colour; several runs: a colour per run, P99 dashed.
         p99_colour = colour if many else PALETTE[1]
-        for plot, mkey, name, dashed, col in (
+        for plot, mkey, dashed, col in (
             # Named in the titles' colours, never in a legend box over the curves.
-            (self.throughput, "output_throughput", None, False, colour),
-            (self.tpot, "median_tpot_ms", None, False, colour),
-            (self.tpot, "p99_tpot_ms", None, True, p99_colour),
-            (self.ttft, "p99_ttft_ms", None, False, colour),
+            (self.throughput, "output_throughput", False, colour),
+            (self.tpot, "median_tpot_ms", False, colour),
+            (self.tpot, "p99_tpot_ms", True, p99_colour),
+            (self.ttft, "p99_ttft_ms", False, colour),
         ):
             y = np.array([metric(p, mkey) for p in ordered], dtype=float)
-            if not np.isfinite(y).any():
-                self._apart(plot, cut, warned, mkey, slot, key, to_value, col)
-                continue  # a metric no full point has (an older file): no line to draw
-            style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
-            plot.plot(
-                x,
-                y,
-                pen=pg.mkPen(col, width=2, style=style),
-                symbol="t" if dashed else "o",
-                symbolSize=7,
-                symbolBrush=col,
-                symbolPen=col,
-                name=name,
-                connect="finite",
-            )
-            self._apart(plot, cut, warned, mkey, slot, key, to_value, col)
+            if np.isfinite(y).any():  # else a metric no full point has (an older file)
+                specs[plot].append((Look("line", col, dashed=dashed), x, y))
+            self._apart(specs[plot], cut, warned, mkey, slot, key, to_value, col)
         floor = np.array([floor_ms(p) for p in ordered], dtype=float)
         if not len(ordered):
             return
         if np.isfinite(floor).any():
             # The roofline floor at each point's batch: how far TPOT sits above it.
-            self.tpot.plot(
-                x,
-                floor,
-                pen=pg.mkPen(
-                    FLOOR_COLOUR if not many else colour, width=1.5, style=Qt.PenStyle.DotLine
-                ),
-                name=None,
-                connect="finite",
-            )
+            specs[self.tpot].append((Look("floor", colour, many=many), x, floor))
 
     @staticmethod
     def _apart(
-        plot: pg.PlotWidget,
+        specs: list[tuple[Look, Data, Data]],
         cut: Sequence[Mapping[str, Any]],
         warned: Sequence[Mapping[str, Any]],
         mkey: str,
@@ -336,12 +464,5 @@ class SweepCurves(QWidget):
             pairs = [(px, py) for px, py in pairs if math.isfinite(py)]
             if not pairs:
                 continue
-            plot.plot(
-                [px for px, _ in pairs],
-                [py for _, py in pairs],
-                pen=None,
-                symbol="o",
-                symbolSize=14 if ring else 9,
-                symbolBrush=None if ring else pg.mkBrush("#ffffff"),
-                symbolPen=pg.mkPen(point_status.WARN_FG if ring else colour, width=2),
-            )
+            xs = [float(px) for px, _ in pairs]
+            specs.append((Look("apart", colour, dashed=ring), xs, [py for _, py in pairs]))

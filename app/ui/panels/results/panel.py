@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -141,6 +141,12 @@ class ResultsPanel(QWidget):
         # that folder again, not the whole history.
         self._by_folder: dict[Path, tuple[list[Run], list[str]]] = {}
         self._view_stale = False  # shown runs changed while the tab was out of sight
+        # Points joining the shown runs on screen: drawn once the event loop is free, all the
+        # points of a burst in one drawing (a drawing per point held the window each time).
+        self._redraw = QTimer(self)
+        self._redraw.setSingleShot(True)
+        self._redraw.setInterval(0)
+        self._redraw.timeout.connect(self._draw_joined)
         # Reading a folder of thousands of files takes seconds: the window's reads run on a
         # thread of their own; `_generation` names the latest, so an older one is dropped.
         self._generation = 0
@@ -396,7 +402,7 @@ class ResultsPanel(QWidget):
         if file is None:
             return False
         try:
-            points = [point_from_dict(dict(summary), file)]
+            points = [self._point_of(summary, file)]
         except ResultFileError:
             points = None  # the file says what is wrong with it when read
         if points is not None and not self.file_cache.add(file, points):
@@ -414,10 +420,29 @@ class ResultsPanel(QWidget):
         self._show_listing(
             self.file_cache.stored,
             keep={r.name for r in self.shown},
-            redraw=redraw,
+            redraw=False,
             changed=file.parent,
         )
+        if redraw:
+            self._redraw.start()
         return True
+
+    @staticmethod
+    def _point_of(summary: Mapping[str, Any], file: Path) -> PointResult:
+        """A finished point's result as a read of its file gives it (ResultFileError when it
+        is not one)."""
+        return point_from_dict(dict(summary), file)
+
+    @property
+    def drawing_due(self) -> bool:
+        """Whether points joined the shown runs on screen and are still to be drawn (once the
+        event loop is free)."""
+        return self._redraw.isActive()
+
+    def _draw_joined(self) -> None:
+        self.show_runs([r.name for r in self.shown])
+        self._select(self.shown)
+        self.curves.settle()
 
     def _root_appeared(self) -> bool:
         text = self.folder.text().strip()
@@ -461,11 +486,21 @@ class ResultsPanel(QWidget):
 
     def _show_runs_found(self, *, keep: set[str], redraw: bool = True) -> None:
         self.tree.blockSignals(True)
-        self.tree.clear()
-        for run in self.runs:
-            item = QTreeWidgetItem([run.name, str(len(run.points)), run.model])
-            self._tree_tooltip(item, run)
-            self.tree.addTopLevelItem(item)
+        items = [self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())]
+        if [item.text(0) if item else None for item in items] == [r.name for r in self.runs]:
+            # The same runs (a point joined one): their rows updated, not made again.
+            for item, run in zip(items, self.runs, strict=True):
+                assert item is not None  # i < topLevelItemCount()
+                for column, text in enumerate((run.name, str(len(run.points)), run.model)):
+                    if item.text(column) != text:
+                        item.setText(column, text)
+                self._tree_tooltip(item, run)
+        else:
+            self.tree.clear()
+            for run in self.runs:
+                item = QTreeWidgetItem([run.name, str(len(run.points)), run.model])
+                self._tree_tooltip(item, run)
+                self.tree.addTopLevelItem(item)
         self.tree.blockSignals(False)
         self._show_messages()
         self.compare.set_runs(self.runs)
@@ -479,7 +514,8 @@ class ResultsPanel(QWidget):
     def _tree_tooltip(self, item: QTreeWidgetItem, run: Run) -> None:
         tip = self.tr("{0}\nwritten by {1}").format(run.folder, run.source)
         for column in range(3):
-            item.setToolTip(column, tip)
+            if item.toolTip(column) != tip:
+                item.setToolTip(column, tip)
 
     def _show_messages(self) -> None:
         errors = list(self.errors)
@@ -509,6 +545,7 @@ class ResultsPanel(QWidget):
     def show_runs(self, names: Sequence[str]) -> None:
         """Open one run or overlay several (by name, as listed)."""
         self._view_stale = False
+        self._redraw.stop()  # drawn now
         wanted = set(names)
         self.shown = [r for r in self.runs if r.name in wanted]
         series = [r.series() for r in self.shown]
