@@ -16,6 +16,7 @@ from typing import Any
 from app import jsonfile
 from app.bench.results.lean_read import LEAN_BYTES, SET_ASIDE_KEY, set_aside_itls
 from app.bench.results.point_result import PointResult
+from app.bench.schema.point_doc import PointDoc, point_json
 
 # Files a run writes beside its points that are not points (a capacity search's summary).
 NOT_POINT_FILES = frozenset({"search.json"})
@@ -118,6 +119,14 @@ def point_from_dict(data: Any, path: Path | None = None) -> PointResult:
         return _point_from_dict(data, path)
     except OverflowError:  # an integer too large for a float, e.g. "duration": 1e400 as digits
         raise ResultFileError(f"{path}: a number is too large to be a measurement") from None
+
+
+def point_from_doc(doc: PointDoc, path: Path | None = None) -> PointResult:
+    """A point of ours from its typed document (a point_finished event's): the same PointResult
+    as reading its file gives, its blocks those of the document (not read again)."""
+    point = point_from_dict(point_json(doc), path)
+    point.__dict__["blocks"] = doc.typed_blocks  # the cached `blocks`, already typed
+    return point
 
 
 def _point_from_dict(data: dict[str, Any], path: Path | None) -> PointResult:

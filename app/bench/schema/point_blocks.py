@@ -39,12 +39,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from app.bench.schema.codec import SchemaError, field_options, from_json_obj
+from app.bench.schema.codec import SchemaError, field_options, from_json_obj, wire
 
 # Free-form by design: a why's template parameters and evidence, a block of figures whose keys
 # are the run's chosen percentiles. Named so that a reader sees which fields are open.
 Params = dict[str, Any]
 Figures = dict[str, float | None]
+
+
+# How optional keys are written (the file's form, part of the format): left out when None,
+# or, for the gauges' spreads, present (maybe null) exactly when `samples` is.
+_OMIT_NONE = wire(omit="none")
+_BESIDE_SAMPLES = wire(omit=lambda block: block.samples is None)
 
 
 @dataclass(frozen=True)
@@ -107,38 +113,45 @@ class ClientServerGap:
 @dataclass(frozen=True)
 class ServerMetricsBlock:
     """tpotbench.server_metrics: the server's /metrics over the point (schema 1); `error` alone
-    (with the URL) when no scrape succeeded or the summary failed."""
+    (with the URL) when no scrape succeeded or the summary failed. A figure the server did not
+    give is left out of the file (the gauges' spreads are null once there were samples)."""
 
     schema: int | None = None
     metrics_url: str | None = None
-    error: str | None = None
-    samples: int | None = None
-    kv_cache_usage: Spread | None = None
-    running: Spread | None = None
-    waiting: Spread | None = None
-    server: str | None = None
-    window_s: float | None = None
-    bracket_s: tuple[float, ...] | None = None
-    preemptions: float | None = None
-    kv_capacity_tokens: int | None = None
-    num_gpu_blocks: int | None = None
-    block_size: int | None = None
-    max_concurrency: KvConcurrency | None = None
-    server_ttft_ms: HistogramFigures | None = None
-    server_itl_ms: HistogramFigures | None = None
-    server_e2el_ms: HistogramFigures | None = None
-    server_queue_ms: HistogramFigures | None = None
-    server_prefill_ms: HistogramFigures | None = None
-    server_decode_ms: HistogramFigures | None = None
-    server_inference_ms: HistogramFigures | None = None
-    prefix_cache: ServerPrefixCache | None = None
-    spec_decode: SpecDecode | None = None
-    server_prefill_ms_per_token: float | None = None
-    warnings: tuple[str, ...] = ()
+    error: str | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    samples: int | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    kv_cache_usage: Spread | None = dataclasses.field(default=None, metadata=_BESIDE_SAMPLES)
+    running: Spread | None = dataclasses.field(default=None, metadata=_BESIDE_SAMPLES)
+    waiting: Spread | None = dataclasses.field(default=None, metadata=_BESIDE_SAMPLES)
+    server: str | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    window_s: float | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    bracket_s: tuple[float, ...] | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    preemptions: float | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    kv_capacity_tokens: int | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    num_gpu_blocks: int | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    block_size: int | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    max_concurrency: KvConcurrency | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    server_ttft_ms: HistogramFigures | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    server_itl_ms: HistogramFigures | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    server_e2el_ms: HistogramFigures | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    server_queue_ms: HistogramFigures | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    server_prefill_ms: HistogramFigures | None = dataclasses.field(
+        default=None, metadata=_OMIT_NONE
+    )
+    server_decode_ms: HistogramFigures | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    server_inference_ms: HistogramFigures | None = dataclasses.field(
+        default=None, metadata=_OMIT_NONE
+    )
+    prefix_cache: ServerPrefixCache | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    spec_decode: SpecDecode | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    server_prefill_ms_per_token: float | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    warnings: tuple[str, ...] = dataclasses.field(default=(), metadata=wire(omit="empty"))
     # Columns of gauge samples (t_s, kv_cache_usage, running, ...), hundreds of numbers a
     # point: passed through as the file holds them, read only by the report's charts.
-    series: dict[str, Any] | None = None
-    vs_client: dict[str, ClientServerGap] | None = None
+    series: dict[str, Any] | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    vs_client: dict[str, ClientServerGap] | None = dataclasses.field(
+        default=None, metadata=_OMIT_NONE
+    )
 
     @property
     def usable(self) -> bool:
@@ -486,14 +499,14 @@ class PointBlocks:
     failures: tuple[FailureGroup, ...] = ()
     roofline: RooflineBlock | None = None
     server_metrics: ServerMetricsBlock | None = None
-    workers: WorkersBlock | None = None
+    workers: WorkersBlock | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
     client: ClientBlock | None = None
     prefix_cache: PrefixCacheBlock | None = None
     schedule_lateness_ms: ScheduleLateness | None = None
-    trace: TraceBlock | None = None
-    early_stop: EarlyStopBlock | None = None
-    slo: SloBlock | None = None
-    why: WhyBlock | None = None
+    trace: TraceBlock | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    early_stop: EarlyStopBlock | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    slo: SloBlock | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
+    why: WhyBlock | None = dataclasses.field(default=None, metadata=_OMIT_NONE)
     load_warnings: tuple[LoadWarningBlock, ...] | None = None
 
 

@@ -5,7 +5,7 @@ How: a copy of the app whose ClientBlock (app/bench/schema/point_blocks.py) has 
 field with a default, nothing else changed; a real sweep against the simulator run from that
 copy through the CLI; then, in the same copy, the file read back as the Results panel reads
 it (`load_result(...).blocks`) and the point_finished line decoded as the window decodes it
-(`event_decode.decode`, strict) and viewed as the window views it (`blocks_of(summary)`).
+(`event_decode.decode`, strict) and viewed as the window views it (the typed summary's blocks).
 What it does not show: a new field is not a column of the window's points table (those
 columns are a fixed list, read by position), so nothing on screen changes by itself.
 """
@@ -27,7 +27,8 @@ CHECK = """
 import json, sys
 from pathlib import Path
 from app.bench.results.read import load_result
-from app.bench.schema.point_blocks import blocks_of, point_blocks
+from app.bench.schema.point_blocks import point_blocks
+from app.bench.schema.point_doc import point_json
 from app.bench.sweep.event_decode import decode
 
 out = Path(sys.argv[1])
@@ -37,8 +38,10 @@ finished = decode(line)
 summary = finished.summary
 print(json.dumps({
     "file_view": point.blocks.client.field_added_in_test,
-    "event_view": blocks_of(summary).client.field_added_in_test,
-    "event_strict": point_blocks(summary["tpotbench"], strict=True).client.field_added_in_test,
+    "event_view": summary.blocks.client.field_added_in_test,
+    "event_strict": point_blocks(
+        point_json(summary)["tpotbench"], strict=True
+    ).client.field_added_in_test,
 }))
 """
 
