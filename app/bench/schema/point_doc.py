@@ -16,7 +16,9 @@ client ceiling. Where each goes among the typed keys is written down once below 
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,6 +119,7 @@ _AFTER = {
 }
 _TYPED = frozenset(f.name for f in dataclasses.fields(PointBlocks))
 _VLLM = frozenset(f.name for f in dataclasses.fields(VllmKeys))
+_WHOLE = frozenset(n for n, tp in typing.get_type_hints(VllmKeys).items() if tp == int | None)
 
 
 def block_json(blocks: PointBlocks, rest: Mapping[str, Any]) -> dict[str, Any]:
@@ -195,6 +198,8 @@ def _head(head: dict[str, Any], strict: bool) -> VllmKeys:
     # A file's odd key (app.bench.results.read has refused what summaries cannot use): absent.
     values = {}
     for key, value in head.items():
+        if key in _WHOLE and type(value) is float and math.isfinite(value):
+            value = int(value)  # a count an older writer put down as a float
         try:
             values[key] = from_json_obj(VllmKeys, {key: value}).__dict__[key]
         except SchemaError:
