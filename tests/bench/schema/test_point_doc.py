@@ -14,7 +14,7 @@ import pytest
 from app.bench.results.read import load_result
 from app.bench.results.write import point_text, write_point_json
 from app.bench.schema.codec import SchemaError
-from app.bench.schema.point_doc import PointDoc, read_point_doc
+from app.bench.schema.point_doc import PointDoc, point_doc_of, read_point_doc
 from app.bench.sweep.contract import PointFinished, encode
 from app.bench.sweep.event_decode import decode
 
@@ -83,3 +83,12 @@ def test_a_file_is_read_tolerantly(tmp_path: Path) -> None:
     point = load_result(path)
     assert point.blocks.roofline is None and point.blocks.why is not None
     assert point.metric("tpot", "p99") == obj["p99_tpot_ms"]
+
+
+def test_a_part_the_engine_built_wrong_is_named_and_the_measurement_kept() -> None:
+    obj = json.loads((GOLDEN / "rich_rateinf_conc4.json").read_text(encoding="utf-8"))
+    obj["tpotbench"]["roofline"]["batch"] = "four"
+    doc, problem = point_doc_of(obj)
+    assert problem is not None and "tpotbench.roofline.batch" in problem
+    assert doc.typed_blocks.roofline is None and doc.typed_blocks.slo is not None
+    assert doc.vllm.completed == obj["completed"] and doc.vllm.ttfts == obj["ttfts"]
