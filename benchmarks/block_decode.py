@@ -7,6 +7,8 @@ document, so no cache is shared between them):
 
   row     PointResult.summary_row() of a freshly loaded point (the blocks read inside it)
   blocks  blocks_of(document) of a fresh document
+  read + row  point_from_dict(document) then its summary_row(): the whole cost of a parsed
+          file's row, wherever a tree reads its blocks (at the read, or inside the row)
 
 of whichever tree is imported, so the same script measures before and after a change:
 
@@ -46,7 +48,7 @@ def main() -> None:
     sys.path.insert(0, str(args.tree or Path(__file__).resolve().parents[1]))
 
     import app
-    from app.bench.results.read import load_result
+    from app.bench.results.read import load_result, point_from_dict
     from app.bench.schema.point_blocks import blocks_of
 
     doc = json.loads(args.file.read_text(encoding="utf-8"))
@@ -57,6 +59,7 @@ def main() -> None:
     load_before = os.getloadavg()
     rows: list[float] = []
     reads: list[float] = []
+    whole: list[float] = []
     for _ in range(args.repeat):
         points = [load_result(args.file) for _ in range(args.copies)]
         docs: list[Any] = [copy.deepcopy(doc) for _ in range(args.copies)]
@@ -68,9 +71,18 @@ def main() -> None:
         for d in docs:
             blocks_of(d)
         reads.append((time.thread_time_ns() - start) / 1e3 / args.copies)
+        docs = [copy.deepcopy(doc) for _ in range(args.copies)]
+        start = time.thread_time_ns()
+        for d in docs:
+            point_from_dict(d, args.file).summary_row()
+        whole.append((time.thread_time_ns() - start) / 1e3 / args.copies)
     load_after = os.getloadavg()
     print(f"app from {Path(app.__file__).parent}; {args.copies} copies of {args.file.name}")
-    for name, runs in (("row (summary_row)", rows), ("blocks (blocks_of)", reads)):
+    for name, runs in (
+        ("row (summary_row)", rows),
+        ("blocks (blocks_of)", reads),
+        ("read + row", whole),
+    ):
         print(
             f"  {name:20s} best {min(runs):8.1f} us  median {statistics.median(runs):8.1f} us"
             " per point"

@@ -14,7 +14,8 @@ imported, so the same script measures before and after a change:
 Prints, per event kind, the best and the median of --repeat runs of --number calls each, in
 microseconds of this thread's CPU time per event (time.thread_time: time spent
 waiting for a core on a busy machine is not counted; --number calls for a ~150-byte line,
-fewer for longer ones), plus the machine's load average before and after (timing on a busy
+fewer for longer ones; point_finished is a real line of tests/bench/schema/point_golden), plus
+the machine's load average before and after (timing on a busy
 machine is noisy: compare runs made back to back).
 """
 
@@ -71,7 +72,12 @@ def main() -> None:
     print(f"tree {args.tree}  load {os.getloadavg()[0]:.2f}  {args.repeat} x {args.number}")
     header = ("event", "bytes", "encode best", "median", "decode best", "median")
     print("{:<16}{:>7}{:>13}{:>10}{:>13}{:>10}".format(*header))
-    for name, event in _events():
+    # A finished point's summary: a real line (server metrics, SLO, why, roofline), decoded by
+    # the tree under test, so its summary is whatever that tree's type is.
+    golden = Path(__file__).resolve().parents[1] / "tests/bench/schema/point_golden"
+    lines = (golden / "point_finished.jsonl").read_text(encoding="utf-8").splitlines()
+    [finished] = [line for line in lines if "rich_rateinf_conc4" in line]
+    for name, event in [*_events(), ("point_finished", decode(finished))]:
         line = encode(event)
         assert encode(decode(line)) == line
         number = max(100, args.number * 150 // len(line))  # about the same time per kind

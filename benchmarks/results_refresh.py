@@ -41,6 +41,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.bench.results.file_cache import PointFileCache
+from app.bench.schema.point_doc import PointDoc, point_json, read_point_doc
 from app.bench.sweep.contract import PointFinished
 from app.bench.sweep.event_decode import decode
 from app.sim.embedded import start_sim_process
@@ -168,14 +169,15 @@ def main() -> None:
         doc = json.loads(seed.read_text(encoding="utf-8"))
         conc = 100
 
-        def next_point() -> tuple[Path, dict]:
+        def next_point() -> tuple[Path, PointDoc]:
             """The shown run's next point, as its sweep writes it (then announces it)."""
             nonlocal conc
             conc += 1
             point = at_load({**doc, "label": "run000"}, conc, args.same)
             new = root / "run000" / f"run000_rateinf_conc{conc}.json"
             new.write_text(json.dumps(point), encoding="utf-8")
-            return new, at_load({**event.summary, "label": "run000"}, conc, args.same)
+            summary = at_load({**point_json(event.summary), "label": "run000"}, conc, args.same)
+            return new, read_point_doc(summary, strict=True)
 
         for run in range(1, args.runs + 1):
             print(f"run {run} (load {os.getloadavg()[0]:.2f}), points finishing beside it:")

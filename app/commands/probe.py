@@ -10,6 +10,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from app.bench.http.auth import cleartext_warning
+from app.bench.schema.probe_summary import ProbeEndpoint, ProbeSummary
 from app.bench.sweep.contract import (
     EndpointInfo,
     PointFinished,
@@ -343,21 +344,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _summary(report: dict[str, Any], resolved: Any) -> dict[str, Any]:
-    keys = (
-        "ok",
-        "ttft_ms",
-        "ttft_first_content_ms",
-        "tpot_ms",
-        "e2el_ms",
-        "output_tokens",
-        "output_tokens_source",
-        "output_tok_s",
-        "finish_reason",
-        "error_kind",
-        "error",
-        "fix",
-        "generated_text",
+def _summary(report: dict[str, Any], resolved: Any) -> ProbeSummary:
+    return ProbeSummary(
+        ok=report["ok"],
+        ttft_ms=report.get("ttft_ms"),
+        ttft_first_content_ms=report.get("ttft_first_content_ms"),
+        tpot_ms=report.get("tpot_ms"),
+        e2el_ms=report.get("e2el_ms"),
+        output_tokens=report.get("output_tokens"),
+        output_tokens_source=report.get("output_tokens_source"),
+        output_tok_s=report.get("output_tok_s"),
+        finish_reason=report.get("finish_reason"),
+        error_kind=report.get("error_kind"),
+        error=report.get("error"),
+        fix=report.get("fix"),
+        generated_text=report.get("generated_text"),
+        endpoint=ProbeEndpoint(resolved.url, resolved.model, resolved.api),
     )
-    endpoint = {"url": resolved.url, "model": resolved.model, "api": resolved.api}
-    return {**{k: report.get(k) for k in keys}, "endpoint": endpoint}

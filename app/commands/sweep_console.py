@@ -12,9 +12,10 @@ from app.bench.metrics.options import METRIC_TITLES
 from app.bench.metrics.workload import workload_rows
 from app.bench.results.naming import rate_label
 from app.bench.results.point_result import PointResult
-from app.bench.results.read import point_from_dict
+from app.bench.results.read import point_from_dict, point_from_doc
 from app.bench.results.write import no_success_note
 from app.bench.schema.point_blocks import PointBlocks, TraceBlock
+from app.bench.schema.point_doc import PointDoc
 from app.bench.sweep.contract import (
     PointFinished,
     PointStarted,
@@ -192,9 +193,9 @@ class ConsoleReporter(SweepObserver):
     def point_finished(self, event: PointFinished) -> None:
         if self.bar:
             sys.stderr.write("\n")
-        summary = dict(event.summary)
-        print(format_summary(summary), file=self.out, flush=True)
-        point = point_from_dict(summary)
+        assert isinstance(event.summary, PointDoc)  # the probe has its own console
+        point = point_from_doc(event.summary)
+        print(format_summary(point), file=self.out, flush=True)
         name = f"rate {rate_label(point.request_rate)}, concurrency {point.max_concurrency}"
         warnings = [w.text for w in point.load_warnings]
         for text in warnings:  # on stderr too: the summary may be going to a file

@@ -11,13 +11,15 @@ import logging
 import math
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
-from app.bench.schema.point_blocks import blocks_of
+from app.bench.results.read import ResultFileError, point_from_doc
+from app.bench.schema.point_doc import PointDoc
+from app.bench.sweep.contract import PointFinished
 from app.profiles import ProfileStore, Target
-from app.ui import point_status
 from app.ui.panels.probe.panel import ProbePanel
 from app.ui.panels.results.panel import ResultsPanel
 from app.ui.panels.roofline.panel import RooflinePanel
@@ -59,10 +61,14 @@ class PanelLinks(QObject):
         self.live_timer.setInterval(1000)
         self.live_timer.timeout.connect(self.live_roofline)
 
-        sweep.pointFinished.connect(self.on_point_finished)
+        sweep.worker.pointFinished.connect(self.on_point_finished)
         # The Results tab takes a finished point from its event (path and result): reading
         # the user's whole results folder again after every point stalled the window.
-        sweep.worker.pointFinished.connect(lambda e: results.add_point(e.path, e.summary))
+        sweep.worker.pointFinished.connect(
+            lambda e: (
+                results.add_point(e.path, e.summary) if isinstance(e.summary, PointDoc) else None
+            )
+        )
         # One reader of an endpoint's /metrics: during a sweep the worker's (its samples go
         # into each point's file, RunExtras.server_metrics) and the dock shows them on its
         # own timeline; otherwise the dock reads it itself.
@@ -174,26 +180,27 @@ class PanelLinks(QObject):
     def _live_label(self, batch: float) -> str:
         return self.tr("live sweep, batch {0:g}").format(batch)
 
-    def on_point_finished(self, summary: dict[str, Any]) -> None:
-        if point_status.off_the_curve(summary):
+    def on_point_finished(self, event: PointFinished) -> None:
+        if not isinstance(event.summary, PointDoc):
+            return
+        try:
+            point = point_from_doc(event.summary, Path(event.path) if event.path else None)
+        except ResultFileError:
+            return
+        if not point.on_the_curve:
             return  # cut short or run at fewer streams: its TPOT is not the figure of its batch
-        concurrency = summary.get("max_concurrency")
+        concurrency = point.max_concurrency
         if concurrency is None:
             # A rate-limited point has no concurrency cap; the measured peak stands in.
-            concurrency = summary.get("max_concurrent_requests")
-        p50 = summary.get("median_tpot_ms")
-        p99 = summary.get("p99_tpot_ms")
+            concurrency = point.max_concurrent_requests
+        p50 = point.metric("tpot", "median")
+        p99 = point.metric("tpot", "p99")
         if concurrency is None or p50 is None or p99 is None:
             return
-        server = blocks_of(summary).server_metrics
+        server = point.blocks.server_metrics
         running = server.running.mean if server is not None and server.running else None
-        tok_s = summary.get("output_throughput")
         self.roofline.add_measured_point(
-            int(concurrency),
-            float(p50),
-            float(p99),
-            running,
-            float(tok_s) if isinstance(tok_s, int | float) else None,
+            int(concurrency), p50, p99, running, point.output_throughput
         )
 
     def on_probe_finished(self, result: dict[str, Any]) -> None:

@@ -7,6 +7,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from app.bench.schema.point_doc import read_point_doc
+from app.bench.sweep.contract import PointFinished
 from app.profiles import ProfileStore
 from app.secrets import KeyStore
 from app.ui.app_setup import settings
@@ -89,18 +91,23 @@ def test_roofline_context_is_stored_on_the_profile(window: MainWindow, ctx) -> N
     assert ProfileStore().simulator().roofline == context
 
 
+def _finish_point(window: MainWindow, summary: dict) -> None:
+    """A sweep's point_finished event as the worker gives it (its summary typed)."""
+    doc = read_point_doc({"completed": 1, "request_rate": "inf", **summary}, strict=True)
+    window.sweep.worker.pointFinished.emit(PointFinished(0, None, doc))
+
+
 def test_sweep_points_reach_the_roofline(window: MainWindow) -> None:
     if window.roofline is None or window.sweep is None:
         pytest.skip("sweep or roofline panel not in this tree yet")
     seen: list[tuple] = []
     window.roofline.add_measured_point = lambda *a: seen.append(a)  # observe the wiring only
-    window.sweep.pointFinished.emit(
-        {"max_concurrency": 16, "median_tpot_ms": 21.5, "p99_tpot_ms": 30.0}
-    )
+    _finish_point(window, {"max_concurrency": 16, "median_tpot_ms": 21.5, "p99_tpot_ms": 30.0})
     # The output throughput goes along for the Pareto tab (None when the summary has none).
-    window.sweep.pointFinished.emit(
+    _finish_point(
+        window,
         {"max_concurrency": 4, "median_tpot_ms": 20.0, "p99_tpot_ms": 22.0,
-         "output_throughput": 190.5}
+         "output_throughput": 190.5},
     )  # fmt: skip
     assert seen == [(16, 21.5, 30.0, None, None), (4, 20.0, 22.0, None, 190.5)]
 
@@ -149,14 +156,15 @@ def test_rate_point_uses_peak_concurrency_and_running_batch(window: MainWindow) 
         pytest.skip("sweep or roofline panel not in this tree yet")
     seen: list[tuple] = []
     window.roofline.add_measured_point = lambda *a: seen.append(a)
-    window.sweep.pointFinished.emit(
+    _finish_point(
+        window,
         {
             "max_concurrency": None,
             "max_concurrent_requests": 9,
             "median_tpot_ms": 20.0,
             "p99_tpot_ms": 25.0,
             "tpotbench": {"server_metrics": {"running": {"mean": 7.5, "max": 9}}},
-        }
+        },
     )
     assert seen == [(9, 20.0, 25.0, 7.5, None)]
     assert window.sweep.build_spec().server_metrics

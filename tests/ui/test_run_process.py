@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+from app.bench.schema.point_doc import PointDoc, VllmKeys
 from app.bench.schema.run_config import OutputConfig, RunConfig
 from app.bench.sweep.contract import (
     EndpointInfo,
@@ -170,7 +171,7 @@ def test_a_dying_worker_gives_a_readable_message_and_keeps_finished_points(qtbot
     )
     with qtbot.waitSignal(worker.stopped, timeout=10_000):
         worker.start(RunConfig(output=OutputConfig(result_dir="/r")), _target(), argv=argv)
-    assert finished == [PointFinished(0, "/r/a.json", {"completed": 3})]
+    assert finished == [PointFinished(0, "/r/a.json", PointDoc(VllmKeys(completed=3)))]
     assert worker.bad_lines == 1
     assert len(errors) == 1
     assert "exit code 3" in errors[0]

@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtWidgets import QBoxLayout, QScrollArea
 
+from app.bench.schema.point_doc import read_point_doc
 from app.bench.sweep.contract import PointFinished
 from app.profiles import ProfileStore
 from app.secrets import KeyStore
@@ -145,7 +146,9 @@ def test_tpot_columns_are_in_view_at_1400x900(qtbot, memory_keyring, tmp_path) -
     assert win.results.table.rowCount() == 1
     qtbot.waitUntil(lambda: _fits(win.results.table))  # once the table has laid itself out
     win.show_panel(win.sweep)
-    win.sweep._on_point_finished(PointFinished(0, str(root / "x.json"), doc))
+    win.sweep._on_point_finished(
+        PointFinished(0, str(root / "x.json"), read_point_doc(doc, strict=True))
+    )
     qtbot.waitUntil(lambda: _fits(win.sweep.table))
 
 

@@ -30,6 +30,7 @@ from app.bench.results.sweep_csv import refresh_sweep_csv
 from app.bench.results.write import atomic_write_text
 from app.bench.schema.codec import to_json_obj
 from app.bench.schema.point_blocks import WhyBlock, blocks_of
+from app.bench.schema.point_doc import point_doc_of
 from app.bench.schema.search_doc import (
     BoundaryEvidence,
     SearchDoc,
@@ -133,7 +134,7 @@ class PointMeasure:
                 self.csv = None if problem else csv_target
                 for obs in self.observers if problem else ():
                     obs.error(RunError(problem or ""))
-            finished = PointFinished(spec.index, str(path), result)
+            finished = PointFinished(spec.index, str(path), point_doc_of(result)[0])
             for obs in self.observers:
                 obs.point_finished(finished)
         slo = blocks_of(result).slo

@@ -14,12 +14,13 @@ from stat import S_ISREG
 from typing import Any
 
 from app import jsonfile
+from app.bench.results import vllm_adapter
 from app.bench.results.lean_read import LEAN_BYTES, SET_ASIDE_KEY, set_aside_itls
 from app.bench.results.point_result import PointResult
+from app.bench.schema.point_doc import STAT_KEY, PointDoc, point_json, read_point_doc
 
 # Files a run writes beside its points that are not points (a capacity search's summary).
 NOT_POINT_FILES = frozenset({"search.json"})
-_STAT_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_([a-z0-9_]+)_ms$")
 
 
 class ResultFileError(ValueError):
@@ -120,58 +121,94 @@ def point_from_dict(data: Any, path: Path | None = None) -> PointResult:
         raise ResultFileError(f"{path}: a number is too large to be a measurement") from None
 
 
+def point_from_doc(doc: PointDoc, path: Path | None = None) -> PointResult:
+    """A point of ours from its typed document (a point_finished event's): the same PointResult
+    as reading its file gives, its blocks those of the document (not read again)."""
+    raw = point_json(doc)
+    _refuse_what_is_not_a_measurement(raw, path)
+    return _point_of(doc, path, "tpotbench", raw)
+
+
 def _point_from_dict(data: dict[str, Any], path: Path | None) -> PointResult:
+    """Ours through the schema, vLLM's and benchmark_serving.py's through their adapter; the
+    PointResult built the same way from either."""
+    _refuse_what_is_not_a_measurement(data, path)
+    if isinstance(data.get("tpotbench"), dict):
+        return _point_of(read_point_doc(data, strict=False), path, "tpotbench", data)
+    return _point_of(vllm_adapter.point_doc(data), path, vllm_adapter.source_of(data), data)
+
+
+def _refuse_what_is_not_a_measurement(data: dict[str, Any], path: Path | None) -> None:
+    """ResultFileError for the first value a summary cannot use (in the order they were
+    always checked, so a file's message stays the same)."""
     block = data.get("tpotbench")
     if isinstance(block, dict):
         _check_block(block, path)
-        source = "tpotbench"
-    elif "failed" in data or "max_concurrent_requests" in data or "endpoint_type" in data:
-        source = "vllm"
-    else:
-        source = "benchmark_serving"
     goodput_key = "request_goodput" if "request_goodput" in data else "request_goodput:"
-    completed = _count(data, "completed", path) or 0
-    failed = _count(data, "failed", path)
-    num_prompts = _count(data, "num_prompts", path)
-    if failed is None and num_prompts is not None:
-        failed = max(0, num_prompts - completed)  # benchmark_serving.py did not write it
+    for key in ("completed", "failed", "num_prompts"):
+        _count(data, key, path)
+    for key in ("model_id", "backend"):
+        _text(data, key, path)
+    if not data.get("backend"):
+        _text(data, "endpoint_type", path)
+    _text(data, "date", path)
+    _parse_rate(data.get("request_rate"), path)
+    _count(data, "max_concurrency", path)
+    _number(data, "burstiness", path)
+    _number(data, "duration", path)
+    _count(data, "total_input_tokens", path)
+    _count(data, "total_output_tokens", path)
+    for key in ("request_throughput", goodput_key, "output_throughput"):
+        _number(data, key, path)
+    for key in ("total_token_throughput", "max_output_tokens_per_s"):
+        _number(data, key, path)
+    _count(data, "max_concurrent_requests", path)
+
+
+def _float(value: float | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _point_of(doc: PointDoc, path: Path | None, source: str, raw: dict[str, Any]) -> PointResult:
+    """A PointResult from a typed document whose values have passed the refusals above."""
+    head = doc.vllm
     stats: dict[str, dict[str, float]] = {}
-    for key, value in data.items():
-        match = _STAT_KEY.match(key)
+    for key, value in doc.stats.items():
         # A null figure (no request succeeded) or a foreign value is left out, never guessed.
-        if (
-            match
-            and isinstance(value, int | float)
-            and not isinstance(value, bool)
-            and math.isfinite(value)
-        ):
+        if value is not None and math.isfinite(value):
+            match = STAT_KEY.match(key)
+            assert match is not None  # the document holds only such keys
             stats.setdefault(match.group(2), {})[match.group(1)] = float(value)
-    return PointResult(
+    block = raw.get("tpotbench")
+    point = PointResult(
         path=path,
         source=source,
-        label=data.get("label") if isinstance(data.get("label"), str) else None,
-        model_id=_text(data, "model_id", path),
-        backend=_text(data, "backend", path) or _text(data, "endpoint_type", path),
-        date=_text(data, "date", path),
-        request_rate=_parse_rate(data.get("request_rate"), path),
-        max_concurrency=_count(data, "max_concurrency", path),
-        burstiness=_number(data, "burstiness", path),
-        num_prompts=num_prompts,
-        completed=completed,
-        failed=failed,
-        duration_s=_number(data, "duration", path) or 0.0,
-        total_input_tokens=_count(data, "total_input_tokens", path),
-        total_output_tokens=_count(data, "total_output_tokens", path),
-        request_throughput=_number(data, "request_throughput", path),
-        request_goodput=_number(data, goodput_key, path),
-        output_throughput=_number(data, "output_throughput", path),
-        total_token_throughput=_number(data, "total_token_throughput", path),
-        max_output_tokens_per_s=_number(data, "max_output_tokens_per_s", path),
-        max_concurrent_requests=_count(data, "max_concurrent_requests", path),
+        label=head.label if isinstance(head.label, str) else None,
+        model_id=head.model_id,
+        backend=head.backend or head.endpoint_type,
+        date=head.date,
+        request_rate=_parse_rate(head.request_rate, path),
+        max_concurrency=head.max_concurrency,
+        burstiness=_float(head.burstiness),
+        num_prompts=head.num_prompts,
+        completed=head.completed or 0,
+        failed=head.failed,
+        duration_s=float(head.duration or 0.0),
+        total_input_tokens=head.total_input_tokens,
+        total_output_tokens=head.total_output_tokens,
+        request_throughput=_float(head.request_throughput),
+        request_goodput=_float(head.request_goodput),
+        output_throughput=_float(head.output_throughput),
+        total_token_throughput=_float(head.total_token_throughput),
+        max_output_tokens_per_s=_float(head.max_output_tokens_per_s),
+        max_concurrent_requests=head.max_concurrent_requests,
         stats=stats,
         tpotbench=block if isinstance(block, dict) else None,
-        raw=data,
+        raw=raw,
     )
+    if doc.blocks is not None:
+        point.__dict__["blocks"] = doc.blocks  # the cached `blocks`, already typed
+    return point
 
 
 def _documents(path: Path) -> list[Any]:

@@ -29,6 +29,7 @@ from app.bench.schema.point_blocks import (
     StampingEntry,
     TokensPerChunk,
 )
+from app.bench.schema.point_doc import PointDoc, point_doc_of, point_json
 from app.roofline.scenario import point_fields
 
 SCHEMA_VERSION = 1
@@ -341,10 +342,19 @@ def _atomic_write(path: Path, content: str | bytes, mode: str) -> None:
     _fsync_dir(path.parent)
 
 
-def write_point_json(path: Path, result: dict[str, Any]) -> Path:
-    text = json.dumps(jsonfile.finite(result), indent=2, allow_nan=False) + "\n"
-    atomic_write_text(Path(path), text)
+def point_text(doc: PointDoc) -> str:
+    """A point's file as text: the typed document's one writer (app.bench.schema.point_doc)."""
+    return json.dumps(jsonfile.finite(point_json(doc)), indent=2, allow_nan=False) + "\n"
+
+
+def write_point_doc(path: Path, doc: PointDoc) -> Path:
+    atomic_write_text(Path(path), point_text(doc))
     return Path(path)
+
+
+def write_point_json(path: Path, result: dict[str, Any]) -> Path:
+    """A document assembled as a dict, written through its typed form (`point_doc_of`)."""
+    return write_point_doc(path, point_doc_of(result)[0])
 
 
 def ensure_writable_dir(directory: Path) -> None:

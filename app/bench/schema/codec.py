@@ -61,7 +61,14 @@ _PLAIN_TYPES = frozenset({str, int, float, bool, type(None)})
 
 
 class SchemaError(ValueError):
-    """A value that does not fit its declared type; the message names the field's path."""
+    """A value that does not fit its declared type; the message names the field's path.
+    `path` and `problem` are the message's two parts (`from_json_obj` sets them; a reader of
+    a field's own, `wire(read=...)`, raises one and the codec puts the field's path before)."""
+
+    def __init__(self, message: str, *, path: str = "", problem: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.problem = message if problem is None else problem
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -71,9 +78,15 @@ class FieldOptions:
     name: str | None = None
     digits: int | None = None
     inf_as_text: bool = False
-    omit: Literal["none", "empty"] | None = None
+    omit: Omit = None
     transform: Callable[[Any], Any] | None = None
     present_with: str | None = None
+    read: Callable[[Any], Any] | None = None
+
+
+# When a key is left out: "none" (its value is None), "empty" (None or empty), or a test of
+# the whole object (a key present only beside another one).
+Omit = Literal["none", "empty"] | Callable[[Any], bool] | None
 
 
 def wire(
@@ -81,9 +94,10 @@ def wire(
     name: str | None = None,
     digits: int | None = None,
     inf_as_text: bool = False,
-    omit: Literal["none", "empty"] | None = None,
+    omit: Omit = None,
     transform: Callable[[Any], Any] | None = None,
     present_with: str | None = None,
+    read: Callable[[Any], Any] | None = None,
 ) -> dict[str, FieldOptions]:
     """The metadata for `dataclasses.field(metadata=...)`.
 
@@ -91,13 +105,17 @@ def wire(
     written rounded to this many decimals. inf_as_text: ±inf written as "inf"/"-inf" (JSON has
     no infinity) and read back. omit="none": the key is left out when the value is None;
     omit="empty": also when it is an empty string, list or object (the field needs a default,
-    which reading gives back). transform: gives the field's JSON form in place of the codec's
+    which reading gives back); omit=callable: left out when it returns True for the object
+    holding the field. transform: gives the field's JSON form in place of the codec's
     writing (e.g. a document without its arrays, through `to_json_obj`); reading does not undo
     it. present_with: the key is written only when the field of that name is not None (keys
     written as a group, null or not, when the group's leading figure is there; the field
-    needs a default).
+    needs a default). read: reads the field's JSON in place of the codec (a document with a
+    reader of its own); it raises SchemaError, whose `path` the codec puts after the field's.
     """
-    return {_OPTIONS_KEY: FieldOptions(name, digits, inf_as_text, omit, transform, present_with)}
+    return {
+        _OPTIONS_KEY: FieldOptions(name, digits, inf_as_text, omit, transform, present_with, read)
+    }
 
 
 def field_options(f: dataclasses.Field[Any]) -> FieldOptions:
@@ -150,7 +168,7 @@ class _WriteStep:
     attr: str
     key: str
     write: Writer | None  # None: the value is already JSON (str, int, bool, None)
-    omit: Literal["none", "empty"] | None
+    omit: Omit
     transform: Writer | None
     present_with: str | None = None
 
@@ -210,14 +228,18 @@ def _build_plan(cls: type[Any]) -> _Plan:
         writes.append(
             _WriteStep(f.name, key, _writer(tp, opts), opts.omit, opts.transform, opts.present_with)
         )
-        reads.append(_ReadStep(f.name, key, _reader(tp, opts), not has_default))
+        read = _reader(tp, opts) if opts.read is None else _own_reader(opts.read)
+        reads.append(_ReadStep(f.name, key, read, not has_default))
         inline.append(_inline_float(tp, opts))
     keys = [s.key for s in reads]
     if len(set(keys)) != len(keys):
         raise TypeError(f"{cls.__qualname__}: two fields share one wire name")
     write = _compile_writer(cls, writes, inline)
     by_key = {s.key: s for s in reads}
-    fast = [_fast_kinds(hints[s.attr], field_options(f)) for s, f in _init_fields(cls, reads)]
+    fast = [
+        None if field_options(f).read else _fast_kinds(hints[s.attr], field_options(f))
+        for s, f in _init_fields(cls, reads)
+    ]
     defaults = [_default_of(f) for _, f in _init_fields(cls, reads)]
     read = _compile_reader(cls, reads, fast, defaults, by_key)
     return _Plan(write, read, tuple(reads), by_key)
@@ -401,7 +423,10 @@ def _compile_writer(
             statements.append(f"    out[{key}] = {expr}")
         else:
             tests = [f"o.{step.present_with} is not None"] if step.present_with else []
-            if step.omit is not None:
+            if callable(step.omit):
+                namespace[f"_o{i}"] = step.omit
+                tests.append(f"not _o{i}(o)")
+            elif step.omit is not None:
                 tests.append("v is not None" if step.omit == "none" else "not _is_empty(v)")
             test = " and ".join(tests)
             statements += [
@@ -576,6 +601,22 @@ def _float_reader(opts: FieldOptions, nullable: bool) -> Reader:
         raise _wrong(what, v)
 
     return read
+
+
+def _own_reader(read: Reader) -> Reader:
+    """A field's own reader (`wire(read=...)`): its SchemaError becomes the codec's, its path
+    after the field's."""
+
+    def reader(v: Any) -> Any:
+        try:
+            return read(v)
+        except SchemaError as exc:
+            bad = _Bad(exc.problem)
+            if exc.path:
+                bad.path.append("." + exc.path)
+            raise bad from None
+
+    return reader
 
 
 def _nullable(inner: Reader) -> Reader:
@@ -827,4 +868,5 @@ def from_json_obj(cls: type[T], obj: object, *, where: str = "") -> T:
         value: T = read(obj)
         return value
     except _Bad as bad:
-        raise SchemaError(_message(where, bad)) from None
+        path = (where + "".join(reversed(bad.path))).removeprefix(".")
+        raise SchemaError(_message(where, bad), path=path, problem=bad.problem) from None

@@ -581,17 +581,17 @@ class PointBlocks:
     failures: tuple[FailureGroup, ...] = ()
     roofline: RooflineBlock | None = None
     server_metrics: ServerMetricsBlock | None = None
-    workers: WorkersBlock | None = None
+    workers: WorkersBlock | None = field(default=None, metadata=_OPTIONAL)
     client: ClientBlock | None = None
+    client_ceiling: ClientCeilingBlock | None = field(default=None, metadata=_OPTIONAL)
+    conversations: ConversationsBlock | None = field(default=None, metadata=_OPTIONAL)
     prefix_cache: PrefixCacheBlock | None = None
     schedule_lateness_ms: ScheduleLateness | None = None
-    trace: TraceBlock | None = None
-    early_stop: EarlyStopBlock | None = None
-    slo: SloBlock | None = None
-    why: WhyBlock | None = None
+    trace: TraceBlock | None = field(default=None, metadata=_OPTIONAL)
+    early_stop: EarlyStopBlock | None = field(default=None, metadata=_OPTIONAL)
+    slo: SloBlock | None = field(default=None, metadata=_OPTIONAL)
+    why: WhyBlock | None = field(default=None, metadata=_OPTIONAL)
     load_warnings: tuple[LoadWarningBlock, ...] | None = None
-    conversations: ConversationsBlock | None = None
-    client_ceiling: ClientCeilingBlock | None = None
 
 
 EMPTY = PointBlocks()

@@ -50,7 +50,9 @@ from typing import Any, ClassVar
 
 from app import __version__
 from app.bench.results.per_request import PER_REQUEST_BLOCK_KEYS, VLLM_PER_REQUEST_KEYS
-from app.bench.schema.codec import SchemaError, to_json_obj, wire
+from app.bench.schema.codec import SchemaError, from_json_obj, to_json_obj, wire
+from app.bench.schema.point_doc import PointDoc, point_json, read_point_doc
+from app.bench.schema.probe_summary import ProbeSummary
 from app.bench.schema.search_doc import SearchDoc, SearchPoint
 from app.bench.sweep.plan import PointSpec
 from app.jsonfile import finite as _finite  # JSON has no inf/NaN: null in events
@@ -71,18 +73,24 @@ _BLOCK_DROPS = frozenset(PER_REQUEST_BLOCK_KEYS)
 _POINTS = frozenset({"points"})
 
 
-def summary_of(result: Mapping[str, Any]) -> dict[str, Any]:
+def summary_of(result: PointDoc) -> PointDoc:
     """A point's result without the per-request arrays that would make a line megabytes long
     (vLLM's and the tpotbench block's: the file has them)."""
-    summary = _without(result, _SUMMARY_DROPS)
-    block = summary.get("tpotbench")
-    if isinstance(block, dict):
-        summary["tpotbench"] = _without(block, _BLOCK_DROPS)
-    return summary
+    return result.without(_SUMMARY_DROPS, _BLOCK_DROPS)
 
 
-def _summary_on_the_wire(result: Mapping[str, Any]) -> Any:
-    return _finite(summary_of(result))
+def _summary_on_the_wire(summary: PointDoc | ProbeSummary) -> Any:
+    if isinstance(summary, ProbeSummary):
+        return _finite(to_json_obj(summary))
+    return _finite(point_json(summary_of(summary)))
+
+
+def _summary_from_the_wire(obj: Any) -> PointDoc | ProbeSummary:
+    """The stream's summary, strictly: a point's document, or the probe's summary (the probe
+    writes no file; its summary says `ok` and has no `completed`)."""
+    if isinstance(obj, dict) and "ok" in obj and "completed" not in obj:
+        return from_json_obj(ProbeSummary, obj)
+    return read_point_doc(obj, strict=True)
 
 
 def _search_on_the_wire(search: SearchDoc) -> Any:
@@ -179,13 +187,16 @@ class RequestDone:
 
 @dataclass(frozen=True, slots=True)
 class PointFinished:
-    """`summary` is the point's result document; the stream carries it without the
-    per-request arrays (what `decode` gives back)."""
+    """`summary` is the point's result document (the probe's: its one request's summary); the
+    stream carries it without the per-request arrays (what `decode` gives back), read strictly
+    (`point_finished.summary.tpotbench.roofline.batch: ...`)."""
 
     kind: ClassVar[str] = "point_finished"
     point: int
     path: str | None
-    summary: dict[str, Any] = field(metadata=wire(transform=_summary_on_the_wire))
+    summary: PointDoc | ProbeSummary = field(
+        metadata=wire(transform=_summary_on_the_wire, read=_summary_from_the_wire)
+    )
 
 
 @dataclass(frozen=True, slots=True)

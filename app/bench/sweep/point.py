@@ -21,9 +21,10 @@ from app.bench.http.request import RequestSpec
 from app.bench.http.stream import send_request
 from app.bench.load.arrivals import LoadOutcome, LoadState, run_load, run_warmups
 from app.bench.load.workers.point import run_point_on_workers
-from app.bench.results.write import write_point_json
+from app.bench.results.write import write_point_doc
 from app.bench.schema.point_blocks import EarlyStopBlock, WorkersBlock
-from app.bench.sweep.contract import PointStarted, Progress, Tokens
+from app.bench.schema.point_doc import point_doc_of
+from app.bench.sweep.contract import PointStarted, Progress, RunError, Tokens
 from app.bench.sweep.drain import drain_after_early_stop
 from app.bench.sweep.early_stop import EarlyStop
 from app.bench.sweep.live import ScraperThread, TokenBatch, request_done
@@ -94,8 +95,12 @@ async def run_point(
             return None, result
         # A partial point never replaces a complete file of the same name from an earlier run.
         path = partial_path(path)
+    doc, problem = point_doc_of(result)
+    if problem is not None:  # a bug of ours: say so, keep the rest of the measurement
+        for obs in observers:
+            obs.error(RunError(f"point {point.index}: {problem}"[:300]))
     try:
-        return write_point_json(path, result), result
+        return write_point_doc(path, doc), result
     except OSError as exc:
         raise ResultWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
 

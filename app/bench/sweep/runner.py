@@ -13,6 +13,7 @@ from app.bench.results.point_result import PointResult
 from app.bench.results.read import ResultFileError, point_from_dict, read_points, result_files
 from app.bench.results.sweep_csv import refresh_sweep_csv
 from app.bench.results.write import ensure_writable_dir
+from app.bench.schema.point_doc import point_doc_of
 from app.bench.sweep.contract import PointFinished, RunError, RunFinished, RunStarted
 from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.point import ResultWriteError, run_point
@@ -99,7 +100,7 @@ async def run_sweep(
             csv_target = config.result_dir / CSV_NAME
             csv_failed = refresh_sweep_csv(csv_target, sorted(rows, key=csv_sort_key))
             csv_path = None if csv_failed else csv_target
-        finished = PointFinished(point.index, str(path), result)
+        finished = PointFinished(point.index, str(path), point_doc_of(result)[0])
         for obs in observers:
             obs.point_finished(finished)
         if csv_failed:

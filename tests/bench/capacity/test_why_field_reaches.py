@@ -23,7 +23,8 @@ CHECK = """
 import json, sys
 from pathlib import Path
 from app.bench.results.read import load_result
-from app.bench.schema.point_blocks import blocks_of, point_blocks
+from app.bench.schema.point_blocks import point_blocks
+from app.bench.schema.point_doc import point_json
 from app.bench.schema.search_doc import read_search_doc
 from app.bench.sweep.event_decode import decode
 
@@ -35,9 +36,9 @@ searched = decode(next(l for l in lines if '"search_finished"' in l))
 doc = read_search_doc(json.loads((search / "search.json").read_text()))
 print(json.dumps({
     "file_view": point.blocks.why.field_added_in_test,
-    "event_view": blocks_of(finished.summary).why.field_added_in_test,
+    "event_view": finished.summary.blocks.why.field_added_in_test,
     "event_strict": point_blocks(
-        finished.summary["tpotbench"], strict=True
+        point_json(finished.summary)["tpotbench"], strict=True
     ).why.field_added_in_test,
     "search_file": doc.boundary_why.field_added_in_test,
     "search_event": searched.search.boundary_why.field_added_in_test,

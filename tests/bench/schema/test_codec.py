@@ -416,3 +416,34 @@ def test_a_key_present_with_another_is_written_null_beside_it_and_left_out_witho
 
     with pytest.raises(TypeError, match="present_with names no field"):
         to_json_obj(Unknown())
+
+
+@dataclass(frozen=True)
+class _Gauges:
+    samples: int | None = field(default=None, metadata=wire(omit="none"))
+    running: float | None = field(default=None, metadata=wire(omit=lambda o: o.samples is None))
+
+
+def test_a_key_left_out_by_a_test_of_the_whole_object() -> None:
+    assert to_json_obj(_Gauges()) == {}
+    assert to_json_obj(_Gauges(3)) == {"samples": 3, "running": None}  # null beside samples
+    assert from_json_obj(_Gauges, {"samples": 3, "running": None}) == _Gauges(3)
+
+
+def _own(obj: Any) -> str:
+    if not isinstance(obj, dict) or not isinstance(obj.get("v"), str):
+        raise SchemaError("inner.v: must be text", path="inner.v", problem="must be text")
+    return str(obj["v"])
+
+
+@dataclass(frozen=True)
+class _Holder:
+    kept: str = field(metadata=wire(transform=lambda v: {"v": v}, read=_own))
+
+
+def test_a_field_with_its_own_reader_reads_back_and_its_errors_name_the_path() -> None:
+    assert from_json_obj(_Holder, to_json_obj(_Holder("x"))) == _Holder("x")
+    with pytest.raises(SchemaError) as caught:
+        from_json_obj(_Holder, {"kept": {"v": 1}}, where="event")
+    assert str(caught.value) == "event.kept.inner.v: must be text"
+    assert (caught.value.path, caught.value.problem) == ("event.kept.inner.v", "must be text")

@@ -6,7 +6,7 @@ How: a copy of the app whose ClientBlock, ServerMetricsBlock and SloBlock
 a real sweep against the simulator (with /metrics scraped and an SLO) run from that copy
 through the CLI; then, in the same copy, the file read back as the Results panel reads
 it (`load_result(...).blocks`) and the point_finished line decoded as the window decodes it
-(`event_decode.decode`, strict) and viewed as the window views it (`blocks_of(summary)`).
+(`event_decode.decode`, strict) and viewed as the window views it (the typed summary's blocks).
 What it does not show: a new field is not a column of the window's points table (those
 columns are a fixed list, read by position), so nothing on screen changes by itself.
 """
@@ -35,7 +35,8 @@ CHECK = """
 import json, sys
 from pathlib import Path
 from app.bench.results.read import load_result
-from app.bench.schema.point_blocks import blocks_of, point_blocks
+from app.bench.schema.point_blocks import point_blocks
+from app.bench.schema.point_doc import point_json
 from app.bench.sweep.event_decode import decode
 
 out = Path(sys.argv[1])
@@ -45,8 +46,8 @@ finished = decode(line)
 summary = finished.summary
 views = {
     "file_view": point.blocks,
-    "event_view": blocks_of(summary),
-    "event_strict": point_blocks(summary["tpotbench"], strict=True),
+    "event_view": summary.blocks,
+    "event_strict": point_blocks(point_json(summary)["tpotbench"], strict=True),
 }
 print(json.dumps({
     name: [getattr(blocks, b).field_added_in_test for b in ("client", "server_metrics", "slo")]

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from app import __version__
 from app.bench.results.per_request import REQUEST_ENTRY_KEYS
-from app.bench.schema.point_blocks import StatCheck
+from app.bench.schema.point_blocks import PointBlocks, StatCheck
+from app.bench.schema.point_doc import PointDoc, VllmKeys, read_point_doc
 from app.bench.schema.search_doc import (
     SearchBoundary,
     SearchDoc,
@@ -130,21 +131,29 @@ GOLDEN: list[tuple[Event, str]] = [
         PointFinished(
             0,
             None,
-            {
-                "completed": 3,
-                "ttfts": [0.1],
-                "latencies": [1.0],
-                "request_rate": math.inf,
-                "x": float("nan"),
-                "tpotbench": {
-                    "chunk_counts": [1],
-                    "requests": {"ok": [True]},
-                    "cancelled": False,
-                },
-            },
+            PointDoc(
+                VllmKeys(request_rate="inf", completed=3, ttfts=[0.1], latencies=[1.0]),
+                {"mean_ttft_ms": float("nan"), "p99_ttft_ms": 41.5},
+                PointBlocks(cancelled=True),
+                {"chunk_counts": [1], "requests": {"ok": [True]}, "point": {"index": 0}},
+            ),
         ),
-        '{"type":"point_finished","point":0,"path":null,"summary":{"completed":3,'
-        '"request_rate":null,"x":null,"tpotbench":{"cancelled":false}}}',
+        '{"type":"point_finished","point":0,"path":null,"summary":{"date":null,'
+        '"endpoint_type":null,"backend":null,"label":null,"model_id":null,'
+        '"tokenizer_id":null,"num_prompts":null,"request_rate":"inf","burstiness":null,'
+        '"max_concurrency":null,"duration":null,"completed":3,"failed":null,'
+        '"total_input_tokens":null,"total_output_tokens":null,"request_throughput":null,'
+        '"request_goodput":null,"output_throughput":null,"total_token_throughput":null,'
+        '"max_output_tokens_per_s":null,"max_concurrent_requests":null,"rtfx":null,'
+        '"mean_ttft_ms":null,"p99_ttft_ms":41.5,"tpotbench":{"schema_version":null,'
+        '"app_version":null,"run_id":null,"started_at":null,"profile":null,"endpoint":null,'
+        '"point":{"index":0},"dataset":null,"num_warmups":null,"percentiles":[],'
+        '"goodput_slos_ms":null,"cancelled":true,"aborted":null,"not_sent":null,'
+        '"slot_wait_ms":null,"ttft_first_content_ms":null,"tokens_per_chunk":null,'
+        '"ttfo_ms":null,"tpot_answer_ms":null,"reasoning_tokens":null,'
+        '"prefix_cache_client":null,"output_tokens_source":null,"retried_requests":null,'
+        '"stamping":[],"failures":[],"roofline":null,"server_metrics":null,"client":null,'
+        '"prefix_cache":null,"schedule_lateness_ms":null,"load_warnings":null}}}',
     ),
     (
         ServerMetrics(1.5, 0.25, 3.0, None, 0.0),
@@ -215,12 +224,11 @@ def test_decode_gives_the_objects_values() -> None:
     assert decode(GOLDEN[2][1]) == Tokens(1, [0.123457, 2.0], [19.8765, 3])
     finished = decode(GOLDEN[7][1])
     assert isinstance(finished, PointFinished)
-    assert finished.summary == {
-        "completed": 3,
-        "request_rate": None,
-        "x": None,
-        "tpotbench": {"cancelled": False},
-    }
+    assert isinstance(finished.summary, PointDoc)
+    assert finished.summary.vllm.completed == 3 and finished.summary.vllm.ttfts is None
+    assert finished.summary.stats == {"mean_ttft_ms": None, "p99_ttft_ms": 41.5}
+    assert finished.summary.typed_blocks.cancelled is True
+    assert finished.summary.block_rest == {"point": {"index": 0}}  # per-request parts left out
 
 
 def test_the_request_event_and_the_files_request_block_name_a_figure_alike() -> None:
@@ -252,12 +260,12 @@ def test_summary_leaves_out_every_per_request_array() -> None:
             "itl_histogram": {"counts": [1]},
         },
     }
-    assert summary_of(result) == {
-        "completed": 1,
-        "mean_ttft_ms": 100.0,
-        "tpotbench": {"itl_histogram": {"counts": [1]}},
-    }
-    assert "ttfts" in result  # the caller's document is not touched
+    doc = read_point_doc(result, strict=True)
+    summary = summary_of(doc)
+    assert summary.vllm == VllmKeys(completed=1)
+    assert summary.stats == {"mean_ttft_ms": 100.0}
+    assert summary.block_rest == {"itl_histogram": {"counts": [1]}}
+    assert doc.vllm.ttfts == [0.1] and "ttfos" in doc.block_rest  # the caller's is not touched
 
 
 _numbers = st.floats(allow_nan=False, allow_infinity=False, width=64) | st.integers(-(10**9), 10**9)
@@ -366,6 +374,18 @@ _DROP = object()
             "point_finished.summary: must be an object, got []",
         ),
         (
+            GOLDEN[7][1].replace('"roofline":null', '"roofline":{"batch":"x"}'),
+            "point_finished.summary.tpotbench.roofline.batch: must be a number or null, got 'x'",
+        ),
+        (
+            GOLDEN[7][1].replace('"rtfx":null', '"rtfx":null,"x":1'),
+            "point_finished.summary.x: unknown field",
+        ),
+        (
+            GOLDEN[7][1].replace('"completed":3', '"completed":"3"'),
+            "point_finished.summary.completed: must be a whole number or null, got '3'",
+        ),
+        (
             '{"type":"run_finished","cancelled":false,"paths":[1],"csv":null}',
             "run_finished.paths[0]: must be a string, got 1",
         ),
@@ -393,7 +413,8 @@ def test_decode_refuses_undecodable_bytes_as_not_json() -> None:
 
 
 def test_an_event_the_codec_cannot_write_becomes_an_error_line_not_a_dead_writer() -> None:
-    line = encode(PointFinished(0, None, {1: "a key JSON cannot hold as an int"}))  # type: ignore[dict-item]
+    doc = PointDoc(blocks=PointBlocks(goodput_slos_ms={1: 5.0}))  # type: ignore[dict-item]
+    line = encode(PointFinished(0, None, doc))
     assert decode(line) == RunError(
         "a point_finished event was lost: an object key must be a string, got 1"
     )

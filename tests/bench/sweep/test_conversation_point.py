@@ -14,6 +14,7 @@ from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.load.schedule import trace_plan
 from app.bench.schema.point_blocks import TraceBlock
+from app.bench.schema.point_doc import PointDoc
 from app.bench.sweep.contract import (
     Event,
     PointFinished,
@@ -71,7 +72,7 @@ def _check_typed(recorder: Recorder, decoded: list[Event], requests: int) -> lis
     assert started.num_prompts == requests
     assert [e.point for e in recorder.of(PointStarted)] == [0]
     [finished] = recorder.of(PointFinished)
-    assert finished.summary["completed"] == requests
+    assert isinstance(finished.summary, PointDoc) and finished.summary.vllm.completed == requests
     assert isinstance(recorder.events[-1], RunFinished)
     # The stream carries the same events, in the same order, rounded as the file format is.
     kinds = [e.kind for e in recorder.events if e.kind not in ("progress", "tokens")]

@@ -13,6 +13,8 @@ import time
 import pytest
 
 from app import __version__
+from app.bench.schema.point_blocks import PointBlocks
+from app.bench.schema.point_doc import PointDoc, VllmKeys
 from app.bench.sweep.contract import (
     EndpointInfo,
     EventError,
@@ -60,12 +62,12 @@ def test_writer_emits_the_documented_shapes() -> None:
         PointFinished(
             0,
             None,
-            {
-                "completed": 3,
-                "ttfts": [0.1],
-                "request_rate": math.inf,
-                "tpotbench": {"chunk_counts": [1], "cancelled": False},
-            },
+            PointDoc(
+                VllmKeys(completed=3, ttfts=[0.1], request_rate="inf"),
+                {"mean_ttft_ms": math.inf},
+                PointBlocks(),
+                {"chunk_counts": [1]},
+            ),
         )
     )
     writer.run_finished(RunFinished(True, (), None))
@@ -96,11 +98,10 @@ def test_writer_emits_the_documented_shapes() -> None:
         "prompt_tokens": 128,
     }
     # bulky arrays are left out; inf (not JSON) becomes null
-    assert events[4]["summary"] == {
-        "completed": 3,
-        "request_rate": None,
-        "tpotbench": {"cancelled": False},
-    }
+    summary = events[4]["summary"]
+    assert summary["completed"] == 3 and summary["request_rate"] == "inf"
+    assert "ttfts" not in summary and "chunk_counts" not in summary["tpotbench"]
+    assert summary["mean_ttft_ms"] is None and summary["tpotbench"]["cancelled"] is False
     assert events[5] == {"type": "run_finished", "cancelled": True, "paths": [], "csv": None}
     assert events[6] == {"type": "error", "message": "boom"}
     assert all("\n" not in line for line in out.getvalue().splitlines())

@@ -16,7 +16,7 @@ import pytest
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.read import load_result
-from app.bench.sweep.contract import Event, PointFinished, ServerMetrics, Tokens
+from app.bench.sweep.contract import Event, PointFinished, RunError, ServerMetrics, Tokens
 from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.plan import plan_points
 from app.bench.sweep.run_context import RunContext
@@ -234,3 +234,25 @@ def test_cancel_during_warmups_saves_nothing(tmp_path: Path) -> None:
         thread.join(5)
     assert outcome.cancelled and outcome.paths == []
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_part_built_wrong_is_reported_and_the_point_kept(
+    crafted_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.bench.sweep import point as point_module
+
+    built = point_module.point_document
+
+    def with_a_bad_part(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        result = built(*args, **kwargs)
+        result["tpotbench"]["client"] = {"cpu_share": "a lot"}  # a bug of the builder's
+        return result
+
+    monkeypatch.setattr(point_module, "point_document", with_a_bad_part)
+    recorder = Recorder()
+    outcome = asyncio.run(run_sweep(config_for(crafted_server, tmp_path), [recorder]))
+    [error] = [e for name, e in recorder.calls if name == "error"]
+    assert isinstance(error, RunError)
+    assert error.message.startswith("point 0: left out of the point's file: tpotbench.client")
+    point = load_result(outcome.paths[0])
+    assert point.completed == 2 and point.blocks.client is None  # the rest of it kept

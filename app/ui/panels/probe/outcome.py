@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication
 
 from app.bench.http.failures import fix_for, title_for
+from app.bench.schema.probe_summary import ProbeSummary
 from app.bench.sweep.contract import Tokens
 from app.ui.panels.doctor.messages import translate_template
 
@@ -37,30 +37,25 @@ class ProbeOutcome:
 
 
 def outcome_from_summary(
-    summary: dict[str, Any], t_s: np.ndarray, itl_ms: np.ndarray
+    summary: ProbeSummary, t_s: np.ndarray, itl_ms: np.ndarray
 ) -> ProbeOutcome:
     """The probe worker's point_finished summary as an outcome."""
-    ok = bool(summary.get("ok"))
     outcome = ProbeOutcome(
-        ok=ok,
-        ttft_ms=_num(summary.get("ttft_ms")),
-        tpot_ms=_num(summary.get("tpot_ms")),
-        tok_s=_num(summary.get("output_tok_s")),
-        e2el_ms=_num(summary.get("e2el_ms")) or 0.0,
-        output_tokens=int(summary.get("output_tokens") or 0),
-        tokens_source=str(summary.get("output_tokens_source") or "usage"),
+        ok=summary.ok,
+        ttft_ms=summary.ttft_ms,
+        tpot_ms=summary.tpot_ms,
+        tok_s=summary.output_tok_s,
+        e2el_ms=summary.e2el_ms or 0.0,
+        output_tokens=summary.output_tokens or 0,
+        tokens_source=summary.output_tokens_source or "usage",
         t_s=t_s,
         itl_ms=itl_ms,
-        text=str(summary.get("generated_text") or summary.get("text") or ""),
-        error_kind=summary.get("error_kind"),
+        text=summary.generated_text or "",
+        error_kind=summary.error_kind,
     )
-    if not ok:
-        outcome.message = failure_message(outcome.error_kind or "", str(summary.get("error") or ""))
+    if not summary.ok:
+        outcome.message = failure_message(outcome.error_kind or "", summary.error or "")
     return outcome
-
-
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) else None
 
 
 def failure_message(kind: str, detail: str) -> str:

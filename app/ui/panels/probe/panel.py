@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTime, QTimer, Signal
 from PySide6.QtGui import QTextCursor
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.bench.schema.probe_summary import ProbeSummary
 from app.bench.sweep.contract import PointFinished, Tokens
 from app.commands.argv import probe_argv
 from app.profiles import Target
@@ -171,7 +171,7 @@ class ProbePanel(QWidget):
         self.worker.errorMessage.connect(self._on_error)
         self.worker.stopped.connect(self._on_stopped)
         self._target: Target | None = None
-        self._summary: dict[str, Any] | None = None
+        self._summary: ProbeSummary | None = None
         self._error = ""
         self._stopping = False
         self.retranslate()
@@ -246,7 +246,8 @@ class ProbePanel(QWidget):
         self.live.add_event(event)
 
     def _on_point_finished(self, event: PointFinished) -> None:
-        self._summary = dict(event.summary)
+        if isinstance(event.summary, ProbeSummary):
+            self._summary = event.summary
 
     def _on_error(self, message: str) -> None:
         self._error = message

@@ -5,9 +5,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
@@ -34,7 +33,8 @@ from PySide6.QtWidgets import (
 from app.bench.metrics.definitions import TOOL_NAMES, TOOLS
 from app.bench.results.file_cache import PointFileCache
 from app.bench.results.point_result import PointResult
-from app.bench.results.read import ResultFileError, point_from_dict
+from app.bench.results.read import ResultFileError, point_from_doc
+from app.bench.schema.point_doc import PointDoc
 from app.ui.app_setup import settings
 from app.ui.exports.charts import curve_paths, export_curves
 from app.ui.exports.files import (
@@ -151,7 +151,7 @@ class ResultsPanel(QWidget):
         # thread of their own; `_generation` names the latest, so an older one is dropped.
         self._generation = 0
         self._scanning = False
-        self._pending: list[tuple[str | Path, Mapping[str, Any]]] = []  # points meanwhile
+        self._pending: list[tuple[str | Path, PointDoc]] = []  # points meanwhile
         self._scanned.connect(self._on_scanned)
         self.folder = QLineEdit()
         self.folder.returnPressed.connect(lambda: self.refresh(background=True))
@@ -385,10 +385,10 @@ class ResultsPanel(QWidget):
         """Whether the folder is being read on its own thread (its runs not shown yet)."""
         return self._scanning
 
-    def add_point(self, path: str | Path | None, summary: Mapping[str, Any]) -> bool:
-        """A point a sweep has just saved at `path`, its result (less the per-request arrays)
-        in `summary`: shown as a re-read of the folder would show it, without reading the
-        folder or the file. False when the folder shown would not list it (another folder)."""
+    def add_point(self, path: str | Path | None, summary: PointDoc) -> bool:
+        """A point a sweep has just saved at `path`, its typed result (less the per-request
+        arrays) in `summary`: shown as a re-read of the folder would show it, without reading
+        the folder or the file. False when the folder shown would not list it (another folder)."""
         if self._scanning and path is not None:
             self._pending.append((path, summary))  # taken in once the folder is read
             return True
@@ -428,10 +428,10 @@ class ResultsPanel(QWidget):
         return True
 
     @staticmethod
-    def _point_of(summary: Mapping[str, Any], file: Path) -> PointResult:
+    def _point_of(summary: PointDoc, file: Path) -> PointResult:
         """A finished point's result as a read of its file gives it (ResultFileError when it
         is not one)."""
-        return point_from_dict(dict(summary), file)
+        return point_from_doc(summary, file)
 
     @property
     def drawing_due(self) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 
 from app.bench.results.completeness import CANCELLED, completeness_of
 from app.bench.results.load_warnings import load_warnings_of
+from app.bench.schema.point_doc import PointDoc, point_json
 from app.bench.sweep.contract import PointFinished, PointStarted, Progress, RunStarted
 from app.bench.sweep.plan import PointSpec, plan_points
 
@@ -159,7 +160,10 @@ class SweepRun:
 
     def point_finished(self, event: PointFinished) -> dict[str, Any]:
         """Keep a finished point; its summary with 'path' and 'point' added."""
-        summary = dict(event.summary)
+        if not isinstance(event.summary, PointDoc):
+            raise TypeError("a sweep's point_finished carries a point's document")
+        # The charts and the table read the document as its file holds it (vLLM's keys flat).
+        summary = point_json(event.summary)
         if event.path:
             summary["path"] = event.path
         summary.setdefault("point", event.point)

@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 
+from app.bench.schema.probe_summary import ProbeSummary
 from app.bench.sweep.contract import Tokens
 from app.commands.argv import KEY_ENV
 from app.profiles import Target
@@ -34,21 +35,21 @@ def test_argv_names_the_key_variable_never_the_key() -> None:
 
 def test_summary_becomes_outcome_and_failures_read_as_sentences() -> None:
     ok = outcome_from_summary(
-        {
-            "ok": True,
-            "ttft_ms": 40.0,
-            "tpot_ms": 19.5,
-            "e2el_ms": 659.5,
-            "output_tokens": 33,
-            "output_tok_s": 50.04,
-            "output_tokens_source": "usage",
-        },
+        ProbeSummary(
+            ok=True,
+            ttft_ms=40.0,
+            tpot_ms=19.5,
+            e2el_ms=659.5,
+            output_tokens=33,
+            output_tok_s=50.04,
+            output_tokens_source="usage",
+        ),
         np.array([0.06, 0.08]),
         np.array([20.0, 19.0]),
     )
     assert (ok.ttft_ms, ok.tpot_ms, ok.output_tokens, ok.tok_s) == (40.0, 19.5, 33, 50.04)
     bad = outcome_from_summary(
-        {"ok": False, "error_kind": "http_401", "error": "HTTP 401 Unauthorized: bad key"},
+        ProbeSummary(ok=False, error_kind="http_401", error="HTTP 401 Unauthorized: bad key"),
         np.empty(0),
         np.empty(0),
     )
@@ -78,7 +79,7 @@ def test_tiles_and_text_fill_while_the_reply_streams(qtbot, qloop, sim) -> None:
             )
         )
 
-    finished: list[dict] = []
+    finished: list[ProbeSummary] = []
     panel.worker.tokens.connect(on_tokens)
     panel.worker.pointFinished.connect(lambda e: finished.append(e.summary))
     with qtbot.waitSignal(panel.probeFinished, timeout=60_000):
@@ -89,9 +90,9 @@ def test_tiles_and_text_fill_while_the_reply_streams(qtbot, qloop, sim) -> None:
     assert ttft_live != "–"  # TTFT at the first chunk, not at the end
     assert float(ttft_live) == float(panel.readouts.ttft.value.text())  # the same stamp, final
     assert any(tokens.startswith("≈") for _t, tokens, _x, _ in seen)  # counted from chunks
-    assert seen[-1][2] and finished[0]["generated_text"].startswith(seen[-1][2])
+    assert seen[-1][2] and finished[0].generated_text.startswith(seen[-1][2])
     assert panel.readouts.tokens.value.text() == "64"  # the server's usage replaces the estimate
-    assert panel.text.toPlainText() == finished[0]["generated_text"]
+    assert panel.text.toPlainText() == finished[0].generated_text
 
 
 def test_connection_errors_and_the_default_prompt_follow_the_ui_language(qapp) -> None:

@@ -19,6 +19,7 @@ import pytest
 
 from app.bench.metrics.definitions import TOOLS
 from app.bench.results.file_cache import PointFileCache
+from app.bench.schema.point_doc import PointDoc
 from app.bench.sweep.contract import PointFinished
 from app.bench.sweep.event_decode import decode
 from app.ui.panels.results.panel import ResultsPanel
@@ -348,7 +349,8 @@ def test_points_joining_the_shown_run_draw_its_charts_as_a_fresh_read_does(
     for event in reversed(events):
         assert panel.add_point(event.path, event.summary)
         charts(panel, qtbot)  # each drawn and placed in turn, as during a sweep
-        joined.add(str(event.summary["max_concurrency"]))
+        assert isinstance(event.summary, PointDoc)
+        joined.add(str(event.summary.vllm.max_concurrency))
         assert cells(panel) == [row for row in every if row[2] in joined]
     assert len(panel.curves.pareto.texts) == 4 and panel.table.rowCount() == 4
     fresh = read_afresh(qtbot, history, "local-bf16")

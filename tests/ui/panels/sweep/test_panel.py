@@ -15,6 +15,7 @@ import pytest
 from PySide6.QtCore import QTranslator
 
 from app.bench.results.read import load_result
+from app.bench.schema.point_doc import read_point_doc
 from app.bench.schema.run_config import LoadConfig, RequestOptions, RunConfig
 from app.bench.sweep.contract import ServerMetrics
 from app.commands.argv import build_run_config
@@ -323,7 +324,9 @@ def test_a_new_run_starts_the_table_at_its_first_columns(qtbot, tmp_path) -> Non
     qtbot.waitExposed(panel)
     doc = {"completed": 8, "failed": 0, "request_rate": "inf", "max_concurrency": 4,
            "median_tpot_ms": 20.0, "p99_tpot_ms": 22.0, "output_throughput": 100.0}  # fmt: skip
-    panel._on_point_finished(PointFinished(0, str(tmp_path / "a.json"), doc))
+    panel._on_point_finished(
+        PointFinished(0, str(tmp_path / "a.json"), read_point_doc(doc, strict=True))
+    )
     bar = panel.table.horizontalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 0)
     bar.setValue(bar.maximum())  # the user read the last columns of the previous run

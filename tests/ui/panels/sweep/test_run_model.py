@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from app.bench.schema.point_doc import read_point_doc
 from app.bench.sweep.contract import (
     EndpointInfo,
     PointFinished,
@@ -38,7 +39,7 @@ class Clock:
 def _finished(point: int, rate: float, conc: int | None, path: str) -> PointFinished:
     summary = {"request_rate": rate, "max_concurrency": conc, "completed": 10, "num_prompts": 10}
     summary |= {"median_e2el_ms": 2000.0, "request_throughput": 1.25}
-    return PointFinished(point, path, summary)
+    return PointFinished(point, path, read_point_doc(summary, strict=True))
 
 
 def _progress(completed: int, total: int, elapsed_s: float = 0.0, failed: int = 0) -> Progress:
@@ -174,7 +175,8 @@ def test_the_time_left_holds_the_truth_and_never_jumps_on_experiment_b() -> None
         clock.now += duration(c)
         summary = {"request_rate": INF, "max_concurrency": c, "completed": n, "num_prompts": n}
         summary |= {"median_e2el_ms": e2el(c) * 1000, "request_throughput": n / duration(c)}
-        run.point_finished(PointFinished(index, f"/r/c{c}.json", summary))
+        doc = read_point_doc(summary, strict=True)
+        run.point_finished(PointFinished(index, f"/r/c{c}.json", doc))
     assert len(seen) > 6
 
 
