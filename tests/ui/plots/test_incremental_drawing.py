@@ -29,7 +29,14 @@ def _point(c: int) -> dict[str, Any]:
 
 
 def _curves(qtbot, width: int = 1400, height: int = 460) -> SweepCurves:
+    """Charts whose axes keep one size: an axis grows to the widest tick text it has shown
+    (and stays so), which with another font (a language switch earlier in the session) makes
+    two widgets' plot areas differ by enough to move a label at an edge."""
     curves = SweepCurves()
+    for plot in curves.charts().values():
+        item = plot.getPlotItem()
+        item.getAxis("left").setWidth(64)
+        item.getAxis("bottom").setHeight(40)
     qtbot.addWidget(curves)
     curves.resize(width, height)
     curves.show()
