@@ -35,7 +35,7 @@ from app.ui.plots.chart import (
     make_plot,
     set_words,
 )
-from app.ui.plots.declutter import Declutter, tip_with_hidden
+from app.ui.plots.declutter import SLICE_NS, Declutter, tip_with_hidden
 from app.ui.plots.pareto import HardwareFrontier, ParetoPlot, ParetoRun, hardware_name
 from app.ui.retranslate import is_language_change
 
@@ -349,12 +349,17 @@ class SweepCurves(QWidget):
     def settle(self) -> None:
         """The charts' layout, ranges and labels brought up to date now, before they are
         painted: left to the event loop, the labels were placed after a first paint, the
-        Pareto chart's range set while it was painted, and each chart painted twice."""
+        Pareto chart's range set while it was painted, and each chart painted twice.
+
+        The labels are placed for one slice's time in all (SLICE_NS), the rest on the event
+        loop's next turns (Declutter.place_for: placing them all at once held the window
+        longer than a frame); until placed, a label that would overlap another is hidden."""
         QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         self.pareto.getPlotItem().getViewBox().updateAutoRange()
+        budget = SLICE_NS
         for declutter in [*self.declutter.values(), self.pareto.declutter]:
             if declutter.pending:
-                declutter.place()
+                budget -= declutter.place_for(max(0, budget))
 
     def _set_load_ticks(self, plot: pg.PlotWidget, *_: object) -> None:
         """A tick and grid line at every load, numbered as far apart as their widest number

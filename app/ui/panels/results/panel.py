@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFileDialog,
+    QGraphicsView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -147,6 +148,14 @@ class ResultsPanel(QWidget):
         self._redraw.setSingleShot(True)
         self._redraw.setInterval(0)
         self._redraw.timeout.connect(self._draw_joined)
+        # Those points' charts painted one per turn of the event loop: the four painted at
+        # once held the window for several frames. A chart waiting its turn shows the last
+        # drawing, whole, until it is painted.
+        self._waiting: list[QGraphicsView] = []
+        self._paint_next = QTimer(self)
+        self._paint_next.setSingleShot(True)
+        self._paint_next.setInterval(0)
+        self._paint_next.timeout.connect(self._paint_one_chart)
         # Reading a folder of thousands of files takes seconds: the window's reads run on a
         # thread of their own; `_generation` names the latest, so an older one is dropped.
         self._generation = 0
@@ -436,13 +445,29 @@ class ResultsPanel(QWidget):
     @property
     def drawing_due(self) -> bool:
         """Whether points joined the shown runs on screen and are still to be drawn (once the
-        event loop is free)."""
-        return self._redraw.isActive()
+        event loop is free), or some of their charts still to be painted."""
+        return self._redraw.isActive() or bool(self._waiting)
 
     def _draw_joined(self) -> None:
         self.show_runs([r.name for r in self.shown])
         self._select(self.shown)
         self.curves.settle()
+        # The first chart painted with the table on this turn, each other on a turn of its own.
+        self._waiting = list[QGraphicsView](self.curves.charts().values())[1:]
+        for chart in self._waiting:
+            chart.setUpdatesEnabled(False)
+        self._paint_next.start()
+
+    def _paint_one_chart(self) -> None:
+        if self._waiting:
+            self._waiting.pop(0).setUpdatesEnabled(True)  # painted on the next turn
+        if self._waiting:
+            self._paint_next.start()
+
+    def _paint_charts_now(self) -> None:
+        self._paint_next.stop()
+        while self._waiting:
+            self._waiting.pop(0).setUpdatesEnabled(True)
 
     def _root_appeared(self) -> bool:
         text = self.folder.text().strip()
@@ -546,6 +571,7 @@ class ResultsPanel(QWidget):
         """Open one run or overlay several (by name, as listed)."""
         self._view_stale = False
         self._redraw.stop()  # drawn now
+        self._paint_charts_now()
         wanted = set(names)
         self.shown = [r for r in self.runs if r.name in wanted]
         series = [r.series() for r in self.shown]

@@ -357,6 +357,8 @@ def test_points_joining_the_shown_run_draw_its_charts_as_a_fresh_read_does(
     assert drawn == fresh_drawn
     assert places == pytest.approx(fresh_places, abs=0.02)
     assert shown(panel, tmp_path := history.parent) == shown(fresh, tmp_path)
+    # Each chart was painted on a turn of its own; once drawn, every one paints again.
+    assert all(c.updatesEnabled() for c in panel.curves.charts().values())
 
 
 def test_a_folder_read_leaves_the_windows_collector_off() -> None:
