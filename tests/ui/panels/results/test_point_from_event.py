@@ -143,7 +143,10 @@ def test_a_point_added_from_its_event_shows_as_a_fresh_read_of_the_folder(
     assert len(events) == 4
     drawings = []
     set_series = panel.curves.set_series
-    panel.curves.set_series = lambda series: (drawings.append(series), set_series(series))
+    panel.curves.set_series = lambda series, **how: (
+        drawings.append(series),
+        set_series(series, **how),
+    )
     for event in events:
         assert panel.add_point(event.path, event.summary)
     assert panel.file_cache.parsed == parsed  # no file read for the new points
