@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -60,7 +60,7 @@ class Declutter(QObject):
         self._memo_lines: np.ndarray = np.empty((0, 4))
         self.hidden: list[str] = []  # texts of the labels with no free slot, in order
         # A placement under way in slices (see place_for): its steps and where it stands.
-        self._placing: Iterator[None] | None = None
+        self._placing: Generator[None, None, None] | None = None
         self._progress = _Progress()
         self.clock: Callable[[], int] = time.perf_counter_ns  # a test's own clock, to slice
         self._timer = QTimer(self)
@@ -92,7 +92,7 @@ class Declutter(QObject):
         point's (`_leader_fits`: the leader from the point, `leader_to`, short and over no
         other marker, across no plotted line or earlier leader, through no other label, and
         no other marker nearer its end); with no such place it is left out (hidden)."""
-        self._placing = None  # other labels: a placement under way is of no use
+        self._stop_placing()  # other labels: a placement under way is of no use
         for label in self._labels:  # any a slice's end left out of sight, shown again
             if label.opacity() == 0:
                 label.setOpacity(1)
@@ -122,6 +122,7 @@ class Declutter(QObject):
         """Place every label now (see _steps), a placement under way finished at once."""
         self._timer.stop()
         if self._placing is None or self._progress.key != self._exact_key():
+            self._stop_placing()
             self._placing = self._steps()
         for _ in self._placing:
             pass
@@ -136,6 +137,7 @@ class Declutter(QObject):
         self._timer.stop()
         start = self.clock()
         if self._placing is None or self._progress.key != self._exact_key():
+            self._stop_placing()
             self._placing = self._steps()  # the view changed meanwhile: placed afresh
         for _ in self._placing:
             if self.clock() - start >= budget_ns:
@@ -144,6 +146,11 @@ class Declutter(QObject):
                 return self.clock() - start
         self._placing = None
         return self.clock() - start
+
+    def _stop_placing(self) -> None:
+        placing, self._placing = self._placing, None
+        if placing is not None:
+            placing.close()
 
     def _next_slice(self) -> None:
         self.place_for(SLICE_NS)
@@ -164,7 +171,22 @@ class Declutter(QObject):
             else:
                 kept.append(rect)
 
-    def _steps(self) -> Iterator[None]:
+    def _steps(self) -> Generator[None, None, None]:
+        """A placement's steps (_place_steps), the chart's auto range held still till the
+        last: the labels count in it, so a range set from some labels moved and others not
+        would change under the placement (and where the rest go with it, by when a paint
+        came). Held, the range follows the placement as it did when placed all at once."""
+        view = self._view
+        deferred: list[bool] = []
+        setattr(view, "updateAutoRange", lambda: deferred.append(True))  # noqa: B010
+        try:
+            yield from self._place_steps()
+        finally:
+            delattr(view, "updateAutoRange")
+            if deferred:
+                view.updateAutoRange()
+
+    def _place_steps(self) -> Generator[None, None, None]:
         """Put each label at its preferred place or the nearest free one above or below it.
 
         In the view of the last placement, a label whose text, anchor and place are as they
