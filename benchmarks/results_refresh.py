@@ -12,7 +12,9 @@ points to it as a sweep does, each from its `point_finished` event (ResultsPanel
 folder read), with the tab out of sight and on screen: the GUI thread held per point, from the
 event until the tab is drawn (a point is drawn on the event loop's next turn, a burst of them
 in one drawing) and its labels placed (p50/p99/max over --points points; the run grows by one
-each time). --refresh also times the paths before points came from their events (the folder
+each time), and the longest uninterrupted piece of it (the stall a user feels: no click or
+repaint is answered meanwhile; a 1 ms timer's ticks mark where the thread was free).
+--refresh also times the paths before points came from their events (the folder
 read again, with the file cache and without).
 
 Before/after: run this very script inside a copy of the older tree (it imports the app/ beside
@@ -30,6 +32,7 @@ it), e.g. for main before the on-screen work (13336c6):
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import subprocess
@@ -186,13 +189,16 @@ def main() -> None:
                 settle(app, panel)
                 # The window's path: each point from its `point_finished` event, the GUI
                 # thread held from the event until the tab is drawn and its labels placed.
-                held = []
+                held, longest = [], []
+                probe = HoldProbe()
                 for _ in range(args.points):
                     new, summary = next_point()
                     t0 = time.perf_counter_ns()
                     assert panel.add_point(new, summary)
                     settle(app, panel)
                     held.append(ms_since(t0))
+                    longest.append(probe.longest(t0, time.perf_counter_ns()))
+                probe.stop()
                 where = "tab on screen showing that run" if on_screen else "tab out of sight"
                 extra = ""
                 if not on_screen:  # the run drawn when the tab comes back: a stall of its own
@@ -204,6 +210,7 @@ def main() -> None:
                     f"  {where}: {args.points} points from their events, GUI thread held per "
                     f"point {spread(held)} (run of {len(panel.shown[0].points)} points){extra}"
                 )
+                print(f"    longest uninterrupted GUI-thread hold per point {spread(longest)}")
             if args.refresh:
                 for way in ("refresh", "no cache"):  # the previous paths, for reference
                     new, _summary = next_point()
@@ -227,6 +234,7 @@ def settle(app, panel) -> None:
     # one drawing); an older tree draws them at once and has no such flag.
     while getattr(panel, "drawing_due", False) or any(d.pending for d in declutters):
         app.processEvents()
+    app.processEvents()  # the paint of what was drawn last
 
 
 def spread(values: list[float]) -> str:
@@ -264,6 +272,30 @@ class StallProbe:
             f"p99 {p99:.1f} ms, longest GUI-thread step {late[-1]:.0f} ms over "
             f"{len(self.late_ms)} ticks"
         )
+
+
+class HoldProbe:
+    """The GUI thread's holds as a user feels them: a 1 ms timer on the GUI thread notes when
+    it gets to run; between two of its ticks the thread did one uninterrupted piece of work
+    (an event handler, a paint), which is what keeps the window from answering a click or a
+    repaint. `longest` is the longest such piece from an instant to another (the first from
+    the instant to the first tick, the last from the last tick to the end)."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import Qt, QTimer
+
+        self.ticks: list[int] = []
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.timeout.connect(lambda: self.ticks.append(time.perf_counter_ns()))
+        self.timer.start(1)
+
+    def longest(self, start: int, end: int) -> float:
+        marks = [start, *(t for t in self.ticks if start < t < end), end]
+        return max(b - a for a, b in itertools.pairwise(marks)) / 1e6
+
+    def stop(self) -> None:
+        self.timer.stop()
 
 
 def ms_since(t0: int) -> float:

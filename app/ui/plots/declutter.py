@@ -6,8 +6,9 @@ chart's tooltip and on its point (hovering the point names it)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
@@ -23,6 +24,9 @@ NEAR_REACH = 2  # the same for a label drawn without a leader line
 # from that point, beside it on either side; farther, its leader would read as another's.
 LEADER_REACH = 3
 GAP_PX = 6.0  # a label put beside its point: this far from the point's centre
+# A placement left to the event loop runs in slices of about this long, so that the window
+# answers and paints in between (a frame is ~16 ms, and a chart's paint may follow a slice).
+SLICE_NS = 6_000_000
 
 Segment = tuple[float, float, float, float]  # x1, y1, x2, y2 in scene pixels
 
@@ -55,16 +59,20 @@ class Declutter(QObject):
         self._memo_points: np.ndarray = np.empty((0, 2))
         self._memo_lines: np.ndarray = np.empty((0, 4))
         self.hidden: list[str] = []  # texts of the labels with no free slot, in order
+        # A placement under way in slices (see place_for): its steps and where it stands.
+        self._placing: Generator[None, None, None] | None = None
+        self._progress = _Progress()
+        self.clock: Callable[[], int] = time.perf_counter_ns  # a test's own clock, to slice
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
-        self._timer.timeout.connect(self.place)
+        self._timer.timeout.connect(self._next_slice)
         self._view.sigResized.connect(self.schedule)
         self._view.sigRangeChanged.connect(self.schedule)
 
     @property
     def pending(self) -> bool:
-        """Whether a placement is due (the view changed since the last one)."""
+        """Whether a placement is due (the view changed since the last one) or under way."""
         return self._timer.isActive()
 
     def set_labels(
@@ -84,6 +92,10 @@ class Declutter(QObject):
         point's (`_leader_fits`: the leader from the point, `leader_to`, short and over no
         other marker, across no plotted line or earlier leader, through no other label, and
         no other marker nearer its end); with no such place it is left out (hidden)."""
+        self._stop_placing()  # other labels: a placement under way is of no use
+        for label in self._labels:  # any a slice's end left out of sight, shown again
+            if label.opacity() == 0:
+                label.setOpacity(1)
         self._labels = list(labels)
         self._points = list(points) + [None] * (len(self._labels) - len(points))
         self._ignore = list(ignore)
@@ -107,20 +119,89 @@ class Declutter(QObject):
         self._timer.start()
 
     def place(self) -> None:
+        """Place every label now (see _steps), a placement under way finished at once."""
+        self._timer.stop()
+        if self._placing is None or self._progress.key != self._exact_key():
+            self._stop_placing()
+            self._placing = self._steps()
+        for _ in self._placing:
+            pass
+        self._placing = None
+
+    def place_for(self, budget_ns: int) -> int:
+        """Place labels for about `budget_ns` (at least one), the rest on the event loop's
+        next turns, a slice at a time: the window answers and paints between two. Until its
+        turn comes, a label yet to be placed stays where it was unless it would overlap a
+        label shown: then it is hidden (a label shown never covers another). When the last
+        slice has run, the labels are where `place` puts them. The time used is returned."""
+        self._timer.stop()
+        start = self.clock()
+        if self._placing is None or self._progress.key != self._exact_key():
+            self._stop_placing()
+            self._placing = self._steps()  # the view changed meanwhile: placed afresh
+        for _ in self._placing:
+            if self.clock() - start >= budget_ns:
+                self._hide_overlapping_unplaced()
+                self._timer.start()
+                return self.clock() - start
+        self._placing = None
+        return self.clock() - start
+
+    def _stop_placing(self) -> None:
+        placing, self._placing = self._placing, None
+        if placing is not None:
+            placing.close()
+
+    def _next_slice(self) -> None:
+        self.place_for(SLICE_NS)
+
+    def _hide_overlapping_unplaced(self) -> None:
+        """The labels not placed yet made transparent where they overlap a label placed or
+        another one not placed yet (earlier ones first, as placing them would keep them).
+        Transparent, not hidden: a hidden label leaves the chart's auto range, which would
+        change under the placement (and the labels' places with it)."""
+        progress = self._progress
+        kept = list(progress.taken)
+        for label in progress.labels[progress.at :]:
+            if label.scene() is None or not label.isVisible() or label.opacity() == 0:
+                continue
+            rect = label.sceneBoundingRect()
+            if any(rect.intersects(r) for r in kept):
+                label.setOpacity(0)
+            else:
+                kept.append(rect)
+
+    def _steps(self) -> Generator[None, None, None]:
+        """A placement's steps (_place_steps), the chart's auto range held still till the
+        last: the labels count in it, so a range set from some labels moved and others not
+        would change under the placement (and where the rest go with it, by when a paint
+        came). Held, the range follows the placement as it did when placed all at once."""
+        view = self._view
+        deferred: list[bool] = []
+        setattr(view, "updateAutoRange", lambda: deferred.append(True))  # noqa: B010
+        try:
+            yield from self._place_steps()
+        finally:
+            delattr(view, "updateAutoRange")
+            if deferred:
+                view.updateAutoRange()
+
+    def _place_steps(self) -> Generator[None, None, None]:
         """Put each label at its preferred place or the nearest free one above or below it.
 
         In the view of the last placement, a label whose text, anchor and place are as they
         were, with nothing that can be in its way changed (markers, lines, the labels placed
         before it), goes where it went then without being tried again: a point joining a run
         changes a few labels of the chart, and trying all of them again made each point cost
-        more the longer the run. The answer is the same as placing them all afresh."""
-        self._timer.stop()
+        more the longer the run. The answer is the same as placing them all afresh.
+
+        One label a step (a step's end is where a slice may end: see place_for)."""
         # A range or resize signal with nothing changed (a redraw of the view) places
         # nothing again: placing moves items, which could signal again, without end.
         key = self._view_key()
         if key == self._placed_for:
             return
-        self.hidden = []
+        hidden: list[str] = []
         area = self._view.sceneBoundingRect()
         points = self._marker_points()
         lines = self._line_segments()
@@ -143,7 +224,12 @@ class Declutter(QObject):
         taken: list[QRectF] = []
         placed: dict[int, _Placed] = {}
         leaders: list[Segment] = []  # from each placed label with a point to that point
-        for label, home, own in labels:
+        self._progress = _Progress(exact, taken, [label for label, _home, _own in labels])
+        for n, (label, home, own) in enumerate(labels):
+            self._progress.at = n
+            yield
+            if label.opacity() == 0:  # kept out of sight until placed (a slice's end)
+                label.setOpacity(1)
             text = label.toPlainText()
             was = memo.get(id(label))
             sig = (
@@ -162,7 +248,7 @@ class Declutter(QObject):
                 if was.final is None:
                     if label.isVisible():
                         label.setVisible(False)
-                    self.hidden.append(text)
+                    hidden.append(text)
                     continue
                 if not label.isVisible():
                     label.setVisible(True)
@@ -188,7 +274,7 @@ class Declutter(QObject):
             final: QRectF | None = None
             if shift is None:
                 label.setVisible(False)
-                self.hidden.append(text)
+                hidden.append(text)
             else:
                 if not shift.isNull():
                     parent = label.parentItem()
@@ -206,6 +292,8 @@ class Declutter(QObject):
         self._memo, self._memo_order, self._memo_key = placed, order, exact
         self._memo_points, self._memo_lines = points, lines
         self._placed_for = self._view_key()
+        self._progress = _Progress()
+        self.hidden = hidden
         if self._on_placed is not None:
             self._on_placed()
 
@@ -299,6 +387,17 @@ class Declutter(QObject):
         bx, by = self._to_scene(b[:, 0], b[:, 1])
         segments: np.ndarray = np.column_stack((ax, ay, bx, by))
         return segments
+
+
+@dataclass
+class _Progress:
+    """Where a placement under way stands: the view it began in, the boxes of the labels
+    placed so far and the labels still to be placed."""
+
+    key: tuple[float, ...] = ()
+    taken: list[QRectF] = field(default_factory=list)
+    labels: list[pg.TextItem] = field(default_factory=list)
+    at: int = 0  # labels[at:] are still to be placed
 
 
 @dataclass
@@ -575,8 +674,13 @@ def tip_with_hidden(tip: str, hidden: Sequence[str]) -> str:
 
 
 def overlapping(labels: Sequence[pg.TextItem]) -> list[tuple[str, str]]:
-    """The pairs of visible labels whose boxes on screen intersect (a test's view of it)."""
-    shown = [label for label in labels if label.isVisible() and label.scene() is not None]
+    """The pairs of visible labels whose boxes on screen intersect (a test's view of it; a
+    transparent label, one a placement in slices has yet to place, is not seen)."""
+    shown = [
+        label
+        for label in labels
+        if label.isVisible() and label.opacity() > 0 and label.scene() is not None
+    ]
     pairs = []
     for i, a in enumerate(shown):
         for b in shown[i + 1 :]:

@@ -35,7 +35,7 @@ from app.ui.plots.chart import (
     make_plot,
     set_words,
 )
-from app.ui.plots.declutter import Declutter, tip_with_hidden
+from app.ui.plots.declutter import SLICE_NS, Declutter, tip_with_hidden
 from app.ui.plots.pareto import HardwareFrontier, ParetoPlot, ParetoRun, hardware_name
 from app.ui.retranslate import is_language_change
 
@@ -246,6 +246,7 @@ class SweepCurves(QWidget):
             placed = partial(self._name_hidden, plot)
             self.declutter[plot] = Declutter(plot.getPlotItem(), on_placed=placed)
             plot.getPlotItem().getViewBox().sigResized.connect(partial(self._set_load_ticks, plot))
+        self._pareto_due: tuple[str, Callable[[Any], float]] | None = None
         self.set_series([])
 
     def _name_hidden(self, plot: pg.PlotWidget) -> None:
@@ -303,11 +304,13 @@ class SweepCurves(QWidget):
         """Every chart, as exported: the ones over load and the Pareto chart."""
         return dict(zip(self.CHART_KEYS, (*self.plots().values(), self.pareto), strict=True))
 
-    def set_series(self, series: Sequence[Series]) -> None:
-        """Draw the runs. The charts' items are kept and given their new data in place when
-        they still look the same (a point joining a run adds no item: making and adding the
-        items again, the axes' ticks and words too, was most of the time to draw it); anything
-        else is drawn again. Either way the charts show what a first drawing shows."""
+    def set_series(self, series: Sequence[Series], pareto_later: bool = False) -> None:
+        """Draw the runs (`pareto_later`: all but the Pareto chart, drawn by draw_pareto;
+        each a shorter hold of the window). The charts' items are kept and given their new
+        data in place when they still look the same (a point joining a run adds no item:
+        making and adding the items again, the axes' ticks and words too, was most of the
+        time to draw it); anything else is drawn again. Either way the charts show what a
+        first drawing shows."""
         self._series = [s for s in series if s.points]
         self.axis = sweep_axis(self._series)
         key = "request_rate" if self.axis == "rate" else "max_concurrency"
@@ -333,7 +336,9 @@ class SweepCurves(QWidget):
             self._draw(specs, PALETTE[n % len(PALETTE)], s, slot, key, to_value, many)
         for plot, wanted in specs.items():
             self._put(plot, wanted)
-        self._draw_pareto(key, to_value)
+        self._pareto_due = (key, to_value)
+        if not pareto_later:
+            self.draw_pareto()
         for plot in self.plots().values():
             item = plot.getPlotItem()
             if not values:
@@ -349,12 +354,17 @@ class SweepCurves(QWidget):
     def settle(self) -> None:
         """The charts' layout, ranges and labels brought up to date now, before they are
         painted: left to the event loop, the labels were placed after a first paint, the
-        Pareto chart's range set while it was painted, and each chart painted twice."""
+        Pareto chart's range set while it was painted, and each chart painted twice.
+
+        The labels are placed for one slice's time in all (SLICE_NS), the rest on the event
+        loop's next turns (Declutter.place_for: placing them all at once held the window
+        longer than a frame); until placed, a label that would overlap another is hidden."""
         QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         self.pareto.getPlotItem().getViewBox().updateAutoRange()
+        budget = SLICE_NS
         for declutter in [*self.declutter.values(), self.pareto.declutter]:
             if declutter.pending:
-                declutter.place()
+                budget -= declutter.place_for(max(0, budget))
 
     def _set_load_ticks(self, plot: pg.PlotWidget, *_: object) -> None:
         """A tick and grid line at every load, numbered as far apart as their widest number
@@ -387,6 +397,12 @@ class SweepCurves(QWidget):
             item.legend.clear()
         self.drawn[plot] = [Drawn(look, plot.plot(x, y, **look.options()), x, y)
                             for look, x, y in wanted]  # fmt: skip
+
+    def draw_pareto(self) -> None:
+        """The Pareto chart of the runs set_series was given last."""
+        if self._pareto_due is not None:
+            self._draw_pareto(*self._pareto_due)
+            self._pareto_due = None
 
     def _draw_pareto(self, key: str, to_value: Callable[[Any], float]) -> None:
         """Each run's loads on the Pareto chart, named by their load, beside the hardware's."""

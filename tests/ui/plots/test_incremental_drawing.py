@@ -128,6 +128,33 @@ def test_a_run_drawn_point_by_point_is_drawn_as_all_its_points_at_once(qtbot) ->
     assert places == pytest.approx([v for x in once if len(x) == 3 for v in x[2]], abs=0.02)
 
 
+def test_labels_placed_in_slices_never_overlap_between_and_end_where_placed_at_once(
+    qtbot,
+) -> None:
+    """A placement left to the event loop runs in time-bounded slices (the window answers
+    and paints between two): after any slice no two labels seen overlap (a label not placed
+    yet that would is out of sight), and after the last the labels are where placing them
+    all at once puts them."""
+    curves = _curves(qtbot, 900, 420)
+    curves.set_series([Series("run", [_point(c) for c in range(1, 61)])])
+    declutter = curves.pareto.declutter
+    assert module.overlapping(declutter._labels)  # at their points, before any placement
+    ticks = itertools.count()
+    declutter.clock = lambda: next(ticks) * 1_000_000  # a millisecond a look at the clock
+    assert declutter.pending
+    slices = 0
+    while declutter.pending:
+        declutter.place_for(3_000_000)
+        slices += 1
+        assert module.overlapping(declutter._labels) == []
+    assert slices > 5  # sliced indeed
+    sliced = _exact(curves)
+    declutter._memo, declutter._placed_for = {}, ()
+    declutter.place()
+    assert _exact(curves) == sliced
+    assert all(label.opacity() == 1 for label in declutter._labels)
+
+
 def test_labels_are_tried_again_only_where_something_changed(qtbot) -> None:
     """In an unchanged view, a label and a marker joining far from the others leave every
     other label where it was without trying it again (a placement no longer grows with the

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFileDialog,
+    QGraphicsView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -147,6 +148,15 @@ class ResultsPanel(QWidget):
         self._redraw.setSingleShot(True)
         self._redraw.setInterval(0)
         self._redraw.timeout.connect(self._draw_joined)
+        # Those points' charts painted one per turn of the event loop: the four painted at
+        # once held the window for several frames. A chart waiting its turn shows the last
+        # drawing, whole, until it is painted.
+        self._waiting: list[QGraphicsView] = []
+        self._stages: list[Callable[[], None]] = []
+        self._paint_next = QTimer(self)
+        self._paint_next.setSingleShot(True)
+        self._paint_next.setInterval(0)
+        self._paint_next.timeout.connect(self._paint_one_chart)
         # Reading a folder of thousands of files takes seconds: the window's reads run on a
         # thread of their own; `_generation` names the latest, so an older one is dropped.
         self._generation = 0
@@ -436,13 +446,42 @@ class ResultsPanel(QWidget):
     @property
     def drawing_due(self) -> bool:
         """Whether points joined the shown runs on screen and are still to be drawn (once the
-        event loop is free)."""
-        return self._redraw.isActive()
+        event loop is free), or some of their charts still to be painted."""
+        return self._redraw.isActive() or bool(self._stages) or bool(self._waiting)
 
     def _draw_joined(self) -> None:
-        self.show_runs([r.name for r in self.shown])
+        """The shown runs drawn again over several turns of the event loop, each a short hold
+        of the window: the curves and the table now; the Pareto chart, the marks and the
+        labels' first slice each on a turn of its own; then each chart painted on its own
+        turn. Until its turn a chart shows its last drawing, whole (its updates held)."""
+        self.show_runs([r.name for r in self.shown], staged=True)
         self._select(self.shown)
-        self.curves.settle()
+        self._waiting = list[QGraphicsView](self.curves.charts().values())
+        for chart in self._waiting:
+            chart.setUpdatesEnabled(False)
+        series = [r.series() for r in self.shown]
+        self._stages = [
+            self.curves.draw_pareto,
+            lambda: self._show_capacity(series),
+            self.curves.settle,
+        ]
+        self._paint_next.start()
+
+    def _paint_one_chart(self) -> None:
+        if self._stages:
+            self._stages.pop(0)()
+        elif self._waiting:
+            self._waiting.pop(0).setUpdatesEnabled(True)  # painted on the next turn
+        if self._stages or self._waiting:
+            self._paint_next.start()
+
+    def _paint_charts_now(self) -> None:
+        """A staged drawing (_draw_joined) given up (the runs are drawn again whole), its
+        charts painted again."""
+        self._paint_next.stop()
+        self._stages = []
+        while self._waiting:
+            self._waiting.pop(0).setUpdatesEnabled(True)
 
     def _root_appeared(self) -> bool:
         text = self.folder.text().strip()
@@ -542,18 +581,21 @@ class ResultsPanel(QWidget):
             self.refresh(background=True)
 
     # ---- showing ------------------------------------------------------------------------
-    def show_runs(self, names: Sequence[str]) -> None:
-        """Open one run or overlay several (by name, as listed)."""
+    def show_runs(self, names: Sequence[str], staged: bool = False) -> None:
+        """Open one run or overlay several (by name, as listed). `staged`: the Pareto chart
+        and the marks are left to the caller (_draw_joined)."""
         self._view_stale = False
         self._redraw.stop()  # drawn now
+        self._paint_charts_now()
         wanted = set(names)
         self.shown = [r for r in self.runs if r.name in wanted]
         series = [r.series() for r in self.shown]
         blocks = {str(p.path): p.tpotbench or {} for r in self.shown for p in r.points if p.path}
         # Points cut short (a search's early stop, a cancel) stay in the table; the curves
         # draw them apart and the knees leave them out.
-        self.curves.set_series(series)
-        self._show_capacity(series)
+        self.curves.set_series(series, pareto_later=staged)
+        if not staged:
+            self._show_capacity(series)
         by_path = {str(p.path): p for r in self.shown for p in r.points if p.path}
         self.distributions.set_series([])
         self.table.show_points(series, blocks, by_path)

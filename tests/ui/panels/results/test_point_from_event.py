@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QEvent, QObject
 
 from app.bench.metrics.definitions import TOOLS
 from app.bench.results.file_cache import PointFileCache
@@ -24,6 +25,7 @@ from app.bench.sweep.contract import PointFinished
 from app.bench.sweep.event_decode import decode
 from app.ui.panels.results.panel import ResultsPanel
 from app.ui.panels.results.runs import FolderListing
+from app.ui.plots.declutter import overlapping
 from tests.ui.panels.results.test_panel import VLLM_RATE4
 
 
@@ -144,7 +146,10 @@ def test_a_point_added_from_its_event_shows_as_a_fresh_read_of_the_folder(
     assert len(events) == 4
     drawings = []
     set_series = panel.curves.set_series
-    panel.curves.set_series = lambda series: (drawings.append(series), set_series(series))
+    panel.curves.set_series = lambda series, **how: (
+        drawings.append(series),
+        set_series(series, **how),
+    )
     for event in events:
         assert panel.add_point(event.path, event.summary)
     assert panel.file_cache.parsed == parsed  # no file read for the new points
@@ -323,6 +328,31 @@ def cells(panel: ResultsPanel) -> list[list[str]]:
     return [[t.item(r, c).text() for c in range(t.columnCount())] for r in range(t.rowCount())]
 
 
+class PaintWatch(QObject):
+    """Notes, at each paint of a chart, its labels seen overlapping (a placement in slices
+    paints between two slices) and how many paints there were."""
+
+    def __init__(self, panel: ResultsPanel) -> None:
+        super().__init__()
+        curves = panel.curves
+        self.labels = {
+            plot.viewport(): (
+                curves.pareto.declutter if plot is curves.pareto else curves.declutter[plot]
+            )
+            for plot in curves.charts().values()
+        }
+        self.paints = 0
+        self.overlaps: list[tuple[str, str]] = []
+        for viewport in self.labels:
+            viewport.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and watched in self.labels:
+            self.paints += 1
+            self.overlaps += overlapping(self.labels[watched]._labels)
+        return False
+
+
 def test_points_joining_the_shown_run_draw_its_charts_as_a_fresh_read_does(
     qtbot, history: Path, sim
 ) -> None:
@@ -346,6 +376,7 @@ def test_points_joining_the_shown_run_draw_its_charts_as_a_fresh_read_does(
     # of the loads joined so far, in its order.
     every = cells(read_afresh(qtbot, history, "local-bf16"))
     joined = {"2"}
+    watch = PaintWatch(panel)
     for event in reversed(events):
         assert panel.add_point(event.path, event.summary)
         charts(panel, qtbot)  # each drawn and placed in turn, as during a sweep
@@ -359,6 +390,10 @@ def test_points_joining_the_shown_run_draw_its_charts_as_a_fresh_read_does(
     assert drawn == fresh_drawn
     assert places == pytest.approx(fresh_places, abs=0.02)
     assert shown(panel, tmp_path := history.parent) == shown(fresh, tmp_path)
+    # Each chart was painted on a turn of its own; once drawn, every one paints again. No
+    # paint between two turns showed labels over each other.
+    assert all(c.updatesEnabled() for c in panel.curves.charts().values())
+    assert watch.paints > 0 and watch.overlaps == []
 
 
 def test_a_folder_read_leaves_the_windows_collector_off() -> None:
