@@ -84,9 +84,9 @@ class FieldOptions:
     read: Callable[[Any], Any] | None = None
 
 
-# When a key is left out: "none" (its value is None), "empty" (None or empty), or a test of
-# the whole object (a key present only beside another one).
-Omit = Literal["none", "empty"] | Callable[[Any], bool] | None
+# When a key is left out: "none" (its value is None), "empty" (None or empty). A key present
+# only beside another one is `present_with`.
+Omit = Literal["none", "empty"] | None
 
 
 def wire(
@@ -105,8 +105,7 @@ def wire(
     written rounded to this many decimals. inf_as_text: ±inf written as "inf"/"-inf" (JSON has
     no infinity) and read back. omit="none": the key is left out when the value is None;
     omit="empty": also when it is an empty string, list or object (the field needs a default,
-    which reading gives back); omit=callable: left out when it returns True for the object
-    holding the field. transform: gives the field's JSON form in place of the codec's
+    which reading gives back). transform: gives the field's JSON form in place of the codec's
     writing (e.g. a document without its arrays, through `to_json_obj`); reading does not undo
     it. present_with: the key is written only when the field of that name is not None (keys
     written as a group, null or not, when the group's leading figure is there; the field
@@ -423,10 +422,7 @@ def _compile_writer(
             statements.append(f"    out[{key}] = {expr}")
         else:
             tests = [f"o.{step.present_with} is not None"] if step.present_with else []
-            if callable(step.omit):
-                namespace[f"_o{i}"] = step.omit
-                tests.append(f"not _o{i}(o)")
-            elif step.omit is not None:
+            if step.omit is not None:
                 tests.append("v is not None" if step.omit == "none" else "not _is_empty(v)")
             test = " and ".join(tests)
             statements += [
