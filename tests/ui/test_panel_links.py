@@ -6,7 +6,6 @@ something that uses it."""
 from __future__ import annotations
 
 import dataclasses
-import threading
 from pathlib import Path
 
 import pytest
@@ -50,14 +49,18 @@ def test_a_sweep_and_a_search_reach_the_results_tab_and_the_dock_through_their_e
     assert scraper is not None
     scrapes: list[str] = []
     real_scrape = scraper.scrape_now
-    running = threading.Event()
 
     async def counted(*args, **kwargs):  # on the dock's thread
-        scrapes.append("run" if running.is_set() else "idle")
+        # Counted by the dock's own state when the scrape starts, not by the test's slot on
+        # runningChanged: that slot runs after the window's, so a scrape the dock begins as
+        # soon as the run ends (the window's slot woke it) would count as "during the run".
+        scrapes.append("run" if dock.fed_by_run else "idle")
         return await real_scrape(*args, **kwargs)
 
     scraper.scrape_now = counted  # type: ignore[method-assign]
-    sweep.runningChanged.connect(lambda on: running.set() if on else running.clear())
+    # The window's slot on runningChanged runs first: by the test's the dock follows the run.
+    followed: list[bool] = []
+    sweep.runningChanged.connect(lambda on: followed.append(dock.fed_by_run) if on else None)
     kinds: list[str] = []
 
     def decode(raw: bytes | str):  # every event the window decodes, by kind
@@ -84,6 +87,7 @@ def test_a_sweep_and_a_search_reach_the_results_tab_and_the_dock_through_their_e
     # The dock showed the sweep's samples and did not read that /metrics itself meanwhile (at
     # most a scrape that began as the run did); its own pace was 4 a second before.
     assert dock.sample_count() > samples
+    assert followed == [True]
     assert scrapes.count("run") <= 1, scrapes
     # Once the run is over the dock reads the endpoint itself again.
     qtbot.waitUntil(lambda: "idle" in scrapes[-1:], timeout=15_000)
