@@ -23,6 +23,7 @@ import pytest
 import app.commands.probe as probe
 from app.bench.http.endpoint import ResolvedEndpoint, resolve_endpoint
 from app.bench.http.record import RequestRecord
+from app.bench.schema.probe_report import ProbeAnswer, ProbeFailure, ProbeReport
 from app.bench.sweep.events import EventWriter
 
 GOLDEN = json.loads((Path(__file__).parent / "probe_golden.json").read_text(encoding="utf-8"))
@@ -104,21 +105,31 @@ def _resolved() -> ResolvedEndpoint:
 
 
 def _outputs(record: RequestRecord, resolved: ResolvedEndpoint) -> dict[str, Any]:
-    report = probe._report(record)
+    report = probe._report(record, resolved)
     text, events = io.StringIO(), io.StringIO()
     if record.ok:
         with contextlib.redirect_stdout(text):
-            probe._print_text(report, resolved)
+            probe._print_text(report)
     writer = EventWriter(events)
-    probe._emit(writer, record, report, resolved)
+    probe._emit(writer, record, report)
     writer.close()
-    shown = {"url": resolved.url, "api": resolved.api, "model": resolved.model}
+    fix = report.outcome.fix
     return {
-        "json": json.dumps({**shown, "notes": resolved.notes, **report}, indent=2),
+        "json": report.json_text(),
         "text": text.getvalue(),
         "events": events.getvalue(),
-        "stderr_fix": report["fix"],
+        "stderr_fix": fix,
     }
+
+
+def test_the_report_is_typed_from_the_record() -> None:
+    """The window's summary and --json come from one typed report, not from a dict."""
+    report = probe._report(_records()["ok_reasoning"], _resolved())
+    assert isinstance(report, ProbeReport) and isinstance(report.outcome, ProbeAnswer)
+    assert report.outcome.reasoning_tokens == 3 and report.model == "m-1"
+    failed = probe._report(_records()["auth_failure"], _resolved())
+    assert isinstance(failed.outcome, ProbeFailure) and failed.outcome.http_status == 401
+    assert failed.answer is None
 
 
 @pytest.mark.parametrize("name", sorted(GOLDEN))
