@@ -3,7 +3,8 @@ format still read.
 
 How ceiling_golden.json was produced: at commit 559375b (before this test), with that
 commit's code, `store.datetime` replaced by a clock whose now() is 2026-12-05T07:30:15.123456
-UTC and `store.machine_facts` by a function returning `MACHINE` below, the three saves of
+UTC and `store.machine_facts` by a function returning `MACHINE` below (then a dict of the same
+five keys in the same order), the three saves of
 `_saves()` were made one after another into one file and the file's text read after each
 (a NaN step figure is written as null). The golden is written with `json.dumps(golden,
 indent=1, ensure_ascii=False)`. Never regenerate it to make a test pass.
@@ -22,13 +23,7 @@ from app.bench.selftest import store
 from app.bench.selftest.decide import Ceiling, Limits, StepResult
 
 GOLDEN = json.loads((Path(__file__).parent / "ceiling_golden.json").read_text(encoding="utf-8"))
-MACHINE = {
-    "hostname": "box-1",
-    "cpu_model": "Some CPU \u00ae",
-    "cpu_count": 2,
-    "system": "Linux 6.1",
-    "python": "3.12.3",
-}
+MACHINE = store.MachineFacts("box-1", "Some CPU \u00ae", 2, "Linux 6.1", "3.12.3")
 
 
 class _FixedClock:
@@ -60,7 +55,7 @@ def _saves() -> list[tuple[str, int, Ceiling]]:
 @pytest.fixture
 def fixed_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store, "datetime", _FixedClock)
-    monkeypatch.setattr(store, "machine_facts", lambda: dict(MACHINE))
+    monkeypatch.setattr(store, "machine_facts", lambda: MACHINE)
 
 
 def test_saves_write_the_golden_bytes(tmp_path: Path, fixed_machine: None) -> None:
@@ -83,3 +78,23 @@ def test_files_of_this_format_are_read(
         assert saved == store.SavedCeiling(
             int(mode), entry["streams"], entry["at_least"], entry["date"]
         )
+
+
+def test_a_saved_file_reads_back_typed_with_its_nan_figures(
+    tmp_path: Path, fixed_machine: None
+) -> None:
+    path = tmp_path / "client_ceiling.json"
+    path.write_text(GOLDEN["after_replace_mode_0"], encoding="utf-8")
+    doc = store.read_ceiling_file(path)
+    assert doc is not None and doc.machine == MACHINE
+    assert [s.streams for s in doc.results["0"].steps] == [1]
+    path.write_text(GOLDEN["after_second_mode"], encoding="utf-8")
+    doc = store.read_ceiling_file(path)
+    assert doc is not None and doc.results["2"].limits == Limits(2.0, 0.75)
+    failed = doc.results["0"].steps[1]
+    assert failed.tokens == 0 and math.isnan(failed.ttft_excess_ms) and failed.wall_s == 0.75
+    # saved again unchanged, the file is the same bytes
+    store.save_ceiling(2, Ceiling(4, None, "time", Limits(2.0, 0.75), []), path)
+    assert path.read_text(encoding="utf-8") == GOLDEN["after_second_mode"]
+    path.write_text('{"schema": 1, "machine": "box-1", "results": {}}', encoding="utf-8")
+    assert store.read_ceiling_file(path) is None and store.load_ceiling(0, path) is None
