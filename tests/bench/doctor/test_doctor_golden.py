@@ -16,6 +16,7 @@ from pathlib import Path
 
 from app.bench.doctor.probe import payload
 from app.bench.doctor.report import Check, DoctorReport, msg
+from app.bench.schema.codec import to_json_obj
 
 GOLDEN = json.loads((Path(__file__).parent / "doctor_golden.json").read_text(encoding="utf-8"))
 
@@ -41,7 +42,7 @@ def _reports() -> dict[str, DoctorReport]:
 
 def _payloads() -> dict[str, str]:
     return {
-        f"{api}-{model}-{stream}": json.dumps(payload(api, model, stream))
+        f"{api}-{model}-{stream}": json.dumps(to_json_obj(payload(api, model, stream)))
         for api in ("chat", "completions")
         for model in (None, "m")
         for stream in (False, True)
@@ -50,8 +51,7 @@ def _payloads() -> dict[str, str]:
 
 def test_report_json_is_the_golden_bytes() -> None:
     for name, report in _reports().items():
-        text = json.dumps(report.to_json(), ensure_ascii=False, indent=2)
-        assert text == GOLDEN[name], name
+        assert report.json_text() == GOLDEN[name], name
 
 
 def test_request_bodies_are_the_golden_bytes() -> None:
