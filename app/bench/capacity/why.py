@@ -237,6 +237,18 @@ FRAMES: dict[str, tuple[str, str]] = {
         "屋顶线估算而非实测：{fmt} 权重可把批大小 {batch:.0f} 时的下限从 {floor:.1f} ms "
         "降到 {new_floor:.1f} ms；受带宽限制的部分约可改善 ×{gain:.1f}。",
     ),
+    # The floor the estimate starts from is the catalogue's at the same batch; a file whose
+    # recorded floor differs (an older catalogue, a hand-made point) says both, not two
+    # different "floors" one sentence apart.
+    "estimate_recorded": (
+        "Estimate from the roofline, not a measurement: at batch {batch:.0f} the catalogue's "
+        "floor is {floor:.1f} ms (this point recorded {recorded:.1f} ms); {fmt} weights lower "
+        "it to {new_floor:.1f} ms; the bandwidth-bound part of the limit would move by about "
+        "×{gain:.1f}.",
+        "屋顶线估算而非实测：批大小 {batch:.0f} 时目录中的下限为 {floor:.1f} ms（此测量点记录的是 "
+        "{recorded:.1f} ms）；{fmt} 权重可把它降到 {new_floor:.1f} ms；受带宽限制的部分约可改善 "
+        "×{gain:.1f}。",
+    ),
 }
 LEVELS: dict[str, tuple[str, str]] = {
     "high": ("high", "高"),
@@ -273,6 +285,15 @@ def _items(rows: Sequence[WhyItem], table: Mapping[str, tuple[str, str]], lang: 
     return [_pick(table[row.key], lang).format(**row.params) for row in rows if row.key in table]
 
 
+def _estimate_sentence(estimate: WhyEstimate, recorded: object, lang: str) -> str:
+    """The estimate's sentence; when the floor the cause named (the point's recorded one)
+    does not read as the floor the estimate starts from, both are named as what they are."""
+    figures = vars(estimate)
+    if isinstance(recorded, int | float) and f"{recorded:.1f}" != f"{estimate.floor:.1f}":
+        return _pick(FRAMES["estimate_recorded"], lang).format(**figures, recorded=recorded)
+    return _pick(FRAMES["estimate"], lang).format(**figures)
+
+
 def render(why: WhyBlock | None, lang: str = "en") -> str:
     """The sentence of a why (as result and search files hold it) in 'en' or 'zh_CN'; a file
     from another version falls back to its stored English."""
@@ -292,7 +313,7 @@ def render(why: WhyBlock | None, lang: str = "en") -> str:
             params["limit"] = _pick(limits or BATCH_LIMITS["unknown"], lang)
         parts = [_pick(TEMPLATES[key], lang).format(**params)]
         if why.estimate is not None:
-            parts.append(_pick(FRAMES["estimate"], lang).format(**vars(why.estimate)))
+            parts.append(_estimate_sentence(why.estimate, params.get("floor"), lang))
         level = why.confidence
         if key != "abstain" and level in LEVELS:
             parts.append(_pick(FRAMES["confidence"], lang).format(level=_pick(LEVELS[level], lang)))
