@@ -39,8 +39,8 @@ from app.bench.schema.point_blocks import (
     WhyBlock,
     WhyEstimate,
     WhyItem,
-    blocks_of,
 )
+from app.bench.schema.point_doc import PointDoc, VllmKeys
 
 if TYPE_CHECKING:
     from app.roofline.scenario import Scenario
@@ -435,39 +435,39 @@ _NO_SERVER = ServerMetricsBlock()
 
 @dataclass
 class _Point:
-    """The figures of one result the rules read, each None when the file lacks it."""
+    """The figures of one result the rules read, each None when the document lacks it."""
 
-    result: Mapping[str, Any]
-    block: Mapping[str, Any] = field(init=False)  # the per-request arrays, send lateness
+    doc: PointDoc
+    head: VllmKeys = field(init=False)
     blocks: PointBlocks = field(init=False)
     server: ServerMetricsBlock = field(init=False)  # empty without /metrics
     roofline: RooflineBlock | None = field(init=False)
 
     def __post_init__(self) -> None:
-        self.block = self.result.get("tpotbench") or {}
-        self.blocks = blocks_of(self.result)
+        self.head = self.doc.vllm
+        self.blocks = self.doc.typed_blocks
         self.server = self.blocks.server_metrics or _NO_SERVER
         self.roofline = self.blocks.roofline
 
     def stat(self, metric: str, which: str) -> float | None:
         key = {"p50": "median"}.get(which, which)
-        return _num(self.result.get(f"{key}_{metric}_ms"))
+        return _num(self.doc.stats.get(f"{key}_{metric}_ms"))
 
     @property
     def completed(self) -> float:
-        return _num(self.result.get("completed")) or 0.0
+        return _num(self.head.completed) or 0.0
 
     @property
     def total(self) -> float:
-        return _num(self.result.get("num_prompts")) or self.completed
+        return _num(self.head.num_prompts) or self.completed
 
     @property
     def prompt(self) -> float:
-        return (_num(self.result.get("total_input_tokens")) or 0.0) / max(1.0, self.completed)
+        return (_num(self.head.total_input_tokens) or 0.0) / max(1.0, self.completed)
 
     @property
     def seconds(self) -> float:
-        return _num(self.result.get("duration")) or 0.0
+        return _num(self.head.duration) or 0.0
 
     @property
     def samples(self) -> float:
@@ -489,7 +489,7 @@ class _Point:
         if found is not None:
             return found
         wait_mean, _ = _spread(self.server.waiting)
-        rate = _num(self.result.get("request_throughput"))
+        rate = _num(self.head.request_throughput)
         if wait_mean is not None and rate:
             return wait_mean / rate * 1e3
         return None
@@ -497,7 +497,7 @@ class _Point:
     def ttft_steps(self) -> _Steps | None:
         """The client's view of a queue: the median TTFT over the lowest (the first wave
         meets free slots) and how many service times (a request's decode) that gap is."""
-        requests = self.block.get("requests") or {}
+        requests = self.doc.block_rest.get("requests") or {}
         ttfts = [v for v in requests.get("ttft_ms") or [] if isinstance(v, int | float)]
         e2els = [v for v in requests.get("e2el_ms") or [] if isinstance(v, int | float)]
         if len(ttfts) < MIN_REQUESTS or len(e2els) != len(requests.get("ttft_ms") or []):
@@ -518,7 +518,7 @@ def _client(p: _Point) -> _Candidate | None:
     client = p.blocks.client or ClientBlock()
     cpu = _num(client.cpu_share) or 0.0
     lag = _num(client.loop_lag_ms.median if client.loop_lag_ms else None) or 0.0
-    late = client_send_lateness_ms(p.result, p.blocks) or 0.0
+    late = client_send_lateness_ms(p.head.max_concurrency, p.blocks) or 0.0
     hits = (cpu >= CLIENT_CPU_SHARE) + (lag >= CLIENT_LOOP_LAG_MS) + (late >= CLIENT_SEND_LATE_MS)
     if not hits:
         return None
@@ -682,11 +682,11 @@ def _gate(p: _Point, failed: str, evidence: Params) -> WhyBlock | None:
     return None
 
 
-def explain(result: Mapping[str, Any], failed: Sequence[str] | None = None) -> WhyBlock:
-    """The cause of a point's latency, from its result dict. `failed` names the SLO checks it
+def explain(doc: PointDoc, failed: Sequence[str] | None = None) -> WhyBlock:
+    """The cause of a point's latency, from its result document. `failed` names the SLO checks it
     failed ('tpot:p99:50' ...) and decides which causes can apply (a server queue delays the
     first token, not the decoding of running requests); without it TPOT then TTFT."""
-    p = _Point(result)
+    p = _Point(doc)
     failed_text = ", ".join(failed or []) or "latency"
     metrics = {label.split(":")[0] for label in failed or []} or {"tpot", "ttft"}
     evidence = _evidence(p)
@@ -795,7 +795,7 @@ def _evidence(p: _Point) -> Params:
         "floor_tpot_ms": _num(p.roofline.floor_tpot_ms) if p.roofline is not None else None,
         "client_cpu_share": _num(client.cpu_share),
         "client_loop_lag_ms": _num(client.loop_lag_ms.median) if client.loop_lag_ms else None,
-        "send_lateness_p99_ms": client_send_lateness_ms(p.result, p.blocks),
+        "send_lateness_p99_ms": client_send_lateness_ms(p.head.max_concurrency, p.blocks),
         "client_slot_wait_ms_mean": _num(wait.get("mean")),
     }
     steps = p.ttft_steps()

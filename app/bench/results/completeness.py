@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.bench.schema.point_blocks import PointBlocks, blocks_of
+from app.bench.schema.point_doc import VllmKeys
 
 COMPLETE = "complete"
 EARLY_STOPPED = "early_stopped"  # a capacity search stopped it once its SLO failure was proven
@@ -77,13 +78,26 @@ def completeness_of(
             given.get("reason") if isinstance(given.get("reason"), str) else None,
         )
     blocks = blocks if blocks is not None else blocks_of(doc)
+    path = path if path is not None else str(doc.get("path") or "")
     planned = _count(doc.get("num_prompts"))
-    completed = _count(doc.get("completed")) or 0
-    failed = _count(doc.get("failed"))
+    return _completeness(
+        planned, _count(doc.get("completed")) or 0, _count(doc.get("failed")), path, blocks
+    )
+
+
+def completeness_of_doc(head: VllmKeys, blocks: PointBlocks, path: str = "") -> Completeness:
+    """completeness_of a typed document: its vLLM keys and blocks."""
+    return _completeness(
+        _count(head.num_prompts), _count(head.completed) or 0, _count(head.failed), path, blocks
+    )
+
+
+def _completeness(
+    planned: int | None, completed: int, failed: int | None, path: str, blocks: PointBlocks
+) -> Completeness:
     if failed is None:  # benchmark_serving.py wrote no failed count: the rest of the plan failed
         failed = max(0, (planned or 0) - completed)
     ran = completed + failed
-    path = path if path is not None else str(doc.get("path") or "")
     early = blocks.early_stop
     # An early stop that came after the last request finished dropped nothing: a whole point.
     if early is not None and (planned is None or ran < planned):

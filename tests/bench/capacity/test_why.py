@@ -12,11 +12,18 @@ from typing import Any
 
 import pytest
 
-from app.bench.capacity.why import RULED_OUT, explain, render, why_block
-from app.bench.schema.point_blocks import WhyItem
+from app.bench.capacity.why import RULED_OUT, render, why_block
+from app.bench.capacity.why import explain as explain_doc
+from app.bench.schema.point_blocks import WhyBlock, WhyItem
+from app.bench.schema.point_doc import read_point_doc
 from tests.why_scenarios import SCENARIOS, measure
 
 CAUSED_BY = {"prefill_stalls": "chunked_prefill"}
+
+
+def explain(result: dict[str, Any], failed: list[str] | None) -> WhyBlock:
+    """The why of a scenario's point, given as its file's JSON."""
+    return explain_doc(read_point_doc(result, strict=False), failed)
 
 
 def named(result: dict[str, Any], failed: list[str] | None = None) -> Any:

@@ -17,6 +17,7 @@ from app.bench.results.naming import point_filename
 from app.bench.results.read import ResultFileError, load_result, load_results
 from app.bench.results.sweep_csv import sweep_csv_text
 from app.bench.results.write import PointInfo, atomic_write_text, build_result, write_point_json
+from app.bench.schema.point_doc import point_json
 from app.commands.sweep_console import format_summary
 
 MS = 1_000_000
@@ -128,7 +129,7 @@ def crafted_result(**info_overrides: Any) -> dict:
         percentiles=(50.0, 99.0),
         **info_overrides,
     )
-    return build_result(info, metrics, save_detailed=True)
+    return point_json(build_result(info, metrics, save_detailed=True))
 
 
 def test_our_file_round_trips_with_vllm_keys_and_our_block(tmp_path: Path) -> None:
@@ -262,7 +263,7 @@ def test_a_point_without_success_has_null_figures_and_says_why() -> None:
         request_rate=float("inf"),
         max_concurrency=None,
     )
-    result = build_result(info, compute_point_metrics([bad] * 60, 0.1))
+    result = point_json(build_result(info, compute_point_metrics([bad] * 60, 0.1)))
     # vLLM's keys are all there; the latency figures are null, not a made-up 0.
     for key in ("mean_ttft_ms", "median_tpot_ms", "std_itl_ms", "p99_e2el_ms"):
         assert key in result and result[key] is None
