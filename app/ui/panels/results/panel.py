@@ -590,7 +590,8 @@ class ResultsPanel(QWidget):
         blocks = {str(p.path): p.tpotbench or {} for r in self.shown for p in r.points if p.path}
         # Points cut short (a search's early stop, a cancel) stay in the table; the curves
         # draw them apart and the knees leave them out.
-        self.curves.set_series(series, pareto_later=staged)
+        later = partial(self._queue.post, self) if staged else None
+        self.curves.set_series(series, pareto_later=staged, later=later)
         if not staged:
             self._show_capacity(series)
         by_path = {str(p.path): p for r in self.shown for p in r.points if p.path}
