@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, Qt
 
 from app.ui.plots.drawing_queue import drawing_queue
@@ -185,9 +186,12 @@ class Declutter(QObject):
         try:
             yield from self._place_steps()
         finally:
-            delattr(view, "updateAutoRange")
-            if deferred:
-                view.updateAutoRange()
+            # A placement given up when its chart is gone (closed: the generator closed when
+            # the drawing queue lets go of it) has no range left to bring up to date.
+            if shiboken6.isValid(view):
+                delattr(view, "updateAutoRange")
+                if deferred:
+                    view.updateAutoRange()
 
     def _place_steps(self) -> Generator[None, None, None]:
         """Put each label at its preferred place or the nearest free one above or below it.

@@ -378,8 +378,11 @@ class SweepCurves(QWidget):
         self.pareto.getPlotItem().getViewBox().updateAutoRange()
         budget = SLICE_NS
         for declutter in [*self.declutter.values(), self.pareto.declutter]:
-            if declutter.pending:
-                budget -= declutter.place_for(max(0, budget))
+            # Once the slice's time is used, the others wait for their own slices (each
+            # already in the drawing queue): a placement's first label, even one, costs its
+            # set-up (the markers and lines on screen), too long to add here.
+            if declutter.pending and budget > 0:
+                budget -= declutter.place_for(budget)
 
     def _set_load_ticks(self, plot: pg.PlotWidget, *_: object) -> None:
         """A tick and grid line at every load, numbered as far apart as their widest number
