@@ -23,7 +23,7 @@ def clip_lines(axis: pg.AxisItem, on: bool = True) -> None:
     """Draw the axis's lines under a clip that holds them (`on`), or as pyqtgraph does (an
     export: an SVG would carry the clip along). The axis is drawn afresh either way."""
     if on:
-        axis.drawPicture = types.MethodType(_draw_picture, axis)
+        setattr(axis, "drawPicture", types.MethodType(_draw_picture, axis))  # noqa: B010
     elif "drawPicture" in vars(axis):
         del axis.drawPicture
     axis.picture = None
