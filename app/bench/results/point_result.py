@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -13,7 +14,9 @@ from app.bench.metrics.workload import cache_figures, reasoning_figures
 from app.bench.results.completeness import Completeness, completeness_of
 from app.bench.results.load_warnings import LoadWarning, load_warnings_of, off_curve
 from app.bench.results.naming import rate_to_file
+from app.bench.results.point_row import PointRow, Scalar, point_row
 from app.bench.schema.point_blocks import PointBlocks, point_blocks
+from app.bench.schema.point_doc import PointDoc
 
 
 @dataclass
@@ -44,12 +47,21 @@ class PointResult:
     stats: dict[str, dict[str, float]] = field(default_factory=dict)
     tpotbench: dict[str, Any] | None = None  # the block as the file holds it
     raw: dict[str, Any] = field(default_factory=dict)  # the whole document: vLLM's own keys
+    doc: PointDoc = field(default_factory=PointDoc)  # the document typed
+    # The document's top-level values that are not arrays or objects, as the file wrote them.
+    file_keys: Mapping[str, Scalar] = field(default_factory=dict)
 
     @cached_property
     def blocks(self) -> PointBlocks:
         """The `tpotbench` block typed (app.bench.schema.point_blocks), read tolerantly: a
         part this version cannot read is None, as in a file without it."""
         return point_blocks(self.tpotbench)
+
+    @cached_property
+    def row(self) -> PointRow:
+        """The point as the window's charts and tables read it, built once per point object
+        (the Results tab draws the shown run again at every point that joins it)."""
+        return point_row(self)
 
     @property
     def completeness(self) -> Completeness:

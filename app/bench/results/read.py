@@ -205,6 +205,8 @@ def _point_of(doc: PointDoc, path: Path | None, source: str, raw: dict[str, Any]
         stats=stats,
         tpotbench=block if isinstance(block, dict) else None,
         raw=raw,
+        doc=doc,
+        file_keys={k: v for k, v in raw.items() if not isinstance(v, list | dict)},
     )
     if doc.blocks is not None:
         point.__dict__["blocks"] = doc.blocks  # the cached `blocks`, already typed
