@@ -187,7 +187,7 @@ def definitions_lines(points: list[PointResult], tools: list[str]) -> list[str]:
         conc = "-" if point.max_concurrency is None else point.max_concurrency
         lines.append(f"definitions: {name} (rate {rate_label(point.request_rate)}, conc {conc})")
         rows = []
-        for figure in point_definitions(point.raw, point.duration_s, tools):
+        for figure in point_definitions(point.doc, point.duration_s, tools):
             values = figure.values
             cells = [_fmt(values.get(s)) for s in ("mean", "median", "p99")]
             if figure.missing:
@@ -215,7 +215,7 @@ def definitions_json(points: list[PointResult], tools: list[str]) -> list[dict[s
     return [
         {
             "file": p.path.name if p.path else None,
-            "figures": [one(f) for f in point_definitions(p.raw, p.duration_s, tools)],
+            "figures": [one(f) for f in point_definitions(p.doc, p.duration_s, tools)],
         }
         for p in points
     ]

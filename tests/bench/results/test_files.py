@@ -18,6 +18,7 @@ from app.bench.results.read import ResultFileError, load_result, load_results
 from app.bench.results.sweep_csv import sweep_csv_text
 from app.bench.results.write import PointInfo, atomic_write_text, build_result, write_point_json
 from app.commands.sweep_console import format_summary
+from tests.documents import document
 
 MS = 1_000_000
 
@@ -143,10 +144,9 @@ def test_our_file_round_trips_with_vllm_keys_and_our_block(tmp_path: Path) -> No
     assert point.metric("tpot", "p99") == pytest.approx(20.0)  # (90 - 50) / (3 - 1)
     assert point.metric("itl", "median") == pytest.approx(20.0)
     assert point.output_throughput == pytest.approx(30.0)
-    raw = point.raw
-    assert raw["ttfts"] == pytest.approx([0.05, 0.0])
-    assert raw["itls"][0] == pytest.approx([0.02, 0.02])
-    block = point.tpotbench
+    assert point.doc.vllm.ttfts == pytest.approx([0.05, 0.0])
+    assert point.doc.vllm.itls[0] == pytest.approx([0.02, 0.02])
+    block = document(point)["tpotbench"]
     assert block["schema_version"] == 1 and block["app_version"] == __version__
     assert block["failures"][0]["kind"] == "http_429" and "rate" in block["failures"][0]["fix"]
     assert "roofline" in block and "server_metrics" in block
@@ -166,7 +166,7 @@ def test_reads_vllm_bench_serve_and_benchmark_serving_files(tmp_path: Path) -> N
     assert (new.request_rate, new.max_concurrency, new.completed, new.failed) == (4.0, 16, 200, 0)
     assert new.metric("ttft", "median") == 113.43 and new.metric("tpot", "p99") == 34.38
     assert new.output_throughput == 558.58 and new.max_concurrent_requests == 16
-    assert new.request_goodput is None and new.tpotbench is None
+    assert new.request_goodput is None and new.doc.blocks is None
 
     old = load_result(write_json(tmp_path / "old.json", OLD_SAMPLE))
     assert old.source == "benchmark_serving"

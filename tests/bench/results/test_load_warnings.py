@@ -12,8 +12,8 @@ import pytest
 
 from app.bench.datasets.mooncake import default_trace_path
 from app.bench.results.load_warnings import LATENESS_FLOOR_MS, check_load, load_warnings_of
-from app.bench.results.read import load_result
 from app.cli import main
+from tests.documents import document
 from tests.point_docs import point_doc
 
 
@@ -96,7 +96,7 @@ def test_experiment_b_with_fewer_prompts_than_streams_warns_everywhere(
     def target_warnings(conc: int) -> list[dict[str, Any]]:
         # Only this check: the simulator shares this process, so on a busy machine the client
         # may also be named saturated (its CPU share counts the simulator's work).
-        block = load_result(tmp_path / f"expB_rateinf_conc{conc}.json").raw["tpotbench"]
+        block = document(tmp_path / f"expB_rateinf_conc{conc}.json")["tpotbench"]
         return [w for w in block["load_warnings"] if w["kind"] == "concurrency_not_reached"]
 
     for conc in (8, 16):
@@ -129,7 +129,7 @@ def test_a_trace_replay_whose_sends_fell_behind_says_so(
     assert main(argv) == 0
     captured = capsys.readouterr()
     (path,) = out.glob("*.json")
-    block = load_result(path).raw["tpotbench"]
+    block = document(path)["tpotbench"]
     (w,) = [w for w in block["load_warnings"] if w["kind"] == "arrivals_late"]
     assert w["template"] == "arrivals_cap"
     assert w["value"] == block["schedule_lateness_ms"]["p99_ms"] > w["limit"] >= 50.0

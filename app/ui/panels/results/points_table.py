@@ -145,6 +145,7 @@ class PointsTable(QTableWidget):
                     continue
                 conc = "∞" if point.max_concurrency is None else point.max_concurrency
                 rate = "inf" if math.isinf(point.request_rate) else f"{point.request_rate:g}"
-                samples = request_samples(self.detailed(point).raw)
+                detailed = self.detailed(point)
+                samples = request_samples(detailed.doc, detailed.itl_set_aside)
                 series.append((f"{run} r={rate} c={conc}", samples))
         return series

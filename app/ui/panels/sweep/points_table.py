@@ -3,7 +3,6 @@ SLO pass/fail cells coloured; selected rows give the points whose distributions 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, Qt
@@ -11,6 +10,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from app.bench.results.point_row import PointRow
+from app.bench.results.read import ResultFileError, load_result
 from app.bench.results.request_samples import RequestSamples, request_samples
 from app.ui import point_status
 from app.ui.exports.tables import TABLE_COLUMNS, cell_text, hidden_keys
@@ -90,10 +90,10 @@ class PointsTable(QTableWidget):
             return None
         if path not in self._samples:
             try:
-                doc = json.loads(Path(path).read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+                result = load_result(path)
+            except ResultFileError:  # gone or unreadable since the point finished
                 return None
-            self._samples[path] = request_samples(doc if isinstance(doc, dict) else {})
+            self._samples[path] = request_samples(result.doc, result.itl_set_aside)
         return self._samples[path]
 
     def selected_samples(self, points: list[PointRow]) -> list[tuple[str, RequestSamples]]:
