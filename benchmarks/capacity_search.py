@@ -142,12 +142,13 @@ def real(output_len: int, port: int) -> None:
         grid_config = config("grid")
         for i, conc in enumerate(grid):
             started = time.perf_counter_ns()
-            _, result = asyncio.run(
+            _, doc = asyncio.run(
                 run_point(grid_config, PointSpec(i, math.inf, conc), [], asyncio.Event())
             )
             took = (time.perf_counter_ns() - started) / 1e9
             grid_s += took
-            passed[conc] = bool(result["tpotbench"]["slo"]["passed"])
+            slo = doc.typed_blocks.slo
+            passed[conc] = bool(slo is not None and slo.passed)
             print(f"  grid {conc}: {'pass' if passed[conc] else 'fail'} {took:.1f} s", flush=True)
     print(f"[real, output len {output_len}] search visited {[int(v.value) for v in out.values]}")
     print(

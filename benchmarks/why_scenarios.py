@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.bench.capacity.why import explain
 from app.bench.schema.codec import to_json_obj
+from app.bench.schema.point_doc import read_point_doc
 from tests.why_scenarios import SCENARIOS, Scenario, measure
 
 EVIDENCE_KEYS = (
@@ -74,7 +75,7 @@ def main() -> int:
                 result = measure(scenario, Path(tmp), **kwargs)
                 seconds = (time.perf_counter_ns() - started) / 1e9
             failed = (result["tpotbench"].get("slo") or {}).get("failed") or [scenario.slo]
-            why = explain(result, failed)
+            why = explain(read_point_doc(result, strict=False), failed)
             ok = "ok" if why.cause == truth else "WRONG"
             rows.append(
                 (name, label, truth, why.cause, why.confidence, why.runner_up or "-", ok,

@@ -9,6 +9,7 @@ from typing import Any
 from app.bench.http.record import RequestRecord
 from app.bench.metrics.point import compute_point_metrics
 from app.bench.results.write import PointInfo, build_result, write_point_json
+from app.bench.schema.point_doc import point_json
 
 MS = 1_000_000
 
@@ -47,7 +48,7 @@ def point_doc(
     )
     ran = planned if ran is None else ran
     metrics = compute_point_metrics([record(tpot_ms) for _ in range(ran)], 1.0)
-    doc = build_result(info, metrics, not_sent=planned - ran)
+    doc = point_json(build_result(info, metrics, not_sent=planned - ran))
     # The peak a real point reaches: as many in flight as its concurrency allows.
     doc["max_concurrent_requests"] = min(conc, ran)
     if early:

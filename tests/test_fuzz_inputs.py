@@ -24,6 +24,7 @@ from app.bench.results.read import ResultFileError, point_from_dict, read_points
 from app.bench.results.sweep_csv import sweep_csv_text
 from app.bench.results.write import PointInfo, build_result
 from app.bench.schema.codec import to_json_obj
+from app.bench.schema.point_doc import point_json
 from app.bench.serverstats.parse import MetricsParseError, parse_metrics
 from app.bench.serverstats.snapshot import MetricsSample
 from app.bench.serverstats.summary import summarize
@@ -170,7 +171,7 @@ def _real_result() -> dict[str, Any]:
     )
     bad = RequestRecord(send_ns=0, end_ns=1, ok=False, error_kind="http_404", error="404")
     info = PointInfo("openai-chat", "m", "http://h/v1/x", "chat", 2, 4.0, 8, run_id="r")
-    return build_result(info, compute_point_metrics([ok, bad], 0.1), save_detailed=True)
+    return point_json(build_result(info, compute_point_metrics([ok, bad], 0.1), save_detailed=True))
 
 
 REAL = _real_result()

@@ -29,6 +29,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from app.bench.capacity.slo import parse_slos
 from app.bench.datasets.synthetic import sample_random
 from app.bench.http.endpoint import resolve_endpoint
+from app.bench.schema.point_doc import point_json
 from app.bench.sweep.early_stop import EarlyStop
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.point import run_point
@@ -272,5 +273,5 @@ def measure(
         point = PointSpec(0, float("inf"), scenario.concurrency)
         stop = EarlyStop(slos, scenario.requests) if early_stop else None
         with gil_hog() if scenario.client_hog else contextlib.nullcontext():
-            _, result = asyncio.run(run_point(config, point, [], asyncio.Event(), early_stop=stop))
-    return result
+            _, doc = asyncio.run(run_point(config, point, [], asyncio.Event(), early_stop=stop))
+    return point_json(doc)  # as its file holds it

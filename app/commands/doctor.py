@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 
 from app.bench.doctor.run import DEFAULT_REQUEST_TIMEOUT_S, Check, DoctorTarget, diagnose
 from app.bench.http.auth import key_problem
@@ -92,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     except EndpointError as exc:
         return _fail(str(exc))
     if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        print(report.json_text())
     else:
         failed = [c.id for c in report.checks if c.status == "fail"]
         warned = [c.id for c in report.checks if c.status == "warn"]

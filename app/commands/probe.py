@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from app.bench.http.auth import cleartext_warning
+from app.bench.schema.probe_report import ProbeAnswer, ProbeFailure, ProbeReport
 from app.bench.schema.probe_summary import ProbeEndpoint, ProbeSummary
 from app.bench.sweep.contract import (
     EndpointInfo,
@@ -31,6 +32,7 @@ from app.commands.timeouts import add_request_timeout, request_limit
 if TYPE_CHECKING:
     from app.bench.http.endpoint import ResolvedEndpoint
     from app.bench.http.record import RequestRecord
+    from app.bench.http.tokens import TokenCounter
     from app.bench.sweep.events import EventWriter
 
 # One probe is one reply of --max-tokens tokens: ten minutes is far beyond it.
@@ -62,7 +64,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--events", choices=["jsonl"], help="JSON-lines events on stdout (GUI)")
 
 
-def _target(args: argparse.Namespace) -> dict[str, Any]:
+@dataclass
+class _Target:
+    """Where the probe goes and what it sends with; `resolved` gains the model /v1/models
+    names when none was given."""
+
+    resolved: ResolvedEndpoint
+    headers: dict[str, str]
+    verify: bool
+    api_key: str | None
+    tokenizer: TokenCounter | None
+
+
+def _target(args: argparse.Namespace) -> _Target:
     args.request_timeout = request_limit(args.request_timeout)
     conn = connection_from(args)
     if not conn.base_url:
@@ -76,16 +90,18 @@ def _target(args: argparse.Namespace) -> dict[str, Any]:
             tokenizer = TokenCounter(args.tokenizer)
         except TokenizerError as exc:
             raise UsageError(f"--tokenizer: {exc}") from None
-    return {
-        "resolved": resolved,
-        "headers": conn.headers,
-        "verify": conn.verify_tls,
-        "api_key": require_api_key(args.api_key_env, conn.profile),
-        "tokenizer": tokenizer,
-    }
+    return _Target(
+        resolved,
+        conn.headers,
+        conn.verify_tls,
+        require_api_key(args.api_key_env, conn.profile),
+        tokenizer,
+    )
 
 
-async def _probe(args: argparse.Namespace, target: dict[str, Any], events: Any) -> Any:
+async def _probe(
+    args: argparse.Namespace, target: _Target, events: EventWriter | None
+) -> RequestRecord | str:
     from dataclasses import replace
 
     from app.bench.http.client import make_client
@@ -93,14 +109,15 @@ async def _probe(args: argparse.Namespace, target: dict[str, Any], events: Any) 
     from app.bench.http.stream import send_request
     from app.bench.sweep.discovery import UnreachableError, fetch_first_model
 
-    resolved = target["resolved"]
-    if not resolved.model:
+    resolved = target.resolved
+    model = resolved.model
+    if not model:
         try:
             model = await fetch_first_model(
                 resolved,
-                target["api_key"],
-                target["headers"],
-                target["verify"],
+                target.api_key,
+                target.headers,
+                target.verify,
                 timeout_s=args.timeout,
                 request_timeout_s=args.request_timeout,
             )
@@ -111,26 +128,26 @@ async def _probe(args: argparse.Namespace, target: dict[str, Any], events: Any) 
                 f"--model is required: {resolved.models_url} lists no model id to default to"
             )
         resolved = replace(resolved, model=model)
-        target["resolved"] = resolved
+        target.resolved = resolved
     spec = RequestSpec(args.prompt, 0, args.max_tokens, ignore_eos=args.ignore_eos)
     on_chunk = None
     if events is not None:
         point = PointSpec(0, math.inf, 1)
-        endpoint = EndpointInfo(resolved.url, resolved.model, resolved.api)
+        endpoint = EndpointInfo(resolved.url, model, resolved.api)
         events.run_started(RunStarted(points=(point,), num_prompts=1, endpoint=endpoint))
         events.point_started(PointStarted.of(point))
         on_chunk = _TokenEvents(events)
     on_text = on_chunk.add_text if on_chunk is not None else None
     async with make_client(
-        1, target["verify"], args.timeout, request_timeout_s=args.request_timeout
+        1, target.verify, args.timeout, request_timeout_s=args.request_timeout
     ) as client:
         record = await send_request(
             client,
             resolved,
             spec,
-            api_key=target["api_key"],
-            extra_headers=target["headers"],
-            tokenizer=target["tokenizer"],
+            api_key=target.api_key,
+            extra_headers=target.headers,
+            tokenizer=target.tokenizer,
             on_chunk=on_chunk,
             on_text=on_text,
         )
@@ -183,23 +200,20 @@ class _TokenEvents:
             self.first_token_s = None
 
 
-def _report(record: Any) -> dict[str, Any]:
+def _report(record: RequestRecord, resolved: ResolvedEndpoint) -> ProbeReport:
     from app.bench.http.failures import fix_for
     from app.bench.metrics.request import request_tpot, vllm_timings
 
-    out: dict[str, Any] = {
-        "ok": record.ok,
-        "generated_text": record.generated_text,
-        "retried": record.retried,
-        "retry_error": record.retry_error or None,
-    }
+    outcome: ProbeAnswer | ProbeFailure
     if record.ok:
         ttft, itls, e2el, _ = vllm_timings(record)
         n = record.output_tokens
-        out.update(
+        tpot = request_tpot(ttft, e2el, n)
+        first = record.ttft_s
+        outcome = ProbeAnswer(
             ttft_ms=ttft * 1e3,
-            ttft_first_content_ms=record.ttft_s * 1e3,
-            tpot_ms=None if (tpot := request_tpot(ttft, e2el, n)) is None else tpot * 1e3,
+            ttft_first_content_ms=None if first is None else first * 1e3,
+            tpot_ms=None if tpot is None else tpot * 1e3,
             e2el_ms=e2el * 1e3,
             output_tokens=n,
             output_tokens_source=record.output_tokens_source,
@@ -213,45 +227,53 @@ def _report(record: Any) -> dict[str, Any]:
             reasoning_tokens=record.reasoning_tokens,
             reasoning_tokens_source=record.reasoning_tokens_source,
             cached_tokens=record.cached_tokens,
-            error_kind=None,
-            error=None,
-            fix=None,
         )
     else:
-        out.update(
+        outcome = ProbeFailure(
             http_status=record.http_status,
             error_kind=record.error_kind,
             error=record.error,
             fix=fix_for(record.error_kind or "client_error"),
         )
-    return out
+    return ProbeReport(
+        url=resolved.url,
+        api=resolved.api,
+        model=resolved.model,
+        notes=resolved.notes,
+        ok=record.ok,
+        generated_text=record.generated_text,
+        retried=record.retried,
+        retry_error=record.retry_error or None,
+        outcome=outcome,
+    )
 
 
 def _fmt(value: float | None, unit: str = "ms") -> str:
     return "n/a" if value is None else f"{value:.2f} {unit}"
 
 
-def _print_text(report: dict[str, Any], resolved: Any) -> None:
-    print(f"endpoint   {resolved.url} ({resolved.api}, model {resolved.model})")
-    if report["retried"]:
-        print(f"retried    once on a new connection after: {report['retry_error']}")
-    if not report["ok"]:
+def _print_text(report: ProbeReport) -> None:
+    print(f"endpoint   {report.url} ({report.api}, model {report.model})")
+    if report.retried:
+        print(f"retried    once on a new connection after: {report.retry_error}")
+    answer = report.answer
+    if answer is None:
         return
-    first = report["ttft_first_content_ms"]
-    ttft = _fmt(report["ttft_ms"])
-    if abs(first - report["ttft_ms"]) >= 0.01:
+    first = answer.ttft_first_content_ms
+    ttft = _fmt(answer.ttft_ms)
+    if first is not None and abs(first - answer.ttft_ms) >= 0.01:
         ttft += f" (first content: {first:.2f} ms)"
-    itls = report["itl_ms"]
+    itls = answer.itl_ms
     print(f"TTFT       {ttft}")
-    print(f"TPOT       {_fmt(report['tpot_ms'])}")
-    if report["reasoning_tokens"] is not None:
+    print(f"TPOT       {_fmt(answer.tpot_ms)}")
+    if answer.reasoning_tokens is not None:
         print(
-            f"TTFO       {_fmt(report['ttfo_ms'])} (first answer token, after "
-            f"{report['reasoning_tokens']} reasoning tokens, {report['reasoning_tokens_source']})"
+            f"TTFO       {_fmt(answer.ttfo_ms)} (first answer token, after "
+            f"{answer.reasoning_tokens} reasoning tokens, {answer.reasoning_tokens_source})"
         )
-        print(f"TPOT answer {_fmt(report['tpot_answer_ms'])}")
-    if report["cached_tokens"] is not None:
-        print(f"cached     {report['cached_tokens']} prompt tokens (prefix cache)")
+        print(f"TPOT answer {_fmt(answer.tpot_answer_ms)}")
+    if answer.cached_tokens is not None:
+        print(f"cached     {answer.cached_tokens} prompt tokens (prefix cache)")
     if itls:
         ordered = sorted(itls)
         p99 = ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
@@ -259,37 +281,33 @@ def _print_text(report: dict[str, Any], resolved: Any) -> None:
             f"ITL        mean {sum(itls) / len(itls):.2f} ms, max {ordered[-1]:.2f} ms, "
             f"p99 {p99:.2f} ms over {len(itls)} gaps"
         )
-    print(f"E2EL       {_fmt(report['e2el_ms'])}")
-    source = report["output_tokens_source"]
+    print(f"E2EL       {_fmt(answer.e2el_ms)}")
+    source = answer.output_tokens_source
     note = "" if source == "usage" else " - the server sent no usage"
     print(
-        f"output     {report['output_tokens']} tokens ({source}{note}), "
-        f"{report['chunks']} chunks, finish_reason {report['finish_reason']}"
+        f"output     {answer.output_tokens} tokens ({source}{note}), "
+        f"{answer.chunks} chunks, finish_reason {answer.finish_reason}"
     )
-    print(f"tok/s      {_fmt(report['output_tok_s'], 'tok/s')} (output tokens / E2EL)")
+    print(f"tok/s      {_fmt(answer.output_tok_s, 'tok/s')} (output tokens / E2EL)")
 
 
-def _emit(
-    events: EventWriter,
-    record: RequestRecord,
-    report: dict[str, Any],
-    resolved: ResolvedEndpoint,
-) -> None:
+def _emit(events: EventWriter, record: RequestRecord, report: ProbeReport) -> None:
     """The probe as an --events stream: its one request, its point and the run's end."""
+    answer = report.answer
     # prompt_tokens stays null: the probe's stream has never carried it
     events.request(
         RequestDone(
             point=0,
             ok=record.ok,
-            ttft_ms=report.get("ttft_ms"),
-            tpot_ms=report.get("tpot_ms"),
-            e2el_ms=report.get("e2el_ms"),
+            ttft_ms=None if answer is None else answer.ttft_ms,
+            tpot_ms=None if answer is None else answer.tpot_ms,
+            e2el_ms=None if answer is None else answer.e2el_ms,
             output_tokens=record.output_tokens,
             error_kind=record.error_kind,
             prompt_tokens=None,
         )
     )
-    events.point_finished(PointFinished(0, None, _summary(report, resolved)))
+    events.point_finished(PointFinished(0, None, _summary(report)))
     events.run_finished(RunFinished(False, (), None))
 
 
@@ -303,61 +321,59 @@ def run(args: argparse.Namespace) -> int:
         events = EventWriter(sys.stdout)
     try:
         target = _target(args)
-        for text in target["resolved"].notes:
+        for text in target.resolved.notes:
             note(text)
-        if warning := cleartext_warning(target["resolved"].url, target["api_key"]):
+        if warning := cleartext_warning(target.resolved.url, target.api_key):
             print(warning, file=sys.stderr)
         outcome = run_async(_probe(args, target, events))
     except UsageError as exc:
         return error("probe", str(exc), events=events)
-    resolved = target["resolved"]
     if isinstance(outcome, str):  # nothing answered at all
         if events is not None:
             events.error(RunError(outcome))
         print(f"tpotbench probe: {outcome}", file=sys.stderr)
         return 1
     record = outcome
-    report = _report(record)
+    report = _report(record, target.resolved)
     if events is not None:
-        _emit(events, record, report, resolved)
+        _emit(events, record, report)
     elif args.json:
-        print(
-            json.dumps(
-                {
-                    "url": resolved.url,
-                    "api": resolved.api,
-                    "model": resolved.model,
-                    "notes": resolved.notes,
-                    **report,
-                },
-                indent=2,
-            )
-        )
+        print(report.json_text())
     else:
-        _print_text(report, resolved)
-    if not record.ok:
+        _print_text(report)
+    if isinstance(report.outcome, ProbeFailure):
         print(
-            f"tpotbench probe: {record.error} [{record.error_kind}] {report['fix']}",
+            f"tpotbench probe: {record.error} [{record.error_kind}] {report.outcome.fix}",
             file=sys.stderr,
         )
         return 1
     return 0
 
 
-def _summary(report: dict[str, Any], resolved: Any) -> ProbeSummary:
+def _summary(report: ProbeReport) -> ProbeSummary:
+    """The window's summary of the request, from the same report --json prints."""
+    endpoint = ProbeEndpoint(report.url, report.model or "", report.api)
+    if isinstance(report.outcome, ProbeFailure):
+        failure = report.outcome
+        return ProbeSummary(
+            ok=False,
+            error_kind=failure.error_kind,
+            error=failure.error,
+            fix=failure.fix,
+            generated_text=report.generated_text,
+            endpoint=endpoint,
+        )
+    answer = report.outcome
     return ProbeSummary(
-        ok=report["ok"],
-        ttft_ms=report.get("ttft_ms"),
-        ttft_first_content_ms=report.get("ttft_first_content_ms"),
-        tpot_ms=report.get("tpot_ms"),
-        e2el_ms=report.get("e2el_ms"),
-        output_tokens=report.get("output_tokens"),
-        output_tokens_source=report.get("output_tokens_source"),
-        output_tok_s=report.get("output_tok_s"),
-        finish_reason=report.get("finish_reason"),
-        error_kind=report.get("error_kind"),
-        error=report.get("error"),
-        fix=report.get("fix"),
-        generated_text=report.get("generated_text"),
-        endpoint=ProbeEndpoint(resolved.url, resolved.model, resolved.api),
+        ok=report.ok,
+        ttft_ms=answer.ttft_ms,
+        ttft_first_content_ms=answer.ttft_first_content_ms,
+        tpot_ms=answer.tpot_ms,
+        e2el_ms=answer.e2el_ms,
+        output_tokens=answer.output_tokens,
+        output_tokens_source=answer.output_tokens_source,
+        output_tok_s=answer.output_tok_s,
+        finish_reason=answer.finish_reason,
+        generated_text=report.generated_text,
+        endpoint=endpoint,
     )

@@ -4,14 +4,14 @@ stamps faithfully, measured against a local zero-latency server that logs its se
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from dataclasses import asdict
-from typing import Any
+from collections.abc import Callable
+from pathlib import Path
 
 from app.bench.selftest.decide import Ceiling, Limits, StepResult, find_ceiling, stream_steps
-from app.bench.selftest.store import machine_facts, plain, save_ceiling
+from app.bench.selftest.output import SelftestResult, StepLine
+from app.bench.selftest.store import machine_facts, save_ceiling
 from app.commands import flags
 from app.commands.console import error, table
 
@@ -96,11 +96,10 @@ def _mode(workers: int) -> str:
     return "in process" if workers == 0 else f"{workers} workers"
 
 
-def _progress(workers: int, jsonl: bool) -> Any:
+def _progress(workers: int, jsonl: bool) -> Callable[[StepResult, list[str]], None]:
     def show(step: StepResult, broken: list[str]) -> None:
         if jsonl:
-            line = {"kind": "step", "workers": workers, "step": asdict(step), "broken": broken}
-            print(json.dumps(plain(line)), flush=True)
+            print(StepLine(workers=workers, step=step, broken=broken).json_text(), flush=True)
         verdict = "ok" if not broken else "over the limit: " + "; ".join(broken)
         print(
             f"[{_mode(workers)}] {step.streams:>5} streams: TTFT excess p50 "
@@ -111,6 +110,11 @@ def _progress(workers: int, jsonl: bool) -> Any:
         )
 
     return show
+
+
+def _result(results: dict[int, Ceiling], saved: Path | None) -> SelftestResult:
+    documents = {str(w): c.document() for w, c in results.items()}
+    return SelftestResult(machine_facts(), documents, str(saved) if saved else None)
 
 
 def _answer(ceiling: Ceiling) -> str:
@@ -179,14 +183,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_save:
         for workers, ceiling in results.items():
             saved = save_ceiling(workers, ceiling)
-    doc = {
-        "machine": machine_facts(),
-        "results": {str(w): c.to_json() for w, c in results.items()},
-        "saved_to": str(saved) if saved else None,
-    }
     if args.json or args.jsonl:
-        doc = {"kind": "result", **doc} if args.jsonl else doc
-        print(json.dumps(plain(doc), indent=None if args.jsonl else 2, allow_nan=False))
+        print(_result(results, saved).json_text(line=args.jsonl))
         return 0
     rows = [
         [

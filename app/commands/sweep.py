@@ -23,7 +23,7 @@ from app.bench.results.write import (
     no_success_note,
     remove_empty_dirs,
 )
-from app.bench.schema.point_blocks import FailureGroup, blocks_of
+from app.bench.schema.point_blocks import FailureGroup
 from app.bench.schema.run_config import RunConfig
 from app.bench.selftest.store import ceiling_warning
 from app.bench.sweep.discovery import UnreachableError, fetch_first_model
@@ -129,7 +129,11 @@ async def _main(
         if no_success(found):
             # As `sweep`: nothing succeeded is an error, with what failed and its fix.
             failures = [
-                f for v in found.values for r in v.runs for f in blocks_of(r.result or {}).failures
+                f
+                for v in found.values
+                for r in v.runs
+                if r.result is not None
+                for f in r.result.typed_blocks.failures
             ]
             print(
                 f"tpotbench search: no request succeeded at any of {len(found.values)} "

@@ -191,7 +191,7 @@ def knee_charts(points: Sequence[ReportPoint], lang: str) -> tuple[list[str], st
         rules = slo_rules(points, metric, lang)
         for name, knee_metric, knee in found:
             if knee_metric == metric:
-                label = text(lang, "knee_rule", load=f"{knee.load:g}")
+                label = text(lang, "knee_rule", load=exact_tick(knee.load))
                 rules.append(Rule("x", knee.load, f"{name} {label}".strip(), "#6a3d9a", "4 3"))
         positive = [v for v in values if v > 0]
         log_y = bool(positive) and max(positive) / min(positive) > 50

@@ -12,7 +12,7 @@ from app.bench.capacity.why import render as render_why
 from app.bench.schema.point_blocks import SloCheck
 from app.bench.schema.search_doc import SearchDoc
 from app.report.model import ReportPoint, finite
-from app.report.svg import Rule, a, exact_tick, fmt_tick
+from app.report.svg import Rule, a, exact_tick
 from app.report.text import text
 
 DASH = "–"
@@ -244,7 +244,7 @@ def slo_rules(points: Sequence[ReportPoint], metric: str, lang: str) -> list[Rul
         slos = rp.point.blocks.goodput_slos_ms
         limit = finite(slos.get(metric)) if slos else None
         if limit is not None:
-            label = text(lang, "slo_line", metric=metric.upper(), value=fmt_tick(limit))
+            label = text(lang, "slo_line", metric=metric.upper(), value=exact_tick(limit))
             return [Rule("y", limit, label, "#b00020")]
     return []
 
@@ -268,7 +268,9 @@ def knees(
 def knee_notes(found: Sequence[tuple[str, str, Knee]], over: str, lang: str) -> str:
     lines = []
     for name, metric, knee in found:
-        where = text(lang, "w_conc" if over == "concurrency" else "w_rate", value=f"{knee.load:g}")
+        where = text(
+            lang, "w_conc" if over == "concurrency" else "w_rate", value=exact_tick(knee.load)
+        )
         line = text(
             lang, "knee_line", metric=metric.upper(), where=where, value=f"{knee.value:,.1f}"
         )

@@ -139,7 +139,7 @@ def test_the_doctor_in_the_window_sends_nothing_with_such_a_key(echo) -> None:
     assert statuses["auth"] == "fail"
     assert {statuses[c] for c in CHECK_IDS if c != "auth"} == {"skip"}
     assert "line break" in report.check("auth").detail
-    assert_no_trace_of(INJECTED, json.dumps(report.to_json()))
+    assert_no_trace_of(INJECTED, report.json_text())
     assert _Echo.requests == 0
 
 
@@ -150,7 +150,7 @@ def test_doctor_excerpts_of_pages_that_echo_the_key_are_redacted(echo) -> None:
     assert metrics.status == "warn"
     assert "not with Prometheus text" in metrics.detail
     assert "Bearer <redacted>" in metrics.detail
-    assert KEY not in json.dumps(report.to_json())
+    assert KEY not in report.json_text()
 
 
 # ---- plain http:// to another computer --------------------------------------------------

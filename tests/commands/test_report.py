@@ -11,6 +11,7 @@ from pathlib import Path
 from app.bench.http.record import RequestRecord
 from app.bench.metrics.point import compute_point_metrics
 from app.bench.results.write import PointInfo, build_result
+from app.bench.schema.point_doc import point_json
 
 # Trimmed `vllm bench serve --save-result` and benchmark_serving.py files (their key names).
 VLLM_SAMPLE = {
@@ -72,7 +73,7 @@ def our_result() -> dict:
         request_rate=4.0,
         max_concurrency=32,
     )
-    return build_result(info, compute_point_metrics([ok], 0.1))
+    return point_json(build_result(info, compute_point_metrics([ok], 0.1)))
 
 
 def report(*args: str) -> subprocess.CompletedProcess[str]:
@@ -134,7 +135,7 @@ def failed_result() -> dict:
         request_rate=4.0,
         max_concurrency=1,
     )
-    return build_result(info, compute_point_metrics([bad], 0.1))
+    return point_json(build_result(info, compute_point_metrics([bad], 0.1)))
 
 
 UNREADABLE = {

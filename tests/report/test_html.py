@@ -17,6 +17,7 @@ from app.bench.http.record import RequestRecord
 from app.bench.metrics.point import compute_point_metrics
 from app.bench.results.read import load_results
 from app.bench.results.write import PointInfo, build_result, write_point_json
+from app.bench.schema.point_doc import point_json
 from tests.documents import document
 from tests.report.browser import Dom, dump_dom, external_references, screenshot
 
@@ -233,11 +234,11 @@ def _record(ok: bool) -> RequestRecord:
 def test_failed_and_partial_points_are_shown_honestly(tmp_path: Path) -> None:
     info = PointInfo("openai-chat", "m", "http://h/v1/x", "chat", 4, float("inf"), 2, label="run")
     folder = tmp_path / "mixed"
-    failed = build_result(info, compute_point_metrics([_record(False)] * 4, 0.5))
+    failed = point_json(build_result(info, compute_point_metrics([_record(False)] * 4, 0.5)))
     write_point_json(folder / "run_rateinf_conc2.json", failed)
     info4 = PointInfo("openai-chat", "m", "http://h/v1/x", "chat", 4, float("inf"), 4, label="run")
-    partial = build_result(
-        info4, compute_point_metrics([_record(True)], 0.5), cancelled=True, not_sent=3
+    partial = point_json(
+        build_result(info4, compute_point_metrics([_record(True)], 0.5), cancelled=True, not_sent=3)
     )
     write_point_json(folder / "run_rateinf_conc4.partial.json", partial)
     page = tmp_path / "mixed.html"

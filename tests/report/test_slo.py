@@ -176,3 +176,29 @@ def test_a_search_over_rate_names_its_loads_exactly(tmp_path: Path) -> None:
         text = " ".join(Dom(html).text)
         assert line in text and full in text, text
         assert "0.013" not in text and "0.037 " not in text, text
+
+
+def test_slo_limit_and_knee_load_are_written_exactly(tmp_path: Path) -> None:
+    """A goodput SLO of 26.25 ms and a knee at a rate of many digits read as given, as the
+    search's loads and the table do (26.25, not the chart ticks' three figures, 26.2), on the
+    chart's lines and in the knee's sentence, in English and Chinese."""
+    base = 1.0123456789
+    curve = [(1, 20), (2, 20), (4, 21), (8, 22), (16, 40), (32, 80)]  # the knee at the 4th
+    folder = tmp_path / "exact"
+    folder.mkdir()
+    for k, (step, tpot) in enumerate(curve):
+        point = {
+            **_point(1, tpot, 100.0 * (k + 1)),
+            "request_rate": base * step,
+            "max_concurrency": None,
+            "tpotbench": {"goodput_slos_ms": {"tpot": 26.25}},
+        }
+        (folder / f"exact_rate{k}.json").write_text(json.dumps(point), encoding="utf-8")
+    knee = f"{base * 8:.12g}"
+    assert knee == "8.0987654312"
+    for lang, sentence in (("en", f"rate {knee} (22.0 ms)"), ("zh_CN", f"速率 {knee}")):
+        html = write_html(folder, tmp_path / f"exact-{lang}.html", "--lang", lang)
+        text = " ".join(Dom(html).text)
+        assert "SLO TPOT 26.25 ms" in text and "26.2 ms" not in text, text
+        assert f"knee {knee}" in text or f"拐点 {knee}" in text, text
+        assert sentence in text and "8.09877" not in text, text

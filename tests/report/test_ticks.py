@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.bench.results.write import roofline_block
+from app.bench.schema.codec import to_json_obj
 from tests.report.browser import dump_dom
 from tests.report.test_html import write_html
 
@@ -53,7 +54,7 @@ def _point(rate: float | None, conc: int | None, tpot: float, label: str) -> dic
         "p99_tpot_ms": tpot * 1.7,
         "median_ttft_ms": tpot * 4,
         "p99_ttft_ms": tpot * 40,
-        "tpotbench": {"roofline": roofline_block(CONTEXT, batch, "concurrency", tpot)},
+        "tpotbench": {"roofline": to_json_obj(roofline_block(CONTEXT, batch, "concurrency", tpot))},
     }
 
 

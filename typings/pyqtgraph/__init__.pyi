@@ -10,7 +10,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from PySide6.QtCore import QPointF, QRectF, Signal
-from PySide6.QtGui import QAction, QBrush, QColor, QPen, QTransform
+from PySide6.QtGui import QAction, QBrush, QColor, QPainter, QPen, QPicture, QTransform
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsObject,
@@ -126,6 +126,14 @@ class AxisItem(GraphicsWidget):
         **args: object,
     ) -> None: ...
     def setTicks(self, ticks: _Ticks | None) -> None: ...
+    picture: QPicture | None  # the axis as last drawn; None: drawn again at the next paint
+    def drawPicture(
+        self,
+        p: QPainter,
+        axisSpec: tuple[QPen, QPointF, QPointF],
+        tickSpecs: list[tuple[QPen, QPointF, QPointF]],
+        textSpecs: list[tuple[QRectF, int, str]],
+    ) -> None: ...
     # pyqtgraph replaces QGraphicsWidget.setStyle(QStyle) with keyword options, incompatibly.
     def setStyle(self, **kwds: object) -> None: ...  # type: ignore[override]
     def setPen(self, *args: object, **kwargs: object) -> None: ...

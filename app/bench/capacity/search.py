@@ -26,6 +26,7 @@ from typing import Any
 
 from app.bench.capacity.repeats import Repeated
 from app.bench.schema.point_blocks import SloCheck
+from app.bench.schema.point_doc import PointDoc
 from app.bench.schema.search_doc import OVER as OVER
 from app.bench.schema.search_doc import (
     SearchBoundary,
@@ -49,7 +50,7 @@ class RunMeasurement:
     num_requests: int
     early_stop: str | None = None
     path: str | None = None
-    result: dict[str, Any] | None = field(default=None, repr=False)
+    result: PointDoc | None = field(default=None, repr=False)
 
     def figures(self) -> dict[str, float]:
         """check label -> measured figure (ms for statistics, a share for the others)."""
@@ -183,7 +184,7 @@ class SearchOutcome:
 def no_success(outcome: SearchOutcome) -> bool:
     """Not one request succeeded at any load measured (a wrong key, URL or model...)."""
     results = [r.result for v in outcome.values for r in v.runs if r.result is not None]
-    return bool(results) and not any((r or {}).get("completed") for r in results)
+    return bool(results) and not any(r.vllm.completed for r in results)
 
 
 def _first_fails(settings: SearchSettings, out: SearchOutcome) -> str:

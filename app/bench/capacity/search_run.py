@@ -12,7 +12,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from app.bench.capacity.knee import find_knee
 from app.bench.capacity.search import (
@@ -23,14 +22,14 @@ from app.bench.capacity.search import (
     search,
 )
 from app.bench.capacity.why import explain
-from app.bench.results.load_warnings import on_the_curve
+from app.bench.results.load_warnings import point_on_the_curve
 from app.bench.results.point_result import PointResult
-from app.bench.results.read import point_from_dict
+from app.bench.results.read import point_from_doc
 from app.bench.results.sweep_csv import refresh_sweep_csv
 from app.bench.results.write import atomic_write_text
 from app.bench.schema.codec import to_json_obj
-from app.bench.schema.point_blocks import WhyBlock, blocks_of
-from app.bench.schema.point_doc import point_doc_of
+from app.bench.schema.point_blocks import EMPTY, WhyBlock
+from app.bench.schema.point_doc import PointDoc
 from app.bench.schema.search_doc import (
     BoundaryEvidence,
     SearchDoc,
@@ -110,7 +109,7 @@ class PointMeasure:
         )
         started = time.perf_counter_ns()
         try:
-            path, result = await run_point(
+            path, doc = await run_point(
                 config,
                 spec,
                 self.observers,
@@ -128,16 +127,16 @@ class PointMeasure:
         if path is not None:
             self.paths.append(path)
             if config.write_csv:
-                self.rows.append(point_from_dict(result, path))
+                self.rows.append(point_from_doc(doc, path))
                 csv_target = config.result_dir / CSV_NAME
                 problem = refresh_sweep_csv(csv_target, sorted(self.rows, key=csv_sort_key))
                 self.csv = None if problem else csv_target
                 for obs in self.observers if problem else ():
                     obs.error(RunError(problem or ""))
-            finished = PointFinished(spec.index, str(path), point_doc_of(result)[0])
+            finished = PointFinished(spec.index, str(path), doc)
             for obs in self.observers:
                 obs.point_finished(finished)
-        slo = blocks_of(result).slo
+        slo = doc.typed_blocks.slo
         return RunMeasurement(
             value=value,
             run=run,
@@ -147,11 +146,11 @@ class PointMeasure:
             num_requests=num_requests,
             early_stop=early.reason if early is not None and path is not None else None,
             path=path.name if path else None,
-            result=result,
+            result=doc,
         )
 
 
-def _run_result(value: ValueOutcome | None) -> dict[str, Any] | None:
+def _run_result(value: ValueOutcome | None) -> PointDoc | None:
     if value is None:
         return None
     results = [r.result for r in value.runs if r.result is not None]
@@ -160,7 +159,7 @@ def _run_result(value: ValueOutcome | None) -> dict[str, Any] | None:
 
 def _fragment(run: RunMeasurement) -> bool:
     """A run that cannot be evidence: stopped early, cancelled, or with nothing finished."""
-    blocks = blocks_of(run.result or {})
+    blocks = run.result.typed_blocks if run.result is not None else EMPTY
     return bool(run.early_stop or blocks.early_stop or blocks.cancelled)
 
 
@@ -173,7 +172,7 @@ def needs_evidence(outcome: SearchOutcome) -> bool:
     whole = [r for r in fail.runs if r.result is not None and not _fragment(r)]
     if not whole:
         return True
-    why = explain(whole[-1].result or {}, fail.failed)
+    why = explain(whole[-1].result or PointDoc(), fail.failed)
     return why.cause == "abstain" and any(item.key == "short" for item in why.missing)
 
 
@@ -206,19 +205,19 @@ def analysis(outcome: SearchOutcome, evidence: RunMeasurement | None = None) -> 
                 passed=evidence.passed,
             )
         if runs:
-            boundary_why = explain(runs[-1].result or {}, fail.failed)
+            boundary_why = explain(runs[-1].result or PointDoc(), fail.failed)
         else:  # every run at the boundary a fragment: the why says so instead of guessing
             last = next((r for r in reversed(fail.runs) if r.result is not None), None)
             if last is not None:
-                boundary_why = explain(last.result or {}, fail.failed)
+                boundary_why = explain(last.result or PointDoc(), fail.failed)
     full = [v for v in outcome.values if not any(_fragment(r) for r in v.runs)]
     # Nor a load that did not happen (fewer prompts than streams, a saturated client).
-    full = [v for v in full if on_the_curve(_run_result(v) or {})]
+    full = [v for v in full if point_on_the_curve(_run_result(v) or PointDoc())]
     for metric in ("tpot", "ttft"):
         loads, values, owners = [], [], []
         for v in full:
             figure = _run_result(v)
-            p99 = (figure or {}).get(f"p99_{metric}_ms")
+            p99 = figure.stats.get(f"p99_{metric}_ms") if figure is not None else None
             if isinstance(p99, int | float):
                 loads.append(v.value)
                 values.append(float(p99))
@@ -228,7 +227,7 @@ def analysis(outcome: SearchOutcome, evidence: RunMeasurement | None = None) -> 
             knees[metric] = None
             continue
         owner = owners[knee.index]
-        why = explain(_run_result(owner) or {}, [f"{metric}:p99"])
+        why = explain(_run_result(owner) or PointDoc(), [f"{metric}:p99"])
         knees[metric] = SearchKnee(knee.load, knee.value, round(knee.difference, 4), why)
     return Analysis(boundary_why, boundary_evidence, knees)
 

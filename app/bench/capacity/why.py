@@ -39,8 +39,8 @@ from app.bench.schema.point_blocks import (
     WhyBlock,
     WhyEstimate,
     WhyItem,
-    blocks_of,
 )
+from app.bench.schema.point_doc import PointDoc, VllmKeys
 
 if TYPE_CHECKING:
     from app.roofline.scenario import Scenario
@@ -237,6 +237,18 @@ FRAMES: dict[str, tuple[str, str]] = {
         "屋顶线估算而非实测：{fmt} 权重可把批大小 {batch:.0f} 时的下限从 {floor:.1f} ms "
         "降到 {new_floor:.1f} ms；受带宽限制的部分约可改善 ×{gain:.1f}。",
     ),
+    # The floor the estimate starts from is the catalogue's at the same batch; a file whose
+    # recorded floor differs (an older catalogue, a hand-made point) says both, not two
+    # different "floors" one sentence apart.
+    "estimate_recorded": (
+        "Estimate from the roofline, not a measurement: at batch {batch:.0f} the catalogue's "
+        "floor is {floor:.1f} ms (this point recorded {recorded:.1f} ms); {fmt} weights lower "
+        "it to {new_floor:.1f} ms; the bandwidth-bound part of the limit would move by about "
+        "×{gain:.1f}.",
+        "屋顶线估算而非实测：批大小 {batch:.0f} 时目录中的下限为 {floor:.1f} ms（此测量点记录的是 "
+        "{recorded:.1f} ms）；{fmt} 权重可把它降到 {new_floor:.1f} ms；受带宽限制的部分约可改善 "
+        "×{gain:.1f}。",
+    ),
 }
 LEVELS: dict[str, tuple[str, str]] = {
     "high": ("high", "高"),
@@ -273,6 +285,15 @@ def _items(rows: Sequence[WhyItem], table: Mapping[str, tuple[str, str]], lang: 
     return [_pick(table[row.key], lang).format(**row.params) for row in rows if row.key in table]
 
 
+def _estimate_sentence(estimate: WhyEstimate, recorded: object, lang: str) -> str:
+    """The estimate's sentence; when the floor the cause named (the point's recorded one)
+    does not read as the floor the estimate starts from, both are named as what they are."""
+    figures = vars(estimate)
+    if isinstance(recorded, int | float) and f"{recorded:.1f}" != f"{estimate.floor:.1f}":
+        return _pick(FRAMES["estimate_recorded"], lang).format(**figures, recorded=recorded)
+    return _pick(FRAMES["estimate"], lang).format(**figures)
+
+
 def render(why: WhyBlock | None, lang: str = "en") -> str:
     """The sentence of a why (as result and search files hold it) in 'en' or 'zh_CN'; a file
     from another version falls back to its stored English."""
@@ -292,7 +313,7 @@ def render(why: WhyBlock | None, lang: str = "en") -> str:
             params["limit"] = _pick(limits or BATCH_LIMITS["unknown"], lang)
         parts = [_pick(TEMPLATES[key], lang).format(**params)]
         if why.estimate is not None:
-            parts.append(_pick(FRAMES["estimate"], lang).format(**vars(why.estimate)))
+            parts.append(_estimate_sentence(why.estimate, params.get("floor"), lang))
         level = why.confidence
         if key != "abstain" and level in LEVELS:
             parts.append(_pick(FRAMES["confidence"], lang).format(level=_pick(LEVELS[level], lang)))
@@ -414,39 +435,39 @@ _NO_SERVER = ServerMetricsBlock()
 
 @dataclass
 class _Point:
-    """The figures of one result the rules read, each None when the file lacks it."""
+    """The figures of one result the rules read, each None when the document lacks it."""
 
-    result: Mapping[str, Any]
-    block: Mapping[str, Any] = field(init=False)  # the per-request arrays, send lateness
+    doc: PointDoc
+    head: VllmKeys = field(init=False)
     blocks: PointBlocks = field(init=False)
     server: ServerMetricsBlock = field(init=False)  # empty without /metrics
     roofline: RooflineBlock | None = field(init=False)
 
     def __post_init__(self) -> None:
-        self.block = self.result.get("tpotbench") or {}
-        self.blocks = blocks_of(self.result)
+        self.head = self.doc.vllm
+        self.blocks = self.doc.typed_blocks
         self.server = self.blocks.server_metrics or _NO_SERVER
         self.roofline = self.blocks.roofline
 
     def stat(self, metric: str, which: str) -> float | None:
         key = {"p50": "median"}.get(which, which)
-        return _num(self.result.get(f"{key}_{metric}_ms"))
+        return _num(self.doc.stats.get(f"{key}_{metric}_ms"))
 
     @property
     def completed(self) -> float:
-        return _num(self.result.get("completed")) or 0.0
+        return _num(self.head.completed) or 0.0
 
     @property
     def total(self) -> float:
-        return _num(self.result.get("num_prompts")) or self.completed
+        return _num(self.head.num_prompts) or self.completed
 
     @property
     def prompt(self) -> float:
-        return (_num(self.result.get("total_input_tokens")) or 0.0) / max(1.0, self.completed)
+        return (_num(self.head.total_input_tokens) or 0.0) / max(1.0, self.completed)
 
     @property
     def seconds(self) -> float:
-        return _num(self.result.get("duration")) or 0.0
+        return _num(self.head.duration) or 0.0
 
     @property
     def samples(self) -> float:
@@ -468,7 +489,7 @@ class _Point:
         if found is not None:
             return found
         wait_mean, _ = _spread(self.server.waiting)
-        rate = _num(self.result.get("request_throughput"))
+        rate = _num(self.head.request_throughput)
         if wait_mean is not None and rate:
             return wait_mean / rate * 1e3
         return None
@@ -476,7 +497,7 @@ class _Point:
     def ttft_steps(self) -> _Steps | None:
         """The client's view of a queue: the median TTFT over the lowest (the first wave
         meets free slots) and how many service times (a request's decode) that gap is."""
-        requests = self.block.get("requests") or {}
+        requests = self.doc.block_rest.get("requests") or {}
         ttfts = [v for v in requests.get("ttft_ms") or [] if isinstance(v, int | float)]
         e2els = [v for v in requests.get("e2el_ms") or [] if isinstance(v, int | float)]
         if len(ttfts) < MIN_REQUESTS or len(e2els) != len(requests.get("ttft_ms") or []):
@@ -497,7 +518,7 @@ def _client(p: _Point) -> _Candidate | None:
     client = p.blocks.client or ClientBlock()
     cpu = _num(client.cpu_share) or 0.0
     lag = _num(client.loop_lag_ms.median if client.loop_lag_ms else None) or 0.0
-    late = client_send_lateness_ms(p.result, p.blocks) or 0.0
+    late = client_send_lateness_ms(p.head.max_concurrency, p.blocks) or 0.0
     hits = (cpu >= CLIENT_CPU_SHARE) + (lag >= CLIENT_LOOP_LAG_MS) + (late >= CLIENT_SEND_LATE_MS)
     if not hits:
         return None
@@ -661,11 +682,11 @@ def _gate(p: _Point, failed: str, evidence: Params) -> WhyBlock | None:
     return None
 
 
-def explain(result: Mapping[str, Any], failed: Sequence[str] | None = None) -> WhyBlock:
-    """The cause of a point's latency, from its result dict. `failed` names the SLO checks it
+def explain(doc: PointDoc, failed: Sequence[str] | None = None) -> WhyBlock:
+    """The cause of a point's latency, from its result document. `failed` names the SLO checks it
     failed ('tpot:p99:50' ...) and decides which causes can apply (a server queue delays the
     first token, not the decoding of running requests); without it TPOT then TTFT."""
-    p = _Point(result)
+    p = _Point(doc)
     failed_text = ", ".join(failed or []) or "latency"
     metrics = {label.split(":")[0] for label in failed or []} or {"tpot", "ttft"}
     evidence = _evidence(p)
@@ -774,7 +795,7 @@ def _evidence(p: _Point) -> Params:
         "floor_tpot_ms": _num(p.roofline.floor_tpot_ms) if p.roofline is not None else None,
         "client_cpu_share": _num(client.cpu_share),
         "client_loop_lag_ms": _num(client.loop_lag_ms.median) if client.loop_lag_ms else None,
-        "send_lateness_p99_ms": client_send_lateness_ms(p.result, p.blocks),
+        "send_lateness_p99_ms": client_send_lateness_ms(p.head.max_concurrency, p.blocks),
         "client_slot_wait_ms_mean": _num(wait.get("mean")),
     }
     steps = p.ttft_steps()

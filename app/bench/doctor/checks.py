@@ -23,6 +23,7 @@ from app.bench.http import failures
 from app.bench.http.body import MAX_STREAM_BODY_BYTES, BodyError, oversized
 from app.bench.http.endpoint import ResolvedEndpoint
 from app.bench.http.sse import SSEDecoder, SSEError
+from app.bench.schema.codec import to_json_obj
 from app.bench.serverstats.parse import SERVER_LABELS, MetricsParseError, parse_metrics
 
 
@@ -182,7 +183,11 @@ async def stream_check(probe: Probe, res: ResolvedEndpoint) -> Check:
         async with (
             asyncio.timeout(probe.deadline_s),
             probe.client.stream(
-                "POST", res.url, headers=probe.headers, json=body, timeout=probe.generation_timeout
+                "POST",
+                res.url,
+                headers=probe.headers,
+                json=to_json_obj(body),
+                timeout=probe.generation_timeout,
             ) as resp,
         ):
             if resp.status_code != 200:

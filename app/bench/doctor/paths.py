@@ -139,7 +139,7 @@ async def path_search(probe: Probe, res: ResolvedEndpoint, post: httpx.Response)
             tried.append(cand.url)
             hit = served_ids(await probe.get(cand.models_url)) is not None
             if not hit:  # no model list there: an empty body still gets 400/422 from a real route
-                hit = (await probe.post(cand.url, {})).status_code not in (404, 405)
+                hit = (await probe.post(cand.url, None)).status_code not in (404, 405)
         except (EndpointError, httpx.HTTPError):
             continue
         if hit:

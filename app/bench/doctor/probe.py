@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import httpx
 
@@ -10,6 +11,7 @@ from app.bench.doctor.report import DoctorTarget, Msg, msg
 from app.bench.http.auth import auth_headers, redact
 from app.bench.http.body import IDENTITY, MAX_MODELS_BODY_BYTES, BodyError, get_small
 from app.bench.http.models import model_ids
+from app.bench.schema.codec import to_json_obj, wire
 
 PROBE_TEXT = "Reply with the word OK."
 
@@ -82,18 +84,44 @@ def has_choices(resp: httpx.Response | None) -> bool:
     )
 
 
-def payload(api: str, model: str | None, stream: bool) -> dict[str, Any]:
-    """A short, deterministic generation request in the chat or completions shape."""
-    body: dict[str, Any] = {"max_tokens": 8, "temperature": 0}
-    if model:
-        body["model"] = model
-    if api == "chat":
-        body["messages"] = [{"role": "user", "content": PROBE_TEXT}]
-    else:
-        body["prompt"] = PROBE_TEXT
-    if stream:
-        body.update(stream=True, stream_options={"include_usage": True})
-    return body
+@dataclass(frozen=True)
+class ChatMessage:
+    role: str
+    content: str
+
+
+@dataclass(frozen=True)
+class StreamOptions:
+    include_usage: bool
+
+
+_LEFT_OUT = wire(omit="none")
+
+
+@dataclass(frozen=True)
+class ProbeBody:
+    """A short, deterministic generation request: `messages` for chat, `prompt` for
+    completions; the keys a request does not use are left out."""
+
+    max_tokens: int = 8
+    temperature: int = 0
+    model: str | None = field(default=None, metadata=_LEFT_OUT)
+    messages: list[ChatMessage] | None = field(default=None, metadata=_LEFT_OUT)
+    prompt: str | None = field(default=None, metadata=_LEFT_OUT)
+    stream: Literal[True] | None = field(default=None, metadata=_LEFT_OUT)
+    stream_options: StreamOptions | None = field(default=None, metadata=_LEFT_OUT)
+
+
+def payload(api: str, model: str | None, stream: bool) -> ProbeBody:
+    """The doctor's generation request in the chat or completions shape."""
+    chat = api == "chat"
+    return ProbeBody(
+        model=model or None,
+        messages=[ChatMessage("user", PROBE_TEXT)] if chat else None,
+        prompt=None if chat else PROBE_TEXT,
+        stream=True if stream else None,
+        stream_options=StreamOptions(include_usage=True) if stream else None,
+    )
 
 
 class Probe:
@@ -184,7 +212,8 @@ class Probe:
         budget = self.client.timeout.connect or 5.0
         return httpx.Timeout(budget, read=2 * budget)
 
-    async def post(self, url: str, body: dict[str, Any]) -> httpx.Response:
+    async def post(self, url: str, body: ProbeBody | None) -> httpx.Response:
+        """POST `body`; None sends an empty object (whether a route is there at all)."""
         import asyncio
         import json
 
@@ -197,7 +226,7 @@ class Probe:
                     "POST",
                     url,
                     headers=self.headers,
-                    content=json.dumps(body).encode(),
+                    content=json.dumps({} if body is None else to_json_obj(body)).encode(),
                     timeout=self.generation_timeout,
                 )
                 request.headers["Content-Type"] = "application/json"

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from app.bench.schema.codec import to_json_obj
 
 CHECK_IDS = ("reachable", "auth", "path", "model", "body", "streaming", "metrics")
 STATUSES = ("ok", "warn", "fail", "skip")
@@ -97,8 +100,18 @@ class Check:
     def fix_msg(self) -> Msg:
         return Msg(self.fix_template, self.fix_args) if self.fix_template else verbatim(self.fix)
 
-    def to_json(self) -> dict[str, str]:
-        return {"id": self.id, "status": self.status, "detail": self.detail, "fix": self.fix}
+    def document(self) -> CheckDoc:
+        return CheckDoc(self.id, self.status, self.detail, self.fix)
+
+
+@dataclass(frozen=True)
+class CheckDoc:
+    """A check as `tpotbench doctor --json` prints it: its English sentences."""
+
+    id: str
+    status: str
+    detail: str
+    fix: str
 
 
 @dataclass
@@ -113,9 +126,19 @@ class DoctorReport:
     def check(self, check_id: str) -> Check:
         return next(c for c in self.checks if c.id == check_id)
 
-    def to_json(self) -> dict[str, Any]:
-        checks = [c.to_json() for c in self.checks]
-        return {"ok": self.ok, "resolved_url": self.resolved_url, "checks": checks}
+    def document(self) -> DoctorReportDoc:
+        return DoctorReportDoc(self.ok, self.resolved_url, [c.document() for c in self.checks])
+
+    def json_text(self) -> str:
+        """The report as `tpotbench doctor --json` prints it and the window copies it."""
+        return json.dumps(to_json_obj(self.document()), ensure_ascii=False, indent=2)
+
+
+@dataclass(frozen=True)
+class DoctorReportDoc:
+    ok: bool
+    resolved_url: str
+    checks: list[CheckDoc]
 
 
 @dataclass(repr=False)

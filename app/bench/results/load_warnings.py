@@ -19,12 +19,12 @@ sentence; the window and the HTML report translate from the kind and parameters.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.bench.capacity.why import CLIENT_CPU_SHARE, CLIENT_LOOP_LAG_MS
-from app.bench.results.completeness import completeness_of
+from app.bench.results.completeness import completeness_of_doc
 from app.bench.results.naming import rate_from_file
 from app.bench.results.send_lateness import held_by_cap
 from app.bench.schema.codec import to_json_obj
@@ -33,8 +33,8 @@ from app.bench.schema.point_blocks import (
     LoadWarningBlock,
     PointBlocks,
     TraceBlock,
-    blocks_of,
 )
+from app.bench.schema.point_doc import PointDoc, VllmKeys
 
 # A closed-loop point counts as reaching its target when its peak in flight is at least this
 # share of it. vLLM's peak (kept in the file) counts successful requests only and the first
@@ -98,25 +98,24 @@ class LoadWarning:
     def text(self) -> str:
         return TEMPLATES[self.template].format(**self.params)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The warning as the point file's tpotbench.load_warnings holds it."""
-        block = LoadWarningBlock(
+    def block(self) -> LoadWarningBlock:
+        """The warning as an entry of the point's tpotbench.load_warnings."""
+        return LoadWarningBlock(
             self.kind, self.template, self.value, self.limit, self.unit, self.params, self.text
         )
-        written: dict[str, Any] = to_json_obj(block)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The warning as the point file's tpotbench.load_warnings holds it."""
+        written: dict[str, Any] = to_json_obj(self.block())
         return written
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> LoadWarning | None:
-        """A stored warning; None when it is not one this version can read."""
-        template, params = data.get("template"), data.get("params")
-        value, limit = _num(data.get("value")), _num(data.get("limit"))
-        if template not in TEMPLATES or not isinstance(params, Mapping):
+    def from_block(cls, block: LoadWarningBlock) -> LoadWarning | None:
+        """A warning of a typed document; None when it is not one this version can read."""
+        if block.template not in TEMPLATES:
             return None
-        if value is None or limit is None:
-            return None
-        warning = cls(str(data.get("kind")), str(template), value, limit, str(data.get("unit")))
-        warning.params.update(params)
+        warning = cls(block.kind, block.template, block.value, block.limit, block.unit)
+        warning.params.update(block.params)
         try:
             warning.text  # noqa: B018 - the parameters must fill the sentence
         except (KeyError, ValueError, TypeError):
@@ -137,17 +136,17 @@ def _rate(value: Any) -> float:
         return math.inf
 
 
-def _concurrency(doc: Mapping[str, Any], block: Mapping[str, Any]) -> LoadWarning | None:
-    target = doc.get("max_concurrency")
-    if not isinstance(target, int) or isinstance(target, bool) or target <= 1:
+def _concurrency(head: VllmKeys, blocks: PointBlocks) -> LoadWarning | None:
+    target = head.max_concurrency
+    if target is None or isinstance(target, bool) or target <= 1:
         return None
     # At a finite rate the concurrency is a cap, not a target: the rate sets the load.
     # Conversations pause between turns (think time): their sessions are the target, not
     # requests in flight.
-    if math.isfinite(_rate(doc.get("request_rate"))) or block.get("conversations"):
+    if math.isfinite(_rate(head.request_rate)) or blocks.conversations is not None:
         return None
-    peak = _num(doc.get("max_concurrent_requests"))
-    prompts = _num(doc.get("num_prompts"))
+    peak = _num(head.max_concurrent_requests)
+    prompts = _num(head.num_prompts)
     if prompts is not None and prompts < target:
         shown = int(min(peak, prompts)) if peak is not None else int(prompts)
         params = {"target": target, "prompts": int(prompts), "peak": shown}
@@ -156,7 +155,7 @@ def _concurrency(doc: Mapping[str, Any], block: Mapping[str, Any]) -> LoadWarnin
         )
     # No success: no peak to read (the failures say what happened instead). A point cut short
     # is marked as a fragment already; its peak is whatever the cut left.
-    if peak is None or not doc.get("completed") or not completeness_of(doc).complete:
+    if peak is None or not head.completed or not completeness_of_doc(head, blocks).complete:
         return None
     limit = math.ceil(CONCURRENCY_REACHED * target)
     if peak >= limit:
@@ -167,20 +166,20 @@ def _concurrency(doc: Mapping[str, Any], block: Mapping[str, Any]) -> LoadWarnin
     )
 
 
-def _planned_gap_ms(doc: Mapping[str, Any], trace: TraceBlock | None) -> float | None:
+def _planned_gap_ms(head: VllmKeys, trace: TraceBlock | None) -> float | None:
     """The mean gap between planned arrivals (ms): the trace's replayed span over its sends,
     else 1 / rate; None for a point without a schedule (rate inf, everything at once)."""
     if trace is not None:
         span, requests = _num(trace.replay_span_s), _num(trace.requests)
         if span is not None and requests and requests > 1:
             return span * 1000.0 / (requests - 1)
-    rate = _rate(doc.get("request_rate"))
+    rate = _rate(head.request_rate)
     return 1000.0 / rate if math.isfinite(rate) and rate > 0 else None
 
 
-def _arrivals(doc: Mapping[str, Any], blocks: PointBlocks) -> LoadWarning | None:
+def _arrivals(head: VllmKeys, blocks: PointBlocks) -> LoadWarning | None:
     late = blocks.schedule_lateness_ms
-    gap = _planned_gap_ms(doc, blocks.trace)
+    gap = _planned_gap_ms(head, blocks.trace)
     if late is None or gap is None:
         return None
     p99 = _num(late.p99_ms)
@@ -189,8 +188,8 @@ def _arrivals(doc: Mapping[str, Any], blocks: PointBlocks) -> LoadWarning | None
     limit = max(LATENESS_FLOOR_MS, gap)
     if p99 <= limit:
         return None
-    cap = doc.get("max_concurrency")
-    held = held_by_cap(doc, blocks, p99)
+    cap = head.max_concurrency
+    held = held_by_cap(cap, blocks, p99)
     params: dict[str, Any] = {
         "late": int(_num(late.late) or 0),
         "count": int(_num(late.count) or 0),
@@ -217,26 +216,25 @@ def _client(client: ClientBlock | None) -> LoadWarning | None:
     return None
 
 
-def check_load(doc: Mapping[str, Any]) -> list[LoadWarning]:
+def check_load(doc: PointDoc) -> list[LoadWarning]:
     """The warnings of one point's result document (empty: the load happened as planned)."""
-    block = doc.get("tpotbench")
-    block = block if isinstance(block, Mapping) else {}
-    blocks = blocks_of(doc)
-    found = (_concurrency(doc, block), _arrivals(doc, blocks), _client(blocks.client))
+    blocks = doc.typed_blocks
+    found = (
+        _concurrency(doc.vllm, blocks),
+        _arrivals(doc.vllm, blocks),
+        _client(blocks.client),
+    )
     return [w for w in found if w is not None]
 
 
-def load_warnings_of(doc: Mapping[str, Any]) -> list[LoadWarning]:
-    """The warnings a point's file stores (`tpotbench.load_warnings`), else (a file written
+def warnings_of(doc: PointDoc) -> list[LoadWarning]:
+    """The warnings a point's document stores (`tpotbench.load_warnings`), else (a file written
     before the checks, or by vLLM) the checks run on it now."""
-    block = doc.get("tpotbench")
-    stored = block.get("load_warnings") if isinstance(block, Mapping) else None
+    stored = doc.typed_blocks.load_warnings
     if stored is None:
-        stored = doc.get("load_warnings")  # a window summary carries them flat
-    if isinstance(stored, list):
-        found = [LoadWarning.from_dict(w) for w in stored if isinstance(w, Mapping)]
-        return [w for w in found if w is not None]
-    return check_load(doc)
+        return check_load(doc)
+    found = (LoadWarning.from_block(w) for w in stored)
+    return [w for w in found if w is not None]
 
 
 def off_curve(warnings: Sequence[LoadWarning]) -> bool:
@@ -244,6 +242,7 @@ def off_curve(warnings: Sequence[LoadWarning]) -> bool:
     return any(w.kind in OFF_CURVE_KINDS for w in warnings)
 
 
-def on_the_curve(doc: Mapping[str, Any]) -> bool:
+def point_on_the_curve(doc: PointDoc) -> bool:
     """A full measurement of the load it names: complete, and no warning that moves it."""
-    return completeness_of(doc).complete and not off_curve(load_warnings_of(doc))
+    complete = completeness_of_doc(doc.vllm, doc.typed_blocks).complete
+    return complete and not off_curve(warnings_of(doc))

@@ -11,13 +11,12 @@ from typing import Any
 
 from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
-from app.bench.results.completeness import Completeness, completeness_of
-from app.bench.results.load_warnings import LoadWarning, check_load, off_curve
+from app.bench.results.completeness import Completeness, completeness_from
+from app.bench.results.load_warnings import LoadWarning, off_curve, warnings_of
 from app.bench.results.naming import rate_to_file
 from app.bench.results.point_row import PointRow, Scalar, point_row
-from app.bench.schema.codec import to_json_obj
 from app.bench.schema.point_blocks import PointBlocks
-from app.bench.schema.point_doc import PointDoc, block_json
+from app.bench.schema.point_doc import PointDoc
 
 
 @dataclass
@@ -69,8 +68,8 @@ class PointResult:
     @property
     def completeness(self) -> Completeness:
         """Whether the point ran all its requests (early-stopped, cancelled, partial)."""
-        view = {"completed": self.completed, "failed": self.failed, "num_prompts": self.num_prompts}
-        return completeness_of(view, self.path.name if self.path else "", self.blocks)
+        path = self.path.name if self.path else ""
+        return completeness_from(self.num_prompts, self.completed, self.failed, path, self.blocks)
 
     @property
     def partial(self) -> bool:
@@ -88,14 +87,7 @@ class PointResult:
         """Where the load did not happen as planned (app.bench.results.load_warnings): the
         warnings the file stores, else (a file written before the checks, or by vLLM) the
         checks run on it now."""
-        stored = self.blocks.load_warnings
-        if stored is not None:
-            found = (LoadWarning.from_dict(to_json_obj(w)) for w in stored)
-            return [w for w in found if w is not None]
-        view: dict[str, Any] = dict(self.file_keys)  # the checks read the load's keys
-        if self.doc.blocks is not None:
-            view["tpotbench"] = block_json(self.doc.blocks, {})
-        return check_load(view)
+        return warnings_of(self.doc)
 
     def metric(self, name: str, stat: str) -> float | None:
         """E.g. metric('tpot', 'p99') -> the P99 TPOT in ms, or None if the file has none."""

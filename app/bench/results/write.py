@@ -4,10 +4,11 @@ to disk atomically."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,16 +21,19 @@ from app.bench.metrics.point import PointMetrics, Stats
 from app.bench.results.naming import rate_to_file
 from app.bench.results.per_request import BLOCK_DETAILED_KEYS, VLLM_DETAILED_KEYS
 from app.bench.results.request_block import itl_block, requests_block
-from app.bench.schema.codec import to_json_obj
 from app.bench.schema.point_blocks import (
     ClientPrefixCache,
+    DatasetBlock,
+    EndpointBlock,
     FailureGroup,
+    PointBlocks,
     ReasoningTokens,
     RooflineBlock,
+    ServerMetricsBlock,
     StampingEntry,
     TokensPerChunk,
 )
-from app.bench.schema.point_doc import PointDoc, point_doc_of, point_json
+from app.bench.schema.point_doc import PointDoc, VllmKeys, point_json, read_point_doc
 from app.roofline.scenario import point_fields
 
 SCHEMA_VERSION = 1
@@ -78,150 +82,140 @@ def build_result(
     aborted: int = 0,
     not_sent: int = 0,
     started_at: datetime | None = None,
-    roofline: dict[str, Any] | None = None,
-    server_metrics: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The JSON document for one point: vLLM's keys and units first, then our `tpotbench` block
-    (the keys' order is part of the format)."""
+    roofline: RooflineBlock | None = None,
+    server_metrics: ServerMetricsBlock | None = None,
+) -> PointDoc:
+    """The document of one point's measurements: vLLM's keys and units, the statistics, then
+    our `tpotbench` block with what every point records (the blocks a run adds, the caller
+    adds with `dataclasses.replace`)."""
     started_at = started_at or datetime.now(UTC)
-    result = _vllm_keys(info, metrics, started_at, save_detailed)
-    block: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "app_version": __version__,
-        "run_id": info.run_id,
-        "started_at": started_at.astimezone(UTC).isoformat(timespec="seconds"),
-        "profile": info.profile,
-        "endpoint": {"url": info.endpoint_url, "api": info.api, "model": info.model_id},
+    known = metrics.completed > 0
+    answered = any(t is not None for t in metrics.ttfos)  # TTFO: null without answer text
+    blocks = PointBlocks(
+        schema_version=SCHEMA_VERSION,
+        app_version=__version__,
+        run_id=info.run_id,
+        started_at=started_at.astimezone(UTC).isoformat(timespec="seconds"),
+        profile=info.profile,
+        endpoint=EndpointBlock(info.endpoint_url, info.api, info.model_id),
+        dataset=DatasetBlock(info.dataset_name, info.dataset_path, info.seed),
+        num_warmups=info.num_warmups,
+        percentiles=tuple(info.percentiles),
+        goodput_slos_ms=info.goodput,
+        cancelled=cancelled,
+        aborted=aborted,
+        not_sent=not_sent,
+        slot_wait_ms=_stats_dict(metrics.stats["client_queue_time"], known),
+        ttft_first_content_ms=_stats_dict(metrics.stats["ttft_first_content"], known),
+        tokens_per_chunk=TokensPerChunk(
+            metrics.tokens_per_chunk_mean,
+            metrics.tokens_per_chunk_max,
+            metrics.multi_token_chunk_share,
+        ),
+        ttfo_ms=_stats_dict(metrics.stats["ttfo"], answered),
+        tpot_answer_ms=_stats_dict(metrics.stats["tpot_answer"], answered),
+        reasoning_tokens=(
+            None
+            if metrics.reasoning_tokens_total is None
+            else ReasoningTokens(
+                metrics.reasoning_tokens_total,
+                metrics.reasoning_tokens_total / max(metrics.completed, 1),
+                metrics.reasoning_tokens_source,
+            )
+        ),
+        prefix_cache_client=(
+            None
+            if metrics.cached_tokens_total is None
+            else ClientPrefixCache(
+                metrics.cached_tokens_total,
+                metrics.prompt_tokens_with_cache_info,
+                metrics.client_prefix_hit_rate,
+            )
+        ),
+        output_tokens_source=metrics.output_tokens_source,
+        # sent again on a new connection after the server closed a kept-alive one under it
+        retried_requests=metrics.retried,
+        # how the chunk times were stamped ("kernel", "loop", "tls-record") and why, per kind
+        stamping=tuple(
+            StampingEntry(kind, n, metrics.stamping_why.get(kind, ""))
+            for kind, n in sorted(metrics.stamping.items(), key=lambda item: -item[1])
+        ),
+        failures=tuple(
+            FailureGroup(
+                group.kind,
+                group.count,
+                title_for(group.kind),
+                fix_for(group.kind),
+                group.example[:500],
+            )
+            for group in metrics.failures
+        ),
+        roofline=roofline,
+        server_metrics=server_metrics,
+    )
+    # The block's untyped parts, each placed in the file by app.bench.schema.point_doc._AFTER.
+    rest: dict[str, Any] = {
         "point": {
             "index": info.point_index,
             "request_rate": rate_to_file(info.request_rate),
             "max_concurrency": info.max_concurrency,
         },
-        "dataset": {"name": info.dataset_name, "path": info.dataset_path, "seed": info.seed},
-        "num_warmups": info.num_warmups,
-        "percentiles": list(info.percentiles),
-        "goodput_slos_ms": info.goodput,
         "duration_definition": "first send to last completion",
-        "cancelled": cancelled,
-        "aborted": aborted,
-        "not_sent": not_sent,
-        **_client_figures(metrics),
-        "roofline": roofline,
-        "server_metrics": server_metrics,
+        "peak_output_tokens_per_s_weighted": metrics.peak_output_tokens_per_s_weighted,
         "requests": requests_block(metrics),
         "itl_histogram": itl_block(metrics),
     }
     if save_detailed:
-        block.update({key: getattr(metrics, attr) for key, attr in BLOCK_DETAILED_KEYS.items()})
-    result["tpotbench"] = block
-    return result
+        rest.update({key: getattr(metrics, attr) for key, attr in BLOCK_DETAILED_KEYS.items()})
+    stats = _statistics(info, metrics)
+    return PointDoc(_vllm_keys(info, metrics, started_at, save_detailed), stats, blocks, rest)
 
 
 def _vllm_keys(
     info: PointInfo, metrics: PointMetrics, started_at: datetime, save_detailed: bool
-) -> dict[str, Any]:
+) -> VllmKeys:
     """What `vllm bench serve --save-result` writes, in its order and units."""
-    result: dict[str, Any] = {
-        "date": started_at.astimezone().strftime("%Y%m%d-%H%M%S"),
-        "endpoint_type": info.backend,
-        "backend": info.backend,
-        "label": info.label,
-        "model_id": info.model_id,
-        "tokenizer_id": info.tokenizer_id,
-        "num_prompts": info.num_prompts,
-        "request_rate": rate_to_file(info.request_rate),
-        "burstiness": info.burstiness,
-        "max_concurrency": info.max_concurrency,
-        "duration": metrics.duration_s,
-        "completed": metrics.completed,
-        "failed": metrics.failed,
-        "total_input_tokens": metrics.total_input,
-        "total_output_tokens": metrics.total_output,
-        "request_throughput": metrics.request_throughput,
-        "request_goodput": metrics.request_goodput,
-        "output_throughput": metrics.output_throughput,
-        "total_token_throughput": metrics.total_token_throughput,
-    }
-    if save_detailed:
-        result.update({key: getattr(metrics, key) for key in VLLM_DETAILED_KEYS})
-    result.update(
+    detailed = {key: getattr(metrics, key) for key in VLLM_DETAILED_KEYS} if save_detailed else {}
+    return VllmKeys(
+        date=started_at.astimezone().strftime("%Y%m%d-%H%M%S"),
+        endpoint_type=info.backend,
+        backend=info.backend,
+        label=info.label,
+        model_id=info.model_id,
+        tokenizer_id=info.tokenizer_id,
+        num_prompts=info.num_prompts,
+        request_rate=rate_to_file(info.request_rate),
+        burstiness=info.burstiness,
+        max_concurrency=info.max_concurrency,
+        duration=metrics.duration_s,
+        completed=metrics.completed,
+        failed=metrics.failed,
+        total_input_tokens=metrics.total_input,
+        total_output_tokens=metrics.total_output,
+        request_throughput=metrics.request_throughput,
+        request_goodput=metrics.request_goodput,
+        output_throughput=metrics.output_throughput,
+        total_token_throughput=metrics.total_token_throughput,
+        **detailed,
         latencies=metrics.latencies,
         queue_times=metrics.queue_times,
         max_output_tokens_per_s=metrics.max_output_tokens_per_s,
         max_concurrent_requests=metrics.max_concurrent_requests,
         rtfx=0.0,
     )
+
+
+def _statistics(info: PointInfo, metrics: PointMetrics) -> dict[str, float | None]:
+    """vLLM's `{stat}_{metric}_ms` keys of the chosen metrics, in its order."""
     known = metrics.completed > 0
+    out: dict[str, float | None] = {}
     for name in info.percentile_metrics:
         stats = metrics.stats.get(name)
         if stats is None or (name == "client_queue_time" and info.max_concurrency is None):
             continue
         for stat, value in _stats_dict(stats, known).items():
-            result[f"{stat}_{name}_ms"] = value
-    return result
-
-
-def _client_figures(metrics: PointMetrics) -> dict[str, Any]:
-    """The tpotbench block's figures of what the client measured beyond vLLM's keys."""
-    known = metrics.completed > 0
-    answered = any(t is not None for t in metrics.ttfos)
-    return {
-        "slot_wait_ms": _stats_dict(metrics.stats["client_queue_time"], known),
-        "ttft_first_content_ms": _stats_dict(metrics.stats["ttft_first_content"], known),
-        "tokens_per_chunk": to_json_obj(
-            TokensPerChunk(
-                metrics.tokens_per_chunk_mean,
-                metrics.tokens_per_chunk_max,
-                metrics.multi_token_chunk_share,
-            )
-        ),
-        # TTFO and the answer phase's TPOT: null when no reply had visible answer text
-        "ttfo_ms": _stats_dict(metrics.stats["ttfo"], answered),
-        "tpot_answer_ms": _stats_dict(metrics.stats["tpot_answer"], answered),
-        "reasoning_tokens": (
-            None
-            if metrics.reasoning_tokens_total is None
-            else to_json_obj(
-                ReasoningTokens(
-                    metrics.reasoning_tokens_total,
-                    metrics.reasoning_tokens_total / max(metrics.completed, 1),
-                    metrics.reasoning_tokens_source,
-                )
-            )
-        ),
-        "prefix_cache_client": (
-            None
-            if metrics.cached_tokens_total is None
-            else to_json_obj(
-                ClientPrefixCache(
-                    metrics.cached_tokens_total,
-                    metrics.prompt_tokens_with_cache_info,
-                    metrics.client_prefix_hit_rate,
-                )
-            )
-        ),
-        "peak_output_tokens_per_s_weighted": metrics.peak_output_tokens_per_s_weighted,
-        "output_tokens_source": metrics.output_tokens_source,
-        # sent again on a new connection after the server closed a kept-alive one under it
-        "retried_requests": metrics.retried,
-        # how the chunk times were stamped ("kernel", "loop", "tls-record") and why, per kind
-        "stamping": [
-            to_json_obj(StampingEntry(kind, n, metrics.stamping_why.get(kind, "")))
-            for kind, n in sorted(metrics.stamping.items(), key=lambda item: -item[1])
-        ],
-        "failures": [
-            to_json_obj(
-                FailureGroup(
-                    group.kind,
-                    group.count,
-                    title_for(group.kind),
-                    fix_for(group.kind),
-                    group.example[:500],
-                )
-            )
-            for group in metrics.failures
-        ],
-    }
+            out[f"{stat}_{name}_ms"] = value
+    return out
 
 
 def no_success_note(failures: Sequence[FailureGroup]) -> str:
@@ -236,7 +230,7 @@ def no_success_note(failures: Sequence[FailureGroup]) -> str:
 
 def roofline_block(
     context: dict[str, Any], batch: float, batch_source: str, tpot_p50_ms: float | None
-) -> dict[str, Any]:
+) -> RooflineBlock:
     """tpotbench.roofline of a point: the chosen context, the decode floor at the point's batch
     (rounded to whole sequences) and the MBU of its TPOT p50 (None without a TPOT).
 
@@ -245,7 +239,7 @@ def roofline_block(
     'mean_in_flight' (busy request time / duration, for rate-limited points).
     """
     fields = point_fields(context, batch, tpot_p50_ms)
-    block = RooflineBlock(
+    return RooflineBlock(
         gpu_id=str(context["gpu_id"]),
         model_id=str(context["model_id"]),
         fmt=str(context["fmt"]),
@@ -260,8 +254,16 @@ def roofline_block(
         bytes_per_step=cast(float, fields["bytes_per_step"]),
         mbu=cast("float | None", fields["mbu"]),
     )
-    encoded: dict[str, Any] = to_json_obj(block)
-    return encoded
+
+
+def context_block(context: Mapping[str, Any]) -> RooflineBlock:
+    """tpotbench.roofline of a point whose batch was not found: the run's context alone, its
+    values as given (one of the wrong kind is named by the point's check,
+    app.bench.schema.point_check, and left out of the file)."""
+    return RooflineBlock(**{k: v for k, v in context.items() if k in _ROOFLINE_KEYS})
+
+
+_ROOFLINE_KEYS = frozenset(f.name for f in dataclasses.fields(RooflineBlock))
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -352,9 +354,10 @@ def write_point_doc(path: Path, doc: PointDoc) -> Path:
     return Path(path)
 
 
-def write_point_json(path: Path, result: dict[str, Any]) -> Path:
-    """A document assembled as a dict, written through its typed form (`point_doc_of`)."""
-    return write_point_doc(path, point_doc_of(result)[0])
+def write_point_json(path: Path, document: Mapping[str, Any]) -> Path:
+    """A document given as JSON objects (a hand-made or edited file) written through its typed
+    form, read as a file is (an odd part absent)."""
+    return write_point_doc(path, read_point_doc(document, strict=False))
 
 
 def ensure_writable_dir(directory: Path) -> None:

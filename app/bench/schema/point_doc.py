@@ -203,13 +203,3 @@ def _head(head: dict[str, Any], strict: bool) -> VllmKeys:
         except SchemaError:
             continue
     return VllmKeys(**values)
-
-
-def point_doc_of(result: Mapping[str, Any]) -> tuple[PointDoc, str | None]:
-    """A document the engine assembled, typed for the file and the event stream, and None; or,
-    should a part not fit its declared type (a bug of the code that built it), the document
-    without that part and a line saying which, so the point's measurement is still kept."""
-    try:
-        return read_point_doc(result, strict=True), None
-    except SchemaError as exc:
-        return read_point_doc(result, strict=False), f"left out of the point's file: {exc}"

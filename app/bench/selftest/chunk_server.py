@@ -11,6 +11,8 @@ import sys
 import time
 from typing import Any
 
+from app.bench.selftest.truth import RequestTruth, truth_json
+
 USAGE = """
 OpenAI-style streaming chat/completions at a fixed inter-token latency, HTTP/1.1 keep-alive, on
 raw asyncio streams (uvloop when installed) so the server costs little CPU. The write time of
@@ -38,7 +40,7 @@ class ChunkServer:
         self.tokens = tokens
         self.ttft_ns = int(ttft_ms * 1e6)
         self.role_chunk = role_chunk
-        self.truth: dict[str, dict[str, Any]] = {}
+        self.truth: dict[str, RequestTruth] = {}
         self.metrics_page = ""  # a Prometheus page served at /metrics, running gauge kept live
         self.in_flight = 0
 
@@ -84,7 +86,7 @@ class ChunkServer:
                 body = await reader.readexactly(length) if length else b""
                 recv_ns = clock()  # the request is complete: the server's TTFT starts here
                 if method == "GET" and path == "/truth":
-                    data = json.dumps(self.truth).encode()
+                    data = truth_json(self.truth)
                     self.truth = {}
                     self._reply(writer, 200, data)
                 elif method == "GET" and path == "/metrics" and self.metrics_page:
@@ -120,7 +122,7 @@ class ChunkServer:
             b"transfer-encoding: chunked\r\n\r\n"
         )
         writes: list[int] = []
-        self.truth[rid] = {"recv_ns": recv_ns, "write_ns": writes}
+        self.truth[rid] = RequestTruth(recv_ns, writes)
         self.in_flight += 1
         try:
             await self._tokens(writer, chat, n, token, role, last, writes, recv_ns)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
+
+from app.bench.schema.codec import SchemaError, wire
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,23 @@ class Limits:
     gap_error_p99_ms: float = 0.5  # p99 of |client gap - server gap| between chunks
 
 
+def _finite_or_null(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _null_as_nan(value: object) -> float:
+    if value is None:
+        return math.nan
+    if isinstance(value, float) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value  # a whole number stays an int: written again, it reads the same
+    raise SchemaError(f"must be a number or null, got {value!r:.60}")
+
+
+# A step with no tokens has no figures: NaN in memory, null in strict JSON (the saved file, the
+# --json and --jsonl lines), NaN again once read back.
+NAN_AS_NULL = wire(transform=_finite_or_null, read=_null_as_nan)
+
+
 @dataclass(frozen=True)
 class StepResult:
     """One step: `streams` concurrent streams against the local server, and the client's error
@@ -28,10 +46,11 @@ class StepResult:
     requests: int
     failed: int
     tokens: int
-    ttft_excess_ms: float  # median over the step's requests
-    gap_error_p99_ms: float
-    cpu_ms_per_1k: float  # the client's CPU (all its processes) per 1,000 tokens
-    wall_s: float
+    ttft_excess_ms: float = field(metadata=NAN_AS_NULL)  # median over the step's requests
+    gap_error_p99_ms: float = field(metadata=NAN_AS_NULL)
+    # the client's CPU (all its processes) per 1,000 tokens
+    cpu_ms_per_1k: float = field(metadata=NAN_AS_NULL)
+    wall_s: float = field(metadata=NAN_AS_NULL)
 
     def broken(self, limits: Limits) -> list[str]:
         """The limits this step broke, in words ([] when it kept them all)."""
@@ -69,16 +88,30 @@ class Ceiling:
         """True when the true ceiling may be higher (no step failed)."""
         return self.stopped != "limit"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "streams": self.streams,
-            "at_least": self.at_least,
-            "cpu_ms_per_1k": self.cpu_ms_per_1k,
-            "stopped": self.stopped,
-            "why": self.why,
-            "limits": asdict(self.limits),
-            "steps": [asdict(s) for s in self.steps],
-        }
+    def document(self) -> CeilingDoc:
+        """The decision as `tpotbench selftest --json` prints it and the saved file keeps it."""
+        return CeilingDoc(
+            self.streams,
+            self.at_least,
+            self.cpu_ms_per_1k,
+            self.stopped,
+            self.why,
+            self.limits,
+            list(self.steps),
+        )
+
+
+@dataclass(frozen=True)
+class CeilingDoc:
+    """A ceiling on the wire: its figures, its limits and every step measured."""
+
+    streams: int
+    at_least: bool
+    cpu_ms_per_1k: float | None
+    stopped: str
+    why: str
+    limits: Limits
+    steps: list[StepResult]
 
 
 def stream_steps(max_streams: int, start: int = 1) -> list[int]:

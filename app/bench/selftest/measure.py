@@ -5,12 +5,11 @@ client's error against the server's log of when it wrote each chunk."""
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -22,6 +21,7 @@ from app.bench.http.record import RequestRecord
 from app.bench.http.request import RequestSpec
 from app.bench.http.stream import send_request
 from app.bench.selftest.decide import StepResult
+from app.bench.selftest.truth import RequestTruth, read_truth
 from app.paths import cli_command
 
 SERVER_START_TIMEOUT_S = 20.0
@@ -46,6 +46,8 @@ def local_server(itl_ms: float, tokens: int) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
 
 
 def _pct(values: Sequence[float], q: float) -> float:
@@ -56,7 +58,7 @@ def _pct(values: Sequence[float], q: float) -> float:
 def evaluate(
     streams: int,
     records: Sequence[RequestRecord],
-    truth: dict[str, Any],
+    truth: Mapping[str, RequestTruth],
     cpu_s: float,
     wall_s: float,
 ) -> StepResult:
@@ -71,12 +73,12 @@ def evaluate(
         if not r.ok or t is None:
             failed += 1
             continue
-        client, server = r.chunk_ns, t["write_ns"]
+        client, server = r.chunk_ns, t.write_ns
         n = min(len(client), len(server))
         tokens += len(server)
         if n < 1:
             continue
-        excess.append(((client[0] - r.send_ns) - (server[0] - t["recv_ns"])) / 1e6)
+        excess.append(((client[0] - r.send_ns) - (server[0] - t.recv_ns)) / 1e6)
         gaps += [
             abs((client[i] - client[i - 1]) - (server[i] - server[i - 1])) / 1e6
             for i in range(1, n)
@@ -93,11 +95,10 @@ def evaluate(
     )
 
 
-def _truth(url: str) -> dict[str, Any]:
+def _truth(url: str) -> dict[str, RequestTruth]:
     """The server's write times per request id (it forgets them once read)."""
     with urllib.request.urlopen(f"{url}/truth", timeout=30) as reply:
-        data: dict[str, Any] = json.loads(reply.read())
-        return data
+        return read_truth(reply.read())
 
 
 def _specs(tag: str, total: int, tokens: int) -> list[RequestSpec]:

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from app.bench.results.write import atomic_write_text
+from app.bench.schema.codec import SchemaError, from_json_obj, to_json_obj
 from app.bench.schema.point_blocks import ClientCeilingBlock
-from app.bench.selftest.decide import Ceiling
+from app.bench.selftest.decide import Ceiling, CeilingDoc
 from app.paths import config_dir
 
 SCHEMA = 1
@@ -37,30 +38,58 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def machine_facts() -> dict[str, Any]:
+@dataclass(frozen=True)
+class MachineFacts:
     """What the figures depend on: the host, its CPUs, the OS and Python."""
-    return {
-        "hostname": socket.gethostname(),
-        "cpu_model": _cpu_model(),
-        "cpu_count": os.cpu_count(),
-        "system": f"{platform.system()} {platform.release()}",
-        "python": platform.python_version(),
-    }
+
+    hostname: str
+    cpu_model: str
+    cpu_count: int | None
+    system: str
+    python: str
+
+
+def machine_facts() -> MachineFacts:
+    return MachineFacts(
+        hostname=socket.gethostname(),
+        cpu_model=_cpu_model(),
+        cpu_count=os.cpu_count(),
+        system=f"{platform.system()} {platform.release()}",
+        python=platform.python_version(),
+    )
+
+
+@dataclass(frozen=True)
+class SavedCeilingDoc(CeilingDoc):
+    """One mode's ceiling in the file: the decision and when it was measured."""
+
+    date: str = ""
+
+
+@dataclass(frozen=True)
+class CeilingFile:
+    """The file: this machine's facts and each mode's ceiling, keyed by its workers ("0": in
+    process)."""
+
+    schema: int
+    machine: MachineFacts
+    results: dict[str, SavedCeilingDoc]
 
 
 def save_ceiling(workers: int, ceiling: Ceiling, path: Path | None = None) -> Path:
     """Store the ceiling measured with `workers` load workers (0: in process) beside the other
     modes' figures already in the file; the date and machine facts are refreshed."""
     target = path or ceiling_path()
-    doc = _read(target) or {}
-    kept = doc.get("results")
-    results: dict[str, Any] = kept if isinstance(kept, dict) else {}
-    entry = ceiling.to_json()
-    entry["date"] = datetime.now(UTC).isoformat(timespec="seconds")
-    results = {**results, str(workers): entry}
-    doc = {"schema": SCHEMA, "machine": machine_facts(), "results": results}
+    kept = read_ceiling_file(target)
+    d = ceiling.document()
+    date = datetime.now(UTC).isoformat(timespec="seconds")
+    entry = SavedCeilingDoc(
+        d.streams, d.at_least, d.cpu_ms_per_1k, d.stopped, d.why, d.limits, d.steps, date
+    )
+    results = {**(kept.results if kept is not None else {}), str(workers): entry}
+    doc = CeilingFile(SCHEMA, machine_facts(), results)
     target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(target, json.dumps(plain(doc), indent=2) + "\n")
+    atomic_write_text(target, json.dumps(plain(to_json_obj(doc)), indent=2) + "\n")
     return target
 
 
@@ -75,12 +104,19 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _read(path: Path) -> dict[str, Any] | None:
+def read_ceiling_file(path: Path) -> CeilingFile | None:
+    """The file as written (by this version or an earlier one: the format has not changed);
+    None when missing, not JSON, of another schema or not of this shape."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return doc if isinstance(doc, dict) and doc.get("schema") == SCHEMA else None
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        return None
+    try:
+        return from_json_obj(CeilingFile, doc, where="client_ceiling")
+    except SchemaError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -97,18 +133,15 @@ class SavedCeiling:
 def load_ceiling(workers: int, path: Path | None = None) -> SavedCeiling | None:
     """This machine's saved ceiling for `workers` (None when never measured, or the file is
     unreadable or from another machine)."""
-    doc = _read(path or ceiling_path())
+    doc = read_ceiling_file(path or ceiling_path())
     if doc is None:
         return None
-    machine = doc.get("machine") or {}
-    if machine.get("hostname") != socket.gethostname():
+    if doc.machine.hostname != socket.gethostname():
         return None  # a copied config folder: another machine's figures do not apply
-    entry = (doc.get("results") or {}).get(str(workers))
-    if not isinstance(entry, dict) or not isinstance(entry.get("streams"), int):
+    entry = doc.results.get(str(workers))
+    if entry is None:
         return None
-    return SavedCeiling(
-        workers, entry["streams"], bool(entry.get("at_least")), str(entry.get("date", ""))
-    )
+    return SavedCeiling(workers, entry.streams, entry.at_least, entry.date)
 
 
 def point_streams(max_concurrency: int | None, num_requests: int) -> int:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.bench.datasets.conversations import Conversation
@@ -16,8 +16,7 @@ from app.bench.load.arrivals import LoadOutcome, LoadState, SendFn
 from app.bench.load.sessions import ThinkTime, run_sessions, total_turns
 from app.bench.metrics.conversations import add_session_columns, conversation_block
 from app.bench.metrics.point import PointMetrics
-from app.bench.schema.codec import to_json_obj
-from app.bench.schema.point_blocks import ConversationsBlock
+from app.bench.schema.point_doc import PointDoc
 
 
 @dataclass
@@ -66,25 +65,26 @@ class ConversationLoad:
             state=state,
         )
 
-    def annotate(
-        self, result: dict[str, Any], outcome: LoadOutcome, metrics: PointMetrics
-    ) -> ConversationsBlock:
-        """Add `tpotbench.conversations` and each request's session and turn to a result;
-        returns the conversations block."""
-        block = result["tpotbench"]
+    def annotate(self, doc: PointDoc, outcome: LoadOutcome, metrics: PointMetrics) -> PointDoc:
+        """The point's document with `tpotbench.conversations` and each request's session
+        and turn."""
+        blocks = doc.typed_blocks
         conv = conversation_block(
             outcome.records,
             metrics,
             sessions=len(self.conversations),
             turns_planned=self.num_requests,
             think_time_s=(self.think_time.mean_s, self.think_time.stddev_s),
-            percentiles=_percentiles(result),
+            percentiles=_percentiles(blocks.percentiles),
         )
-        block["conversations"] = to_json_obj(conv)
-        add_session_columns(block["requests"], outcome.records)
-        return conv
+        requests = dict(doc.block_rest["requests"])
+        add_session_columns(requests, outcome.records)
+        return replace(
+            doc,
+            blocks=replace(blocks, conversations=conv),
+            block_rest={**doc.block_rest, "requests": requests},
+        )
 
 
-def _percentiles(result: dict[str, Any]) -> tuple[float, ...]:
-    values = result["tpotbench"].get("percentiles") or [99.0]
-    return tuple(float(p) for p in values if isinstance(p, int | float) and math.isfinite(p))
+def _percentiles(values: Sequence[float]) -> tuple[float, ...]:
+    return tuple(float(p) for p in values or [99.0] if math.isfinite(p))

@@ -23,7 +23,8 @@ from app.bench.load.arrivals import LoadOutcome, LoadState, run_load, run_warmup
 from app.bench.load.workers.point import run_point_on_workers
 from app.bench.results.write import write_point_doc
 from app.bench.schema.point_blocks import EarlyStopBlock, WorkersBlock
-from app.bench.schema.point_doc import point_doc_of
+from app.bench.schema.point_check import checked
+from app.bench.schema.point_doc import PointDoc
 from app.bench.sweep.contract import PointStarted, Progress, RunError, Tokens
 from app.bench.sweep.drain import drain_after_early_stop
 from app.bench.sweep.early_stop import EarlyStop
@@ -53,9 +54,9 @@ async def run_point(
     path: Path | None = None,
     early_stop: EarlyStop | None = None,
     samples: Sequence[SampleRequest] | None = None,
-) -> tuple[Path | None, dict[str, Any]]:
+) -> tuple[Path | None, PointDoc]:
     """Run one point (warmups first, not counted), save its JSON (to `path`, default from the
-    config's naming) and return (path, result); the path is None for a point cancelled before
+    config's naming) and return (path, document); the path is None for a point cancelled before
     any request finished, which is not saved.
 
     `early_stop` ends the point once it has provably failed an SLO (in-flight requests are
@@ -88,19 +89,19 @@ async def run_point(
         drain = await drain_after_early_stop(config, cancel)
         server_drain = drain.block() if drain is not None else None
         stop_block = EarlyStopBlock(early_stop.reason, server_drain)
-    result = point_document(config, point, samples, measured, cache_reset, stop_block)
+    doc = point_document(config, point, samples, measured, cache_reset, stop_block)
     path = path or config.path_for(point)
     if measured.outcome.cancelled and not stopped_early:
         if not measured.outcome.records:  # cancelled before anything finished: no file
-            return None, result
+            return None, doc
         # A partial point never replaces a complete file of the same name from an earlier run.
         path = partial_path(path)
-    doc, problem = point_doc_of(result)
+    doc, problem = checked(doc)
     if problem is not None:  # a bug of ours: say so, keep the rest of the measurement
         for obs in observers:
             obs.error(RunError(f"point {point.index}: {problem}"[:300]))
     try:
-        return write_point_doc(path, doc), result
+        return write_point_doc(path, doc), doc
     except OSError as exc:
         raise ResultWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
 

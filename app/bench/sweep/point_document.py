@@ -9,7 +9,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
 
 from app.bench.capacity.slo import slo_block
 from app.bench.capacity.why import explain
@@ -18,17 +17,19 @@ from app.bench.load.arrivals import LoadOutcome
 from app.bench.metrics.lateness import lateness_summary
 from app.bench.metrics.point import PointMetrics, compute_point_metrics
 from app.bench.results.load_warnings import check_load
-from app.bench.results.write import PointInfo, build_result, roofline_block
-from app.bench.schema.codec import to_json_obj
+from app.bench.results.write import PointInfo, build_result, context_block, roofline_block
 from app.bench.schema.point_blocks import (
     ClientBlock,
     EarlyStopBlock,
     LoopLag,
     PrefixCacheBlock,
+    RooflineBlock,
     ServerMetricsBlock,
     SloBlock,
     WorkersBlock,
 )
+from app.bench.schema.point_check import as_written
+from app.bench.schema.point_doc import PointDoc
 from app.bench.selftest.store import point_block, point_streams
 from app.bench.serverstats.scrape import MetricsScraper, result_block, scrape_error
 from app.bench.sweep.plan import PointSpec
@@ -49,8 +50,8 @@ class Measured:
     scraper: MetricsScraper | None  # the point's /metrics scrapes, when asked for
 
 
-# Long on purpose: the document is assembled in file order (the keys' order is the format),
-# each block one call to a helper below.
+# Long on purpose: the document is built in file order (the keys' order is the format), each
+# block one call to a helper below.
 def point_document(
     config: RunContext,
     point: PointSpec,
@@ -58,9 +59,9 @@ def point_document(
     measured: Measured,
     cache_reset: str | None,
     early_stop: EarlyStopBlock | None,
-) -> dict[str, Any]:
-    """The point's document, its keys in file order (that order is part of the format);
-    `early_stop` says why the point was stopped early (None: it was not)."""
+) -> PointDoc:
+    """The point's document; `early_stop` says why the point was stopped early (None: it was
+    not)."""
     outcome = measured.outcome
     conversations = config.conversations
     num_requests = len(samples) if conversations is None else conversations.num_requests
@@ -75,7 +76,7 @@ def point_document(
         and not math.isinf(point.request_rate),
     )
     server_block = _server_block(measured.scraper, metrics)
-    result = build_result(
+    doc = build_result(
         _point_info(config, point, num_requests, goodput),
         metrics,
         save_detailed=config.save_detailed,
@@ -84,42 +85,40 @@ def point_document(
         not_sent=outcome.not_sent,
         started_at=measured.started_at,
         roofline=_roofline(config, point, outcome, num_requests, metrics, server_block),
-        server_metrics=None if server_block is None else to_json_obj(server_block),
-    )
-    if measured.workers_block is not None:
-        result["tpotbench"]["workers"] = to_json_obj(measured.workers_block)
-    block = result["tpotbench"]
-    block["client"] = to_json_obj(
-        ClientBlock(round(measured.cpu_share, 4), _lag_summary(measured.lags_ms))
+        server_metrics=server_block,
     )
     ceiling = point_block(config.client_ceiling, point_streams(point.max_concurrency, num_requests))
-    if ceiling is not None:
-        block["client_ceiling"] = to_json_obj(ceiling)
     warning = stale_cache_warning(server_block, cache_reset, expected_share(samples, config.trace))
     if conversations is not None:
+        doc = conversations.annotate(doc, outcome, metrics)
         # A later turn resends its history: hits up to that share are the workload's own.
-        history = conversations.annotate(result, outcome, metrics).history_share or 0.0
+        conv = doc.typed_blocks.conversations
+        history = (conv.history_share if conv is not None else None) or 0.0
         if (hit_rate(server_block) or 0.0) <= history + 0.05:
             warning = None
-    block["prefix_cache"] = to_json_obj(
-        PrefixCacheBlock(cache_reset, hit_rate(server_block), warning)
+    blocks = replace(
+        doc.typed_blocks,
+        workers=measured.workers_block,
+        client=ClientBlock(round(measured.cpu_share, 4), _lag_summary(measured.lags_ms)),
+        client_ceiling=ceiling,
+        prefix_cache=PrefixCacheBlock(cache_reset, hit_rate(server_block), warning),
+        schedule_lateness_ms=lateness_summary(outcome.records),
+        trace=config.trace,
+        early_stop=early_stop,
     )
-    block["schedule_lateness_ms"] = to_json_obj(lateness_summary(outcome.records))
-    if config.trace is not None:
-        block["trace"] = to_json_obj(config.trace)
-    if early_stop is not None:
-        block["early_stop"] = to_json_obj(early_stop)
     if config.slos:
         slo = _slo(config, metrics, stopped_early=early_stop is not None)
-        block["slo"] = to_json_obj(slo)
-        failed = [c.slo for c in slo.checks if not c.passed]
+        blocks = replace(blocks, slo=slo)
         if not slo.passed:
             # Why it failed, with the evidence read (a fragment's why abstains and says so).
-            block["why"] = to_json_obj(explain(result, failed or None))
+            failed = [c.slo for c in slo.checks if not c.passed]
+            why = explain(replace(doc, blocks=blocks), failed or None)
+            blocks = replace(blocks, why=why)
+    doc = replace(doc, blocks=blocks)
     # Whether the load happened as planned (the target reached, sends on schedule, the client
     # not saturated): typed entries, empty when it did.
-    block["load_warnings"] = [w.to_dict() for w in check_load(result)]
-    return result
+    warnings = tuple(w.block() for w in check_load(doc))
+    return replace(doc, blocks=replace(blocks, load_warnings=warnings))
 
 
 def _point_info(
@@ -152,19 +151,22 @@ def _point_info(
 def _server_block(
     scraper: MetricsScraper | None, metrics: PointMetrics
 ) -> ServerMetricsBlock | None:
-    """The server's /metrics over the point. Whatever the page held, the point is saved: a
-    summary that fails is recorded as an error in its block."""
+    """The server's /metrics over the point, as its file holds it (the why reads these
+    figures). Whatever the page held, the point is saved: a summary that fails is recorded as
+    an error in its block."""
     if scraper is None:
         return None
     try:
-        return result_block(
-            scraper,
-            context_len=_longest_context(metrics),
-            client=(
-                {f"mean_{k}_ms": metrics.stats[k].mean for k in ("ttft", "itl", "e2el")}
-                if metrics.completed
-                else None
-            ),
+        return as_written(
+            result_block(
+                scraper,
+                context_len=_longest_context(metrics),
+                client=(
+                    {f"mean_{k}_ms": metrics.stats[k].mean for k in ("ttft", "itl", "e2el")}
+                    if metrics.completed
+                    else None
+                ),
+            )
         )
     except Exception as exc:
         return scrape_error(
@@ -179,19 +181,18 @@ def _roofline(
     num_requests: int,
     metrics: PointMetrics,
     server_block: ServerMetricsBlock | None,
-) -> dict[str, Any] | None:
+) -> RooflineBlock | None:
     """The run's roofline context with the floor at the point's batch and its TPOT p50's MBU."""
     if not config.roofline:
         return None
     found = roofline_batch(point, outcome, num_requests, server_block)
     tpot = metrics.stats.get("tpot")
     p50 = tpot.median if tpot is not None and metrics.completed else None
-    roofline = dict(config.roofline)
     if found is not None:
         # A context check_roofline did not vet is still recorded, just without a floor.
         with contextlib.suppress(KeyError, ValueError, ArithmeticError):
-            roofline = roofline_block(config.roofline, *found, p50)
-    return roofline
+            return roofline_block(config.roofline, *found, p50)
+    return context_block(config.roofline)
 
 
 def _slo(config: RunContext, metrics: PointMetrics, *, stopped_early: bool) -> SloBlock:

@@ -7,13 +7,12 @@ import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from app.bench.results.point_result import PointResult
-from app.bench.results.read import ResultFileError, point_from_dict, read_points, result_files
+from app.bench.results.read import ResultFileError, point_from_doc, read_points, result_files
 from app.bench.results.sweep_csv import refresh_sweep_csv
 from app.bench.results.write import ensure_writable_dir
-from app.bench.schema.point_doc import point_doc_of
+from app.bench.schema.point_doc import PointDoc
 from app.bench.sweep.contract import PointFinished, RunError, RunFinished, RunStarted
 from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.point import ResultWriteError, run_point
@@ -25,13 +24,13 @@ class SweepOutcome:
     paths: list[Path]
     csv: Path | None
     cancelled: bool
-    results: list[dict[str, Any]]
+    results: list[PointDoc]
     write_errors: list[str] = field(default_factory=list)
 
     @property
-    def empty_points(self) -> list[dict[str, Any]]:
+    def empty_points(self) -> list[PointDoc]:
         """Saved points in which no request succeeded (their latency figures are null)."""
-        return [r for r in self.results if not r.get("completed")]
+        return [r for r in self.results if not r.vllm.completed]
 
 
 def same_label_points(config: RunContext, targets: Sequence[Path]) -> list[PointResult]:
@@ -74,7 +73,7 @@ async def run_sweep(
     for obs in observers:
         obs.run_started(started)
     paths: list[Path] = []
-    results: list[dict[str, Any]] = []
+    results: list[PointDoc] = []
     # sweep.csv lists this run's points and the folder's earlier points of the same --label
     # (the field guide runs one point per command in a bash loop); never another run's.
     rows: list[PointResult] = same_label_points(config, targets) if config.write_csv else []
@@ -84,7 +83,7 @@ async def run_sweep(
         if cancel.is_set():
             break
         try:
-            path, result = await run_point(config, point, observers, cancel, target)
+            path, doc = await run_point(config, point, observers, cancel, target)
         except ResultWriteError as exc:
             # A folder that refused one file (full, read-only) refuses the next: stop here
             # rather than measure points only to drop them.
@@ -93,14 +92,14 @@ async def run_sweep(
         if path is None:
             break
         paths.append(path)
-        results.append(result)
+        results.append(doc)
         csv_failed = None
         if config.write_csv:
-            rows.append(point_from_dict(result, path))
+            rows.append(point_from_doc(doc, path))
             csv_target = config.result_dir / CSV_NAME
             csv_failed = refresh_sweep_csv(csv_target, sorted(rows, key=csv_sort_key))
             csv_path = None if csv_failed else csv_target
-        finished = PointFinished(point.index, str(path), point_doc_of(result)[0])
+        finished = PointFinished(point.index, str(path), doc)
         for obs in observers:
             obs.point_finished(finished)
         if csv_failed:

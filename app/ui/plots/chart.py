@@ -9,6 +9,8 @@ import weakref
 import pyqtgraph as pg
 from PySide6.QtWidgets import QGraphicsItem
 
+from app.ui.plots.axis_lines import clip_lines
+
 # Colours that stay readable on light and dark backgrounds (Okabe-Ito, colour-blind safe).
 PALETTE: tuple[str, ...] = (
     "#0072B2",
@@ -60,12 +62,15 @@ def cache_axes(plot: pg.PlotWidget, cached: bool = True) -> None:
     that pixmap shown until they change: a chart whose curves change under unchanged axes
     (a point joining a run on the knee curves) repainted every grid line and number (a
     third of its paint, ~4 ms a chart here). The same pixels (compared). `cached=False` for
-    an export: an SVG draws its axes as lines and text, not as a picture of them."""
+    an export: an SVG draws its axes as lines and text, not as a picture of them. On screen
+    their lines are drawn under a clip, the same pixels faster (axis_lines.py)."""
     mode = (
         QGraphicsItem.CacheMode.DeviceCoordinateCache if cached else QGraphicsItem.CacheMode.NoCache
     )
     for name in ("left", "bottom"):
-        plot.getPlotItem().getAxis(name).setCacheMode(mode)
+        axis = plot.getPlotItem().getAxis(name)
+        axis.setCacheMode(mode)
+        clip_lines(axis, cached)
 
 
 def no_direct_export(plot: pg.PlotWidget) -> None:

@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, Qt, QTimer
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, Qt
+
+from app.ui.plots.drawing_queue import drawing_queue
 
 MARKER_PX = 5.0  # half a marker's width: a label over this square round a point sits on it
 LINE_PX = 2.0  # half a plotted line's width (and a little air) a label keeps clear of
@@ -63,17 +66,17 @@ class Declutter(QObject):
         self._placing: Generator[None, None, None] | None = None
         self._progress = _Progress()
         self.clock: Callable[[], int] = time.perf_counter_ns  # a test's own clock, to slice
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(0)
-        self._timer.timeout.connect(self._next_slice)
+        # Slices wait their turn in the window's drawing queue (one piece a turn of the event
+        # loop), not on a timer of their own: several charts' timers fell due together and
+        # their slices ran back to back, one long hold.
+        self._queue = drawing_queue()
         self._view.sigResized.connect(self.schedule)
         self._view.sigRangeChanged.connect(self.schedule)
 
     @property
     def pending(self) -> bool:
         """Whether a placement is due (the view changed since the last one) or under way."""
-        return self._timer.isActive()
+        return self._queue.waiting(self)
 
     def set_labels(
         self,
@@ -116,11 +119,12 @@ class Declutter(QObject):
 
     def schedule(self, *_: object) -> None:
         """Place the labels once the event loop is idle (ranges and layouts settle lazily)."""
-        self._timer.start()
+        if not self._queue.waiting(self):
+            self._queue.post(self, self._next_slice)
 
     def place(self) -> None:
         """Place every label now (see _steps), a placement under way finished at once."""
-        self._timer.stop()
+        self._queue.cancel(self)
         if self._placing is None or self._progress.key != self._exact_key():
             self._stop_placing()
             self._placing = self._steps()
@@ -134,7 +138,7 @@ class Declutter(QObject):
         turn comes, a label yet to be placed stays where it was unless it would overlap a
         label shown: then it is hidden (a label shown never covers another). When the last
         slice has run, the labels are where `place` puts them. The time used is returned."""
-        self._timer.stop()
+        self._queue.cancel(self)
         start = self.clock()
         if self._placing is None or self._progress.key != self._exact_key():
             self._stop_placing()
@@ -142,7 +146,7 @@ class Declutter(QObject):
         for _ in self._placing:
             if self.clock() - start >= budget_ns:
                 self._hide_overlapping_unplaced()
-                self._timer.start()
+                self._queue.post(self, self._next_slice)
                 return self.clock() - start
         self._placing = None
         return self.clock() - start
@@ -182,9 +186,12 @@ class Declutter(QObject):
         try:
             yield from self._place_steps()
         finally:
-            delattr(view, "updateAutoRange")
-            if deferred:
-                view.updateAutoRange()
+            # A placement given up when its chart is gone (closed: the generator closed when
+            # the drawing queue lets go of it) has no range left to bring up to date.
+            if shiboken6.isValid(view):
+                delattr(view, "updateAutoRange")
+                if deferred:
+                    view.updateAutoRange()
 
     def _place_steps(self) -> Generator[None, None, None]:
         """Put each label at its preferred place or the nearest free one above or below it.

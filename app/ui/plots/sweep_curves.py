@@ -296,13 +296,19 @@ class SweepCurves(QWidget):
         """Every chart, as exported: the ones over load and the Pareto chart."""
         return dict(zip(self.CHART_KEYS, (*self.plots().values(), self.pareto), strict=True))
 
-    def set_series(self, series: Sequence[Series], pareto_later: bool = False) -> None:
+    def set_series(
+        self,
+        series: Sequence[Series],
+        pareto_later: bool = False,
+        later: Callable[[Callable[[], None]], None] | None = None,
+    ) -> None:
         """Draw the runs (`pareto_later`: all but the Pareto chart, drawn by draw_pareto;
-        each a shorter hold of the window). The charts' items are kept and given their new
-        data in place when they still look the same (a point joining a run adds no item:
-        making and adding the items again, the axes' ticks and words too, was most of the
-        time to draw it); anything else is drawn again. Either way the charts show what a
-        first drawing shows."""
+        `later`: each chart over load given its data by a piece of drawing handed to it, to
+        run on the event loop's later turns; each a shorter hold of the window). The charts'
+        items are kept and given their new data in place when they still look the same (a
+        point joining a run adds no item: making and adding the items again, the axes' ticks
+        and words too, was most of the time to draw it); anything else is drawn again.
+        Either way the charts show what a first drawing shows."""
         self._series = [s for s in series if s.points]
         self.axis = sweep_axis(self._series)
         key = "request_rate" if self.axis == "rate" else "max_concurrency"
@@ -326,22 +332,31 @@ class SweepCurves(QWidget):
         specs: Specs = {plot: [] for plot in self.plots().values()}
         for n, s in enumerate(self._series):
             self._draw(specs, PALETTE[n % len(PALETTE)], s, slot, key, to_value, many)
-        for plot, wanted in specs.items():
-            self._put(plot, wanted)
         self._pareto_due = (key, to_value)
+        for plot, wanted in specs.items():
+            piece = partial(self._put_in_range, plot, wanted, len(values))
+            if later is None:
+                piece()
+            else:  # each chart a piece of its own: the three in one held the window too long
+                later(piece)
         if not pareto_later:
             self.draw_pareto()
-        for plot in self.plots().values():
-            item = plot.getPlotItem()
-            if not values:
-                item.setYRange(0, 1, padding=0)
-                self._empty_text[plot].setPos(0.0, 0.5)
-            item.enableAutoRange(axis="y")
-            item.setXRange(-0.5, max(0, len(values) - 1) + 0.5, padding=0)
-            # The range the new curves need, now rather than while the chart is painted
-            # (pyqtgraph's way): set then, it changed the axes and had the chart painted
-            # twice per point that joined the run.
-            item.getViewBox().updateAutoRange()
+
+    def _put_in_range(
+        self, plot: pg.PlotWidget, wanted: list[tuple[Look, Data, Data]], slots: int
+    ) -> None:
+        """A chart's data items as `wanted` (_put), over a load axis of `slots` slots."""
+        self._put(plot, wanted)
+        item = plot.getPlotItem()
+        if not slots:
+            item.setYRange(0, 1, padding=0)
+            self._empty_text[plot].setPos(0.0, 0.5)
+        item.enableAutoRange(axis="y")
+        item.setXRange(-0.5, max(0, slots - 1) + 0.5, padding=0)
+        # The range the new curves need, now rather than while the chart is painted
+        # (pyqtgraph's way): set then, it changed the axes and had the chart painted
+        # twice per point that joined the run.
+        item.getViewBox().updateAutoRange()
 
     def settle(self) -> None:
         """The charts' layout, ranges and labels brought up to date now, before they are
@@ -355,8 +370,11 @@ class SweepCurves(QWidget):
         self.pareto.getPlotItem().getViewBox().updateAutoRange()
         budget = SLICE_NS
         for declutter in [*self.declutter.values(), self.pareto.declutter]:
-            if declutter.pending:
-                budget -= declutter.place_for(max(0, budget))
+            # Once the slice's time is used, the others wait for their own slices (each
+            # already in the drawing queue): a placement's first label, even one, costs its
+            # set-up (the markers and lines on screen), too long to add here.
+            if declutter.pending and budget > 0:
+                budget -= declutter.place_for(budget)
 
     def _set_load_ticks(self, plot: pg.PlotWidget, *_: object) -> None:
         """A tick and grid line at every load, numbered as far apart as their widest number

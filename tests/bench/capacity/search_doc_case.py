@@ -16,6 +16,7 @@ from app.bench.capacity.search_run import search_document, search_json
 from app.bench.capacity.slo import parse_slos
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.schema.point_blocks import StatCheck
+from app.bench.schema.point_doc import read_point_doc
 from app.bench.schema.search_doc import SearchEndpoint
 from app.bench.sweep.run_context import RunContext
 
@@ -61,7 +62,8 @@ async def _measure(value: float, run: int, n: int, recorded: bool = False) -> Ru
     stop = "tpot:p99:50 proven" if value == 32 else None
     return RunMeasurement(
         value, run, tpot <= 50, checks, 0.1234567 * value + run / 7, n, stop,
-        f"c{int(value)}_run{run}.json", _result(value, n, tpot, recorded),
+        f"c{int(value)}_run{run}.json",
+        read_point_doc(_result(value, n, tpot, recorded), strict=False),
     )  # fmt: skip
 
 

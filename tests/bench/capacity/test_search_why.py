@@ -14,6 +14,7 @@ from app.bench.datasets.synthetic import sample_random
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.read import load_results
 from app.bench.schema.point_blocks import StatCheck
+from app.bench.schema.point_doc import PointDoc, VllmKeys
 from app.bench.sweep.roofline_point import check_roofline
 from app.bench.sweep.run_context import RunContext
 from tests.documents import document
@@ -63,7 +64,9 @@ def test_the_boundary_why_is_read_from_a_full_run(tmp_path: Path) -> None:
 
 def _always_fails(value: float, run: int, n: int) -> RunMeasurement:
     check = StatCheck("ttft:p99:100", "stat", 500.0, 100.0, False)  # fmt: skip
-    return RunMeasurement(value, run, False, [check], 1.0, n, result={"completed": n})
+    return RunMeasurement(
+        value, run, False, [check], 1.0, n, result=PointDoc(VllmKeys(completed=n))
+    )
 
 
 def test_no_lower_start_advice_at_one_stream() -> None:
@@ -83,7 +86,7 @@ def test_no_lower_start_advice_at_one_stream() -> None:
 def test_no_success_is_said_as_such() -> None:
     async def measure(value: float, run: int, n: int) -> RunMeasurement:
         got = _always_fails(value, run, n)
-        got.result = {"completed": 0}
+        got.result = PointDoc(VllmKeys(completed=0))
         return got
 
     out = asyncio.run(search(SearchSettings(start=1), measure))

@@ -12,11 +12,18 @@ from typing import Any
 
 import pytest
 
-from app.bench.capacity.why import RULED_OUT, explain, render, why_block
-from app.bench.schema.point_blocks import WhyItem
+from app.bench.capacity.why import RULED_OUT, render, why_block
+from app.bench.capacity.why import explain as explain_doc
+from app.bench.schema.point_blocks import WhyBlock, WhyItem
+from app.bench.schema.point_doc import read_point_doc
 from tests.why_scenarios import SCENARIOS, measure
 
 CAUSED_BY = {"prefill_stalls": "chunked_prefill"}
+
+
+def explain(result: dict[str, Any], failed: list[str] | None) -> WhyBlock:
+    """The why of a scenario's point, given as its file's JSON."""
+    return explain_doc(read_point_doc(result, strict=False), failed)
 
 
 def named(result: dict[str, Any], failed: list[str] | None = None) -> Any:
@@ -277,3 +284,23 @@ def test_late_sends_name_the_client_unless_the_cap_held_them() -> None:
     # Waiting for one of 4 slots made the same sends late: that is the cap, not the client.
     held = explain(_late_point(cap=4, slot_wait_p99_ms=390.0), ["ttft:p99:300"])
     assert held.cause != "client" and held.evidence["send_lateness_p99_ms"] == 0.0, held.text
+
+
+def test_one_floor_per_batch_in_the_bandwidth_sentence() -> None:
+    """A point whose recorded floor (15.2 ms) is not the catalogue's at its batch (15.1 ms,
+    where the INT4 estimate starts) names both as what they are, in English and Chinese; a
+    point whose figures agree keeps the short sentence."""
+    why = explain(_issue_point(40), ["tpot:p99:10"])
+    assert why.cause == "bandwidth" and why.estimate is not None, why.text
+    assert (why.params["floor"], round(why.estimate.floor, 1), why.estimate.batch) == (
+        15.2,
+        15.1,
+        4,
+    )
+    en, zh = render(why, "en"), render(why, "zh_CN")
+    assert "the roofline floor of 15.2 ms" in en
+    assert "at batch 4 the catalogue's floor is 15.1 ms (this point recorded 15.2 ms)" in en
+    assert "from 15.1 to" not in en, en
+    assert "批大小 4 时目录中的下限为 15.1 ms（此测量点记录的是 15.2 ms）" in zh, zh
+    agreeing = replace(why, params={**why.params, "floor": why.estimate.floor})
+    assert "lower the floor at batch 4 from 15.1 to 4.8 ms" in render(agreeing, "en")

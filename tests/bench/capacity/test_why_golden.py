@@ -18,6 +18,7 @@ import pytest
 from app.bench.capacity.why import explain, render
 from app.bench.schema.codec import from_json_obj, to_json_obj
 from app.bench.schema.point_blocks import WhyBlock
+from app.bench.schema.point_doc import read_point_doc
 
 GOLDEN = Path(__file__).with_name("why_golden.json")
 
@@ -54,7 +55,7 @@ def test_the_recorded_whys_name_every_cause() -> None:
 def test_the_why_is_written_as_before(
     name: str, result: dict[str, Any], failed: list[str] | None, expected: dict[str, Any]
 ) -> None:
-    why = explain(result, failed)
+    why = explain(read_point_doc(result, strict=False), failed)
     assert json.dumps(to_json_obj(why), indent=2) == json.dumps(expected, indent=2), name
     # Read back (a file, the event stream), it is the same why and says the same sentences.
     again = from_json_obj(WhyBlock, json.loads(json.dumps(to_json_obj(why))))

@@ -109,8 +109,8 @@ def test_wrong_key_is_shown_redacted(sim_with: Callable[..., RunningSim]) -> Non
     assert auth.status == "fail"
     assert "HTTP 401: the server rejected Authorization: Bearer sk-…wxyz" in auth.detail
     assert "expired" in auth.detail
-    assert wrong not in json.dumps(report.to_json())
-    assert wrong[3:-4] not in json.dumps(report.to_json())
+    assert wrong not in report.json_text()
+    assert wrong[3:-4] not in report.json_text()
 
 
 def test_key_with_trailing_space(sim_with: Callable[..., RunningSim]) -> None:

@@ -14,9 +14,10 @@ from app import __version__
 from app.bench.http.record import RequestRecord
 from app.bench.metrics.point import compute_point_metrics
 from app.bench.results.naming import point_filename
-from app.bench.results.read import ResultFileError, load_result, load_results
+from app.bench.results.read import ResultFileError, load_result, load_results, point_from_dict
 from app.bench.results.sweep_csv import sweep_csv_text
 from app.bench.results.write import PointInfo, atomic_write_text, build_result, write_point_json
+from app.bench.schema.point_doc import point_json
 from app.commands.sweep_console import format_summary
 from tests.documents import document
 
@@ -129,7 +130,7 @@ def crafted_result(**info_overrides: Any) -> dict:
         percentiles=(50.0, 99.0),
         **info_overrides,
     )
-    return build_result(info, metrics, save_detailed=True)
+    return point_json(build_result(info, metrics, save_detailed=True))
 
 
 def test_our_file_round_trips_with_vllm_keys_and_our_block(tmp_path: Path) -> None:
@@ -227,7 +228,7 @@ def test_atomic_write_keeps_the_old_file_when_the_swap_fails(
 
 
 def test_summary_block_has_vllms_layout() -> None:
-    text = format_summary(VLLM_SAMPLE)
+    text = format_summary(point_from_dict(VLLM_SAMPLE))
     lines = text.splitlines()
     assert lines[0] == "============ Serving Benchmark Result ============"
     assert lines[1] == "Successful requests:".ljust(40) + " " + "200".ljust(10)
@@ -262,13 +263,13 @@ def test_a_point_without_success_has_null_figures_and_says_why() -> None:
         request_rate=float("inf"),
         max_concurrency=None,
     )
-    result = build_result(info, compute_point_metrics([bad] * 60, 0.1))
+    result = point_json(build_result(info, compute_point_metrics([bad] * 60, 0.1)))
     # vLLM's keys are all there; the latency figures are null, not a made-up 0.
     for key in ("mean_ttft_ms", "median_tpot_ms", "std_itl_ms", "p99_e2el_ms"):
         assert key in result and result[key] is None
     assert result["completed"] == 0 and result["output_throughput"] == 0.0
     assert result["tpotbench"]["slot_wait_ms"]["mean"] is None
-    text = format_summary(json.loads(json.dumps(result)))
+    text = format_summary(point_from_dict(json.loads(json.dumps(result))))
     assert "Mean TTFT (ms):                          –" in text
     assert "P99 TPOT (ms):                           –" in text
     assert "0.00" not in text.split("Mean TTFT")[1].split("TPOT Bench extras")[0]

@@ -18,6 +18,7 @@ from app.bench.results.point_result import SUMMARY_COLUMNS
 from app.bench.results.read import load_result, load_results
 from app.bench.results.sweep_csv import sweep_csv_text
 from app.bench.results.write import roofline_block, write_point_json
+from app.bench.schema.codec import to_json_obj
 from app.bench.schema.point_blocks import ServerMetricsBlock, Spread
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.roofline_point import check_roofline, roofline_batch
@@ -42,14 +43,14 @@ MS = 1_000_000
 
 
 def test_block_for_the_reference_case() -> None:
-    block = roofline_block(REFERENCE, 1.0, "concurrency", 19.7)
+    block = to_json_obj(roofline_block(REFERENCE, 1.0, "concurrency", 19.7))
     assert {k: block[k] for k in REFERENCE} == REFERENCE
     assert block["batch"] == 1.0 and block["batch_source"] == "concurrency"
     assert block["bytes_per_step"] == BYTES_B1
     assert block["floor_tpot_ms"] == pytest.approx(15.139528, abs=1e-6)  # BYTES_B1 / 936e9
     assert block["mbu"] == pytest.approx(0.768504, abs=1e-6)  # BYTES_B1 / 19.7 ms / 936e9
     # A mean running batch of 7.6 is read at 8 sequences; no TPOT means no MBU.
-    block = roofline_block(REFERENCE, 7.6, "server_running", None)
+    block = to_json_obj(roofline_block(REFERENCE, 7.6, "server_running", None))
     assert block["batch"] == 7.6 and block["bytes_per_step"] == BYTES_B8
     assert block["floor_tpot_ms"] == pytest.approx(15.359102, abs=1e-6)
     assert block["mbu"] is None and block["tpot_p50_ms"] is None
@@ -119,7 +120,11 @@ def test_rows_csv_and_report_carry_floor_and_mbu(tmp_path: Path) -> None:
         "partial",
     )
     assert SUMMARY_COLUMNS[at + 5] == "ttfo_ms"
-    _file(tmp_path, "a_rateinf_conc4.json", roofline_block(REFERENCE, 4, "concurrency", 19.7))
+    _file(
+        tmp_path,
+        "a_rateinf_conc4.json",
+        to_json_obj(roofline_block(REFERENCE, 4, "concurrency", 19.7)),
+    )
     _file(tmp_path, "b_rateinf_conc4.json", None)  # a run that chose no GPU
     _file(tmp_path, "c_rateinf_conc4.json", {"gpu": "rtx3090"})  # phase-1 profile dict
     points = load_results([tmp_path])

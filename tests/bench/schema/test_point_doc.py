@@ -7,6 +7,7 @@ a rate-limited point) come out of the typed writer byte for byte, and so do thei
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,8 @@ import pytest
 from app.bench.results.read import load_result
 from app.bench.results.write import point_text, write_point_json
 from app.bench.schema.codec import SchemaError
-from app.bench.schema.point_doc import PointDoc, point_doc_of, read_point_doc
+from app.bench.schema.point_check import as_written, checked
+from app.bench.schema.point_doc import PointDoc, read_point_doc
 from app.bench.sweep.contract import PointFinished, encode
 from app.bench.sweep.event_decode import decode
 
@@ -34,7 +36,7 @@ def test_a_file_reads_into_the_typed_document_and_writes_out_byte_for_byte(
     text = path.read_text(encoding="utf-8")
     doc = read_point_doc(json.loads(text), strict=True)
     assert point_text(doc) == text
-    # The engine's path: its assembled document written through the typed writer.
+    # A document given as JSON objects (a hand-made file) written through the typed writer.
     written = write_point_json(tmp_path / path.name, json.loads(text))
     assert written.read_bytes() == path.read_bytes()
 
@@ -87,8 +89,26 @@ def test_a_file_is_read_tolerantly(tmp_path: Path) -> None:
 
 def test_a_part_the_engine_built_wrong_is_named_and_the_measurement_kept() -> None:
     obj = json.loads((GOLDEN / "rich_rateinf_conc4.json").read_text(encoding="utf-8"))
-    obj["tpotbench"]["roofline"]["batch"] = "four"
-    doc, problem = point_doc_of(obj)
+    doc = read_point_doc(obj, strict=True)
+    assert checked(doc) == (doc, None)
+    blocks = doc.typed_blocks
+    assert blocks.roofline is not None and blocks.server_metrics is not None
+    wrong = replace(blocks.roofline, batch="four")  # type: ignore[arg-type] - the bug
+    kept, problem = checked(replace(doc, blocks=replace(blocks, roofline=wrong)))
     assert problem is not None and "tpotbench.roofline.batch" in problem
-    assert doc.typed_blocks.roofline is None and doc.typed_blocks.slo is not None
-    assert doc.vllm.completed == obj["completed"] and doc.vllm.ttfts == obj["ttfts"]
+    assert kept.typed_blocks.roofline is None and kept.typed_blocks.slo is blocks.slo
+    assert kept.vllm is doc.vllm and kept.block_rest is doc.block_rest
+    # A value its writer cannot take (text where a number is rounded) is named too.
+    odd = replace(blocks.server_metrics, window_s="long")  # type: ignore[arg-type] - the bug
+    kept, problem = checked(replace(doc, blocks=replace(blocks, server_metrics=odd)))
+    assert problem is not None and "tpotbench.server_metrics" in problem
+    assert kept.typed_blocks.server_metrics is None and kept.typed_blocks.roofline is not None
+    assert point_text(kept)  # what is left writes
+
+
+def test_a_block_as_written_is_rounded_as_the_file_holds_it() -> None:
+    obj = json.loads((GOLDEN / "rich_rateinf_conc4.json").read_text(encoding="utf-8"))
+    server = read_point_doc(obj, strict=True).typed_blocks.server_metrics
+    assert server is not None and server.window_s is not None
+    finer = replace(server, window_s=server.window_s + 0.000_4)
+    assert as_written(finer) == server

@@ -57,7 +57,7 @@ def test_the_ceiling_is_the_last_step_before_one_that_breaks_a_limit_twice() -> 
     assert ceiling.cpu_ms_per_1k == 40.0  # the ceiling's own step
     assert ceiling.why == "TTFT excess p50 1.50 ms > 1 ms"
     assert seen[3] == (8, ["gap error p99 2.00 ms > 0.5 ms"])
-    assert len(ceiling.to_json()["steps"]) == 5
+    assert len(ceiling.document().steps) == 5
 
 
 def test_one_stalled_step_is_measured_again_before_it_counts() -> None:

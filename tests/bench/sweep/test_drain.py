@@ -15,6 +15,7 @@ import pytest
 from app.bench.capacity.slo import parse_slos
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
+from app.bench.schema.point_doc import point_json
 from app.bench.serverstats.scrape import MetricsScraper
 from app.bench.sweep.drain import wait_for_idle
 from app.bench.sweep.early_stop import EarlyStop
@@ -99,9 +100,10 @@ def test_an_early_stopped_point_ends_only_once_the_server_has_let_go(
             server._loop.call_later(0.01, release_once_seen)
 
     server._loop.call_soon_threadsafe(release_once_seen)
-    path, result = asyncio.run(
+    path, doc = asyncio.run(
         run_point(config, PointSpec(0, float("inf"), 4), [], asyncio.Event(), early_stop=early)
     )
+    result = point_json(doc)
     block = result["tpotbench"]["early_stop"]
     assert block["reason"] and server.aborted > 0
     assert block["server_drain"]["idle"] is True and block["server_drain"]["running"] == 0

@@ -7,18 +7,23 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from app.bench.capacity.slo import parse_slos
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.read import load_result
+from app.bench.schema.point_blocks import ClientBlock
+from app.bench.schema.point_doc import PointDoc, read_point_doc
 from app.bench.sweep.contract import Event, PointFinished, RunError, ServerMetrics, Tokens
 from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.plan import plan_points
+from app.bench.sweep.roofline_point import check_roofline
 from app.bench.sweep.run_context import RunContext
 from app.bench.sweep.runner import run_sweep
 from tests.documents import document
@@ -190,12 +195,39 @@ def test_server_metrics_are_scraped_on_the_side(sim, tmp_path: Path) -> None:
         samples=[SampleRequest("hello there", 3, 8, str(i)) for i in range(2)],
     )
     outcome = asyncio.run(run_sweep(config, [recorder]))
-    block = outcome.results[0]["tpotbench"]["server_metrics"]
-    assert block["server"] == "vllm" and block["metrics_url"].endswith("/metrics")
-    assert block["server_ttft_ms"]["count"] == 2  # histogram delta over this point only
-    assert set(block["vs_client"]) == {"ttft_ms", "itl_ms", "e2el_ms"}
+    block = outcome.results[0].typed_blocks.server_metrics
+    assert block is not None and block.server == "vllm"
+    assert block.metrics_url is not None and block.metrics_url.endswith("/metrics")
+    ttft = block.phase("ttft")
+    assert ttft is not None and ttft.count == 2  # histogram delta over this point only
+    assert set(block.vs_client or {}) == {"ttft_ms", "itl_ms", "e2el_ms"}
     samples = [event for _, event in recorder.calls if isinstance(event, ServerMetrics)]
     assert samples and samples[0].t_s >= 0 and samples[-1].running is not None
+
+
+def test_the_event_carries_the_document_the_file_holds(sim, tmp_path: Path) -> None:
+    # Built typed once: the finished event's document is the one written, and it equals the
+    # file read back strictly (the server's figures as rounded there, the why that read them).
+    recorder = Recorder()
+    config = config_for(
+        sim.base_url,
+        tmp_path,
+        model="qwen2.5-7b",
+        server_metrics=True,
+        concurrencies=[2],
+        samples=[SampleRequest("hello there", 3, 8, str(i)) for i in range(6)],
+        roofline=check_roofline({"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16",
+                                 "kv_dtype": "fp16"}),
+        slos=parse_slos(["tpot:p99:0.001"]),  # fails: its why is in the document
+    )  # fmt: skip
+    outcome = asyncio.run(run_sweep(config, [recorder]))
+    [finished] = [e for name, e in recorder.calls if name == "point_finished"]
+    assert finished.summary is outcome.results[0]
+    written = json.loads(outcome.paths[0].read_text(encoding="utf-8"))
+    assert finished.summary == read_point_doc(written, strict=True)
+    blocks = finished.summary.typed_blocks
+    assert blocks.why is not None and blocks.server_metrics is not None
+    assert blocks.roofline is not None and blocks.roofline.floor_tpot_ms is not None
 
 
 class _SilentHandler(CraftedHandler):
@@ -244,10 +276,10 @@ def test_a_part_built_wrong_is_reported_and_the_point_kept(
 
     built = point_module.point_document
 
-    def with_a_bad_part(*args: Any, **kwargs: Any) -> dict[str, Any]:
-        result = built(*args, **kwargs)
-        result["tpotbench"]["client"] = {"cpu_share": "a lot"}  # a bug of the builder's
-        return result
+    def with_a_bad_part(*args: Any, **kwargs: Any) -> PointDoc:
+        doc = built(*args, **kwargs)
+        bad = ClientBlock(cpu_share="a lot")  # type: ignore[arg-type] - a bug of the builder's
+        return replace(doc, blocks=replace(doc.typed_blocks, client=bad))
 
     monkeypatch.setattr(point_module, "point_document", with_a_bad_part)
     recorder = Recorder()

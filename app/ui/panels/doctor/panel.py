@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import html
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -155,11 +154,11 @@ class DoctorPanel(QWidget):
     """Runs the doctor against the current target and shows each check as it is decided.
 
     Signals:
-        finished(dict): the report as `tpotbench doctor --json` prints it ({} if it could not run).
+        finished(object): the DoctorReport (None if it could not run).
         runningChanged(bool): a check run started or ended.
     """
 
-    finished = Signal(dict)
+    finished = Signal(object)
     runningChanged = Signal(bool)
 
     def __init__(
@@ -279,7 +278,7 @@ class DoctorPanel(QWidget):
             self.start()
 
     async def _run(self) -> None:
-        result: dict[str, Any] = {}
+        result: DoctorReport | None = None
         try:
             target = DoctorTarget.from_target(self._target_provider())
             if self._key_source is not None and target.api_key:
@@ -304,7 +303,7 @@ class DoctorPanel(QWidget):
                 row.set("pending", "")
         else:
             self.report = report
-            result = report.to_json()
+            result = report
             self.summary_text.set(lambda: self._verdict(report))
             self.copy_button.setEnabled(True)
         self.button.setText(self.tr("Check connection"))
@@ -330,7 +329,7 @@ class DoctorPanel(QWidget):
 
     def _copy(self) -> None:
         if self.report is not None:
-            text = json.dumps(self.report.to_json(), ensure_ascii=False, indent=2)
+            text = self.report.json_text()
             QGuiApplication.clipboard().setText(text)
 
     def statuses(self) -> dict[str, str]:

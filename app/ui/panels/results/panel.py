@@ -6,9 +6,10 @@ import contextlib
 import gc
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -70,6 +71,7 @@ from app.ui.plots.capacity import (
     sweep_knees,
 )
 from app.ui.plots.distributions import DistributionsView
+from app.ui.plots.drawing_queue import drawing_queue
 from app.ui.plots.sweep_curves import Series, SweepCurves, sweep_axis
 from app.ui.results_root import default_results_root
 from app.ui.retranslate import Message, TextSource, is_language_change
@@ -143,20 +145,14 @@ class ResultsPanel(QWidget):
         self._by_folder: dict[Path, tuple[list[Run], list[str]]] = {}
         self._view_stale = False  # shown runs changed while the tab was out of sight
         # Points joining the shown runs on screen: drawn once the event loop is free, all the
-        # points of a burst in one drawing (a drawing per point held the window each time).
-        self._redraw = QTimer(self)
-        self._redraw.setSingleShot(True)
-        self._redraw.setInterval(0)
-        self._redraw.timeout.connect(self._draw_joined)
-        # Those points' charts painted one per turn of the event loop: the four painted at
-        # once held the window for several frames. A chart waiting its turn shows the last
-        # drawing, whole, until it is painted.
+        # points of a burst in one drawing (a drawing per point held the window each time),
+        # in stages (_draw_joined), each a piece of the window's drawing queue: one piece a
+        # turn of the event loop, so the window answers and paints between two.
+        self._queue = drawing_queue()
+        # Charts of such a drawing not painted yet: each painted on a turn of its own (the
+        # four painted at once held the window for several frames). A chart waiting its turn
+        # shows the last drawing, whole, until it is painted.
         self._waiting: list[QGraphicsView] = []
-        self._stages: list[Callable[[], None]] = []
-        self._paint_next = QTimer(self)
-        self._paint_next.setSingleShot(True)
-        self._paint_next.setInterval(0)
-        self._paint_next.timeout.connect(self._paint_one_chart)
         # Reading a folder of thousands of files takes seconds: the window's reads run on a
         # thread of their own; `_generation` names the latest, so an older one is dropped.
         self._generation = 0
@@ -434,7 +430,10 @@ class ResultsPanel(QWidget):
             changed=file.parent,
         )
         if redraw:
-            self._redraw.start()
+            # A drawing still due or under way is superseded: this one draws its points too
+            # (one drawing for a burst). Its charts keep showing their last whole drawing.
+            self._queue.cancel(self)
+            self._queue.post(self, self._draw_joined)
         return True
 
     @staticmethod
@@ -447,7 +446,7 @@ class ResultsPanel(QWidget):
     def drawing_due(self) -> bool:
         """Whether points joined the shown runs on screen and are still to be drawn (once the
         event loop is free), or some of their charts still to be painted."""
-        return self._redraw.isActive() or bool(self._stages) or bool(self._waiting)
+        return self._queue.waiting(self) or bool(self._waiting)
 
     def _draw_joined(self) -> None:
         """The shown runs drawn again over several turns of the event loop, each a short hold
@@ -460,26 +459,25 @@ class ResultsPanel(QWidget):
         for chart in self._waiting:
             chart.setUpdatesEnabled(False)
         series = [r.series() for r in self.shown]
-        self._stages = [
+        stages: list[Callable[[], None]] = [
             self.curves.draw_pareto,
             lambda: self._show_capacity(series),
             self.curves.settle,
         ]
-        self._paint_next.start()
+        stages += [partial(self._paint_chart, chart) for chart in self._waiting]
+        for stage in stages:
+            self._queue.post(self, stage)
 
-    def _paint_one_chart(self) -> None:
-        if self._stages:
-            self._stages.pop(0)()
-        elif self._waiting:
-            self._waiting.pop(0).setUpdatesEnabled(True)  # painted on the next turn
-        if self._stages or self._waiting:
-            self._paint_next.start()
+    def _paint_chart(self, chart: QGraphicsView) -> None:
+        """A chart of a staged drawing let paint (on the event loop's next turn)."""
+        if chart in self._waiting:
+            self._waiting.remove(chart)
+            chart.setUpdatesEnabled(True)
 
     def _paint_charts_now(self) -> None:
         """A staged drawing (_draw_joined) given up (the runs are drawn again whole), its
         charts painted again."""
-        self._paint_next.stop()
-        self._stages = []
+        self._queue.cancel(self)
         while self._waiting:
             self._waiting.pop(0).setUpdatesEnabled(True)
 
@@ -585,14 +583,14 @@ class ResultsPanel(QWidget):
         """Open one run or overlay several (by name, as listed). `staged`: the Pareto chart
         and the marks are left to the caller (_draw_joined)."""
         self._view_stale = False
-        self._redraw.stop()  # drawn now
-        self._paint_charts_now()
+        self._paint_charts_now()  # drawn now
         wanted = set(names)
         self.shown = [r for r in self.runs if r.name in wanted]
         series = [r.series() for r in self.shown]
         # Points cut short (a search's early stop, a cancel) stay in the table; the curves
         # draw them apart and the knees leave them out.
-        self.curves.set_series(series, pareto_later=staged)
+        later = partial(self._queue.post, self) if staged else None
+        self.curves.set_series(series, pareto_later=staged, later=later)
         if not staged:
             self._show_capacity(series)
         by_path = {str(p.path): p for r in self.shown for p in r.points if p.path}

@@ -178,9 +178,9 @@ def test_panel_shows_a_failed_connection_in_chinese(
     for cid in CHECK_IDS[1:]:
         assert panel.rows[cid].detail.text() == "未运行：无法连接到服务器", cid
     # The report the user copies (and the CLI's --json) keeps the engine's English.
-    checks = blocker.args[0]["checks"]
-    assert checks[0]["detail"] == f"nothing is listening at 127.0.0.1:{port} (connection refused)"
-    assert checks[1]["detail"] == "not run: the server could not be reached"
+    checks = blocker.args[0].document().checks
+    assert checks[0].detail == f"nothing is listening at 127.0.0.1:{port} (connection refused)"
+    assert checks[1].detail == "not run: the server could not be reached"
     panel.show()
     qtbot.waitExposed(panel)
     shots = os.environ.get("TPOTBENCH_SHOTS_DIR") or str(tmp_path)

@@ -43,7 +43,7 @@ def test_chinese_titles_status_words_and_explanations(
     assert panel.rows["auth"].explanation.text().startswith("API 密钥是否已发送")
     with qtbot.waitSignal(panel.finished, timeout=20_000) as blocker:
         panel.start()
-    assert blocker.args[0]["ok"] is True
+    assert blocker.args[0].ok is True
     for cid in CHECK_IDS:
         assert "通过" in panel.rows[cid].title.text(), cid  # "passed"
     detail = panel.rows["path"].detail.text()

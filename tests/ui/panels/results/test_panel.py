@@ -312,6 +312,7 @@ def test_export_dialog_follows_the_filter_and_remembers_the_folder(
 
 def test_exported_charts_carry_run_model_gpu_date_and_the_floor(qtbot, tmp_path) -> None:
     from app.bench.results.write import roofline_block, write_point_json
+    from app.bench.schema.codec import to_json_obj
 
     context = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "fp16"}
     for conc, tpot in ((1, 19.7), (8, 24.0)):
@@ -326,7 +327,9 @@ def test_exported_charts_carry_run_model_gpu_date_and_the_floor(qtbot, tmp_path)
             "p99_tpot_ms": tpot * 1.2,
             "output_throughput": conc * 1000 / tpot,
             "tpotbench": {
-                "roofline": roofline_block({**context, "context": 512}, conc, "concurrency", tpot)
+                "roofline": to_json_obj(
+                    roofline_block({**context, "context": 512}, conc, "concurrency", tpot)
+                )
             },
         }
         write_point_json(tmp_path / "runs" / f"ref_rateinf_conc{conc}.json", doc)
