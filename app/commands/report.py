@@ -199,8 +199,8 @@ def definitions_lines(points: list[PointResult], tools: list[str]) -> list[str]:
     return lines
 
 
-def definitions_json(points: list[PointResult], tools: list[str]) -> list[dict[str, Any]]:
-    def one(f: ToolFigure) -> dict[str, Any]:
+def definitions_json(points: list[PointResult], tools: list[str]) -> list[dict[str, object]]:
+    def one(f: ToolFigure) -> dict[str, object]:
         return {
             "tool": f.tool,
             "figure": f.name,
@@ -309,7 +309,7 @@ def run(args: argparse.Namespace) -> int:
         return 0  # standard output holds that document alone
     tools = definition_tools(args.definitions)
     if args.json:
-        rows = [p.summary_row() for p in points]
+        rows: list[dict[str, object]] = [{**p.summary_row()} for p in points]
         if tools:
             for row, figures in zip(rows, definitions_json(points, tools), strict=True):
                 row["definitions"] = figures["figures"]

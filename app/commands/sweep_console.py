@@ -13,7 +13,7 @@ from app.bench.metrics.options import METRIC_TITLES
 from app.bench.metrics.workload import workload_rows
 from app.bench.results.naming import rate_label
 from app.bench.results.point_result import PointResult
-from app.bench.results.read import point_from_dict, point_from_doc
+from app.bench.results.read import point_from_doc
 from app.bench.results.write import no_success_note
 from app.bench.schema.point_blocks import EMPTY, PointBlocks, TraceBlock
 from app.bench.schema.point_doc import PointDoc
@@ -31,9 +31,8 @@ from app.commands.trace_flags import duration_words
 
 
 # Long on purpose: vLLM's result block line by line, in its order, then our extras.
-def format_summary(result: dict[str, Any] | PointResult) -> str:
+def format_summary(point: PointResult) -> str:
     """vLLM's end-of-run block ("==== Serving Benchmark Result ====") for one point."""
-    point = result if isinstance(result, PointResult) else point_from_dict(result)
     lines = [rule(" Serving Benchmark Result ", "=")]
 
     def row(label: str, value: Any, fmt: str = "{:<10}") -> None:

@@ -93,12 +93,12 @@ class PointResult:
         """E.g. metric('tpot', 'p99') -> the P99 TPOT in ms, or None if the file has none."""
         return self.stats.get(name, {}).get(stat)
 
-    def summary_row(self) -> dict[str, Any]:
+    def summary_row(self) -> dict[str, Scalar]:
         """One flat row for `tpotbench report`, sweep.csv and the GUI's results table."""
         blocks = self.blocks
         wait = blocks.slot_wait_ms or {}
         roofline = blocks.roofline
-        row: dict[str, Any] = {
+        row: dict[str, Scalar] = {
             "file": self.path.name if self.path else "",
             "source": self.source,
             "label": self.label,
