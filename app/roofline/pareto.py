@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from app.bench.results.point_row import PointRow
 from app.bench.schema.point_blocks import RooflineBlock
@@ -139,7 +139,7 @@ def names_together(names: Sequence[str], times: str = "{name} ×{n}", sep: str =
     return sep.join(name if n == 1 else times.format(name=name, n=n) for name, n in counts.items())
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value) if math.isfinite(value) else None

@@ -17,7 +17,7 @@ from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QWidget
 
 from app.bench.results.naming import rate_from_file
-from app.bench.results.point_row import PointRow
+from app.bench.results.point_row import PointRow, Scalar
 from app.roofline.pareto import (
     ParetoPoint,
     gpu_count,
@@ -39,9 +39,9 @@ from app.ui.plots.pareto import HardwareFrontier, ParetoPlot, ParetoRun, hardwar
 from app.ui.retranslate import is_language_change
 
 
-def concurrency_value(value: Any) -> float:
+def concurrency_value(value: Scalar) -> float:
     """A max concurrency as a float; None or 0 means 'unlimited' (inf)."""
-    if value in (None, "", 0, "0"):
+    if value is None or value in ("", 0, "0"):
         return math.inf
     return float(value)
 
@@ -238,7 +238,7 @@ class SweepCurves(QWidget):
             placed = partial(self._name_hidden, plot)
             self.declutter[plot] = Declutter(plot.getPlotItem(), on_placed=placed)
             plot.getPlotItem().getViewBox().sigResized.connect(partial(self._set_load_ticks, plot))
-        self._pareto_due: tuple[str, Callable[[Any], float]] | None = None
+        self._pareto_due: tuple[str, Callable[[Scalar], float]] | None = None
         self.set_series([])
 
     def _name_hidden(self, plot: pg.PlotWidget) -> None:
@@ -414,7 +414,7 @@ class SweepCurves(QWidget):
             self._draw_pareto(*self._pareto_due)
             self._pareto_due = None
 
-    def _draw_pareto(self, key: str, to_value: Callable[[Any], float]) -> None:
+    def _draw_pareto(self, key: str, to_value: Callable[[Scalar], float]) -> None:
         """Each run's loads on the Pareto chart, named by their load, beside the hardware's."""
         word = self.tr("rate {v}") if key == "request_rate" else self.tr("conc {v}")
         runs = []
@@ -438,7 +438,7 @@ class SweepCurves(QWidget):
         s: Series,
         slot: dict[float, int],
         key: str,
-        to_value: Callable[[Any], float],
+        to_value: Callable[[Scalar], float],
         many: bool,
     ) -> None:
         """One run's curves (throughput, TPOT P50/P99 and its floor, TTFT P99) at its points'
@@ -480,7 +480,7 @@ class SweepCurves(QWidget):
         mkey: str,
         slot: dict[float, int],
         key: str,
-        to_value: Callable[[Any], float],
+        to_value: Callable[[Scalar], float],
         colour: str,
     ) -> None:
         """Open markers for fragments (no line), a red ring round a point whose load did not

@@ -4,7 +4,6 @@ table of finished points, with the capacity search's marks and the knees on the 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QSplitter, QTabWidget
@@ -69,7 +68,7 @@ class SweepCharts(QSplitter):
     def show_distributions(self, points: Sequence[PointRow]) -> None:
         self.distributions.set_series(self.table.selected_samples(list(points)))
 
-    def mark_boundary(self, highest_pass: Any, lowest_fail: Any) -> None:
+    def mark_boundary(self, highest_pass: float | None, lowest_fail: float | None) -> None:
         """The capacity search's highest passing and lowest failing value so far."""
         self.marks.highest_pass = highest_pass
         self.marks.lowest_fail = lowest_fail

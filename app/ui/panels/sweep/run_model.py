@@ -9,10 +9,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from app.bench.results.completeness import CANCELLED
-from app.bench.results.point_row import PointRow, point_row
+from app.bench.results.point_row import PointRow, Scalar, point_row
 from app.bench.results.read import point_from_doc
 from app.bench.schema.point_doc import PointDoc
 from app.bench.sweep.contract import PointFinished, PointStarted, Progress, RunStarted
@@ -24,9 +23,9 @@ NO_PROGRESS = Progress(
 )
 
 
-def as_rate(value: Any) -> float:
+def as_rate(value: Scalar) -> float:
     """A point's request rate as a number (the engine writes 'inf' for no limit)."""
-    if value in (None, "inf", "Infinity"):
+    if value is None or value in ("inf", "Infinity"):
         return math.inf
     try:
         return float(value)
@@ -56,7 +55,7 @@ def point_label(row: PointRow) -> str:
     return f"r={_rate_label(row.request_rate)} c={conc if conc is not None else '∞'}"
 
 
-def _rate_label(value: Any) -> str:
+def _rate_label(value: Scalar) -> str:
     rate = as_rate(value)
     return "inf" if math.isinf(rate) else f"{rate:g}"
 
