@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from app.bench.results.request_block import request_columns
 from app.bench.schema.point_doc import PointDoc
 
 
@@ -77,13 +78,13 @@ def request_rows(doc: PointDoc) -> RequestRows | None:
     """The rows of one result document, or None when it keeps no per-request figures (a
     `vllm bench serve` file written without --save-detailed)."""
     head, extras = doc.vllm, doc.block_rest
-    block = extras.get("requests")
-    if isinstance(block, dict) and isinstance(block.get("ok"), list):
-        flags = block["ok"]
+    columns = request_columns(doc)
+    flags: list[bool]
+    if columns is not None:
+        flags = columns.ok
         n = len(flags)
-        ttft, e2el = _column(block.get("ttft_ms"), n), _column(block.get("e2el_ms"), n)
-        tokens = _column(block.get("output_tokens"), n)
-        starts = _column(block.get("start_s"), n)
+        ttft, e2el = columns.ttft_ms, columns.e2el_ms
+        tokens, starts = columns.output_tokens, columns.start_s
         scale = 1000.0  # the gaps (vLLM's `itls`) are in seconds, the block in ms
     elif isinstance(head.ttfts, list) and isinstance(head.latencies, list):
         n = len(head.ttfts)

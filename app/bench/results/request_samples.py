@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.bench.metrics.request import request_tpot
+from app.bench.results.request_block import RequestColumns, request_columns
 from app.bench.schema.point_doc import PointDoc, VllmKeys
 
 SAMPLE_METRICS = ("ttft", "tpot", "itl", "e2el")
@@ -73,19 +74,11 @@ def _flags(head: VllmKeys, n: int) -> list[bool]:
     return [True] * n
 
 
-def _block_samples(block: dict[str, Any], hist: Any) -> RequestSamples:
+def _block_samples(columns: RequestColumns, hist: Any) -> RequestSamples:
     """Samples from `tpotbench.requests` (ms already; null where not defined)."""
-    ok_column = block.get("ok")
-    flags: list[Any] = ok_column if isinstance(ok_column, list) else []
-    n = len(flags)
-    samples = RequestSamples(ok=[v is True for v in flags])
-
-    def column(key: str) -> list[float | None]:
-        values = _floats(block.get(key)) or []
-        return values + [None] * (n - len(values))
-
-    ttft, tpot, e2el = column("ttft_ms"), column("tpot_ms"), column("e2el_ms")
-    prompt, output = column("prompt_tokens"), column("output_tokens")
+    samples = RequestSamples(ok=list(columns.ok))
+    ttft, tpot, e2el = columns.ttft_ms, columns.tpot_ms, columns.e2el_ms
+    prompt, output = columns.prompt_tokens, columns.output_tokens
     for i, ok in enumerate(samples.ok):
         if not ok:
             if e2el[i] is not None:
@@ -120,9 +113,9 @@ def request_samples(doc: PointDoc, set_aside: Mapping[str, Any] | None = None) -
     """Samples from one result document (ours, vLLM's, benchmark_serving.py's); seconds -> ms.
     `set_aside`: the binned gaps of a large file read lean (app.bench.results.lean_read)."""
     head, extras = doc.vllm, doc.block_rest
-    block = extras.get("requests")
-    if isinstance(block, dict) and not isinstance(head.ttfts, list):
-        return _block_samples(block, extras.get("itl_histogram"))
+    columns = request_columns(doc)
+    if columns is not None and not isinstance(head.ttfts, list):
+        return _block_samples(columns, extras.get("itl_histogram"))
     ttfts = _floats(head.ttfts)
     latencies = _floats(head.latencies)
     out_lens = _floats(head.output_lens)
