@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from app.bench.results.read import load_result
+from app import jsonfile
 from app.sim.config import SimConfig
 from app.sim.embedded import start_sim_thread
 
@@ -33,7 +33,7 @@ def sweep(base_url: str, out: str, args: argparse.Namespace) -> dict:
     print("$", " ".join(cmd[1:]).replace(base_url, "URL"))
     subprocess.run(cmd, check=True, capture_output=True)
     (path,) = Path(out).glob("*.json")
-    return load_result(path).raw
+    return jsonfile.loads(path.read_text(encoding="utf-8"))  # the file as written
 
 
 def main() -> None:

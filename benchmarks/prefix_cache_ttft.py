@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from app.bench.results.read import load_result
+from app import jsonfile
 from app.sim.config import SimConfig
 from app.sim.embedded import start_sim_thread
 from app.sim.timing import StepCostModel, StepWork
@@ -40,7 +40,7 @@ def main() -> None:
         cmd += ["--save-detailed", "--server-metrics", "--disable-tqdm", "--result-dir", out]
         subprocess.run(cmd, check=True, capture_output=True)
         (path,) = Path(out).glob("*.json")
-        raw = load_result(path).raw
+        raw = jsonfile.loads(path.read_text(encoding="utf-8"))  # the file as written
     block = raw["tpotbench"]
     cached = [c or 0 for c in block["cached_lens"]]
     expected = (args.num_prompts - args.prefixes) * args.prefix_len / raw["total_input_tokens"]

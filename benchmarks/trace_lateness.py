@@ -29,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from app.bench.results.read import load_result
+from app import jsonfile
 from app.sim.embedded import start_sim_process
 
 
@@ -39,7 +39,7 @@ def _replay(base_url: str, out: Path, speedup: str, extra: list[str], nice: int)
     cmd += ["--disable-tqdm", "--result-dir", str(out), *extra]
     subprocess.run(cmd, check=True, capture_output=True, preexec_fn=lambda: os.nice(nice))
     (path,) = out.glob("*.json")
-    return load_result(path).raw
+    return jsonfile.loads(path.read_text(encoding="utf-8"))  # the file as written
 
 
 def main() -> None:

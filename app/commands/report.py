@@ -187,7 +187,7 @@ def definitions_lines(points: list[PointResult], tools: list[str]) -> list[str]:
         conc = "-" if point.max_concurrency is None else point.max_concurrency
         lines.append(f"definitions: {name} (rate {rate_label(point.request_rate)}, conc {conc})")
         rows = []
-        for figure in point_definitions(point.raw, point.duration_s, tools):
+        for figure in point_definitions(point.doc, point.duration_s, tools):
             values = figure.values
             cells = [_fmt(values.get(s)) for s in ("mean", "median", "p99")]
             if figure.missing:
@@ -199,8 +199,8 @@ def definitions_lines(points: list[PointResult], tools: list[str]) -> list[str]:
     return lines
 
 
-def definitions_json(points: list[PointResult], tools: list[str]) -> list[dict[str, Any]]:
-    def one(f: ToolFigure) -> dict[str, Any]:
+def definitions_json(points: list[PointResult], tools: list[str]) -> list[dict[str, object]]:
+    def one(f: ToolFigure) -> dict[str, object]:
         return {
             "tool": f.tool,
             "figure": f.name,
@@ -215,7 +215,7 @@ def definitions_json(points: list[PointResult], tools: list[str]) -> list[dict[s
     return [
         {
             "file": p.path.name if p.path else None,
-            "figures": [one(f) for f in point_definitions(p.raw, p.duration_s, tools)],
+            "figures": [one(f) for f in point_definitions(p.doc, p.duration_s, tools)],
         }
         for p in points
     ]
@@ -309,7 +309,7 @@ def run(args: argparse.Namespace) -> int:
         return 0  # standard output holds that document alone
     tools = definition_tools(args.definitions)
     if args.json:
-        rows = [p.summary_row() for p in points]
+        rows: list[dict[str, object]] = [{**p.summary_row()} for p in points]
         if tools:
             for row, figures in zip(rows, definitions_json(points, tools), strict=True):
                 row["definitions"] = figures["figures"]

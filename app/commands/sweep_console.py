@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from app.bench.capacity.why import render as render_why
@@ -12,9 +13,9 @@ from app.bench.metrics.options import METRIC_TITLES
 from app.bench.metrics.workload import workload_rows
 from app.bench.results.naming import rate_label
 from app.bench.results.point_result import PointResult
-from app.bench.results.read import point_from_dict, point_from_doc
+from app.bench.results.read import point_from_doc
 from app.bench.results.write import no_success_note
-from app.bench.schema.point_blocks import PointBlocks, TraceBlock
+from app.bench.schema.point_blocks import EMPTY, PointBlocks, TraceBlock
 from app.bench.schema.point_doc import PointDoc
 from app.bench.sweep.contract import (
     PointFinished,
@@ -30,9 +31,8 @@ from app.commands.trace_flags import duration_words
 
 
 # Long on purpose: vLLM's result block line by line, in its order, then our extras.
-def format_summary(result: dict[str, Any] | PointResult) -> str:
+def format_summary(point: PointResult) -> str:
     """vLLM's end-of-run block ("==== Serving Benchmark Result ====") for one point."""
-    point = result if isinstance(result, PointResult) else point_from_dict(result)
     lines = [rule(" Serving Benchmark Result ", "=")]
 
     def row(label: str, value: Any, fmt: str = "{:<10}") -> None:
@@ -57,7 +57,7 @@ def format_summary(result: dict[str, Any] | PointResult) -> str:
         row("Peak concurrent requests:", point.max_concurrent_requests, "{:<10.2f}")
     row("Total token throughput (tok/s):", point.total_token_throughput or 0.0, "{:<10.2f}")
     for name, (short, header) in METRIC_TITLES.items():
-        stats = point.stats.get(name) or _null_stats(point.raw, name)
+        stats = point.stats.get(name) or _null_stats(point.doc.stats, name)
         if not stats:
             continue
         lines.append(rule(header))
@@ -65,8 +65,9 @@ def format_summary(result: dict[str, Any] | PointResult) -> str:
         row(f"Median {short} (ms):", stats.get("median"), "{:<10.2f}")
         for key in sorted((k for k in stats if k.startswith("p")), key=lambda k: float(k[1:])):
             row(f"P{key[1:]} {short} (ms):", stats[key], "{:<10.2f}")
-    block = point.tpotbench or {}
     blocks = point.blocks
+    # A file with a non-empty `tpotbench` block: ours (vLLM's and empty blocks have no extras).
+    block = point.doc.blocks is not None and (blocks != EMPTY or bool(point.doc.block_rest))
     if not point.completed and block:
         lines.append(no_success_note(blocks.failures))
     if block:
@@ -80,7 +81,7 @@ def format_summary(result: dict[str, Any] | PointResult) -> str:
             row(f"Token stamps ({stamp.kind}):", stamp.requests)
             if stamp.kind != "kernel":
                 lines.append(f"  why: {stamp.why[:200]}")
-        for label, value, fmt in workload_rows(block):
+        for label, value, fmt in workload_rows(blocks):
             row(label, value, fmt)
         for failure in blocks.failures:
             row(f"Failed ({failure.kind}):", failure.count)
@@ -103,10 +104,10 @@ def format_summary(result: dict[str, Any] | PointResult) -> str:
     return "\n".join(lines)
 
 
-def _null_stats(raw: dict[str, Any], name: str) -> dict[str, None]:
+def _null_stats(figures: Mapping[str, float | None], name: str) -> dict[str, None]:
     """The statistics a file holds as null for `name` (a point where no request succeeded)."""
     stats: dict[str, None] = {}
-    for key, value in raw.items():
+    for key, value in figures.items():
         if value is None and key.endswith(f"_{name}_ms"):
             stat = key[: -len(f"_{name}_ms")]
             if stat in ("mean", "median", "std") or stat[1:].replace(".", "", 1).isdigit():

@@ -48,7 +48,7 @@ def definitions_section(points: Sequence[ReportPoint], lang: str, tools: Sequenc
     for i, tool in enumerate(tools):
         rows = []
         for rp in points:
-            for fig in point_definitions(rp.point.raw, rp.point.duration_s, [tool]):
+            for fig in point_definitions(rp.point.doc, rp.point.duration_s, [tool]):
                 if fig.missing:
                     missing = _t(lang, "needs") if "save-detailed" in fig.missing else fig.missing
                     values = f'<td colspan="3" class="status-warn">{a(missing)}</td>'

@@ -140,7 +140,7 @@ def report_points(points: Sequence[PointResult], lang: str = "en") -> list[Repor
         seen[short] = count + 1
         if count:  # the same point twice (two runs of one grid): the file tells them apart
             short = f"{short} ({_file_stem(p)})"
-        out.append(ReportPoint(p, short, short, request_samples(p.raw)))
+        out.append(ReportPoint(p, short, short, request_samples(p.doc, p.itl_set_aside)))
     return out
 
 

@@ -14,7 +14,7 @@ from app.roofline.pareto import (
     hardware_frontier,
     names_together,
     pareto_front,
-    point_from_summary,
+    point_from_row,
     same_place,
 )
 from app.roofline.scenario import Scenario
@@ -30,7 +30,7 @@ def pareto_points(points: Sequence[ReportPoint]) -> list[tuple[ReportPoint, Pare
     for rp in points:
         if rp.off_curve:
             continue
-        found = point_from_summary(rp.short, rp.point.raw)
+        found = point_from_row(rp.short, rp.point.row)
         if found is not None:
             out.append((rp, found))
     return out

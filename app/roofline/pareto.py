@@ -19,10 +19,12 @@ Definitions (one point per load):
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from app.bench.results.point_row import PointRow
+from app.bench.schema.point_blocks import RooflineBlock
 from app.roofline.decode_step import kv_bytes_per_token, weight_bytes_resident
 from app.roofline.kv_capacity import kv_cache_bytes
 from app.roofline.scenario import BATCH_GRID, Scenario
@@ -137,15 +139,15 @@ def names_together(names: Sequence[str], times: str = "{name} ×{n}", sep: str =
     return sep.join(name if n == 1 else times.format(name=name, n=n) for name, n in counts.items())
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value) if math.isfinite(value) else None
 
 
-def gpu_count(roofline: Mapping[str, Any] | None) -> int:
+def gpu_count(roofline: RooflineBlock | None) -> int:
     """The tensor-parallel size a roofline context records (1 when it records none)."""
-    value = _number((roofline or {}).get("tensor_parallel"))
+    value = None if roofline is None else roofline.tensor_parallel
     return max(1, int(value)) if value is not None else 1
 
 
@@ -169,43 +171,29 @@ def measured_point(
     return ParetoPoint(label, 1000.0 / tpot_p50_ms, output_tok_s / gpus, batch, hardware)
 
 
-def scenario_of(roofline: Mapping[str, Any] | None) -> Scenario | None:
+def scenario_of(roofline: RooflineBlock | None) -> Scenario | None:
     """The Scenario a point's roofline block names, or None (no block, or ids this machine's
     catalogue does not know: a custom GPU or model from another machine)."""
-    if not roofline:
+    if roofline is None:
+        return None
+    gpu, model, fmt, kv = roofline.gpu_id, roofline.model_id, roofline.fmt, roofline.kv_dtype
+    if gpu is None or model is None or fmt is None or kv is None:
         return None
     try:
-        return Scenario.from_ids(
-            str(roofline["gpu_id"]),
-            str(roofline["model_id"]),
-            str(roofline["fmt"]),
-            str(roofline["kv_dtype"]),
-            int(roofline.get("context") or 512),
-        )
+        return Scenario.from_ids(gpu, model, fmt, kv, int(roofline.context or 512))
     except (KeyError, TypeError, ValueError, OSError):
         return None
 
 
-def summary_roofline(summary: Mapping[str, Any]) -> dict[str, Any]:
-    """The roofline block of a point's summary or result file: nested under tpotbench, or
-    under a top-level "roofline" key (the window's flat summaries of saved files)."""
-    block = summary.get("tpotbench")
-    roofline = block.get("roofline") if isinstance(block, Mapping) else None
-    if not isinstance(roofline, Mapping):
-        roofline = summary.get("roofline")
-    return dict(roofline) if isinstance(roofline, Mapping) else {}
-
-
-def point_from_summary(label: str, summary: Mapping[str, Any]) -> ParetoPoint | None:
-    """A point from a summary dict or a result file's JSON (ours or vLLM's: keys
-    median_tpot_ms and output_throughput); the GPU count, batch and hardware from its
-    tpotbench.roofline block when it has one."""
-    roofline = summary_roofline(summary)
+def point_from_row(label: str, row: PointRow) -> ParetoPoint | None:
+    """A point from a finished point's row (ours or vLLM's: its TPOT P50 and output
+    throughput); the GPU count, batch and hardware from its roofline block when it has one."""
+    roofline = row.roofline
     return measured_point(
         label,
-        _number(summary.get("median_tpot_ms")),
-        _number(summary.get("output_throughput")),
+        _number(row.stats.get("median_tpot_ms")),
+        _number(row.output_throughput),
         gpu_count(roofline),
-        _number(roofline.get("batch")),
+        None if roofline is None else _number(roofline.batch),
         scenario_of(roofline),
     )

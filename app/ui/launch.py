@@ -27,6 +27,7 @@ from app.ui.app_setup import CrashHandler, create_application, settings, setup_l
 from app.ui.app_setup_i18n import SETTINGS_KEY, Translations, choose_language
 from app.ui.app_setup_sim import SimulatorService
 from app.ui.main_window import AppContext, MainWindow
+from app.ui.panels.probe.outcome import ProbeOutcome
 from app.ui.theme import follow_system
 
 log = logging.getLogger(__name__)
@@ -254,12 +255,12 @@ async def take_screenshot(
         await _demo_sweep(window)
         failure = window.sweep.last_error
     else:
-        outcomes: list[dict[str, Any]] = []
+        outcomes: list[ProbeOutcome] = []
         window.probe.probeFinished.connect(outcomes.append)
         window.show_panel(window.probe)
         window.probe.start()
         await _wait_signal(window.probe.runningChanged, lambda running: not running, DEMO_TIMEOUT_S)
-        if not (outcomes and outcomes[-1].get("ok")):
+        if not (outcomes and outcomes[-1].ok):
             failure = "the demo probe against the built-in simulator produced no result"
     # Let the charts' 5 Hz repaint timer draw the last data before grabbing (two ticks).
     await asyncio.sleep(0.45)

@@ -9,10 +9,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
@@ -20,9 +19,10 @@ from app.bench.results.read import ResultFileError, point_from_doc
 from app.bench.schema.point_doc import PointDoc
 from app.bench.sweep.contract import PointFinished
 from app.profiles import ProfileStore, Target
+from app.ui.panels.probe.outcome import ProbeOutcome
 from app.ui.panels.probe.panel import ProbePanel
 from app.ui.panels.results.panel import ResultsPanel
-from app.ui.panels.roofline.panel import RooflinePanel
+from app.ui.panels.roofline.panel import RooflineContext, RooflinePanel
 from app.ui.panels.server_metrics.panel import ServerMetricsPanel, endpoint_key
 from app.ui.panels.sweep.panel import SweepPanel
 from app.ui.retranslate import TextSource
@@ -117,13 +117,13 @@ class PanelLinks(QObject):
             self.metrics.stop()
             self.metrics.clear()
 
-    def on_roofline_context(self, context: dict[str, Any]) -> None:
+    def on_roofline_context(self, context: RooflineContext) -> None:
         # Remembered per endpoint; the run reads the dock itself (run_context).
         self.store.set_roofline(self._current_profile(), dict(context))
 
     # ---- runs ----
 
-    def on_server_sample(self, sample: dict[str, Any]) -> None:
+    def on_server_sample(self, sample: Mapping[str, float]) -> None:
         running = sample.get("running")
         if isinstance(running, float) and math.isfinite(running):
             self._server_running = running
@@ -203,6 +203,6 @@ class PanelLinks(QObject):
             int(concurrency), p50, p99, running, point.output_throughput
         )
 
-    def on_probe_finished(self, result: dict[str, Any]) -> None:
-        if result.get("tpot_ms") is not None:
-            self.roofline.set_live_tpot_ms(float(result["tpot_ms"]))
+    def on_probe_finished(self, outcome: ProbeOutcome) -> None:
+        if outcome.tpot_ms is not None:
+            self.roofline.set_live_tpot_ms(outcome.tpot_ms)

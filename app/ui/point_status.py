@@ -4,43 +4,35 @@ UI language. The tables, the status line, the curves' tooltips and the exports r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QTableWidgetItem
 
-from app.bench.results.completeness import (
-    CANCELLED,
-    EARLY_STOPPED,
-    Completeness,
-    completeness_of,
-)
-from app.bench.results.load_warnings import LoadWarning, load_warnings_of, on_the_curve
+from app.bench.results.completeness import CANCELLED, EARLY_STOPPED, Completeness
+from app.bench.results.load_warnings import LoadWarning
+from app.bench.results.point_row import PointRow
 
 WARN_FG = "#b3261e"  # the Status cell of a point that is not a full measurement of its load
 
 
-def completeness(point: Mapping[str, Any]) -> Completeness:
-    """A point summary's completeness (a live sweep's result document, or a results-table
-    summary that carries it flat)."""
-    return completeness_of(point)
+def completeness(point: PointRow) -> Completeness:
+    """A point's completeness (the engine's verdict, app.bench.results.completeness)."""
+    return point.completeness
 
 
-def load_warnings(point: Mapping[str, Any]) -> list[LoadWarning]:
-    return load_warnings_of(point)
+def load_warnings(point: PointRow) -> tuple[LoadWarning, ...]:
+    return point.load_warnings
 
 
-def is_fragment(point: Mapping[str, Any]) -> bool:
+def is_fragment(point: PointRow) -> bool:
     """Cut short: shown, never as a measurement (off the curves and the knees)."""
     return not completeness(point).complete
 
 
-def off_the_curve(point: Mapping[str, Any]) -> bool:
+def off_the_curve(point: PointRow) -> bool:
     """Not a measurement of the load it names (a fragment, or a load that did not happen):
     drawn apart from the curves, left out of the knees and the roofline panel."""
-    return not on_the_curve(point)
+    return not point.on_the_curve
 
 
 def completeness_text(done: Completeness) -> str:
@@ -123,14 +115,14 @@ def warning_word(warning: LoadWarning) -> str:
     return QCoreApplication.translate("PointStatus", "⚠ client saturated")
 
 
-def status_cell(point: Mapping[str, Any]) -> str:
+def status_cell(point: PointRow) -> str:
     """The Status column: what is wrong with the point in a few words; "" when nothing."""
     words = [completeness_text(completeness(point))]
     words += [warning_word(w) for w in load_warnings(point)]
     return " · ".join(w for w in words if w)
 
 
-def status_tooltip(point: Mapping[str, Any]) -> str:
+def status_tooltip(point: PointRow) -> str:
     """Every sentence behind the Status cell."""
     done = completeness(point)
     lines = []

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from app.bench.results.read import load_results
+from tests.documents import document
 
 
 def tpotbench(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -67,7 +68,9 @@ def test_selftest_measures_saves_and_a_sweep_past_it_warns(sim, tmp_path: Path) 
         "warning: this sweep runs up to 4 streams, past this machine's client ceiling of at "
         "least 2 streams in one process"
     ) in swept.stderr
-    blocks = {p.max_concurrency: p.tpotbench["client_ceiling"] for p in load_results([out])}
+    blocks = {
+        p.max_concurrency: document(p)["tpotbench"]["client_ceiling"] for p in load_results([out])
+    }
     assert blocks[1]["streams"] == 1 and blocks[1]["ratio"] == 0.5
     assert blocks[4]["streams"] == 4 and blocks[4]["ratio"] == 2.0 and blocks[4]["ceiling"] == 2
 
@@ -86,7 +89,7 @@ def test_no_saved_ceiling_no_warning_and_no_block(sim, tmp_path: Path) -> None:
     )  # fmt: skip
     assert swept.returncode == 0, swept.stderr
     assert "client ceiling" not in swept.stderr
-    assert all("client_ceiling" not in p.tpotbench for p in load_results([out]))
+    assert all("client_ceiling" not in document(p)["tpotbench"] for p in load_results([out]))
 
 
 def test_bad_workers_list_is_a_usage_error(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from app.bench.results.read import load_result, load_results
+from tests.documents import document
 from tests.event_lines import wire_event
 
 # The keys `vllm bench serve --save-result` writes (vllm/benchmarks/serve.py, default metrics).
@@ -177,7 +178,7 @@ def test_result_filename_for_a_single_point_like_the_field_guide(sim, tmp_path: 
     assert proc.returncode == 0, proc.stderr
     point = load_result(tmp_path / "expB_rateinf_conc2.json")
     assert (point.completed, point.max_concurrency) == (2, 2)
-    assert "input_lens" not in point.raw  # per-request arrays only with --save-detailed
+    assert "input_lens" not in document(point)  # per-request arrays only with --save-detailed
 
 
 @pytest.mark.parametrize(
@@ -235,7 +236,7 @@ def test_failing_endpoint_is_counted_by_kind_not_fatal(make_sim, tmp_path: Path)
     assert proc.returncode == 0, proc.stderr
     point = load_result(tmp_path / "flaky_rateinf_conc1.json")
     assert (point.completed, point.failed) == (2, 2)
-    failures = point.tpotbench["failures"]
+    failures = document(point)["tpotbench"]["failures"]
     assert [(f["kind"], f["count"]) for f in failures] == [("http_5xx", 2)]
     assert "500" in failures[0]["example"] and failures[0]["fix"]
     assert "Failed (http_5xx):" in proc.stdout
@@ -320,11 +321,11 @@ def test_cancel_from_stdin_keeps_finished_points(sim, tmp_path: Path) -> None:
         proc.communicate()
     assert events[-1]["type"] == "run_finished" and events[-1]["cancelled"] is True
     first = load_result(tmp_path / "openai-chat_rateinf_conc1.json")
-    assert first.completed == 3 and not first.tpotbench["cancelled"]
+    assert first.completed == 3 and not document(first)["tpotbench"]["cancelled"]
     assert not (tmp_path / "openai-chat_rateinf_conc3.json").exists()  # never started
     partial = tmp_path / "openai-chat_rateinf_conc2.partial.json"
     if partial.exists():  # the point running when the cancel came is saved, marked partial
-        assert load_result(partial).tpotbench["cancelled"]
+        assert document(partial)["tpotbench"]["cancelled"]
     assert not (tmp_path / "openai-chat_rateinf_conc2.json").exists()
 
 
@@ -480,8 +481,8 @@ def test_profile_supplies_url_model_and_roofline(sim, tmp_path: Path) -> None:
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 0, proc.stderr
     point = load_results([tmp_path / "out"])[0]
-    assert point.completed == 2 and point.tpotbench["profile"] == "lab"
-    roofline = point.tpotbench["roofline"]
+    assert point.completed == 2 and document(point)["tpotbench"]["profile"] == "lab"
+    roofline = document(point)["tpotbench"]["roofline"]
     assert {k: roofline[k] for k in ("gpu_id", "model_id", "fmt", "kv_dtype", "context")} == {
         "gpu_id": "rtx3090",
         "model_id": "qwen2.5-7b",

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.bench.results.read import load_result
+from tests.documents import document
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -36,7 +36,7 @@ def _sweep(base_url: str, out: Path, *extra: str) -> tuple[dict, str]:
     )
     assert proc.returncode == 0, proc.stderr
     (path,) = out.glob("*.json")
-    return load_result(path).raw, proc.stdout
+    return document(path), proc.stdout
 
 
 def test_later_turns_are_faster_with_prefix_caching_on_than_off(make_sim, tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from app.bench.datasets.synthetic import sample_prefix
-from app.bench.results.read import load_result
 from app.bench.schema.point_blocks import point_blocks
+from tests.documents import document
 
 
 def _sweep(base_url: str, out: Path, *extra: str) -> tuple[dict, str]:
@@ -24,7 +24,7 @@ def _sweep(base_url: str, out: Path, *extra: str) -> tuple[dict, str]:
     )
     assert proc.returncode == 0, proc.stderr
     (path,) = out.glob("*.json")
-    raw = load_result(path).raw
+    raw = document(path)
     point_blocks(raw["tpotbench"], strict=True)  # the typed blocks hold everything written
     return raw, proc.stdout
 

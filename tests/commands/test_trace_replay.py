@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from app.bench.datasets.mooncake import default_trace_path, load_trace, predicted_hit_tokens
-from app.bench.results.read import load_result
 from app.bench.schema.point_blocks import point_blocks
 from app.cli import main
 from app.commands.credentials import UsageError
 from app.sim.config import SimConfig
+from tests.documents import document
 
 
 def _closed_port() -> int:
@@ -54,7 +54,7 @@ def test_a_replay_hits_the_cache_where_the_trace_says_and_records_every_send(
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     (path,) = out.glob("*.json")
-    raw = load_result(path).raw
+    raw = document(path)
     entries = load_trace(trace)
     assert raw["completed"] == 30 and raw["num_prompts"] == 30
     assert raw["tpotbench"]["dataset"]["name"] == "mooncake"
@@ -135,7 +135,7 @@ def test_num_prompts_replays_the_first_lines_of_the_trace(
     argv += ["--output-len", "1", "--save-detailed", "--result-dir", str(tmp_path)]
     assert main(argv) == 0
     (path,) = tmp_path.glob("*.json")
-    raw = load_result(path).raw
+    raw = document(path)
     entries = load_trace(default_trace_path(), limit=3)
     assert raw["num_prompts"] == 3 and raw["tpotbench"]["trace"]["requests"] == 3
     assert raw["input_lens"] == [e.input_length for e in entries]

@@ -18,6 +18,7 @@ from app.bench.metrics.point import compute_point_metrics
 from app.bench.results.read import load_results
 from app.bench.results.write import PointInfo, build_result, write_point_json
 from app.bench.schema.point_doc import point_json
+from tests.documents import document
 from tests.report.browser import Dom, dump_dom, external_references, screenshot
 
 HOSTILE = "<script>document.title='pwned'</script><img src=x onerror=\"document.title='pwned2'\">"
@@ -87,7 +88,7 @@ def test_sweep_report_renders_table_and_charts_in_chromium(
         assert row[8] == f"{point.metric('ttft', 'median'):,.1f}"
         assert row[10] == f"{point.metric('tpot', 'median'):,.2f}"
         assert row[11] == f"{point.metric('tpot', 'p99'):,.2f}"
-        roof = point.tpotbench["roofline"]
+        roof = document(point)["tpotbench"]["roofline"]
         assert row[14] == f"{roof['floor_tpot_ms']:,.2f}" and row[15] == f"{roof['mbu']:.1%}"
 
     charts = {svg.get("id") for svg in dom.all("svg")}

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.bench.results.read import load_results
+from tests.documents import document
 from tests.report.browser import Dom, dump_dom
 from tests.report.test_html import tpotbench
 
@@ -51,7 +52,7 @@ def test_pareto_chart_and_table_in_chromium(sweep_dir: Path, tmp_path: Path) -> 
     xy = {}
     for conc in (1, 3):
         point = files[f"expB_rateinf_conc{conc}.json"]
-        assert point.tpotbench["roofline"]["tensor_parallel"] == 2
+        assert document(point)["tpotbench"]["roofline"]["tensor_parallel"] == 2
         rows = [r for r in dom.rows if r and r[0] == f"conc {conc}" and len(r) == 9]
         assert rows, f"no Pareto row for conc {conc}"
         row = rows[0]

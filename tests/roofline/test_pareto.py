@@ -6,16 +6,26 @@ import math
 
 import pytest
 
+from app.bench.results.read import point_from_doc
+from app.bench.schema.point_doc import read_point_doc
 from app.roofline.pareto import (
     HardwarePoint,
+    ParetoPoint,
     hardware_frontier,
     hardware_point,
     max_batch,
     measured_point,
     pareto_front,
-    point_from_summary,
+    point_from_row,
 )
 from app.roofline.scenario import Scenario
+
+
+def point_from_summary(label: str, document: dict) -> ParetoPoint | None:
+    """The Pareto point of a result document, read as the window and the report read one."""
+    row = point_from_doc(read_point_doc(document, strict=False)).row
+    return point_from_row(label, row)
+
 
 # RTX 3090 + Qwen2.5-7B BF16, KV fp16, context 512, from resources/catalog:
 #   GPU: 936 GB/s = 936e9 B/s; 71 TFLOPS dense BF16.

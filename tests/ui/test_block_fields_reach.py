@@ -6,7 +6,8 @@ For every dataclass field of `PointBlocks`, recursively, a distinctive value (ea
 own number or text); the document written through the one writer to a real file and read back
 as the Results tab reads files; the same document as a `point_finished` line, decoded strictly
 as the window decodes the worker's stdout; the decoded event fed to a real ResultsPanel (its
-PointResult) and a sweep run model (the summary its charts read), offscreen.
+PointResult and the row its table and curves read) and a sweep run model (the row its charts
+read), offscreen.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, Literal
 
 from app.bench.results.read import load_result
 from app.bench.results.write import write_point_doc
-from app.bench.schema.point_blocks import PointBlocks, point_blocks
+from app.bench.schema.point_blocks import PointBlocks
 from app.bench.schema.point_doc import PointDoc, VllmKeys
 from app.bench.sweep.contract import PointFinished, encode
 from app.bench.sweep.event_decode import decode
@@ -112,5 +113,8 @@ def test_every_block_field_reaches_the_file_the_event_and_the_window(qtbot, tmp_
     assert panel.add_point(event.path, event.summary)
     [joined] = [p for r in panel.runs for p in r.points if p.path == path]
     assert joined.blocks == blocks
+    # The rows the Results tab's table and curves draw, and the sweep tab's charts' row.
+    [shown] = [p for r in panel.runs for p in r.series().points if p.path == str(path)]
+    assert shown.blocks == blocks
     charts = SweepRun(lambda: 0.0).point_finished(event)
-    assert point_blocks(charts["tpotbench"], strict=True) == blocks
+    assert charts.blocks == blocks

@@ -200,7 +200,7 @@ def _verdict(figure: Figure, low: float, high: float, base: float, min_effect: f
 
 
 def _side(point: PointResult, rng: np.random.Generator) -> Side | str:
-    rows = request_rows(point.raw)
+    rows = request_rows(point.doc)
     if rows is None:
         return "no per-request samples (vllm bench serve without --save-detailed)"
     return Side.of(rows, point.duration_s, point.blocks.goodput_slos_ms, rng)

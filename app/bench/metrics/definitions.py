@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.bench.results.request_rows import RequestRows, request_rows
+from app.bench.schema.point_doc import PointDoc
 
 TOOLS = ("vllm", "guidellm", "aiperf", "sglang", "evalscope")
 TOOL_NAMES = {
@@ -243,12 +244,10 @@ def tool_figures(tool: str, rows: RequestRows, duration_s: float) -> list[ToolFi
     raise ValueError(f"unknown tool {tool!r}: choose one of {', '.join(TOOLS)}")
 
 
-def point_definitions(
-    raw: dict[str, object], duration_s: float, tools: list[str]
-) -> list[ToolFigure]:
+def point_definitions(doc: PointDoc, duration_s: float, tools: list[str]) -> list[ToolFigure]:
     """Every figure of `tools` for one result document; a file without per-request data (a
     vllm bench serve file without --save-detailed) gets each figure marked missing."""
-    rows = request_rows(raw)
+    rows = request_rows(doc)
     out: list[ToolFigure] = []
     for tool in tools:
         if rows is None or rows.n == 0:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.bench.metrics.conversations import conversation_rows
-from app.bench.schema.point_blocks import PointBlocks, point_blocks
+from app.bench.schema.point_blocks import PointBlocks
 
 Row = tuple[str, Any, str]
 
@@ -49,11 +49,10 @@ def _sources(blocks: PointBlocks) -> str:
     return "usage" if set(source) <= {"usage"} else "counted from deltas"
 
 
-def workload_rows(block: dict[str, Any]) -> list[Row]:
+def workload_rows(blocks: PointBlocks) -> list[Row]:
     """Summary rows (label, value, format) for what this point measured; none for the rest,
     so an ordinary run's summary reads as before."""
     rows: list[Row] = []
-    blocks = point_blocks(block)
     reasoning = reasoning_figures(blocks)
     if reasoning["reasoning_tokens"]:
         rows.append(

@@ -7,11 +7,10 @@ the curves, and knees and curve fits leave it out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.bench.schema.point_blocks import PointBlocks, blocks_of
+from app.bench.schema.point_blocks import PointBlocks
 from app.bench.schema.point_doc import VllmKeys
 
 COMPLETE = "complete"
@@ -63,38 +62,18 @@ def _count(value: Any) -> int | None:
     return int(value)
 
 
-def completeness_of(
-    doc: Mapping[str, Any], path: str | None = None, blocks: PointBlocks | None = None
-) -> Completeness:
-    """A point's completeness from its result document (ours or vLLM's, or a window summary
-    that carries it precomputed as `completeness`); `path` is its file (a *.partial.json was
-    cut short by a cancel); `blocks` its typed tpotbench block when the caller has it."""
-    given = doc.get("completeness")
-    if isinstance(given, Mapping) and given.get("state") in STATES:
-        return Completeness(
-            str(given["state"]),
-            _count(given.get("ran")) or 0,
-            _count(given.get("planned")),
-            given.get("reason") if isinstance(given.get("reason"), str) else None,
-        )
-    blocks = blocks if blocks is not None else blocks_of(doc)
-    path = path if path is not None else str(doc.get("path") or "")
-    planned = _count(doc.get("num_prompts"))
-    return _completeness(
-        planned, _count(doc.get("completed")) or 0, _count(doc.get("failed")), path, blocks
-    )
-
-
 def completeness_of_doc(head: VllmKeys, blocks: PointBlocks, path: str = "") -> Completeness:
-    """completeness_of a typed document: its vLLM keys and blocks."""
-    return _completeness(
+    """The completeness of a typed document (ours or vLLM's): its vLLM keys and blocks; `path`
+    is its file (a *.partial.json was cut short by a cancel)."""
+    return completeness_from(
         _count(head.num_prompts), _count(head.completed) or 0, _count(head.failed), path, blocks
     )
 
 
-def _completeness(
+def completeness_from(
     planned: int | None, completed: int, failed: int | None, path: str, blocks: PointBlocks
 ) -> Completeness:
+    """The completeness of a point that ran `completed` + `failed` of `planned` requests."""
     if failed is None:  # benchmark_serving.py wrote no failed count: the rest of the plan failed
         failed = max(0, (planned or 0) - completed)
     ran = completed + failed

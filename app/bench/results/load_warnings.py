@@ -19,12 +19,12 @@ sentence; the window and the HTML report translate from the kind and parameters.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.bench.capacity.why import CLIENT_CPU_SHARE, CLIENT_LOOP_LAG_MS
-from app.bench.results.completeness import completeness_of, completeness_of_doc
+from app.bench.results.completeness import completeness_of_doc
 from app.bench.results.naming import rate_from_file
 from app.bench.results.send_lateness import held_by_cap
 from app.bench.schema.codec import to_json_obj
@@ -34,7 +34,7 @@ from app.bench.schema.point_blocks import (
     PointBlocks,
     TraceBlock,
 )
-from app.bench.schema.point_doc import PointDoc, VllmKeys, read_point_doc
+from app.bench.schema.point_doc import PointDoc, VllmKeys
 
 # A closed-loop point counts as reaching its target when its peak in flight is at least this
 # share of it. vLLM's peak (kept in the file) counts successful requests only and the first
@@ -116,23 +116,6 @@ class LoadWarning:
             return None
         warning = cls(block.kind, block.template, block.value, block.limit, block.unit)
         warning.params.update(block.params)
-        try:
-            warning.text  # noqa: B018 - the parameters must fill the sentence
-        except (KeyError, ValueError, TypeError):
-            return None
-        return warning
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> LoadWarning | None:
-        """A stored warning; None when it is not one this version can read."""
-        template, params = data.get("template"), data.get("params")
-        value, limit = _num(data.get("value")), _num(data.get("limit"))
-        if template not in TEMPLATES or not isinstance(params, Mapping):
-            return None
-        if value is None or limit is None:
-            return None
-        warning = cls(str(data.get("kind")), str(template), value, limit, str(data.get("unit")))
-        warning.params.update(params)
         try:
             warning.text  # noqa: B018 - the parameters must fill the sentence
         except (KeyError, ValueError, TypeError):
@@ -244,17 +227,14 @@ def check_load(doc: PointDoc) -> list[LoadWarning]:
     return [w for w in found if w is not None]
 
 
-def load_warnings_of(doc: Mapping[str, Any]) -> list[LoadWarning]:
-    """The warnings a point's file stores (`tpotbench.load_warnings`), else (a file written
+def warnings_of(doc: PointDoc) -> list[LoadWarning]:
+    """The warnings a point's document stores (`tpotbench.load_warnings`), else (a file written
     before the checks, or by vLLM) the checks run on it now."""
-    block = doc.get("tpotbench")
-    stored = block.get("load_warnings") if isinstance(block, Mapping) else None
+    stored = doc.typed_blocks.load_warnings
     if stored is None:
-        stored = doc.get("load_warnings")  # a window summary carries them flat
-    if isinstance(stored, list):
-        found = [LoadWarning.from_dict(w) for w in stored if isinstance(w, Mapping)]
-        return [w for w in found if w is not None]
-    return check_load(read_point_doc(doc, strict=False))
+        return check_load(doc)
+    found = (LoadWarning.from_block(w) for w in stored)
+    return [w for w in found if w is not None]
 
 
 def off_curve(warnings: Sequence[LoadWarning]) -> bool:
@@ -263,16 +243,6 @@ def off_curve(warnings: Sequence[LoadWarning]) -> bool:
 
 
 def point_on_the_curve(doc: PointDoc) -> bool:
-    """on_the_curve of a typed document (the engine's own, as it built it)."""
-    head, blocks = doc.vllm, doc.typed_blocks
-    if blocks.load_warnings is None:
-        warnings = check_load(doc)
-    else:
-        found = (LoadWarning.from_block(w) for w in blocks.load_warnings)
-        warnings = [w for w in found if w is not None]
-    return completeness_of_doc(head, blocks).complete and not off_curve(warnings)
-
-
-def on_the_curve(doc: Mapping[str, Any]) -> bool:
     """A full measurement of the load it names: complete, and no warning that moves it."""
-    return completeness_of(doc).complete and not off_curve(load_warnings_of(doc))
+    complete = completeness_of_doc(doc.vllm, doc.typed_blocks).complete
+    return complete and not off_curve(warnings_of(doc))

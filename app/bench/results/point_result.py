@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -10,10 +11,12 @@ from typing import Any
 
 from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
-from app.bench.results.completeness import Completeness, completeness_of
-from app.bench.results.load_warnings import LoadWarning, load_warnings_of, off_curve
+from app.bench.results.completeness import Completeness, completeness_from
+from app.bench.results.load_warnings import LoadWarning, off_curve, warnings_of
 from app.bench.results.naming import rate_to_file
-from app.bench.schema.point_blocks import PointBlocks, point_blocks
+from app.bench.results.point_row import PointRow, Scalar, point_row
+from app.bench.schema.point_blocks import PointBlocks
+from app.bench.schema.point_doc import PointDoc
 
 
 @dataclass
@@ -42,20 +45,31 @@ class PointResult:
     max_output_tokens_per_s: float | None
     max_concurrent_requests: int | None
     stats: dict[str, dict[str, float]] = field(default_factory=dict)
-    tpotbench: dict[str, Any] | None = None  # the block as the file holds it
-    raw: dict[str, Any] = field(default_factory=dict)  # the whole document: vLLM's own keys
+    doc: PointDoc = field(default_factory=PointDoc)  # the document typed (per-request arrays too)
+    # The document's top-level values that are not arrays or objects, as the file wrote them
+    # (vLLM's --metadata keys too): what the window's exports carry for every key read.
+    file_keys: Mapping[str, Scalar] = field(default_factory=dict)
+    # A large file read lean (app.bench.results.lean_read): its `itls` gaps, binned.
+    itl_set_aside: Mapping[str, Any] | None = None
 
-    @cached_property
+    @property
     def blocks(self) -> PointBlocks:
         """The `tpotbench` block typed (app.bench.schema.point_blocks), read tolerantly: a
-        part this version cannot read is None, as in a file without it."""
-        return point_blocks(self.tpotbench)
+        part this version cannot read is None, as in a file without it; EMPTY for a file
+        without the block (vLLM's)."""
+        return self.doc.typed_blocks
+
+    @cached_property
+    def row(self) -> PointRow:
+        """The point as the window's charts and tables read it, built once per point object
+        (the Results tab draws the shown run again at every point that joins it)."""
+        return point_row(self)
 
     @property
     def completeness(self) -> Completeness:
         """Whether the point ran all its requests (early-stopped, cancelled, partial)."""
-        view = {"completed": self.completed, "failed": self.failed, "num_prompts": self.num_prompts}
-        return completeness_of(view, self.path.name if self.path else "", self.blocks)
+        path = self.path.name if self.path else ""
+        return completeness_from(self.num_prompts, self.completed, self.failed, path, self.blocks)
 
     @property
     def partial(self) -> bool:
@@ -68,21 +82,23 @@ class PointResult:
         (app.bench.results.load_warnings.OFF_CURVE_KINDS). Knees and curves use only these."""
         return self.completeness.complete and not off_curve(self.load_warnings)
 
-    @property
+    @cached_property
     def load_warnings(self) -> list[LoadWarning]:
-        """Where the load did not happen as planned (app.bench.results.load_warnings)."""
-        return load_warnings_of(self.raw or {"tpotbench": self.tpotbench})
+        """Where the load did not happen as planned (app.bench.results.load_warnings): the
+        warnings the file stores, else (a file written before the checks, or by vLLM) the
+        checks run on it now."""
+        return warnings_of(self.doc)
 
     def metric(self, name: str, stat: str) -> float | None:
         """E.g. metric('tpot', 'p99') -> the P99 TPOT in ms, or None if the file has none."""
         return self.stats.get(name, {}).get(stat)
 
-    def summary_row(self) -> dict[str, Any]:
+    def summary_row(self) -> dict[str, Scalar]:
         """One flat row for `tpotbench report`, sweep.csv and the GUI's results table."""
         blocks = self.blocks
         wait = blocks.slot_wait_ms or {}
         roofline = blocks.roofline
-        row: dict[str, Any] = {
+        row: dict[str, Scalar] = {
             "file": self.path.name if self.path else "",
             "source": self.source,
             "label": self.label,

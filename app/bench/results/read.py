@@ -17,7 +17,8 @@ from app import jsonfile
 from app.bench.results import vllm_adapter
 from app.bench.results.lean_read import LEAN_BYTES, SET_ASIDE_KEY, set_aside_itls
 from app.bench.results.point_result import PointResult
-from app.bench.schema.point_doc import STAT_KEY, PointDoc, point_json, read_point_doc
+from app.bench.schema.codec import to_json_obj
+from app.bench.schema.point_doc import BLOCK_KEY, STAT_KEY, PointDoc, read_point_doc
 
 # Files a run writes beside its points that are not points (a capacity search's summary).
 NOT_POINT_FILES = frozenset({"search.json"})
@@ -124,9 +125,12 @@ def point_from_dict(data: Any, path: Path | None = None) -> PointResult:
 def point_from_doc(doc: PointDoc, path: Path | None = None) -> PointResult:
     """A point of ours from its typed document (a point_finished event's): the same PointResult
     as reading its file gives, its blocks those of the document (not read again)."""
-    raw = point_json(doc)
-    _refuse_what_is_not_a_measurement(raw, path)
-    return _point_of(doc, path, "tpotbench", raw)
+    head = to_json_obj(doc.vllm)  # the top level as its file holds it (no block, no arrays)
+    head.update(doc.stats)
+    if doc.blocks is not None:
+        head[BLOCK_KEY] = {}
+    _refuse_what_is_not_a_measurement(head, path)
+    return _point_of(doc, path, "tpotbench", head)
 
 
 def _point_from_dict(data: dict[str, Any], path: Path | None) -> PointResult:
@@ -179,7 +183,6 @@ def _point_of(doc: PointDoc, path: Path | None, source: str, raw: dict[str, Any]
             match = STAT_KEY.match(key)
             assert match is not None  # the document holds only such keys
             stats.setdefault(match.group(2), {})[match.group(1)] = float(value)
-    block = raw.get("tpotbench")
     point = PointResult(
         path=path,
         source=source,
@@ -203,11 +206,10 @@ def _point_of(doc: PointDoc, path: Path | None, source: str, raw: dict[str, Any]
         max_output_tokens_per_s=_float(head.max_output_tokens_per_s),
         max_concurrent_requests=head.max_concurrent_requests,
         stats=stats,
-        tpotbench=block if isinstance(block, dict) else None,
-        raw=raw,
+        doc=doc,
+        file_keys={k: v for k, v in raw.items() if not isinstance(v, list | dict)},
+        itl_set_aside=raw.get(SET_ASIDE_KEY),
     )
-    if doc.blocks is not None:
-        point.__dict__["blocks"] = doc.blocks  # the cached `blocks`, already typed
     return point
 
 

@@ -10,7 +10,9 @@ failed after and the tokens it got), and the ITL distribution as a fixed log-bin
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,6 +20,7 @@ import numpy as np
 from app.bench.metrics.point import PointMetrics
 from app.bench.metrics.request import request_tpot
 from app.bench.results.per_request import REQUEST_ENTRY_KEYS
+from app.bench.schema.point_doc import PointDoc
 
 # ITL histogram bins: 10 µs .. 100 s, 20 per decade (12 % wide): fine enough for a CDF read at
 # p50/p99, fixed so histograms of different points and runs add and overlay bin for bin.
@@ -78,3 +81,43 @@ def itl_block(metrics: PointMetrics) -> dict[str, Any]:
         "edges_ms": [round(e, 6) for e in ITL_EDGES_MS],
         "counts": itl_histogram(gaps_ms),
     }
+
+
+@dataclass(frozen=True)
+class RequestColumns:
+    """`tpotbench.requests` read back: one entry per request in send order, every column as
+    long as `ok` (None where the file holds no finite number, or no entry at all)."""
+
+    ok: list[bool]  # true only for a request the file says succeeded (`true`, nothing else)
+    prompt_tokens: list[float | None]
+    output_tokens: list[float | None]
+    start_s: list[float | None]
+    ttft_ms: list[float | None]
+    tpot_ms: list[float | None]
+    e2el_ms: list[float | None]
+
+
+def request_columns(doc: PointDoc) -> RequestColumns | None:
+    """The document's `tpotbench.requests`, read tolerantly; None when it has none (vLLM's
+    files, or a block whose `ok` is not a list)."""
+    block = doc.block_rest.get("requests")
+    if not isinstance(block, dict) or not isinstance(block.get("ok"), list):
+        return None
+    flags = block["ok"]
+    n = len(flags)
+    found = {key: _column(block.get(key), n) for key in _COLUMNS}
+    return RequestColumns([v is True for v in flags], **found)
+
+
+_COLUMNS = ("prompt_tokens", "output_tokens", "start_s", "ttft_ms", "tpot_ms", "e2el_ms")
+
+
+def _column(data: Any, n: int) -> list[float | None]:
+    values = [_finite(v) for v in data] if isinstance(data, list) else []
+    return (values + [None] * n)[:n]
+
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)

@@ -15,6 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from app.bench.results.request_block import request_columns
+from app.bench.schema.point_doc import PointDoc
+
 
 @dataclass(frozen=True)
 class RequestRows:
@@ -71,26 +74,25 @@ def _token_lists(column: Any, keep: list[int], gaps: list[np.ndarray]) -> list[n
     return out
 
 
-def request_rows(data: dict[str, Any]) -> RequestRows | None:
+def request_rows(doc: PointDoc) -> RequestRows | None:
     """The rows of one result document, or None when it keeps no per-request figures (a
     `vllm bench serve` file written without --save-detailed)."""
-    raw = data.get("tpotbench")
-    extras: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    block = extras.get("requests") if isinstance(extras, dict) else None
-    if isinstance(block, dict) and isinstance(block.get("ok"), list):
-        flags = block["ok"]
+    head, extras = doc.vllm, doc.block_rest
+    columns = request_columns(doc)
+    flags: list[bool]
+    if columns is not None:
+        flags = columns.ok
         n = len(flags)
-        ttft, e2el = _column(block.get("ttft_ms"), n), _column(block.get("e2el_ms"), n)
-        tokens = _column(block.get("output_tokens"), n)
-        starts = _column(block.get("start_s"), n)
+        ttft, e2el = columns.ttft_ms, columns.e2el_ms
+        tokens, starts = columns.output_tokens, columns.start_s
         scale = 1000.0  # the gaps (vLLM's `itls`) are in seconds, the block in ms
-    elif isinstance(data.get("ttfts"), list) and isinstance(data.get("latencies"), list):
-        n = len(data["ttfts"])
-        errors = data.get("errors")
-        ttft = [None if v is None else v * 1000 for v in _column(data["ttfts"], n)]
-        e2el = [None if v is None else v * 1000 for v in _column(data["latencies"], n)]
-        tokens = _column(data.get("output_lens"), n)
-        starts = _column(data.get("start_times"), n)
+    elif isinstance(head.ttfts, list) and isinstance(head.latencies, list):
+        n = len(head.ttfts)
+        errors = head.errors
+        ttft = [None if v is None else v * 1000 for v in _column(head.ttfts, n)]
+        e2el = [None if v is None else v * 1000 for v in _column(head.latencies, n)]
+        tokens = _column(head.output_lens, n)
+        starts = _column(head.start_times, n)
         if isinstance(errors, list) and len(errors) == n:
             flags = [not e for e in errors]
         else:  # vLLM writes a failed request with 0.0 latency
@@ -108,7 +110,7 @@ def request_rows(data: dict[str, Any]) -> RequestRows | None:
     k = np.asarray([tokens[i] for i in keep], dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         tpot = np.where(k > 1, (e - t) / (k - 1), np.nan)
-    gaps = _gap_lists(data.get("itls"), keep, scale)
+    gaps = _gap_lists(head.itls, keep, scale)
     counts = _token_lists(extras.get("itl_tokens"), keep, gaps) if gaps is not None else None
     begun = [starts[i] for i in keep]
     start = None if any(v is None for v in begun) else np.asarray(begun, dtype=float)

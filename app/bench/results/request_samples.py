@@ -5,11 +5,13 @@ compact `tpotbench.requests` block and ITL histogram our files always carry (req
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.bench.metrics.request import request_tpot
-from app.bench.results.lean_read import SET_ASIDE_KEY
+from app.bench.results.request_block import RequestColumns, request_columns
+from app.bench.schema.point_doc import PointDoc, VllmKeys
 
 SAMPLE_METRICS = ("ttft", "tpot", "itl", "e2el")
 
@@ -58,13 +60,13 @@ def _floats(value: Any) -> list[float | None] | None:
     return out
 
 
-def _flags(data: dict[str, Any], n: int) -> list[bool]:
+def _flags(head: VllmKeys, n: int) -> list[bool]:
     """Success per request: an empty error string (vLLM), else a positive latency or TTFT."""
-    errors = data.get("errors")
+    errors = head.errors
     if isinstance(errors, list) and len(errors) == n:
         return [not e for e in errors]
-    latencies = _floats(data.get("latencies")) or []
-    ttfts = _floats(data.get("ttfts")) or []
+    latencies = _floats(head.latencies) or []
+    ttfts = _floats(head.ttfts) or []
     for column in (latencies, ttfts):
         if len(column) == n:
             # A failed request is written with 0.0 by vLLM and by us.
@@ -72,19 +74,11 @@ def _flags(data: dict[str, Any], n: int) -> list[bool]:
     return [True] * n
 
 
-def _block_samples(block: dict[str, Any], hist: Any) -> RequestSamples:
+def _block_samples(columns: RequestColumns, hist: Any) -> RequestSamples:
     """Samples from `tpotbench.requests` (ms already; null where not defined)."""
-    ok_column = block.get("ok")
-    flags: list[Any] = ok_column if isinstance(ok_column, list) else []
-    n = len(flags)
-    samples = RequestSamples(ok=[v is True for v in flags])
-
-    def column(key: str) -> list[float | None]:
-        values = _floats(block.get(key)) or []
-        return values + [None] * (n - len(values))
-
-    ttft, tpot, e2el = column("ttft_ms"), column("tpot_ms"), column("e2el_ms")
-    prompt, output = column("prompt_tokens"), column("output_tokens")
+    samples = RequestSamples(ok=list(columns.ok))
+    ttft, tpot, e2el = columns.ttft_ms, columns.tpot_ms, columns.e2el_ms
+    prompt, output = columns.prompt_tokens, columns.output_tokens
     for i, ok in enumerate(samples.ok):
         if not ok:
             if e2el[i] is not None:
@@ -115,20 +109,20 @@ def _read_histogram(samples: RequestSamples, hist: Any) -> None:
         samples.itl_edges_ms, samples.itl_counts = edges, counts
 
 
-def request_samples(data: dict[str, Any]) -> RequestSamples:
-    """Samples from one result document (ours, vLLM's, benchmark_serving.py's); seconds -> ms."""
-    raw_extras = data.get("tpotbench")
-    extras: dict[str, Any] = raw_extras if isinstance(raw_extras, dict) else {}
-    block = extras.get("requests")
-    if isinstance(block, dict) and not isinstance(data.get("ttfts"), list):
-        return _block_samples(block, extras.get("itl_histogram"))
-    ttfts = _floats(data.get("ttfts"))
-    latencies = _floats(data.get("latencies"))
-    out_lens = _floats(data.get("output_lens"))
-    in_lens = _floats(data.get("input_lens"))
-    itls = data.get("itls") if isinstance(data.get("itls"), list) else None
+def request_samples(doc: PointDoc, set_aside: Mapping[str, Any] | None = None) -> RequestSamples:
+    """Samples from one result document (ours, vLLM's, benchmark_serving.py's); seconds -> ms.
+    `set_aside`: the binned gaps of a large file read lean (app.bench.results.lean_read)."""
+    head, extras = doc.vllm, doc.block_rest
+    columns = request_columns(doc)
+    if columns is not None and not isinstance(head.ttfts, list):
+        return _block_samples(columns, extras.get("itl_histogram"))
+    ttfts = _floats(head.ttfts)
+    latencies = _floats(head.latencies)
+    out_lens = _floats(head.output_lens)
+    in_lens = _floats(head.input_lens)
+    itls = head.itls if isinstance(head.itls, list) else None
     n = max(len(c) for c in (ttfts or [], latencies or [], out_lens or [], itls or []))
-    samples = RequestSamples(ok=_flags(data, n) if n else [])
+    samples = RequestSamples(ok=_flags(head, n) if n else [])
 
     def at(column: list[float | None] | None, i: int) -> float | None:
         return column[i] if column is not None and i < len(column) else None
@@ -152,5 +146,5 @@ def request_samples(data: dict[str, Any]) -> RequestSamples:
         gaps = _floats(itls[i]) if itls is not None and i < len(itls) else None
         samples.itl_ms.extend(g * 1e3 for g in gaps or [] if g is not None and g >= 0)
     # A large file read lean (lean_read) holds its gaps binned, beside or instead of ours.
-    _read_histogram(samples, extras.get("itl_histogram") or data.get(SET_ASIDE_KEY))
+    _read_histogram(samples, extras.get("itl_histogram") or set_aside)
     return samples

@@ -19,13 +19,13 @@ Strictness, decided here once:
 - **Files are tolerant.** A point file may come from an older TPOT Bench, from a newer one, or
   be edited by hand, and one odd part must not hide the rest of a measurement. So a file is
   read sub-block by sub-block: keys this version does not know are ignored (they stay in
-  `PointResult.tpotbench` and the file), a missing key takes its default, and a sub-block that
+  the file), a missing key takes its default, and a sub-block that
   does not decode (a string where an object belongs, a count that is text) becomes None (an
   empty tuple for a list), exactly where today's `(x or {}).get(...)` chains found nothing.
   The checks that refuse a whole file (app.bench.results.read) are unchanged.
 
-vLLM's own keys (the top level of the document) are not here: `PointResult` has them typed and
-keeps the document in `raw`.
+vLLM's own keys (the top level of the document) are not here: they are
+app.bench.schema.point_doc.VllmKeys.
 """
 
 from __future__ import annotations

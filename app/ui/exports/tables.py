@@ -11,10 +11,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.bench.metrics.conversations import conversation_figures
-from app.bench.metrics.workload import cache_figures, reasoning_figures
-from app.bench.results.naming import rate_from_file
-from app.bench.schema.point_blocks import PointBlocks, blocks_of
+from app.bench.results.point_row import (
+    CONVERSATION_COLUMNS,
+    ROOFLINE_COLUMNS,
+    WORKLOAD_COLUMNS,
+    PointRow,
+)
+from app.bench.schema.codec import to_json_obj
 from app.ui import point_status
 from app.ui.exports.files import write_export
 from app.ui.plots.sweep_curves import Series, concurrency_value, format_number
@@ -60,31 +63,14 @@ TABLE_COLUMNS: tuple[tuple[str, str, int | None], ...] = (
     # Trace replay: how late the sends were against the trace's (sped-up) schedule.
     ("trace_lateness_p99_ms", QT_TRANSLATE_NOOP("Metrics", "Send lateness P99 (ms)"), 2),
 )
-CONVERSATION_KEYS = ("ttft_first_turn_ms", "ttft_later_turns_ms")
-WORKLOAD_KEYS = (
-    "ttfo_ms",
-    "tpot_answer_ms",
-    "reasoning_tokens",
-    "client_hit_rate",
-    "server_hit_rate",
-    "acceptance_rate",
-    "acceptance_length",
-    "trace_lateness_p99_ms",
-)
-REASONING_KEYS = ("ttfo_ms", "tpot_answer_ms", "reasoning_tokens")
 # Columns only a workload run fills: hidden unless some point in the table has a value, so
 # the table of a plain run is as wide as before.
-OPTIONAL_KEYS = ("status", *CONVERSATION_KEYS, *WORKLOAD_KEYS)
+OPTIONAL_KEYS = ("status", *CONVERSATION_COLUMNS, *WORKLOAD_COLUMNS)
 # Shares (0..1) shown as percentages.
 PERCENT_KEYS = ("mbu", "client_hit_rate", "server_hit_rate", "acceptance_rate")
 
-# Roofline figures of a point: flat in a summary read from a file, nested under
-# tpotbench.roofline in a live sweep's point_finished summary (key there in brackets).
-ROOFLINE_KEYS: dict[str, str] = {
-    "roofline_batch": "batch",
-    "floor_tpot_ms": "floor_tpot_ms",
-    "mbu": "mbu",
-}
+# A point's roofline columns and their field of tpotbench.roofline.
+ROOFLINE_KEYS: Mapping[str, str] = ROOFLINE_COLUMNS
 
 # Everything a spreadsheet user wants per point, in vLLM's key names and units.
 CSV_KEYS: tuple[str, ...] = (
@@ -113,50 +99,19 @@ CSV_KEYS: tuple[str, ...] = (
 )
 
 
-def point_value(point: Mapping[str, Any], key: str) -> Any:
-    """A summary value by its flat key; roofline figures also from tpotbench.roofline, a
-    conversation point's first/later-turn TTFT from tpotbench.conversations."""
+def point_value(point: PointRow, key: str) -> Any:
+    """A column's value: the point's typed figures, then its file's own value; the Status,
+    completeness and load-warnings columns in words."""
     if key == "status":
         return point_status.status_cell(point) or None
     if key == "completeness":
         return point_status.completeness(point).text
     if key == "load_warnings":
         return "; ".join(w.text for w in point_status.load_warnings(point))
-    value = point.get(key)
-    if value is None and key in CONVERSATION_KEYS:
-        value = conversation_figures(blocks_of(point))[key]
-    if key in WORKLOAD_KEYS:
-        figures = {k: point.get(k) for k in WORKLOAD_KEYS}  # flat in a file's summary
-        if isinstance(point.get("tpotbench"), Mapping):  # nested in a live sweep's summary
-            blocks = blocks_of(point)
-            nested = {
-                **reasoning_figures(blocks),
-                **cache_figures(blocks),
-                "trace_lateness_p99_ms": _trace_lateness(blocks),
-            }
-            figures = {k: nested[k] if v is None else v for k, v in figures.items()}
-        value = figures[key]
-        # TTFO and answer TPOT are measured for every reply (equal to TTFT and TPOT when
-        # nothing reasons): they mean something only for a reasoning model, as in the report.
-        if key in REASONING_KEYS and not figures["reasoning_tokens"]:
-            value = None
-    if value is None and key in ROOFLINE_KEYS:
-        roofline = blocks_of(point).roofline
-        if roofline is not None:
-            value = getattr(roofline, ROOFLINE_KEYS[key])
-    return value
+    return point.value(key)
 
 
-def _trace_lateness(blocks: PointBlocks) -> float | None:
-    """P99 send lateness of a trace replay (ms); None for other runs, as in the report (every
-    point records lateness, but only a trace's schedule is the workload's own)."""
-    late = blocks.schedule_lateness_ms
-    if blocks.trace is None or late is None or late.p99_ms is None:
-        return None
-    return float(late.p99_ms)
-
-
-def hidden_keys(points: Iterable[Mapping[str, Any]]) -> set[str]:
+def hidden_keys(points: Iterable[PointRow]) -> set[str]:
     """The optional columns no point in the table has a value for."""
     hidden = set(OPTIONAL_KEYS)
     for point in points:
@@ -164,13 +119,13 @@ def hidden_keys(points: Iterable[Mapping[str, Any]]) -> set[str]:
     return hidden
 
 
-def cell_text(point: Mapping[str, Any], key: str, decimals: int | None) -> str:
+def cell_text(point: PointRow, key: str, decimals: int | None) -> str:
     """One table cell: rates and concurrencies as 'inf' when unlimited, numbers rounded."""
     value = point_value(point, key)
     if key in PERCENT_KEYS and isinstance(value, int | float) and math.isfinite(value):
         return f"{value * 100:.1f} %"
     if key == "request_rate":
-        return format_number(rate_from_file(value))
+        return format_number(point.request_rate)
     if key == "max_concurrency":
         return format_number(concurrency_value(value))
     if value is None or value == "":
@@ -217,9 +172,9 @@ def runs_csv(series: Sequence[Series]) -> str:
             row = [s.name]
             for key in keys:
                 if key == "request_rate":
-                    row.append(format_number(rate_from_file(point.get(key))))
+                    row.append(format_number(point.request_rate))
                 elif key == "max_concurrency":
-                    row.append(format_number(concurrency_value(point.get(key))))
+                    row.append(format_number(concurrency_value(point.max_concurrency)))
                 else:
                     value = _plain(point_value(point, key))
                     row.append("" if value is None else value)
@@ -227,8 +182,8 @@ def runs_csv(series: Sequence[Series]) -> str:
     return buf.getvalue()
 
 
-def _json_point(point: Mapping[str, Any]) -> Any:
-    flat = dict(point)
+def _json_point(point: PointRow) -> Any:
+    flat = _summary(point)
     for key in ROOFLINE_KEYS:  # flat beside the nested block, so scripts find them one way
         flat[key] = point_value(point, key)
     flat["completeness"] = point_status.completeness(point).to_dict()
@@ -240,6 +195,31 @@ def _json_point(point: Mapping[str, Any]) -> Any:
         if value is not None:
             flat[key] = value
     return _plain(flat)
+
+
+def _summary(point: PointRow) -> dict[str, Any]:
+    """Every key of the point as read, in the file's order, with the window's typed figures
+    in their places (the load as a number, the statistics, the roofline context, the
+    workload's columns): what the JSON export has always held for a point."""
+    flat: dict[str, Any] = dict(point.file_keys)
+    flat.update(
+        request_rate=point.request_rate,
+        max_concurrency=point.max_concurrency,
+        completed=point.completed,
+        failed=point.failed,
+        duration=point.duration,
+        output_throughput=point.output_throughput,
+        request_throughput=point.request_throughput,
+        path=point.path,
+    )
+    flat.update({key: value for key, value in point.stats.items() if value is not None})
+    flat.update(point.roofline_columns)
+    flat["completeness"] = None  # its place; the value is set by _json_point
+    flat["load_warnings"] = None
+    if point.roofline is not None:  # the whole context, for a script's hardware
+        flat["roofline"] = to_json_obj(point.roofline)
+    flat.update(point.workload)
+    return flat
 
 
 def runs_json(series: Sequence[Series]) -> str:

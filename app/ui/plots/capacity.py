@@ -8,9 +8,8 @@ the stored cause and figures.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, Qt
@@ -18,7 +17,8 @@ from PySide6.QtCore import QCoreApplication, Qt
 from app.bench.capacity.knee import find_knee
 from app.bench.capacity.why import render as render_why
 from app.bench.results.naming import rate_from_file
-from app.bench.schema.point_blocks import WhyBlock, blocks_of
+from app.bench.results.point_row import PointRow
+from app.bench.schema.point_blocks import PointBlocks, WhyBlock
 from app.bench.schema.search_doc import SearchDoc
 from app.ui import point_status
 from app.ui.exports.report import ui_language
@@ -136,7 +136,7 @@ class Marks:
     knees: dict[str, float] = field(default_factory=dict)  # 'tpot' / 'ttft' -> load
 
 
-def sweep_knees(points: Sequence[Mapping[str, Any]], axis: str) -> dict[str, float]:
+def sweep_knees(points: Sequence[PointRow], axis: str) -> dict[str, float]:
     """Knees of TPOT p99 and TTFT p99 over a run's finished points (Kneedle,
     app.bench.capacity.knee)."""
     key = "request_rate" if axis == "rate" else "max_concurrency"
@@ -145,9 +145,9 @@ def sweep_knees(points: Sequence[Mapping[str, Any]], axis: str) -> dict[str, flo
     out = {}
     for metric in ("tpot", "ttft"):
         pairs = [
-            (to_value(p.get(key)), y)
+            (to_value(p.value(key)), y)
             for p in full
-            if isinstance(y := p.get(f"p99_{metric}_ms"), int | float)
+            if isinstance(y := p.value(f"p99_{metric}_ms"), int | float)
         ]
         pairs = [(x, float(y)) for x, y in pairs if math.isfinite(x)]
         knee = find_knee([x for x, _ in pairs], [y for _, y in pairs])
@@ -164,7 +164,7 @@ def draw_marks(curves: SweepCurves, series: Sequence[Series], marks: Marks) -> N
     axis = sweep_axis(shown)
     key = "request_rate" if axis == "rate" else "max_concurrency"
     to_value = rate_from_file if axis == "rate" else concurrency_value
-    values = sorted({to_value(p.get(key)) for s in shown for p in s.points})
+    values = sorted({to_value(p.value(key)) for s in shown for p in s.points})
     slot = {v: i for i, v in enumerate(values)}
     plots = {"tpot": curves.tpot, "ttft": curves.ttft}
     # Each chart's mark labels, most important first: the SLO's stays where it is, the
@@ -228,10 +228,10 @@ def _boundary_x(slot: dict[float, int], high: float | None, low: float | None) -
     return None
 
 
-def slo_cell_colours(summary: Mapping[str, Any]) -> dict[str, tuple[bool, str]]:
+def slo_cell_colours(blocks: PointBlocks) -> dict[str, tuple[bool, str]]:
     """Table column key -> (passed, tooltip) for the statistics a point's SLOs judge, plus the
     concurrency cell for the point's overall verdict; empty without SLOs."""
-    block = blocks_of(summary).slo
+    block = blocks.slo
     if block is None:
         return {}
     out: dict[str, tuple[bool, str]] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -17,14 +17,13 @@ from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QWidget
 
 from app.bench.results.naming import rate_from_file
-from app.bench.schema.point_blocks import blocks_of
+from app.bench.results.point_row import PointRow, Scalar
 from app.roofline.pareto import (
     ParetoPoint,
     gpu_count,
     hardware_frontier,
-    point_from_summary,
+    point_from_row,
     scenario_of,
-    summary_roofline,
 )
 from app.ui import point_status
 from app.ui.plots.chart import (
@@ -40,9 +39,9 @@ from app.ui.plots.pareto import HardwareFrontier, ParetoPlot, ParetoRun, hardwar
 from app.ui.retranslate import is_language_change
 
 
-def concurrency_value(value: Any) -> float:
+def concurrency_value(value: Scalar) -> float:
     """A max concurrency as a float; None or 0 means 'unlimited' (inf)."""
-    if value in (None, "", 0, "0"):
+    if value is None or value in ("", 0, "0"):
         return math.inf
     return float(value)
 
@@ -115,10 +114,10 @@ def same_data(a: Data, b: Data) -> bool:
 
 @dataclass
 class Series:
-    """One run's sweep points, as drawn on the sweep curves (a summary dict per point)."""
+    """One run's sweep points, as drawn on the sweep curves."""
 
     name: str
-    points: list[Mapping[str, Any]] = field(default_factory=list)
+    points: list[PointRow] = field(default_factory=list)
 
 
 def sweep_axis(series: Iterable[Series]) -> str:
@@ -127,8 +126,8 @@ def sweep_axis(series: Iterable[Series]) -> str:
     rates: set[float] = set()
     for s in series:
         for p in s.points:
-            concs.add(concurrency_value(p.get("max_concurrency")))
-            rates.add(rate_from_file(p.get("request_rate")))
+            concs.add(concurrency_value(p.max_concurrency))
+            rates.add(p.request_rate)
     return "rate" if len(concs) <= 1 and len(rates) > 1 else "concurrency"
 
 
@@ -149,21 +148,14 @@ def spaced_labels(
     return [text if i % stride == 0 else "" for i, text in enumerate(labels)]
 
 
-def metric(point: Mapping[str, Any], key: str) -> float:
-    value = point.get(key)
-    try:
-        return float(value) if value is not None else math.nan
-    except (TypeError, ValueError):
-        return math.nan
+def metric(point: PointRow, key: str) -> float:
+    """The figure a chart draws for a point (NaN: none)."""
+    return point.figure(key)
 
 
-def floor_ms(point: Mapping[str, Any]) -> float:
-    """A point's roofline floor: flat in a file's summary, nested in a live sweep's."""
-    value = metric(point, "floor_tpot_ms")
-    roofline = blocks_of(point).roofline
-    if math.isnan(value) and roofline is not None and roofline.floor_tpot_ms is not None:
-        value = float(roofline.floor_tpot_ms)
-    return value
+def floor_ms(point: PointRow) -> float:
+    """A point's roofline floor (NaN: none)."""
+    return point.figure("floor_tpot_ms")
 
 
 def hardware_frontiers(series: Sequence[Series]) -> list[HardwareFrontier]:
@@ -173,7 +165,7 @@ def hardware_frontiers(series: Sequence[Series]) -> list[HardwareFrontier]:
     seen: set[tuple[object, ...]] = set()
     for s in series:
         for p in s.points:
-            roofline = summary_roofline(p)
+            roofline = p.roofline
             scenario, gpus = scenario_of(roofline), gpu_count(roofline)
             if scenario is None:
                 continue
@@ -246,7 +238,7 @@ class SweepCurves(QWidget):
             placed = partial(self._name_hidden, plot)
             self.declutter[plot] = Declutter(plot.getPlotItem(), on_placed=placed)
             plot.getPlotItem().getViewBox().sigResized.connect(partial(self._set_load_ticks, plot))
-        self._pareto_due: tuple[str, Callable[[Any], float]] | None = None
+        self._pareto_due: tuple[str, Callable[[Scalar], float]] | None = None
         self.set_series([])
 
     def _name_hidden(self, plot: pg.PlotWidget) -> None:
@@ -321,7 +313,7 @@ class SweepCurves(QWidget):
         self.axis = sweep_axis(self._series)
         key = "request_rate" if self.axis == "rate" else "max_concurrency"
         to_value = rate_from_file if self.axis == "rate" else concurrency_value
-        values = sorted({to_value(p.get(key)) for s in self._series for p in s.points})
+        values = sorted({to_value(p.value(key)) for s in self._series for p in s.points})
         slot = {v: i for i, v in enumerate(values)}
         self._load_labels = [format_number(v) for v in values]
         many = len(self._series) > 1
@@ -422,17 +414,17 @@ class SweepCurves(QWidget):
             self._draw_pareto(*self._pareto_due)
             self._pareto_due = None
 
-    def _draw_pareto(self, key: str, to_value: Callable[[Any], float]) -> None:
+    def _draw_pareto(self, key: str, to_value: Callable[[Scalar], float]) -> None:
         """Each run's loads on the Pareto chart, named by their load, beside the hardware's."""
         word = self.tr("rate {v}") if key == "request_rate" else self.tr("conc {v}")
         runs = []
         for n, s in enumerate(self._series):
             found: list[ParetoPoint] = []
-            for p in sorted(s.points, key=lambda p: to_value(p.get(key))):
+            for p in sorted(s.points, key=lambda p: to_value(p.value(key))):
                 if point_status.off_the_curve(p):  # not the load it names: no point here
                     continue
-                label = word.format(v=format_number(to_value(p.get(key))))
-                point = point_from_summary(label, p)
+                label = word.format(v=format_number(to_value(p.value(key))))
+                point = point_from_row(label, p)
                 if point is not None:
                     found.append(point)
             runs.append(ParetoRun(s.name, PALETTE[n % len(PALETTE)], found))
@@ -446,19 +438,19 @@ class SweepCurves(QWidget):
         s: Series,
         slot: dict[float, int],
         key: str,
-        to_value: Callable[[Any], float],
+        to_value: Callable[[Scalar], float],
         many: bool,
     ) -> None:
         """One run's curves (throughput, TPOT P50/P99 and its floor, TTFT P99) at its points'
         slots on the shared load axis, added to each chart's `specs`."""
-        everything = sorted(s.points, key=lambda p: to_value(p.get(key)))
+        everything = sorted(s.points, key=lambda p: to_value(p.value(key)))
         # Points that do not measure the load they name (cut short, or run at fewer streams)
         # are drawn apart, open markers off the line; any point whose load did not happen as
         # planned is ringed in red.
         ordered = [p for p in everything if not point_status.off_the_curve(p)]
         cut = [p for p in everything if point_status.off_the_curve(p)]
         warned = [p for p in everything if point_status.load_warnings(p)]
-        x = np.array([slot[to_value(p.get(key))] for p in ordered], dtype=float)
+        x = np.array([slot[to_value(p.value(key))] for p in ordered], dtype=float)
 
         # One run: P99 gets its own colour; several runs: a colour per run, P99 dashed.
         p99_colour = colour if many else PALETTE[1]
@@ -483,18 +475,18 @@ class SweepCurves(QWidget):
     @staticmethod
     def _apart(
         specs: list[tuple[Look, Data, Data]],
-        cut: Sequence[Mapping[str, Any]],
-        warned: Sequence[Mapping[str, Any]],
+        cut: Sequence[PointRow],
+        warned: Sequence[PointRow],
         mkey: str,
         slot: dict[float, int],
         key: str,
-        to_value: Callable[[Any], float],
+        to_value: Callable[[Scalar], float],
         colour: str,
     ) -> None:
         """Open markers for fragments (no line), a red ring round a point whose load did not
         happen as planned."""
         for points, ring in ((cut, False), (warned, True)):
-            pairs = [(slot[to_value(p.get(key))], metric(p, mkey)) for p in points]
+            pairs = [(slot[to_value(p.value(key))], metric(p, mkey)) for p in points]
             pairs = [(px, py) for px, py in pairs if math.isfinite(py)]
             if not pairs:
                 continue

@@ -20,6 +20,7 @@ from app.bench.http.endpoint import resolve_endpoint
 from app.bench.results.read import load_results
 from app.bench.schema.search_doc import SearchBoundary, read_search_doc
 from app.bench.sweep.run_context import RunContext
+from tests.documents import document
 from tests.formula_server import FormulaServer, capacity, tpot_ms
 
 
@@ -70,10 +71,10 @@ def test_finds_the_exact_boundary(formula: FormulaServer, tmp_path: Path) -> Non
     assert doc.boundary_why is not None and doc.boundary_why.cause == "abstain"
     assert "/metrics" in (doc.boundary_why.text or "")
     by_conc = {p.max_concurrency: p for p in points}
-    assert by_conc[6].tpotbench["slo"]["passed"] is True
-    assert by_conc[7].tpotbench["slo"]["passed"] is False
+    assert document(by_conc[6])["tpotbench"]["slo"]["passed"] is True
+    assert document(by_conc[7])["tpotbench"]["slo"]["passed"] is False
     # The failing points above the boundary stopped as soon as their failure was proven.
-    assert by_conc[14].tpotbench["early_stop"]["reason"].startswith("tpot:p99")
+    assert document(by_conc[14])["tpotbench"]["early_stop"]["reason"].startswith("tpot:p99")
     assert by_conc[14].completed < 28
     # The streams those early stops cut off were closed by the client, and the server saw it
     # (EOF) before their end: nothing of point 8 was still streaming while 6 ran (6 passed).
@@ -97,7 +98,7 @@ def test_server_without_reset_route_is_asked_once(tmp_path: Path) -> None:
     finally:
         server.stop()
     assert outcome.highest_pass == 2
-    blocks = [p.tpotbench["prefix_cache"] for p in load_results([tmp_path])]
+    blocks = [document(p)["tpotbench"]["prefix_cache"] for p in load_results([tmp_path])]
     assert [b["reset"] for b in blocks] == ["unsupported", "unsupported"]
     assert config._resetter is not None and config._resetter.calls == 1
 

@@ -17,6 +17,7 @@ from app.bench.schema.point_blocks import StatCheck
 from app.bench.schema.point_doc import PointDoc, VllmKeys
 from app.bench.sweep.roofline_point import check_roofline
 from app.bench.sweep.run_context import RunContext
+from tests.documents import document
 from tests.why_scenarios import MODEL, SCENARIOS, serve
 
 
@@ -53,7 +54,7 @@ def test_the_boundary_why_is_read_from_a_full_run(tmp_path: Path) -> None:
     assert why.evidence["completed"] == 16  # the whole point, not the fragment
     # The full run's file is beside the fragment's; the fragment stays marked as such.
     at_three = [p for p in load_results([tmp_path]) if p.max_concurrency == 3]
-    stops = sorted(bool(p.tpotbench.get("early_stop")) for p in at_three)
+    stops = sorted(bool(document(p)["tpotbench"].get("early_stop")) for p in at_three)
     assert stops == [False, True]
     # Knees come from whole points only.
     for knee in doc.knee.values():

@@ -18,6 +18,12 @@ from app.bench.metrics.definitions import (
     tool_figures,
 )
 from app.bench.results.request_rows import request_rows
+from app.bench.schema.point_doc import PointDoc, read_point_doc
+
+
+def _doc_of(document: dict) -> PointDoc:
+    """A test's result document typed, as a file of it is read."""
+    return read_point_doc(document, strict=False)
 
 
 def _doc(*, gaps: bool = True, tokens: bool = True) -> dict[str, Any]:
@@ -45,7 +51,7 @@ def _doc(*, gaps: bool = True, tokens: bool = True) -> dict[str, Any]:
 
 
 def _figures(tool: str, **kwargs: bool) -> dict[str, Any]:
-    rows = request_rows(_doc(**kwargs))
+    rows = request_rows(_doc_of(_doc(**kwargs)))
     assert rows is not None
     return {f.key: f for f in tool_figures(tool, rows, 2.0)}
 
@@ -99,7 +105,7 @@ def test_evalscope_averages_and_one_token_replies_count_zero() -> None:
     block = doc["tpotbench"]["requests"]
     block["output_tokens"][1] = 1  # R2 a one-token reply: evalscope counts its TPOT as 0
     doc["itls"][1], doc["tpotbench"]["itl_tokens"][1] = [], []
-    rows = request_rows(doc)
+    rows = request_rows(_doc_of(doc))
     assert rows is not None
     figures = {x.key: x for x in tool_figures("evalscope", rows, 2.0)}
     assert figures["tpot"].values["mean"] == pytest.approx(50 / 3 / 2)

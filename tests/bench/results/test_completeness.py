@@ -4,11 +4,19 @@ with how many of its requests ran; sweep.csv says it."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from app.bench.results.completeness import completeness_of
+from app.bench.results.completeness import Completeness, completeness_of_doc
 from app.bench.results.read import load_results, point_from_dict
 from app.bench.results.sweep_csv import sweep_csv_text
+from app.bench.schema.point_doc import read_point_doc
 from tests.point_docs import point_doc
+
+
+def completeness_of(document: dict[str, Any], path: str = "") -> Completeness:
+    """The completeness of a result document as its file is read."""
+    doc = read_point_doc(document, strict=False)
+    return completeness_of_doc(doc.vllm, doc.typed_blocks, path)
 
 
 def test_an_early_stopped_point_says_how_far_it_got() -> None:

@@ -96,7 +96,7 @@ def test_a_point_added_from_a_summary_stands_for_its_file_until_it_changes(
     assert cache.parsed == 0
     # The per-request data when asked: the file read once, then kept.
     full = cache.detailed(summary)
-    assert full.raw["itls"] == [[0.02, 0.021]] and "itls" not in summary.raw
+    assert full.doc.vllm.itls == [[0.02, 0.021]] and summary.doc.vllm.itls is None
     assert cache.detailed(summary) is full
     assert cache.read(path) == [full]
     assert cache.parsed == 1

@@ -14,11 +14,12 @@ from app import __version__
 from app.bench.http.record import RequestRecord
 from app.bench.metrics.point import compute_point_metrics
 from app.bench.results.naming import point_filename
-from app.bench.results.read import ResultFileError, load_result, load_results
+from app.bench.results.read import ResultFileError, load_result, load_results, point_from_dict
 from app.bench.results.sweep_csv import sweep_csv_text
 from app.bench.results.write import PointInfo, atomic_write_text, build_result, write_point_json
 from app.bench.schema.point_doc import point_json
 from app.commands.sweep_console import format_summary
+from tests.documents import document
 
 MS = 1_000_000
 
@@ -144,10 +145,9 @@ def test_our_file_round_trips_with_vllm_keys_and_our_block(tmp_path: Path) -> No
     assert point.metric("tpot", "p99") == pytest.approx(20.0)  # (90 - 50) / (3 - 1)
     assert point.metric("itl", "median") == pytest.approx(20.0)
     assert point.output_throughput == pytest.approx(30.0)
-    raw = point.raw
-    assert raw["ttfts"] == pytest.approx([0.05, 0.0])
-    assert raw["itls"][0] == pytest.approx([0.02, 0.02])
-    block = point.tpotbench
+    assert point.doc.vllm.ttfts == pytest.approx([0.05, 0.0])
+    assert point.doc.vllm.itls[0] == pytest.approx([0.02, 0.02])
+    block = document(point)["tpotbench"]
     assert block["schema_version"] == 1 and block["app_version"] == __version__
     assert block["failures"][0]["kind"] == "http_429" and "rate" in block["failures"][0]["fix"]
     assert "roofline" in block and "server_metrics" in block
@@ -167,7 +167,7 @@ def test_reads_vllm_bench_serve_and_benchmark_serving_files(tmp_path: Path) -> N
     assert (new.request_rate, new.max_concurrency, new.completed, new.failed) == (4.0, 16, 200, 0)
     assert new.metric("ttft", "median") == 113.43 and new.metric("tpot", "p99") == 34.38
     assert new.output_throughput == 558.58 and new.max_concurrent_requests == 16
-    assert new.request_goodput is None and new.tpotbench is None
+    assert new.request_goodput is None and new.doc.blocks is None
 
     old = load_result(write_json(tmp_path / "old.json", OLD_SAMPLE))
     assert old.source == "benchmark_serving"
@@ -228,7 +228,7 @@ def test_atomic_write_keeps_the_old_file_when_the_swap_fails(
 
 
 def test_summary_block_has_vllms_layout() -> None:
-    text = format_summary(VLLM_SAMPLE)
+    text = format_summary(point_from_dict(VLLM_SAMPLE))
     lines = text.splitlines()
     assert lines[0] == "============ Serving Benchmark Result ============"
     assert lines[1] == "Successful requests:".ljust(40) + " " + "200".ljust(10)
@@ -269,7 +269,7 @@ def test_a_point_without_success_has_null_figures_and_says_why() -> None:
         assert key in result and result[key] is None
     assert result["completed"] == 0 and result["output_throughput"] == 0.0
     assert result["tpotbench"]["slot_wait_ms"]["mean"] is None
-    text = format_summary(json.loads(json.dumps(result)))
+    text = format_summary(point_from_dict(json.loads(json.dumps(result))))
     assert "Mean TTFT (ms):                          –" in text
     assert "P99 TPOT (ms):                           –" in text
     assert "0.00" not in text.split("Mean TTFT")[1].split("TPOT Bench extras")[0]

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 import app.bench.results.read as read
-from app.bench.results.lean_read import SET_ASIDE_KEY
 from app.bench.results.request_block import itl_histogram
 from app.bench.results.request_samples import request_samples
 
@@ -55,15 +54,17 @@ def test_a_large_file_keeps_its_gaps_binned_and_every_other_figure(
     whole = read.load_result(path)
     monkeypatch.setattr(read, "LEAN_BYTES", 0)  # every file counts as large
     lean = read.load_result(path)
-    assert whole.raw["itls"] == itls and lean.raw["itls"] is None
+    assert whole.doc.vllm.itls == itls and lean.doc.vllm.itls is None
     expected = itl_histogram([g * 1000 for gaps in itls for g in gaps])
-    assert lean.raw[SET_ASIDE_KEY]["counts"] == expected
-    full, binned = request_samples(whole.raw), request_samples(lean.raw)
+    assert whole.itl_set_aside is None and lean.itl_set_aside is not None
+    assert lean.itl_set_aside["counts"] == expected
+    full = request_samples(whole.doc, whole.itl_set_aside)
+    binned = request_samples(lean.doc, lean.itl_set_aside)
     assert binned.itl_counts == expected and sum(binned.itl_counts) == sum(map(len, itls))
     assert full.ttft_ms == binned.ttft_ms and full.tpot_ms == binned.tpot_ms
     assert full.ok == binned.ok and binned.failed == 1
     assert whole.summary_row() == lean.summary_row()
-    assert lean.raw["generated_texts"][0] == 'say "itls": [1] here'
+    assert lean.doc.vllm.generated_texts[0] == 'say "itls": [1] here'
 
 
 def test_gaps_that_are_not_plain_numbers_are_read_whole_and_judged_as_usual(
@@ -75,10 +76,10 @@ def test_gaps_that_are_not_plain_numbers_are_read_whole_and_judged_as_usual(
         json.dumps({"completed": 1, "duration": 1.0, "itls": [[0.01, None]]}), encoding="utf-8"
     )
     point = read.load_result(path)
-    assert point.raw["itls"] == [[0.01, None]] and SET_ASIDE_KEY not in point.raw
+    assert point.doc.vllm.itls == [[0.01, None]] and point.itl_set_aside is None
     flat = tmp_path / "flat.json"
     flat.write_text(json.dumps({"completed": 1, "duration": 1.0, "itls": [0.01]}), "utf-8")
-    assert read.load_result(flat).raw["itls"] == [0.01]
+    assert read.load_result(flat).doc.vllm.itls == [0.01]
     broken = tmp_path / "broken.json"
     broken.write_text('{"completed": 1, "duration": 1.0, "itls": [[0.01, ]]}', "utf-8")
     with pytest.raises(read.ResultFileError, match="not valid JSON"):

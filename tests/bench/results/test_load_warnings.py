@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from app.bench.datasets.mooncake import default_trace_path
-from app.bench.results.load_warnings import LATENESS_FLOOR_MS, load_warnings_of
+from app.bench.results.load_warnings import LATENESS_FLOOR_MS, warnings_of
 from app.bench.results.load_warnings import check_load as check_doc
-from app.bench.results.read import load_result
 from app.bench.schema.point_doc import read_point_doc
 from app.cli import main
+from tests.documents import document
 from tests.point_docs import point_doc
 
 
@@ -79,9 +79,9 @@ def test_a_saturated_client_is_named_with_the_why_thresholds() -> None:
 def test_stored_warnings_round_trip_and_old_files_are_checked_on_read() -> None:
     doc = _doc(num_prompts=32, max_concurrent_requests=32)
     assert doc["tpotbench"].get("load_warnings") is None  # written before the checks existed
-    (w,) = load_warnings_of(doc)
+    (w,) = warnings_of(read_point_doc(doc, strict=False))
     doc["tpotbench"]["load_warnings"] = [w.to_dict()]
-    (again,) = load_warnings_of(doc)
+    (again,) = warnings_of(read_point_doc(doc, strict=False))
     assert again == w
 
 
@@ -103,7 +103,7 @@ def test_experiment_b_with_fewer_prompts_than_streams_warns_everywhere(
     def target_warnings(conc: int) -> list[dict[str, Any]]:
         # Only this check: the simulator shares this process, so on a busy machine the client
         # may also be named saturated (its CPU share counts the simulator's work).
-        block = load_result(tmp_path / f"expB_rateinf_conc{conc}.json").raw["tpotbench"]
+        block = document(tmp_path / f"expB_rateinf_conc{conc}.json")["tpotbench"]
         return [w for w in block["load_warnings"] if w["kind"] == "concurrency_not_reached"]
 
     for conc in (8, 16):
@@ -136,7 +136,7 @@ def test_a_trace_replay_whose_sends_fell_behind_says_so(
     assert main(argv) == 0
     captured = capsys.readouterr()
     (path,) = out.glob("*.json")
-    block = load_result(path).raw["tpotbench"]
+    block = document(path)["tpotbench"]
     (w,) = [w for w in block["load_warnings"] if w["kind"] == "arrivals_late"]
     assert w["template"] == "arrivals_cap"
     assert w["value"] == block["schedule_lateness_ms"]["p99_ms"] > w["limit"] >= 50.0

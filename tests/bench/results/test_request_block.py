@@ -15,9 +15,15 @@ import pytest
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.results.request_block import ITL_EDGES_MS, itl_histogram
 from app.bench.results.request_samples import request_samples
+from app.bench.schema.point_doc import PointDoc, read_point_doc
 from app.bench.sweep.contract import RequestDone
 from app.bench.sweep.runner import run_sweep
 from tests.bench.sweep.test_runner import CraftedHandler, QuietServer, Recorder, config_for
+
+
+def _doc_of(document: dict) -> PointDoc:
+    """A test's result document typed, as a file of it is read."""
+    return read_point_doc(document, strict=False)
 
 
 class SometimesBroken(CraftedHandler):
@@ -109,7 +115,7 @@ def test_result_file_has_every_request_without_save_detailed(
     assert len(failed) == 1 and (failed[0].e2el_ms or 0) > 0
 
     # Read back: the same samples a --save-detailed file gives, plus the failure's dot.
-    s = request_samples(doc)
+    s = request_samples(_doc_of(doc))
     assert s.ok.count(False) == 1 and s.failed == 1
     assert len(s.ttft_ms) == len(s.tpot_ms) == len(s.e2el_ms) == 3
     assert [p for p, _ in s.ttft_by_prompt] == [11, 11, 11]

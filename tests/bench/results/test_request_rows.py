@@ -5,6 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from app.bench.results.request_rows import request_rows
+from app.bench.schema.point_doc import PointDoc, read_point_doc
+
+
+def _doc_of(document: dict) -> PointDoc:
+    """A test's result document typed, as a file of it is read."""
+    return read_point_doc(document, strict=False)
 
 
 def test_vllm_detailed_arrays_and_our_block_give_the_same_rows() -> None:
@@ -32,7 +38,7 @@ def test_vllm_detailed_arrays_and_our_block_give_the_same_rows() -> None:
             }
         },
     }
-    a, b = request_rows(vllm), request_rows(ours)
+    a, b = request_rows(_doc_of(vllm)), request_rows(_doc_of(ours))
     assert a is not None and b is not None
     for name in ("ttft_ms", "e2el_ms", "tpot_ms", "output_tokens", "start_s"):
         assert np.allclose(getattr(a, name), getattr(b, name)), name
@@ -42,4 +48,4 @@ def test_vllm_detailed_arrays_and_our_block_give_the_same_rows() -> None:
 
 
 def test_a_file_without_per_request_data_has_no_rows() -> None:
-    assert request_rows({"completed": 3, "duration": 1.0, "mean_ttft_ms": 5.0}) is None
+    assert request_rows(_doc_of({"completed": 3, "duration": 1.0, "mean_ttft_ms": 5.0})) is None

@@ -23,6 +23,7 @@ from app.bench.schema.point_blocks import ServerMetricsBlock, Spread
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.roofline_point import check_roofline, roofline_batch
 from app.commands.report import format_table
+from tests.documents import document
 from tests.event_lines import wire_event
 
 REFERENCE = {
@@ -160,7 +161,7 @@ def test_sweep_records_the_context_and_reports_it(sim, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     point = load_result(out / "r_rateinf_conc4.json")
-    block = point.tpotbench["roofline"]
+    block = document(point)["tpotbench"]["roofline"]
     assert {k: block[k] for k in REFERENCE} == REFERENCE  # --dtype bf16, --kv-dtype fp16 default
     assert (block["batch"], block["batch_source"]) == (4.0, "concurrency")
     assert block["bytes_per_step"] == BYTES_B4
@@ -213,7 +214,7 @@ def test_roofline_model_defaults_to_the_served_model(sim, make_sim, tmp_path: Pa
     )
     assert proc.returncode == 0, proc.stderr
     [path] = (tmp_path / "a").glob("*.json")
-    assert load_result(path).tpotbench["roofline"]["model_id"] == "qwen2.5-7b"
+    assert document(path)["tpotbench"]["roofline"]["model_id"] == "qwen2.5-7b"
     # A served name the catalogue does not know: the run goes on without a roofline, and says why.
     odd = make_sim(served_model_name=["my-finetune"])
     proc = _sweep(
@@ -222,4 +223,4 @@ def test_roofline_model_defaults_to_the_served_model(sim, make_sim, tmp_path: Pa
     assert proc.returncode == 0, proc.stderr
     assert "no roofline for this run" in proc.stderr and "--roofline-model" in proc.stderr
     [path] = (tmp_path / "b").glob("*.json")
-    assert not load_result(path).tpotbench.get("roofline")
+    assert not document(path)["tpotbench"].get("roofline")

@@ -15,6 +15,7 @@ import pytest
 from app.bench.capacity.slo import parse_slos
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.http.endpoint import resolve_endpoint
+from app.bench.results.read import point_from_doc
 from app.bench.schema.point_doc import point_json
 from app.bench.serverstats.scrape import MetricsScraper
 from app.bench.sweep.drain import wait_for_idle
@@ -109,4 +110,4 @@ def test_an_early_stopped_point_ends_only_once_the_server_has_let_go(
     assert block["server_drain"]["idle"] is True and block["server_drain"]["running"] == 0
     assert server.in_flight == 0 and server.held == 0
     assert json.loads(Path(path).read_text())["tpotbench"]["early_stop"] == block
-    assert "Warning: the server still ran" not in format_summary(result)
+    assert "Warning: the server still ran" not in format_summary(point_from_doc(doc))

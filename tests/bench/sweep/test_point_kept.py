@@ -22,6 +22,7 @@ from app.bench.sweep.contract import PointFinished, RunError
 from app.bench.sweep.observer import SweepObserver
 from app.bench.sweep.run_context import ResultExistsError, RunContext
 from app.bench.sweep.runner import run_sweep
+from tests.documents import document
 
 USAGE = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
 STREAM = [
@@ -137,7 +138,7 @@ def test_odd_metrics_pages_drop_series_with_a_warning_and_keep_every_point(
     outcome = sweep(config(odd_server.url, tmp_path, server_metrics=True))  # type: ignore[attr-defined]
     assert [p.name for p in outcome.paths] == ["odd_rateinf_conc1.json", "odd_rateinf_conc2.json"]
     assert odd_server.scrapes >= 2  # the odd pages were read
-    block = load_result(outcome.paths[0]).tpotbench["server_metrics"]
+    block = document(outcome.paths[0])["tpotbench"]["server_metrics"]
     warnings = " | ".join(block["warnings"])
     assert "le='abc' is not a number" in warnings
     assert "block_size=-100000" in warnings
@@ -165,9 +166,9 @@ def test_foreign_and_corrupt_files_in_the_folder_stop_nothing(
         "odd_rateinf_conc1.json",
         "odd_rateinf_conc2.json",
     ]
-    run_ids = {load_result(p).tpotbench["run_id"] for p in outcome.paths}
+    run_ids = {document(p)["tpotbench"]["run_id"] for p in outcome.paths}
     assert run_ids == {outcome_run_id(rows)}
-    assert run_ids != {load_result(tmp_path / "earlier_rateinf_conc1.json").tpotbench["run_id"]}
+    assert run_ids != {document(tmp_path / "earlier_rateinf_conc1.json")["tpotbench"]["run_id"]}
 
 
 def outcome_run_id(rows: list[str]) -> str:
@@ -211,7 +212,7 @@ def test_default_names_never_replace_an_earlier_run(
     a, b = sweep(first).paths[0], sweep(second).paths[0]
     assert a.name == "openai-chat-20260101-120000_rateinf_conc1.json"
     assert b.name == "openai-chat-20260101-120000-2_rateinf_conc1.json"
-    assert load_result(a).tpotbench["run_id"] == "20260101-120000-aaaa"
+    assert document(a)["tpotbench"]["run_id"] == "20260101-120000-aaaa"
     assert load_result(a).label is None  # vLLM's "label" key stays what the user gave
     named = config(odd_server.url, tmp_path, label="openai-chat-20260101-120000", concurrencies=[1])  # type: ignore[attr-defined]
     with pytest.raises(ResultExistsError, match="pass --overwrite"):

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from app.bench.datasets.synthetic import sample_prefix
-from app.bench.results.read import load_result
 from app.bench.schema.point_blocks import ServerMetricsBlock, TraceBlock
 from app.bench.serverstats.parse import parse_metrics
 from app.bench.serverstats.summary import summarize
@@ -21,6 +20,7 @@ from app.bench.sweep.prefix_cache import (
     prompts_share,
     stale_cache_warning,
 )
+from tests.documents import document
 
 PAGE = """# TYPE vllm:prefix_cache_queries counter
 vllm:prefix_cache_queries_total{{model_name="m"}} {queries}
@@ -107,7 +107,7 @@ def _prefix_sweep(base_url: str, out: Path, *extra: str) -> list[dict]:
         timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
-    raws = sorted((load_result(p).raw for p in out.glob("*_conc*.json")), key=_concurrency)
+    raws = sorted((document(p) for p in out.glob("*_conc*.json")), key=_concurrency)
     return [raw["tpotbench"]["prefix_cache"] for raw in raws]
 
 

@@ -26,6 +26,7 @@ from app.bench.sweep.plan import plan_points
 from app.bench.sweep.roofline_point import check_roofline
 from app.bench.sweep.run_context import RunContext
 from app.bench.sweep.runner import run_sweep
+from tests.documents import document
 
 # (delay before the message in seconds, SSE payload): a role-only opening delta, then three
 # content chunks that carry 5 tokens between them, a usage-only message and [DONE].
@@ -146,8 +147,8 @@ def test_crafted_stream_gives_vllms_numbers(crafted_server: str, tmp_path: Path)
     assert point.metric("itl", "p99") == pytest.approx(100, abs=tol)
     assert point.metric("e2el", "mean") == pytest.approx(300, abs=tol)
     assert point.metric("tpot", "mean") == pytest.approx(50, abs=10)
-    assert len(point.raw["itls"][0]) == 3  # one gap per message, however many tokens it has
-    block = point.tpotbench
+    assert len(point.doc.vllm.itls[0]) == 3  # one gap per message, however many tokens it has
+    block = document(point)["tpotbench"]
     assert block["ttft_first_content_ms"]["mean"] == pytest.approx(200, abs=tol)
     assert block["tokens_per_chunk"]["mean"] == pytest.approx(5 / 3)
     # the second request waited for the only slot while the first ran (~300 ms)

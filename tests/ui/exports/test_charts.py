@@ -12,6 +12,7 @@ from app.ui.exports.charts import export_curves
 from app.ui.plots.chart import PALETTE
 from app.ui.plots.sweep_curves import Series
 from tests.report.browser import screenshot
+from tests.ui.rows import row_of
 
 SIZE = (900, 600)
 
@@ -43,7 +44,7 @@ def _pixels(image: QImage, colour: str) -> np.ndarray:
 
 
 def test_the_svg_export_draws_the_curve_where_the_png_does(qapp, tmp_path: Path) -> None:
-    series = [Series("run", _points())]
+    series = [Series("run", [row_of(p) for p in _points()])]
     [png, *_] = export_curves(series, tmp_path / "charts.png", size=SIZE)
     [svg, *_] = export_curves(series, tmp_path / "charts.svg", size=SIZE)
     assert png.name == "charts_throughput.png" and svg.name == "charts_throughput.svg"

@@ -15,6 +15,7 @@ from app.ui.exports.tables import TABLE_COLUMNS, cell_text, runs_csv, runs_json
 from app.ui.main_window import MainWindow
 from app.ui.panels.results.panel import ResultsPanel
 from app.ui.plots.sweep_curves import Series
+from tests.ui.rows import row_of
 
 REFERENCE = {
     "gpu_id": "rtx3090",
@@ -39,19 +40,20 @@ def _doc(roofline: dict | None) -> dict:
 
 def test_live_summary_cells_read_the_nested_block() -> None:
     # A live point_finished summary nests the figures; 19.7 ms at batch 1 is the reference.
-    live = _doc(to_json_obj(roofline_block(REFERENCE, 1, "concurrency", 19.7)))
+    live = row_of(_doc(to_json_obj(roofline_block(REFERENCE, 1, "concurrency", 19.7))))
+    bare = row_of(_doc(None))
     assert cell_text(live, "floor_tpot_ms", 2) == "15.14"
     assert cell_text(live, "mbu", None) == "76.9 %"
-    assert cell_text(_doc(None), "floor_tpot_ms", 2) == "–"
-    assert cell_text(_doc(None), "mbu", None) == "–"
-    text = runs_csv([Series("live", [live, _doc(None)])])
+    assert cell_text(bare, "floor_tpot_ms", 2) == "–"
+    assert cell_text(bare, "mbu", None) == "–"
+    text = runs_csv([Series("live", [live, bare])])
     rows = list(csv.DictReader(io.StringIO(text)))
     assert float(rows[0]["floor_tpot_ms"]) == pytest.approx(15.139528, abs=1e-6)
     assert float(rows[0]["mbu"]) == pytest.approx(0.768504, abs=1e-6)
     assert rows[0]["roofline_batch"] == "1.0"
     assert (rows[1]["floor_tpot_ms"], rows[1]["mbu"]) == ("", "")
-    [point, bare] = json.loads(runs_json([Series("live", [live, _doc(None)])]))["runs"][0]["points"]
-    assert point["mbu"] == pytest.approx(0.768504, abs=1e-6) and bare["mbu"] is None
+    [point, empty] = json.loads(runs_json([Series("live", [live, bare])]))["runs"][0]["points"]
+    assert point["mbu"] == pytest.approx(0.768504, abs=1e-6) and empty["mbu"] is None
 
 
 def test_results_panel_table_and_exports_show_floor_and_mbu(qtbot, tmp_path: Path) -> None:

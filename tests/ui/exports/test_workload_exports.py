@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from app.bench.results.read import load_result
 from app.sim.config import SimConfig
 from app.sim.embedded import start_sim_thread
 from app.ui.exports.tables import OPTIONAL_KEYS, TABLE_COLUMNS
 from app.ui.panels.results.panel import ResultsPanel
+from tests.documents import document
 
 HEADER = {key: header for key, header, _d in TABLE_COLUMNS}
 SHORT = ("--num-prompts", "6", "--max-concurrency", "2", "--disable-tqdm", "--server-metrics")
@@ -71,7 +71,7 @@ def results_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 def _block(root: Path, label: str) -> dict:
     (path,) = (root / label).glob(f"{label}_*.json")
-    return load_result(path).raw["tpotbench"]
+    return document(path)["tpotbench"]
 
 
 def _markdown(qtbot, root: Path, labels: list[str], out: Path) -> dict[str, dict[str, str]]:

@@ -4,20 +4,20 @@ do: the knee curves of a long run (a grid line per load, translucent) and the Pa
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from PySide6.QtGui import QImage
 
+from app.bench.results.point_row import PointRow
 from app.ui.plots.axis_lines import clip_lines
 from app.ui.plots.sweep_curves import Series, SweepCurves
+from tests.ui.rows import row_of
 
 
-def _point(c: int) -> dict[str, Any]:
+def _point(c: int) -> PointRow:
     grow, slow = min(c, 48) ** 0.8, 1 + c / 48
-    return {"max_concurrency": c, "request_rate": "inf", "completed": 64, "num_prompts": 64,
+    return row_of({"max_concurrency": c, "request_rate": "inf", "completed": 64, "num_prompts": 64,
             "output_throughput": 40.0 * grow, "median_tpot_ms": 20.0 * slow,
-            "p99_tpot_ms": 26.0 * slow, "p99_ttft_ms": 180.0 * slow}  # fmt: skip
+            "p99_tpot_ms": 26.0 * slow, "p99_ttft_ms": 180.0 * slow})  # fmt: skip
 
 
 def _grabs(qtbot, curves: SweepCurves, clipped: bool) -> dict[str, QImage]:

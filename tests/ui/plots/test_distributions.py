@@ -50,7 +50,7 @@ def test_clicking_a_point_shows_its_distributions(qtbot, sim, tmp_path) -> None:
     # x is a bin's upper edge). 88 gaps: when exactly 44 fall at or below an edge the CDF
     # sits at 50 % there and the median (the mean of the 44th and 45th gap) lies in the next
     # bin, so the median is bounded by the first bin reaching 50 % and the first passing it.
-    median = max(float(panel.points[1]["median_itl_ms"]), 0.01)
+    median = max(float(panel.points[1].stats["median_itl_ms"] or 0.0), 0.01)
     reaches = float(itl.xData[np.searchsorted(itl.yData, 50.0 - 1e-9, side="left")])
     passes = float(itl.xData[np.searchsorted(itl.yData, 50.0 + 1e-9, side="right")])
     assert reaches <= median * 1.13 and median <= passes * 1.0001

@@ -14,18 +14,21 @@ import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QPainter, QPicture
 
+from app.bench.results.point_row import PointRow
 from app.ui.plots import declutter as module
 from app.ui.plots.capacity import Marks, draw_marks, sweep_knees
 from app.ui.plots.declutter import Declutter
 from app.ui.plots.sweep_curves import Series, SweepCurves, spaced_labels
+from tests.ui.rows import row_of
 
 
-def _point(c: int) -> dict[str, Any]:
+def _point(c: int) -> PointRow:
     """A load's figures shaped as a real run's: throughput to a plateau, latency rising."""
     grow, slow = min(c, 24) ** 0.8, 1 + c / 24
-    return {"max_concurrency": c, "request_rate": "inf", "completed": 1024, "num_prompts": 1024,
-            "output_throughput": 40.0 * grow, "median_tpot_ms": 20.0 * slow,
-            "p99_tpot_ms": 26.0 * slow, "p99_ttft_ms": 180.0 * slow}  # fmt: skip
+    return row_of({"max_concurrency": c, "request_rate": "inf", "completed": 1024,
+            "num_prompts": 1024, "output_throughput": 40.0 * grow,
+            "median_tpot_ms": 20.0 * slow, "p99_tpot_ms": 26.0 * slow,
+            "p99_ttft_ms": 180.0 * slow})  # fmt: skip
 
 
 def _curves(qtbot, width: int = 1400, height: int = 460) -> SweepCurves:
@@ -44,7 +47,7 @@ def _curves(qtbot, width: int = 1400, height: int = 460) -> SweepCurves:
     return curves
 
 
-def _draw(qtbot, curves: SweepCurves, points: list[dict[str, Any]]) -> None:
+def _draw(qtbot, curves: SweepCurves, points: list[PointRow]) -> None:
     """As the Results tab draws a run: curves, knees and marks, then everything settled."""
     series = [Series("run", points)]
     curves.set_series(series)
@@ -100,12 +103,12 @@ def test_a_run_drawn_point_by_point_is_drawn_as_all_its_points_at_once(qtbot) ->
     loads = [1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 64, 80, 96, 128]
     order = loads[:4] + random.Random(7).sample(loads[4:], len(loads) - 4)  # some join between
     curves = _curves(qtbot)
-    joined: list[dict[str, Any]] = []
+    joined: list[PointRow] = []
     kept = 0
     for c in order:
         before = [id(item) for item in curves.throughput.getPlotItem().listDataItems()]
         joined.append(_point(c))
-        joined.sort(key=lambda p: p["max_concurrency"])
+        joined.sort(key=lambda p: p.max_concurrency)
         _draw(qtbot, curves, list(joined))
         after = [id(item) for item in curves.throughput.getPlotItem().listDataItems()]
         kept += bool(before) and before == after

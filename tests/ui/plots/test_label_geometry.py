@@ -24,6 +24,7 @@ from app.ui.plots.declutter import (
     segments_cross,
 )
 from app.ui.plots.sweep_curves import Series, SweepCurves
+from tests.ui.rows import row_of
 
 
 def _segments(plot: pg.PlotItem, curve: pg.PlotDataItem) -> list[Segment]:
@@ -215,7 +216,7 @@ def test_a_load_label_with_no_room_is_named_when_its_point_is_hovered(qtbot) -> 
     points = [_sweep_point(1, 100, 20.0, 50.0, 15.0), _sweep_point(2, 100, 21.0, 95.0, 15.0)]
     points += [_sweep_point(c, 900, 40.0 + c / 64, 800.0 + c / 8, 15.0)
                for c in (8, 16, 24, 32, 48, 64, 96, 128)]  # fmt: skip
-    curves.set_series([Series("lead", points)])
+    curves.set_series([Series("lead", [row_of(p) for p in points])])
     pareto = curves.pareto
     qtbot.waitUntil(lambda: not pareto.declutter.pending)
     hidden = [t for t in pareto.texts if not t.isVisible()]
@@ -246,7 +247,7 @@ def test_sweep_mark_labels_keep_off_the_dotted_floor(qtbot, height: int) -> None
     loads = ((1, 120, 20, 60, 15), (2, 140, 21, 110, 15.3), (4, 700, 23, 200, 16.0),
              (8, 1000, 30, 330, 17.5), (16, 1050, 45, 420, 21.0))  # fmt: skip
     points = [_sweep_point(*row) for row in loads]
-    series = [Series("lead", points)]
+    series = [Series("lead", [row_of(p) for p in points])]
     curves.set_series(series)
     marks = Marks(slos=["tpot:p99:40"], highest_pass=4, lowest_fail=8, knees={"tpot": 4})
     draw_marks(curves, series, marks)
@@ -277,7 +278,7 @@ def test_pareto_hardware_labels_keep_off_the_hardware_curve(qtbot) -> None:
         p = _sweep_point(c, 100.0, tpot, tok_s, 15.0)
         p["tpotbench"]["roofline"] = {**roof, "batch": float(c), "tensor_parallel": 1}
         points.append(p)
-    curves.set_series([Series("lead", points)])
+    curves.set_series([Series("lead", [row_of(p) for p in points])])
     pareto = curves.pareto
     qtbot.waitUntil(lambda: not pareto.declutter.pending)
     item = pareto.getPlotItem()

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import pytest
 
+from app.bench.results.point_row import PointRow
 from app.ui.plots.capacity import Marks, draw_marks
 from app.ui.plots.declutter import overlapping
 from app.ui.plots.sweep_curves import Series, SweepCurves
+from tests.ui.rows import row_of
 
 
-def _point(c: int, ttft: float, tpot: float, tok_s: float) -> dict:
-    return {"max_concurrency": c, "request_rate": "inf", "completed": 256, "num_prompts": 256,
-            "p99_ttft_ms": ttft, "median_tpot_ms": tpot, "p99_tpot_ms": tpot * 1.2,
-            "output_throughput": tok_s}  # fmt: skip
+def _point(c: int, ttft: float, tpot: float, tok_s: float) -> PointRow:
+    return row_of({"max_concurrency": c, "request_rate": "inf", "completed": 256,
+            "num_prompts": 256, "p99_ttft_ms": ttft, "median_tpot_ms": tpot,
+            "p99_tpot_ms": tpot * 1.2, "output_throughput": tok_s})  # fmt: skip
 
 
 def _settle(qtbot, *declutters) -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from app.bench.results.point_row import PointRow
 from app.ui.panels.roofline.panel import RooflinePanel
 from app.ui.plots.sweep_curves import Series, SweepCurves
+from tests.ui.rows import row_of
 
 ROOFLINE = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "fp16",
             "context": 512}  # fmt: skip
@@ -22,14 +24,16 @@ def _curves(plot) -> dict[str, tuple[list[float], list[float]]]:
     return out
 
 
-def _summary(conc: int, tpot_ms: float, tok_s: float) -> dict:
-    return {
-        "max_concurrency": conc,
-        "request_rate": "inf",
-        "median_tpot_ms": tpot_ms,
-        "output_throughput": tok_s,
-        "tpotbench": {"roofline": {**ROOFLINE, "batch": float(conc), "tensor_parallel": 1}},
-    }
+def _summary(conc: int, tpot_ms: float, tok_s: float) -> PointRow:
+    return row_of(
+        {
+            "max_concurrency": conc,
+            "request_rate": "inf",
+            "median_tpot_ms": tpot_ms,
+            "output_throughput": tok_s,
+            "tpotbench": {"roofline": {**ROOFLINE, "batch": float(conc), "tensor_parallel": 1}},
+        }
+    )
 
 
 def test_sweep_curves_draw_the_loads_their_frontier_and_the_hardware(qtbot) -> None:
@@ -61,7 +65,7 @@ def test_a_file_without_roofline_still_places_its_loads(qtbot) -> None:
     qtbot.addWidget(curves)
     bare = {"max_concurrency": 4, "request_rate": "inf", "median_tpot_ms": 25.0,
             "output_throughput": 150.0}  # fmt: skip
-    curves.set_series([Series("vllm", [bare])])
+    curves.set_series([Series("vllm", [row_of(bare)])])
     drawn = _curves(curves.pareto)
     assert drawn["points 0"] == ([40.0], [150.0])
     assert not any(role.startswith("hardware") for role in drawn)

@@ -41,8 +41,8 @@ def test_a_sweep_is_one_timeline_with_its_points_marked(qtbot, window: MainWindo
     assert len(in_first) >= 1 and len(in_second) >= 1
     assert np.nanmax(data[t >= first, 2]) >= 1
     # The result files still get the worker's own series, as before.
-    block = sweep.points[0]["tpotbench"]["server_metrics"]
-    assert len(block["series"]["t_s"]) >= 2
+    block = sweep.points[0].blocks.server_metrics
+    assert block is not None and block.series is not None and len(block.series["t_s"]) >= 2
 
 
 def test_rolling_tpot_floor_follows_the_running_batch(qtbot, window: MainWindow, tmp_path):  # noqa: F811

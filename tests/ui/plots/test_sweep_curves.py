@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from app.bench.results.point_row import PointRow
 from app.ui.plots.sweep_curves import SweepCurves
+from tests.ui.rows import row_of
 
 
 def _label(plot, side: str) -> str:
@@ -33,7 +35,7 @@ def test_the_floor_is_drawn_from_a_live_summary_too(qtbot) -> None:
     qtbot.addWidget(curves)
     live = {"max_concurrency": 4, "request_rate": "inf", "median_tpot_ms": 19.7,
             "tpotbench": {"roofline": {"floor_tpot_ms": 15.14}}}  # fmt: skip
-    curves.set_series([Series("this run", [live])])
+    curves.set_series([Series("this run", [row_of(live)])])
     ys = [item.getData()[1].tolist() for item in curves.tpot.getPlotItem().listDataItems()]
     assert [15.14] in ys
     assert "floor" in curves.tpot.getPlotItem().titleLabel.text
@@ -62,10 +64,10 @@ def test_a_point_joining_a_shown_chart_sets_its_range_before_the_chart_is_painte
     curves.show()
     qtbot.waitExposed(curves)
 
-    def point(conc: int, tpot: float) -> dict[str, object]:
-        return {"max_concurrency": conc, "request_rate": "inf", "median_tpot_ms": tpot,
-                "p99_tpot_ms": tpot * 1.5, "p99_ttft_ms": 10 * tpot,
-                "output_throughput": 100.0 * conc}  # fmt: skip
+    def point(conc: int, tpot: float) -> PointRow:
+        return row_of({"max_concurrency": conc, "request_rate": "inf", "median_tpot_ms": tpot,
+                       "p99_tpot_ms": tpot * 1.5, "p99_ttft_ms": 10 * tpot,
+                       "output_throughput": 100.0 * conc})  # fmt: skip
 
     run = [point(1, 10.0), point(2, 12.0)]
     curves.set_series([Series("run", run)])

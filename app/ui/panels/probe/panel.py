@@ -87,11 +87,11 @@ class ProbePanel(QWidget):
 
     Signals:
         runningChanged(bool): a probe started or ended.
-        probeFinished(dict): {"ttft_ms", "tpot_ms", "output_tokens", "tok_s", "ok"} per probe.
+        probeFinished(ProbeOutcome): a probe's outcome (ok, TTFT, TPOT, tokens, tok/s).
     """
 
     runningChanged = Signal(bool)
-    probeFinished = Signal(dict)
+    probeFinished = Signal(object)
 
     def __init__(
         self, target_provider: Callable[[], Target], parent: QWidget | None = None
@@ -289,15 +289,7 @@ class ProbePanel(QWidget):
         )
         self.history_list.add(entry)
         self._show_outcome(outcome)
-        self.probeFinished.emit(
-            {
-                "ok": outcome.ok,
-                "ttft_ms": outcome.ttft_ms,
-                "tpot_ms": outcome.tpot_ms,
-                "output_tokens": outcome.output_tokens,
-                "tok_s": outcome.tok_s,
-            }
-        )
+        self.probeFinished.emit(outcome)
 
     def _set_running(self, running: bool) -> None:
         self.run_button.setEnabled(not running)

@@ -55,7 +55,7 @@ class DefinitionsTable(QTableWidget):
 
     def refresh(self) -> None:
         rows = [
-            (run, p, point_definitions(p.raw, p.duration_s, [self.tool])) for run, p in self.points
+            (run, p, point_definitions(p.doc, p.duration_s, [self.tool])) for run, p in self.points
         ]
         shape = rows[0][2] if rows else []
         columns = _columns(shape)

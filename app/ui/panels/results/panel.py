@@ -587,7 +587,6 @@ class ResultsPanel(QWidget):
         wanted = set(names)
         self.shown = [r for r in self.runs if r.name in wanted]
         series = [r.series() for r in self.shown]
-        blocks = {str(p.path): p.tpotbench or {} for r in self.shown for p in r.points if p.path}
         # Points cut short (a search's early stop, a cancel) stay in the table; the curves
         # draw them apart and the knees leave them out.
         later = partial(self._queue.post, self) if staged else None
@@ -596,7 +595,7 @@ class ResultsPanel(QWidget):
             self._show_capacity(series)
         by_path = {str(p.path): p for r in self.shown for p in r.points if p.path}
         self.distributions.set_series([])
-        self.table.show_points(series, blocks, by_path)
+        self.table.show_points(series, by_path)
         self._definitions_changed()
         self._update_buttons()
         self.runsShown.emit([r.name for r in self.shown])

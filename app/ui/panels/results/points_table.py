@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QColor
@@ -17,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.bench.results.point_result import PointResult
+from app.bench.results.point_row import PointRow
 from app.bench.results.request_samples import RequestSamples, request_samples
 from app.ui import point_status
 from app.ui.exports.tables import OPTIONAL_KEYS, TABLE_COLUMNS, cell_text, hidden_keys
@@ -48,9 +48,9 @@ class PointsTable(QTableWidget):
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         # Each row's run name and point (None: a point without a file behind it).
         self._row_points: list[tuple[str, PointResult | None]] = []
-        # Each row's run name and point summary (the very object), and the optional columns
-        # it has a value for: what a new point's rows are matched against.
-        self._row_keys: list[tuple[str, Mapping[str, Any]]] = []
+        # Each row's run name and point row (the very object), and the optional columns it
+        # has a value for: what a new point's rows are matched against.
+        self._row_keys: list[tuple[str, PointRow]] = []
         self._row_present: list[frozenset[str]] = []
         # A point with its per-request data (a point added from a sweep's event has none
         # until its file is read): the Results panel's cache.
@@ -73,17 +73,12 @@ class PointsTable(QTableWidget):
         items = [self.horizontalHeaderItem(c) for c in range(self.columnCount())]
         return [item.text() for item in items if item is not None]
 
-    def show_points(
-        self,
-        series: list[Series],
-        blocks: dict[str, dict[str, Any]],
-        by_path: dict[str, PointResult],
-    ) -> None:
-        """One row per point of each series; `blocks` are the points' tpotbench blocks by file
-        path (SLO verdicts colour the cells), `by_path` their results (for distributions).
+    def show_points(self, series: list[Series], by_path: dict[str, PointResult]) -> None:
+        """One row per point of each series (SLO verdicts colour the cells); `by_path` are
+        the points' results by file path (for distributions).
 
-        Rows already shown for the very same point objects (a run's summaries are built once
-        per point) are kept and only the new points' rows are made: a point joining a shown run
+        Rows already shown for the very same point objects (a run's rows are built once per
+        point) are kept and only the new points' rows are made: a point joining a shown run
         costs one row, not the whole table again. Anything else (a point gone or moved, a
         language change) builds the table again."""
         rows = [(s.name, point) for s in series for point in s.points]
@@ -96,9 +91,9 @@ class PointsTable(QTableWidget):
         for row, ((name, point), old) in enumerate(zip(rows, kept, strict=True)):
             if old:
                 continue
-            result = by_path.get(str(point.get("path") or ""))
+            result = by_path.get(point.path)
             self.insertRow(row)
-            self._fill_row(row, name, point, blocks)
+            self._fill_row(row, name, point)
             self._row_points.insert(row, (name, result))
             self._row_keys.insert(row, (name, point))
             self._row_present.insert(row, OPTIONAL_SET - hidden_keys([point]))
@@ -106,7 +101,7 @@ class PointsTable(QTableWidget):
         for col, (key, _h, _dec) in enumerate(TABLE_COLUMNS, start=1):
             self.setColumnHidden(col, key in hidden)
 
-    def _kept_rows(self, rows: list[tuple[str, Mapping[str, Any]]]) -> list[bool] | None:
+    def _kept_rows(self, rows: list[tuple[str, PointRow]]) -> list[bool] | None:
         """Which of `rows` the table shows already, in the same order (the shown rows must all
         be among them); None when the table is to be built again."""
         if len(self._row_keys) != self.rowCount():
@@ -120,13 +115,11 @@ class PointsTable(QTableWidget):
                 current = next(old, None)
         return kept if current is None else None
 
-    def _fill_row(
-        self, row: int, name: str, point: Mapping[str, Any], blocks: dict[str, dict[str, Any]]
-    ) -> None:
+    def _fill_row(self, row: int, name: str, point: PointRow) -> None:
         run = QTableWidgetItem(name)
         run.setToolTip(name)
         self.setItem(row, 0, run)
-        colours = slo_cell_colours({"tpotbench": blocks.get(str(point.get("path")))})
+        colours = slo_cell_colours(point.blocks)
         # Cut short (italics) or run at another load than planned: said on hover.
         fragment = point_status.is_fragment(point)
         status_tip = point_status.status_tooltip(point)
@@ -152,6 +145,7 @@ class PointsTable(QTableWidget):
                     continue
                 conc = "∞" if point.max_concurrency is None else point.max_concurrency
                 rate = "inf" if math.isinf(point.request_rate) else f"{point.request_rate:g}"
-                samples = request_samples(self.detailed(point).raw)
+                detailed = self.detailed(point)
+                samples = request_samples(detailed.doc, detailed.itl_set_aside)
                 series.append((f"{run} r={rate} c={conc}", samples))
         return series

@@ -7,11 +7,9 @@ import json
 import math
 import os
 import re
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
@@ -19,7 +17,6 @@ from app.bench.results.point_result import PointResult
 from app.bench.results.read import NOT_POINT_FILES, ResultFileError
 from app.bench.schema.search_doc import SearchDoc, read_search_doc
 from app.roofline.catalog import CatalogError, get_gpu
-from app.ui.exports.tables import OPTIONAL_KEYS, ROOFLINE_KEYS, point_value
 from app.ui.plots.sweep_curves import Series
 
 _POINT_NAME = re.compile(r"^(?P<label>.+?)_rate[^_]+_conc[^_]+$")
@@ -71,51 +68,10 @@ class Run:
                 p.request_rate,
             ),
         )
-        return Series(self.name, [summary_of(p) for p in ordered])
-
-
-# Each point's summary, built once per point object (the file cache keeps a file's points, the
-# very objects, until the file changes): the shown run is drawn again at every point that joins
-# it, and building every summary again took a third of that.
-_summaries: dict[int, dict[str, Any]] = {}
-
-
-def summary_of(point: PointResult) -> dict[str, Any]:
-    """A flat summary with vLLM's keys, whatever wrote the file (rate as a float, inf allowed).
-    The same dict for the same point object: read it, never change it."""
-    summary = _summaries.get(id(point))
-    if summary is None:
-        summary = _summaries[id(point)] = _summary(point)
-        weakref.finalize(point, _summaries.pop, id(point), None)
-    return summary
-
-
-def _summary(point: PointResult) -> dict[str, Any]:
-    summary = {k: v for k, v in point.raw.items() if not isinstance(v, list | dict)}
-    summary.update(
-        request_rate=point.request_rate,
-        max_concurrency=point.max_concurrency,
-        completed=point.completed,
-        failed=point.failed,
-        duration=point.duration_s,
-        output_throughput=point.output_throughput,
-        request_throughput=point.request_throughput,
-        path=str(point.path) if point.path else "",
-    )
-    for name, stats in point.stats.items():
-        for stat, value in stats.items():
-            summary[f"{stat}_{name}_ms"] = value
-    row = point.summary_row()
-    summary.update({key: row[key] for key in ROOFLINE_KEYS})  # the roofline table columns
-    # Whether it is a full measurement of its load: the engine's verdicts, carried flat.
-    summary["completeness"] = point.completeness.to_dict()
-    summary["load_warnings"] = [w.to_dict() for w in point.load_warnings]
-    roofline = (point.tpotbench or {}).get("roofline")
-    if isinstance(roofline, dict):  # the whole context, for the Pareto chart's hardware
-        summary["roofline"] = dict(roofline)
-    figures = {**row, "tpotbench": point.tpotbench or {}}  # the workload columns
-    summary.update({key: point_value(figures, key) for key in OPTIONAL_KEYS if key != "status"})
-    return summary
+        # Each point's row is built once per point object (PointResult.row; the file cache keeps
+        # a file's points, the very objects, until the file changes): the shown run is drawn
+        # again at every point that joins it.
+        return Series(self.name, [p.row for p in ordered])
 
 
 def _readable_date(date: str) -> str:

@@ -4,11 +4,11 @@ table of finished points, with the capacity search's marks and the knees on the 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QSplitter, QTabWidget
 
+from app.bench.results.point_row import PointRow
 from app.ui.exports.tooltips import set_chart_tooltips
 from app.ui.panels.sweep.points_table import PointsTable
 from app.ui.plots.capacity import Marks, draw_marks, sweep_knees
@@ -61,20 +61,20 @@ class SweepCharts(QSplitter):
         self.curves.set_series([])
         self.marks = Marks(slos=list(slos))
 
-    def add_point(self, summary: dict[str, Any]) -> None:
-        self.table.add_point(summary)
+    def add_point(self, row: PointRow) -> None:
+        self.table.add_point(row)
         self.curves_dirty = True
 
-    def show_distributions(self, points: Sequence[dict[str, Any]]) -> None:
+    def show_distributions(self, points: Sequence[PointRow]) -> None:
         self.distributions.set_series(self.table.selected_samples(list(points)))
 
-    def mark_boundary(self, highest_pass: Any, lowest_fail: Any) -> None:
+    def mark_boundary(self, highest_pass: float | None, lowest_fail: float | None) -> None:
         """The capacity search's highest passing and lowest failing value so far."""
         self.marks.highest_pass = highest_pass
         self.marks.lowest_fail = lowest_fail
         self.curves_dirty = True
 
-    def draw_curves(self, points: Sequence[dict[str, Any]]) -> None:
+    def draw_curves(self, points: Sequence[PointRow]) -> None:
         """Redraw the sweep curves, their knees and marks, if a point or mark changed."""
         if not self.curves_dirty:
             return

@@ -61,14 +61,14 @@ class SweepPanel(QWidget):
     """Sweep set-up, run/cancel, live charts, a table of finished points and the sweep curves.
 
     Signals:
-        pointFinished(dict): a point's summary (vLLM keys plus tpotbench extras; 'path' added).
+        pointFinished(PointRow): a finished point as the table and the charts read it.
         pointStarted(TextSource): a point started; its short label ("c=8", "r=4", "r=4 c=8")
             in the UI language, re-made after a language switch.
         runningChanged(bool): a sweep started (True) or ended (False).
         serverMetrics(ServerMetrics): the worker's server_metrics events, forwarded.
     """
 
-    pointFinished = Signal(dict)
+    pointFinished = Signal(object)
     pointStarted = Signal(object)
     runningChanged = Signal(bool)
     serverMetrics = Signal(object)
@@ -351,9 +351,9 @@ class SweepPanel(QWidget):
         self.live.add_progress(event.elapsed_s, event.output_tok_s, event.in_flight)
 
     def _on_point_finished(self, event: PointFinished) -> None:
-        summary = self.run_model.point_finished(event)
-        self.charts.add_point(summary)
-        self.pointFinished.emit(summary)
+        row = self.run_model.point_finished(event)
+        self.charts.add_point(row)
+        self.pointFinished.emit(row)
 
     def _on_run_finished(self, event: RunFinished) -> None:
         self.run_model.finish()

@@ -3,25 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
 from app.bench.http.failures import fix_for, title_for
-from app.bench.schema.point_blocks import blocks_of
+from app.bench.results.point_row import PointRow
 from app.ui.panels.doctor.messages import translate_template
 
 
-def no_success_message(points: Sequence[dict[str, Any]]) -> str:
-    """One sentence for the points (point_finished summaries) with no successful request,
+def no_success_message(points: Sequence[PointRow]) -> str:
+    """One sentence for the points (a sweep's finished points) with no successful request,
     e.g. "No request succeeded in 1 of 2 point(s): 60 × HTTP 404 not found. The path or
     model is wrong: ..." ("" when every point had one)."""
-    empty = [p for p in points if not p.get("completed")]
+    empty = [p for p in points if not p.completed]
     if not empty:
         return ""
     counts: dict[str, int] = {}
     for point in empty:
-        for failure in blocks_of(point).failures:
+        for failure in point.blocks.failures:
             counts[failure.kind] = counts.get(failure.kind, 0) + failure.count
     ranked = sorted(counts.items(), key=lambda item: -item[1])
     what = ", ".join(f"{n} × {translate_template(title_for(kind))}" for kind, n in ranked)
@@ -48,12 +47,12 @@ def _stamping_words(kind: str) -> str:
     return kind
 
 
-def stamping_message(points: Sequence[dict[str, Any]]) -> str:
+def stamping_message(points: Sequence[PointRow]) -> str:
     """How the points' token times were stamped, e.g. "Token times: 640 × kernel receive
     stamps." ("" when no point says)."""
     counts: dict[str, int] = {}
     for point in points:
-        for entry in blocks_of(point).stamping:
+        for entry in point.blocks.stamping:
             counts[entry.kind] = counts.get(entry.kind, 0) + entry.requests
     if not counts:
         return ""

@@ -3,14 +3,14 @@ SLO pass/fail cells coloured; selected rows give the points whose distributions 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
+from app.bench.results.point_row import PointRow
+from app.bench.results.read import ResultFileError, load_result
 from app.bench.results.request_samples import RequestSamples, request_samples
 from app.ui import point_status
 from app.ui.exports.tables import TABLE_COLUMNS, cell_text, hidden_keys
@@ -34,7 +34,7 @@ class PointsTable(QTableWidget):
         # Compact rows: a whole Experiment B (7 points) stays readable without scrolling.
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self._samples: dict[str, RequestSamples] = {}
-        self._shown: list[dict[str, Any]] = []
+        self._shown: list[PointRow] = []
         self._hide_empty_columns()
 
     def retranslate(self, tips: dict[str, str]) -> None:
@@ -51,19 +51,19 @@ class PointsTable(QTableWidget):
         self._shown.clear()
         self._hide_empty_columns()
 
-    def add_point(self, summary: dict[str, Any]) -> None:
+    def add_point(self, point: PointRow) -> None:
         row = self.rowCount()
         self.insertRow(row)
-        partial = is_partial(summary)
-        colours = slo_cell_colours(summary)
+        partial = is_partial(point)
+        colours = slo_cell_colours(point.blocks)
         # Cut short or run at another load: every cell says why on hover.
-        tip = point_status.status_tooltip(summary)
-        name = Path(str(summary.get("path") or "")).name
+        tip = point_status.status_tooltip(point)
+        name = Path(point.path).name
         tip = f"{tip}\n({name})" if tip and name else tip
         for col, (key, _header, decimals) in enumerate(TABLE_COLUMNS):
-            text = cell_text(summary, key, decimals)
+            text = cell_text(point, key, decimals)
             if partial and key == "completed":
-                text += f" / {summary.get('num_prompts', '?')}"
+                text += f" / {point.file_keys.get('num_prompts', '?')}"
             item = QTableWidgetItem(text)
             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             point_status.mark_cell(item, key, partial, tip)
@@ -73,7 +73,7 @@ class PointsTable(QTableWidget):
                 item.setForeground(QColor("#1b1b1b"))
                 item.setToolTip(slo_tip)
             self.setItem(row, col, item)
-        self._shown.append(summary)
+        self._shown.append(point)
         self._hide_empty_columns()
         self.scrollToBottom()
 
@@ -83,20 +83,20 @@ class PointsTable(QTableWidget):
         for col, (key, _header, _dec) in enumerate(TABLE_COLUMNS):
             self.setColumnHidden(col, key in hidden)
 
-    def point_samples(self, summary: dict[str, Any]) -> RequestSamples | None:
+    def point_samples(self, point: PointRow) -> RequestSamples | None:
         """The point's per-request data, read from its result file (cached)."""
-        path = str(summary.get("path") or "")
+        path = point.path
         if not path:
             return None
         if path not in self._samples:
             try:
-                doc = json.loads(Path(path).read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+                result = load_result(path)
+            except ResultFileError:  # gone or unreadable since the point finished
                 return None
-            self._samples[path] = request_samples(doc if isinstance(doc, dict) else {})
+            self._samples[path] = request_samples(result.doc, result.itl_set_aside)
         return self._samples[path]
 
-    def selected_samples(self, points: list[dict[str, Any]]) -> list[tuple[str, RequestSamples]]:
+    def selected_samples(self, points: list[PointRow]) -> list[tuple[str, RequestSamples]]:
         """(label, samples) of each selected row's point that has its per-request data."""
         series = []
         for row in sorted({i.row() for i in self.selectedIndexes()}):

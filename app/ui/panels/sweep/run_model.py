@@ -8,11 +8,12 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
 
-from app.bench.results.completeness import CANCELLED, completeness_of
-from app.bench.results.load_warnings import load_warnings_of
-from app.bench.schema.point_doc import PointDoc, point_json
+from app.bench.results.completeness import CANCELLED
+from app.bench.results.point_row import PointRow, Scalar, point_row
+from app.bench.results.read import point_from_doc
+from app.bench.schema.point_doc import PointDoc
 from app.bench.sweep.contract import PointFinished, PointStarted, Progress, RunStarted
 from app.bench.sweep.plan import PointSpec, plan_points
 
@@ -22,9 +23,9 @@ NO_PROGRESS = Progress(
 )
 
 
-def as_rate(value: Any) -> float:
+def as_rate(value: Scalar) -> float:
     """A point's request rate as a number (the engine writes 'inf' for no limit)."""
-    if value in (None, "inf", "Infinity"):
+    if value is None or value in ("inf", "Infinity"):
         return math.inf
     try:
         return float(value)
@@ -32,29 +33,29 @@ def as_rate(value: Any) -> float:
         return math.inf
 
 
-def is_partial(summary: dict[str, Any]) -> bool:
+def is_partial(row: PointRow) -> bool:
     """A point cut short (a cancel, NAME.partial.json; a search's early stop): the engine's
     completeness, the one place that decides it."""
-    return not completeness_of(summary).complete
+    return not row.completeness.complete
 
 
-def is_cancelled(summary: dict[str, Any]) -> bool:
+def is_cancelled(row: PointRow) -> bool:
     """A point a cancel cut short (the run stops after it; an early stop does not)."""
-    return completeness_of(summary).state == CANCELLED
+    return row.completeness.state == CANCELLED
 
 
-def has_load_warnings(summary: dict[str, Any]) -> bool:
+def has_load_warnings(row: PointRow) -> bool:
     """The point's load did not happen as planned (app.bench.results.load_warnings)."""
-    return bool(load_warnings_of(summary))
+    return bool(row.load_warnings)
 
 
-def point_label(summary: dict[str, Any]) -> str:
+def point_label(row: PointRow) -> str:
     """A finished point's full name: "r=4 c=8" ("c=∞" when unlimited)."""
-    conc = summary.get("max_concurrency")
-    return f"r={_rate_label(summary.get('request_rate'))} c={conc if conc is not None else '∞'}"
+    conc = row.max_concurrency
+    return f"r={_rate_label(row.request_rate)} c={conc if conc is not None else '∞'}"
 
 
-def _rate_label(value: Any) -> str:
+def _rate_label(value: Scalar) -> str:
     rate = as_rate(value)
     return "inf" if math.isinf(rate) else f"{rate:g}"
 
@@ -108,7 +109,7 @@ class SweepRun:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self.plan: list[PointSpec] = []
-        self.points: list[dict[str, Any]] = []
+        self.points: list[PointRow] = []
         self.search = False
         self._search_max = 0.0
         self._boundary: tuple[float | None, float | None] = (None, None)
@@ -158,18 +159,15 @@ class SweepRun:
     def progress_event(self, event: Progress) -> None:
         self.progress = event
 
-    def point_finished(self, event: PointFinished) -> dict[str, Any]:
-        """Keep a finished point; its summary with 'path' and 'point' added."""
+    def point_finished(self, event: PointFinished) -> PointRow:
+        """Keep a finished point; its row, built as the Results tab builds a file's."""
         if not isinstance(event.summary, PointDoc):
             raise TypeError("a sweep's point_finished carries a point's document")
-        # The charts and the table read the document as its file holds it (vLLM's keys flat).
-        summary = point_json(event.summary)
-        if event.path:
-            summary["path"] = event.path
-        summary.setdefault("point", event.point)
-        self.points.append(summary)
+        result = point_from_doc(event.summary, Path(event.path) if event.path else None)
+        row = point_row(result, event.point)
+        self.points.append(row)
         self._load_durations.append(self._clock() - self._point_started)
-        return summary
+        return row
 
     def search_value(self, highest_pass: float | None, lowest_fail: float | None) -> None:
         """The search's boundary so far (its search_value events)."""
@@ -190,15 +188,15 @@ class SweepRun:
 
     # ---- what the panel shows ----
 
-    def complete_points(self) -> list[dict[str, Any]]:
+    def complete_points(self) -> list[PointRow]:
         """The points a cancel did not cut short (the run's progress counts them)."""
         return [p for p in self.points if not is_cancelled(p)]
 
-    def partial_points(self) -> list[dict[str, Any]]:
+    def partial_points(self) -> list[PointRow]:
         """The point a cancel cut short, if any."""
         return [p for p in self.points if is_cancelled(p)]
 
-    def warned_points(self) -> list[dict[str, Any]]:
+    def warned_points(self) -> list[PointRow]:
         """The points whose load did not happen as planned."""
         return [p for p in self.points if has_load_warnings(p)]
 
@@ -254,16 +252,19 @@ class SweepRun:
     def _measured_pace(self) -> tuple[float, float] | None:
         """(fastest point-median request time s, latest finished point's requests/s) of the
         complete points so far; None before one has finished."""
-        complete = [p for p in self.complete_points() if p.get("median_e2el_ms")]
+        complete = [p for p in self.complete_points() if p.stats.get("median_e2el_ms")]
         if not complete:
             return None
-        e2el_s = min(float(p["median_e2el_ms"]) for p in complete) / 1000.0
-        req_per_s = float(complete[-1].get("request_throughput") or 0.0)
+        e2el_s = min(p.stats["median_e2el_ms"] or 0.0 for p in complete) / 1000.0
+        req_per_s = float(complete[-1].request_throughput or 0.0)
         return e2el_s, req_per_s
 
     def _requests_per_point(self) -> int:
         done = self.complete_points()
-        return int(done[-1].get("num_prompts") or done[-1].get("completed") or 0) if done else 0
+        if not done:
+            return 0
+        planned = done[-1].completeness.planned
+        return int(planned or done[-1].completed or 0)
 
     def in_flight(self) -> int:
         return self.progress.in_flight

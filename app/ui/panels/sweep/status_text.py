@@ -58,9 +58,9 @@ def cancelled(run: SweepRun, where: str) -> Text:
             line += " " + QCoreApplication.translate(
                 "SweepPanel", "One partial point ({0} of {1} requests finished) saved as {2}."
             ).format(
-                int(p.get("completed") or 0),
-                int(p.get("num_prompts") or 0) or "?",
-                Path(str(p.get("path") or "")).name,
+                p.completed,
+                p.completeness.planned or "?",
+                Path(p.path).name,
             )
         return line
 
@@ -89,7 +89,7 @@ def done(run: SweepRun, where: str) -> tuple[Text, bool]:
         notes = f"{no_success_message(points)} {stamping_message(points)}".strip()
         return f"{line.format(len(points), where)} {notes}".strip()
 
-    return text, any(not p.get("completed") for p in points)
+    return text, any(not p.completed for p in points)
 
 
 def progress(eta: Eta) -> Text:

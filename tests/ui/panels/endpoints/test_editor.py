@@ -119,7 +119,7 @@ def test_unsaved_edits_are_marked_and_used_by_a_run(qtbot, qloop, sim, memory_ke
     with qtbot.waitSignal(win.probe.probeFinished, timeout=60_000) as blocker:
         win.probe.start()
     # The run used the URL the form shows, not the saved one.
-    assert not blocker.args[0]["ok"]
+    assert not blocker.args[0].ok
     assert "127.0.0.1:9" in win.probe.status.text() or "refused" in win.probe.status.text()
     editor.revert_button.click()
     assert not editor.is_dirty() and editor.form.url_edit.text() == sim.base_url

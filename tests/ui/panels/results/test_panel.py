@@ -18,6 +18,7 @@ from app.ui.app_setup import settings
 from app.ui.exports.tables import markdown_table, runs_csv
 from app.ui.panels.results.panel import ResultsPanel
 from app.ui.plots.sweep_curves import Series
+from tests.ui.rows import row_of
 
 # What `vllm bench serve --save-result` writes (a subset of its keys; the field guide's
 # rate=4 / concurrency=16 figures and its concurrency-32 saturation point).
@@ -237,7 +238,7 @@ def test_default_folder_is_where_sweeps_save_and_empty_is_not_an_error(
 def test_markdown_and_csv_escape_and_format() -> None:
     expected = "| a\\|b | c |\n|---|---|\n| 1 | x\\|y |\n"
     assert markdown_table(["a|b", "c"], [["1", "x|y"]]) == expected
-    text = runs_csv([Series("r", [{"request_rate": None, "max_concurrency": None}])])
+    text = runs_csv([Series("r", [row_of({"request_rate": None, "max_concurrency": None})])])
     assert text.splitlines()[1].startswith("r,inf,inf,")
 
 

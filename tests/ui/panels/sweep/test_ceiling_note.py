@@ -3,11 +3,11 @@ keeps it in view, and each point's file records how close it ran to the ceiling.
 
 from __future__ import annotations
 
-from app.bench.results.read import load_result
 from app.bench.selftest.decide import Ceiling, Limits
 from app.bench.selftest.store import save_ceiling
 from app.profiles import Target
 from app.ui.panels.sweep.panel import SweepPanel
+from tests.documents import document
 
 
 def _panel(qtbot, base_url: str, root) -> SweepPanel:  # type: ignore[no-untyped-def]
@@ -35,7 +35,7 @@ def test_sweep_past_the_ceiling_warns_and_records_it(qtbot, sim, tmp_path, monke
     assert "ceiling of 2 streams in one process" in note
     qtbot.waitUntil(lambda: not panel.is_running(), timeout=60_000)
     assert panel.last_error == ""
-    block = load_result(panel.run_dir / "t_rateinf_conc4.json").tpotbench["client_ceiling"]
+    block = document(panel.run_dir / "t_rateinf_conc4.json")["tpotbench"]["client_ceiling"]
     assert (block["streams"], block["ceiling"], block["ratio"]) == (4, 2, 2.0)
 
     panel.form.concurrencies.setText("1, 2")  # within the ceiling: no warning

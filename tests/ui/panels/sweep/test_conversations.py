@@ -12,9 +12,10 @@ from app.commands.argv import SweepSpec, build_run_config
 from app.paths import resources_dir
 from app.profiles import Target
 from app.ui.exports.tables import TABLE_COLUMNS, cell_text
-from app.ui.panels.results.runs import summary_of
 from app.ui.panels.sweep.panel import SweepPanel
 from app.ui.run_extras import RunExtras
+from tests.documents import document
+from tests.ui.rows import row_of
 
 COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}
 
@@ -54,7 +55,7 @@ def test_conversation_sweep_shows_first_and_later_turn_ttft(qtbot, sim, tmp_path
     qtbot.waitUntil(lambda: not panel.is_running(), timeout=90_000)
     assert panel.last_error == ""
     (path,) = panel.run_dir.glob("chat_*.json")
-    conv = load_result(path).raw["tpotbench"]["conversations"]
+    conv = document(path)["tpotbench"]["conversations"]
     assert (conv["sessions"], conv["turns_completed"]) == (3, 6)  # two turns each
     assert conv["think_time_s"] == {"mean": 0.05, "stddev": 0.02}
     row = [panel.table.item(0, c).text() for c in range(panel.table.columnCount())]
@@ -63,10 +64,10 @@ def test_conversation_sweep_shows_first_and_later_turn_ttft(qtbot, sim, tmp_path
     assert row[COL["ttft_first_turn_ms"]] == f"{first:.1f}"
     assert row[COL["ttft_later_turns_ms"]] == f"{later:.1f}"
     # the Results tab reads the same figures from the file
-    summary = summary_of(load_result(path))
-    assert cell_text(summary, "ttft_later_turns_ms", 1) == f"{later:.1f}"
+    row = load_result(path).row
+    assert cell_text(row, "ttft_later_turns_ms", 1) == f"{later:.1f}"
     # an ordinary point has no such figure: a dash, not a zero
-    assert cell_text({"tpotbench": {}}, "ttft_first_turn_ms", 1) == "–"
+    assert cell_text(row_of({"tpotbench": {}}), "ttft_first_turn_ms", 1) == "–"
 
 
 def test_conversation_strings_in_chinese(qtbot, qapp) -> None:

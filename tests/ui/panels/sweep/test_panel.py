@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QTranslator
 
+from app.bench.results.point_row import PointRow
 from app.bench.results.read import load_result
 from app.bench.schema.point_doc import read_point_doc
 from app.bench.schema.run_config import LoadConfig, RequestOptions, RunConfig
@@ -91,7 +92,7 @@ def test_short_sweep_fills_table_and_charts_and_writes_files(qtbot, sim, tmp_pat
     panel.form.output_len.setValue(12)
     panel.form.num_prompts.setValue(8)
     running: list[bool] = []
-    finished: list[dict] = []
+    finished: list[PointRow] = []
     frozen: list[int] = []  # the heap is kept out of full collections during the run only
     panel.runningChanged.connect(running.append)
     panel.runningChanged.connect(lambda _r: frozen.append(gc.get_freeze_count()))
@@ -124,7 +125,7 @@ def test_short_sweep_fills_table_and_charts_and_writes_files(qtbot, sim, tmp_pat
     assert [row[COL["max_concurrency"]] for row in cells] == ["2", "4"]
     assert [row[COL["request_rate"]] for row in cells] == ["inf", "inf"]
     assert [row[COL["completed"]] for row in cells] == ["8", "8"]
-    assert [f["path"] for f in finished] == [
+    assert [f.path for f in finished] == [
         str(run_dir / "t_rateinf_conc2.json"),
         str(run_dir / "t_rateinf_conc4.json"),
     ]
@@ -148,7 +149,7 @@ def test_short_sweep_fills_table_and_charts_and_writes_files(qtbot, sim, tmp_pat
     item = panel.curves.throughput.getPlotItem().listDataItems()[0]
     xs, ys = item.getData()
     assert xs.tolist() == [0.0, 1.0]
-    assert ys.tolist() == [f["output_throughput"] for f in finished]
+    assert ys.tolist() == [f.output_throughput for f in finished]
     ticks = panel.curves.throughput.getPlotItem().getAxis("bottom")._tickLevels
     assert [label for _, label in ticks[0]] == ["2", "4"]
 
@@ -158,7 +159,7 @@ def test_cancel_mid_sweep_keeps_finished_points(qtbot, sim, tmp_path) -> None:
     panel.form.concurrencies.setText("4, 1, 2")
     panel.form.output_len.setValue(16)
     panel.form.num_prompts.setValue(8)
-    first: list[dict] = []
+    first: list[PointRow] = []
     panel.pointFinished.connect(first.append)
     assert panel.run()
     qtbot.waitUntil(lambda: len(first) >= 1, timeout=30_000)
@@ -173,7 +174,7 @@ def test_cancel_mid_sweep_keeps_finished_points(qtbot, sim, tmp_path) -> None:
     # The point running at the cancel is saved too (marked cancelled); the last never starts.
     assert not (run_dir / "t_rateinf_conc2.json").exists()
     saved = sorted(p.name for p in run_dir.glob("t_*.json"))
-    assert saved == sorted(Path(p["path"]).name for p in panel.points)
+    assert saved == sorted(Path(p.path).name for p in panel.points)
     assert panel.table.rowCount() == len(panel.points)
 
 
@@ -231,8 +232,8 @@ def test_cancel_says_what_it_waits_for_and_reports_the_partial_point(qtbot, sim,
     assert "left" not in panel.status.text()
     qtbot.waitUntil(lambda: not panel.is_running(), timeout=60_000)
     [point] = panel.points
-    assert point["path"].endswith(".partial.json")
-    done = int(point["completed"])
+    assert point.path.endswith(".partial.json")
+    done = point.completed
     assert 2 <= done < 12
     text = panel.status.text()
     assert text.startswith("Cancelled: 0 complete point(s)")
@@ -283,7 +284,7 @@ def test_advanced_settings_run_and_are_recorded(qtbot, sim, tmp_path) -> None:
     qtbot.waitUntil(lambda: not panel.is_running(), timeout=60_000)
     assert panel.last_error == "", panel.status.text()
     [point] = panel.points
-    doc = json.loads(Path(point["path"]).read_text())
+    doc = json.loads(Path(point.path).read_text())
     assert doc["burstiness"] == 0.5 and doc["completed"] == 4
     assert doc["tpotbench"]["num_warmups"] == 1
 

@@ -23,6 +23,7 @@ from app.bench.sweep.contract import (
 from app.bench.sweep.plan import PointSpec
 from app.ui.panels.sweep import status_text
 from app.ui.panels.sweep.run_model import SweepRun, is_partial, point_label
+from tests.ui.rows import row_of
 
 ROOT = Path(__file__).resolve().parents[4]
 INF = math.inf
@@ -59,8 +60,10 @@ def test_a_grid_run_labels_what_varies_and_counts_progress_and_time_left() -> No
     assert (eta.point, eta.points, eta.done, eta.total, eta.failed) == (0, 3, 5, 10, 1)
     assert math.isnan(eta.left_s)  # nothing said before a point has measured the pace
     clock.now += 8.0
-    summary = run.point_finished(_finished(0, INF, 8, "/r/a.json"))
-    assert summary["path"] == "/r/a.json" and summary["point"] == 0 and run.points == [summary]
+    row = run.point_finished(_finished(0, INF, 8, "/r/a.json"))
+    assert row.path == "/r/a.json" and row.point == 0 and run.points == [row]
+    assert (row.request_rate, row.max_concurrency, row.completed) == (INF, 8, 10)
+    assert row.stats["median_e2el_ms"] == 2000.0 and row.request_throughput == 1.25
     run.point_started(PointStarted(1, INF, 16))
     run.progress_event(_progress(0, 10))
     assert run.fraction() == 1 / 3
@@ -85,7 +88,8 @@ def test_labels_name_rate_or_both_and_the_plan_comes_from_the_engine() -> None:
         )
     )
     assert run.plan == [PointSpec(0, INF, 64)]
-    assert point_label({"request_rate": "inf", "max_concurrency": None}) == "r=inf c=∞"
+    assert point_label(row_of({"request_rate": "inf", "max_concurrency": None})) == "r=inf c=∞"
+    assert point_label(row_of({"request_rate": 2.5, "max_concurrency": 8})) == "r=2.5 c=8"
 
 
 def test_a_search_has_no_plan_and_its_bar_is_the_running_point() -> None:

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from app.bench.results.read import load_result
 from app.bench.schema.run_config import DatasetConfig
 from app.commands.argv import DATASETS, build_run_config
 from app.paths import resources_dir
@@ -19,6 +18,8 @@ from app.ui.exports.tables import OPTIONAL_KEYS, TABLE_COLUMNS, cell_text
 from app.ui.panels.results.panel import ResultsPanel
 from app.ui.panels.sweep.dataset_fields import SYNTHETIC_DATASET
 from app.ui.panels.sweep.panel import SweepPanel
+from tests.documents import document
+from tests.ui.rows import row_of
 
 COL = {key: i for i, (key, _h, _d) in enumerate(TABLE_COLUMNS)}
 TARGET = Target("sim", "http://127.0.0.1:9", "chat", "")
@@ -137,7 +138,7 @@ def test_prefix_sweep_shows_cache_columns_and_a_plain_one_does_not(
     qtbot.waitUntil(lambda: not panel.is_running(), timeout=90_000)
     assert panel.last_error == ""
     (path,) = panel.run_dir.glob("shared_*.json")
-    block = load_result(path).raw["tpotbench"]
+    block = document(path)["tpotbench"]
     rate = block["prefix_cache_client"]["hit_rate"]
     assert rate > 0
     shown = _visible_keys(panel.table)
@@ -174,7 +175,7 @@ def test_reasoning_and_spec_decode_figures_fill_their_cells() -> None:
             "spec_decode": {"acceptance_rate": 0.7, "mean_acceptance_length": 2.4},
         },
     }
-    point = {"tpotbench": block}
+    point = row_of({"tpotbench": block})
     assert [
         cell_text(point, k, d)
         for k, _h, d in TABLE_COLUMNS
@@ -183,7 +184,7 @@ def test_reasoning_and_spec_decode_figures_fill_their_cells() -> None:
     assert cell_text(point, "server_hit_rate", None) == "25.0 %"
     assert cell_text(point, "acceptance_rate", None) == "70.0 %"
     assert cell_text(point, "acceptance_length", 2) == "2.40"
-    assert cell_text({"tpotbench": {}}, "ttfo_ms", 1) == "–"
+    assert cell_text(row_of({"tpotbench": {}}), "ttfo_ms", 1) == "–"
 
 
 def test_trace_replay_from_the_window_shows_send_lateness(qtbot, sim, tmp_path: Path) -> None:
@@ -200,7 +201,7 @@ def test_trace_replay_from_the_window_shows_send_lateness(qtbot, sim, tmp_path: 
     qtbot.waitUntil(lambda: not panel.is_running(), timeout=120_000)
     assert panel.last_error == ""
     (path,) = panel.run_dir.glob("trace_*.json")
-    block = load_result(path).raw["tpotbench"]
+    block = document(path)["tpotbench"]
     assert block["trace"]["speedup"] == 50
     p99 = block["schedule_lateness_ms"]["p99_ms"]
     assert "trace_lateness_p99_ms" in _visible_keys(panel.table)
