@@ -373,9 +373,20 @@ class SweepCurves(QWidget):
 
         The labels are placed for one slice's time in all (SLICE_NS), the rest on the event
         loop's next turns (Declutter.place_for: placing them all at once held the window
-        longer than a frame); until placed, a label that would overlap another is hidden."""
+        longer than a frame); until placed, a label that would overlap another is hidden.
+        A staged drawing runs the two halves on turns of their own (settle_ranges, then
+        place_first)."""
+        self.settle_ranges()
+        self.place_first()
+
+    def settle_ranges(self) -> None:
+        """The charts' layout and the Pareto chart's range brought up to date (settle's
+        first half: with its labels' places, one hold of the window took over a frame)."""
         QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         self.pareto.getPlotItem().getViewBox().updateAutoRange()
+
+    def place_first(self) -> None:
+        """The charts' labels placed for one slice's time in all (settle's second half)."""
         budget = SLICE_NS
         for declutter in [*self.declutter.values(), self.pareto.declutter]:
             # Once the slice's time is used, the others wait for their own slices (each

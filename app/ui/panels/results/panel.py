@@ -462,7 +462,8 @@ class ResultsPanel(QWidget):
         stages: list[Callable[[], None]] = [
             self.curves.draw_pareto,
             lambda: self._show_capacity(series),
-            self.curves.settle,
+            self.curves.settle_ranges,
+            self.curves.place_first,
         ]
         stages += [partial(self._paint_chart, chart) for chart in self._waiting]
         for stage in stages:
