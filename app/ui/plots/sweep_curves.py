@@ -427,13 +427,19 @@ class SweepCurves(QWidget):
         self.drawn[plot] = [Drawn(look, plot.plot(x, y, **look.options()), x, y)
                             for look, x, y in wanted]  # fmt: skip
 
-    def draw_pareto(self) -> None:
-        """The Pareto chart of the runs set_series was given last."""
+    def draw_pareto(self, later: Callable[[Callable[[], None]], None] | None = None) -> None:
+        """The Pareto chart of the runs set_series was given last (`later`: its labels put by
+        a piece of drawing handed to it, see ParetoPlot.show_runs)."""
         if self._pareto_due is not None:
-            self._draw_pareto(*self._pareto_due)
+            self._draw_pareto(*self._pareto_due, later=later)
             self._pareto_due = None
 
-    def _draw_pareto(self, key: str, to_value: Callable[[Any], float]) -> None:
+    def _draw_pareto(
+        self,
+        key: str,
+        to_value: Callable[[Any], float],
+        later: Callable[[Callable[[], None]], None] | None = None,
+    ) -> None:
         """Each run's loads on the Pareto chart, named by their load, beside the hardware's."""
         word = self.tr("rate {v}") if key == "request_rate" else self.tr("conc {v}")
         runs = []
@@ -448,7 +454,7 @@ class SweepCurves(QWidget):
                     found.append(point)
             runs.append(ParetoRun(s.name, PALETTE[n % len(PALETTE)], found))
         self.pareto.caption = self.caption
-        self.pareto.show_runs(runs, hardware_frontiers(self._series))
+        self.pareto.show_runs(runs, hardware_frontiers(self._series), later=later)
 
     def _draw(
         self,
