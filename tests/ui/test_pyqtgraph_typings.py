@@ -25,6 +25,7 @@ def _instances() -> dict[str, object]:
     return {
         "PlotWidget": plot,
         "PlotItem": item,
+        "AxisItem": item.getAxis("left"),
         "GraphicsScene": plot.scene(),
         "PlotDataItem": curve,
         "ScatterPlotItem": curve.scatter,

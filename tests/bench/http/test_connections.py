@@ -47,6 +47,21 @@ _END = (
 )
 
 
+def _until_acknowledged(conn: socket.socket) -> None:
+    """Wait until the peer's kernel acknowledged every byte written on ``conn`` (Linux:
+    TIOCOUTQ on a TCP socket counts the bytes sent and not yet acknowledged)."""
+    import fcntl
+    import termios
+
+    deadline = time.monotonic() + HANG_S
+    while time.monotonic() < deadline:
+        unacked = struct.unpack("i", fcntl.ioctl(conn, termios.TIOCOUTQ, b"\0\0\0\0"))[0]
+        if unacked == 0:
+            return
+        select.select([], [], [], 0.0005)  # a poll of the condition above, not a pacing
+    raise AssertionError("the client never acknowledged the second token")
+
+
 class TwoStreams:
     """Answers two streaming requests: each gets its first token at once; the second tokens
     of both are written only when ``go`` is set, and the end only when ``finish`` is."""
@@ -86,6 +101,10 @@ class TwoStreams:
             )
             self.go.wait(HANG_S)
             conn.sendall(_chunk(_token("b")))
+            # Written is not yet received: on a busy machine the kernel may hand a loopback
+            # packet to the other socket later (softirq work deferred). The client's kernel
+            # has it once it acknowledged every byte (nothing left unacked in our queue).
+            _until_acknowledged(conn)
             self.sent.release()
             self.finish.wait(HANG_S)
             conn.sendall(_END)
@@ -245,6 +264,24 @@ def test_a_kernel_stamp_from_a_wall_clock_step_is_not_used():
     assert _arrival_ns(anc(now + 3_600 * 1_000_000_000)) is None
     assert _arrival_ns(anc(now - 3_600 * 1_000_000_000)) is None
     assert _arrival_ns([]) is None
+
+
+def test_a_kernel_stamp_is_converted_with_clock_readings_no_preemption_split(monkeypatch):
+    """The wall clock and perf_counter_ns are read together to turn a kernel stamp into
+    perf time; a thread descheduled between two readings would shift the stamp by the pause.
+    Injected clocks: the first bracket is split by a 300 us pause, the second is tight; the
+    tight one converts the stamp."""
+    from app.bench.http.wire import stamps as module
+
+    # perf runs 4 s ahead of the wall clock; the pause falls between the first two readings
+    wall = iter([1_000_000_000, 1_000_300_001, 1_000_400_000, 1_000_400_002])
+    perf = iter([5_000_300_000, 5_000_400_001])
+    monkeypatch.setattr(module, "_gettime", lambda _clock: next(wall))
+    monkeypatch.setattr(module, "_perf", lambda: next(perf))
+    sec, nsec = divmod(1_000_400_001 - 2_000_000, 1_000_000_000)  # 2 ms before the tight pair
+    payload = struct.pack("@ll", sec, nsec)
+    stamp = _arrival_ns([(socket.SOL_SOCKET, _SO_TIMESTAMPNS, payload)])
+    assert stamp == 5_000_400_001 - 2_000_000
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="kernel receive stamps are Linux's")

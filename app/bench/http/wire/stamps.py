@@ -122,7 +122,32 @@ def arrival_ns(ancdata: list[tuple[int, int, bytes]]) -> int | None:
             sec, nsec = _unpack(payload)
             # The kernel stamps on the wall clock; only the packet's age is taken from it (a
             # few milliseconds, so a wall-clock step can only matter if it falls inside them).
-            age: int = _gettime(_realtime) - (sec * 1_000_000_000 + nsec)
+            wall, perf = _clocks_now()
+            age: int = wall - (sec * 1_000_000_000 + nsec)
             if 0 <= age < _MAX_AGE_NS:
-                return _perf() - age
+                return perf - age
     return None
+
+
+# Two clock readings farther apart than this were split by a preemption: read again.
+_PAIR_SPREAD_NS = 20_000
+_PAIR_TRIES = 4
+
+
+def _clocks_now() -> tuple[int, int]:
+    """The wall clock and perf_counter_ns read at one moment. The thread can be descheduled
+    between two readings (on a busy machine, by tens to hundreds of microseconds), which
+    would move every converted stamp that much later (seen: a stamp 91 us past a moment the
+    packet had already arrived before). So perf is read between two wall readings and the
+    tightest of a few such brackets is kept, the wall time taken at its middle."""
+    best_spread, best = -1, (0, 0)
+    for _ in range(_PAIR_TRIES):
+        before = _gettime(_realtime)
+        perf = _perf()
+        after = _gettime(_realtime)
+        spread = after - before
+        if best_spread < 0 or spread < best_spread:
+            best_spread, best = spread, ((before + after) // 2, perf)
+        if spread <= _PAIR_SPREAD_NS:
+            break
+    return best
