@@ -30,6 +30,11 @@ GAP_PX = 6.0  # a label put beside its point: this far from the point's centre
 # A placement left to the event loop runs in slices of about this long, so that the window
 # answers and paints in between (a frame is ~16 ms, and a chart's paint may follow a slice).
 SLICE_NS = 6_000_000
+# Two labels' boxes that overlap by less than this (pixels) only touch. A label moved by
+# whole steps (a third of its height) lands edge to edge with one at the same height; by the
+# last bits of the view's range (which differ between a run drawn point by point and drawn at
+# once) such boxes "intersected" or not, and the label went a step further or stayed.
+TOUCH_PX = 0.01
 
 Segment = tuple[float, float, float, float]  # x1, y1, x2, y2 in scene pixels
 
@@ -65,6 +70,9 @@ class Declutter(QObject):
         # A placement under way in slices (see place_for): its steps and where it stands.
         self._placing: Generator[None, None, None] | None = None
         self._progress = _Progress()
+        # The views the labels were placed in since they were set or the chart resized
+        # (_follow_own_range).
+        self._ranges_placed_in: list[tuple[float, ...]] = []
         self.clock: Callable[[], int] = time.perf_counter_ns  # a test's own clock, to slice
         # Slices wait their turn in the window's drawing queue (one piece a turn of the event
         # loop), not on a timer of their own: several charts' timers fell due together and
@@ -103,6 +111,7 @@ class Declutter(QObject):
         self._points = list(points) + [None] * (len(self._labels) - len(points))
         self._ignore = list(ignore)
         self._placed_for = ()  # new labels: placed whatever the view
+        self._ranges_placed_in = []  # and whatever ranges they were in before
         self._homes = [
             None if isinstance(label, pg.InfLineLabel) else QPointF(label.pos())
             for label in self._labels
@@ -170,7 +179,7 @@ class Declutter(QObject):
             if label.scene() is None or not label.isVisible() or label.opacity() == 0:
                 continue
             rect = label.sceneBoundingRect()
-            if any(rect.intersects(r) for r in kept):
+            if any(overlaps(rect, r) for r in kept):
                 label.setOpacity(0)
             else:
                 kept.append(rect)
@@ -181,17 +190,41 @@ class Declutter(QObject):
         would change under the placement (and where the rest go with it, by when a paint
         came). Held, the range follows the placement as it did when placed all at once."""
         view = self._view
+        if self._ranges_placed_in and self._ranges_placed_in[-1][4:] != self._view_key()[4:]:
+            self._ranges_placed_in = []  # resized: the labels' sizes in the range changed
         deferred: list[bool] = []
         setattr(view, "updateAutoRange", lambda: deferred.append(True))  # noqa: B010
+        done = False
         try:
             yield from self._place_steps()
+            done = True
         finally:
             # A placement given up when its chart is gone (closed: the generator closed when
             # the drawing queue lets go of it) has no range left to bring up to date.
             if shiboken6.isValid(view):
                 delattr(view, "updateAutoRange")
                 if deferred:
+                    placed_in = self._view_key()
                     view.updateAutoRange()
+                    if done:
+                        self._follow_own_range(placed_in)
+
+    def _follow_own_range(self, placed_in: tuple[float, ...]) -> None:
+        """After a placement the chart's auto range takes in the labels where they went; in a
+        new range they are placed again (the range signals it). That can go round without
+        end: placed in range A the labels widen the chart to B, placed in B they narrow it
+        back to A (seen on a small Pareto chart of many loads). Come back to a range they
+        were placed in before (since they were set or the chart resized), the range is set to
+        the one they were just placed in and held (auto range off, as after a zoom; the
+        chart's next drawing turns it on again): the round ends there. Left on, pyqtgraph
+        brought the range back at the next paint."""
+        self._ranges_placed_in.append(placed_in)
+        now = self._view_key()
+        if not _same_range(now, placed_in) and any(
+            _same_range(now, before) for before in self._ranges_placed_in
+        ):
+            (x_lo, x_hi, y_lo, y_hi) = self._memo_key[:4]
+            self._view.setRange(xRange=(x_lo, x_hi), yRange=(y_lo, y_hi), padding=0)
 
     def _place_steps(self) -> Generator[None, None, None]:
         """Put each label at its preferred place or the nearest free one above or below it.
@@ -440,6 +473,20 @@ def _tries(rect: QRectF, area: QRectF, far: bool) -> tuple[float, int, tuple[flo
     return step, reach, sides
 
 
+def _same_range(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Whether two views (_view_key) show the same range to within a thousandth of its span
+    (a pixel's fraction: a range the labels widen, computed again, differs in its last
+    digits)."""
+    x_span, y_span = abs(a[1] - a[0]), abs(a[3] - a[2])
+    tol = (x_span, x_span, y_span, y_span)
+    return all(abs(u - v) <= 1e-3 * t for u, v, t in zip(a[:4], b[:4], tol, strict=True))
+
+
+def overlaps(a: QRectF, b: QRectF) -> bool:
+    """Whether two boxes on screen overlap: boxes that only touch (to within TOUCH_PX) do not."""
+    return a.adjusted(TOUCH_PX, TOUCH_PX, -TOUCH_PX, -TOUCH_PX).intersects(b)
+
+
 def _changes(before: np.ndarray, now: np.ndarray) -> np.ndarray:
     """The rows in one of `before` and `now` and not in the other."""
     old = set(map(tuple, before.tolist()))
@@ -520,7 +567,7 @@ def _free_offset(
         moved = rect.translated(dx, dy)
         if (dx or dy) and not inner.contains(moved):
             continue
-        if any(moved.intersects(other) for other in taken):
+        if any(overlaps(moved, other) for other in taken):
             continue
         if any(crosses(moved, seg) for seg in near_lines):
             continue
@@ -691,6 +738,6 @@ def overlapping(labels: Sequence[pg.TextItem]) -> list[tuple[str, str]]:
     pairs = []
     for i, a in enumerate(shown):
         for b in shown[i + 1 :]:
-            if a.sceneBoundingRect().intersects(b.sceneBoundingRect()):
+            if overlaps(a.sceneBoundingRect(), b.sceneBoundingRect()):
                 pairs.append((a.toPlainText(), b.toPlainText()))
     return pairs

@@ -38,6 +38,13 @@ class DrawingQueue(QObject):
         if not self._timer.isActive():
             self._timer.start()
 
+    def post_next(self, owner: QObject, piece: Piece) -> None:
+        """Run `piece` on the event loop's next turn, before the pieces waiting (the rest of
+        the piece running now, cut in two)."""
+        self._pieces.appendleft((owner, piece))
+        if not self._timer.isActive():
+            self._timer.start()
+
     def cancel(self, owner: QObject) -> None:
         """The pieces `owner` posted that have not run yet, dropped."""
         if any(o is owner for o, _piece in self._pieces):

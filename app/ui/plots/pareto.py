@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from numpy.typing import ArrayLike
 from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
 from app.roofline.pareto import (
@@ -47,6 +49,13 @@ class HardwareFrontier:
     gpus: int = 1
 
 
+@cache
+def _colour(name: str) -> QColor:
+    """A colour by name, made once (a kept label's colour is compared with its run's each time
+    the chart is drawn: made again per label, it was ~15% of the labels' time)."""
+    return pg.mkColor(name)
+
+
 def hardware_name(gpu: str, gpus: int, fmt: str) -> str:
     """The hardware frontier's legend entry: the GPU, how many, the weight format."""
     return QCoreApplication.translate("ParetoPlot", "hardware — {gpu} ×{n}, {fmt}").format(
@@ -71,7 +80,8 @@ class ParetoPlot(pg.PlotWidget):
         self.texts: list[pg.TextItem] = []
         self._spare: list[pg.TextItem] = []  # the last drawing's labels, to be used again
         self._spare_texts: list[str] = []  # their texts
-        self._drawn: list[pg.GraphicsObject] = []  # every item, in the order drawn
+        # Every item, in the order drawn (None: a load's label's place, till it is made).
+        self._drawn: list[pg.GraphicsObject | None] = []
         self._spare_items: dict[str, pg.PlotDataItem] = {}  # the last drawing's data items
         self._looks: dict[str, dict[str, Any]] = {}  # how each role's item was made
         self._left_axis: tuple[bool, list[list[tuple[float, str]]] | None] | None = None
@@ -108,9 +118,17 @@ class ParetoPlot(pg.PlotWidget):
             self.tr("tok/s per user (1000 / TPOT P50)"),
         )
 
-    def show_runs(self, runs: Sequence[ParetoRun], hardware: Sequence[HardwareFrontier]) -> None:
+    def show_runs(
+        self,
+        runs: Sequence[ParetoRun],
+        hardware: Sequence[HardwareFrontier],
+        later: Callable[[Callable[[], None]], None] | None = None,
+    ) -> None:
         """Draw the hardware's frontiers, each point's gap to the hardware at its batch, the
-        points (labelled with their load) and each run's measured frontier."""
+        points (labelled with their load) and each run's measured frontier. `later`: the
+        loads' labels (two thirds of the time) put by a piece of drawing handed to it, to
+        run on the event loop's next turn, a shorter hold of the window each; the chart,
+        not painted meanwhile (a staged drawing holds its updates), ends as drawn at once."""
         self._runs = [r for r in runs if r.points]
         self._hardware = [h for h in hardware if h.points]
         item = self.getPlotItem()
@@ -199,6 +217,8 @@ class ParetoPlot(pg.PlotWidget):
                 connect="pairs",
             )
             self._drawn.append(self.data_items["gaps"])
+        # The loads' labels, each with where it goes in the drawing order (made in finish).
+        wanted: list[tuple[int, str, float, float, str, bool]] = []
         for n, run in enumerate(self._runs):
             xy = [(p.user_tok_s, p.gpu_tok_s) for p in run.points]
             front = pareto_front(xy)
@@ -234,14 +254,37 @@ class ParetoPlot(pg.PlotWidget):
                 # Neighbours alternate right and left of their marker (loads past the knee
                 # bunch up in both directions at once); the leftmost never goes off the chart.
                 left = k % 2 == 1 and p.user_tok_s > slowest
-                self._label(name, p.user_tok_s, y_of(p.gpu_tok_s), run.colour, left=left)
+                wanted.append(
+                    (len(self._drawn), name, p.user_tok_s, y_of(p.gpu_tok_s), run.colour, left)
+                )
+                self._drawn.append(None)
+
+        def finish() -> None:
+            self._finish(wanted, hardware_texts)
+
+        if later is None:
+            finish()
+        else:  # the declutter keeps the last labels till then: no placement comes between
+            later(finish)
+
+    def _finish(
+        self,
+        wanted: list[tuple[int, str, float, float, str, bool]],
+        hardware_texts: list[pg.TextItem],
+    ) -> None:
+        """show_runs' second part: the loads' labels put, the drawing stacked, the labels
+        given to the declutter."""
+        item = self.getPlotItem()
+        for at, name, x, y, colour, left in wanted:
+            self._drawn[at] = self._label(name, x, y, colour, left=left, stacked=False)
         for gone in [*self._spare, *self._spare_items.values()]:  # no longer needed
             item.removeItem(gone)
         self._spare, self._spare_texts, self._spare_items = [], [], {}
         # Each item stacked in the order drawn (a kept label would otherwise stay under the
         # curves drawn after it, where a chart drawn afresh has it over them).
         for z, shown in enumerate(self._drawn):
-            shown.setZValue(z)
+            if shown is not None:  # (all are, once the labels are made)
+                shown.setZValue(z)
         item.enableAutoRange()
         # The loads' labels first (the hardware's give way), clear of every marker.
         loads = [t for t in self.texts if t not in hardware_texts]
@@ -265,15 +308,18 @@ class ParetoPlot(pg.PlotWidget):
         self._looks[role] = look
         return self.getPlotItem().plot(x, y, **options)
 
-    def _label(self, text: str, x: float, y: float, colour: str, left: bool = False) -> pg.TextItem:
-        """A point's name beside it, right of it or left of it."""
+    def _label(
+        self, text: str, x: float, y: float, colour: str, left: bool = False, stacked: bool = True
+    ) -> pg.TextItem:
+        """A point's name beside it, right of it or left of it (`stacked`: put last in the
+        drawing order; else its place there is the caller's)."""
         anchor = (1.0 if left else 0.0, 0.5)
         if self._spare:  # a label's item from the last drawing, still on the chart
             # The one that wrote the same text, if any: laying the text out again took most
             # of the labels' time each time a point joined the run.
             k = self._spare_texts.index(text) if text in self._spare_texts else -1
             label, had = self._spare.pop(k), self._spare_texts.pop(k)
-            if label.color != pg.mkColor(colour):
+            if label.color != _colour(colour):
                 label.setColor(colour)
             if had != text:
                 label.setText(text)
@@ -286,7 +332,8 @@ class ParetoPlot(pg.PlotWidget):
             label.setPos(x, y)
             self.getPlotItem().addItem(label)
         self.texts.append(label)
-        self._drawn.append(label)
+        if stacked:
+            self._drawn.append(label)
         return label
 
     def _name_hidden(self) -> None:

@@ -365,9 +365,20 @@ class SweepCurves(QWidget):
 
         The labels are placed for one slice's time in all (SLICE_NS), the rest on the event
         loop's next turns (Declutter.place_for: placing them all at once held the window
-        longer than a frame); until placed, a label that would overlap another is hidden."""
+        longer than a frame); until placed, a label that would overlap another is hidden.
+        A staged drawing runs the two halves on turns of their own (settle_ranges, then
+        place_first)."""
+        self.settle_ranges()
+        self.place_first()
+
+    def settle_ranges(self) -> None:
+        """The charts' layout and the Pareto chart's range brought up to date (settle's
+        first half: with its labels' places, one hold of the window took over a frame)."""
         QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         self.pareto.getPlotItem().getViewBox().updateAutoRange()
+
+    def place_first(self) -> None:
+        """The charts' labels placed for one slice's time in all (settle's second half)."""
         budget = SLICE_NS
         for declutter in [*self.declutter.values(), self.pareto.declutter]:
             # Once the slice's time is used, the others wait for their own slices (each
@@ -408,13 +419,19 @@ class SweepCurves(QWidget):
         self.drawn[plot] = [Drawn(look, plot.plot(x, y, **look.options()), x, y)
                             for look, x, y in wanted]  # fmt: skip
 
-    def draw_pareto(self) -> None:
-        """The Pareto chart of the runs set_series was given last."""
+    def draw_pareto(self, later: Callable[[Callable[[], None]], None] | None = None) -> None:
+        """The Pareto chart of the runs set_series was given last (`later`: its labels put by
+        a piece of drawing handed to it, see ParetoPlot.show_runs)."""
         if self._pareto_due is not None:
-            self._draw_pareto(*self._pareto_due)
+            self._draw_pareto(*self._pareto_due, later=later)
             self._pareto_due = None
 
-    def _draw_pareto(self, key: str, to_value: Callable[[Scalar], float]) -> None:
+    def _draw_pareto(
+        self,
+        key: str,
+        to_value: Callable[[Scalar], float],
+        later: Callable[[Callable[[], None]], None] | None = None,
+    ) -> None:
         """Each run's loads on the Pareto chart, named by their load, beside the hardware's."""
         word = self.tr("rate {v}") if key == "request_rate" else self.tr("conc {v}")
         runs = []
@@ -429,7 +446,7 @@ class SweepCurves(QWidget):
                     found.append(point)
             runs.append(ParetoRun(s.name, PALETTE[n % len(PALETTE)], found))
         self.pareto.caption = self.caption
-        self.pareto.show_runs(runs, hardware_frontiers(self._series))
+        self.pareto.show_runs(runs, hardware_frontiers(self._series), later=later)
 
     def _draw(
         self,

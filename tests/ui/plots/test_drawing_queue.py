@@ -69,6 +69,27 @@ def test_pieces_run_in_the_order_posted_and_a_cancelled_owners_never(qtbot) -> N
     assert not queue.waiting(a) and not queue.waiting(c)
 
 
+def test_a_piece_posted_next_runs_on_the_next_turn_before_those_waiting(qtbot) -> None:
+    """A piece cut in two (the Pareto chart's curves, then its labels): its second half runs
+    next, before the stages posted before it that need it (the labels' placement)."""
+    queue = DrawingQueue()
+    ran: list[str] = []
+    owner = QObject()
+
+    def first() -> None:
+        ran.append("first")
+        queue.post_next(owner, lambda: ran.append("its rest"))
+
+    queue.post(owner, first)
+    queue.post(owner, lambda: ran.append("after"))
+    queue.post(owner, lambda: ran.append("last"))
+    qtbot.waitUntil(lambda: len(queue) == 0)
+    assert ran == ["first", "its rest", "after", "last"]
+    queue.post_next(owner, lambda: ran.append("alone"))  # an idle queue: armed all the same
+    qtbot.waitUntil(lambda: len(queue) == 0)
+    assert ran[-1] == "alone"
+
+
 def test_a_deleted_owners_pieces_are_dropped_and_the_others_still_run(qtbot) -> None:
     queue = DrawingQueue()
     ran: list[str] = []

@@ -3,9 +3,12 @@ roofline dock's "cN: M%" labels and the Pareto chart's load labels, at realistic
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from PySide6.QtCore import QPointF, QRectF
 
 from app.bench.results.point_row import PointRow
+from app.ui.plots import declutter
 from app.ui.plots.capacity import Marks, draw_marks
 from app.ui.plots.declutter import overlapping
 from app.ui.plots.sweep_curves import Series, SweepCurves
@@ -99,3 +102,43 @@ def test_roofline_tpot_vs_batch_labels_are_apart(qtbot) -> None:
     _xs, ys = plot.leader_curve.getOriginalDataset()
     for y_end in list(ys)[1::2] if ys is not None else []:
         assert any(abs(t.pos().y() - y_end) < 1e-6 for t in texts if t.isVisible())
+
+
+@pytest.mark.parametrize("noise", [-1e-9, 0.0, 1e-9])
+def test_a_label_edge_to_edge_with_another_fits_there_whatever_the_last_bits(noise) -> None:
+    """A label moved by whole steps (a third of its height) lands edge to edge with a label at
+    the same height: that place is free however the view's range rounds (a run drawn point
+    by point and one drawn at once differ in its last bits, and the label went a step
+    further in one of them)."""
+    rect = QRectF(100, 50, 40, 21)  # its step: 7 px, three of them its height
+    taken = [QRectF(100, 50 + noise, 40, 21)]  # an earlier label at the same height
+    area = QRectF(0, 0, 300, 300)
+    shift = declutter._free_offset(rect, area, taken, np.empty((0, 2)), np.empty((0, 4)))
+    assert shift == QPointF(0, -21)  # just above it (up is tried before down)
+    moved = rect.translated(0, -21)
+    assert declutter.overlaps(moved, taken[0]) is False
+    assert declutter.overlaps(rect.translated(0, -20.9), taken[0]) is True
+
+
+def test_a_pareto_chart_whose_labels_widen_and_narrow_its_range_comes_to_rest(qtbot) -> None:
+    """On a small Pareto chart of many loads the labels placed in one range widened the chart
+    (they count in its auto range) and placed in the wider one narrowed it back: placed again
+    and again without end. It comes to rest in a range its labels were placed in, with no
+    two labels over each other."""
+    curves = SweepCurves()
+    for plot in curves.charts().values():  # axes of one size, whatever their numbers' font
+        plot.getPlotItem().getAxis("left").setWidth(64)
+        plot.getPlotItem().getAxis("bottom").setHeight(40)
+    qtbot.addWidget(curves)
+    curves.resize(640, 300)
+    curves.show()
+    qtbot.waitExposed(curves)
+    grow = [min(c, 24) ** 0.8 for c in range(1, 46)]
+    curves.set_series([Series("run", [
+        _point(c, 180 * (1 + c / 24), 20 * (1 + c / 24), 40 * g)
+        for c, g in zip(range(1, 46), grow, strict=True)
+    ])])  # fmt: skip
+    declutter = curves.pareto.declutter
+    _settle(qtbot, declutter)
+    assert declutter._placed_for == declutter._view_key()
+    assert overlapping(curves.pareto.texts) == []

@@ -450,8 +450,9 @@ class ResultsPanel(QWidget):
 
     def _draw_joined(self) -> None:
         """The shown runs drawn again over several turns of the event loop, each a short hold
-        of the window: the curves and the table now; the Pareto chart, the marks and the
-        labels' first slice each on a turn of its own; then each chart painted on its own
+        of the window: the curves and the table now; the Pareto chart (its labels a turn
+        after its curves), the marks, the layout and ranges, and the labels' first slice each
+        on a turn of its own; then each chart painted on its own
         turn. Until its turn a chart shows its last drawing, whole (its updates held)."""
         self.show_runs([r.name for r in self.shown], staged=True)
         self._select(self.shown)
@@ -460,9 +461,11 @@ class ResultsPanel(QWidget):
             chart.setUpdatesEnabled(False)
         series = [r.series() for r in self.shown]
         stages: list[Callable[[], None]] = [
-            self.curves.draw_pareto,
+            # Its labels on the next turn, before the stages below (they place them).
+            partial(self.curves.draw_pareto, later=partial(self._queue.post_next, self)),
             lambda: self._show_capacity(series),
-            self.curves.settle,
+            self.curves.settle_ranges,
+            self.curves.place_first,
         ]
         stages += [partial(self._paint_chart, chart) for chart in self._waiting]
         for stage in stages:
