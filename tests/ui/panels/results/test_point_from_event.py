@@ -360,14 +360,7 @@ def test_points_joining_the_shown_run_draw_its_charts_as_a_fresh_read_does(
     """The charts are updated in place at each point (label items kept, table rows kept):
     after several points, one before the run's first load, what they draw and where their
     labels sit equal a panel that read the folder afresh."""
-    panel = ResultsPanel()
-    qtbot.addWidget(panel)
-    panel.resize(1400, 900)
-    panel.show()
-    qtbot.waitExposed(panel)
-    panel.set_folder(history)
-    panel.show_runs(["local-bf16"])
-    panel._select(panel.shown)
+    panel = read_afresh(qtbot, history, "local-bf16")
     charts(panel, qtbot)
     events = sweep_events(sim.base_url, history / "local-bf16", "bf16", "1,3,4")
     assert len(events) == 3
@@ -404,14 +397,7 @@ def test_a_point_joining_mid_drawing_supersedes_it_and_a_hidden_tab_loses_nothin
     the window's drawing queue) takes its place: the old stages are dropped, one drawing of
     both points follows. The tab hidden meanwhile (the Sweep tab picked) still ends it: every
     chart paints again, and they draw what a fresh read of the folder draws."""
-    panel = ResultsPanel()
-    qtbot.addWidget(panel)
-    panel.resize(1400, 900)
-    panel.show()
-    qtbot.waitExposed(panel)
-    panel.set_folder(history)
-    panel.show_runs(["local-bf16"])
-    panel._select(panel.shown)
+    panel = read_afresh(qtbot, history, "local-bf16")
     charts(panel, qtbot)
     first, second = sweep_events(sim.base_url, history / "local-bf16", "bf16", "1,3")
     drawings: list[int] = []
