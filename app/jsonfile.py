@@ -77,3 +77,11 @@ def finite(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [finite(v) for v in value]
     return value
+
+
+def number(value: Any) -> float | None:
+    """A JSON value read as a number: a finite int or float as a float; None for anything
+    else (text, a bool, null, NaN or infinity)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from html import escape
 
 from app.bench.schema.point_blocks import NO_ROOFLINE
-from app.report.model import ReportPoint, finite
+from app.jsonfile import number
+from app.report.model import ReportPoint
 from app.report.slo_view import knee_notes, knees, slo_rules
 from app.report.svg import Axis, Line, Rule, color, exact_tick, line_chart
 from app.report.text import text
@@ -124,7 +125,7 @@ def _latency_lines(
             (axis.x[i], f)
             for i in sorted(range(len(points)), key=lambda i: axis.x[i])
             if (roof := points[i].roofline()) is not None
-            and (f := finite(roof.floor_tpot_ms)) is not None
+            and (f := number(roof.floor_tpot_ms)) is not None
         ]
         if floor:
             lines.append(
@@ -219,15 +220,15 @@ def _measured(
     (name and MBU) and tooltip."""
     measured: list[tuple[float, float]] = []
     labels, tips = [], []
-    for rp in sorted(members, key=lambda r: finite((r.roofline() or NO_ROOFLINE).batch) or 0):
+    for rp in sorted(members, key=lambda r: number((r.roofline() or NO_ROOFLINE).batch) or 0):
         if rp.off_curve:  # a fragment's batch and TPOT are not the point's load
             continue
         roof = rp.roofline() or NO_ROOFLINE
-        batch, tpot = finite(roof.batch), finite(roof.tpot_p50_ms)
+        batch, tpot = number(roof.batch), number(roof.tpot_p50_ms)
         if batch is None or tpot is None:
             continue
-        mbu = finite(roof.mbu)
-        floor = finite(roof.floor_tpot_ms)
+        mbu = number(roof.mbu)
+        floor = number(roof.floor_tpot_ms)
         measured.append((max(batch, 1.0), tpot))
         mbu_text = f"{mbu:.0%}" if mbu is not None else "–"
         labels.append(f"{rp.short} · {mbu_text}")
@@ -313,7 +314,7 @@ def server_charts(points: Sequence[ReportPoint], lang: str) -> list[str]:
         series = server.series if server is not None else None
         if series is None or "t_s" not in series:
             continue
-        times = [finite(t) for t in series["t_s"]]
+        times = [number(t) for t in series["t_s"]]
         last = max([t for t in times if t is not None] + [0.0])
         spans.append((rp, offset, series))
         offset += max(last, rp.point.duration_s or 0.0)
@@ -330,7 +331,7 @@ def server_charts(points: Sequence[ReportPoint], lang: str) -> list[str]:
             pts = [
                 (start + t, v * scale)
                 for t_raw, v_raw in zip(times, values, strict=False)
-                if (t := finite(t_raw)) is not None and (v := finite(v_raw)) is not None
+                if (t := number(t_raw)) is not None and (v := number(v_raw)) is not None
             ]
             tips = [f"{rp.short}: {y:.3g} @ {x - start:.1f} s" for x, y in pts]
             # A gauge holds its value until the next scrape: steps, not slopes between samples.

@@ -12,10 +12,11 @@ from app.bench.results.load_warnings import LoadWarning
 from app.bench.results.naming import rate_label
 from app.bench.schema.point_blocks import NO_ROOFLINE
 from app.bench.schema.search_doc import SearchDoc
+from app.jsonfile import number
 from app.report.curves import knee_charts, roofline_charts, server_charts
 from app.report.definitions_view import definitions_section
 from app.report.distributions import cdf_charts, point_panels
-from app.report.model import ReportPoint, RunMeta, finite, run_meta
+from app.report.model import ReportPoint, RunMeta, run_meta
 from app.report.pareto_view import pareto_section
 from app.report.slo_view import slo_section
 from app.report.svg import a
@@ -200,9 +201,9 @@ def points_table(points: Sequence[ReportPoint], lang: str) -> str:
         ]
         cells += [_td(fmt(get(rp), d)) for _, get, d in _COLUMNS]
         roof = rp.roofline() or NO_ROOFLINE
-        mbu = finite(roof.mbu)
+        mbu = number(roof.mbu)
         cells += [
-            _td(fmt(finite(roof.floor_tpot_ms), 2)),
+            _td(fmt(number(roof.floor_tpot_ms), 2)),
             _td(f"{mbu:.1%}" if mbu is not None else DASH),
         ]
         attr = f' class="{row_class}"' if row_class else ""
@@ -300,14 +301,14 @@ def roofline_section(points: Sequence[ReportPoint], lang: str) -> str:
             source_text = text(lang, source_key)
         except KeyError:
             source_text = str(source or DASH)
-        mbu = finite(roof.mbu)
+        mbu = number(roof.mbu)
         rows.append(
             "<tr>"
             + _td(rp.name, numeric=False)
-            + _td(fmt(finite(roof.batch), 1))
+            + _td(fmt(number(roof.batch), 1))
             + _td(source_text, numeric=False)
-            + _td(fmt(finite(roof.floor_tpot_ms), 2))
-            + _td(fmt(finite(roof.tpot_p50_ms), 2))
+            + _td(fmt(number(roof.floor_tpot_ms), 2))
+            + _td(fmt(number(roof.tpot_p50_ms), 2))
             + _td(f"{mbu:.1%}" if mbu is not None else DASH)
             + "</tr>"
         )
@@ -340,18 +341,18 @@ def server_section(points: Sequence[ReportPoint], lang: str) -> str:
         s = rp.server()
         if s is None or s.error:
             continue
-        kv = finite(s.kv_cache_usage.max) if s.kv_cache_usage else None
-        running = finite(s.running.mean) if s.running else None
-        waiting = finite(s.waiting.max) if s.waiting else None
-        ttft = finite(s.server_ttft_ms.mean) if s.server_ttft_ms else None
-        itl = finite(s.server_itl_ms.mean) if s.server_itl_ms else None
+        kv = number(s.kv_cache_usage.max) if s.kv_cache_usage else None
+        running = number(s.running.mean) if s.running else None
+        waiting = number(s.waiting.max) if s.waiting else None
+        ttft = number(s.server_ttft_ms.mean) if s.server_ttft_ms else None
+        itl = number(s.server_itl_ms.mean) if s.server_itl_ms else None
         rows.append(
             "<tr>"
             + _td(rp.name, numeric=False)
             + _td(f"{kv:.1%}" if kv is not None else DASH)
             + _td(fmt(running, 2))
             + _td(fmt(waiting, 0))
-            + _td(fmt(finite(s.preemptions), 0))
+            + _td(fmt(number(s.preemptions), 0))
             + _td(fmt(ttft, 1))
             + _td(fmt(itl, 2))
             + "</tr>"

@@ -3,7 +3,6 @@ samples. Figures a file does not hold stay None (shown as "–"), never guessed.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -44,12 +43,6 @@ def redact_url(url: str) -> str:
         safe="*",
     )
     return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
-
-
-def finite(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
 
 
 @dataclass

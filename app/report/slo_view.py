@@ -11,7 +11,8 @@ from app.bench.capacity.slo import MAX_FAILED_SHARE, Verdict, point_verdict, rec
 from app.bench.capacity.why import render as render_why
 from app.bench.schema.point_blocks import SloCheck
 from app.bench.schema.search_doc import SearchDoc
-from app.report.model import ReportPoint, finite
+from app.jsonfile import number
+from app.report.model import ReportPoint
 from app.report.svg import Rule, a, exact_tick
 from app.report.text import text
 
@@ -26,9 +27,9 @@ def check_title(check: SloCheck, lang: str) -> str:
     """'tpot:p99:40' -> 'TPOT p99 ≤ 40 ms'; the goodput and failed-request checks in words."""
     label = check.slo
     if check.kind == "failed_share":
-        return f"{text(lang, 'chk_failed')} ≤ {finite(check.bound) or 0:.0%}"
+        return f"{text(lang, 'chk_failed')} ≤ {number(check.bound) or 0:.0%}"
     if check.kind == "good_share":
-        return f"{text(lang, 'chk_good')} ≥ {finite(check.bound) or 0:.0%}"
+        return f"{text(lang, 'chk_good')} ≥ {number(check.bound) or 0:.0%}"
     parts = label.split(":")
     if len(parts) == 3:
         return f"{parts[0].upper()} {parts[1]} ≤ {parts[2]} ms"
@@ -37,7 +38,7 @@ def check_title(check: SloCheck, lang: str) -> str:
 
 def check_cell(check: SloCheck) -> tuple[str, bool]:
     passed = check.passed
-    value = finite(check.measured)
+    value = number(check.measured)
     if check.kind == "stat":
         shown = _ms(value) if value is not None else DASH
     else:
@@ -88,7 +89,7 @@ def search_summary(doc: SearchDoc, name: str, lang: str) -> str:
     """A capacity search's boundary and its why, as `tpotbench search` wrote them."""
     boundary = doc.boundary
     word = "w_conc" if doc.over == "concurrency" else "w_rate"
-    high, low = finite(boundary.highest_pass), finite(boundary.lowest_fail)
+    high, low = number(boundary.highest_pass), number(boundary.lowest_fail)
     failed = ", ".join(boundary.failed_slos)
     if high is not None:
         line = text(
@@ -109,7 +110,7 @@ def search_summary(doc: SearchDoc, name: str, lang: str) -> str:
     if sentence:
         parts.append(f'<p class="note why">{a(text(lang, "why", text=sentence))}</p>')
     full = doc.boundary_evidence
-    if full is not None and finite(full.value) is not None:
+    if full is not None and number(full.value) is not None:
         value = exact_tick(float(full.value))
         parts.append(
             '<p class="note">'
@@ -183,7 +184,7 @@ def _verdict_table(points: Sequence[ReportPoint], verdicts: list[Verdict | None]
                     f'<td class="num {"status-ok" if ok else "status-bad"}">{a(shown)}</td>'
                 )
         slo = rp.point.blocks.slo
-        goodput = finite(slo.request_goodput) if slo is not None else None
+        goodput = number(slo.request_goodput) if slo is not None else None
         if goodput is None:
             goodput = rp.point.request_goodput
         cells.append(
@@ -205,7 +206,7 @@ def _goodput_table(points: Sequence[ReportPoint], lang: str) -> str:
         slos = rp.point.blocks.goodput_slos_ms
         if not slos:
             continue
-        limits = ", ".join(f"{k.upper()} ≤ {v:g} ms" for k, v in slos.items() if finite(v))
+        limits = ", ".join(f"{k.upper()} ≤ {v:g} ms" for k, v in slos.items() if number(v))
         good, tput = rp.point.request_goodput, rp.point.request_throughput
         share = good / tput if good is not None and tput else None
         cells = [
@@ -242,7 +243,7 @@ def slo_rules(points: Sequence[ReportPoint], metric: str, lang: str) -> list[Rul
         return rules
     for rp in points:
         slos = rp.point.blocks.goodput_slos_ms
-        limit = finite(slos.get(metric)) if slos else None
+        limit = number(slos.get(metric)) if slos else None
         if limit is not None:
             label = text(lang, "slo_line", metric=metric.upper(), value=exact_tick(limit))
             return [Rule("y", limit, label, "#b00020")]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.bench.capacity.why import CLIENT_CPU_SHARE, CLIENT_LOOP_LAG_MS
-from app.bench.results.completeness import completeness_of_doc
+from app.bench.results.completeness import Completeness, completeness_of_doc
 from app.bench.results.naming import rate_from_file
 from app.bench.results.send_lateness import held_by_cap
 from app.bench.schema.codec import to_json_obj
@@ -35,6 +35,7 @@ from app.bench.schema.point_blocks import (
     TraceBlock,
 )
 from app.bench.schema.point_doc import PointDoc, VllmKeys
+from app.jsonfile import number
 
 # A closed-loop point counts as reaching its target when its peak in flight is at least this
 # share of it. vLLM's peak (kept in the file) counts successful requests only and the first
@@ -123,12 +124,6 @@ class LoadWarning:
         return warning
 
 
-def _num(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
 def _rate(value: Any) -> float:
     try:
         return rate_from_file(value)
@@ -145,8 +140,8 @@ def _concurrency(head: VllmKeys, blocks: PointBlocks) -> LoadWarning | None:
     # requests in flight.
     if math.isfinite(_rate(head.request_rate)) or blocks.conversations is not None:
         return None
-    peak = _num(head.max_concurrent_requests)
-    prompts = _num(head.num_prompts)
+    peak = number(head.max_concurrent_requests)
+    prompts = number(head.num_prompts)
     if prompts is not None and prompts < target:
         shown = int(min(peak, prompts)) if peak is not None else int(prompts)
         params = {"target": target, "prompts": int(prompts), "peak": shown}
@@ -170,7 +165,7 @@ def _planned_gap_ms(head: VllmKeys, trace: TraceBlock | None) -> float | None:
     """The mean gap between planned arrivals (ms): the trace's replayed span over its sends,
     else 1 / rate; None for a point without a schedule (rate inf, everything at once)."""
     if trace is not None:
-        span, requests = _num(trace.replay_span_s), _num(trace.requests)
+        span, requests = number(trace.replay_span_s), number(trace.requests)
         if span is not None and requests and requests > 1:
             return span * 1000.0 / (requests - 1)
     rate = _rate(head.request_rate)
@@ -182,7 +177,7 @@ def _arrivals(head: VllmKeys, blocks: PointBlocks) -> LoadWarning | None:
     gap = _planned_gap_ms(head, blocks.trace)
     if late is None or gap is None:
         return None
-    p99 = _num(late.p99_ms)
+    p99 = number(late.p99_ms)
     if p99 is None:
         return None
     limit = max(LATENESS_FLOOR_MS, gap)
@@ -191,8 +186,8 @@ def _arrivals(head: VllmKeys, blocks: PointBlocks) -> LoadWarning | None:
     cap = head.max_concurrency
     held = held_by_cap(cap, blocks, p99)
     params: dict[str, Any] = {
-        "late": int(_num(late.late) or 0),
-        "count": int(_num(late.count) or 0),
+        "late": int(number(late.late) or 0),
+        "count": int(number(late.count) or 0),
         "p99_s": p99 / 1000.0,
         "limit_s": limit / 1000.0,
     }
@@ -205,8 +200,8 @@ def _arrivals(head: VllmKeys, blocks: PointBlocks) -> LoadWarning | None:
 def _client(client: ClientBlock | None) -> LoadWarning | None:
     if client is None:
         return None
-    cpu = _num(client.cpu_share)
-    lag = _num(client.loop_lag_ms.median) if client.loop_lag_ms is not None else None
+    cpu = number(client.cpu_share)
+    lag = number(client.loop_lag_ms.median) if client.loop_lag_ms is not None else None
     if cpu is not None and cpu >= CLIENT_CPU_SHARE:
         params = {"cpu": cpu, "limit": CLIENT_CPU_SHARE}
         return LoadWarning("client_saturated", "client_cpu", cpu, CLIENT_CPU_SHARE, "share", params)
@@ -242,7 +237,12 @@ def off_curve(warnings: Sequence[LoadWarning]) -> bool:
     return any(w.kind in OFF_CURVE_KINDS for w in warnings)
 
 
+def on_the_curve(completeness: Completeness, warnings: Sequence[LoadWarning]) -> bool:
+    """A full measurement of the load it names: complete, and no warning that moves it. The
+    one rule for what knees and curves may use (a point row, a result file, a search run)."""
+    return completeness.complete and not off_curve(warnings)
+
+
 def point_on_the_curve(doc: PointDoc) -> bool:
-    """A full measurement of the load it names: complete, and no warning that moves it."""
-    complete = completeness_of_doc(doc.vllm, doc.typed_blocks).complete
-    return complete and not off_curve(warnings_of(doc))
+    """on_the_curve for a point's document."""
+    return on_the_curve(completeness_of_doc(doc.vllm, doc.typed_blocks), warnings_of(doc))

@@ -12,7 +12,7 @@ from typing import Any
 from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
 from app.bench.results.completeness import Completeness, completeness_from
-from app.bench.results.load_warnings import LoadWarning, off_curve, warnings_of
+from app.bench.results.load_warnings import LoadWarning, on_the_curve, warnings_of
 from app.bench.results.naming import rate_to_file
 from app.bench.results.point_row import PointRow, Scalar, point_row
 from app.bench.schema.point_blocks import PointBlocks
@@ -80,7 +80,7 @@ class PointResult:
     def on_the_curve(self) -> bool:
         """A full measurement of the load it names: complete, and not run at another load
         (app.bench.results.load_warnings.OFF_CURVE_KINDS). Knees and curves use only these."""
-        return self.completeness.complete and not off_curve(self.load_warnings)
+        return on_the_curve(self.completeness, self.load_warnings)
 
     @cached_property
     def load_warnings(self) -> list[LoadWarning]:

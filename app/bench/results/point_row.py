@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
 from app.bench.results.completeness import Completeness
-from app.bench.results.load_warnings import LoadWarning, off_curve
+from app.bench.results.load_warnings import LoadWarning, on_the_curve
 from app.bench.schema.point_blocks import PointBlocks, RooflineBlock
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ class PointRow:
     @property
     def on_the_curve(self) -> bool:
         """A full measurement of the load it names (app.bench.results.load_warnings)."""
-        return self.completeness.complete and not off_curve(self.load_warnings)
+        return on_the_curve(self.completeness, self.load_warnings)
 
     def value(self, key: str) -> Scalar:
         """A column's value by its key: the typed figures first (load, counts, roofline,

@@ -10,7 +10,6 @@ failed after and the tokens it got), and the ITL distribution as a fixed log-bin
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +20,7 @@ from app.bench.metrics.point import PointMetrics
 from app.bench.metrics.request import request_tpot
 from app.bench.results.per_request import REQUEST_ENTRY_KEYS
 from app.bench.schema.point_doc import PointDoc
+from app.jsonfile import number
 
 # ITL histogram bins: 10 µs .. 100 s, 20 per decade (12 % wide): fine enough for a CDF read at
 # p50/p99, fixed so histograms of different points and runs add and overlay bin for bin.
@@ -113,11 +113,5 @@ _COLUMNS = ("prompt_tokens", "output_tokens", "start_s", "ttft_ms", "tpot_ms", "
 
 
 def _column(data: Any, n: int) -> list[float | None]:
-    values = [_finite(v) for v in data] if isinstance(data, list) else []
+    values = [number(v) for v in data] if isinstance(data, list) else []
     return (values + [None] * n)[:n]
-
-
-def _finite(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value)
