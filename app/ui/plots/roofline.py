@@ -17,6 +17,7 @@ from app.ui.plots.declutter import (
     Segment,
     leader_to,
     name_points,
+    overlaps,
     segments_cross,
     tip_with_hidden,
 )
@@ -290,8 +291,8 @@ class BatchPlot(pg.PlotWidget):
             _move_by(b, ca - cb)
             others = [lbl.sceneBoundingRect() for _, lbl in shown if lbl is not a and lbl is not b]
             fits = not any(
-                lbl.sceneBoundingRect().intersects(r) for lbl in (a, b) for r in others
-            ) and not a.sceneBoundingRect().intersects(b.sceneBoundingRect())
+                overlaps(lbl.sceneBoundingRect(), r) for lbl in (a, b) for r in others
+            ) and not overlaps(a.sceneBoundingRect(), b.sceneBoundingRect())
             # Swapped, each leader must still be short and clear of the other points.
             fits = fits and self.declutter.fits_leader(a) and self.declutter.fits_leader(b)
             if fits and self._crossing([(m1, a), (m2, b)]) is None:
