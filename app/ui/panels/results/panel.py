@@ -133,6 +133,8 @@ class ResultsPanel(QWidget):
         super().__init__(parent)
         self.runs: list[Run] = []
         self.errors: list[str] = []
+        self._unread_files = 0  # of self.errors, the ones that name a file (not a folder)
+        self._missing_folder: Path | None = None  # the folder typed is not one
         self.empty_note: TextSource = ""
         self.shown: list[Run] = []
         # Parsed result files by path and identity: a refresh after each finished point parses
@@ -331,6 +333,7 @@ class ResultsPanel(QWidget):
         text = self.folder.text().strip()
         self.listing = None
         self.empty_note = ""
+        self._missing_folder = None
         listing_errors: list[str] = []
         if text:
             root = Path(text).expanduser()
@@ -344,12 +347,13 @@ class ResultsPanel(QWidget):
                     "No results yet: a sweep saves its runs in {0}."
                 ).format(root)
             else:
-                listing_errors = [self.tr("{0} is not a folder.").format(root)]
+                self._missing_folder = root
+                listing_errors = [self._not_a_folder(root)]
         if self.listing is not None:
             self._show_listing(self.file_cache.read, keep={r.name for r in self.shown})
             self.file_cache.forget_except(self.listing.files())
         else:
-            self.runs, self.errors = [], listing_errors
+            self.runs, self.errors, self._unread_files = [], listing_errors, 0
             self._show_runs_found(keep={r.name for r in self.shown})
 
     def _scan_in_background(self, root: Path) -> None:
@@ -522,6 +526,7 @@ class ResultsPanel(QWidget):
         runs = [run for found, _errors in by_folder.values() for run in found]
         errors = [e for _found, problems in by_folder.values() for e in problems]
         self.runs, self.errors = runs, listing.errors + errors
+        self._unread_files, self._missing_folder = len(errors), None
         self._show_runs_found(keep=keep, redraw=redraw)
 
     def _show_runs_found(self, *, keep: set[str], redraw: bool = True) -> None:
@@ -565,11 +570,24 @@ class ResultsPanel(QWidget):
             self.note.set((lambda: self.tr("{0} run(s) found.").format(count)) if count else note)
             return
 
+        unread, missing = self._unread_files, self._missing_folder
+        if missing is not None:  # no file to count: the folder itself, and what to do
+            self.note.set(lambda: self._not_a_folder(missing), error=True)
+            return
+
         def problems() -> str:
-            head = self.tr("{0} file(s) could not be read; the others opened:").format(len(errors))
+            if unread:
+                head = self.tr("{0} file(s) could not be read; the others opened:").format(unread)
+            else:
+                head = self.tr("Some folders could not be read; the others opened:")
             return head + "\n" + "\n".join(f"• {e}" for e in errors[:8])
 
         self.note.set(problems, error=True)
+
+    def _not_a_folder(self, root: Path) -> str:
+        return self.tr(
+            "{0} is not a folder: type the folder your sweeps save to, or choose one with Browse…"
+        ).format(root)
 
     def _show_note(self, text: str, error: bool) -> None:
         self.message.setText(text)
