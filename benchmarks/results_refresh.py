@@ -32,12 +32,14 @@ it), e.g. for main before the on-screen work (13336c6):
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -126,9 +128,13 @@ def main() -> None:
     from PySide6.QtCore import QEventLoop
     from PySide6.QtWidgets import QApplication
 
+    from app.ui.app_setup import collect_on_gui_thread
     from app.ui.panels.results.panel import ResultsPanel
 
     app = QApplication.instance() or QApplication([])
+    # As the window does: automatic collection off, the cyclic collector run on the GUI thread
+    # by a timer (app_setup.GuiThreadCollector); its collections are holds of that thread too.
+    collect_on_gui_thread(app)
     with tempfile.TemporaryDirectory() as tmp:
         seed, event = one_point(Path(tmp) / "seed", args.detailed)
         root = Path(tmp) / "results"
@@ -143,28 +149,26 @@ def main() -> None:
         # Opening the folder, the window's way (Enter, Reload, Browse, the window's start):
         # listed and parsed on a thread, the GUI thread's stalls timed by a 5 ms timer.
         panel.folder.setText(str(root))
-        stalls = StallProbe()
-        t0 = time.perf_counter_ns()
-        panel.refresh(background=True)
-        while panel.scanning:
-            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
-        app.processEvents()
-        took = ms_since(t0)
-        stalls.stop()
-        print(
-            f"open the folder: runs shown after {took:.0f} ms ({panel.file_cache.parsed} files "
-            f"parsed on a thread); GUI thread stalls {stalls.line()} (load "
-            f"{os.getloadavg()[0]:.2f})"
-        )
-        # The previous way, still what a programmatic set_folder does: all on the GUI thread.
-        panel.file_cache = PointFileCache()
-        t0 = time.perf_counter_ns()
-        panel.set_folder(root)
-        app.processEvents()
-        print(
-            f"  before: {ms_since(t0):.0f} ms on the GUI thread, one stall (load "
-            f"{os.getloadavg()[0]:.2f})"
-        )
+        for what in ("open the folder", "read it again (Reload, F5: every file from the cache)"):
+            parsed = panel.file_cache.parsed
+            stalls, probe, collections = StallProbe(), HoldProbe(), Collections()
+            t0 = time.perf_counter_ns()
+            panel.refresh(background=True)
+            while panel.scanning:
+                app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
+            app.processEvents()
+            took = ms_since(t0)
+            longest = probe.longest(t0, time.perf_counter_ns())
+            stalls.stop()
+            probe.stop()
+            print(
+                f"{what}: runs shown after {took:.0f} ms ({panel.file_cache.parsed - parsed} "
+                f"files parsed on a thread); GUI thread stalls {stalls.line()} (load "
+                f"{os.getloadavg()[0]:.2f})"
+            )
+            print(
+                f"    longest uninterrupted GUI-thread hold {longest:.0f} ms; {collections.line()}"
+            )
         # One run shown (the one the points join), the tab out of sight (on the Sweep tab,
         # as during a sweep) or on screen (watching the Results tab while a sweep runs).
         panel.show_runs(["run000"])
@@ -190,7 +194,7 @@ def main() -> None:
                 # The window's path: each point from its `point_finished` event, the GUI
                 # thread held from the event until the tab is drawn and its labels placed.
                 held, longest = [], []
-                probe = HoldProbe()
+                probe, collections = HoldProbe(), Collections()
                 for _ in range(args.points):
                     new, summary = next_point()
                     t0 = time.perf_counter_ns()
@@ -198,19 +202,26 @@ def main() -> None:
                     settle(app, panel)
                     held.append(ms_since(t0))
                     longest.append(probe.longest(t0, time.perf_counter_ns()))
-                probe.stop()
                 where = "tab on screen showing that run" if on_screen else "tab out of sight"
-                extra = ""
+                print(
+                    f"  {where}: {args.points} points from their events, GUI thread held per "
+                    f"point {spread(held)} (run of {len(panel.shown[0].points)} points)"
+                )
+                print(
+                    f"    longest uninterrupted GUI-thread hold per point {spread(longest)}; "
+                    f"{collections.line()}"
+                )
                 if not on_screen:  # the run drawn when the tab comes back: a stall of its own
+                    collections = Collections()
                     t0 = time.perf_counter_ns()
                     panel.show()
                     settle(app, panel)
-                    extra = f"; showing the tab then {ms_since(t0):.0f} ms"
-                print(
-                    f"  {where}: {args.points} points from their events, GUI thread held per "
-                    f"point {spread(held)} (run of {len(panel.shown[0].points)} points){extra}"
-                )
-                print(f"    longest uninterrupted GUI-thread hold per point {spread(longest)}")
+                    took, hold = ms_since(t0), probe.longest(t0, time.perf_counter_ns())
+                    print(
+                        f"  showing the tab then: {took:.0f} ms on the GUI thread, longest "
+                        f"uninterrupted hold {hold:.0f} ms; {collections.line()}"
+                    )
+                probe.stop()
             if args.refresh:
                 for way in ("refresh", "no cache"):  # the previous paths, for reference
                     new, _summary = next_point()
@@ -220,6 +231,18 @@ def main() -> None:
                     panel.refresh()
                     settle(app, panel)
                     print(f"  before that: {way}, the folder read again: {ms_since(t0):.0f} ms")
+        # The previous way of opening, still what a programmatic set_folder does: every file
+        # parsed again on the GUI thread, into a cache of its own. Last: those millions of
+        # objects, parsed outside a folder read's freeze (a window never makes them), would
+        # otherwise be walked by every later full collection and time the collector, not the tab.
+        panel.file_cache = PointFileCache()
+        t0 = time.perf_counter_ns()
+        panel.set_folder(root)
+        app.processEvents()
+        print(
+            f"before, the folder read on the GUI thread: {ms_since(t0):.0f} ms, one stall "
+            f"(load {os.getloadavg()[0]:.2f})"
+        )
         panel.close()
         panel.deleteLater()
 
@@ -296,6 +319,37 @@ class HoldProbe:
 
     def stop(self) -> None:
         self.timer.stop()
+
+
+class Collections:
+    """The cyclic collector's passes on the GUI thread from now on: how many and the longest
+    (each is one uninterrupted hold: with thousands of files alive, a full pass walks them)."""
+
+    def __init__(self) -> None:
+        self.took_ms: list[tuple[int, float]] = []
+        self._start = 0
+        self._gui = threading.get_ident()
+
+        def timed(phase: str, info: dict) -> None:
+            if threading.get_ident() != self._gui:
+                return
+            if phase == "start":
+                self._start = time.perf_counter_ns()
+            elif self._start:
+                self.took_ms.append((info["generation"], ms_since(self._start)))
+
+        self._timed = timed
+        gc.callbacks.append(timed)
+
+    def line(self) -> str:
+        if self._timed in gc.callbacks:
+            gc.callbacks.remove(self._timed)
+        full = [ms for generation, ms in self.took_ms if generation == 2]
+        young = [ms for generation, ms in self.took_ms if generation < 2]
+        return (
+            f"collections on it: {len(full)} full (longest {max(full, default=0):.0f} ms), "
+            f"{len(young)} young (longest {max(young, default=0):.0f} ms)"
+        )
 
 
 def ms_since(t0: int) -> float:
