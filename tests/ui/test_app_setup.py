@@ -17,7 +17,13 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from app.profiles import ProfileStore
 from app.secrets import KeyStore
 from app.ui import app_setup
-from app.ui.app_setup import CrashHandler, collect_on_gui_thread, settings, setup_logging
+from app.ui.app_setup import (
+    CrashHandler,
+    collect_on_gui_thread,
+    held_collections,
+    settings,
+    setup_logging,
+)
 from app.ui.app_setup_i18n import apply_font, choose_language, cjk_family
 from app.ui.app_setup_sim import SimulatorService
 from app.ui.main_window import AppContext, MainWindow
@@ -143,3 +149,29 @@ def test_garbage_is_collected_on_the_gui_thread_only(qtbot, qapp) -> None:
     finally:
         gc.callbacks.remove(watch)
     assert set(collectors) == {threading.main_thread().name}
+
+
+def test_the_gui_threads_collector_waits_while_collections_are_held(qapp) -> None:
+    """Work that makes millions of objects on another thread (a folder read) holds the
+    collector: a collection of the youngest generation then walks all of them on the GUI
+    thread. Held, the timer's check collects nothing however far past its threshold the count
+    is; released, the next check collects."""
+    collector = collect_on_gui_thread(qapp)
+    started: list[int] = []
+
+    def watch(phase: str, info: dict) -> None:
+        if phase == "start":
+            started.append(info["generation"])
+
+    gc.callbacks.append(watch)
+    try:
+        with held_collections():
+            kept = [[] for _ in range(5_000)]  # the youngest generation's threshold passed
+            assert gc.get_count()[0] > gc.get_threshold()[0]
+            collector.check()
+            assert started == []
+        collector.check()
+        assert started != []
+    finally:
+        gc.callbacks.remove(watch)
+    assert len(kept) == 5_000

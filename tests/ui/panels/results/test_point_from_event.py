@@ -424,6 +424,32 @@ def test_a_point_joining_mid_drawing_supersedes_it_and_a_hidden_tab_loses_nothin
     assert charts(panel, qtbot)[0] == charts(fresh, qtbot)[0]
 
 
+def test_a_folder_read_holds_the_windows_collector() -> None:
+    """While a folder is parsed, the window's collector (its timer on the GUI thread) does
+    not collect: the youngest generation then holds every object parsed so far."""
+    from app.ui.app_setup import GuiThreadCollector
+    from app.ui.panels.results.panel import _collector_paused
+
+    collector = GuiThreadCollector()
+    started: list[int] = []
+
+    def watch(phase: str, info: dict) -> None:
+        if phase == "start":
+            started.append(info["generation"])
+
+    gc.callbacks.append(watch)
+    try:
+        with _collector_paused(lambda: 0):
+            parsed = [[] for _ in range(5_000)]  # past the youngest generation's threshold
+            collector.check()
+            assert started == []
+        collector.check()
+        assert started != []
+    finally:
+        gc.callbacks.remove(watch)
+    assert len(parsed) == 5_000
+
+
 def test_a_folder_read_leaves_the_windows_collector_off() -> None:
     # The window turns automatic collection off for good (app_setup.GuiThreadCollector: only
     # the GUI thread collects); a folder read that turned it back on let any thread collect.
