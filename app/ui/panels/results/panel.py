@@ -314,11 +314,14 @@ class ResultsPanel(QWidget):
         super().changeEvent(event)
 
     def showEvent(self, event: QShowEvent) -> None:
-        # Points that joined the shown runs while the tab was out of sight: drawn now, once.
+        # Points that joined the shown runs while the tab was out of sight: drawn once, as
+        # points joining on screen are (_draw_joined: over several turns of the event loop,
+        # the charts showing their last drawing, whole, until their turn). Drawn at once, the
+        # run and its labels held the window for 200-400 ms as the tab came up.
         if self._view_stale:
             self._view_stale = False
-            self.show_runs([r.name for r in self.shown])
-            self._select(self.shown)
+            self._queue.cancel(self)
+            self._queue.post(self, self._draw_joined)
         super().showEvent(event)
 
     # ---- loading ------------------------------------------------------------------------

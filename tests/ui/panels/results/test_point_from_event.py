@@ -424,6 +424,39 @@ def test_a_point_joining_mid_drawing_supersedes_it_and_a_hidden_tab_loses_nothin
     assert charts(panel, qtbot)[0] == charts(fresh, qtbot)[0]
 
 
+def test_points_joined_out_of_sight_are_drawn_in_pieces_when_the_tab_comes_back(
+    qtbot, history: Path, sim
+) -> None:
+    """Points that joined the shown run while the tab was out of sight are drawn when it is
+    shown again as points joining on screen are: not in the show (one hold of the window as
+    long as the whole drawing), but in the window's drawing queue, one piece a turn, the
+    charts showing their last drawing until their turn. The end equals a fresh read's, and
+    no paint meanwhile showed labels over each other."""
+    panel = read_afresh(qtbot, history, "local-bf16")
+    charts(panel, qtbot)
+    panel.hide()
+    events = sweep_events(sim.base_url, history / "local-bf16", "bf16", "1,3")
+    for event in events:
+        assert panel.add_point(event.path, event.summary)
+    assert not panel.drawing_due  # out of sight: nothing drawn
+    before = cells(panel)
+    watch = PaintWatch(panel)
+    panel.show()
+    # The show only posted the drawing: the table still shows the run without the new points.
+    assert cells(panel) == before
+    assert [piece for owner, piece in drawing_queue()._pieces if owner is panel] == [
+        panel._draw_joined
+    ]
+    drawn, places = charts(panel, qtbot)
+    fresh = read_afresh(qtbot, history, "local-bf16")
+    fresh_drawn, fresh_places = charts(fresh, qtbot)
+    assert cells(panel) == cells(fresh) and len(cells(panel)) == len(before) + 2
+    assert drawn == fresh_drawn
+    assert places == pytest.approx(fresh_places, abs=0.02)
+    assert all(c.updatesEnabled() for c in panel.curves.charts().values())
+    assert watch.paints > 0 and watch.overlaps == []
+
+
 def test_a_folder_read_holds_the_windows_collector() -> None:
     """While a folder is parsed, the window's collector (its timer on the GUI thread) does
     not collect: the youngest generation then holds every object parsed so far."""
