@@ -6,21 +6,29 @@ point measured on the built-in simulator, with its per-request block, its throug
 latencies shaped by its load as a real run's are (--same: the very same figures at every load,
 as this script's figures before 2026-12 were measured: every load then sits at one place on the
 Pareto chart)) and opens it in the Results panel as the window does (read on a thread: the GUI
-thread's stalls meanwhile, timed by a 5 ms timer; the longest is the open's longest GUI-thread
-step) and as before (everything on the GUI thread: one stall). Then it shows one run and adds
-points to it as a sweep does, each from its `point_finished` event (ResultsPanel.add_point, no
-folder read), with the tab out of sight and on screen: the GUI thread held per point, from the
-event until the tab is drawn (a point is drawn on the event loop's next turn, a burst of them
-in one drawing) and its labels placed (p50/p99/max over --points points; the run grows by one
-each time), and the longest uninterrupted piece of it (the stall a user feels: no click or
-repaint is answered meanwhile; a 1 ms timer's ticks mark where the thread was free).
---refresh also times the paths before points came from their events (the folder
-read again, with the file cache and without).
+thread's stalls meanwhile, timed by a 5 ms timer), then reads it again (Reload: every file from
+the cache). Then it shows one run and adds points to it as a sweep does, each from its
+`point_finished` event (ResultsPanel.add_point, no folder read), with the tab out of sight
+(then shows the tab: the run drawn with the points it missed) and on screen: the GUI thread
+held per point, from the event until the tab is drawn (a point is drawn on the event loop's
+next turn, a burst of them in one drawing) and its labels placed (p50/p99/max over --points
+points; the run grows by one each time). Last, a Reload after a sweep's end (the Sweep tab then
+thaws the heap it froze, gc.unfreeze) and, for reference, the folder read all on the GUI thread
+(set_folder: one stall; last because the objects it parses outside a read's freeze would be
+walked by every later full collection).
+
+Every scenario prints its longest uninterrupted GUI-thread hold: the stall a user feels (no
+click or repaint is answered meanwhile), timed by a 1 ms timer whose ticks mark where the
+thread was free; over 50 ms is a long task (the W3C Long Tasks threshold), over 16 ms a missed
+60 Hz frame. And the cyclic collector's passes on that thread meanwhile: collections run as in
+the window (app_setup.GuiThreadCollector: on the GUI thread, by a timer), and a full one walks
+every object not frozen. --refresh also times the paths before points came from their events
+(the folder read again, with the file cache and without).
 
 Before/after: run this very script inside a copy of the older tree (it imports the app/ beside
-it), e.g. for main before the on-screen work (13336c6):
+it), e.g. for main before the re-show and collector work (aa6931f):
 
-    git archive 13336c6 | tar -x -C /tmp/before
+    git archive aa6931f | tar -x -C /tmp/before
     cp benchmarks/results_refresh.py /tmp/before/benchmarks/
     cd /tmp/before && QT_QPA_PLATFORM=offscreen PYTHONPATH=$PWD \
         python benchmarks/results_refresh.py --files 2000 --points 20
@@ -125,7 +133,6 @@ def main() -> None:
     )  # fmt: skip
     args = parser.parse_args()
 
-    from PySide6.QtCore import QEventLoop
     from PySide6.QtWidgets import QApplication
 
     from app.ui.app_setup import collect_on_gui_thread
@@ -149,26 +156,8 @@ def main() -> None:
         # Opening the folder, the window's way (Enter, Reload, Browse, the window's start):
         # listed and parsed on a thread, the GUI thread's stalls timed by a 5 ms timer.
         panel.folder.setText(str(root))
-        for what in ("open the folder", "read it again (Reload, F5: every file from the cache)"):
-            parsed = panel.file_cache.parsed
-            stalls, probe, collections = StallProbe(), HoldProbe(), Collections()
-            t0 = time.perf_counter_ns()
-            panel.refresh(background=True)
-            while panel.scanning:
-                app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
-            app.processEvents()
-            took = ms_since(t0)
-            longest = probe.longest(t0, time.perf_counter_ns())
-            stalls.stop()
-            probe.stop()
-            print(
-                f"{what}: runs shown after {took:.0f} ms ({panel.file_cache.parsed - parsed} "
-                f"files parsed on a thread); GUI thread stalls {stalls.line()} (load "
-                f"{os.getloadavg()[0]:.2f})"
-            )
-            print(
-                f"    longest uninterrupted GUI-thread hold {longest:.0f} ms; {collections.line()}"
-            )
+        read_folder(app, panel, "open the folder")
+        read_folder(app, panel, "read it again (Reload, F5: every file from the cache)")
         # One run shown (the one the points join), the tab out of sight (on the Sweep tab,
         # as during a sweep) or on screen (watching the Results tab while a sweep runs).
         panel.show_runs(["run000"])
@@ -231,6 +220,11 @@ def main() -> None:
                     panel.refresh()
                     settle(app, panel)
                     print(f"  before that: {way}, the folder read again: {ms_since(t0):.0f} ms")
+        # A sweep's end: the Sweep tab thaws what it froze at the run's start (gc.unfreeze, in
+        # SweepPanel._set_running), the folder read's freeze with it; a Reload then collects
+        # before its read (ResultsPanel._scan_in_background) over all of it.
+        gc.unfreeze()
+        read_folder(app, panel, "read it again after a sweep's end (gc.unfreeze)")
         # The previous way of opening, still what a programmatic set_folder does: every file
         # parsed again on the GUI thread, into a cache of its own. Last: those millions of
         # objects, parsed outside a folder read's freeze (a window never makes them), would
@@ -245,6 +239,31 @@ def main() -> None:
         )
         panel.close()
         panel.deleteLater()
+
+
+def read_folder(app, panel, what: str) -> None:
+    """The folder (read again), the window's way (Enter, Reload, Browse, the window's start):
+    listed and parsed on a thread, the GUI thread's stalls timed by a 5 ms timer and its
+    longest uninterrupted hold by a 1 ms one."""
+    from PySide6.QtCore import QEventLoop
+
+    parsed = panel.file_cache.parsed
+    stalls, probe, collections = StallProbe(), HoldProbe(), Collections()
+    t0 = time.perf_counter_ns()
+    panel.refresh(background=True)
+    while panel.scanning:
+        app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
+    app.processEvents()
+    took = ms_since(t0)
+    longest = probe.longest(t0, time.perf_counter_ns())
+    stalls.stop()
+    probe.stop()
+    print(
+        f"{what}: runs shown after {took:.0f} ms ({panel.file_cache.parsed - parsed} files "
+        f"parsed on a thread); GUI thread stalls {stalls.line()} (load "
+        f"{os.getloadavg()[0]:.2f})"
+    )
+    print(f"    longest uninterrupted GUI-thread hold {longest:.0f} ms; {collections.line()}")
 
 
 def settle(app, panel) -> None:
