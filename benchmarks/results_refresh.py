@@ -135,7 +135,10 @@ def main() -> None:
 
     from PySide6.QtWidgets import QApplication
 
+    from app.ui import app_setup
     from app.ui.app_setup import collect_on_gui_thread
+
+    freeze_long_lived = getattr(app_setup, "freeze_long_lived", None)  # absent before it
     from app.ui.panels.results.panel import ResultsPanel
 
     app = QApplication.instance() or QApplication([])
@@ -151,6 +154,8 @@ def main() -> None:
         print(f"{args.files} point files, {size / 1e6:.1f} MB, load {os.getloadavg()[0]:.2f}")
         panel = ResultsPanel()
         panel.resize(1400, 900)
+        if freeze_long_lived is not None:
+            freeze_long_lived()  # as the window does once built (launch.py), where it does
         panel.show()
         app.processEvents()
         # Opening the folder, the window's way (Enter, Reload, Browse, the window's start):

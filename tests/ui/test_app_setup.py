@@ -20,6 +20,7 @@ from app.ui import app_setup
 from app.ui.app_setup import (
     CrashHandler,
     collect_on_gui_thread,
+    freeze_long_lived,
     held_collections,
     settings,
     setup_logging,
@@ -175,3 +176,26 @@ def test_the_gui_threads_collector_waits_while_collections_are_held(qapp) -> Non
     finally:
         gc.callbacks.remove(watch)
     assert len(kept) == 5_000
+
+
+def test_the_built_window_is_frozen_and_garbage_is_not() -> None:
+    """Once the window is built (launch), what is alive is put out of the collector's reach,
+    and what is garbage then is collected first, not frozen for good."""
+
+    class Node:
+        pass
+
+    garbage = Node()
+    garbage.self = garbage  # type: ignore[attr-defined]
+    gone = weakref.ref(garbage)
+    kept = Node()
+    del garbage
+    gc.unfreeze()
+    try:
+        freeze_long_lived()
+        assert gone() is None
+        # Frozen: no generation holds it, so no full pass walks it.
+        assert gc.get_freeze_count() > 0
+        assert not any(o is kept for o in gc.get_objects())
+    finally:
+        gc.unfreeze()
