@@ -21,9 +21,10 @@ Every scenario prints its longest uninterrupted GUI-thread hold: the stall a use
 click or repaint is answered meanwhile), timed by a 1 ms timer whose ticks mark where the
 thread was free; over 50 ms is a long task (the W3C Long Tasks threshold), over 16 ms a missed
 60 Hz frame. And the cyclic collector's passes on that thread meanwhile: collections run as in
-the window (app_setup.GuiThreadCollector: on the GUI thread, by a timer), and a full one walks
-every object not frozen. --refresh also times the paths before points came from their events
-(the folder read again, with the file cache and without).
+the window (app_setup.GuiThreadCollector: on the GUI thread, by a timer; the panel, once built,
+collected and frozen by app_setup.freeze_long_lived as the window is, in a tree that has it),
+and a full one walks every object not frozen. --refresh also times the paths before points came
+from their events (the folder read again, with the file cache and without).
 
 Before/after: run this very script inside a copy of the older tree (it imports the app/ beside
 it), e.g. for main before the re-show and collector work (aa6931f):
@@ -137,10 +138,9 @@ def main() -> None:
 
     from app.ui import app_setup
     from app.ui.app_setup import collect_on_gui_thread
-
-    freeze_long_lived = getattr(app_setup, "freeze_long_lived", None)  # absent before it
     from app.ui.panels.results.panel import ResultsPanel
 
+    freeze_long_lived = getattr(app_setup, "freeze_long_lived", None)  # absent in older trees
     app = QApplication.instance() or QApplication([])
     # As the window does: automatic collection off, the cyclic collector run on the GUI thread
     # by a timer (app_setup.GuiThreadCollector); its collections are holds of that thread too.
