@@ -385,13 +385,17 @@ class ResultsPanel(QWidget):
                 listing = FolderListing.scan(root)
                 files = listing.files()
                 for file in files:
+                    parsed = cache.parsed
                     with contextlib.suppress(ResultFileError):  # reported when shown
                         cache.read(file)
-                    # The interpreter lock handed over after each file: every Qt call of the
-                    # GUI thread lets the lock go and waits to take it back, up to the switch
-                    # interval (5 ms) each time while this thread keeps it; a paint of the
-                    # tab, a few dozen such calls, was a 30-56 ms hold during a 2,000-file read.
-                    time.sleep(0)
+                    if cache.parsed != parsed:
+                        # The interpreter lock handed over after each file parsed: every Qt
+                        # call of the GUI thread lets the lock go and waits to take it back, up
+                        # to the switch interval (5 ms) each time while this thread parses; a
+                        # paint of the tab, a few dozen such calls, held the window 30-56 ms
+                        # during a 2,000-file read. (A file from the cache costs a stat, which
+                        # lets the lock go itself; a yield after each made a Reload 5x longer.)
+                        time.sleep(0)
                 cache.forget_except(files)
             with contextlib.suppress(RuntimeError):  # the panel is gone
                 scanned.emit(generation, listing)
