@@ -157,7 +157,10 @@ def main() -> None:
         if freeze_long_lived is not None:
             freeze_long_lived()  # as the window does once built (launch.py), where it does
         panel.show()
-        app.processEvents()
+        # Its first paints done (pyqtgraph's come a turn or two later): a user opens a folder
+        # in a window already drawn, and they were a 40-60 ms start of the open's figures.
+        for _ in range(3):
+            settle(app, panel)
         # Opening the folder, the window's way (Enter, Reload, Browse, the window's start):
         # listed and parsed on a thread, the GUI thread's stalls timed by a 5 ms timer.
         panel.folder.setText(str(root))
