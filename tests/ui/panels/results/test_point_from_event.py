@@ -462,25 +462,10 @@ def test_a_folder_read_holds_the_windows_collector() -> None:
     not collect: the youngest generation then holds every object parsed so far."""
     from app.ui.app_setup import GuiThreadCollector
     from app.ui.panels.results.panel import _collector_paused
+    from tests.ui.test_app_setup import collected_while
 
-    collector = GuiThreadCollector()
-    started: list[int] = []
-
-    def watch(phase: str, info: dict) -> None:
-        if phase == "start":
-            started.append(info["generation"])
-
-    gc.callbacks.append(watch)
-    try:
-        with _collector_paused(lambda: 0):
-            parsed = [[] for _ in range(5_000)]  # past the youngest generation's threshold
-            collector.check()
-            assert started == []
-        collector.check()
-        assert started != []
-    finally:
-        gc.callbacks.remove(watch)
-    assert len(parsed) == 5_000
+    during, after = collected_while(GuiThreadCollector(), _collector_paused(lambda: 0))
+    assert during == [] and after != []
 
 
 def test_a_folder_read_leaves_the_windows_collector_off() -> None:
@@ -509,6 +494,15 @@ class _Cycle:
         self.me = self
 
 
+def vllm_run(root: Path) -> None:
+    """Under `root`, a vLLM run of three points (vllm-old)."""
+    run = root / "vllm-old"
+    run.mkdir(parents=True)
+    for rate in (1, 2, 4):
+        name = f"openai-chat-{rate}.0qps-concurrency16-qwen2.5-7b.json"
+        (run / name).write_text(json.dumps({**VLLM_RATE4, "request_rate": rate}))
+
+
 def test_garbage_made_before_a_large_folder_read_is_freed_after_it(
     qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -516,11 +510,7 @@ def test_garbage_made_before_a_large_folder_read_is_freed_after_it(
     garbage made before the read must not be alive then, or it is never freed."""
     from app.ui.panels.results import panel as panel_module
 
-    run = tmp_path / "results" / "vllm-old"
-    run.mkdir(parents=True)
-    for rate in (1, 2, 4):
-        name = f"openai-chat-{rate}.0qps-concurrency16-qwen2.5-7b.json"
-        (run / name).write_text(json.dumps({**VLLM_RATE4, "request_rate": rate}))
+    vllm_run(tmp_path / "results")
     monkeypatch.setattr(panel_module, "FREEZE_AT", 2)
     # The read's end (after its freeze) noted: this thread waits for it without running the
     # event loop (where the window's collector would collect).
@@ -564,11 +554,7 @@ def test_a_reload_neither_collects_nor_freezes(
     from app.ui.app_setup import held_collections
     from app.ui.panels.results import panel as panel_module
 
-    run = tmp_path / "results" / "vllm-old"
-    run.mkdir(parents=True)
-    for rate in (1, 2, 4):
-        name = f"openai-chat-{rate}.0qps-concurrency16-qwen2.5-7b.json"
-        (run / name).write_text(json.dumps({**VLLM_RATE4, "request_rate": rate}))
+    vllm_run(tmp_path / "results")
     monkeypatch.setattr(panel_module, "FREEZE_AT", 2)
     panel = ResultsPanel()
     qtbot.addWidget(panel)
