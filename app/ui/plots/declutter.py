@@ -127,9 +127,13 @@ class Declutter(QObject):
         return None
 
     def schedule(self, *_: object) -> None:
-        """Place the labels once the event loop is idle (ranges and layouts settle lazily)."""
+        """Place the labels once the event loop is idle (ranges and layouts settle lazily);
+        till then none is seen over another (_hide_overlapping_till_placed): pyqtgraph
+        brings a range up to date as it paints, and that paint showed labels placed for the
+        old range over each other."""
         if not self._queue.waiting(self):
             self._queue.post(self, self._next_slice)
+        self._hide_overlapping_till_placed()
 
     def place(self) -> None:
         """Place every label now (see _steps), a placement under way finished at once."""
@@ -168,14 +172,32 @@ class Declutter(QObject):
     def _next_slice(self) -> None:
         self.place_for(SLICE_NS)
 
+    def _hide_overlapping_till_placed(self) -> None:
+        """A placement due (its next slice waiting its turn, the chart free to paint before
+        it): the labels that overlap an earlier one made transparent until it places them, as
+        a slice's end leaves them (_hide_overlapping_unplaced). Left as they were, a chart
+        that painted before its placement's turn (the Results tab's staged drawing gives its
+        first slice's time to the charts in turn) showed new labels over each other."""
+        if self.pending:
+            # Seen as the next paint will show them: pyqtgraph scales the view, and a label
+            # to it, only when it is painted or mapped.
+            self._view.updateMatrix()
+            for label in self._labels:
+                if label.scene() is not None:
+                    label.updateTransform()
+            self._hide_overlapping(self._labels, [])
+
     def _hide_overlapping_unplaced(self) -> None:
         """The labels not placed yet made transparent where they overlap a label placed or
         another one not placed yet (earlier ones first, as placing them would keep them).
         Transparent, not hidden: a hidden label leaves the chart's auto range, which would
         change under the placement (and the labels' places with it)."""
         progress = self._progress
-        kept = list(progress.taken)
-        for label in progress.labels[progress.at :]:
+        self._hide_overlapping(progress.labels[progress.at :], list(progress.taken))
+
+    @staticmethod
+    def _hide_overlapping(labels: Sequence[pg.TextItem], kept: list[QRectF]) -> None:
+        for label in labels:
             if label.scene() is None or not label.isVisible() or label.opacity() == 0:
                 continue
             rect = label.sceneBoundingRect()
@@ -240,6 +262,9 @@ class Declutter(QObject):
         # nothing again: placing moves items, which could signal again, without end.
         key = self._view_key()
         if key == self._placed_for:
+            for label in self._labels:  # any made transparent till placed: placed already
+                if label.opacity() == 0:
+                    label.setOpacity(1)
             return
         hidden: list[str] = []
         area = self._view.sceneBoundingRect()

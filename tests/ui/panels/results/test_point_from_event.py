@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication
 
 from app.bench.metrics.definitions import TOOLS
 from app.bench.results.file_cache import PointFileCache
@@ -273,14 +274,35 @@ def test_the_window_reads_a_folder_on_a_thread_and_takes_points_finished_meanwhi
     assert panel.errors == fresh.errors and panel.message.text() == fresh.message.text()
 
 
+def settled(panel: ResultsPanel, qtbot) -> None:
+    """Until the panel's drawing is done and a paint of its charts changes nothing more. A
+    chart's paint can start a placement (pyqtgraph brings an auto range up to date, and an
+    axis its width, when painted): a tab shown again was read before its first paint, its
+    labels as placed out of sight, and differed from a fresh read's one time in three."""
+    curves = panel.curves
+    declutters = [*curves.declutter.values(), curves.pareto.declutter]
+
+    def busy() -> bool:
+        return panel.drawing_due or any(d.pending for d in declutters)
+
+    for _ in range(20):
+        qtbot.waitUntil(lambda: not busy())
+        for chart in curves.charts().values():
+            chart.scene().prepareForPaint()  # what a paint does first: the auto range
+            chart.viewport().repaint()  # painted now, as the next frame would
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        if not busy():
+            return
+    raise AssertionError("the charts' paints kept starting placements")
+
+
 def charts(panel: ResultsPanel, qtbot) -> tuple[dict[str, Any], list[float]]:
     """What the shown run's charts draw once their labels are placed: each chart's data
     items (data, stacking, visibility) and every label (text, colour, anchor, shown or left
     out, stacking), the Pareto chart's in the order drawn; and, apart, each label's centre in
     its chart's data units with the chart's span (x, y, x span, y span): see same_places."""
     curves = panel.curves
-    declutters = [*curves.declutter.values(), curves.pareto.declutter]
-    qtbot.waitUntil(lambda: not panel.drawing_due and not any(d.pending for d in declutters))
+    settled(panel, qtbot)
     places: list[tuple[float, float, float, float]] = []
 
     def label(t, plot) -> tuple[Any, ...]:
@@ -319,10 +341,19 @@ def same_places(
     one on its way depends on when it was painted. A plot area a few pixels narrower gives
     the Pareto chart, whose range makes room for its labels, a range that starts elsewhere:
     each label's share of it differed by up to 0.03 with every label in the same place."""
-    return len(places) == len(fresh) and all(
-        abs(x - fx) <= 0.02 * fw and abs(y - fy) <= 0.02 * fh
-        for (x, y, _w, _h), (fx, fy, fw, fh) in zip(places, fresh, strict=True)
-    )
+    return len(places) == len(fresh) and not moved(places, fresh)
+
+
+def moved(
+    places: list[tuple[float, float, float, float]],
+    fresh: list[tuple[float, float, float, float]],
+) -> list[tuple[int, tuple[float, ...], tuple[float, ...]]]:
+    """The labels (index, place, the fresh panel's) that sit elsewhere (see same_places)."""
+    return [
+        (n, place, other)
+        for n, (place, other) in enumerate(zip(places, fresh, strict=False))
+        if abs(place[0] - other[0]) > 0.02 * other[2] or abs(place[1] - other[1]) > 0.02 * other[3]
+    ]
 
 
 def read_afresh(qtbot, root: Path, run: str) -> ResultsPanel:
@@ -396,7 +427,7 @@ def test_points_joining_the_shown_run_draw_its_charts_as_a_fresh_read_does(
     drawn, places = charts(panel, qtbot)
     fresh_drawn, fresh_places = charts(fresh, qtbot)
     assert drawn == fresh_drawn
-    assert same_places(places, fresh_places), (places, fresh_places)
+    assert same_places(places, fresh_places), moved(places, fresh_places)
     assert shown(panel, tmp_path := history.parent) == shown(fresh, tmp_path)
     # Each chart was painted on a turn of its own; once drawn, every one paints again. No
     # paint between two turns showed labels over each other.
@@ -466,7 +497,7 @@ def test_points_joined_out_of_sight_are_drawn_in_pieces_when_the_tab_comes_back(
     fresh_drawn, fresh_places = charts(fresh, qtbot)
     assert cells(panel) == cells(fresh) and len(cells(panel)) == len(before) + 2
     assert drawn == fresh_drawn
-    assert same_places(places, fresh_places), (places, fresh_places)
+    assert same_places(places, fresh_places), moved(places, fresh_places)
     assert all(c.updatesEnabled() for c in panel.curves.charts().values())
     assert watch.paints > 0 and watch.overlaps == []
 
