@@ -44,6 +44,9 @@ from app.bench.schema.codec import SchemaError, field_options, from_json_obj, wi
 # are the run's chosen percentiles. Named so that a reader sees which fields are open.
 Params = dict[str, Any]
 Figures = dict[str, float | None]
+# A load warning's sentence parameters: numbers only (counts, ms, shares), which keys per
+# template (app.bench.results.load_warnings.TEMPLATES).
+WarningParams = Mapping[str, float]
 
 
 @dataclass(frozen=True)
@@ -367,7 +370,7 @@ class LoadWarningBlock:
     value: float
     limit: float
     unit: str
-    params: Params = dataclasses.field(default_factory=dict)
+    params: WarningParams = dataclasses.field(default_factory=dict)
     text: str = ""
 
 
