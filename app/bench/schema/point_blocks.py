@@ -150,9 +150,10 @@ class ServerMetricsBlock:
         default=None, metadata=wire(digits=4, omit="none")
     )
     warnings: tuple[str, ...] = field(default=(), metadata=wire(omit="empty"))
-    # Columns of gauge samples (t_s, kv_cache_usage, running, ...), hundreds of numbers a
-    # point: passed through as the file holds them, read only by the report's charts.
-    series: dict[str, Any] | None = field(default=None, metadata=_OPTIONAL)
+    # Columns of gauge samples (app.bench.serverstats.snapshot.SERIES_KEYS: t_s,
+    # kv_cache_usage, running, ...; null where a scrape had no such gauge), hundreds of
+    # numbers a point, read by the report's charts.
+    series: dict[str, list[float | None]] | None = field(default=None, metadata=_OPTIONAL)
     vs_client: dict[str, ClientServerGap] | None = field(default=None, metadata=_OPTIONAL)
 
     @property
