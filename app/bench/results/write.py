@@ -20,6 +20,7 @@ from app.bench.metrics.point import PointMetrics, Stats
 from app.bench.results.naming import rate_to_file
 from app.bench.results.per_request import BLOCK_DETAILED_KEYS, VLLM_DETAILED_KEYS
 from app.bench.results.request_block import itl_block, requests_block
+from app.bench.schema.codec import to_json_obj
 from app.bench.schema.point_blocks import (
     ClientPrefixCache,
     DatasetBlock,
@@ -162,7 +163,7 @@ def build_result(
         "duration_definition": "first send to last completion",
         "peak_output_tokens_per_s_weighted": metrics.peak_output_tokens_per_s_weighted,
         "requests": requests_block(metrics),
-        "itl_histogram": itl_block(metrics),
+        "itl_histogram": to_json_obj(itl_block(metrics)),
     }
     if save_detailed:
         rest.update({key: getattr(metrics, attr) for key, attr in BLOCK_DETAILED_KEYS.items()})
