@@ -6,21 +6,30 @@ point measured on the built-in simulator, with its per-request block, its throug
 latencies shaped by its load as a real run's are (--same: the very same figures at every load,
 as this script's figures before 2026-12 were measured: every load then sits at one place on the
 Pareto chart)) and opens it in the Results panel as the window does (read on a thread: the GUI
-thread's stalls meanwhile, timed by a 5 ms timer; the longest is the open's longest GUI-thread
-step) and as before (everything on the GUI thread: one stall). Then it shows one run and adds
-points to it as a sweep does, each from its `point_finished` event (ResultsPanel.add_point, no
-folder read), with the tab out of sight and on screen: the GUI thread held per point, from the
-event until the tab is drawn (a point is drawn on the event loop's next turn, a burst of them
-in one drawing) and its labels placed (p50/p99/max over --points points; the run grows by one
-each time), and the longest uninterrupted piece of it (the stall a user feels: no click or
-repaint is answered meanwhile; a 1 ms timer's ticks mark where the thread was free).
---refresh also times the paths before points came from their events (the folder
-read again, with the file cache and without).
+thread's stalls meanwhile, timed by a 5 ms timer), then reads it again (Reload: every file from
+the cache). Then it shows one run and adds points to it as a sweep does, each from its
+`point_finished` event (ResultsPanel.add_point, no folder read), with the tab out of sight
+(then shows the tab: the run drawn with the points it missed) and on screen: the GUI thread
+held per point, from the event until the tab is drawn (a point is drawn on the event loop's
+next turn, a burst of them in one drawing) and its labels placed (p50/p99/max over --points
+points; the run grows by one each time). Last, a Reload after a sweep's end (the Sweep tab then
+thaws the heap it froze, gc.unfreeze) and, for reference, the folder read all on the GUI thread
+(set_folder: one stall; last because the objects it parses outside a read's freeze would be
+walked by every later full collection).
+
+Every scenario prints its longest uninterrupted GUI-thread hold: the stall a user feels (no
+click or repaint is answered meanwhile), timed by a 1 ms timer whose ticks mark where the
+thread was free; over 50 ms is a long task (the W3C Long Tasks threshold), over 16 ms a missed
+60 Hz frame. And the cyclic collector's passes on that thread meanwhile: collections run as in
+the window (app_setup.GuiThreadCollector: on the GUI thread, by a timer; the panel, once built,
+collected and frozen by app_setup.freeze_long_lived as the window is, in a tree that has it),
+and a full one walks every object not frozen. --refresh also times the paths before points came
+from their events (the folder read again, with the file cache and without).
 
 Before/after: run this very script inside a copy of the older tree (it imports the app/ beside
-it), e.g. for main before the on-screen work (13336c6):
+it), e.g. for main before the re-show and collector work (aa6931f):
 
-    git archive 13336c6 | tar -x -C /tmp/before
+    git archive aa6931f | tar -x -C /tmp/before
     cp benchmarks/results_refresh.py /tmp/before/benchmarks/
     cd /tmp/before && QT_QPA_PLATFORM=offscreen PYTHONPATH=$PWD \
         python benchmarks/results_refresh.py --files 2000 --points 20
@@ -32,12 +41,14 @@ it), e.g. for main before the on-screen work (13336c6):
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -123,12 +134,17 @@ def main() -> None:
     )  # fmt: skip
     args = parser.parse_args()
 
-    from PySide6.QtCore import QEventLoop
     from PySide6.QtWidgets import QApplication
 
+    from app.ui import app_setup
+    from app.ui.app_setup import collect_on_gui_thread
     from app.ui.panels.results.panel import ResultsPanel
 
+    freeze_long_lived = getattr(app_setup, "freeze_long_lived", None)  # absent in older trees
     app = QApplication.instance() or QApplication([])
+    # As the window does: automatic collection off, the cyclic collector run on the GUI thread
+    # by a timer (app_setup.GuiThreadCollector); its collections are holds of that thread too.
+    collect_on_gui_thread(app)
     with tempfile.TemporaryDirectory() as tmp:
         seed, event = one_point(Path(tmp) / "seed", args.detailed)
         root = Path(tmp) / "results"
@@ -138,33 +154,18 @@ def main() -> None:
         print(f"{args.files} point files, {size / 1e6:.1f} MB, load {os.getloadavg()[0]:.2f}")
         panel = ResultsPanel()
         panel.resize(1400, 900)
+        if freeze_long_lived is not None:
+            freeze_long_lived()  # as the window does once built (launch.py), where it does
         panel.show()
-        app.processEvents()
+        # Its first paints done (pyqtgraph's come a turn or two later): a user opens a folder
+        # in a window already drawn, and they were a 40-60 ms start of the open's figures.
+        for _ in range(3):
+            settle(app, panel)
         # Opening the folder, the window's way (Enter, Reload, Browse, the window's start):
         # listed and parsed on a thread, the GUI thread's stalls timed by a 5 ms timer.
         panel.folder.setText(str(root))
-        stalls = StallProbe()
-        t0 = time.perf_counter_ns()
-        panel.refresh(background=True)
-        while panel.scanning:
-            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
-        app.processEvents()
-        took = ms_since(t0)
-        stalls.stop()
-        print(
-            f"open the folder: runs shown after {took:.0f} ms ({panel.file_cache.parsed} files "
-            f"parsed on a thread); GUI thread stalls {stalls.line()} (load "
-            f"{os.getloadavg()[0]:.2f})"
-        )
-        # The previous way, still what a programmatic set_folder does: all on the GUI thread.
-        panel.file_cache = PointFileCache()
-        t0 = time.perf_counter_ns()
-        panel.set_folder(root)
-        app.processEvents()
-        print(
-            f"  before: {ms_since(t0):.0f} ms on the GUI thread, one stall (load "
-            f"{os.getloadavg()[0]:.2f})"
-        )
+        read_folder(app, panel, "open the folder")
+        read_folder(app, panel, "read it again (Reload, F5: every file from the cache)")
         # One run shown (the one the points join), the tab out of sight (on the Sweep tab,
         # as during a sweep) or on screen (watching the Results tab while a sweep runs).
         panel.show_runs(["run000"])
@@ -190,7 +191,7 @@ def main() -> None:
                 # The window's path: each point from its `point_finished` event, the GUI
                 # thread held from the event until the tab is drawn and its labels placed.
                 held, longest = [], []
-                probe = HoldProbe()
+                probe, collections = HoldProbe(), Collections()
                 for _ in range(args.points):
                     new, summary = next_point()
                     t0 = time.perf_counter_ns()
@@ -198,19 +199,26 @@ def main() -> None:
                     settle(app, panel)
                     held.append(ms_since(t0))
                     longest.append(probe.longest(t0, time.perf_counter_ns()))
-                probe.stop()
                 where = "tab on screen showing that run" if on_screen else "tab out of sight"
-                extra = ""
+                print(
+                    f"  {where}: {args.points} points from their events, GUI thread held per "
+                    f"point {spread(held)} (run of {len(panel.shown[0].points)} points)"
+                )
+                print(
+                    f"    longest uninterrupted GUI-thread hold per point {spread(longest)}; "
+                    f"{collections.line()}"
+                )
                 if not on_screen:  # the run drawn when the tab comes back: a stall of its own
+                    collections = Collections()
                     t0 = time.perf_counter_ns()
                     panel.show()
                     settle(app, panel)
-                    extra = f"; showing the tab then {ms_since(t0):.0f} ms"
-                print(
-                    f"  {where}: {args.points} points from their events, GUI thread held per "
-                    f"point {spread(held)} (run of {len(panel.shown[0].points)} points){extra}"
-                )
-                print(f"    longest uninterrupted GUI-thread hold per point {spread(longest)}")
+                    took, hold = ms_since(t0), probe.longest(t0, time.perf_counter_ns())
+                    print(
+                        f"  showing the tab then: {took:.0f} ms on the GUI thread, longest "
+                        f"uninterrupted hold {hold:.0f} ms; {collections.line()}"
+                    )
+                probe.stop()
             if args.refresh:
                 for way in ("refresh", "no cache"):  # the previous paths, for reference
                     new, _summary = next_point()
@@ -220,8 +228,50 @@ def main() -> None:
                     panel.refresh()
                     settle(app, panel)
                     print(f"  before that: {way}, the folder read again: {ms_since(t0):.0f} ms")
+        # A sweep's end: the Sweep tab thaws what it froze at the run's start (gc.unfreeze, in
+        # SweepPanel._set_running), the folder read's freeze with it; a Reload then collects
+        # before its read (ResultsPanel._scan_in_background) over all of it.
+        gc.unfreeze()
+        read_folder(app, panel, "read it again after a sweep's end (gc.unfreeze)")
+        # The previous way of opening, still what a programmatic set_folder does: every file
+        # parsed again on the GUI thread, into a cache of its own. Last: those millions of
+        # objects, parsed outside a folder read's freeze (a window never makes them), would
+        # otherwise be walked by every later full collection and time the collector, not the tab.
+        panel.file_cache = PointFileCache()
+        t0 = time.perf_counter_ns()
+        panel.set_folder(root)
+        app.processEvents()
+        print(
+            f"before, the folder read on the GUI thread: {ms_since(t0):.0f} ms, one stall "
+            f"(load {os.getloadavg()[0]:.2f})"
+        )
         panel.close()
         panel.deleteLater()
+
+
+def read_folder(app, panel, what: str) -> None:
+    """The folder (read again), the window's way (Enter, Reload, Browse, the window's start):
+    listed and parsed on a thread, the GUI thread's stalls timed by a 5 ms timer and its
+    longest uninterrupted hold by a 1 ms one."""
+    from PySide6.QtCore import QEventLoop
+
+    parsed = panel.file_cache.parsed
+    stalls, probe, collections = StallProbe(), HoldProbe(), Collections()
+    t0 = time.perf_counter_ns()
+    panel.refresh(background=True)
+    while panel.scanning:
+        app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
+    app.processEvents()
+    took = ms_since(t0)
+    longest = probe.longest(t0, time.perf_counter_ns())
+    stalls.stop()
+    probe.stop()
+    print(
+        f"{what}: runs shown after {took:.0f} ms ({panel.file_cache.parsed - parsed} files "
+        f"parsed on a thread); GUI thread stalls {stalls.line()} (load "
+        f"{os.getloadavg()[0]:.2f})"
+    )
+    print(f"    longest uninterrupted GUI-thread hold {longest:.0f} ms; {collections.line()}")
 
 
 def settle(app, panel) -> None:
@@ -296,6 +346,37 @@ class HoldProbe:
 
     def stop(self) -> None:
         self.timer.stop()
+
+
+class Collections:
+    """The cyclic collector's passes on the GUI thread from now on: how many and the longest
+    (each is one uninterrupted hold: with thousands of files alive, a full pass walks them)."""
+
+    def __init__(self) -> None:
+        self.took_ms: list[tuple[int, float]] = []
+        self._start = 0
+        self._gui = threading.get_ident()
+
+        def timed(phase: str, info: dict) -> None:
+            if threading.get_ident() != self._gui:
+                return
+            if phase == "start":
+                self._start = time.perf_counter_ns()
+            elif self._start:
+                self.took_ms.append((info["generation"], ms_since(self._start)))
+
+        self._timed = timed
+        gc.callbacks.append(timed)
+
+    def line(self) -> str:
+        if self._timed in gc.callbacks:
+            gc.callbacks.remove(self._timed)
+        full = [ms for generation, ms in self.took_ms if generation == 2]
+        young = [ms for generation, ms in self.took_ms if generation < 2]
+        return (
+            f"collections on it: {len(full)} full (longest {max(full, default=0):.0f} ms), "
+            f"{len(young)} young (longest {max(young, default=0):.0f} ms)"
+        )
 
 
 def ms_since(t0: int) -> float:

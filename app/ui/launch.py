@@ -23,7 +23,13 @@ from PySide6.QtWidgets import QApplication
 from app.paths import CONFIG_ENV
 from app.profiles import ProfileStore
 from app.secrets import KeyStore
-from app.ui.app_setup import CrashHandler, create_application, settings, setup_logging
+from app.ui.app_setup import (
+    CrashHandler,
+    create_application,
+    freeze_long_lived,
+    settings,
+    setup_logging,
+)
 from app.ui.app_setup_i18n import SETTINGS_KEY, Translations, choose_language
 from app.ui.app_setup_sim import SimulatorService
 from app.ui.main_window import AppContext, MainWindow
@@ -164,6 +170,7 @@ async def _main(
     screenshot = getattr(args, "screenshot", None)
     if screenshot:
         manager.window.resize(*(getattr(args, "size", None) or SCREENSHOT_SIZE))
+    freeze_long_lived()  # the window built: out of every later full collection's walk
     manager.window.show()
     wakeup = close_on_signals(app)  # noqa: F841  (kept alive for the loop's lifetime)
     sim_task = asyncio.ensure_future(ctx.simulator.start())

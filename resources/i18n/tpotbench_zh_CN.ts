@@ -2467,10 +2467,6 @@ GuideLLM：output_tokens。AIPerf：Output Sequence Length (OSL)。</translation
         <translation>还没有结果：扫描的运行结果会保存在 {0}。</translation>
     </message>
     <message>
-        <source>{0} is not a folder.</source>
-        <translation>{0} 不是文件夹。</translation>
-    </message>
-    <message>
         <source>Reading {0}…</source>
         <translation>正在读取 {0}…</translation>
     </message>
@@ -2487,6 +2483,14 @@ written by {1}</source>
     <message>
         <source>{0} file(s) could not be read; the others opened:</source>
         <translation>有 {0} 个文件无法读取；其余文件已打开：</translation>
+    </message>
+    <message>
+        <source>Some folders could not be read; the others opened:</source>
+        <translation>有些文件夹无法读取；其余已打开：</translation>
+    </message>
+    <message>
+        <source>{0} is not a folder: type the folder your sweeps save to, or choose one with Browse…</source>
+        <translation>{0} 不是文件夹：请输入扫描结果保存的文件夹，或点击“浏览…”选择一个</translation>
     </message>
     <message>
         <source>Choose a results folder</source>

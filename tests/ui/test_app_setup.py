@@ -7,6 +7,7 @@ import logging
 import os
 import threading
 import weakref
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pyqtgraph as pg
@@ -17,7 +18,14 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from app.profiles import ProfileStore
 from app.secrets import KeyStore
 from app.ui import app_setup
-from app.ui.app_setup import CrashHandler, collect_on_gui_thread, settings, setup_logging
+from app.ui.app_setup import (
+    CrashHandler,
+    collect_on_gui_thread,
+    freeze_long_lived,
+    held_collections,
+    settings,
+    setup_logging,
+)
 from app.ui.app_setup_i18n import apply_font, choose_language, cjk_family
 from app.ui.app_setup_sim import SimulatorService
 from app.ui.main_window import AppContext, MainWindow
@@ -143,3 +151,60 @@ def test_garbage_is_collected_on_the_gui_thread_only(qtbot, qapp) -> None:
     finally:
         gc.callbacks.remove(watch)
     assert set(collectors) == {threading.main_thread().name}
+
+
+def collected_while(
+    collector: app_setup.GuiThreadCollector, hold: AbstractContextManager[object]
+) -> tuple[list[int], list[int]]:
+    """The generations `collector`'s timer check collected inside `hold`, the youngest
+    generation's count made far past its threshold there, and at the check after it."""
+    started: list[int] = []
+
+    def watch(phase: str, info: dict) -> None:
+        if phase == "start":
+            started.append(info["generation"])
+
+    gc.callbacks.append(watch)
+    try:
+        with hold:
+            kept = [[] for _ in range(5_000)]  # the youngest generation's threshold passed
+            assert gc.get_count()[0] > gc.get_threshold()[0]
+            collector.check()
+            during = list(started)
+        collector.check()
+    finally:
+        gc.callbacks.remove(watch)
+    assert len(kept) == 5_000
+    return during, started[len(during) :]
+
+
+def test_the_gui_threads_collector_waits_while_collections_are_held(qapp) -> None:
+    """Work that makes millions of objects on another thread (a folder read) holds the
+    collector: a collection of the youngest generation then walks all of them on the GUI
+    thread. Held, the timer's check collects nothing however far past its threshold the count
+    is; released, the next check collects."""
+    during, after = collected_while(collect_on_gui_thread(qapp), held_collections())
+    assert during == [] and after != []
+
+
+def test_the_built_window_is_frozen_and_garbage_is_not() -> None:
+    """Once the window is built (launch), what is alive is put out of the collector's reach,
+    and what is garbage then is collected first, not frozen for good."""
+
+    class Node:
+        pass
+
+    garbage = Node()
+    garbage.self = garbage  # type: ignore[attr-defined]
+    gone = weakref.ref(garbage)
+    kept = Node()
+    del garbage
+    gc.unfreeze()
+    try:
+        freeze_long_lived()
+        assert gone() is None
+        # Frozen: no generation holds it, so no full pass walks it.
+        assert gc.get_freeze_count() > 0
+        assert not any(o is kept for o in gc.get_objects())
+    finally:
+        gc.unfreeze()

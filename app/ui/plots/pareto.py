@@ -70,6 +70,12 @@ class ParetoPlot(pg.PlotWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         setup_plot(self)
+        # A few dozen points, all in view: nothing to clip or thin out. And clipping broke the
+        # named markers: a view range that left an item's points out of sight (a zoom, or the
+        # range between two drawings) clipped its points but not their names, and pyqtgraph
+        # raised "Length of meta data does not match number of points" from a paint.
+        self.getPlotItem().setClipToView(False)
+        self.getPlotItem().setDownsampling(ds=1, auto=False)
         legend = self.getPlotItem().legend
         if legend is not None:
             # Bottom left: slow and little is the corner no load and no hardware reaches.

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from app.bench.results.point_row import PointRow
+from app.roofline.pareto import ParetoPoint
 from app.ui.panels.roofline.panel import RooflinePanel
+from app.ui.plots.pareto import ParetoPlot, ParetoRun
 from app.ui.plots.sweep_curves import Series, SweepCurves
 from tests.ui.rows import row_of
 
@@ -140,3 +142,23 @@ def _overlapping(labels) -> list[tuple[str, str]]:
             if common.width() > 0.5 and common.height() > 0.5:
                 out.append((a.toPlainText(), b.toPlainText()))
     return out
+
+
+def test_a_view_range_that_leaves_the_named_points_out_of_sight_draws_without_error(
+    qtbot,
+) -> None:
+    """Each marker carries its load's name (hovering shows it). Clipped to the view, a range
+    with none of a run's points in it dropped the points but kept their names, and pyqtgraph
+    raised from the range change (seen under load between two drawings of the Results tab)."""
+    plot = ParetoPlot()
+    qtbot.addWidget(plot)
+    plot.resize(500, 400)
+    plot.show()
+    qtbot.waitExposed(plot)
+    points = [ParetoPoint("c=1", 50.0, 40.0), ParetoPoint("c=8", 40.0, 200.0)]
+    plot.show_runs([ParetoRun("run", "#1f77b4", points)], [])
+    box = plot.getPlotItem().getViewBox()
+    box.setXRange(1000, 2000, padding=0)  # both points left of the view
+    box.setXRange(0, 100, padding=0)
+    x, _y = plot.data_items["points 0"].getData()
+    assert list(x) == [50.0, 40.0]  # drawn whole, named whole

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
@@ -37,7 +38,7 @@ from app.bench.results.file_cache import PointFileCache
 from app.bench.results.point_result import PointResult
 from app.bench.results.read import ResultFileError, point_from_doc
 from app.bench.schema.point_doc import PointDoc
-from app.ui.app_setup import settings
+from app.ui.app_setup import held_collections, settings
 from app.ui.exports.charts import curve_paths, export_curves
 from app.ui.exports.files import (
     chart_filters,
@@ -84,37 +85,43 @@ FREEZE_AT = 500  # files parsed by one read: fewer make collections too short to
 
 
 @contextlib.contextmanager
-def _collector_paused(parsed: Callable[[], int]) -> Iterator[None]:
-    """Python's cyclic garbage collector paused while a folder is parsed and, when that
+def _collector_paused(parsed: Callable[[], int], *, may_freeze: bool = True) -> Iterator[None]:
+    """Python's cyclic garbage collector (automatic collection and the window's
+    GuiThreadCollector) paused while a folder is parsed and, when that
     parsed FREEZE_AT files or more (`parsed` counts them), what is then alive moved out of
     its reach (gc.freeze). Parsing thousands of files makes millions of objects: the
     collections they set off stop every thread, the GUI thread's too (one took 210 ms of a
     2,000-file open), and each later full collection walked the cache again. Parsed results
     are JSON values: counting references frees them, no collection needed. (Small folders
     skip the freeze: it keeps any cyclic garbage alive at that moment for good. The window
-    collects before a read for that reason: ResultsPanel._scan_in_background.)"""
+    collects before a read for that reason: ResultsPanel._scan_in_background; a read
+    that did not, `may_freeze` False, never freezes.)"""
     global _paused, _freeze, _was_enabled
     before = parsed()
-    with _paused_lock:
-        if not _paused:
-            _was_enabled = gc.isenabled()
-        _paused += 1
-        gc.disable()
-    try:
-        yield
-    finally:
+    # The window's own collector held too, until the freeze: its timer collected the youngest
+    # generation, which holds every object parsed so far (a 60-73 ms hold of the GUI thread
+    # at a tick during a 2,000-file read).
+    with held_collections():
         with _paused_lock:
-            _paused -= 1
-            _freeze = _freeze or parsed() - before >= FREEZE_AT
             if not _paused:
-                if _freeze:
-                    gc.freeze()
-                _freeze = False
-                # Back as it was: the window keeps automatic collection off for good (its
-                # GuiThreadCollector collects on the GUI thread only, app_setup.py); turning it
-                # on here let any thread collect, and finalise Qt wrappers there.
-                if _was_enabled:
-                    gc.enable()
+                _was_enabled = gc.isenabled()
+            _paused += 1
+            gc.disable()
+        try:
+            yield
+        finally:
+            with _paused_lock:
+                _paused -= 1
+                _freeze = _freeze or (may_freeze and parsed() - before >= FREEZE_AT)
+                if not _paused:
+                    if _freeze:
+                        gc.freeze()
+                    _freeze = False
+                    # Back as it was: the window keeps automatic collection off for good (its
+                    # GuiThreadCollector collects on the GUI thread only, app_setup.py); turning
+                    # it on here let any thread collect, and finalise Qt wrappers there.
+                    if _was_enabled:
+                        gc.enable()
 
 
 class ResultsPanel(QWidget):
@@ -133,6 +140,8 @@ class ResultsPanel(QWidget):
         super().__init__(parent)
         self.runs: list[Run] = []
         self.errors: list[str] = []
+        self._unread_files = 0  # of self.errors, the ones that name a file (not a folder)
+        self._missing_folder: Path | None = None  # the folder typed is not one
         self.empty_note: TextSource = ""
         self.shown: list[Run] = []
         # Parsed result files by path and identity: a refresh after each finished point parses
@@ -309,11 +318,14 @@ class ResultsPanel(QWidget):
         super().changeEvent(event)
 
     def showEvent(self, event: QShowEvent) -> None:
-        # Points that joined the shown runs while the tab was out of sight: drawn now, once.
+        # Points that joined the shown runs while the tab was out of sight: drawn once, as
+        # points joining on screen are (_draw_joined: over several turns of the event loop,
+        # the charts showing their last drawing, whole, until their turn). Drawn at once, the
+        # run and its labels held the window for 200-400 ms as the tab came up.
         if self._view_stale:
             self._view_stale = False
-            self.show_runs([r.name for r in self.shown])
-            self._select(self.shown)
+            self._queue.cancel(self)
+            self._queue.post(self, self._draw_joined)
         super().showEvent(event)
 
     # ---- loading ------------------------------------------------------------------------
@@ -329,13 +341,15 @@ class ResultsPanel(QWidget):
         self._scanning = False
         self._pending.clear()  # a read of the folder lists them
         text = self.folder.text().strip()
+        last_read = self.listing.root if self.listing is not None else None
         self.listing = None
         self.empty_note = ""
+        self._missing_folder = None
         listing_errors: list[str] = []
         if text:
             root = Path(text).expanduser()
             if root.is_dir() and background:
-                self._scan_in_background(root)
+                self._scan_in_background(root, again=root == last_read)
                 return
             if root.is_dir():
                 self.listing = FolderListing.scan(root)
@@ -344,31 +358,48 @@ class ResultsPanel(QWidget):
                     "No results yet: a sweep saves its runs in {0}."
                 ).format(root)
             else:
-                listing_errors = [self.tr("{0} is not a folder.").format(root)]
+                self._missing_folder = root
+                listing_errors = [self._not_a_folder(root)]
         if self.listing is not None:
             self._show_listing(self.file_cache.read, keep={r.name for r in self.shown})
             self.file_cache.forget_except(self.listing.files())
         else:
-            self.runs, self.errors = [], listing_errors
+            self.runs, self.errors, self._unread_files = [], listing_errors, 0
             self._show_runs_found(keep={r.name for r in self.shown})
 
-    def _scan_in_background(self, root: Path) -> None:
+    def _scan_in_background(self, root: Path, *, again: bool = False) -> None:
+        """`root` listed and parsed on a thread of its own. `again`: the folder the cache
+        holds already (Reload), so few files are parsed: no freeze at its end, nor the
+        collection before it."""
         generation, cache, scanned = self._generation, self.file_cache, self._scanned
         self._scanning = True
         self.note.set(lambda: self.tr("Reading {0}…").format(root))
         # A read of FREEZE_AT files or more freezes what is alive at its end, and frozen
         # cyclic garbage is never freed: what is garbage now is collected first, here on the
         # GUI thread (the one thread that collects: app_setup.GuiThreadCollector), before the
-        # files parsed exist. (An earlier read's cache, frozen, is not walked again.)
-        gc.collect()
+        # files parsed exist. (An earlier read's cache, frozen, is not walked again.) A full
+        # pass walks every object not frozen: after a sweep's end, when the Sweep tab thaws
+        # the heap, 130-210 ms of the GUI thread with 2,000 files shown. A Reload, which
+        # parses only the files changed since, skips it and the freeze it is for.
+        if not again:
+            gc.collect()
 
         def scan() -> None:  # on its own thread: nothing of the widget but the signal
-            with _collector_paused(lambda: cache.parsed):
+            with _collector_paused(lambda: cache.parsed, may_freeze=not again):
                 listing = FolderListing.scan(root)
                 files = listing.files()
                 for file in files:
+                    parsed = cache.parsed
                     with contextlib.suppress(ResultFileError):  # reported when shown
                         cache.read(file)
+                    if cache.parsed != parsed:
+                        # The interpreter lock handed over after each file parsed: every Qt
+                        # call of the GUI thread lets the lock go and waits to take it back, up
+                        # to the switch interval (5 ms) each time while this thread parses; a
+                        # paint of the tab, a few dozen such calls, held the window 30-56 ms
+                        # during a 2,000-file read. (A file from the cache costs a stat, which
+                        # lets the lock go itself; a yield after each made a Reload 5x longer.)
+                        time.sleep(0)
                 cache.forget_except(files)
             with contextlib.suppress(RuntimeError):  # the panel is gone
                 scanned.emit(generation, listing)
@@ -522,6 +553,7 @@ class ResultsPanel(QWidget):
         runs = [run for found, _errors in by_folder.values() for run in found]
         errors = [e for _found, problems in by_folder.values() for e in problems]
         self.runs, self.errors = runs, listing.errors + errors
+        self._unread_files, self._missing_folder = len(errors), None
         self._show_runs_found(keep=keep, redraw=redraw)
 
     def _show_runs_found(self, *, keep: set[str], redraw: bool = True) -> None:
@@ -565,11 +597,24 @@ class ResultsPanel(QWidget):
             self.note.set((lambda: self.tr("{0} run(s) found.").format(count)) if count else note)
             return
 
+        unread, missing = self._unread_files, self._missing_folder
+        if missing is not None:  # no file to count: the folder itself, and what to do
+            self.note.set(lambda: self._not_a_folder(missing), error=True)
+            return
+
         def problems() -> str:
-            head = self.tr("{0} file(s) could not be read; the others opened:").format(len(errors))
+            if unread:
+                head = self.tr("{0} file(s) could not be read; the others opened:").format(unread)
+            else:
+                head = self.tr("Some folders could not be read; the others opened:")
             return head + "\n" + "\n".join(f"• {e}" for e in errors[:8])
 
         self.note.set(problems, error=True)
+
+    def _not_a_folder(self, root: Path) -> str:
+        return self.tr(
+            "{0} is not a folder: type the folder your sweeps save to, or choose one with Browse…"
+        ).format(root)
 
     def _show_note(self, text: str, error: bool) -> None:
         self.message.setText(text)

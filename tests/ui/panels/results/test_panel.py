@@ -221,7 +221,11 @@ def test_a_folder_of_only_bad_files_says_so(qtbot, tmp_path) -> None:
     assert "not a benchmark result" in panel.message.text()
     assert not panel.export_data_button.isEnabled()
     panel.set_folder(tmp_path / "nope")
-    assert "is not a folder" in panel.message.text()
+    # The folder itself, and what to do: no count of files (there were none to read).
+    assert panel.message.text() == (
+        f"{tmp_path / 'nope'} is not a folder: type the folder your sweeps save to, "
+        "or choose one with Browse…"
+    )
 
 
 def test_default_folder_is_where_sweeps_save_and_empty_is_not_an_error(
