@@ -30,13 +30,7 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
 
-ROOFLINE = {
-    "gpu_id": "rtx3090",
-    "model_id": "qwen2.5-7b",
-    "fmt": "bf16",
-    "kv_dtype": "fp16",
-    "context": 512,
-}
+ROOFLINE = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "fp16"}
 
 
 def _capture(port: int, requests: int, concurrency: int, detailed: bool, folder: Path) -> Any:
@@ -47,6 +41,7 @@ def _capture(port: int, requests: int, concurrency: int, detailed: bool, folder:
     from app.bench.sweep import point as point_module
     from app.bench.sweep.plan import PointSpec
     from app.bench.sweep.run_context import RunContext
+    from app.roofline.context import RooflineContext
     from app.sim.embedded import start_sim_process
 
     captured: list[tuple[Any, ...]] = []
@@ -69,7 +64,7 @@ def _capture(port: int, requests: int, concurrency: int, detailed: bool, folder:
             result_dir=folder,
             label="bench",
             save_detailed=detailed,
-            roofline=dict(ROOFLINE),
+            roofline=RooflineContext(**ROOFLINE, context=512),
             server_metrics=True,
             slos=parse_slos(["tpot:p99:1"]),  # fails: the why runs too
         )

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from app.bench.http.auth import header_problem
 from app.bench.http.endpoint import EndpointError, ResolvedEndpoint, resolve_endpoint
@@ -126,7 +125,9 @@ class Connection:
     verify_tls: bool
     profile: str | None = None  # the profile's name: its key is in the keyring under it
     profile_kind: str | None = None
-    roofline: dict[str, Any] | None = None
+    # The profile's roofline context as its file holds it (settings, read and judged once by
+    # app.commands.sweep_config.roofline_context).
+    roofline: Mapping[str, object] | None = None
     ray_address: str | None = None
 
     def resolve(self, base_url: str | None = None) -> ResolvedEndpoint:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import Literal
 
+from app.bench.schema.codec import to_json_obj
+from app.bench.schema.roofline_report import RooflineReport, RooflineSources
 from app.commands import flags
 from app.roofline.catalog import (
     CatalogError,
@@ -93,13 +95,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     custom.add_argument("--source", help="where the numbers come from (datasheet, URL)")
 
 
-def compute(args: argparse.Namespace) -> dict[str, Any]:
-    """Every figure the command prints, keyed as in the --json output (raises CatalogError)."""
+def compute(args: argparse.Namespace) -> RooflineReport:
+    """Every figure the command prints (raises CatalogError)."""
     gpu, model = get_gpu(args.gpu), get_model(args.model)
     fmt, kv = get_weight_format(args.dtype), get_kv_dtype(args.kv_dtype)
     step = decode_step_bytes(model, fmt, kv, args.batch, args.context)
     floor = decode_floor(gpu, model, fmt, kv, args.batch, args.context)
     single = decode_floor(gpu, model, fmt, kv, 1, args.context)
+    cap_source: Literal["server", "estimate"]
     if args.num_gpu_blocks is not None:
         cap = KVCapacity(
             args.num_gpu_blocks, args.block_size, args.num_gpu_blocks * args.block_size
@@ -108,73 +111,67 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
     else:
         cap = kv_capacity(gpu, model, fmt, kv, args.gpu_memory_utilization, args.block_size)
         cap_source = "estimate"
-    out: dict[str, Any] = {
-        "gpu": gpu.id,
-        "model": model.id,
-        "dtype": fmt.id,
-        "kv_dtype": kv.id,
-        "batch": args.batch,
-        "context": args.context,
-        "floor_tpot_ms": floor.seconds * 1e3,
-        "memory_ms": floor.memory_s * 1e3,
-        "compute_ms": floor.compute_s * 1e3,
-        "bound": floor.bound,
-        "bytes_per_step": step.total_bytes,
-        "weights_bytes": step.weights_bytes,
-        "lm_head_bytes": step.lm_head_bytes,
-        "kv_bytes": step.kv_bytes,
-        "flops_per_step": decode_step_flops(model, args.batch, args.context),
-        "arithmetic_intensity": arithmetic_intensity(model, fmt, kv, args.batch, args.context),
-        "ridge_flops_per_byte": ridge_point(gpu, fmt),
-        "best_single_stream_tok_s": 1.0 / single.seconds,
-        "kv_capacity_tokens": cap.tokens,
-        "num_gpu_blocks": cap.num_gpu_blocks,
-        "block_size": cap.block_size,
-        "kv_capacity_source": cap_source,
-        "max_concurrency_at_context": cap.concurrency(args.context) if args.context else None,
-        "tpot_ms": args.tpot_ms,
-        "mbu": None,
-        "mfu": None,
-        "sources": {"gpu": gpu.source, "model": model.source, "dtype": fmt.source},
-    }
-    if args.tpot_ms is not None:
-        seconds = args.tpot_ms / 1e3
-        out["mbu"] = mbu(step.total_bytes, seconds, gpu)
-        out["mfu"] = mfu(out["flops_per_step"], seconds, gpu, fmt)
-    if args.prompt_tokens:
-        out["prefill_floor_ms"] = prefill_floor(gpu, model, fmt, args.prompt_tokens).seconds * 1e3
-    return out
+    flops = decode_step_flops(model, args.batch, args.context)
+    seconds = None if args.tpot_ms is None else args.tpot_ms / 1e3
+    prefill = prefill_floor(gpu, model, fmt, args.prompt_tokens) if args.prompt_tokens else None
+    return RooflineReport(
+        gpu=gpu.id,
+        model=model.id,
+        dtype=fmt.id,
+        kv_dtype=kv.id,
+        batch=args.batch,
+        context=args.context,
+        floor_tpot_ms=floor.seconds * 1e3,
+        memory_ms=floor.memory_s * 1e3,
+        compute_ms=floor.compute_s * 1e3,
+        bound=floor.bound,
+        bytes_per_step=step.total_bytes,
+        weights_bytes=step.weights_bytes,
+        lm_head_bytes=step.lm_head_bytes,
+        kv_bytes=step.kv_bytes,
+        flops_per_step=flops,
+        arithmetic_intensity=arithmetic_intensity(model, fmt, kv, args.batch, args.context),
+        ridge_flops_per_byte=ridge_point(gpu, fmt),
+        best_single_stream_tok_s=1.0 / single.seconds,
+        kv_capacity_tokens=cap.tokens,
+        num_gpu_blocks=cap.num_gpu_blocks,
+        block_size=cap.block_size,
+        kv_capacity_source=cap_source,
+        max_concurrency_at_context=cap.concurrency(args.context) if args.context else None,
+        tpot_ms=args.tpot_ms,
+        mbu=None if seconds is None else mbu(step.total_bytes, seconds, gpu),
+        mfu=None if seconds is None else mfu(flops, seconds, gpu, fmt),
+        sources=RooflineSources(gpu=gpu.source, model=model.source, dtype=fmt.source),
+        prefill_floor_ms=None if prefill is None else prefill.seconds * 1e3,
+    )
 
 
 def _gb(n: float) -> str:
     return f"{n / 1e9:.3f} GB"
 
 
-def _text(r: dict[str, Any]) -> str:
+def _text(r: RooflineReport) -> str:
     lines = [
-        f"{r['model']} ({r['dtype']}, KV {r['kv_dtype']}) on {r['gpu']}, "
-        f"batch {r['batch']}, context {r['context']}",
-        f"  floor TPOT       {r['floor_tpot_ms']:.2f} ms ({r['bound']}-bound: memory "
-        f"{r['memory_ms']:.2f} ms, compute {r['compute_ms']:.2f} ms)",
-        f"  bytes per step   {_gb(r['bytes_per_step'])} = weights {_gb(r['weights_bytes'])} "
-        f"+ LM head {_gb(r['lm_head_bytes'])} + KV {_gb(r['kv_bytes'])}",
-        f"  best single-stream {r['best_single_stream_tok_s']:.1f} tok/s",
-        f"  ridge point      {r['ridge_flops_per_byte']:.1f} FLOP/byte "
-        f"(this step: {r['arithmetic_intensity']:.2f} FLOP/byte)",
-        f"  KV capacity      {r['kv_capacity_tokens']:,} tokens ({r['num_gpu_blocks']:,} blocks "
-        f"of {r['block_size']}, {r['kv_capacity_source']})",
+        f"{r.model} ({r.dtype}, KV {r.kv_dtype}) on {r.gpu}, batch {r.batch}, context {r.context}",
+        f"  floor TPOT       {r.floor_tpot_ms:.2f} ms ({r.bound}-bound: memory "
+        f"{r.memory_ms:.2f} ms, compute {r.compute_ms:.2f} ms)",
+        f"  bytes per step   {_gb(r.bytes_per_step)} = weights {_gb(r.weights_bytes)} "
+        f"+ LM head {_gb(r.lm_head_bytes)} + KV {_gb(r.kv_bytes)}",
+        f"  best single-stream {r.best_single_stream_tok_s:.1f} tok/s",
+        f"  ridge point      {r.ridge_flops_per_byte:.1f} FLOP/byte "
+        f"(this step: {r.arithmetic_intensity:.2f} FLOP/byte)",
+        f"  KV capacity      {r.kv_capacity_tokens:,} tokens ({r.num_gpu_blocks:,} blocks "
+        f"of {r.block_size}, {r.kv_capacity_source})",
     ]
-    if r["max_concurrency_at_context"] is not None:
+    if r.max_concurrency_at_context is not None:
         lines.append(
-            f"  concurrency      {r['max_concurrency_at_context']:.1f} sequences "
-            f"of {r['context']} tokens"
+            f"  concurrency      {r.max_concurrency_at_context:.1f} sequences of {r.context} tokens"
         )
-    if r.get("prefill_floor_ms") is not None:
-        lines.append(f"  prefill floor    {r['prefill_floor_ms']:.2f} ms")
-    if r["mbu"] is not None:
+    if r.prefill_floor_ms is not None:
+        lines.append(f"  prefill floor    {r.prefill_floor_ms:.2f} ms")
+    if r.mbu is not None and r.mfu is not None:
         lines.append(
-            f"  measured {r['tpot_ms']:g} ms: MBU {r['mbu'] * 100:.1f} %, "
-            f"MFU {r['mfu'] * 100:.2f} %"
+            f"  measured {r.tpot_ms:g} ms: MBU {r.mbu * 100:.1f} %, MFU {r.mfu * 100:.2f} %"
         )
     return "\n".join(lines)
 
@@ -236,5 +233,5 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"tpotbench roofline: error: cannot save the GPU: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(result, indent=1) if args.json else _text(result))
+    print(json.dumps(to_json_obj(result), indent=1) if args.json else _text(result))
     return 0

@@ -29,7 +29,6 @@ from app.bench.selftest.store import ceiling_warning
 from app.bench.sweep.discovery import UnreachableError, fetch_first_model
 from app.bench.sweep.events import EventWriter
 from app.bench.sweep.observer import SweepObserver
-from app.bench.sweep.roofline_point import check_roofline
 from app.bench.sweep.run_context import ResultExistsError, RunContext
 from app.bench.sweep.runner import run_sweep
 from app.commands import conversation_flags
@@ -73,9 +72,10 @@ async def _with_model(config: RunContext) -> RunContext:
             raise UnreachableError(f"no model list at {config.resolved.models_url}; pass --model")
         model = first
     roofline = config.roofline
-    if roofline is not None and not roofline.get("model_id"):
+    if roofline is not None and not roofline.model_id:
+        roofline = replace(roofline, model_id=model)
         try:
-            roofline = check_roofline({**roofline, "model_id": model})
+            roofline.scenario()  # the served model's name may not be an architecture we know
         except ValueError as exc:
             print(
                 f"note: no roofline for this run: {exc}; name the architecture with "

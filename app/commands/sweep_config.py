@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from app.bench.metrics.options import (
 from app.bench.schema.run_config import RooflineConfig, RunConfig
 from app.bench.selftest.store import load_ceiling, mode_of
 from app.bench.sweep.conversation_point import ConversationLoad
-from app.bench.sweep.roofline_point import check_roofline
+from app.bench.sweep.roofline_point import check_roofline, roofline_of
 from app.bench.sweep.run_context import RunContext
 from app.commands import conversation_flags, trace_flags
 from app.commands.connection import connection_for
@@ -34,6 +34,7 @@ from app.commands.credentials import UsageError, require_api_key
 from app.commands.sweep_flags import ROOFLINE_FLAGS
 from app.commands.timeouts import request_limit
 from app.roofline.catalog import get_gpu, get_kv_dtype, get_weight_format
+from app.roofline.context import RooflineContext
 
 # A random-dataset point's prompts are built up front: ~6 bytes of filler text per token.
 _MAX_PROMPT_TOKENS = 100_000_000
@@ -237,10 +238,11 @@ def _dataset_path(path: Path | None, conversations: Any) -> str | None:
 
 
 def roofline_context(
-    flags_given: RooflineConfig, saved: dict[str, Any] | None, model: str | None
-) -> tuple[dict[str, Any] | None, list[str]]:
+    flags_given: RooflineConfig, saved: Mapping[str, object] | None, model: str | None
+) -> tuple[RooflineContext | None, list[str]]:
     """The roofline context of the run: the profile's, with any roofline flag overriding its
-    part; (None, notes) when neither gives a GPU. UsageError for a bad id in a flag."""
+    part; (None, notes) when neither gives a GPU. UsageError for a bad id in a flag. Without
+    a model id yet, the context waits for the server's model (model_id None; see _run)."""
     values = (
         flags_given.gpu,
         flags_given.model,
@@ -281,7 +283,10 @@ def roofline_context(
                 lookup(str(context[key]))
             except ValueError as exc:
                 raise UsageError(f"{ROOFLINE_FLAGS[key]}: {exc}") from None
-        return context, []
+        try:
+            return roofline_of(context, model=False), []
+        except ValueError as exc:  # a number the profile saved: the run goes without, as above
+            return None, [f"no roofline for this run: {exc}"]
     try:
         return check_roofline(context), []
     except ValueError as exc:

@@ -4,8 +4,6 @@ files, the roofline context and the time limits (search adds its own on top)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
-from typing import Any
 
 from app.bench.datasets.prompts import DATASET_NAMES
 from app.bench.http.client import DEFAULT_READ_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S
@@ -14,6 +12,7 @@ from app.bench.sweep.roofline_point import ROOFLINE_KEYS
 from app.commands import conversation_flags, flags, trace_flags
 from app.commands.connection import add_connection_arguments
 from app.commands.timeouts import add_request_timeout
+from app.roofline.context import RooflineContext
 
 MAX_WORKERS = 256
 
@@ -34,29 +33,16 @@ ROOFLINE_FLAGS: dict[str, str] = dict(
 )
 
 
-def roofline_config(context: Mapping[str, Any]) -> RooflineConfig:
-    """A roofline context (the roofline panel's, a profile's: ROOFLINE_KEYS) as the run's
-    roofline settings, so each point's file records the decode floor and MBU."""
-
-    def given(key: str) -> Any:
-        value = context.get(key)
-        return None if value in (None, "") else value
-
-    def whole(key: str) -> int | None:
-        value = given(key)
-        return None if value is None else int(value)
-
-    def text(key: str) -> str | None:
-        value = given(key)
-        return None if value is None else str(value)
-
+def roofline_config(context: RooflineContext) -> RooflineConfig:
+    """A roofline context (the roofline panel's) as the run's roofline settings, so each
+    point's file records the decode floor and MBU; an empty id is not given."""
     return RooflineConfig(
-        gpu=text("gpu_id"),
-        model=text("model_id"),
-        dtype=text("fmt"),
-        kv_dtype=text("kv_dtype"),
-        context=whole("context"),
-        tensor_parallel_size=whole("tensor_parallel"),
+        gpu=context.gpu_id or None,
+        model=context.model_id or None,
+        dtype=context.fmt or None,
+        kv_dtype=context.kv_dtype or None,
+        context=context.context,
+        tensor_parallel_size=context.tensor_parallel,
     )
 
 

@@ -124,34 +124,3 @@ class Scenario:
         ref = self.floor(1).seconds * 1e3
         rows = [self._row(replace(self, gpu=g), ref) for g in list_gpus()]
         return sorted(rows, key=lambda r: r.floor_ms)
-
-
-def point_fields(
-    context: dict[str, object], batch: float, tpot_ms: float | None
-) -> dict[str, object]:
-    """Roofline columns for one measured point: floor at its batch, and MBU when TPOT is known.
-
-    `context` is the panel's / profile's roofline dict (gpu_id, model_id, fmt, kv_dtype and
-    optionally context); results and exports call this so every point carries floor and MBU.
-    """
-    s = Scenario.from_ids(
-        str(context["gpu_id"]),
-        str(context["model_id"]),
-        str(context["fmt"]),
-        str(context["kv_dtype"]),
-        int(str(context.get("context", 512))),
-    )
-    b = max(1, round(batch))
-    out: dict[str, object] = {
-        "roofline_gpu": s.gpu.id,
-        "roofline_model": s.model.id,
-        "roofline_fmt": s.fmt.id,
-        "roofline_kv_dtype": s.kv.id,
-        "roofline_context": s.context,
-        "floor_tpot_ms": s.floor(b).seconds * 1e3,
-        "bytes_per_step": s.step(b).total_bytes,
-        "mbu": None,
-    }
-    if tpot_ms is not None and tpot_ms > 0:
-        out["mbu"] = s.mbu(b, tpot_ms)
-    return out

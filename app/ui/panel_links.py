@@ -16,21 +16,22 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer
 
 from app.bench.results.read import ResultFileError, point_from_doc
+from app.bench.schema.codec import to_json_obj
 from app.bench.schema.point_doc import PointDoc
 from app.bench.sweep.contract import PointFinished
+from app.bench.sweep.roofline_point import ROOFLINE_KEYS
 from app.profiles import ProfileStore, Target
+from app.roofline.context import RooflineContext
 from app.ui.panels.probe.outcome import ProbeOutcome
 from app.ui.panels.probe.panel import ProbePanel
 from app.ui.panels.results.panel import ResultsPanel
-from app.ui.panels.roofline.panel import RooflineContext, RooflinePanel
+from app.ui.panels.roofline.panel import RooflinePanel
 from app.ui.panels.server_metrics.panel import ServerMetricsPanel, endpoint_key
 from app.ui.panels.sweep.panel import SweepPanel
 from app.ui.retranslate import TextSource
 from app.ui.run_extras import RunExtras
 
 log = logging.getLogger(__name__)
-
-ROOFLINE_KEYS = ("gpu_id", "model_id", "fmt", "kv_dtype", "context", "tensor_parallel")
 
 
 class PanelLinks(QObject):
@@ -119,7 +120,7 @@ class PanelLinks(QObject):
 
     def on_roofline_context(self, context: RooflineContext) -> None:
         # Remembered per endpoint; the run reads the dock itself (run_context).
-        self.store.set_roofline(self._current_profile(), dict(context))
+        self.store.set_roofline(self._current_profile(), to_json_obj(context))
 
     # ---- runs ----
 

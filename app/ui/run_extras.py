@@ -3,11 +3,12 @@ dock's context (each point's file then records the floor and MBU) and the /metri
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.bench.schema.run_config import RooflineConfig
 from app.commands.sweep_flags import roofline_config
+from app.roofline.context import RooflineContext
 
 
 @dataclass(frozen=True)
@@ -16,14 +17,16 @@ class RunExtras:
     /metrics for each point's file; flags: `tpotbench sweep` flags the form does not offer
     (benchmarks and tests, e.g. --save-detailed)."""
 
-    roofline: Mapping[str, Any] | None = None
+    roofline: RooflineContext | None = None
     server_metrics: bool = False
     flags: tuple[str, ...] = field(default=())
 
     def spec_fields(self) -> dict[str, Any]:
         """What these set in the sweep's SweepSpec."""
         return {
-            "roofline": roofline_config(self.roofline or {}),
+            "roofline": RooflineConfig()
+            if self.roofline is None
+            else roofline_config(self.roofline),
             "server_metrics": self.server_metrics,
             "flags": self.flags,
         }

@@ -2,14 +2,13 @@
 must not share the window's thread), each step shown as it finishes, then the ceiling per mode.
 
 Signals:
-    finishedResult(dict): the self-test's result document (machine, results per mode).
+    finishedResult(SelftestResult): the self-test's result (machine, ceiling per mode).
 """
 
 from __future__ import annotations
 
-import json
+import math
 from collections.abc import Sequence
-from typing import Any
 
 from PySide6.QtCore import QProcess, Signal
 from PySide6.QtWidgets import (
@@ -23,11 +22,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.bench.selftest.output import SelftestResult, StepLine, read_line
 from app.paths import cli_command
 
 
 class SelftestDialog(QDialog):
-    finishedResult = Signal(dict)
+    finishedResult = Signal(object)
 
     def __init__(self, parent: QWidget | None = None, extra_args: Sequence[str] = ()) -> None:
         super().__init__(parent)
@@ -54,7 +54,7 @@ class SelftestDialog(QDialog):
         self.process.readyReadStandardOutput.connect(self._read)
         self.process.finished.connect(self._finished)
         self._buffer = b""
-        self.doc: dict[str, Any] | None = None
+        self.doc: SelftestResult | None = None
         self.resize(820, 460)
         self.retranslate()
 
@@ -92,27 +92,27 @@ class SelftestDialog(QDialog):
         *lines, self._buffer = self._buffer.split(b"\n")
         for raw in lines:
             try:
-                event = json.loads(raw)
-            except ValueError:
+                line = read_line(raw)
+            except ValueError:  # a line of another build's shape: not shown, as a stray print
                 continue
-            if event.get("kind") == "step":
-                self._show_step(event)
-            elif event.get("kind") == "result":
-                self.doc = event
+            if isinstance(line, StepLine):
+                self._show_step(line)
+            elif isinstance(line, SelftestResult):
+                self.doc = line
 
-    def _show_step(self, event: dict[str, Any]) -> None:
-        step = event["step"]
-        verdict = self.tr("within the limits") if not event["broken"] else self.tr("over")
+    def _show_step(self, line: StepLine) -> None:
+        step = line.step
+        verdict = self.tr("within the limits") if not line.broken else self.tr("over")
         self.log.appendPlainText(
             self.tr(
                 "{mode}: {n} streams — TTFT excess p50 {ttft} ms, gap error p99 {gap} ms, "
                 "CPU {cpu} ms per 1k tokens: {verdict}"
             ).format(
-                mode=self._mode(int(event["workers"])),
-                n=step["streams"],
-                ttft=_ms(step["ttft_excess_ms"]),
-                gap=_ms(step["gap_error_p99_ms"]),
-                cpu=_ms(step["cpu_ms_per_1k"], 0),
+                mode=self._mode(line.workers),
+                n=step.streams,
+                ttft=_ms(step.ttft_excess_ms),
+                gap=_ms(step.gap_error_p99_ms),
+                cpu=_ms(step.cpu_ms_per_1k, 0),
                 verdict=verdict,
             )
         )
@@ -130,12 +130,12 @@ class SelftestDialog(QDialog):
         self.outcome.setText("\n".join(self.ceiling_lines(self.doc)))
         self.finishedResult.emit(self.doc)
 
-    def ceiling_lines(self, doc: dict[str, Any]) -> list[str]:
+    def ceiling_lines(self, doc: SelftestResult) -> list[str]:
         """One sentence per mode: the ceiling (a lower bound when nothing failed) and its CPU."""
         lines = []
-        for key, entry in doc.get("results", {}).items():
+        for key, entry in doc.results.items():
             mode = self._mode(int(key))
-            if not entry["streams"]:
+            if not entry.streams:
                 lines.append(
                     self.tr("{mode}: not enough evidence — even 1 stream broke the limits.").format(
                         mode=mode
@@ -144,16 +144,17 @@ class SelftestDialog(QDialog):
                 continue
             text = (
                 self.tr("{mode}: ceiling at least {n} streams")
-                if entry["at_least"]
+                if entry.at_least
                 else self.tr("{mode}: ceiling {n} streams")
-            ).format(mode=mode, n=entry["streams"])
-            if entry.get("cpu_ms_per_1k") is not None:
+            ).format(mode=mode, n=entry.streams)
+            if entry.cpu_ms_per_1k is not None:
                 text += self.tr(" ({cpu} ms CPU per 1k tokens)").format(
-                    cpu=_ms(entry["cpu_ms_per_1k"], 0)
+                    cpu=_ms(entry.cpu_ms_per_1k, 0)
                 )
             lines.append(text)
         return lines
 
 
-def _ms(value: Any, decimals: int = 2) -> str:
-    return f"{value:.{decimals}f}" if isinstance(value, int | float) else "–"
+def _ms(value: float | None, decimals: int = 2) -> str:
+    """A figure, or a dash where the step had none (NaN in memory, null on the line)."""
+    return "–" if value is None or not math.isfinite(value) else f"{value:.{decimals}f}"

@@ -14,10 +14,10 @@ from app.commands.copy_command import copied_commands
 from app.commands.run_args import parse_config
 from app.commands.sweep_flags import roofline_config
 from app.profiles import Target
+from app.roofline.context import RooflineContext
 
 SECRET = "sk-copy-secret-7"
-ROOFLINE = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "fp16",
-            "context": 512, "tensor_parallel": 2}  # fmt: skip
+ROOFLINE = RooflineContext("rtx3090", "qwen2.5-7b", "bf16", "fp16", 512, 2)
 
 
 def _target(**overrides: object) -> Target:

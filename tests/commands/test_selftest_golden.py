@@ -23,9 +23,10 @@ from pathlib import Path
 import pytest
 
 import app.commands.selftest as selftest
+from app.bench.schema.codec import SchemaError
 from app.bench.selftest import store
 from app.bench.selftest.decide import Ceiling, Limits, StepResult
-from app.bench.selftest.output import StepLine
+from app.bench.selftest.output import SelftestResult, StepLine, read_line
 
 GOLDEN = json.loads((Path(__file__).parent / "selftest_golden.json").read_text(encoding="utf-8"))
 MACHINE = store.MachineFacts("box-1", "Some CPU \u00ae", 2, "Linux 6.1", "3.12.3")
@@ -57,10 +58,17 @@ def test_result_is_the_golden_bytes(monkeypatch: pytest.MonkeyPatch, saved: Path
     assert result.json_text(line=True) == GOLDEN[f"jsonl_saved_{saved is not None}"]
 
 
-def test_a_step_line_reads_back() -> None:
-    """The --jsonl step line is the codec's: it reads back into the same step (NaN as null)."""
-    from app.bench.schema.codec import from_json_obj
-
-    line = json.loads(StepLine(workers=2, step=STEPS[1], broken=["x"]).json_text())
-    back = from_json_obj(StepLine, line)
-    assert back.workers == 2 and back.broken == ["x"] and math.isnan(back.step.gap_error_p99_ms)
+def test_the_lines_read_back_as_they_were_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The --jsonl lines are the codec's: the window reads each back into its type (a step's
+    NaN figures as null and NaN again), the golden result line too; anything else is no line."""
+    line = read_line(StepLine(workers=2, step=STEPS[1], broken=["x"]).json_text())
+    assert isinstance(line, StepLine)
+    assert line.workers == 2 and line.broken == ["x"] and math.isnan(line.step.gap_error_p99_ms)
+    result = read_line(GOLDEN["jsonl_saved_True"])
+    assert isinstance(result, SelftestResult)
+    monkeypatch.setattr(selftest, "machine_facts", lambda: MACHINE)
+    assert result == selftest._result(RESULTS, Path("/cfg/client_ceiling.json"))
+    assert result.results["0"].streams == 1 and result.results["2"].cpu_ms_per_1k is None
+    assert read_line("") is None and read_line('{"kind": "note"}') is None
+    with pytest.raises(SchemaError, match=r"^selftest\.step\.step\.streams: must be a whole"):
+        read_line('{"kind": "step", "workers": 0, "step": {"streams": "x"}, "broken": []}')

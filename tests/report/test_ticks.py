@@ -12,6 +12,7 @@ import pytest
 
 from app.bench.results.write import roofline_block
 from app.bench.schema.codec import to_json_obj
+from app.bench.sweep.roofline_point import check_roofline
 from tests.report.browser import dump_dom
 from tests.report.test_html import write_html
 
@@ -54,7 +55,11 @@ def _point(rate: float | None, conc: int | None, tpot: float, label: str) -> dic
         "p99_tpot_ms": tpot * 1.7,
         "median_ttft_ms": tpot * 4,
         "p99_ttft_ms": tpot * 40,
-        "tpotbench": {"roofline": to_json_obj(roofline_block(CONTEXT, batch, "concurrency", tpot))},
+        "tpotbench": {
+            "roofline": to_json_obj(
+                roofline_block(check_roofline(CONTEXT), batch, "concurrency", tpot)
+            )
+        },
     }
 
 

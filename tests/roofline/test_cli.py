@@ -37,6 +37,26 @@ def test_reference_case_json(capsys):
     assert r["bound"] == "memory"
 
 
+# The --json keys in their order (a script's format): the figures, the measured TPOT's, then
+# the sources; the prefill floor only when --prompt-tokens asks for it.
+JSON_KEYS = [
+    "gpu", "model", "dtype", "kv_dtype", "batch", "context", "floor_tpot_ms", "memory_ms",
+    "compute_ms", "bound", "bytes_per_step", "weights_bytes", "lm_head_bytes", "kv_bytes",
+    "flops_per_step", "arithmetic_intensity", "ridge_flops_per_byte", "best_single_stream_tok_s",
+    "kv_capacity_tokens", "num_gpu_blocks", "block_size", "kv_capacity_source",
+    "max_concurrency_at_context", "tpot_ms", "mbu", "mfu", "sources",
+]  # fmt: skip
+
+
+def test_json_keys_and_their_order(capsys):
+    r = run_json(capsys, "--context", "0")
+    assert list(r) == JSON_KEYS and list(r["sources"]) == ["gpu", "model", "dtype"]
+    assert r["max_concurrency_at_context"] is None and r["mfu"] is None
+    r = run_json(capsys, "--tpot-ms", "20", "--prompt-tokens", "1000")
+    assert list(r) == [*JSON_KEYS, "prefill_floor_ms"]
+    assert r["prefill_floor_ms"] > 0 and r["mfu"] > 0
+
+
 def test_default_context_512_and_server_blocks(capsys):
     r = run_json(capsys, "--num-gpu-blocks", "1000", "--batch", "8")
     # KV: 8 * 512 * 57,344 = 234,881,024 B on top of 14,141,238,272 B

@@ -1,9 +1,9 @@
-"""Scenario: what-if rows, gains, floor curve and per-point fields, checked by hand."""
+"""Scenario: what-if rows, gains and floor curve, checked by hand (a point's floor and MBU:
+tests/bench/results/test_roofline_results.py)."""
 
 import pytest
 
-from app.roofline.catalog import CatalogError
-from app.roofline.scenario import Scenario, point_fields
+from app.roofline.scenario import Scenario
 
 REF = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "fp16"}
 
@@ -39,12 +39,3 @@ def test_floor_curve_flat_then_rising():
     # batch 512 is compute-bound: 512 * (14,141,238,272 + 401,408*512) / 71e12 = 103.458 ms
     assert curve[512] == pytest.approx(103.458, abs=1e-3)
     assert s.max_batch() == 165  # 5306 blocks // 32 blocks per 512-token sequence
-
-
-def test_point_fields():
-    f = point_fields({**REF, "context": 512}, batch=1, tpot_ms=19.7)
-    assert f["floor_tpot_ms"] == pytest.approx(15.1395, abs=1e-4)
-    assert f["mbu"] == pytest.approx(0.76850, abs=1e-5)  # 14,170,598,400 / 0.0197 / 936e9
-    assert point_fields(REF, 1, None)["mbu"] is None
-    with pytest.raises(CatalogError):
-        point_fields({**REF, "gpu_id": "nope"}, 1, 10.0)

@@ -17,6 +17,7 @@ import itertools
 import shutil
 import types
 import typing
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -54,7 +55,7 @@ def distinctive(tp: Any, counter: itertools.count[int]) -> Any:
         return (distinctive(args[0], counter),)
     if origin is list:
         return [distinctive(args[0], counter)]
-    if origin is dict:
+    if origin is dict or origin is Mapping:
         return {f"key{n}": distinctive(args[1], counter)}
     if tp is bool:
         return True  # every bool of a block defaults to False or None

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from app.bench.schema.point_doc import read_point_doc
 from app.bench.sweep.contract import PointFinished
 from app.profiles import ProfileStore
+from app.roofline.context import RooflineContext
 from app.secrets import KeyStore
 from app.ui.app_setup import settings
 from app.ui.app_setup_i18n import Translations
@@ -86,9 +87,16 @@ def test_unreachable_endpoint_is_a_readable_message(qtbot, window: MainWindow) -
 def test_roofline_context_is_stored_on_the_profile(window: MainWindow, ctx) -> None:
     if window.roofline is None:
         pytest.skip("the roofline panel is not in this tree yet")
-    context = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "fp8", "kv_dtype": "fp16"}
+    context = RooflineContext("rtx3090", "qwen2.5-7b", "fp8", "fp16", 2048, 2)
     window.roofline.contextChanged.emit(context)
-    assert ProfileStore().simulator().roofline == context
+    assert ProfileStore().simulator().roofline == {  # the profile file's keys, in this order
+        "gpu_id": "rtx3090",
+        "model_id": "qwen2.5-7b",
+        "fmt": "fp8",
+        "kv_dtype": "fp16",
+        "context": 2048,
+        "tensor_parallel": 2,
+    }
 
 
 def _finish_point(window: MainWindow, summary: dict) -> None:

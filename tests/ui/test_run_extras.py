@@ -4,6 +4,7 @@ flags, as the fields of the run's SweepSpec."""
 from __future__ import annotations
 
 from app.bench.schema.run_config import RooflineConfig
+from app.roofline.context import RooflineContext
 from app.ui.run_extras import RunExtras
 
 
@@ -16,13 +17,15 @@ def test_nothing_given_sets_nothing() -> None:
 
 
 def test_the_docks_context_becomes_the_runs_roofline() -> None:
-    context = {"fmt": "awq-int4", "gpu_id": "h20", "model_id": "qwen2.5-7b", "kv_dtype": "fp8"}
-    fields = RunExtras(roofline={**context, "context": 2048}, server_metrics=True).spec_fields()
-    assert fields["roofline"] == RooflineConfig("h20", "qwen2.5-7b", "awq-int4", "fp8", 2048)
+    context = RooflineContext("h20", "qwen2.5-7b", "awq-int4", "fp8", 2048)
+    fields = RunExtras(roofline=context, server_metrics=True).spec_fields()
+    assert fields["roofline"] == RooflineConfig("h20", "qwen2.5-7b", "awq-int4", "fp8", 2048, 1)
     assert fields["server_metrics"] is True
 
 
-def test_empty_keys_are_left_out_and_extra_flags_kept() -> None:
-    extras = RunExtras(roofline={"gpu_id": "rtx3090", "model_id": ""}, flags=("--save-detailed",))
-    assert extras.spec_fields()["roofline"] == RooflineConfig(gpu="rtx3090")
+def test_an_empty_model_is_left_out_and_extra_flags_kept() -> None:
+    extras = RunExtras(roofline=RooflineContext("rtx3090", ""), flags=("--save-detailed",))
+    assert extras.spec_fields()["roofline"] == RooflineConfig(
+        gpu="rtx3090", dtype="bf16", kv_dtype="fp16", context=512, tensor_parallel_size=1
+    )
     assert extras.spec_fields()["flags"] == ("--save-detailed",)

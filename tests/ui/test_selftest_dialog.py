@@ -4,7 +4,11 @@ local server and shows each step and the ceiling, and the result is saved for th
 from __future__ import annotations
 
 import json
+import math
 
+from app.bench.selftest.decide import CeilingDoc, Limits, StepResult
+from app.bench.selftest.output import SelftestResult, StepLine
+from app.bench.selftest.store import MachineFacts
 from app.ui.selftest_dialog import SelftestDialog
 
 # Small bounds and limits no machine breaks: the decision is known (2 streams, a lower bound).
@@ -19,7 +23,7 @@ def test_check_this_machine_shows_steps_and_the_ceiling(qtbot, tmp_path, monkeyp
     qtbot.addWidget(dialog)
     with qtbot.waitSignal(dialog.finishedResult, timeout=180_000) as blocker:
         dialog.start()
-    assert blocker.args[0]["results"]["0"]["streams"] == 2
+    assert blocker.args[0].results["0"].streams == 2 and dialog.doc is blocker.args[0]
     log = dialog.log.toPlainText().splitlines()
     assert [line.split(":")[0] for line in log] == ["in one process", "in one process"]
     assert "2 streams — TTFT excess p50" in log[1] and log[1].endswith("within the limits")
@@ -32,9 +36,27 @@ def test_check_this_machine_shows_steps_and_the_ceiling(qtbot, tmp_path, monkeyp
 def test_ceiling_lines_say_not_enough_evidence(qtbot) -> None:
     dialog = SelftestDialog()
     qtbot.addWidget(dialog)
-    doc = {"results": {"2": {"streams": 0, "at_least": False, "cpu_ms_per_1k": None},
-                       "0": {"streams": 16, "at_least": False, "cpu_ms_per_1k": 95.4}}}  # fmt: skip
+    machine = MachineFacts("box-1", "Some CPU", 2, "Linux 6.1", "3.12.3")
+    doc = SelftestResult(
+        machine,
+        {
+            "2": CeilingDoc(0, False, None, "limit", "", Limits(), []),
+            "0": CeilingDoc(16, False, 95.4, "limit", "", Limits(), []),
+        },
+        None,
+    )
     assert dialog.ceiling_lines(doc) == [
         "2 workers: not enough evidence — even 1 stream broke the limits.",
         "in one process: ceiling 16 streams (95 ms CPU per 1k tokens)",
     ]
+
+
+def test_a_step_without_figures_shows_dashes(qtbot) -> None:
+    dialog = SelftestDialog()
+    qtbot.addWidget(dialog)
+    empty = StepResult(2, 8, 8, 0, math.nan, math.nan, math.nan, 0.75)
+    dialog._show_step(StepLine(workers=2, step=empty, broken=["8 of 8 requests failed"]))
+    assert dialog.log.toPlainText() == (
+        "2 workers: 2 streams — TTFT excess p50 – ms, gap error p99 – ms, "
+        "CPU – ms per 1k tokens: over"
+    )

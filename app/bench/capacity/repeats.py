@@ -6,7 +6,6 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 # Two-sided Student t quantiles for 95 % confidence by degrees of freedom (1..30); beyond 30 the
 # normal 1.96 is within 4 %. A table keeps scipy out of the dependencies.
@@ -45,11 +44,3 @@ class Repeated:
         std = statistics.stdev(data)
         half = t95(len(data) - 1) * std / math.sqrt(len(data))
         return cls(len(data), mean, mean - half, mean + half, std / mean if mean else None)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "mean": self.mean,
-            "ci95": [self.low, self.high],
-            "cv": self.cv,
-        }

@@ -46,15 +46,6 @@ class Completeness:
             return f"partial: {of} ran"
         return "complete"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "state": self.state,
-            "ran": self.ran,
-            "planned": self.planned,
-            "reason": self.reason,
-            "text": self.text,
-        }
-
 
 def _count(value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int | float):

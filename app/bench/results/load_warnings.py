@@ -27,12 +27,12 @@ from app.bench.capacity.why import CLIENT_CPU_SHARE, CLIENT_LOOP_LAG_MS
 from app.bench.results.completeness import Completeness, completeness_of_doc
 from app.bench.results.naming import rate_from_file
 from app.bench.results.send_lateness import held_by_cap
-from app.bench.schema.codec import to_json_obj
 from app.bench.schema.point_blocks import (
     ClientBlock,
     LoadWarningBlock,
     PointBlocks,
     TraceBlock,
+    WarningParams,
 )
 from app.bench.schema.point_doc import PointDoc, VllmKeys
 from app.jsonfile import number
@@ -93,7 +93,7 @@ class LoadWarning:
     value: float  # the measured figure
     limit: float  # the limit it broke
     unit: str  # 'requests' | 'ms' | 'share'
-    params: dict[str, Any] = field(default_factory=dict)
+    params: WarningParams = field(default_factory=dict)
 
     @property
     def text(self) -> str:
@@ -105,18 +105,14 @@ class LoadWarning:
             self.kind, self.template, self.value, self.limit, self.unit, self.params, self.text
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """The warning as the point file's tpotbench.load_warnings holds it."""
-        written: dict[str, Any] = to_json_obj(self.block())
-        return written
-
     @classmethod
     def from_block(cls, block: LoadWarningBlock) -> LoadWarning | None:
         """A warning of a typed document; None when it is not one this version can read."""
         if block.template not in TEMPLATES:
             return None
-        warning = cls(block.kind, block.template, block.value, block.limit, block.unit)
-        warning.params.update(block.params)
+        warning = cls(
+            block.kind, block.template, block.value, block.limit, block.unit, dict(block.params)
+        )
         try:
             warning.text  # noqa: B018 - the parameters must fill the sentence
         except (KeyError, ValueError, TypeError):
@@ -185,13 +181,13 @@ def _arrivals(head: VllmKeys, blocks: PointBlocks) -> LoadWarning | None:
         return None
     cap = head.max_concurrency
     held = held_by_cap(cap, blocks, p99)
-    params: dict[str, Any] = {
+    params: dict[str, float] = {
         "late": int(number(late.late) or 0),
         "count": int(number(late.count) or 0),
         "p99_s": p99 / 1000.0,
         "limit_s": limit / 1000.0,
     }
-    if held:
+    if held and cap is not None:  # held_by_cap: only a point with a cap is held by it
         params["cap"] = cap
     template = "arrivals_cap" if held else "arrivals_client"
     return LoadWarning("arrivals_late", template, p99, limit, "ms", params)

@@ -11,7 +11,7 @@ failed after and the tokens it got), and the ITL distribution as a fixed log-bin
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -19,6 +19,7 @@ import numpy as np
 from app.bench.metrics.point import PointMetrics
 from app.bench.metrics.request import request_tpot
 from app.bench.results.per_request import REQUEST_ENTRY_KEYS
+from app.bench.schema.codec import wire
 from app.bench.schema.point_doc import PointDoc
 from app.jsonfile import number
 
@@ -74,13 +75,19 @@ def requests_block(metrics: PointMetrics) -> dict[str, list[Any]]:
     return block
 
 
-def itl_block(metrics: PointMetrics) -> dict[str, Any]:
-    """`tpotbench.itl_histogram`: every gap of every request, binned."""
+@dataclass(frozen=True)
+class ItlHistogram:
+    """`tpotbench.itl_histogram`: the fixed bins' edges (ms, 6 decimals in the file) and how
+    many gaps fell in each."""
+
+    edges_ms: tuple[float, ...] = field(metadata=wire(digits=6))
+    counts: list[int]
+
+
+def itl_block(metrics: PointMetrics) -> ItlHistogram:
+    """Every gap of every request, binned."""
     gaps_ms = np.fromiter((g * 1000.0 for gaps in metrics.itls for g in gaps), dtype=float)
-    return {
-        "edges_ms": [round(e, 6) for e in ITL_EDGES_MS],
-        "counts": itl_histogram(gaps_ms),
-    }
+    return ItlHistogram(ITL_EDGES_MS, itl_histogram(gaps_ms))
 
 
 @dataclass(frozen=True)

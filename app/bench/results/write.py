@@ -4,16 +4,15 @@ to disk atomically."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import errno
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any, cast
+from typing import Any
 
 from app import __version__, jsonfile
 from app.bench.http.failures import fix_for, title_for
@@ -21,6 +20,7 @@ from app.bench.metrics.point import PointMetrics, Stats
 from app.bench.results.naming import rate_to_file
 from app.bench.results.per_request import BLOCK_DETAILED_KEYS, VLLM_DETAILED_KEYS
 from app.bench.results.request_block import itl_block, requests_block
+from app.bench.schema.codec import to_json_obj
 from app.bench.schema.point_blocks import (
     ClientPrefixCache,
     DatasetBlock,
@@ -34,7 +34,7 @@ from app.bench.schema.point_blocks import (
     TokensPerChunk,
 )
 from app.bench.schema.point_doc import PointDoc, VllmKeys, point_json, read_point_doc
-from app.roofline.scenario import point_fields
+from app.roofline.context import RooflineContext
 
 SCHEMA_VERSION = 1
 
@@ -163,7 +163,7 @@ def build_result(
         "duration_definition": "first send to last completion",
         "peak_output_tokens_per_s_weighted": metrics.peak_output_tokens_per_s_weighted,
         "requests": requests_block(metrics),
-        "itl_histogram": itl_block(metrics),
+        "itl_histogram": to_json_obj(itl_block(metrics)),
     }
     if save_detailed:
         rest.update({key: getattr(metrics, attr) for key, attr in BLOCK_DETAILED_KEYS.items()})
@@ -229,41 +229,42 @@ def no_success_note(failures: Sequence[FailureGroup]) -> str:
 
 
 def roofline_block(
-    context: dict[str, Any], batch: float, batch_source: str, tpot_p50_ms: float | None
+    context: RooflineContext, batch: float, batch_source: str, tpot_p50_ms: float | None
 ) -> RooflineBlock:
     """tpotbench.roofline of a point: the chosen context, the decode floor at the point's batch
-    (rounded to whole sequences) and the MBU of its TPOT p50 (None without a TPOT).
+    (rounded to whole sequences) and the MBU of its TPOT p50 (None without a TPOT); ValueError
+    (CatalogError) when the context is not in the catalogue.
 
     `batch_source` says where the batch came from: 'server_running' (mean of the server's
     running-requests gauge), 'concurrency' (the slot limit of an unlimited-rate point) or
     'mean_in_flight' (busy request time / duration, for rate-limited points).
     """
-    fields = point_fields(context, batch, tpot_p50_ms)
-    return RooflineBlock(
-        gpu_id=str(context["gpu_id"]),
-        model_id=str(context["model_id"]),
-        fmt=str(context["fmt"]),
-        kv_dtype=str(context["kv_dtype"]),
-        context=cast(int, fields["roofline_context"]),
-        tensor_parallel=int(context.get("tensor_parallel") or 1),
+    scenario = context.scenario()
+    sequences = max(1, round(batch))
+    measured = tpot_p50_ms if tpot_p50_ms and tpot_p50_ms > 0 else None
+    return replace(
+        context_block(context),
+        context=scenario.context,
         batch=round(float(batch), 3),
         batch_source=batch_source,
-        tpot_p50_ms=tpot_p50_ms if tpot_p50_ms and tpot_p50_ms > 0 else None,
-        floor_tpot_ms=cast(float, fields["floor_tpot_ms"]),
+        tpot_p50_ms=measured,
+        floor_tpot_ms=scenario.floor(sequences).seconds * 1e3,
         # As computed (a whole number of bytes stays one in the file)
-        bytes_per_step=cast(float, fields["bytes_per_step"]),
-        mbu=cast("float | None", fields["mbu"]),
+        bytes_per_step=scenario.step(sequences).total_bytes,
+        mbu=None if measured is None else scenario.mbu(sequences, measured),
     )
 
 
-def context_block(context: Mapping[str, Any]) -> RooflineBlock:
-    """tpotbench.roofline of a point whose batch was not found: the run's context alone, its
-    values as given (one of the wrong kind is named by the point's check,
-    app.bench.schema.point_check, and left out of the file)."""
-    return RooflineBlock(**{k: v for k, v in context.items() if k in _ROOFLINE_KEYS})
-
-
-_ROOFLINE_KEYS = frozenset(f.name for f in dataclasses.fields(RooflineBlock))
+def context_block(context: RooflineContext) -> RooflineBlock:
+    """tpotbench.roofline of a point whose batch was not found: the run's context alone."""
+    return RooflineBlock(
+        gpu_id=context.gpu_id,
+        model_id=context.model_id,
+        fmt=context.fmt,
+        kv_dtype=context.kv_dtype,
+        context=context.context,
+        tensor_parallel=context.tensor_parallel,
+    )
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -774,8 +774,8 @@ def _sequence_reader(tp: Any, origin: Any, opts: FieldOptions, nullable: bool) -
 
         return read_fixed
     item_tp = args[0] if args else Any
-    if item_tp is float or item_tp is int:  # the hot case (token arrivals): one pass, no calls
-        kinds = _NUMBER_TYPES if item_tp is float else (int,)
+    kinds = _number_items(item_tp)
+    if kinds is not None:  # the hot case (token arrivals, gauge samples): one pass, no calls
         item = _reader(item_tp, opts)
 
         def read_numbers(v: Any) -> Any:
@@ -806,6 +806,16 @@ def _sequence_reader(tp: Any, origin: Any, opts: FieldOptions, nullable: bool) -
         return out if make is list else make(out)
 
     return read
+
+
+def _number_items(tp: Any) -> tuple[type, ...] | None:
+    """The exact JSON types a list of `tp` holds as they are, when `tp` is a number (or a
+    number or null): such a list is checked in one pass; None for any other item type."""
+    if tp is float or tp is int:
+        return _NUMBER_TYPES if tp is float else (int,)
+    if _is_union(tp) and set(_args(tp)) in ({float, type(None)}, {int, type(None)}):
+        return (*(_NUMBER_TYPES if float in _args(tp) else (int,)), type(None))
+    return None
 
 
 def _read_items(values: list[Any], readers: Sequence[Reader]) -> list[Any]:

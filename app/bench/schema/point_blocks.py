@@ -44,6 +44,9 @@ from app.bench.schema.codec import SchemaError, field_options, from_json_obj, wi
 # are the run's chosen percentiles. Named so that a reader sees which fields are open.
 Params = dict[str, Any]
 Figures = dict[str, float | None]
+# A load warning's sentence parameters: numbers only (counts, ms, shares), which keys per
+# template (app.bench.results.load_warnings.TEMPLATES).
+WarningParams = Mapping[str, float]
 
 
 @dataclass(frozen=True)
@@ -147,9 +150,10 @@ class ServerMetricsBlock:
         default=None, metadata=wire(digits=4, omit="none")
     )
     warnings: tuple[str, ...] = field(default=(), metadata=wire(omit="empty"))
-    # Columns of gauge samples (t_s, kv_cache_usage, running, ...), hundreds of numbers a
-    # point: passed through as the file holds them, read only by the report's charts.
-    series: dict[str, Any] | None = field(default=None, metadata=_OPTIONAL)
+    # Columns of gauge samples (app.bench.serverstats.snapshot.SERIES_KEYS: t_s,
+    # kv_cache_usage, running, ...; null where a scrape had no such gauge), hundreds of
+    # numbers a point, read by the report's charts.
+    series: dict[str, list[float | None]] | None = field(default=None, metadata=_OPTIONAL)
     vs_client: dict[str, ClientServerGap] | None = field(default=None, metadata=_OPTIONAL)
 
     @property
@@ -367,7 +371,7 @@ class LoadWarningBlock:
     value: float
     limit: float
     unit: str
-    params: Params = dataclasses.field(default_factory=dict)
+    params: WarningParams = dataclasses.field(default_factory=dict)
     text: str = ""
 
 

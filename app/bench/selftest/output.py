@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Literal
 
-from app.bench.schema.codec import to_json_obj
+from app.bench.schema.codec import from_json_obj, to_json_obj
 from app.bench.selftest.decide import CeilingDoc, StepResult
 from app.bench.selftest.store import MachineFacts, plain
 
@@ -35,3 +35,22 @@ class SelftestResult:
         if line:
             return json.dumps(plain({"kind": "result", **obj}), indent=None, allow_nan=False)
         return json.dumps(plain(obj), indent=2, allow_nan=False)
+
+
+def read_line(raw: bytes | str) -> StepLine | SelftestResult | None:
+    """One --jsonl line as its type (the window reads the self-test's lines through this);
+    None for a line that is not one of them (a blank, a stray print). The lines come from the
+    same build, so one that does not decode is not read: SchemaError (a ValueError)."""
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    kind = obj.get("kind")
+    if kind == "step":
+        return from_json_obj(StepLine, obj, where="selftest.step")
+    if kind == "result":
+        rest = {k: v for k, v in obj.items() if k != "kind"}
+        return from_json_obj(SelftestResult, rest, where="selftest.result")
+    return None

@@ -189,7 +189,7 @@ def _roofline(
     tpot = metrics.stats.get("tpot")
     p50 = tpot.median if tpot is not None and metrics.completed else None
     if found is not None:
-        # A context check_roofline did not vet is still recorded, just without a floor.
+        # A context the catalogue does not know (yet) is still recorded, just without a floor.
         with contextlib.suppress(KeyError, ValueError, ArithmeticError):
             return roofline_block(config.roofline, *found, p50)
     return context_block(config.roofline)

@@ -3,44 +3,66 @@ each point ran at (the floor and MBU in its file are taken at that batch)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from typing import Any
+from collections.abc import Mapping
 
 from app.bench.load.arrivals import LoadOutcome
 from app.bench.schema.point_blocks import ServerMetricsBlock
 from app.bench.sweep.plan import PointSpec
-from app.roofline.scenario import Scenario
+from app.roofline.context import RooflineContext
 
-# tensor_parallel: the GPUs the model is split over (the Pareto chart divides throughput by it).
-ROOFLINE_KEYS = ("gpu_id", "model_id", "fmt", "kv_dtype", "context", "tensor_parallel")
+# The context's keys as a profile saves them and a point's file records them (RooflineContext's
+# fields, in its order).
+ROOFLINE_KEYS = tuple(f.name for f in dataclasses.fields(RooflineContext))
 
 
-def check_roofline(context: dict[str, Any]) -> dict[str, Any]:
-    """A roofline context with every key, as the roofline panel stores it; CatalogError
-    (a ValueError naming the unknown id) when an id is not in the catalogue."""
-    missing = [k for k in ROOFLINE_KEYS[:4] if not context.get(k)]
+def check_roofline(context: Mapping[str, object]) -> RooflineContext:
+    """A roofline context as saved or given (ROOFLINE_KEYS; a profile's, the flags'), checked
+    against the catalogue: CatalogError (a ValueError naming the unknown id) when an id is not
+    in it, ValueError when a key is missing or a number is not one."""
+    checked = roofline_of(context)
+    checked.scenario()
+    return checked
+
+
+def roofline_of(context: Mapping[str, object], *, model: bool = True) -> RooflineContext:
+    """The values of a saved or given context as a RooflineContext, not yet looked up in the
+    catalogue (check_roofline does): ValueError when an id is missing (the model only when
+    `model`) or the context length or tensor-parallel size is not a number."""
+    missing = [k for k in ROOFLINE_KEYS[:4] if not context.get(k) and (model or k != "model_id")]
     if missing:
         raise ValueError(f"roofline context lacks {', '.join(missing)}")
+    raw = context.get("context")
     try:
-        tokens = int(context.get("context") or 512)
+        tokens = _whole(raw or 512)
     except (TypeError, ValueError):
-        raise ValueError(
-            f"roofline context length {context.get('context')!r} is not a number"
-        ) from None
+        raise ValueError(f"roofline context length {raw!r} is not a number") from None
     if tokens < 0:
         raise ValueError(f"roofline context length must not be negative, got {tokens}")
+    raw = context.get("tensor_parallel")
     try:
-        raw = context.get("tensor_parallel")
-        gpus = 1 if raw in (None, "") else int(raw)
+        gpus = 1 if raw in (None, "") else _whole(raw)
     except (TypeError, ValueError):
-        raise ValueError(
-            f"tensor-parallel size {context.get('tensor_parallel')!r} is not a number"
-        ) from None
+        raise ValueError(f"tensor-parallel size {raw!r} is not a number") from None
     if gpus < 1:
         raise ValueError(f"tensor-parallel size must be at least 1, got {gpus}")
-    ids = {k: str(context[k]) for k in ROOFLINE_KEYS[:4]}
-    Scenario.from_ids(**ids, context=tokens)
-    return {**ids, "context": tokens, "tensor_parallel": gpus}
+    model_id = context.get("model_id")
+    return RooflineContext(
+        gpu_id=str(context["gpu_id"]),
+        model_id=str(model_id) if model_id else None,
+        fmt=str(context["fmt"]),
+        kv_dtype=str(context["kv_dtype"]),
+        context=tokens,
+        tensor_parallel=gpus,
+    )
+
+
+def _whole(value: object) -> int:
+    """int() of a saved number or its text (TypeError for anything else)."""
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise TypeError(value)
 
 
 def roofline_batch(

@@ -25,6 +25,7 @@ from app.bench.sweep.contract import EndpointInfo
 from app.bench.sweep.conversation_point import ConversationLoad
 from app.bench.sweep.plan import PointSpec, plan_points
 from app.bench.sweep.prefix_cache import PrefixCacheReset, is_loopback
+from app.roofline.context import RooflineContext
 
 CSV_NAME = "sweep.csv"
 
@@ -83,9 +84,9 @@ class RunContext:
     verify_tls: bool = True
     transport: client_mod.Transport = "native"
     write_csv: bool = True
-    # GPU/model/format/KV dtype/context (the roofline panel's keys, see check_roofline): each
+    # The roofline panel's GPU/model/format/KV dtype/context (checked: check_roofline): each
     # point's file gets it with the floor at the point's batch and the MBU of its TPOT p50.
-    roofline: dict[str, Any] | None = None
+    roofline: RooflineContext | None = None
     server_metrics: bool = False  # scrape /metrics during each point (on its own thread)
     run_id: str = field(default_factory=new_run_id)
     overwrite: bool = False  # replace result files of the same name from an earlier run

@@ -186,8 +186,10 @@ def _json_point(point: PointRow) -> Any:
     flat = _summary(point)
     for key in ROOFLINE_KEYS:  # flat beside the nested block, so scripts find them one way
         flat[key] = point_value(point, key)
-    flat["completeness"] = point_status.completeness(point).to_dict()
-    flat["load_warnings"] = [w.to_dict() for w in point_status.load_warnings(point)]
+    completeness = point_status.completeness(point)
+    flat["completeness"] = {**to_json_obj(completeness), "text": completeness.text}
+    # As the point file's tpotbench.load_warnings holds them
+    flat["load_warnings"] = [to_json_obj(w.block()) for w in point_status.load_warnings(point)]
     for key in OPTIONAL_KEYS:  # the workload's figures too, where the point has them
         if key == "status":
             continue  # the window's words; completeness and load_warnings say it for scripts

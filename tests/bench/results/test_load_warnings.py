@@ -13,6 +13,7 @@ import pytest
 from app.bench.datasets.mooncake import default_trace_path
 from app.bench.results.load_warnings import LATENESS_FLOOR_MS, warnings_of
 from app.bench.results.load_warnings import check_load as check_doc
+from app.bench.schema.codec import to_json_obj
 from app.bench.schema.point_doc import read_point_doc
 from app.cli import main
 from tests.documents import document
@@ -80,7 +81,7 @@ def test_stored_warnings_round_trip_and_old_files_are_checked_on_read() -> None:
     doc = _doc(num_prompts=32, max_concurrent_requests=32)
     assert doc["tpotbench"].get("load_warnings") is None  # written before the checks existed
     (w,) = warnings_of(read_point_doc(doc, strict=False))
-    doc["tpotbench"]["load_warnings"] = [w.to_dict()]
+    doc["tpotbench"]["load_warnings"] = [to_json_obj(w.block())]
     (again,) = warnings_of(read_point_doc(doc, strict=False))
     assert again == w
 

@@ -106,6 +106,10 @@ def test_result_file_has_every_request_without_save_detailed(
         assert block["tpot_ms"][i] == pytest.approx(tpot, abs=1e-3)
     hist = doc["tpotbench"]["itl_histogram"]
     assert len(hist["edges_ms"]) == len(hist["counts"]) + 1
+    assert list(hist) == ["edges_ms", "counts"]  # the fixed bins, as every file holds them
+    assert (
+        hist["edges_ms"] == [round(e, 6) for e in ITL_EDGES_MS] and hist["edges_ms"][1] == 0.01122
+    )
     assert sum(hist["counts"]) == 3 * 3  # three messages after the first, per good request
 
     # Live: each request event names its prompt length; a failure says when it failed.

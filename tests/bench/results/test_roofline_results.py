@@ -8,6 +8,7 @@ import json
 import math
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,8 @@ from app.bench.schema.point_blocks import ServerMetricsBlock, Spread
 from app.bench.sweep.plan import PointSpec
 from app.bench.sweep.roofline_point import check_roofline, roofline_batch
 from app.commands.report import format_table
+from app.roofline.catalog import CatalogError
+from app.roofline.context import RooflineContext
 from tests.documents import document
 from tests.event_lines import wire_event
 
@@ -43,23 +46,28 @@ MS = 1_000_000
 
 
 def test_block_for_the_reference_case() -> None:
-    block = to_json_obj(roofline_block(REFERENCE, 1.0, "concurrency", 19.7))
+    context = check_roofline(REFERENCE)
+    block = to_json_obj(roofline_block(context, 1.0, "concurrency", 19.7))
     assert {k: block[k] for k in REFERENCE} == REFERENCE
     assert block["batch"] == 1.0 and block["batch_source"] == "concurrency"
     assert block["bytes_per_step"] == BYTES_B1
     assert block["floor_tpot_ms"] == pytest.approx(15.139528, abs=1e-6)  # BYTES_B1 / 936e9
     assert block["mbu"] == pytest.approx(0.768504, abs=1e-6)  # BYTES_B1 / 19.7 ms / 936e9
     # A mean running batch of 7.6 is read at 8 sequences; no TPOT means no MBU.
-    block = to_json_obj(roofline_block(REFERENCE, 7.6, "server_running", None))
+    block = to_json_obj(roofline_block(context, 7.6, "server_running", None))
     assert block["batch"] == 7.6 and block["bytes_per_step"] == BYTES_B8
     assert block["floor_tpot_ms"] == pytest.approx(15.359102, abs=1e-6)
     assert block["mbu"] is None and block["tpot_p50_ms"] is None
+    with pytest.raises(CatalogError):  # the point then records its context alone
+        roofline_block(replace(context, gpu_id="nope"), 1.0, "concurrency", 10.0)
 
 
 def test_context_check_fills_defaults_and_names_the_bad_id() -> None:
     partial = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "awq-int4", "kv_dtype": "fp8"}
-    assert check_roofline(partial) == {**partial, "context": 512, "tensor_parallel": 1}
-    assert check_roofline({**partial, "tensor_parallel": "2"})["tensor_parallel"] == 2
+    assert check_roofline(partial) == RooflineContext(**partial, context=512, tensor_parallel=1)
+    assert check_roofline({**partial, "tensor_parallel": "2"}).tensor_parallel == 2
+    with pytest.raises(ValueError, match="roofline context length 'x' is not a number"):
+        check_roofline({**partial, "context": "x"})
     with pytest.raises(ValueError, match="tensor-parallel size must be at least 1"):
         check_roofline({**partial, "tensor_parallel": 0})
     with pytest.raises(ValueError, match="unknown GPU 'rtx9999'"):
@@ -123,7 +131,7 @@ def test_rows_csv_and_report_carry_floor_and_mbu(tmp_path: Path) -> None:
     _file(
         tmp_path,
         "a_rateinf_conc4.json",
-        to_json_obj(roofline_block(REFERENCE, 4, "concurrency", 19.7)),
+        to_json_obj(roofline_block(check_roofline(REFERENCE), 4, "concurrency", 19.7)),
     )
     _file(tmp_path, "b_rateinf_conc4.json", None)  # a run that chose no GPU
     _file(tmp_path, "c_rateinf_conc4.json", {"gpu": "rtx3090"})  # phase-1 profile dict
@@ -224,3 +232,23 @@ def test_roofline_model_defaults_to_the_served_model(sim, make_sim, tmp_path: Pa
     assert "no roofline for this run" in proc.stderr and "--roofline-model" in proc.stderr
     [path] = (tmp_path / "b").glob("*.json")
     assert not document(path)["tpotbench"].get("roofline")
+
+
+def test_a_context_without_a_model_waits_for_the_served_one() -> None:
+    from app.bench.schema.run_config import RooflineConfig
+    from app.commands.sweep_config import roofline_context
+
+    saved = {"gpu_id": "rtx3090", "fmt": "awq-int4", "context": "2048"}
+    assert roofline_context(RooflineConfig(tensor_parallel_size=2), saved, None) == (
+        RooflineContext("rtx3090", None, "awq-int4", "fp16", 2048, 2),
+        [],
+    )
+    # A number the profile file spoils: the run goes on without a roofline and says why.
+    assert roofline_context(RooflineConfig(gpu="rtx3090"), {"context": "many"}, None) == (
+        None,
+        ["no roofline for this run: roofline context length 'many' is not a number"],
+    )
+    # The served model completes it (app.commands.sweep._with_model).
+    assert roofline_context(RooflineConfig(gpu="rtx3090"), None, "qwen2.5-7b")[0] == (
+        RooflineContext("rtx3090", "qwen2.5-7b")
+    )

@@ -447,3 +447,17 @@ def test_a_field_with_its_own_reader_reads_back_and_its_errors_name_the_path() -
         from_json_obj(_Holder, {"kept": {"v": 1}}, where="event")
     assert str(caught.value) == "event.kept.inner.v: must be text"
     assert (caught.value.path, caught.value.problem) == ("event.kept.inner.v", "must be text")
+
+
+def test_lists_of_numbers_or_null_read_in_one_pass_and_name_a_bad_item() -> None:
+    """Gauge samples (server_metrics.series): numbers and nulls as they are, ints stay ints;
+    anything else is refused at its index, as an item of any other list is."""
+    samples = {"t_s": [0.0, 1, 2.5], "running": [None, 3.0, 4]}
+    assert from_json_obj(dict[str, list[float | None]], samples) == samples
+    assert from_json_obj(list[int | None], [1, None, 2]) == [1, None, 2]
+    with pytest.raises(SchemaError, match=r"^series\.running\[1\]: must be a number or null"):
+        from_json_obj(dict[str, list[float | None]], {"running": [1.0, "x"]}, where="series")
+    with pytest.raises(SchemaError, match=r"^\[0\]: must be a whole number or null"):
+        from_json_obj(list[int | None], [1.5])
+    with pytest.raises(SchemaError, match=r"^\[2\]: must be a number or null, got True"):
+        from_json_obj(list[float | None], [None, 1, True])

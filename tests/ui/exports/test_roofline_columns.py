@@ -11,6 +11,7 @@ import pytest
 
 from app.bench.results.write import roofline_block, write_point_json
 from app.bench.schema.codec import to_json_obj
+from app.bench.sweep.roofline_point import check_roofline
 from app.ui.exports.tables import TABLE_COLUMNS, cell_text, runs_csv, runs_json
 from app.ui.main_window import MainWindow
 from app.ui.panels.results.panel import ResultsPanel
@@ -40,7 +41,9 @@ def _doc(roofline: dict | None) -> dict:
 
 def test_live_summary_cells_read_the_nested_block() -> None:
     # A live point_finished summary nests the figures; 19.7 ms at batch 1 is the reference.
-    live = row_of(_doc(to_json_obj(roofline_block(REFERENCE, 1, "concurrency", 19.7))))
+    live = row_of(
+        _doc(to_json_obj(roofline_block(check_roofline(REFERENCE), 1, "concurrency", 19.7)))
+    )
     bare = row_of(_doc(None))
     assert cell_text(live, "floor_tpot_ms", 2) == "15.14"
     assert cell_text(live, "mbu", None) == "76.9 %"
@@ -60,7 +63,7 @@ def test_results_panel_table_and_exports_show_floor_and_mbu(qtbot, tmp_path: Pat
     root = tmp_path / "runs"
     write_point_json(
         root / "ref_rateinf_conc1.json",
-        _doc(to_json_obj(roofline_block(REFERENCE, 1, "concurrency", 19.7))),
+        _doc(to_json_obj(roofline_block(check_roofline(REFERENCE), 1, "concurrency", 19.7))),
     )
     panel = ResultsPanel()
     qtbot.addWidget(panel)

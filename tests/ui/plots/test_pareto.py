@@ -82,7 +82,7 @@ def test_roofline_dock_pareto_follows_the_gpu_count(qtbot) -> None:
     assert drawn["points 0"] == ([50.0], [400.0])
     with qtbot.waitSignal(panel.contextChanged, timeout=1000) as blocker:
         panel.picker.gpus_spin.setValue(2)
-    assert blocker.args[0]["tensor_parallel"] == 2
+    assert blocker.args[0].tensor_parallel == 2
     assert "hardware ×2" in panel.pareto_plot.getPlotItem().titleLabel.text
     assert "GeForce RTX 3090 ×2" in panel.pareto_plot.toolTip()
     drawn = _curves(panel.pareto_plot)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TypedDict
 
 import pyqtgraph as pg
@@ -23,6 +24,7 @@ from app.roofline.catalog import (
     CatalogError,
     get_model,
 )
+from app.roofline.context import RooflineContext
 from app.roofline.pareto import hardware_frontier, measured_point
 from app.roofline.scenario import Scenario
 from app.ui.panels.roofline import figures
@@ -40,17 +42,6 @@ class RooflineIds(TypedDict):
     model_id: str
     fmt: str
     kv_dtype: str
-
-
-class RooflineContext(TypedDict):
-    """The dock's settings as a run takes them (roofline_args) and set_context gives them back."""
-
-    gpu_id: str
-    model_id: str | None
-    fmt: str
-    kv_dtype: str
-    context: int
-    tensor_parallel: int
 
 
 DEFAULT: RooflineIds = {
@@ -73,11 +64,11 @@ class RooflinePanel(QWidget):
     """Decode floor, MBU, roofline and what-if for one GPU + model + format + KV dtype.
 
     Signals:
-        contextChanged(dict): the user picked another GPU/model/format/KV dtype/context/GPU
-            count; keys gpu_id, model_id, fmt, kv_dtype, context, tensor_parallel.
+        contextChanged(RooflineContext): the user picked another GPU/model/format/KV
+            dtype/context/GPU count.
     """
 
-    contextChanged = Signal(dict)
+    contextChanged = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -196,14 +187,15 @@ class RooflinePanel(QWidget):
     # ---- public API ----
 
     def context(self) -> RooflineContext:
-        return {
-            "gpu_id": self._scenario.gpu.id,
-            "model_id": self.picker.model_id(),
-            "fmt": self._scenario.fmt.id,
-            "kv_dtype": self._scenario.kv.id,
-            "context": self._scenario.context,
-            "tensor_parallel": self.picker.tensor_parallel(),
-        }
+        """The dock's settings as a run takes them and set_context gives them back."""
+        return RooflineContext(
+            gpu_id=self._scenario.gpu.id,
+            model_id=self.picker.model_id(),
+            fmt=self._scenario.fmt.id,
+            kv_dtype=self._scenario.kv.id,
+            context=self._scenario.context,
+            tensor_parallel=self.picker.tensor_parallel(),
+        )
 
     def scenario(self) -> Scenario:
         return self._scenario
@@ -221,14 +213,14 @@ class RooflinePanel(QWidget):
         one); CatalogError if bad."""
         now = self.context()
         if not self.picker.model_id():
-            now = {**now, **DEFAULT, "context": 512}
+            now = replace(now, **DEFAULT, context=512)
         ids: RooflineIds = {
-            "gpu_id": gpu_id or now["gpu_id"],
-            "model_id": model_id or now["model_id"] or DEFAULT["model_id"],
-            "fmt": fmt or now["fmt"],
-            "kv_dtype": kv_dtype or now["kv_dtype"],
+            "gpu_id": gpu_id or now.gpu_id,
+            "model_id": model_id or now.model_id or DEFAULT["model_id"],
+            "fmt": fmt or now.fmt,
+            "kv_dtype": kv_dtype or now.kv_dtype,
         }
-        tokens = int(context if context is not None else now["context"])
+        tokens = int(context if context is not None else now.context)
         scenario = Scenario.from_ids(**ids, context=tokens)  # raises before anything changes
         self.picker.show_scenario(scenario, ids["model_id"])
         if tensor_parallel is not None:

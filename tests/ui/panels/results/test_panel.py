@@ -317,6 +317,7 @@ def test_export_dialog_follows_the_filter_and_remembers_the_folder(
 def test_exported_charts_carry_run_model_gpu_date_and_the_floor(qtbot, tmp_path) -> None:
     from app.bench.results.write import roofline_block, write_point_json
     from app.bench.schema.codec import to_json_obj
+    from app.bench.sweep.roofline_point import check_roofline
 
     context = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "fp16"}
     for conc, tpot in ((1, 19.7), (8, 24.0)):
@@ -332,7 +333,9 @@ def test_exported_charts_carry_run_model_gpu_date_and_the_floor(qtbot, tmp_path)
             "output_throughput": conc * 1000 / tpot,
             "tpotbench": {
                 "roofline": to_json_obj(
-                    roofline_block({**context, "context": 512}, conc, "concurrency", tpot)
+                    roofline_block(
+                        check_roofline({**context, "context": 512}), conc, "concurrency", tpot
+                    )
                 )
             },
         }

@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import QPointF, QRectF, Qt
 
 from app.roofline.catalog import CatalogError
+from app.roofline.context import RooflineContext
 from app.ui.panels.roofline.custom_gpu_dialog import CustomGpuDialog
 from app.ui.panels.roofline.panel import RooflinePanel
 
@@ -76,27 +77,20 @@ def test_whatif_table_has_awq_int4_at_under_half(panel):
 
 
 def test_user_change_emits_context_and_set_context_does_not(panel, qtbot):
-    seen: list[dict] = []
+    seen: list[RooflineContext] = []
     panel.contextChanged.connect(seen.append)
     panel.set_context(fmt="fp8")
     assert seen == []
     with qtbot.waitSignal(panel.contextChanged, timeout=1000) as blocker:
         panel.picker.fmt_combo.setCurrentIndex(panel.picker.fmt_combo.findData("awq-int4"))
-    assert blocker.args[0] == {
-        "gpu_id": "rtx3090",
-        "model_id": "qwen2.5-7b",
-        "fmt": "awq-int4",
-        "kv_dtype": "fp16",
-        "context": 512,
-        "tensor_parallel": 1,
-    }
+    assert blocker.args[0] == RooflineContext("rtx3090", "qwen2.5-7b", "awq-int4", "fp16", 512, 1)
     assert "4.82 ms" in panel.floor_label.text()
 
 
 def test_bad_context_is_refused_and_nothing_changes(panel):
     with pytest.raises(CatalogError, match="unknown GPU 'rtx9999'"):
         panel.set_context("rtx9999", None, None, None)
-    assert panel.context()["gpu_id"] == "rtx3090"
+    assert panel.context().gpu_id == "rtx3090"
 
 
 def test_config_json_model(panel, tmp_path):
@@ -113,7 +107,7 @@ def test_config_json_model(panel, tmp_path):
         )
     )  # fmt: skip
     assert panel.load_model_config(str(good))
-    assert panel.context()["model_id"] == str(good)
+    assert panel.context().model_id == str(good)
 
 
 def test_custom_gpu_dialog_adds_gpu(panel, qtbot):

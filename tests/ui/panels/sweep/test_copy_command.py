@@ -9,12 +9,12 @@ from PySide6.QtGui import QGuiApplication
 
 from app.cli import build_command_parser
 from app.profiles import Target
+from app.roofline.context import RooflineContext
 from app.ui.panels.sweep.panel import SweepPanel
 from app.ui.run_extras import RunExtras
 
 SECRET = "sk-window-secret-3"
-ROOFLINE = {"gpu_id": "rtx3090", "model_id": "qwen2.5-7b", "fmt": "bf16", "kv_dtype": "fp16",
-            "context": 512, "tensor_parallel": 1}  # fmt: skip
+ROOFLINE = RooflineContext("rtx3090", "qwen2.5-7b", "bf16", "fp16", 512, 1)
 
 
 def test_copy_as_command_puts_the_runnable_line_on_the_clipboard(qtbot, tmp_path) -> None:
