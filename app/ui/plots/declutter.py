@@ -173,19 +173,15 @@ class Declutter(QObject):
         self.place_for(SLICE_NS)
 
     def _hide_overlapping_till_placed(self) -> None:
-        """A placement due (its next slice waiting its turn, the chart free to paint before
-        it): the labels that overlap an earlier one made transparent until it places them, as
-        a slice's end leaves them (_hide_overlapping_unplaced). Left as they were, a chart
+        """A placement just made due (its next slice waits its turn, the chart free to paint
+        before it): the labels that overlap an earlier one made transparent until it places
+        them, as a slice's end leaves them (_hide_overlapping_unplaced). Left as they were, a chart
         that painted before its placement's turn (the Results tab's staged drawing gives its
         first slice's time to the charts in turn) showed new labels over each other."""
-        if self.pending:
-            # Seen as the next paint will show them: pyqtgraph scales the view, and a label
-            # to it, only when it is painted or mapped.
-            self._view.updateMatrix()
-            for label in self._labels:
-                if label.scene() is not None:
-                    label.updateTransform()
-            self._hide_overlapping(self._labels, [])
+        # Seen as the next paint will show them: pyqtgraph scales the view to a new range only
+        # when it is painted or mapped; scaled, it brings each label's transform up to date.
+        self._view.updateMatrix()
+        self._hide_overlapping(self._labels, [])
 
     def _hide_overlapping_unplaced(self) -> None:
         """The labels not placed yet made transparent where they overlap a label placed or
