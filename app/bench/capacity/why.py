@@ -702,7 +702,7 @@ def explain(doc: PointDoc, failed: Sequence[str] | None = None) -> WhyBlock:
         error = f" ({error})" if error else ""
         return _abstain(failed_text, WhyItem("metrics", {"error": error}), evidence)
     if p.completed < MIN_REQUESTS or p.samples < MIN_SAMPLES:
-        short = {"seconds": p.seconds, "completed": p.completed, "samples": p.samples}
+        short: Params = {"seconds": p.seconds, "completed": p.completed, "samples": p.samples}
         return _abstain(failed_text, WhyItem("short", short), evidence)
     if not p.gpu_known:
         missing.append(WhyItem("gpu"))
@@ -716,7 +716,7 @@ def explain(doc: PointDoc, failed: Sequence[str] | None = None) -> WhyBlock:
     if not candidates:
         _, kv_peak = _spread(p.server.kv_cache_usage)
         itl50, itl99 = p.stat("itl", "p50"), p.stat("itl", "p99")
-        params = {
+        params: Params = {
             "failed": failed_text,
             "queue_ms": p.queue_ms or 0.0,
             "kv": kv_peak or 0.0,

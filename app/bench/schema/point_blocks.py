@@ -40,9 +40,10 @@ from typing import Any, Literal
 
 from app.bench.schema.codec import SchemaError, field_options, from_json_obj, wire
 
-# Free-form by design: a why's template parameters and evidence, a block of figures whose keys
-# are the run's chosen percentiles. Named so that a reader sees which fields are open.
-Params = dict[str, Any]
+# Open key sets by design: a why's template parameters and evidence (which keys depends on the
+# cause), a block of figures whose keys are the run's chosen percentiles. Named so that a reader
+# sees which fields are open; their values are still typed (a figure, or a name like the server's).
+Params = dict[str, float | str | None]
 Figures = dict[str, float | None]
 # A load warning's sentence parameters: numbers only (counts, ms, shares), which keys per
 # template (app.bench.results.load_warnings.TEMPLATES).
