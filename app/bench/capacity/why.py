@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from app.bench.results.request_block import block_column
 from app.bench.results.send_lateness import client_send_lateness_ms
 from app.bench.schema.point_blocks import (
     ClientBlock,
@@ -497,15 +498,14 @@ class _Point:
     def ttft_steps(self) -> _Steps | None:
         """The client's view of a queue: the median TTFT over the lowest (the first wave
         meets free slots) and how many service times (a request's decode) that gap is."""
-        requests = self.doc.block_rest.get("requests") or {}
-        ttfts = [v for v in requests.get("ttft_ms") or [] if isinstance(v, int | float)]
-        e2els = [v for v in requests.get("e2el_ms") or [] if isinstance(v, int | float)]
-        if len(ttfts) < MIN_REQUESTS or len(e2els) != len(requests.get("ttft_ms") or []):
+        ttft_ms, e2el_ms = block_column(self.doc, "ttft_ms"), block_column(self.doc, "e2el_ms")
+        if ttft_ms is None or e2el_ms is None:
+            return None
+        ttfts = [t for t in ttft_ms if t is not None]
+        if len(ttfts) < MIN_REQUESTS or len(e2el_ms) != len(ttft_ms) or None in e2el_ms:
             return None
         pairs = [
-            (t, e)
-            for t, e in zip(requests["ttft_ms"], requests["e2el_ms"], strict=False)
-            if isinstance(t, int | float) and isinstance(e, int | float)
+            (t, e) for t, e in zip(ttft_ms, e2el_ms, strict=True) if t is not None and e is not None
         ]
         lowest, median = min(t for t, _ in pairs), statistics.median(t for t, _ in pairs)
         service = statistics.median(e - t for t, e in pairs)

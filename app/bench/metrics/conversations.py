@@ -10,6 +10,7 @@ from typing import Any
 
 from app.bench.metrics.point import PointMetrics, Stats
 from app.bench.schema.point_blocks import ConversationsBlock, Figures, PointBlocks, ThinkTime
+from app.bench.schema.request_arrays import SessionColumns
 
 RATE_MEANING = "sessions started per second"
 
@@ -90,10 +91,11 @@ def conversation_block(
     )
 
 
-def add_session_columns(requests_block: dict[str, list[Any]], records: Sequence[Any]) -> None:
-    """`session` and `turn` per request in `tpotbench.requests` (same order as its rows)."""
-    requests_block["session"] = [getattr(r, "session", None) for r in records]
-    requests_block["turn"] = [getattr(r, "turn", None) for r in records]
+def session_columns(records: Sequence[Any]) -> SessionColumns:
+    """`session` and `turn` per request for `tpotbench.requests` (same order as its rows)."""
+    return SessionColumns(
+        [getattr(r, "session", None) for r in records], [getattr(r, "turn", None) for r in records]
+    )
 
 
 def conversation_figures(blocks: PointBlocks) -> dict[str, float | None]:

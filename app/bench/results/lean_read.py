@@ -13,11 +13,11 @@ SET_ASIDE_KEY for the distributions. Small files are parsed whole, as written.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import numpy as np
 
-from app.bench.results.request_block import ITL_EDGES_MS, itl_histogram
+from app.bench.results.request_block import ITL_EDGES_MS, ITL_EDGES_WRITTEN_MS, itl_histogram
+from app.bench.schema.point_blocks import ItlHistogram
 
 # Files above this size are read lean: below it, the gaps cost less than ~150 MB of objects.
 LEAN_BYTES = 32 * 1024 * 1024
@@ -28,10 +28,10 @@ _ITLS = re.compile(rb'"itls"\s*:\s*(\[[-0-9.eE+,\s\[\]]*\])')
 _REQUEST = re.compile(rb"\[([^\[\]]*)\]")
 
 
-def set_aside_itls(raw: bytes) -> tuple[bytes, dict[str, Any] | None]:
-    """`raw` with its one `itls` array replaced by null, and that array binned ({"edges_ms",
-    "counts"}); `raw` unchanged and None when the file has no such array, several of them
-    (--append-result), or one that is not plain numbers (then it is parsed whole, as usual)."""
+def set_aside_itls(raw: bytes) -> tuple[bytes, ItlHistogram | None]:
+    """`raw` with its one `itls` array replaced by null, and that array binned; `raw`
+    unchanged and None when the file has no such array, several of them (--append-result),
+    or one that is not plain numbers (then it is parsed whole, as usual)."""
     found = _ITLS.search(raw)
     if found is None or _ITLS.search(raw, found.end()) is not None:
         return raw, None
@@ -52,5 +52,4 @@ def set_aside_itls(raw: bytes) -> tuple[bytes, dict[str, Any] | None]:
     if not readable:
         return raw, None
     lean = raw[: found.start(1)] + b"null" + raw[found.end(1) :]
-    edges = [round(e, 6) for e in ITL_EDGES_MS]
-    return lean, {"edges_ms": edges, "counts": [int(c) for c in counts]}
+    return lean, ItlHistogram(ITL_EDGES_WRITTEN_MS, [int(c) for c in counts])

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from app.bench.metrics.conversations import conversation_figures
 from app.bench.metrics.workload import cache_figures, reasoning_figures
@@ -15,7 +14,7 @@ from app.bench.results.completeness import Completeness, completeness_from
 from app.bench.results.load_warnings import LoadWarning, on_the_curve, warnings_of
 from app.bench.results.naming import rate_to_file
 from app.bench.results.point_row import PointRow, Scalar, point_row
-from app.bench.schema.point_blocks import PointBlocks
+from app.bench.schema.point_blocks import ItlHistogram, PointBlocks
 from app.bench.schema.point_doc import PointDoc
 
 
@@ -50,7 +49,7 @@ class PointResult:
     # (vLLM's --metadata keys too): what the window's exports carry for every key read.
     file_keys: Mapping[str, Scalar] = field(default_factory=dict)
     # A large file read lean (app.bench.results.lean_read): its `itls` gaps, binned.
-    itl_set_aside: Mapping[str, Any] | None = None
+    itl_set_aside: ItlHistogram | None = None
 
     @property
     def blocks(self) -> PointBlocks:

@@ -18,6 +18,7 @@ from app.bench.results import vllm_adapter
 from app.bench.results.lean_read import LEAN_BYTES, SET_ASIDE_KEY, set_aside_itls
 from app.bench.results.point_result import PointResult
 from app.bench.schema.codec import to_json_obj
+from app.bench.schema.point_blocks import ItlHistogram
 from app.bench.schema.point_doc import BLOCK_KEY, STAT_KEY, PointDoc, read_point_doc
 
 # Files a run writes beside its points that are not points (a capacity search's summary).
@@ -208,9 +209,14 @@ def _point_of(doc: PointDoc, path: Path | None, source: str, raw: dict[str, Any]
         stats=stats,
         doc=doc,
         file_keys={k: v for k, v in raw.items() if not isinstance(v, list | dict)},
-        itl_set_aside=raw.get(SET_ASIDE_KEY),
+        itl_set_aside=_set_aside(raw),
     )
     return point
+
+
+def _set_aside(raw: dict[str, Any]) -> ItlHistogram | None:
+    hist = raw.get(SET_ASIDE_KEY)  # put there by _documents, never read from a file
+    return hist if isinstance(hist, ItlHistogram) else None
 
 
 def _documents(path: Path) -> list[Any]:

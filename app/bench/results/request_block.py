@@ -11,16 +11,16 @@ failed after and the tokens it got), and the ITL distribution as a fixed log-bin
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from app.bench.metrics.point import PointMetrics
 from app.bench.metrics.request import request_tpot
-from app.bench.results.per_request import REQUEST_ENTRY_KEYS
-from app.bench.schema.codec import wire
+from app.bench.schema.point_blocks import ItlHistogram
 from app.bench.schema.point_doc import PointDoc
+from app.bench.schema.request_arrays import RequestEntries
 from app.jsonfile import number
 
 # ITL histogram bins: 10 µs .. 100 s, 20 per decade (12 % wide): fine enough for a CDF read at
@@ -48,46 +48,55 @@ def _ms(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds * 1000.0, 4)
 
 
-def requests_block(metrics: PointMetrics) -> dict[str, list[Any]]:
+def requests_block(metrics: PointMetrics) -> RequestEntries:
     """`tpotbench.requests`: one entry per request in send order, failures included (their
     times null, so a plot can colour them without inventing a latency)."""
-    block: dict[str, list[Any]] = {key: [] for key in REQUEST_ENTRY_KEYS}
+    ok: list[bool] = []
+    prompt_tokens: list[int] = []
+    output_tokens: list[int] = []
+    start_s: list[float] = []
+    ttft_ms: list[float | None] = []
+    tpot_ms: list[float | None] = []
+    e2el_ms: list[float | None] = []
     for i, kind in enumerate(metrics.error_kinds):
-        ok = kind is None
-        block["ok"].append(ok)
-        block["prompt_tokens"].append(metrics.input_lens[i])
+        succeeded = kind is None
+        ok.append(succeeded)
+        prompt_tokens.append(metrics.input_lens[i])
         got = metrics.received_tokens[i] if i < len(metrics.received_tokens) else 0
-        block["output_tokens"].append(metrics.output_lens[i] if ok else got)
-        block["start_s"].append(round(metrics.start_times[i], 6))
-        block["error_kind"].append(kind)
-        if ok:
+        output_tokens.append(metrics.output_lens[i] if succeeded else got)
+        start_s.append(round(metrics.start_times[i], 6))
+        if succeeded:
             ttft, e2el = metrics.ttfts[i], metrics.latencies[i]
             tpot = request_tpot(ttft, e2el, metrics.output_lens[i])
-            block["ttft_ms"].append(_ms(ttft))
-            block["tpot_ms"].append(_ms(tpot))
-            block["e2el_ms"].append(_ms(e2el))
+            ttft_ms.append(_ms(ttft))
+            tpot_ms.append(_ms(tpot))
+            e2el_ms.append(_ms(e2el))
         else:
             # No latency statistics for a failure, but when it failed is worth a dot.
-            block["ttft_ms"].append(None)
-            block["tpot_ms"].append(None)
+            ttft_ms.append(None)
+            tpot_ms.append(None)
             elapsed = metrics.elapsed_s[i] if i < len(metrics.elapsed_s) else None
-            block["e2el_ms"].append(_ms(elapsed))
-    return block
+            e2el_ms.append(_ms(elapsed))
+    return RequestEntries(
+        ok,
+        prompt_tokens,
+        output_tokens,
+        start_s,
+        ttft_ms,
+        tpot_ms,
+        e2el_ms,
+        list(metrics.error_kinds),
+    )
 
 
-@dataclass(frozen=True)
-class ItlHistogram:
-    """`tpotbench.itl_histogram`: the fixed bins' edges (ms, 6 decimals in the file) and how
-    many gaps fell in each."""
-
-    edges_ms: tuple[float, ...] = field(metadata=wire(digits=6))
-    counts: list[int]
+# The edges as a file holds them (6 decimals): a point's document then equals its file read back.
+ITL_EDGES_WRITTEN_MS = tuple(round(e, 6) for e in ITL_EDGES_MS)
 
 
 def itl_block(metrics: PointMetrics) -> ItlHistogram:
     """Every gap of every request, binned."""
     gaps_ms = np.fromiter((g * 1000.0 for gaps in metrics.itls for g in gaps), dtype=float)
-    return ItlHistogram(ITL_EDGES_MS, itl_histogram(gaps_ms))
+    return ItlHistogram(ITL_EDGES_WRITTEN_MS, itl_histogram(gaps_ms))
 
 
 @dataclass(frozen=True)
@@ -114,6 +123,15 @@ def request_columns(doc: PointDoc) -> RequestColumns | None:
     n = len(flags)
     found = {key: _column(block.get(key), n) for key in _COLUMNS}
     return RequestColumns([v is True for v in flags], **found)
+
+
+def block_column(doc: PointDoc, key: str) -> list[float | None] | None:
+    """One figure column of the document's `tpotbench.requests` as it is (no `ok` needed),
+    value by value: None where the file holds no finite number; None when it has no such
+    list."""
+    block = doc.block_rest.get("requests")
+    data = block.get(key) if isinstance(block, dict) else None
+    return [number(v) for v in data] if isinstance(data, list) else None
 
 
 _COLUMNS = ("prompt_tokens", "output_tokens", "start_s", "ttft_ms", "tpot_ms", "e2el_ms")

@@ -5,12 +5,12 @@ compact `tpotbench.requests` block and ITL histogram our files always carry (req
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.bench.metrics.request import request_tpot
 from app.bench.results.request_block import RequestColumns, request_columns
+from app.bench.schema.point_blocks import ItlHistogram
 from app.bench.schema.point_doc import PointDoc, VllmKeys
 
 SAMPLE_METRICS = ("ttft", "tpot", "itl", "e2el")
@@ -74,7 +74,7 @@ def _flags(head: VllmKeys, n: int) -> list[bool]:
     return [True] * n
 
 
-def _block_samples(columns: RequestColumns, hist: Any) -> RequestSamples:
+def _block_samples(columns: RequestColumns, hist: ItlHistogram | None) -> RequestSamples:
     """Samples from `tpotbench.requests` (ms already; null where not defined)."""
     samples = RequestSamples(ok=list(columns.ok))
     ttft, tpot, e2el = columns.ttft_ms, columns.tpot_ms, columns.e2el_ms
@@ -100,22 +100,22 @@ def _block_samples(columns: RequestColumns, hist: Any) -> RequestSamples:
     return samples
 
 
-def _read_histogram(samples: RequestSamples, hist: Any) -> None:
-    if not isinstance(hist, dict):
+def _read_histogram(samples: RequestSamples, hist: ItlHistogram | None) -> None:
+    if hist is None:
         return
-    edges = [e for e in _floats(hist.get("edges_ms")) or [] if e is not None]
-    counts = [c if c is not None and c >= 0 else 0.0 for c in _floats(hist.get("counts")) or []]
+    edges = [float(e) for e in hist.edges_ms if math.isfinite(e)]
+    counts = [float(max(c, 0)) for c in hist.counts]
     if counts and len(edges) == len(counts) + 1:
         samples.itl_edges_ms, samples.itl_counts = edges, counts
 
 
-def request_samples(doc: PointDoc, set_aside: Mapping[str, Any] | None = None) -> RequestSamples:
+def request_samples(doc: PointDoc, set_aside: ItlHistogram | None = None) -> RequestSamples:
     """Samples from one result document (ours, vLLM's, benchmark_serving.py's); seconds -> ms.
     `set_aside`: the binned gaps of a large file read lean (app.bench.results.lean_read)."""
-    head, extras = doc.vllm, doc.block_rest
+    head, hist = doc.vllm, doc.typed_blocks.itl_histogram
     columns = request_columns(doc)
     if columns is not None and not isinstance(head.ttfts, list):
-        return _block_samples(columns, extras.get("itl_histogram"))
+        return _block_samples(columns, hist)
     ttfts = _floats(head.ttfts)
     latencies = _floats(head.latencies)
     out_lens = _floats(head.output_lens)
@@ -146,5 +146,5 @@ def request_samples(doc: PointDoc, set_aside: Mapping[str, Any] | None = None) -
         gaps = _floats(itls[i]) if itls is not None and i < len(itls) else None
         samples.itl_ms.extend(g * 1e3 for g in gaps or [] if g is not None and g >= 0)
     # A large file read lean (lean_read) holds its gaps binned, beside or instead of ours.
-    _read_histogram(samples, extras.get("itl_histogram") or set_aside)
+    _read_histogram(samples, hist or set_aside)
     return samples

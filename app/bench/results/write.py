@@ -18,7 +18,7 @@ from app import __version__, jsonfile
 from app.bench.http.failures import fix_for, title_for
 from app.bench.metrics.point import PointMetrics, Stats
 from app.bench.results.naming import rate_to_file
-from app.bench.results.per_request import BLOCK_DETAILED_KEYS, VLLM_DETAILED_KEYS
+from app.bench.results.per_request import VLLM_DETAILED_KEYS
 from app.bench.results.request_block import itl_block, requests_block
 from app.bench.schema.codec import to_json_obj
 from app.bench.schema.point_blocks import (
@@ -27,6 +27,7 @@ from app.bench.schema.point_blocks import (
     EndpointBlock,
     FailureGroup,
     PointBlocks,
+    PointPlace,
     ReasoningTokens,
     RooflineBlock,
     ServerMetricsBlock,
@@ -34,6 +35,7 @@ from app.bench.schema.point_blocks import (
     TokensPerChunk,
 )
 from app.bench.schema.point_doc import PointDoc, VllmKeys, point_json, read_point_doc
+from app.bench.schema.request_arrays import RequestArrays
 from app.roofline.context import RooflineContext
 
 SCHEMA_VERSION = 1
@@ -98,10 +100,12 @@ def build_result(
         started_at=started_at.astimezone(UTC).isoformat(timespec="seconds"),
         profile=info.profile,
         endpoint=EndpointBlock(info.endpoint_url, info.api, info.model_id),
+        point=PointPlace(info.point_index, rate_to_file(info.request_rate), info.max_concurrency),
         dataset=DatasetBlock(info.dataset_name, info.dataset_path, info.seed),
         num_warmups=info.num_warmups,
         percentiles=tuple(info.percentiles),
         goodput_slos_ms=info.goodput,
+        duration_definition="first send to last completion",
         cancelled=cancelled,
         aborted=aborted,
         not_sent=not_sent,
@@ -132,6 +136,7 @@ def build_result(
                 metrics.client_prefix_hit_rate,
             )
         ),
+        peak_output_tokens_per_s_weighted=metrics.peak_output_tokens_per_s_weighted,
         output_tokens_source=metrics.output_tokens_source,
         # sent again on a new connection after the server closed a kept-alive one under it
         retried_requests=metrics.retried,
@@ -152,23 +157,23 @@ def build_result(
         ),
         roofline=roofline,
         server_metrics=server_metrics,
+        itl_histogram=itl_block(metrics),
     )
-    # The block's untyped parts, each placed in the file by app.bench.schema.point_doc._AFTER.
-    rest: dict[str, Any] = {
-        "point": {
-            "index": info.point_index,
-            "request_rate": rate_to_file(info.request_rate),
-            "max_concurrency": info.max_concurrency,
-        },
-        "duration_definition": "first send to last completion",
-        "peak_output_tokens_per_s_weighted": metrics.peak_output_tokens_per_s_weighted,
-        "requests": requests_block(metrics),
-        "itl_histogram": to_json_obj(itl_block(metrics)),
-    }
+    arrays = RequestArrays(requests_block(metrics))
     if save_detailed:
-        rest.update({key: getattr(metrics, attr) for key, attr in BLOCK_DETAILED_KEYS.items()})
+        arrays = replace(
+            arrays,
+            ttfos=metrics.ttfos,
+            reasoning_lens=metrics.reasoning_lens,
+            cached_lens=metrics.cached_lens,
+            chunk_counts=metrics.chunk_counts,
+            itl_tokens=metrics.itl_tokens,
+            error_kinds=metrics.error_kinds,
+            retried=metrics.retried_flags,
+        )
     stats = _statistics(info, metrics)
-    return PointDoc(_vllm_keys(info, metrics, started_at, save_detailed), stats, blocks, rest)
+    head = _vllm_keys(info, metrics, started_at, save_detailed)
+    return PointDoc(head, stats, blocks, to_json_obj(arrays))
 
 
 def _vllm_keys(

@@ -14,8 +14,8 @@ Strictness, decided here once:
 - **The event stream is strict.** Its lines are written and read by the same build within one
   run, so a line that does not decode is a bug, never data: `point_blocks(block, strict=True)`
   raises `SchemaError` naming the first bad path (`tpotbench.roofline.batch: ...`). Only the
-  typed sub-blocks are judged; the block's other keys (per-request arrays, conversations) are
-  the document's own.
+  typed sub-blocks are judged; the block's per-request arrays
+  (app.bench.schema.request_arrays) are the document's own.
 - **Files are tolerant.** A point file may come from an older TPOT Bench, from a newer one, or
   be edited by hand, and one odd part must not hide the rest of a measurement. So a file is
   read sub-block by sub-block: keys this version does not know are ignored (they stay in
@@ -426,6 +426,25 @@ class EndpointBlock:
 
 
 @dataclass(frozen=True)
+class PointPlace:
+    """tpotbench.point: where the point sits in its sweep."""
+
+    index: int | None = None
+    request_rate: float | str | None = None  # a number, or "inf" (as vLLM's key)
+    max_concurrency: int | None = None
+
+
+@dataclass(frozen=True)
+class ItlHistogram:
+    """tpotbench.itl_histogram: every gap of every request in fixed log bins (the edges in ms,
+    6 decimals in the file; app.bench.results.request_block makes them) and how many gaps fell
+    in each."""
+
+    edges_ms: tuple[float, ...] = field(metadata=wire(digits=6))
+    counts: list[int]
+
+
+@dataclass(frozen=True)
 class DatasetBlock:
     name: str | None = None
     path: str | None = None
@@ -566,10 +585,12 @@ class PointBlocks:
     started_at: str | None = None
     profile: str | None = None
     endpoint: EndpointBlock | None = None
+    point: PointPlace | None = field(default=None, metadata=_OPTIONAL)
     dataset: DatasetBlock | None = None
     num_warmups: int | None = None
     percentiles: tuple[float, ...] = ()
     goodput_slos_ms: dict[str, float] | None = None
+    duration_definition: str | None = field(default=None, metadata=_OPTIONAL)
     cancelled: bool = False
     aborted: int | None = None
     not_sent: int | None = None
@@ -580,12 +601,15 @@ class PointBlocks:
     tpot_answer_ms: Figures | None = None
     reasoning_tokens: ReasoningTokens | None = None
     prefix_cache_client: ClientPrefixCache | None = None
+    peak_output_tokens_per_s_weighted: float | None = field(default=None, metadata=_OPTIONAL)
     output_tokens_source: dict[str, int] | None = None  # how output tokens were counted
     retried_requests: int | None = None
     stamping: tuple[StampingEntry, ...] = ()
     failures: tuple[FailureGroup, ...] = ()
     roofline: RooflineBlock | None = None
     server_metrics: ServerMetricsBlock | None = None
+    # (the per-request arrays, `requests` first, go here: app.bench.schema.point_doc)
+    itl_histogram: ItlHistogram | None = field(default=None, metadata=_OPTIONAL)
     workers: WorkersBlock | None = field(default=None, metadata=_OPTIONAL)
     client: ClientBlock | None = None
     client_ceiling: ClientCeilingBlock | None = field(default=None, metadata=_OPTIONAL)
@@ -641,7 +665,7 @@ def _known_in(tp: Any, value: Any) -> Any:
 def point_blocks(block: Any, *, strict: bool = False, where: str = "tpotbench") -> PointBlocks:
     """The typed view of a `tpotbench` block (EMPTY for a document without one). Tolerant by
     default (a file), strict for the event stream: see the module docstring. Either way the
-    block's own untyped parts (per-request arrays, workload figures) are not read here."""
+    block's per-request arrays are not read here (app.bench.results.request_block does)."""
     if not isinstance(block, Mapping):
         if strict and block is not None:
             raise SchemaError(f"{where}: must be an object, got {type(block).__name__}")

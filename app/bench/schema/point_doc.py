@@ -8,9 +8,11 @@ tolerant for files (app.bench.schema.point_blocks's rules; the checks that refus
 stay in app.bench.results.read). Files of `vllm bench serve` and benchmark_serving.py come in
 through app.bench.results.vllm_adapter, not through here.
 
-The block's untyped parts are the document's own and kept as they are: the per-request arrays
-(`requests`, the --save-detailed columns), `itl_histogram`, `point`. Where each goes among
-the typed keys is written down once below (`_AFTER`).
+The block's per-request arrays (`requests`, the --save-detailed columns) are written from
+app.bench.schema.request_arrays.RequestArrays and kept as JSON in `block_rest` (with any key of
+a newer writer's): the event stream leaves them out, and app.bench.results.request_block reads
+them back value by value. Where each goes among the typed keys is written down once below
+(`_AFTER`).
 """
 
 from __future__ import annotations
@@ -79,7 +81,8 @@ class PointDoc:
     """One point's result document. `stats` holds the `{stat}_{metric}_ms` keys in file order
     (which exist depends on the chosen metrics and percentiles; None: no request gave one);
     `blocks` is our `tpotbench` block typed (None: a document without one) and `block_rest`
-    that block's other keys, as the document holds them."""
+    that block's other keys as JSON: the per-request arrays (a RequestArrays written by the
+    codec) and a newer writer's keys."""
 
     vllm: VllmKeys = VllmKeys()
     stats: Mapping[str, float | None] = field(default_factory=dict)
@@ -99,21 +102,17 @@ class PointDoc:
         return dataclasses.replace(self, vllm=head, block_rest=rest)
 
 
-# Where each untyped part of the block goes: right after this typed key (the keys' order is
-# the format). A part not named here (a newer writer's) goes at the end of the block.
+# Where each per-request array goes: right after this typed key (the keys' order is the
+# format). A key not named here (a newer writer's) goes at the end of the block.
 _AFTER = {
-    "point": "endpoint",
-    "duration_definition": "goodput_slos_ms",
-    "peak_output_tokens_per_s_weighted": "prefix_cache_client",
     "requests": "server_metrics",
-    "itl_histogram": "server_metrics",
-    "ttfos": "server_metrics",
-    "reasoning_lens": "server_metrics",
-    "cached_lens": "server_metrics",
-    "chunk_counts": "server_metrics",
-    "itl_tokens": "server_metrics",
-    "error_kinds": "server_metrics",
-    "retried": "server_metrics",
+    "ttfos": "itl_histogram",
+    "reasoning_lens": "itl_histogram",
+    "cached_lens": "itl_histogram",
+    "chunk_counts": "itl_histogram",
+    "itl_tokens": "itl_histogram",
+    "error_kinds": "itl_histogram",
+    "retried": "itl_histogram",
 }
 _TYPED = frozenset(f.name for f in dataclasses.fields(PointBlocks))
 _VLLM = frozenset(f.name for f in dataclasses.fields(VllmKeys))
@@ -122,7 +121,7 @@ _WHOLE = frozenset(n for n, tp in typing.get_type_hints(VllmKeys).items() if tp 
 
 def block_json(blocks: PointBlocks, rest: Mapping[str, Any]) -> dict[str, Any]:
     """The `tpotbench` block as the file holds it: the typed keys through the codec, the
-    untyped parts in their places."""
+    per-request arrays in their places."""
     typed: dict[str, Any] = to_json_obj(blocks)
     if not rest:
         return typed

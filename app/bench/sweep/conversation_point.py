@@ -14,8 +14,9 @@ from app.bench.http.record import RequestRecord
 from app.bench.http.request import RequestSpec
 from app.bench.load.arrivals import LoadOutcome, LoadState, SendFn
 from app.bench.load.sessions import ThinkTime, run_sessions, total_turns
-from app.bench.metrics.conversations import add_session_columns, conversation_block
+from app.bench.metrics.conversations import conversation_block, session_columns
 from app.bench.metrics.point import PointMetrics
+from app.bench.schema.codec import to_json_obj
 from app.bench.schema.point_doc import PointDoc
 
 
@@ -77,8 +78,8 @@ class ConversationLoad:
             think_time_s=(self.think_time.mean_s, self.think_time.stddev_s),
             percentiles=_percentiles(blocks.percentiles),
         )
-        requests = dict(doc.block_rest["requests"])
-        add_session_columns(requests, outcome.records)
+        # The two columns follow the entry's own (RequestEntries, then SessionColumns).
+        requests = {**doc.block_rest["requests"], **to_json_obj(session_columns(outcome.records))}
         return replace(
             doc,
             blocks=replace(blocks, conversations=conv),

@@ -7,9 +7,9 @@ import asyncio
 import pytest
 
 from app.bench.metrics.conversations import (
-    add_session_columns,
     conversation_block,
     conversation_figures,
+    session_columns,
 )
 from app.bench.metrics.point import compute_point_metrics
 from app.bench.schema.codec import to_json_obj
@@ -48,10 +48,9 @@ def test_first_and_later_turn_figures_and_per_request_columns(make_sim) -> None:
     cached = sum(r.cached_tokens or 0 for r in outcome.records)
     assert block["history_share"] * metrics.total_input >= cached
     assert block["history_share"] * metrics.total_input - cached <= 16 * 6
-    requests = {"ok": [True] * 9}
-    add_session_columns(requests, outcome.records)
-    assert requests["turn"] == [r.turn for r in outcome.records]
-    assert sorted(requests["session"]) == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    columns = session_columns(outcome.records)
+    assert columns.turn == [r.turn for r in outcome.records]
+    assert sorted(columns.session) == [0, 0, 0, 1, 1, 1, 2, 2, 2]
     figures = conversation_figures(point_blocks({"conversations": block}))
     assert figures["ttft_first_turn_ms"] == block["ttft_first_turn_ms"]["mean"]
     assert point_blocks({"conversations": block}).conversations == typed

@@ -57,7 +57,7 @@ def test_a_large_file_keeps_its_gaps_binned_and_every_other_figure(
     assert whole.doc.vllm.itls == itls and lean.doc.vllm.itls is None
     expected = itl_histogram([g * 1000 for gaps in itls for g in gaps])
     assert whole.itl_set_aside is None and lean.itl_set_aside is not None
-    assert lean.itl_set_aside["counts"] == expected
+    assert lean.itl_set_aside.counts == expected
     full = request_samples(whole.doc, whole.itl_set_aside)
     binned = request_samples(lean.doc, lean.itl_set_aside)
     assert binned.itl_counts == expected and sum(binned.itl_counts) == sum(map(len, itls))

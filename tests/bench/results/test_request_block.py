@@ -15,7 +15,9 @@ import pytest
 from app.bench.datasets.prompts import SampleRequest
 from app.bench.results.request_block import ITL_EDGES_MS, itl_histogram
 from app.bench.results.request_samples import request_samples
+from app.bench.schema.codec import from_json_obj, to_json_obj
 from app.bench.schema.point_doc import PointDoc, read_point_doc
+from app.bench.schema.request_arrays import RequestEntries
 from app.bench.sweep.contract import RequestDone
 from app.bench.sweep.runner import run_sweep
 from tests.bench.sweep.test_runner import CraftedHandler, QuietServer, Recorder, config_for
@@ -93,6 +95,8 @@ def test_result_file_has_every_request_without_save_detailed(
         ]
     )
     assert all(len(v) == 4 for v in block.values())
+    # The block is RequestEntries as written: it reads back strictly, column for column.
+    assert to_json_obj(from_json_obj(RequestEntries, block)) == block
     assert block["ok"].count(False) == 1
     bad = block["ok"].index(False)
     assert block["ttft_ms"][bad] is None and block["tpot_ms"][bad] is None

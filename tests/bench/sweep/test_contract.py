@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from app import __version__
 from app.bench.results.per_request import REQUEST_ENTRY_KEYS
-from app.bench.schema.point_blocks import PointBlocks, StatCheck
+from app.bench.schema.point_blocks import ItlHistogram, PointBlocks, PointPlace, StatCheck
 from app.bench.schema.point_doc import PointDoc, VllmKeys, read_point_doc
 from app.bench.schema.search_doc import (
     SearchBoundary,
@@ -134,8 +134,8 @@ GOLDEN: list[tuple[Event, str]] = [
             PointDoc(
                 VllmKeys(request_rate="inf", completed=3, ttfts=[0.1], latencies=[1.0]),
                 {"mean_ttft_ms": float("nan"), "p99_ttft_ms": 41.5},
-                PointBlocks(cancelled=True),
-                {"chunk_counts": [1], "requests": {"ok": [True]}, "point": {"index": 0}},
+                PointBlocks(point=PointPlace(0), cancelled=True),
+                {"chunk_counts": [1], "requests": {"ok": [True]}},
             ),
         ),
         '{"type":"point_finished","point":0,"path":null,"summary":{"date":null,'
@@ -147,7 +147,8 @@ GOLDEN: list[tuple[Event, str]] = [
         '"max_output_tokens_per_s":null,"max_concurrent_requests":null,"rtfx":null,'
         '"mean_ttft_ms":null,"p99_ttft_ms":41.5,"tpotbench":{"schema_version":null,'
         '"app_version":null,"run_id":null,"started_at":null,"profile":null,"endpoint":null,'
-        '"point":{"index":0},"dataset":null,"num_warmups":null,"percentiles":[],'
+        '"point":{"index":0,"request_rate":null,"max_concurrency":null},"dataset":null,'
+        '"num_warmups":null,"percentiles":[],'
         '"goodput_slos_ms":null,"cancelled":true,"aborted":null,"not_sent":null,'
         '"slot_wait_ms":null,"ttft_first_content_ms":null,"tokens_per_chunk":null,'
         '"ttfo_ms":null,"tpot_answer_ms":null,"reasoning_tokens":null,'
@@ -228,7 +229,8 @@ def test_decode_gives_the_objects_values() -> None:
     assert finished.summary.vllm.completed == 3 and finished.summary.vllm.ttfts is None
     assert finished.summary.stats == {"mean_ttft_ms": None, "p99_ttft_ms": 41.5}
     assert finished.summary.typed_blocks.cancelled is True
-    assert finished.summary.block_rest == {"point": {"index": 0}}  # per-request parts left out
+    assert finished.summary.block_rest == {}  # the per-request parts are left out
+    assert finished.summary.typed_blocks.point == PointPlace(0)
 
 
 def test_the_request_event_and_the_files_request_block_name_a_figure_alike() -> None:
@@ -257,14 +259,15 @@ def test_summary_leaves_out_every_per_request_array() -> None:
             "chunk_counts": [2],
             "error_kinds": [None],
             "retried": [False],
-            "itl_histogram": {"counts": [1]},
+            "itl_histogram": {"edges_ms": [1.0, 2.0], "counts": [1]},
         },
     }
     doc = read_point_doc(result, strict=True)
     summary = summary_of(doc)
     assert summary.vllm == VllmKeys(completed=1)
     assert summary.stats == {"mean_ttft_ms": 100.0}
-    assert summary.block_rest == {"itl_histogram": {"counts": [1]}}
+    assert summary.block_rest == {}  # the histogram is a typed block and stays
+    assert summary.typed_blocks.itl_histogram == ItlHistogram((1.0, 2.0), [1])
     assert doc.vllm.ttfts == [0.1] and "ttfos" in doc.block_rest  # the caller's is not touched
 
 
