@@ -5,7 +5,7 @@
 # (tests/ui/test_pyqtgraph_typings.py checks that pyqtgraph has each one).
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -134,8 +134,12 @@ class AxisItem(GraphicsWidget):
         tickSpecs: list[tuple[QPen, QPointF, QPointF]],
         textSpecs: list[tuple[QRectF, int, str]],
     ) -> None: ...
-    # pyqtgraph replaces QGraphicsWidget.setStyle(QStyle) with keyword options, incompatibly.
+    # pyqtgraph replaces QGraphicsWidget.setStyle(QStyle) with keyword options, incompatibly,
+    # and keeps those options in a dict named `style` (QGraphicsWidget's style() method).
+    style: dict[str, Any]  # type: ignore[assignment]
     def setStyle(self, **kwds: object) -> None: ...  # type: ignore[override]
+    def linkedView(self) -> ViewBox | None: ...
+    def generateDrawSpecs(self, p: QPainter) -> tuple[object, ...] | None: ...
     def setPen(self, *args: object, **kwargs: object) -> None: ...
     def setTextPen(self, *args: object, **kwargs: object) -> None: ...
     def setTickSpacing(

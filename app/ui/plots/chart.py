@@ -10,6 +10,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QGraphicsItem
 
 from app.ui.plots.axis_lines import clip_lines
+from app.ui.plots.axis_space import measure_when_ranged
 
 # Colours that stay readable on light and dark backgrounds (Okabe-Ito, colour-blind safe).
 PALETTE: tuple[str, ...] = (
@@ -55,6 +56,7 @@ def setup_plot(
     item.addLegend(offset=(10, 10), labelTextSize="8pt")
     plot.setMinimumSize(120, 100)
     no_direct_export(plot)
+    measure_when_ranged(item)
 
 
 def cache_axes(plot: pg.PlotWidget, cached: bool = True) -> None:

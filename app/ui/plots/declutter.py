@@ -73,6 +73,7 @@ class Declutter(QObject):
         # The views the labels were placed in since they were set or the chart resized
         # (_follow_own_range).
         self._ranges_placed_in: list[tuple[float, ...]] = []
+        self._sized_for: tuple[float, float] = (0.0, 0.0)  # the chart's size they were placed at
         self.clock: Callable[[], int] = time.perf_counter_ns  # a test's own clock, to slice
         # Slices wait their turn in the window's drawing queue (one piece a turn of the event
         # loop), not on a timer of their own: several charts' timers fell due together and
@@ -208,8 +209,13 @@ class Declutter(QObject):
         would change under the placement (and where the rest go with it, by when a paint
         came). Held, the range follows the placement as it did when placed all at once."""
         view = self._view
-        if self._ranges_placed_in and self._ranges_placed_in[-1][4:] != self._view_key()[4:]:
+        # The chart's own size, not its view's: an axis's width follows its numbers, so a
+        # round of ranges moves the view's edge each time, and a round must still be seen.
+        size = self._plot.size()
+        sized_for = (round(size.width(), 3), round(size.height(), 3))
+        if sized_for != self._sized_for:
             self._ranges_placed_in = []  # resized: the labels' sizes in the range changed
+            self._sized_for = sized_for
         deferred: list[bool] = []
         setattr(view, "updateAutoRange", lambda: deferred.append(True))  # noqa: B010
         done = False

@@ -1,0 +1,52 @@
+"""An axis's room for its numbers, measured when its range changes rather than when it paints.
+
+pyqtgraph sizes an axis to the widest number it drew, and finds that width only while painting
+it. So a chart's plot area kept the width of whatever range the axis last painted, and changed
+after a paint: labels placed for one width were shown in another, and a chart whose labels
+widen its range back and forth (placed in range A they widen it to B, placed in B they narrow
+it to A) also changed its plot area each time, which hid the round from the placement's check
+for one (app.ui.plots.declutter: a Pareto chart placed its labels without end). Measured here
+by the same code, on the same kind of painter, as soon as the range changes, the width is the
+current range's before anything is painted or placed, and a paint finds it unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pyqtgraph as pg
+from PySide6.QtGui import QPainter, QPicture
+
+AXES: tuple[Literal["left", "bottom"], ...] = ("left", "bottom")
+
+
+def measure_when_ranged(item: pg.PlotItem) -> None:
+    """Measure the chart's axes each time its view's range or size changes."""
+    view = item.getViewBox()
+    axes = [item.getAxis(name) for name in AXES]
+
+    def measure(*_: object) -> None:
+        for axis in axes:
+            measure_axis(axis)
+
+    # After the axes' own slots (connected when the view was made): they set the axis's range.
+    view.sigRangeChanged.connect(measure)
+    view.sigResized.connect(measure)
+
+
+def measure_axis(axis: pg.AxisItem) -> None:
+    """The axis's numbers for its current range measured as its paint measures them (on a
+    QPicture's painter, in its tick font), which resizes the axis to fit them now."""
+    if not axis.isVisible() or not axis.style["showValues"] or axis.linkedView() is None:
+        return
+    size = axis.geometry()
+    if size.width() <= 0 or size.height() <= 0:
+        return  # not laid out yet: its first paint comes after the layout, and measures
+    picture = QPicture()
+    painter = QPainter(picture)
+    try:
+        if axis.style["tickFont"]:
+            painter.setFont(axis.style["tickFont"])
+        axis.generateDrawSpecs(painter)  # sets the axis's text width, and its own width with it
+    finally:
+        painter.end()
