@@ -12,25 +12,22 @@ current range's before anything is painted or placed, and a paint finds it uncha
 
 from __future__ import annotations
 
-from typing import Literal
-
 import pyqtgraph as pg
 from PySide6.QtGui import QPainter, QPicture
 
-AXES: tuple[Literal["left", "bottom"], ...] = ("left", "bottom")
-
 
 def measure_when_ranged(item: pg.PlotItem) -> None:
-    """Measure the chart's axes each time its view's range or size changes."""
+    """Measure the chart's left axis each time its view's y range or size changes. (Its
+    bottom axis's height is the numbers' font height whatever the numbers: not measured, and
+    a live chart whose x range moves at every refresh pays nothing for it.)"""
     view = item.getViewBox()
-    axes = [item.getAxis(name) for name in AXES]
+    axis = item.getAxis("left")
 
     def measure(*_: object) -> None:
-        for axis in axes:
-            measure_axis(axis)
+        measure_axis(axis)
 
-    # After the axes' own slots (connected when the view was made): they set the axis's range.
-    view.sigRangeChanged.connect(measure)
+    # After the axis's own slots (connected when the view was made): they set its range.
+    view.sigYRangeChanged.connect(measure)
     view.sigResized.connect(measure)
 
 
