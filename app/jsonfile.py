@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, TypeAlias
+
+# A JSON value as json.dumps takes it: what an export builds before writing it.
+Json: TypeAlias = dict[str, "Json"] | list["Json"] | str | int | float | bool | None
 
 MAX_INT_DIGITS = 30  # 10**30 is past any count, length or size a file here holds
 _LONG_INT = re.compile(rf"-?\d{{{MAX_INT_DIGITS + 1},}}")

@@ -9,15 +9,16 @@ import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from app.bench.results.point_row import (
     CONVERSATION_COLUMNS,
     ROOFLINE_COLUMNS,
     WORKLOAD_COLUMNS,
     PointRow,
+    Scalar,
 )
 from app.bench.schema.codec import to_json_obj
+from app.jsonfile import Json
 from app.ui import point_status
 from app.ui.exports.files import write_export
 from app.ui.plots.sweep_curves import Series, concurrency_value, format_number
@@ -99,7 +100,7 @@ CSV_KEYS: tuple[str, ...] = (
 )
 
 
-def point_value(point: PointRow, key: str) -> Any:
+def point_value(point: PointRow, key: str) -> Scalar:
     """A column's value: the point's typed figures, then its file's own value; the Status,
     completeness and load-warnings columns in words."""
     if key == "status":
@@ -139,7 +140,7 @@ def cell_text(point: PointRow, key: str, decimals: int | None) -> str:
     return f"{value:.{decimals}f}"
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Json:
     """JSON-safe: infinities become the string 'inf' (JSON has no Infinity), NaN becomes null."""
     if isinstance(value, float):
         if math.isnan(value):
@@ -150,7 +151,9 @@ def _plain(value: Any) -> Any:
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
-    return value
+    if value is None or isinstance(value, str | int | float):  # bool is an int
+        return value
+    raise TypeError(f"not JSON: {type(value).__name__}")  # an export's own data: a bug
 
 
 def _workload_keys(series: Sequence[Series]) -> list[str]:
@@ -169,7 +172,7 @@ def runs_csv(series: Sequence[Series]) -> str:
     writer.writerow(["run", *keys])
     for s in series:
         for point in s.points:
-            row = [s.name]
+            row: list[Json] = [s.name]
             for key in keys:
                 if key == "request_rate":
                     row.append(format_number(point.request_rate))
@@ -182,7 +185,7 @@ def runs_csv(series: Sequence[Series]) -> str:
     return buf.getvalue()
 
 
-def _json_point(point: PointRow) -> Any:
+def _json_point(point: PointRow) -> Json:
     flat = _summary(point)
     for key in ROOFLINE_KEYS:  # flat beside the nested block, so scripts find them one way
         flat[key] = point_value(point, key)
@@ -199,11 +202,11 @@ def _json_point(point: PointRow) -> Any:
     return _plain(flat)
 
 
-def _summary(point: PointRow) -> dict[str, Any]:
+def _summary(point: PointRow) -> dict[str, Json]:
     """Every key of the point as read, in the file's order, with the window's typed figures
     in their places (the load as a number, the statistics, the roofline context, the
     workload's columns): what the JSON export has always held for a point."""
-    flat: dict[str, Any] = dict(point.file_keys)
+    flat: dict[str, Json] = dict(point.file_keys)
     flat.update(
         request_rate=point.request_rate,
         max_concurrency=point.max_concurrency,
