@@ -20,6 +20,10 @@ the same checks, and this tree's own point files must carry every one of those k
 
   python benchmarks/old_files.py [--port 18450] [--keep DIR]
 
+The oldest revisions measured through httpx-aiohttp, which this tree no longer installs: run
+`pip install 'httpx-aiohttp>=0.1.8'` into the environment first (their sweeps exit with
+"No module named 'aiohttp'" otherwise), and uninstall it after.
+
 Prints one table (revision, files, opened OK, rows equal, differences) and exits 1 on any
 failure. Needs the git history (a clone, not an sdist); takes about two minutes on 2 cores.
 """
