@@ -227,7 +227,11 @@ class Declutter(QObject):
             # the drawing queue lets go of it) has no range left to bring up to date.
             if shiboken6.isValid(view):
                 delattr(view, "updateAutoRange")
-                if deferred:
+                # A label moved by setPos only queues the auto range for the next paint (the
+                # paint then moved the range, where _follow_own_range never saw it): a
+                # finished placement brings it up to date itself.
+                auto = any(on is not False for on in view.autoRangeEnabled())
+                if deferred or (done and auto):
                     placed_in = self._view_key()
                     view.updateAutoRange()
                     if done:
@@ -238,17 +242,25 @@ class Declutter(QObject):
         new range they are placed again (the range signals it). That can go round without
         end: placed in range A the labels widen the chart to B, placed in B they narrow it
         back to A (seen on a small Pareto chart of many loads). Come back to a range they
-        were placed in before (since they were set or the chart resized), the range is set to
-        the one they were just placed in and held (auto range off, as after a zoom; the
-        chart's next drawing turns it on again): the round ends there. Left on, pyqtgraph
-        brought the range back at the next paint."""
+        were placed in before (since they were set or the chart resized), the round ends: the
+        range is set to the widest of the round's ranges and held (auto range off, as after a
+        zoom; the chart's next drawing turns it on again), and the labels placed in it. The
+        widest, not the one the round was noticed in: where a chart came into the round
+        depends on what it drew before (a run drawn point by point, or read at once), and the
+        same points must end in the same place. Left on, pyqtgraph brought the range back at
+        the next paint."""
         self._ranges_placed_in.append(placed_in)
         now = self._view_key()
-        if not _same_range(now, placed_in) and any(
-            _same_range(now, before) for before in self._ranges_placed_in
-        ):
-            (x_lo, x_hi, y_lo, y_hi) = self._memo_key[:4]
-            self._view.setRange(xRange=(x_lo, x_hi), yRange=(y_lo, y_hi), padding=0)
+        if _same_range(now, placed_in):
+            return
+        seen = [n for n, before in enumerate(self._ranges_placed_in) if _same_range(now, before)]
+        if not seen:
+            return
+        ranges = self._ranges_placed_in[seen[0] :]
+        widest = max(ranges, key=lambda r: (r[1] - r[0], r[3] - r[2]))
+        # The exact range of this placement when it is the widest (its key is rounded).
+        (x_lo, x_hi, y_lo, y_hi) = self._memo_key[:4] if widest is placed_in else widest[:4]
+        self._view.setRange(xRange=(x_lo, x_hi), yRange=(y_lo, y_hi), padding=0)
 
     def _place_steps(self) -> Generator[None, None, None]:
         """Put each label at its preferred place or the nearest free one above or below it.
