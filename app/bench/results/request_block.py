@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -121,7 +120,7 @@ def request_columns(doc: PointDoc) -> RequestColumns | None:
         return None
     flags = block["ok"]
     n = len(flags)
-    found = {key: _column(block.get(key), n) for key in _COLUMNS}
+    found = {key: ((block_column(doc, key) or []) + [None] * n)[:n] for key in _COLUMNS}
     return RequestColumns([v is True for v in flags], **found)
 
 
@@ -135,8 +134,3 @@ def block_column(doc: PointDoc, key: str) -> list[float | None] | None:
 
 
 _COLUMNS = ("prompt_tokens", "output_tokens", "start_s", "ttft_ms", "tpot_ms", "e2el_ms")
-
-
-def _column(data: Any, n: int) -> list[float | None]:
-    values = [number(v) for v in data] if isinstance(data, list) else []
-    return (values + [None] * n)[:n]

@@ -253,10 +253,12 @@ class Declutter(QObject):
         now = self._view_key()
         if _same_range(now, placed_in):
             return
-        seen = [n for n, before in enumerate(self._ranges_placed_in) if _same_range(now, before)]
-        if not seen:
+        first = next(
+            (n for n, before in enumerate(self._ranges_placed_in) if _same_range(now, before)), None
+        )
+        if first is None:
             return
-        ranges = self._ranges_placed_in[seen[0] :]
+        ranges = self._ranges_placed_in[first:]
         widest = max(ranges, key=lambda r: (r[1] - r[0], r[3] - r[2]))
         # The exact range of this placement when it is the widest (its key is rounded).
         (x_lo, x_hi, y_lo, y_hi) = self._memo_key[:4] if widest is placed_in else widest[:4]
